@@ -1,0 +1,45 @@
+//! # rnsfhe-math
+//!
+//! The arithmetic layer of rnsfhe, free of any scheme knowledge:
+//! word-size modular arithmetic ([`Modulus`]), primes and negacyclic NTT
+//! ([`prime`], [`NttTable`]), RNS bases and polynomials ([`RnsBase`],
+//! [`RnsPoly`], [`RnsRing`]), base conversions and scaling
+//! ([`BaseConverter`], [`ScaleRoundToModulus`], [`ScaleRoundToBase`],
+//! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), the big-integer
+//! bridge ([`crt`]) and cryptographic samplers ([`sampling`]).
+//!
+//! Paper references (`000 §II.D`) are to the files in `shared/papers/`.
+
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod base_conversion;
+pub mod crt;
+pub mod error;
+pub mod modulus;
+pub mod ntt;
+pub mod poly;
+pub mod prime;
+pub mod ring;
+pub mod rns_base;
+pub mod rns_floor;
+pub mod sampling;
+pub mod scaling;
+pub mod shenoy_kumaresan;
+pub mod small_montgomery;
+
+pub use base_conversion::BaseConverter;
+pub use crt::PolyCrt;
+pub use error::{MathError, Result};
+pub use modulus::Modulus;
+pub use ntt::NttTable;
+pub use poly::{Coeff, Ntt, Representation, RnsPoly};
+pub use ring::RnsRing;
+pub use rns_base::RnsBase;
+pub use rns_floor::RnsFloor;
+pub use sampling::DiscreteGaussian;
+pub use scaling::{ScaleRoundToBase, ScaleRoundToModulus};
+pub use shenoy_kumaresan::ShenoyKumaresan;
+pub use small_montgomery::SmallMontgomery;
