@@ -152,8 +152,10 @@ pub struct PolyCrt {
     q_words: Vec<u64>,
     /// `⌊q/2⌋` as `W` little-endian words.
     half_words: Vec<u64>,
-    /// Row `i` (`W` words, little-endian): `q̂_i = q / q_i`.
-    q_hat_words: Vec<u64>,
+    /// The `k × W` table of 001 §V-A stored column-major: entry
+    /// `w · k + i` is word `w` (little-endian) of `q̂_i = q / q_i`, so the
+    /// dot product for one output word reads contiguous memory.
+    q_hat_cols: Vec<u64>,
     /// Row `i` (`W + 1` entries): `[2^{64w}]_{q_i}` for `w = 0..W`, then
     /// `[2^{64W}]_{q_i}`, the radix between chunks of `W` input words.
     word_pows: Vec<u64>,
@@ -174,11 +176,14 @@ impl PolyCrt {
         };
         let q_words = to_words(q);
         let half_words = to_words(&(q >> 1u32));
-        let mut q_hat_words = Vec::with_capacity(base.len() * words);
+        let k = base.len();
+        let mut q_hat_cols = vec![0u64; words * k];
         let mut word_pows = Vec::with_capacity(base.len() * (words + 1));
         let mut pow128 = Vec::with_capacity(base.len());
-        for m in base.moduli() {
-            q_hat_words.extend(to_words(&(q / m.value())));
+        for (i, m) in base.moduli().iter().enumerate() {
+            for (w, &d) in to_words(&(q / m.value())).iter().enumerate() {
+                q_hat_cols[w * k + i] = d;
+            }
             let radix = m.reduce_u128(1u128 << 64); // [2^64]_{q_i}
             let mut p = m.reduce(1);
             for _ in 0..=words {
@@ -192,7 +197,7 @@ impl PolyCrt {
             words,
             q_words,
             half_words,
-            q_hat_words,
+            q_hat_cols,
             word_pows,
             pow128,
         }
@@ -283,13 +288,6 @@ impl PolyCrt {
 
         // y_{i,c} for one tile, coefficient-major: ytile[j·k + i].
         let mut ytile = vec![0u64; TILE * k];
-        // Column sums of the word products y·q̂_{i,w}: `lo[w]` collects the
-        // low halves landing in word w, `hi[w]` the high halves landing in
-        // word w + 1. Each addend is < 2^64 and there are k ≤ 256 of them,
-        // so a u128 column never overflows and carries wait until the end
-        // (the delayed carry propagation of 001 §V-A).
-        let mut lo = vec![0u128; w];
-        let mut hi = vec![0u128; w];
         // S = Σ y_i q̂_i < k·q < 2^{64(W+1)} (k ≤ 256), so W + 1 words hold it.
         let mut acc = vec![0u64; w + 1];
 
@@ -311,38 +309,43 @@ impl PolyCrt {
             }
             // Step 2 (001 §V-A, Algo. 6): the row of Y times the k × W table.
             for ys in ytile[..len * k].chunks_exact(k) {
-                lo.fill(0);
-                hi.fill(0);
-                // S / q = Σ y_i / q_i exactly; its floor is v (000 §II.D.2).
-                let mut v_est = 0.0f64;
-                for ((&y, q_hat), &inv) in
-                    ys.iter().zip(self.q_hat_words.chunks_exact(w)).zip(inv_f64)
-                {
-                    v_est += y as f64 * inv;
-                    for ((l, h), &qw) in lo.iter_mut().zip(hi.iter_mut()).zip(q_hat) {
-                        let p = y as u128 * qw as u128;
-                        *l += p as u64 as u128;
-                        *h += p >> 64;
-                    }
-                }
-                // Carry propagation, once per coefficient.
+                // Output word by output word: `lo` sums the low halves of the
+                // products y_i · q̂_{i,w} (they land in word w), `hi` the high
+                // halves (they land in word w + 1). Each addend is < 2^64 and
+                // there are k ≤ 256 of them, so the u128 sums stay in
+                // registers without overflow and the carries are propagated
+                // once per word instead of once per product (the delayed
+                // carry propagation of 001 §V-A).
                 let mut carry = 0u128;
                 let mut prev_hi = 0u128;
-                for ((dst, &l), &h) in acc.iter_mut().zip(&lo).zip(&hi) {
-                    let t = l + prev_hi + carry;
+                for (dst, q_col) in acc.iter_mut().zip(self.q_hat_cols.chunks_exact(k)) {
+                    let (mut lo, mut hi) = (0u128, 0u128);
+                    for (&y, &qw) in ys.iter().zip(q_col) {
+                        let p = y as u128 * qw as u128;
+                        lo += p as u64 as u128;
+                        hi += p >> 64;
+                    }
+                    let t = lo + prev_hi + carry;
                     *dst = t as u64;
                     carry = t >> 64;
-                    prev_hi = h;
+                    prev_hi = hi;
                 }
                 // The top word: S < 2^{64(W+1)}, so nothing carries out.
                 acc[w] = (prev_hi + carry) as u64;
+                // S / q = Σ y_i / q_i exactly; its floor is v (000 §II.D.2).
+                let v_est: f64 = ys
+                    .iter()
+                    .zip(inv_f64)
+                    .map(|(&y, &inv)| y as f64 * inv)
+                    .sum();
 
-                // Reduction mod q: S − v·q with v from the estimate (a float
-                // in [0, k], so the cast is exact after flooring), then exact
-                // correction, which only runs when the estimate is off by one.
-                // The true v is at most k − 1 (S < k·q); clamping keeps
-                // v·q < 2^{64(W+1)} even for a wild estimate.
-                let v = (v_est.floor() as u64).min(k as u64 - 1);
+                // Reduction mod q: S − v·q with v from the estimate (a
+                // non-negative float below about k, so the truncating cast is
+                // the floor), then exact correction, which only runs when the
+                // estimate is off by one. The true v is at most k − 1
+                // (S < k·q); clamping keeps v·q < 2^{64(W+1)} whatever the
+                // estimate.
+                let v = (v_est as u64).min(k as u64 - 1);
                 reduce_mod_q(&mut acc, &self.q_words, v);
                 out.push(emit(&mut acc[..w]));
             }
