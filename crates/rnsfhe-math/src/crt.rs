@@ -10,7 +10,7 @@
 //!
 //! * CRT (001 §IV, Algo. 1): `[x]_{q_i} = [Σ_w x_w · [2^{64w}]_{q_i}]_{q_i}`
 //!   with the powers precomputed, the sum kept in three words (a `u128`
-//!   plus a carry word, the ADC variant of 001 §VI Table VIII) and reduced
+//!   plus a carry word, the ADC variant of 001 §V-C, Table VIII) and reduced
 //!   once per residue.
 //! * iCRT (001 §IV, Algo. 5, reordered into the matrix product of
 //!   001 §V-A, Algo. 6): `y_i = [x_i · q̂_i^{-1}]_{q_i}`, then
@@ -386,7 +386,7 @@ fn reduce_words(m: &Modulus, digits: &[u64], pows: &[u64], p128: u64) -> u64 {
 }
 
 /// `[init + Σ_w digits[w] · pows[w]]_{q_i}` with one reduction: the sum is
-/// kept in three words (a `u128` and a carry count, 001 §VI Table VIII
+/// kept in three words (a `u128` and a carry count, 001 §V-C, Table VIII
 /// "GPU-C"); each term is below `2^64 · 2^61`, so the carry word counts
 /// at most one per term, and `[2^128]_{q_i}` folds it back at the end.
 #[inline(always)]
