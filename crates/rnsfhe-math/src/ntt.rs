@@ -2,18 +2,19 @@
 //! Harvey's lazy butterflies and Shoup-precomputed twiddles.
 //!
 //! Polynomial products in `R_q` are computed limb-wise as
-//! `NTT⁻¹(NTT(a) ⊙ NTT(b))` (000 §II.B and §IV.A.3, 004 §3.3 Alg. 3). The
-//! negacyclic wrap (`X^n = −1`) is folded into the transform by weighting
-//! with powers of a primitive `2n`-th root `ψ`, as in Longa and Naehrig
-//! ("Speeding up the NTT …", CANS 2016, Algs. 1-2): the forward transform
-//! is a Cooley-Tukey decimation-in-time network taking natural-order
-//! coefficients to bit-reversed evaluations, the inverse a Gentleman-Sande
-//! network taking them back, so neither needs a bit-reversal permutation.
+//! `NTT⁻¹(NTT(a) ⊙ NTT(b))` (000 §II.A and §IV.A.1, 004 §3.3 Alg. 3,
+//! 003 §2.4 and App. C). The negacyclic wrap (`X^n = −1`) is folded into
+//! the transform by weighting with powers of a primitive `2n`-th root `ψ`,
+//! as in Longa and Naehrig ("Speeding up the NTT …", CANS 2016, Algs. 1-2):
+//! the forward transform is a Cooley-Tukey decimation-in-time network
+//! taking natural-order coefficients to bit-reversed evaluations, the
+//! inverse a Gentleman-Sande network taking them back, so neither needs a
+//! bit-reversal permutation.
 //!
 //! Every butterfly uses Harvey's lazy reduction ("Faster arithmetic for
-//! number-theoretic transforms", J. Symb. Comput. 2014, ref. [21] of 000,
-//! cited in 000 §II.D.b and §VII.a): twiddles carry a Shoup quotient
-//! `w' = ⌊w·2^64/p⌋`, so a product costs two multiplications and no
+//! number-theoretic transforms", J. Symb. Comput. 2014, ref. 21 of 000,
+//! cited in 000 §II.D.1 (practical note) and §V.B): twiddles carry a
+//! Shoup quotient `w' = ⌊w·2^64/p⌋`, so a product costs two multiplications and no
 //! division, and values are only kept in `[0, 2p)` or `[0, 4p)` between
 //! stages — one conditional subtraction per butterfly instead of three,
 //! and a single correction to `[0, p)` at the end. This needs

@@ -3,9 +3,10 @@
 //!
 //! The negacyclic NTT of [`crate::NttTable`] needs, for every RNS modulus,
 //! a prime `p ≡ 1 (mod 2n)` so that `Z_p` contains a primitive `2n`-th root
-//! of unity `ψ` (000 §II.B, 004 §3.3). The primes are searched downward
-//! from `2^bits` so that a base of word-size moduli is as large as possible
-//! for its width (000 §VI.C uses 60-bit primes on the CPU, 30-bit on GPU).
+//! of unity `ψ` (004 §3.3, 003 §2.4 and §3.6). The primes are searched
+//! downward from `2^bits` so that a base of word-size moduli is as large as
+//! possible for its width (000 §V.A uses 60-bit moduli on the CPU, §V.B
+//! 30-bit ones on the GPU).
 //!
 //! Nothing here is on a hot path: arithmetic modulo an arbitrary `u64` is
 //! done in `u128` with the hardware/compiler division, which is simple and
