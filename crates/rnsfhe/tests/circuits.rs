@@ -3,8 +3,6 @@
 //! for both variants, n = 2^12 … 2^14, 30-, 50- and 60-bit moduli and
 //! t ∈ {2, 65537, a 30-bit prime}.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 mod common;
 
 use rand::Rng;

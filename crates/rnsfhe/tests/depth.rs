@@ -3,8 +3,6 @@
 //! textbook worst-case bound (000 Table 5: 3) and never does worse than BEHZ
 //! on the same keys and randomness.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 mod common;
 
 use rnsfhe::bfv::experiments::{depth_experiment, heuristic_depth_bound, textbook_depth_bound};

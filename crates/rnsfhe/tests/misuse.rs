@@ -1,7 +1,5 @@
 //! Every misuse is a typed error, never a panic or garbage.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 mod common;
 
 use std::sync::Arc;

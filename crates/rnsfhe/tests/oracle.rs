@@ -17,8 +17,6 @@
 //! * relinearization in RNS decomposition form is exactly the textbook
 //!   formula `c_j + Σ_i d_i·rlk_i[j]` computed in big integers.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
 mod common;
 
 use std::sync::Arc;
