@@ -208,8 +208,14 @@ impl BaseConverter {
     /// slice), `y[c·stride + i] = [x_i[start + c] · q̂_i^{-1}]_{q_i}` by Shoup
     /// multiplication (000 eq. 4), for `c < len`. `y_i ∈ [0, q_i)` for any
     /// 64-bit input word.
+    ///
+    /// With `SUM`, also `s[c] = Σ_i y_i · fl(1/q_i)` in `f64`, summed in the
+    /// order `i = 0..k` that the error bound of `estimate_error_bound`
+    /// assumes; doing it row by row lets the independent coefficients
+    /// pipeline instead of forming one serial chain of additions.
     #[inline(always)]
-    fn load_y(
+    #[allow(clippy::too_many_arguments)]
+    fn load_y<const SUM: bool>(
         &self,
         input: &[u64],
         n: usize,
@@ -217,18 +223,34 @@ impl BaseConverter {
         len: usize,
         y: &mut [u64],
         stride: usize,
+        s: &mut [f64],
     ) {
+        if SUM {
+            s[..len].fill(0.0);
+        }
         let rows = input.chunks_exact(n);
         let consts = self
             .from
             .moduli()
             .iter()
             .zip(self.from.q_hat_inv())
-            .zip(self.from.q_hat_inv_shoup());
-        for (i, (row, ((m, &w), &w_shoup))) in rows.zip(consts).enumerate() {
+            .zip(self.from.q_hat_inv_shoup())
+            .zip(self.from.inv_f64());
+        for (i, (row, (((m, &w), &w_shoup), &inv))) in rows.zip(consts).enumerate() {
             let src = &row[start..start + len];
-            for (dst, &x) in y[i..].iter_mut().step_by(stride).zip(src) {
-                *dst = m.mul_shoup(x, w, w_shoup);
+            let cols = y.chunks_exact_mut(stride).zip(src);
+            if SUM {
+                for ((yc, &x), sc) in cols.zip(s.iter_mut()) {
+                    let yi = m.mul_shoup(x, w, w_shoup);
+                    yc[i] = yi;
+                    // y_i < 2^61 < 2^63: the signed conversion is exact in
+                    // range and a single instruction on x86-64.
+                    *sc += (yi as i64) as f64 * inv;
+                }
+            } else {
+                for (yc, &x) in cols {
+                    yc[i] = m.mul_shoup(x, w, w_shoup);
+                }
             }
         }
     }
@@ -259,7 +281,7 @@ impl BaseConverter {
         let out_data = output.data_mut();
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
-            self.load_y(in_data, n, start, len, &mut y, k);
+            self.load_y::<false>(in_data, n, start, len, &mut y, k, &mut []);
             let rows = out_data
                 .chunks_exact_mut(n)
                 .zip(self.to.moduli())
@@ -312,21 +334,9 @@ impl BaseConverter {
         let mut s = vec![0f64; TILE];
         let in_data = input.data();
         let out_data = output.data_mut();
-        let inv = self.from.inv_f64();
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
-            self.load_y(in_data, n, start, len, &mut y, stride);
-            // s_c = Σ_i y_i · fl(1/q_i), summed in the order i = 0..k as the
-            // error bound assumes (row-wise over the tile so the independent
-            // coefficients pipeline instead of one serial add chain).
-            s[..len].fill(0.0);
-            for (i, &inv_i) in inv.iter().enumerate() {
-                for (sc, &yi) in s[..len].iter_mut().zip(y[i..].iter().step_by(stride)) {
-                    // y_i < 2^61 < 2^63: the signed conversion is exact in
-                    // range and a single instruction on x86-64.
-                    *sc += (yi as i64) as f64 * inv_i;
-                }
-            }
+            self.load_y::<true>(in_data, n, start, len, &mut y, stride, &mut s);
             for (yc, &sc) in y.chunks_exact_mut(stride).zip(&s[..len]) {
                 let v = match self.overflow_fast(sc) {
                     Some(v) => v,
