@@ -197,7 +197,10 @@ impl ScaleRoundToModulus {
     /// `x` (any representative of `x mod q` gives the same result mod t).
     ///
     /// `x` has `k = |q|` limbs with residues in `[0, q_i)`; `out` has length
-    /// `n`. Rounding is half up and exact (module notes). Cost per
+    /// `n`. Rounding is half up and exact: the 128-bit fixed-point sum
+    /// `Σ x_i θ_i` is certified unless its fractional part is within
+    /// `k · 2^-63` below `1/2`, where an exact big-integer path takes over
+    /// (module notes). Cost per
     /// coefficient: `2k` word products for the fractional sum, `k` for
     /// `Σ x_i ω_i`, one or two Barrett reductions. Errors with
     /// [`crate::MathError::ShapeMismatch`] on a wrong limb count or length.
@@ -312,7 +315,10 @@ impl ScaleRoundToBase {
     /// `x` modulo `q` (`x_q`, |q| limbs) and modulo `P` (`x_p`, |P| limbs).
     ///
     /// Residues in `[0, q_i)` and `[0, p_j)`; outputs in `[0, p_j)`. Exact
-    /// with rounding half up (module notes). Cost per coefficient: `2k` word
+    /// with rounding half up: the shared rounding `⌊Σ x_i θ_i⌉` is certified
+    /// by the 128-bit fixed-point estimate unless its fractional part is
+    /// within `k · 2^-63` below `1/2`, where an exact big-integer path takes
+    /// over (module notes), so no ±1 error remains. Cost per coefficient: `2k` word
     /// products for the shared rounding, then `k + 1` products and one
     /// Barrett reduction per output limb (000 §IV.A.2: `(k+1)` FP and
     /// `k'(k+1)` MM). Errors with [`crate::MathError::ShapeMismatch`] on a
