@@ -305,25 +305,39 @@ impl DiscreteGaussian {
 
     /// Fills `out` with independent samples in `[−B, B]`, `B = ⌈6σ⌉`.
     ///
-    /// Constant time in the sampled values: every sample draws one word for
-    /// its magnitude and scans the whole table with branch-free comparisons
-    /// (the borrow of `u − t`), and every 64 samples draw one word of sign
-    /// bits; the sign is applied by `(|x| ⊕ −s) + s`.
+    /// Constant time in the sampled values: every sample draws one word `u`
+    /// for its magnitude, `|x| = #{k : u ≥ table[k]}` over the whole table
+    /// with branch-free comparisons (the borrow of `u − t`), and every 64
+    /// samples draw one word of sign bits (sample `i` of a batch uses bit
+    /// `i`, drawn before the batch's magnitude words); the sign is applied by
+    /// `(|x| ⊕ −s) + s`, so 0 stays 0.
     pub fn sample_into<G: RngCore + CryptoRng>(&self, rng: &mut G, out: &mut [i64]) {
+        // Batches of 64: one sign word, then one word per sample (the same
+        // draw order as sample-by-sample). Scanning the table in the outer
+        // loop makes the inner loop 64 independent lanes, which the compiler
+        // vectorises; the work is the same for every value.
+        let mut us = [0u64; 64];
+        let mut mags = [0u64; 64];
         for chunk in out.chunks_mut(64) {
             let signs = rng.next_u64();
-            for (idx, o) in chunk.iter_mut().enumerate() {
-                let u = rng.next_u64();
-                let mut mag: u64 = 0;
-                for &t in &self.table {
-                    // u ≥ t ⇔ u − t does not borrow.
+            for u in us.iter_mut().take(chunk.len()) {
+                *u = rng.next_u64();
+            }
+            mags.fill(0);
+            for &t in &self.table {
+                for (m, &u) in mags.iter_mut().zip(&us) {
+                    // u ≥ t ⇔ u − t does not borrow; no branch.
                     let (_, borrow) = u.overflowing_sub(t);
-                    mag += u64::from(!borrow);
+                    *m += u64::from(!borrow);
                 }
+            }
+            for (idx, (o, &mag)) in chunk.iter_mut().zip(&mags).enumerate() {
                 let s = (signs >> idx) & 1;
                 *o = ((mag ^ s.wrapping_neg()).wrapping_add(s)) as i64;
             }
         }
+        us.zeroize();
+        mags.zeroize();
     }
 
     /// A Gaussian polynomial of degree `< n` in RNS form over `base` (every
@@ -346,15 +360,23 @@ impl DiscreteGaussian {
     }
 }
 
-/// Writes `v mod p` for values `|v| ≤ bound` without a branch on the sign:
-/// adds the multiple of p `c = p·⌈bound/p⌉ ≥ bound`, so `v + c ≥ 0`, and
-/// reduces with Barrett.
+/// Writes `v mod p` for values `|v| ≤ bound` without a branch on the sign.
+/// Usual case `bound < p`: `v + (p AND sign-mask)`. Toy moduli `p ≤ bound`:
+/// add the multiple of p `c = p·⌈bound/p⌉ ≥ bound`, so `v + c ≥ 0`, and
+/// reduce with Barrett. The case split depends on public values only.
 fn lift_small_into(row: &mut [u64], values: &[i64], m: &Modulus, bound: u64) {
     let p = m.value();
-    // bound ≤ 384 and p < 2^61, so c < 2^62 and v + c fits a word.
-    let c = p * bound.div_ceil(p);
-    for (x, &v) in row.iter_mut().zip(values) {
-        *x = m.reduce((v as u64).wrapping_add(c));
+    if bound < p {
+        for (x, &v) in row.iter_mut().zip(values) {
+            let mask = (v >> 63) as u64;
+            *x = (v as u64).wrapping_add(p & mask);
+        }
+    } else {
+        // bound ≤ 384 here, so c < 2^10 and v + c fits a word.
+        let c = p * bound.div_ceil(p);
+        for (x, &v) in row.iter_mut().zip(values) {
+            *x = m.reduce((v as u64).wrapping_add(c));
+        }
     }
 }
 
@@ -674,12 +696,20 @@ mod tests {
             }
         }
         // A modulus below the bound (toy case) still lifts correctly.
-        let tiny = base(&[7, 11]);
-        let e = g.sample_poly(&mut rng, &tiny, 256);
-        for j in 0..256 {
-            let r7 = e.limb(0)[j] as i64;
-            let r11 = e.limb(1)[j] as i64;
-            assert!(r7 < 7 && r11 < 11);
+        let tiny = base(&[7, 11, 23]);
+        let e = g.sample_poly(&mut rng, &tiny, 4096);
+        for j in 0..4096 {
+            // 7·11·23 = 1771 > 2·20: CRT recovers the sample uniquely.
+            let (r7, r11, r23) = (e.limb(0)[j], e.limb(1)[j], e.limb(2)[j]);
+            assert!(r7 < 7 && r11 < 11 && r23 < 23);
+            let v = (-20i64..=20)
+                .find(|&v| {
+                    v.rem_euclid(7) as u64 == r7
+                        && v.rem_euclid(11) as u64 == r11
+                        && v.rem_euclid(23) as u64 == r23
+                })
+                .unwrap();
+            assert!(v.abs() <= 20);
         }
         let t = sample_ternary(&mut rng, n);
         let tp = signed_to_rns(&t, &b);
