@@ -160,9 +160,9 @@ impl ShenoyKumaresan {
     /// ([`ShenoyKumaresan::lambda`]). This is 002 Lemma 6 made precise (there:
     /// `|x| < λM` with `m_sk ≥ 2(ℓ + ⌈λ⌉)`). The upper end is tight: at
     /// `x = (⌊(m_sk − 1)/2⌋ + 1)·M` all `y_i` vanish and the result is off by `m_sk·M`.
-    /// For 60-bit `m_sk` the range is about `±2^58·M`, far beyond the
-    /// `δt(q/2)²(1+ρ)² + k` of 002 Proposition 2 for any parameters where
-    /// `M ≥ q`.
+    /// In MultRNS (002 Proposition 2) `x = DR2(ct'⋆) + b`, so `B` and `m_sk`
+    /// must give `λ·M` above the bound on `|x|` stated there; a 60-bit
+    /// `m_sk` gives `λ ≥ 2^58 − ℓ + 1`.
     ///
     /// Fused kernel: the `y_i` are computed once per coefficient, each output
     /// residue is one `u128` inner product with a single Barrett reduction
