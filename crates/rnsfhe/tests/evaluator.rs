@@ -100,8 +100,10 @@ fn plaintext_products_and_noise_diagnostics() {
     let fresh_noise = noise::noise_log2(&ctx, &ct, &sk).unwrap();
     // Fresh secret-key noise is the Gaussian e alone: |e| ≤ 6σ < 2^5.
     assert!(fresh_noise < 5.0, "fresh noise 2^{fresh_noise}");
-    // Budget ≈ log2 q − log2 t − log2 noise − 1.
-    assert!(fresh_budget as f64 > ctx.params().log2_q() - 8.0 - 6.0 - 2.0);
+    // [t·ct(s)]_q = t·v − r_t(q)·m, with |r_t(q)·m| < t² = 2^16 dominating
+    // t·|v| < 2^13 here: budget ≈ log2 q − 16 − 1.
+    let log_q = ctx.params().log2_q();
+    assert!(fresh_budget as f64 > log_q - 19.0 && (fresh_budget as f64) < log_q - 15.0);
     for variant in [Variant::Behz, Variant::Hps] {
         let ev = Evaluator::with_variant(&ctx, variant);
         let prod = ev.multiply_plain(&ct, &Plaintext::new(&ctx, &p).unwrap()).unwrap();
