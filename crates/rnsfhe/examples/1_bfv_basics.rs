@@ -34,7 +34,11 @@ fn main() -> rnsfhe::Result<()> {
         ctx.hps_base_p().len(),
         ctx.behz_base_bsk().len(),
         ctx.behz_gamma(),
-        if ctx.behz_gamma_is_power_of_two() { " (power of two, 002 Lemma 3)" } else { "" }
+        if ctx.behz_gamma_is_power_of_two() {
+            " (power of two, 002 Lemma 3)"
+        } else {
+            ""
+        }
     );
 
     // Keys: secret (ternary), public, relinearization (RNS decomposition).

@@ -38,7 +38,10 @@ fn square_exponentiate_and_product_tree() {
         .collect();
     let cts: Vec<_> = msgs
         .iter()
-        .map(|m| enc.encrypt_with_rng(&Plaintext::new(&ctx, m).unwrap(), &mut rng).unwrap())
+        .map(|m| {
+            enc.encrypt_with_rng(&Plaintext::new(&ctx, m).unwrap(), &mut rng)
+                .unwrap()
+        })
         .collect();
     for variant in [Variant::Behz, Variant::Hps] {
         let ev = Evaluator::with_variant(&ctx, variant);
@@ -58,7 +61,11 @@ fn square_exponentiate_and_product_tree() {
             }
             let got = ev.exponentiate(&cts[1], e, &rk).unwrap();
             assert_eq!(got.size(), 2);
-            assert_eq!(dec.decrypt(&got).unwrap().coefficients(), &want[..], "{variant:?} e = {e}");
+            assert_eq!(
+                dec.decrypt(&got).unwrap().coefficients(),
+                &want[..],
+                "{variant:?} e = {e}"
+            );
         }
         // Balanced product tree of 5 ciphertexts (depth 3).
         let mut want = msgs[0].clone();
@@ -66,7 +73,11 @@ fn square_exponentiate_and_product_tree() {
             want = plain_mul(&want, m, t);
         }
         let prod = ev.multiply_many(&cts, &rk).unwrap();
-        assert_eq!(dec.decrypt(&prod).unwrap().coefficients(), &want[..], "{variant:?} tree");
+        assert_eq!(
+            dec.decrypt(&prod).unwrap().coefficients(),
+            &want[..],
+            "{variant:?} tree"
+        );
         assert_eq!(
             ev.multiply_many(&cts[..1], &rk).unwrap(),
             cts[0],
@@ -106,7 +117,9 @@ fn plaintext_products_and_noise_diagnostics() {
     assert!(fresh_budget as f64 > log_q - 19.0 && (fresh_budget as f64) < log_q - 15.0);
     for variant in [Variant::Behz, Variant::Hps] {
         let ev = Evaluator::with_variant(&ctx, variant);
-        let prod = ev.multiply_plain(&ct, &Plaintext::new(&ctx, &p).unwrap()).unwrap();
+        let prod = ev
+            .multiply_plain(&ct, &Plaintext::new(&ctx, &p).unwrap())
+            .unwrap();
         assert!(prod.seed().is_none());
         assert_eq!(
             Decryptor::with_variant(&ctx, &sk, variant)
@@ -123,7 +136,9 @@ fn plaintext_products_and_noise_diagnostics() {
         assert!(budget < fresh_budget && budget > 0);
         // add_plain keeps the seed (c_1 untouched); the noise changes only
         // by −r_t(q) where m + p wraps modulo t (Δ·t = q − r_t(q)).
-        let added = ev.add_plain(&ct, &Plaintext::new(&ctx, &p).unwrap()).unwrap();
+        let added = ev
+            .add_plain(&ct, &Plaintext::new(&ctx, &p).unwrap())
+            .unwrap();
         assert_eq!(added.seed(), ct.seed());
         assert!(
             noise::noise_norm(&ctx, &added, &sk).unwrap()
