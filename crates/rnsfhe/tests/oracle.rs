@@ -454,7 +454,11 @@ fn run_oracle(params: BfvParameters, seed: u64, gamma_pow2: bool) {
         let c2 = ev.relinearize(&c3, &rk).unwrap();
         let lib2 = o.big_of_ct(&c2);
         // (Same input as the textbook when ε = 0: reuse its relinearization.)
-        let want2 = if lib3 == text3 { text2.clone() } else { o.relinearize(&lib3, &rk) };
+        let want2 = if lib3 == text3 {
+            text2.clone()
+        } else {
+            o.relinearize(&lib3, &rk)
+        };
         assert_eq!(lib2, want2, "{v:?}: relinearization");
         assert_eq!(dec.decrypt(&c2).unwrap().coefficients(), &prod[..], "{v:?}");
         let noise2 = o.noise(&lib2, &prod);
