@@ -30,7 +30,7 @@ use crate::ring::{check_degree, RnsRing};
 const NEG_BIT: u32 = 1 << 31;
 
 /// Precomputed index maps of one automorphism `σ_g` of degree `n`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct GaloisTable {
     n: usize,
     element: u64,
@@ -39,6 +39,16 @@ pub struct GaloisTable {
     coeff_map: Vec<u32>,
     /// NTT form, gather order: output slot `p` is input slot `ntt_map[p]`.
     ntt_map: Vec<u32>,
+}
+
+impl core::fmt::Debug for GaloisTable {
+    // The maps have 2n entries; print only what identifies the table.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GaloisTable")
+            .field("n", &self.n)
+            .field("element", &self.element)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Whether `g` is a Galois element of degree `n`: odd and in `[1, 2n)`.
@@ -354,6 +364,7 @@ mod tests {
             .unwrap();
         assert_eq!(back, a);
         let id = GaloisTable::new(n, 1).unwrap();
+        assert_eq!(format!("{id:?}"), "GaloisTable { n: 256, element: 1, .. }");
         assert_eq!(id.apply_coeff(&ring, &a).unwrap(), a);
         let a_ntt = ring.to_ntt(a).unwrap();
         assert_eq!(id.apply_ntt(&a_ntt).unwrap(), a_ntt);

@@ -145,8 +145,11 @@ impl BatchEncoder {
         if slot >= n {
             return None;
         }
-        let pos = galois_pow(n, 3, (slot % row.max(1)) as u64);
-        Some(if slot < row { pos } else { 2 * n as u64 - pos })
+        Some(if slot < row {
+            galois_pow(n, 3, slot as u64)
+        } else {
+            2 * n as u64 - galois_pow(n, 3, (slot - row) as u64)
+        })
     }
 
     /// `ψ`, the minimal primitive `2n`-th root of unity modulo `t` that
