@@ -45,6 +45,7 @@ use rnsfhe_math::{
 };
 
 use crate::bfv::parameters::{BfvParameters, Variant};
+use crate::bfv::scratch::ScratchPool;
 use crate::error::{Error, Result};
 
 /// Bit size of the auxiliary primes of `B`, `m_sk` and `P`.
@@ -64,11 +65,14 @@ pub struct BfvContext {
     delta: Vec<u64>,
     delta_shoup: Vec<u64>,
     t_mod_q: Vec<u64>,
+    t_mod_q_shoup: Vec<u64>,
     q_mod_t: u64,
     gaussian: DiscreteGaussian,
     crt: PolyCrt,
     pub(crate) behz: BehzTables,
     pub(crate) hps: HpsTables,
+    /// Reusable temporaries of the evaluation kernels.
+    pub(crate) scratch: ScratchPool,
 }
 
 /// BEHZ precomputations (002 §3-4).
@@ -85,6 +89,8 @@ pub(crate) struct BehzTables {
     pub(crate) sm_mrq: SmallMontgomery,
     /// `[t]_b` for `b ∈ B_sk`.
     pub(crate) t_mod_bsk: Vec<u64>,
+    /// Shoup quotients of `t_mod_bsk`.
+    pub(crate) t_mod_bsk_shoup: Vec<u64>,
     /// `fastRNSFloor_q` into `B_sk`.
     pub(crate) floor: RnsFloor,
     /// Shenoy-Kumaresan `B_sk → q`.
@@ -169,6 +175,12 @@ impl BfvContext {
             delta_shoup.push(m.shoup(d));
             t_mod_q.push(m.reduce(t_val));
         }
+        let t_mod_q_shoup = ring
+            .moduli()
+            .iter()
+            .zip(&t_mod_q)
+            .map(|(m, &w)| m.shoup(w))
+            .collect();
         let q_mod_t = big_mod(&q_big, t_val);
         let gaussian = DiscreteGaussian::new(params.sigma())?;
         let crt = PolyCrt::new(&base_q);
@@ -237,7 +249,13 @@ impl BfvContext {
             .zip(&m_tilde_mod_q)
             .map(|(m, &w)| m.shoup(w))
             .collect();
-        let t_mod_bsk = base_bsk.moduli().iter().map(|m| m.reduce(t_val)).collect();
+        let t_mod_bsk: Vec<u64> = base_bsk.moduli().iter().map(|m| m.reduce(t_val)).collect();
+        let t_mod_bsk_shoup = base_bsk
+            .moduli()
+            .iter()
+            .zip(&t_mod_bsk)
+            .map(|(m, &w)| m.shoup(w))
+            .collect();
         let dec = behz_decrypt_tables(&base_q, &t, n)?;
         let behz = BehzTables {
             conv_q_to_bsk_mtilde: BaseConverter::new(&base_q, &base_bsk_mtilde)?,
@@ -248,6 +266,7 @@ impl BfvContext {
             m_tilde_mod_q,
             m_tilde_mod_q_shoup,
             t_mod_bsk,
+            t_mod_bsk_shoup,
             dec,
             rho,
         };
@@ -260,11 +279,13 @@ impl BfvContext {
             delta,
             delta_shoup,
             t_mod_q,
+            t_mod_q_shoup,
             q_mod_t,
             gaussian,
             crt,
             behz,
             hps,
+            scratch: ScratchPool::default(),
         }))
     }
 
@@ -376,6 +397,11 @@ impl BfvContext {
     /// `[t]_{q_i}`.
     pub(crate) fn t_mod_q(&self) -> &[u64] {
         &self.t_mod_q
+    }
+
+    /// Shoup quotients of `[t]_{q_i}`.
+    pub(crate) fn t_mod_q_shoup(&self) -> &[u64] {
+        &self.t_mod_q_shoup
     }
 
     /// `[Δ]_{q_i}` Shoup quotients.

@@ -14,7 +14,8 @@
 
 use std::sync::Arc;
 
-use rnsfhe_math::{Coeff, Ntt, RnsPoly};
+use rayon::prelude::*;
+use rnsfhe_math::{Coeff, RnsPoly};
 use zeroize::Zeroize;
 
 use crate::bfv::ciphertext::Ciphertext;
@@ -23,6 +24,7 @@ use crate::bfv::keys::{check_key_id, SecretKey};
 use crate::bfv::noise;
 use crate::bfv::parameters::Variant;
 use crate::bfv::plaintext::Plaintext;
+use crate::bfv::scratch::{gather, CHUNK};
 use crate::error::{Error, Result};
 
 /// Reduce `u128` accumulators of (≤ 60-bit)·(≤ 61-bit) products after this
@@ -64,14 +66,33 @@ impl Decryptor {
     /// ciphertext of another context, [`Error::KeyMismatch`] for one
     /// encrypted under another key, and [`Error::WrongCiphertextSize`] for
     /// fewer than 2 polynomials.
+    ///
+    /// Two fused, multi-threaded passes: per limb, `c_0 + c_1·s (+ …)` with
+    /// one lazy forward NTT per polynomial, the products with the stored
+    /// `NTT(s)` and one inverse NTT (`dot_with_secret_into`); then per column
+    /// chunk of 1024 coefficients, the scaling to `t` of the chosen
+    /// variant. Intermediates live in zeroized scratch buffers.
     pub fn decrypt(&self, ct: &Ciphertext) -> Result<Plaintext> {
         let ctx = &*self.ctx;
-        let x = dot_with_secret(ctx, ct, &self.sk)?;
-        let mut out = vec![0u64; ctx.degree()];
-        match self.variant {
-            Variant::Hps => ctx.hps.scale_to_t.apply(&x, &mut out)?,
-            Variant::Behz => behz_scale(ctx, &x, &mut out)?,
-        }
+        let (n, k) = (ctx.degree(), ctx.ring().limbs());
+        let mut x = ctx.scratch.take_secret(k * n);
+        dot_with_secret_into(ctx, ct, &self.sk, x.as_mut_slice())?;
+        let mut out = vec![0u64; n];
+        let chunk = CHUNK.min(n);
+        let xs = x.as_slice();
+        let variant = self.variant;
+        out.par_chunks_mut(chunk).enumerate().try_for_each_init(
+            SecretBuf::default,
+            |buf, (c, o)| -> Result<()> {
+                let xc = gather(xs, n, c * chunk, o.len(), core::mem::take(&mut buf.0))?;
+                let r = match variant {
+                    Variant::Hps => ctx.hps.scale_to_t.apply(&xc, o).map_err(Error::from),
+                    Variant::Behz => behz_scale(ctx, &xc, o),
+                };
+                buf.0 = xc.into_data();
+                r
+            },
+        )?;
         Ok(Plaintext::from_raw(ctx.id(), out))
     }
 
@@ -89,6 +110,21 @@ pub(crate) fn dot_with_secret(
     ct: &Ciphertext,
     sk: &SecretKey,
 ) -> Result<RnsPoly<Coeff>> {
+    let mut x: RnsPoly<Coeff> = ctx.ring().zero();
+    dot_with_secret_into(ctx, ct, sk, x.data_mut())?;
+    Ok(x)
+}
+
+/// [`dot_with_secret`] into a limb-major buffer of `k·n` words: one rayon
+/// task per limb computes `c_d`, `c_d·s + c_{d−1}`, …, `(…)·s` with lazy
+/// forward NTTs (outputs in `[0, 4p)`, absorbed by the Barrett
+/// multiply-adds), one inverse NTT and the addition of `c_0`.
+pub(crate) fn dot_with_secret_into(
+    ctx: &BfvContext,
+    ct: &Ciphertext,
+    sk: &SecretKey,
+    x: &mut [u64],
+) -> Result<()> {
     ctx.check_id(ct.params_id)?;
     ctx.check_id(sk.params_id())?;
     check_key_id(sk.key_id(), ct.key_id)?;
@@ -100,29 +136,70 @@ pub(crate) fn dot_with_secret(
         });
     }
     let ring = ctx.ring();
-    // acc = c_d; acc = acc·s + c_{d-1}; … down to c_1; then ·s.
-    let mut iter = ct.polys[1..].iter().rev();
-    let mut acc: RnsPoly<Ntt> = match iter.next() {
-        Some(c) => ring.to_ntt(c.clone())?,
-        None => ring.zero(),
-    };
-    for c in iter {
-        ring.mul_assign(&mut acc, sk.s_ntt())?;
-        let c_ntt = ring.to_ntt(c.clone())?;
-        ring.add_assign(&mut acc, &c_ntt)?;
+    for c in &ct.polys {
+        ring.check(c)?;
     }
-    ring.mul_assign(&mut acc, sk.s_ntt())?;
-    let mut x = ring.to_coeff(acc)?;
-    ring.add_assign(&mut x, &ct.polys[0])?;
-    Ok(x)
+    let (n, k) = (ring.n(), ring.limbs());
+    if x.len() != k * n {
+        return Err(Error::InvalidArgument(
+            "output buffer length must be k·n".into(),
+        ));
+    }
+    let s = sk.s_ntt();
+    let tail = &ct.polys[1..];
+    x.par_chunks_exact_mut(n)
+        .zip(ring.tables().par_iter())
+        .enumerate()
+        .try_for_each_init(SecretBuf::default, |tmp, (l, (row, table))| -> Result<()> {
+            let m = *table.modulus();
+            let s_l = s.limb(l);
+            let mut polys = tail.iter().rev();
+            if let Some(last) = polys.next() {
+                row.copy_from_slice(last.limb(l));
+                table.forward_lazy(row)?;
+            }
+            // Horner: row ← row·s + NTT(c_i) for i = d−1 … 1.
+            for c in polys {
+                tmp.0.clear();
+                tmp.0.extend_from_slice(c.limb(l));
+                table.forward_lazy(&mut tmp.0)?;
+                for ((r, &si), &ci) in row.iter_mut().zip(s_l).zip(tmp.0.iter()) {
+                    *r = m.mul_add(*r, si, ci);
+                }
+            }
+            for (r, &si) in row.iter_mut().zip(s_l) {
+                *r = m.mul(*r, si);
+            }
+            table.backward(row)?;
+            for (r, &c0) in row.iter_mut().zip(ct.polys[0].limb(l)) {
+                *r = m.add(*r, c0);
+            }
+            Ok(())
+        })
+}
+
+/// A per-task buffer of secret-dependent words, zeroized on drop.
+#[derive(Default)]
+struct SecretBuf(Vec<u64>);
+
+impl Drop for SecretBuf {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
 }
 
 /// 002 Algorithm 1 (or Lemma 3 for power-of-two `γ`): writes
 /// `[⌊t·x/q⌉]_t` for `x` in coefficient form over `q`.
+/// `x` may hold any number of coefficients (e.g. a column chunk); `out`
+/// has as many.
 pub(crate) fn behz_scale(ctx: &BfvContext, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
     let ring = ctx.ring();
-    ring.check(x)?;
-    let n = ring.n();
+    if x.limbs() != ring.limbs() {
+        return Err(Error::InvalidArgument(
+            "input must have one limb per modulus of q".into(),
+        ));
+    }
+    let n = x.n();
     if out.len() != n {
         return Err(Error::InvalidArgument(
             "output buffer length must be n".into(),

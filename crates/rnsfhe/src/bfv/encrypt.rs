@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
+use rayon::prelude::*;
 use rnsfhe_math::sampling::{expand_uniform, rng_from_os, sample_ternary};
 use rnsfhe_math::{Coeff, RnsPoly};
 use zeroize::Zeroize;
@@ -21,6 +22,7 @@ use crate::bfv::ciphertext::Ciphertext;
 use crate::bfv::context::BfvContext;
 use crate::bfv::keys::{PublicKey, SecretKey};
 use crate::bfv::plaintext::Plaintext;
+use crate::bfv::scratch::{add_signed_row, signed_row, signed_word};
 use crate::error::{Error, Result};
 
 /// Encrypts plaintexts under a public key and/or a secret key.
@@ -80,6 +82,11 @@ impl Encryptor {
     /// Public-key encryption (000 §II.E) drawing `u`, `e1`, `e2` from
     /// `rng` in that order. Errors with [`Error::MissingKey`] without a
     /// public key and [`Error::ParameterMismatch`] for a foreign plaintext.
+    ///
+    /// After sampling, one fused pass per limb (spread over the caller's
+    /// rayon pool): `NTT(u)` once (lazy), the two products with the public
+    /// key written straight into the output rows, two inverse NTTs, and a
+    /// final pass adding `e1 + Δm` and `e2` (3 NTTs per limb in all).
     pub fn encrypt_with_rng(&self, pt: &Plaintext, rng: &mut ChaCha20Rng) -> Result<Ciphertext> {
         let pk = self.pk.as_ref().ok_or(Error::MissingKey(
             "public-key encryption needs a public key",
@@ -87,20 +94,53 @@ impl Encryptor {
         let ctx = &*self.ctx;
         ctx.check_id(pt.params_id())?;
         let ring = ctx.ring();
-        let n = ctx.degree();
+        ring.check(pk.pk0())?;
+        ring.check(pk.pk1())?;
+        let (n, k) = (ctx.degree(), ring.limbs());
         let mut u = sample_ternary(rng, n);
-        let mut e = vec![0i64; n];
-        let u_ntt = ring.to_ntt(ring.from_signed(&u)?)?;
-        u.zeroize();
+        let mut e1 = vec![0i64; n];
+        let mut e2 = vec![0i64; n];
+        ctx.gaussian().sample_into(rng, &mut e1);
+        ctx.gaussian().sample_into(rng, &mut e2);
 
-        let mut c0 = ring.to_coeff(ring.mul(pk.pk0(), &u_ntt)?)?;
-        let mut c1 = ring.to_coeff(ring.mul(pk.pk1(), &u_ntt)?)?;
-        ctx.gaussian().sample_into(rng, &mut e);
-        ring.add_assign(&mut c0, &ring.from_signed(&e)?)?;
-        ctx.gaussian().sample_into(rng, &mut e);
-        ring.add_assign(&mut c1, &ring.from_signed(&e)?)?;
-        e.zeroize();
-        add_scaled_plain(ctx, &mut c0, pt, false)?;
+        let mut c0 = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut c1 = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut u_ntt = ctx.scratch.take_secret(k * n);
+        let m = pt.coefficients();
+        let result = c0
+            .data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(c1.data_mut().par_chunks_exact_mut(n))
+            .zip(u_ntt.as_mut_slice().par_chunks_exact_mut(n))
+            .zip(ring.tables().par_iter())
+            .enumerate()
+            .try_for_each(|(l, (((r0, r1), ur), table))| -> Result<()> {
+                let q = *table.modulus();
+                signed_row(ur, &u, &q);
+                table.forward_lazy(ur)?;
+                for (((x0, x1), &ui), (&p0, &p1)) in r0
+                    .iter_mut()
+                    .zip(r1.iter_mut())
+                    .zip(ur.iter())
+                    .zip(pk.pk0().limb(l).iter().zip(pk.pk1().limb(l)))
+                {
+                    *x0 = q.mul(p0, ui);
+                    *x1 = q.mul(p1, ui);
+                }
+                table.backward(r0)?;
+                table.backward(r1)?;
+                let (d, ds) = (ctx.delta_mod_q()[l], ctx.delta_shoup()[l]);
+                for ((x, &e), &mj) in r0.iter_mut().zip(&e1).zip(m) {
+                    let v = signed_word(e, &q);
+                    *x = q.add(q.add(*x, v), q.mul_shoup(mj, d, ds));
+                }
+                add_signed_row(r1, &e2, &q);
+                Ok(())
+            });
+        u.zeroize();
+        e1.zeroize();
+        e2.zeroize();
+        result?;
         Ok(Ciphertext::new(ctx.id(), pk.key_id(), vec![c0, c1]))
     }
 
@@ -113,6 +153,7 @@ impl Encryptor {
     /// Secret-key encryption `([Δm − a·s + e]_q, a)`: draws a 32-byte seed
     /// then `e` from `rng`; `a = expand_uniform(seed)` in coefficient form,
     /// and the seed is kept in the ciphertext ([`Ciphertext::seed`]).
+    /// One fused pass per limb as in [`Encryptor::encrypt_with_rng`].
     pub fn encrypt_symmetric_with_rng(
         &self,
         pt: &Plaintext,
@@ -124,20 +165,37 @@ impl Encryptor {
         let ctx = &*self.ctx;
         ctx.check_id(pt.params_id())?;
         let ring = ctx.ring();
-        let n = ctx.degree();
+        let (n, k) = (ctx.degree(), ring.limbs());
         let mut seed = [0u8; 32];
         rng.fill_bytes(&mut seed);
         let a: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
-        let mut as_ntt = ring.to_ntt(a.clone())?;
-        ring.mul_assign(&mut as_ntt, sk.s_ntt())?;
-        let mut c0 = ring.to_coeff(as_ntt)?;
-        ring.neg_assign(&mut c0)?;
         let mut e = vec![0i64; n];
         ctx.gaussian().sample_into(rng, &mut e);
-        let ep = ring.from_signed(&e)?;
+        let mut c0 = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let m = pt.coefficients();
+        let s = sk.s_ntt();
+        let result = c0
+            .data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(ring.tables().par_iter())
+            .enumerate()
+            .try_for_each(|(l, (r0, table))| -> Result<()> {
+                let q = *table.modulus();
+                r0.copy_from_slice(a.limb(l));
+                table.forward_lazy(r0)?;
+                for (x, &si) in r0.iter_mut().zip(s.limb(l)) {
+                    *x = q.mul(*x, si);
+                }
+                table.backward(r0)?;
+                let (d, ds) = (ctx.delta_mod_q()[l], ctx.delta_shoup()[l]);
+                for ((x, &ei), &mj) in r0.iter_mut().zip(&e).zip(m) {
+                    let v = q.sub(signed_word(ei, &q), *x);
+                    *x = q.add(v, q.mul_shoup(mj, d, ds));
+                }
+                Ok(())
+            });
         e.zeroize();
-        ring.add_assign(&mut c0, &ep)?;
-        add_scaled_plain(ctx, &mut c0, pt, false)?;
+        result?;
         let mut ct = Ciphertext::new(ctx.id(), sk.key_id(), vec![c0, a]);
         ct.seed = Some(seed);
         Ok(ct)

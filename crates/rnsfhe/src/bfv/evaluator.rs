@@ -274,13 +274,39 @@ impl Evaluator {
     /// (000 §IV.B, 002 eq. 17). Errors with [`Error::WrongCiphertextSize`]
     /// for any other size (in particular for degree-1 ciphertexts).
     pub fn relinearize(&self, a: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.relinearize_assign(&mut r, rk)?;
-        Ok(r)
+        self.check_relin_input(a, rk)?;
+        let mut c0 = a.polys[0].clone();
+        let mut c1 = a.polys[1].clone();
+        rk.key_switching_key()
+            .switch_add_assign(&self.ctx, &a.polys[2], &mut c0, &mut c1)?;
+        Ok(Ciphertext::new(self.ctx.id(), a.key_id, vec![c0, c1]))
     }
 
     /// `a ← relinearize(a)`.
     pub fn relinearize_assign(&self, a: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
+        self.check_relin_input(a, rk)?;
+        let c2 = a.polys.pop().ok_or(Error::WrongCiphertextSize {
+            operation: "relinearize",
+            expected: "3",
+            got: 0,
+        })?;
+        let result = match &mut a.polys[..] {
+            [c0, c1] => rk
+                .key_switching_key()
+                .switch_add_assign(&self.ctx, &c2, c0, c1),
+            _ => Err(Error::WrongCiphertextSize {
+                operation: "relinearize",
+                expected: "3",
+                got: a.polys.len() + 1,
+            }),
+        };
+        self.ctx.scratch.give(c2.into_data());
+        a.seed = None;
+        result
+    }
+
+    /// Checks context, key and size (3) for relinearization.
+    fn check_relin_input(&self, a: &Ciphertext, rk: &RelinKey) -> Result<()> {
         self.ctx.check_id(a.params_id)?;
         self.ctx.check_id(rk.params_id())?;
         if a.polys.len() != 3 {
@@ -290,21 +316,11 @@ impl Evaluator {
                 got: a.polys.len(),
             });
         }
-        check_key_id(rk.key_id(), a.key_id)?;
-        let ring = self.ctx.ring();
-        let c2 = a.polys.pop().ok_or(Error::WrongCiphertextSize {
-            operation: "relinearize",
-            expected: "3",
-            got: 0,
-        })?;
-        let (k0, k1) = rk.key_switching_key().switch(&self.ctx, &c2)?;
-        ring.add_assign(&mut a.polys[0], &k0)?;
-        ring.add_assign(&mut a.polys[1], &k1)?;
-        a.seed = None;
-        Ok(())
+        check_key_id(rk.key_id(), a.key_id)
     }
 
-    /// `relinearize(a · b)`.
+    /// `relinearize(a · b)`: the product's third component goes straight
+    /// into the key switch and its buffer back to the scratch pool.
     pub fn multiply_relin(
         &self,
         a: &Ciphertext,

@@ -14,19 +14,19 @@
 //! `Σ d_{i,j} e_{i,j}` of size `< k·l·n·2^w·B_err` (002 Lemma 8).
 //!
 //! The inner products are accumulated lazily in `u128` (one modular
-//! reduction per 128 digits, 000 §V.A) and cost `k·l` forward NTTs over
-//! `q`, `2·k·l` pointwise products per limb and two inverse NTTs.
+//! reduction per group of digits, 000 §V.A) and cost `k·l` forward NTTs
+//! over `q` (`k·l` per limb, lazy), `2·k·l` pointwise products per limb and
+//! two inverse NTTs per limb; see [`KeySwitchingKey::switch`] for the
+//! limb-major, multi-threaded kernel.
 
 use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::{Coeff, Ntt, RnsPoly};
+use rayon::prelude::*;
+use rnsfhe_math::{Coeff, Modulus, Ntt, RnsPoly};
 
 use crate::bfv::context::BfvContext;
 use crate::bfv::keys::{rlwe_zero_sample, SecretKey};
+use crate::bfv::scratch::{lift_row, u128_terms};
 use crate::error::{Error, Result};
-
-/// Reduce the `u128` accumulators after this many digit products
-/// (products of two 60-bit values are below 2^120; 2^128 / 2^120 = 256).
-const LAZY_DIGITS: usize = 128;
 
 /// A key-switching key in RNS decomposition form, stored in NTT form over
 /// `q`: for limb `i` and digit `j`, the pair
@@ -112,9 +112,38 @@ impl KeySwitchingKey {
         ctx: &BfvContext,
         c: &RnsPoly<Coeff>,
     ) -> Result<(RnsPoly<Coeff>, RnsPoly<Coeff>)> {
+        let ring = ctx.ring();
+        let mut out0: RnsPoly<Coeff> = ring.zero();
+        let mut out1: RnsPoly<Coeff> = ring.zero();
+        self.switch_add_assign(ctx, c, &mut out0, &mut out1)?;
+        Ok((out0, out1))
+    }
+
+    /// `out_0 += Σ d_{i,j}·key_{i,j}[0]` and `out_1 += Σ d_{i,j}·key_{i,j}[1]`
+    /// (coefficient form over `q`): [`KeySwitchingKey::switch`] added in
+    /// place, as relinearization needs it (000 §IV.B).
+    ///
+    /// Limb-major kernel: one rayon task per output limb `q_l`, which for
+    /// every digit lifts `d_{i,j}` to `[0, 4q_l)` (a copy for 60-bit moduli),
+    /// runs a lazy forward NTT, and accumulates the products with the two
+    /// key rows in `u128` over tiles of 64 coefficients (one reduction per
+    /// group of up to [`DIGIT_GROUP`] digits, 000 §V.A); then two inverse
+    /// NTTs and the additions. A task touches `DIGIT_GROUP + 2` rows of
+    /// scratch (768 KiB at `n = 2^14`), so it runs in L2, and the limbs are
+    /// independent, so they are spread over the caller's rayon pool with
+    /// identical results for every thread count.
+    pub(crate) fn switch_add_assign(
+        &self,
+        ctx: &BfvContext,
+        c: &RnsPoly<Coeff>,
+        out0: &mut RnsPoly<Coeff>,
+        out1: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
         ctx.check_id(self.params_id)?;
         let ring = ctx.ring();
         ring.check(c)?;
+        ring.check(out0)?;
+        ring.check(out1)?;
         let n = ring.n();
         let k = ring.limbs();
         let moduli = ring.moduli();
@@ -123,72 +152,137 @@ impl KeySwitchingKey {
                 "key-switching key does not match the modulus count".into(),
             ));
         }
-        let mut acc0 = vec![0u128; k * n];
-        let mut acc1 = vec![0u128; k * n];
-        let mut digit: RnsPoly<Coeff> = ring.zero();
-        let mut key_iter = self.keys.iter();
-        let mut pending = 0usize;
-        for (i, &count) in self.digits_per_limb.iter().enumerate() {
-            let row = c.limb(i);
-            for j in 0..count {
-                // Digit d_{i,j} lifted to every limb.
-                let (shift, mask) = match self.digit_bits {
-                    Some(w) => {
-                        let s = w * j as u32;
-                        (s, if w >= 64 { u64::MAX } else { (1u64 << w) - 1 })
-                    }
-                    None => (0, u64::MAX),
-                };
-                for (l, (drow, m)) in digit.limbs_iter_mut().zip(moduli).enumerate() {
-                    if l == i && self.digit_bits.is_none() {
-                        drow.copy_from_slice(row);
-                    } else {
-                        for (d, &x) in drow.iter_mut().zip(row) {
-                            *d = m.reduce((x >> shift) & mask);
+        // (limb i, digit j) in key order, with its key pair.
+        let positions: Vec<(usize, usize)> = self
+            .digits_per_limb
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &count)| (0..count).map(move |j| (i, j)))
+            .collect();
+        if self.keys.len() != positions.len() {
+            return Err(Error::InvalidArgument(
+                "key-switching key has the wrong number of digits".into(),
+            ));
+        }
+        for (k0, k1) in &self.keys {
+            ring.check(k0)?;
+            ring.check(k1)?;
+        }
+        let digits: Vec<_> = positions.into_iter().zip(&self.keys).collect();
+        let digit_bits = self.digit_bits;
+        let group = DIGIT_GROUP.min(digits.len()).max(1);
+        out0.data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(out1.data_mut().par_chunks_exact_mut(n))
+            .zip(ring.tables().par_iter())
+            .enumerate()
+            .try_for_each_init(
+                || ctx.scratch.take((group + 2) * n),
+                |scratch, (l, ((o0, o1), table))| -> Result<()> {
+                    let m = *table.modulus();
+                    let p = m.value();
+                    // Digits < 4p after the lift, key residues < p.
+                    let block = u128_terms(p.saturating_mul(4), p).max(1);
+                    let (drows, accs) = scratch.as_mut_slice().split_at_mut(group * n);
+                    let (acc0, acc1) = accs.split_at_mut(n);
+                    let mut first = true;
+                    for grp in digits.chunks(group.min(block)) {
+                        for (row, &((i, j), _)) in drows.chunks_exact_mut(n).zip(grp) {
+                            let src = c.limb(i);
+                            let bound = moduli.get(i).map_or(u64::MAX, |mi| mi.value());
+                            match digit_bits {
+                                None => lift_row(row, src, bound, &m),
+                                Some(w) => digit_row(row, src, w, j, &m),
+                            }
+                            table.forward_lazy(row)?;
                         }
+                        let key_rows: Vec<(&[u64], &[u64])> = grp
+                            .iter()
+                            .map(|(_, (k0, k1))| (k0.limb(l), k1.limb(l)))
+                            .collect();
+                        accumulate(&m, drows, &key_rows, acc0, acc1, n, first);
+                        first = false;
                     }
-                }
-                let d_ntt = ring.to_ntt(digit)?;
-                let (k0, k1) = key_iter.next().ok_or_else(|| {
-                    Error::InvalidArgument("key-switching key has too few digits".into())
-                })?;
-                for l in 0..k {
-                    let dl = d_ntt.limb(l);
-                    let a0 = &mut acc0[l * n..(l + 1) * n];
-                    for ((a, &d), &y) in a0.iter_mut().zip(dl).zip(k0.limb(l)) {
-                        *a += d as u128 * y as u128;
+                    table.backward(acc0)?;
+                    table.backward(acc1)?;
+                    for (x, &y) in o0.iter_mut().zip(acc0.iter()) {
+                        *x = m.add(*x, y);
                     }
-                    let a1 = &mut acc1[l * n..(l + 1) * n];
-                    for ((a, &d), &y) in a1.iter_mut().zip(dl).zip(k1.limb(l)) {
-                        *a += d as u128 * y as u128;
+                    for (x, &y) in o1.iter_mut().zip(acc1.iter()) {
+                        *x = m.add(*x, y);
                     }
-                }
-                digit = d_ntt.assume_representation();
-                pending += 1;
-                if pending == LAZY_DIGITS {
-                    pending = 0;
-                    for (l, m) in moduli.iter().enumerate() {
-                        for a in acc0[l * n..(l + 1) * n]
-                            .iter_mut()
-                            .chain(acc1[l * n..(l + 1) * n].iter_mut())
-                        {
-                            *a = m.reduce_u128(*a) as u128;
-                        }
-                    }
-                }
+                    Ok(())
+                },
+            )
+    }
+}
+
+/// Digits transformed and accumulated together (at most the number of
+/// `u128` products that fit, see `u128_terms`).
+const DIGIT_GROUP: usize = 4;
+
+/// Coefficients per accumulation tile (two `u128` arrays on the stack).
+const ACC_TILE: usize = 64;
+
+/// `acc_b ← [acc_b + Σ_g d_g ⊙ key_{g,b}]_p` for `b ∈ {0, 1}` (or without
+/// the old value when `first`), accumulating each tile in `u128` and
+/// reducing once. `drows` holds at least `keys.len()` rows of `n` digits in
+/// `[0, 4p)`; the group is small enough that the sums fit (`u128_terms`).
+fn accumulate(
+    m: &Modulus,
+    drows: &[u64],
+    keys: &[(&[u64], &[u64])],
+    acc0: &mut [u64],
+    acc1: &mut [u64],
+    n: usize,
+    first: bool,
+) {
+    let mut start = 0;
+    for (o0, o1) in acc0.chunks_mut(ACC_TILE).zip(acc1.chunks_mut(ACC_TILE)) {
+        let len = o0.len();
+        let mut s0 = [0u128; ACC_TILE];
+        let mut s1 = [0u128; ACC_TILE];
+        if !first {
+            for ((a, b), (&x, &y)) in s0
+                .iter_mut()
+                .zip(s1.iter_mut())
+                .zip(o0.iter().zip(o1.iter()))
+            {
+                *a = x as u128;
+                *b = y as u128;
             }
         }
-        let mut out0: RnsPoly<Ntt> = ring.zero();
-        let mut out1: RnsPoly<Ntt> = ring.zero();
-        for (l, m) in moduli.iter().enumerate() {
-            for (o, &a) in out0.limb_mut(l).iter_mut().zip(&acc0[l * n..(l + 1) * n]) {
-                *o = m.reduce_u128(a);
-            }
-            for (o, &a) in out1.limb_mut(l).iter_mut().zip(&acc1[l * n..(l + 1) * n]) {
-                *o = m.reduce_u128(a);
+        for (drow, (k0, k1)) in drows.chunks_exact(n).zip(keys) {
+            let d = &drow[start..start + len];
+            let (k0, k1) = (&k0[start..start + len], &k1[start..start + len]);
+            for ((((a, b), &x), &y0), &y1) in
+                s0.iter_mut().zip(s1.iter_mut()).zip(d).zip(k0).zip(k1)
+            {
+                *a += x as u128 * y0 as u128;
+                *b += x as u128 * y1 as u128;
             }
         }
-        Ok((ring.to_coeff(out0)?, ring.to_coeff(out1)?))
+        for ((o, &a), (p, &b)) in o0.iter_mut().zip(&s0).zip(o1.iter_mut().zip(&s1)) {
+            *o = m.reduce_u128(a);
+            *p = m.reduce_u128(b);
+        }
+        start += len;
+    }
+}
+
+/// `row ← d_j` lifted to `[0, 4p)` for the second-level digit
+/// `d_j = ⌊x / 2^{w·j}⌋ mod 2^w` of each `x` in `src`.
+fn digit_row(row: &mut [u64], src: &[u64], w: u32, j: usize, m: &Modulus) {
+    let shift = (w as u64 * j as u64).min(63) as u32;
+    let mask = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    if mask < m.value().saturating_mul(4) {
+        for (d, &x) in row.iter_mut().zip(src) {
+            *d = (x >> shift) & mask;
+        }
+    } else {
+        for (d, &x) in row.iter_mut().zip(src) {
+            *d = m.reduce((x >> shift) & mask);
+        }
     }
 }
 

@@ -15,57 +15,229 @@
 //! `c_0 = a_0 b_0`, `c_2 = a_1 b_1`, `c_1 = (a_0 + a_1)(b_0 + b_1) − c_0 − c_2`,
 //! computed pointwise in NTT form over each base. Squaring uses
 //! `c_1 = 2 a_0 a_1`.
+//!
+//! # Data flow (both variants)
+//!
+//! 1. **Lift** (coefficient-wise): every input polynomial is converted to
+//!    the auxiliary base by column chunks ([`crate::bfv::scratch`]), so the
+//!    whole conversion chain of a chunk (for BEHZ: `·m̃`, `FastBaseConv_I`,
+//!    `SmMRq`) runs in cache, one rayon task per (polynomial, chunk).
+//! 2. **Tensor** (limb-wise): one task per limb of `q ∪ aux` copies the four
+//!    input rows of that limb, runs four lazy forward NTTs (outputs in
+//!    `[0, 4p)`, which the Barrett products accept), the fused Karatsuba pass
+//!    and three inverse NTTs — all on four rows (512 KiB at `n = 2^14`) that
+//!    stay in L2, with no other pass over memory.
+//! 3. **Scale** (coefficient-wise): per (component, chunk), the scaling and
+//!    the conversion back to `q` run on one chunk in cache (HPS: eq. 8 then
+//!    `FastBaseConv_F`; BEHZ: `·t`, `fastRNSFloor_q`, Shenoy-Kumaresan).
+//!
+//! All temporaries come from the context's scratch pool; the three results
+//! are the only allocations once the pool is warm. The splits (limbs,
+//! chunks) do not depend on the thread count and every residue is computed
+//! by the same code, so the output is identical for any number of threads.
 
-use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
+use rayon::prelude::*;
+use rnsfhe_math::{Coeff, NttTable, RnsPoly};
 
 use crate::bfv::context::BfvContext;
-use crate::error::Result;
+use crate::bfv::scratch::{column_chunks, gather, gather_scaled, scatter, CHUNK};
+use crate::error::{Error, Result};
 
-/// The three tensor components over one base, in NTT form; `b = None`
-/// squares `a`.
-fn tensor(
-    ring: &RnsRing,
-    a: [RnsPoly<Ntt>; 2],
-    b: Option<[RnsPoly<Ntt>; 2]>,
-) -> Result<[RnsPoly<Ntt>; 3]> {
-    let [a0, a1] = a;
-    match b {
-        None => {
-            // Squaring: c0 = a0², c1 = 2·a0·a1, c2 = a1².
-            let c0 = ring.mul(&a0, &a0)?;
-            let c2 = ring.mul(&a1, &a1)?;
-            let mut c1 = a0;
-            ring.mul_assign(&mut c1, &a1)?;
-            let twice = c1.clone();
-            ring.add_assign(&mut c1, &twice)?;
-            Ok([c0, c1, c2])
+/// The tensor of one limb, in place. On entry `rows = [a_0, a_1, b_0, b_1]`
+/// in coefficient form (`[a_0, a_1, ·, ·]` when squaring); on exit
+/// `rows[0..3] = [c_0, c_1, c_2]` in coefficient form, canonical.
+fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> {
+    let m = *t.modulus();
+    let [r0, r1, r2, r3] = rows;
+    t.forward_lazy(r0)?;
+    t.forward_lazy(r1)?;
+    if square {
+        for ((x0, x1), x2) in r0.iter_mut().zip(r1.iter_mut()).zip(r2.iter_mut()) {
+            let (a0, a1) = (*x0, *x1);
+            let c1 = m.mul(a0, a1);
+            *x0 = m.mul(a0, a0);
+            *x1 = m.add(c1, c1);
+            *x2 = m.mul(a1, a1);
         }
-        Some([b0, b1]) => {
-            // Karatsuba: 3 products instead of 4.
-            let c0 = ring.mul(&a0, &b0)?;
-            let c2 = ring.mul(&a1, &b1)?;
-            let mut c1 = a0;
-            ring.add_assign(&mut c1, &a1)?;
-            let mut sb = b0;
-            ring.add_assign(&mut sb, &b1)?;
-            ring.mul_assign(&mut c1, &sb)?;
-            ring.sub_assign(&mut c1, &c0)?;
-            ring.sub_assign(&mut c1, &c2)?;
-            Ok([c0, c1, c2])
+    } else {
+        t.forward_lazy(r2)?;
+        t.forward_lazy(r3)?;
+        for (((x0, x1), x2), &b1) in r0
+            .iter_mut()
+            .zip(r1.iter_mut())
+            .zip(r2.iter_mut())
+            .zip(r3.iter())
+        {
+            // Lazy NTT outputs are below 4p < 2^63, the sums below 8p, and
+            // (8p)^2 < 2^128 for p < 2^61: `mul` reduces any u128.
+            let (a0, a1, b0) = (*x0, *x1, *x2);
+            let c0 = m.mul(a0, b0);
+            let c2 = m.mul(a1, b1);
+            let s = m.mul(a0 + a1, b0 + b1);
+            *x0 = c0;
+            *x1 = m.sub(m.sub(s, c0), c2);
+            *x2 = c2;
         }
     }
+    t.backward(r0)?;
+    t.backward(r1)?;
+    t.backward(r2)?;
+    Ok(())
 }
 
-/// NTT of both polynomials over `ring`.
-fn ntt_pair(ring: &RnsRing, c: [RnsPoly<Coeff>; 2]) -> Result<[RnsPoly<Ntt>; 2]> {
-    let [c0, c1] = c;
-    Ok([ring.to_ntt(c0)?, ring.to_ntt(c1)?])
+/// Splits a buffer of `4 · limbs · n` words (four polynomials) into the
+/// four rows of each limb: `out[l] = [p_0[l], p_1[l], p_2[l], p_3[l]]`.
+fn limb_quads(buf: &mut [u64], limbs: usize, n: usize) -> Vec<[&mut [u64]; 4]> {
+    let mut polys = buf.chunks_exact_mut(limbs * n);
+    let (Some(p0), Some(p1), Some(p2), Some(p3)) =
+        (polys.next(), polys.next(), polys.next(), polys.next())
+    else {
+        return Vec::new();
+    };
+    p0.chunks_exact_mut(n)
+        .zip(p1.chunks_exact_mut(n))
+        .zip(p2.chunks_exact_mut(n))
+        .zip(p3.chunks_exact_mut(n))
+        .map(|(((a, b), c), d)| [a, b, c, d])
+        .collect()
 }
 
-/// Inverse NTT of the three tensor components.
-fn intt_triple(ring: &RnsRing, c: [RnsPoly<Ntt>; 3]) -> Result<[RnsPoly<Coeff>; 3]> {
-    let [c0, c1, c2] = c;
-    Ok([ring.to_coeff(c0)?, ring.to_coeff(c1)?, ring.to_coeff(c2)?])
+/// Step 2 over `q ∪ aux`: `q_buf` receives copies of the input rows and
+/// `aux_buf` already holds the lifted inputs (four polynomials each, in the
+/// order `a_0, a_1, b_0, b_1`); both end with `c_0, c_1, c_2` in their
+/// first three polynomials.
+fn tensor_all(
+    q_tables: &[NttTable],
+    aux_tables: &[NttTable],
+    inputs: &[&RnsPoly<Coeff>],
+    q_buf: &mut [u64],
+    aux_buf: &mut [u64],
+    n: usize,
+) -> Result<()> {
+    let square = inputs.len() == 2;
+    let k = q_tables.len();
+    type Task<'a> = (&'a NttTable, [&'a mut [u64]; 4], Option<usize>);
+    let mut tasks: Vec<Task<'_>> = Vec::with_capacity(k + aux_tables.len());
+    for (l, (t, rows)) in q_tables.iter().zip(limb_quads(q_buf, k, n)).enumerate() {
+        tasks.push((t, rows, Some(l)));
+    }
+    for (t, rows) in aux_tables
+        .iter()
+        .zip(limb_quads(aux_buf, aux_tables.len(), n))
+    {
+        tasks.push((t, rows, None));
+    }
+    tasks
+        .into_par_iter()
+        .try_for_each(|(t, mut rows, q_limb)| -> Result<()> {
+            if let Some(l) = q_limb {
+                for (row, x) in rows.iter_mut().zip(inputs) {
+                    row.copy_from_slice(x.limb(l));
+                }
+            }
+            tensor_limb(t, rows, square)
+        })
+}
+
+/// Checks the input shapes and returns the input polynomials in the order
+/// `a_0, a_1[, b_0, b_1]`.
+fn collect_inputs<'a>(
+    ctx: &BfvContext,
+    a: [&'a RnsPoly<Coeff>; 2],
+    b: Option<[&'a RnsPoly<Coeff>; 2]>,
+) -> Result<Vec<&'a RnsPoly<Coeff>>> {
+    let mut inputs = vec![a[0], a[1]];
+    if let Some(b) = b {
+        inputs.extend(b);
+    }
+    for x in &inputs {
+        ctx.ring().check(*x)?;
+    }
+    Ok(inputs)
+}
+
+/// Three zero-length-free output polynomials over `q` from the pool.
+fn outputs(ctx: &BfvContext) -> Result<[RnsPoly<Coeff>; 3]> {
+    let (n, k) = (ctx.degree(), ctx.ring().limbs());
+    let mk = || RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n));
+    Ok([mk()?, mk()?, mk()?])
+}
+
+/// Step 1: converts every input by column chunks with `f(state, input,
+/// start, len, out_rows)`, writing polynomial `i` of `aux_buf`
+/// (`aux_limbs` rows each).
+fn lift_all<S, I, F>(
+    inputs: &[&RnsPoly<Coeff>],
+    aux_buf: &mut [u64],
+    aux_limbs: usize,
+    n: usize,
+    init: I,
+    f: F,
+) -> Result<()>
+where
+    S: Send,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, &RnsPoly<Coeff>, usize, &mut [&mut [u64]]) -> Result<()> + Sync + Send,
+{
+    let chunk = CHUNK.min(n);
+    let mut tasks = Vec::new();
+    for (x, region) in inputs.iter().zip(aux_buf.chunks_exact_mut(aux_limbs * n)) {
+        for (c, rows) in column_chunks(region, n, chunk).into_iter().enumerate() {
+            tasks.push((*x, c * chunk, rows));
+        }
+    }
+    tasks
+        .into_par_iter()
+        .try_for_each_init(init, |state, (x, start, mut rows)| {
+            f(state, x, start, &mut rows)
+        })
+}
+
+/// Step 3: for each component `τ` and column chunk, `f(state, τ, start,
+/// out_rows)` writes the chunk of output `τ`.
+fn scale_all<S, I, F>(out: &mut [RnsPoly<Coeff>; 3], n: usize, init: I, f: F) -> Result<()>
+where
+    S: Send,
+    I: Fn() -> S + Sync + Send,
+    F: Fn(&mut S, usize, usize, &mut [&mut [u64]]) -> Result<()> + Sync + Send,
+{
+    let chunk = CHUNK.min(n);
+    let mut tasks = Vec::new();
+    for (tau, o) in out.iter_mut().enumerate() {
+        for (c, rows) in column_chunks(o.data_mut(), n, chunk)
+            .into_iter()
+            .enumerate()
+        {
+            tasks.push((tau, c * chunk, rows));
+        }
+    }
+    tasks
+        .into_par_iter()
+        .try_for_each_init(init, |state, (tau, start, mut rows)| {
+            f(state, tau, start, &mut rows)
+        })
+}
+
+/// Reusable chunk buffers of one rayon task.
+#[derive(Default)]
+struct ChunkState {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    c: Vec<u64>,
+    d: Vec<u64>,
+}
+
+/// `buf` as a `limbs × len` polynomial (contents unspecified).
+fn chunk_poly(buf: &mut Vec<u64>, limbs: usize, len: usize) -> Result<RnsPoly<Coeff>> {
+    let mut v = core::mem::take(buf);
+    v.resize(limbs * len, 0);
+    Ok(RnsPoly::from_data(len, limbs, v)?)
+}
+
+/// The region of polynomial `i` (`limbs` rows of `n`) in a buffer.
+fn region(buf: &[u64], i: usize, limbs: usize, n: usize) -> Result<&[u64]> {
+    buf.get(i * limbs * n..(i + 1) * limbs * n)
+        .ok_or_else(|| Error::InvalidArgument("scratch buffer too small".into()))
 }
 
 /// HPS lift-and-scale (000 §IV.A.2). `a`, `b` are degree-1 ciphertext
@@ -76,34 +248,72 @@ pub(crate) fn multiply_hps(
     a: [&RnsPoly<Coeff>; 2],
     b: Option<[&RnsPoly<Coeff>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
+    let inputs = collect_inputs(ctx, a, b)?;
     let ring_q = ctx.ring();
     let hps = &ctx.hps;
     let ring_p = &hps.ring_p;
+    let (n, k, kp) = (ring_q.n(), ring_q.limbs(), ring_p.limbs());
+    let chunk = CHUNK.min(n);
+
     // Step 1: exact centered lift q → P (FastBaseConv_F, 000 eq. 5).
-    let lift = |c: &RnsPoly<Coeff>| -> Result<RnsPoly<Coeff>> {
-        let mut out: RnsPoly<Coeff> = ring_p.zero();
-        hps.conv_q_to_p.fast_base_conv_exact(c, &mut out)?;
-        Ok(out)
-    };
-    let a_q = ntt_pair(ring_q, [a[0].clone(), a[1].clone()])?;
-    let a_p = ntt_pair(ring_p, [lift(a[0])?, lift(a[1])?])?;
-    let (b_q, b_p) = match b {
-        Some(b) => (
-            Some(ntt_pair(ring_q, [b[0].clone(), b[1].clone()])?),
-            Some(ntt_pair(ring_p, [lift(b[0])?, lift(b[1])?])?),
-        ),
-        None => (None, None),
-    };
+    let mut p_buf = ctx.scratch.take(4 * kp * n);
+    lift_all(
+        &inputs,
+        p_buf.as_mut_slice(),
+        kp,
+        n,
+        ChunkState::default,
+        |st, x, start, rows| {
+            let xc = gather(x.data(), n, start, chunk, core::mem::take(&mut st.a))?;
+            let mut yc = chunk_poly(&mut st.b, kp, chunk)?;
+            hps.conv_q_to_p.fast_base_conv_exact(&xc, &mut yc)?;
+            scatter(&yc, rows);
+            st.a = xc.into_data();
+            st.b = yc.into_data();
+            Ok(())
+        },
+    )?;
+
     // Step 2: tensor in q ∪ P.
-    let c_q = intt_triple(ring_q, tensor(ring_q, a_q, b_q)?)?;
-    let c_p = intt_triple(ring_p, tensor(ring_p, a_p, b_p)?)?;
+    let mut q_buf = ctx.scratch.take(4 * k * n);
+    tensor_all(
+        ring_q.tables(),
+        ring_p.tables(),
+        &inputs,
+        q_buf.as_mut_slice(),
+        p_buf.as_mut_slice(),
+        n,
+    )?;
+
     // Steps 3-4: [⌊t·c/q⌉]_P by eq. 8, then exactly back to q.
-    let mut scaled: RnsPoly<Coeff> = ring_p.zero();
-    let mut out: [RnsPoly<Coeff>; 3] = [ring_q.zero(), ring_q.zero(), ring_q.zero()];
-    for ((cq, cp), o) in c_q.iter().zip(&c_p).zip(out.iter_mut()) {
-        hps.scale_to_p.apply(cq, cp, &mut scaled)?;
-        hps.conv_p_to_q.fast_base_conv_exact(&scaled, o)?;
-    }
+    let mut out = outputs(ctx)?;
+    let (cq, cp) = (q_buf.as_slice(), p_buf.as_slice());
+    scale_all(&mut out, n, ChunkState::default, |st, tau, start, rows| {
+        let xq = gather(
+            region(cq, tau, k, n)?,
+            n,
+            start,
+            chunk,
+            core::mem::take(&mut st.a),
+        )?;
+        let xp = gather(
+            region(cp, tau, kp, n)?,
+            n,
+            start,
+            chunk,
+            core::mem::take(&mut st.b),
+        )?;
+        let mut sc = chunk_poly(&mut st.c, kp, chunk)?;
+        let mut oc = chunk_poly(&mut st.d, k, chunk)?;
+        hps.scale_to_p.apply(&xq, &xp, &mut sc)?;
+        hps.conv_p_to_q.fast_base_conv_exact(&sc, &mut oc)?;
+        scatter(&oc, rows);
+        st.a = xq.into_data();
+        st.b = xp.into_data();
+        st.c = sc.into_data();
+        st.d = oc.into_data();
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -114,51 +324,248 @@ pub(crate) fn multiply_behz(
     a: [&RnsPoly<Coeff>; 2],
     b: Option<[&RnsPoly<Coeff>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
+    let inputs = collect_inputs(ctx, a, b)?;
     let ring_q = ctx.ring();
     let behz = &ctx.behz;
     let ring_bsk = &behz.ring_bsk;
-    let bsk_m_limbs = ring_bsk.limbs() + 1;
-    let n = ring_q.n();
+    let (n, k, kb) = (ring_q.n(), ring_q.limbs(), ring_bsk.limbs());
+    let chunk = CHUNK.min(n);
+    let q_moduli = ring_q.moduli();
+
     // S0 + S1: c'' = FastBaseConv_I(|m̃·c|_q, q, B_sk ∪ {m̃}); c' = SmMRq(c'').
-    let lift = |c: &RnsPoly<Coeff>| -> Result<RnsPoly<Coeff>> {
-        let mut mc = c.clone();
-        for (((row, m), &w), &ws) in mc
-            .limbs_iter_mut()
-            .zip(ring_q.moduli())
-            .zip(&behz.m_tilde_mod_q)
-            .zip(&behz.m_tilde_mod_q_shoup)
-        {
-            for x in row.iter_mut() {
-                *x = m.mul_shoup(*x, w, ws);
-            }
-        }
-        let mut ext = RnsPoly::<Coeff>::zero(n, bsk_m_limbs);
-        behz.conv_q_to_bsk_mtilde.fast_base_conv(&mc, &mut ext)?;
-        let mut out: RnsPoly<Coeff> = ring_bsk.zero();
-        behz.sm_mrq.sm_mrq(&ext, &mut out)?;
-        Ok(out)
-    };
-    let a_q = ntt_pair(ring_q, [a[0].clone(), a[1].clone()])?;
-    let a_b = ntt_pair(ring_bsk, [lift(a[0])?, lift(a[1])?])?;
-    let (b_q, b_b) = match b {
-        Some(b) => (
-            Some(ntt_pair(ring_q, [b[0].clone(), b[1].clone()])?),
-            Some(ntt_pair(ring_bsk, [lift(b[0])?, lift(b[1])?])?),
-        ),
-        None => (None, None),
-    };
+    let mut b_buf = ctx.scratch.take(4 * kb * n);
+    lift_all(
+        &inputs,
+        b_buf.as_mut_slice(),
+        kb,
+        n,
+        ChunkState::default,
+        |st, x, start, rows| {
+            let mc = gather_scaled(
+                x.data(),
+                n,
+                start,
+                chunk,
+                (q_moduli, &behz.m_tilde_mod_q, &behz.m_tilde_mod_q_shoup),
+                core::mem::take(&mut st.a),
+            )?;
+            let mut ext = chunk_poly(&mut st.b, kb + 1, chunk)?;
+            let mut yc = chunk_poly(&mut st.c, kb, chunk)?;
+            behz.conv_q_to_bsk_mtilde.fast_base_conv(&mc, &mut ext)?;
+            behz.sm_mrq.sm_mrq(&ext, &mut yc)?;
+            scatter(&yc, rows);
+            st.a = mc.into_data();
+            st.b = ext.into_data();
+            st.c = yc.into_data();
+            Ok(())
+        },
+    )?;
+
     // S2: tensor in q ∪ B_sk.
-    let c_q = intt_triple(ring_q, tensor(ring_q, a_q, b_q)?)?;
-    let c_b = intt_triple(ring_bsk, tensor(ring_bsk, a_b, b_b)?)?;
+    let mut q_buf = ctx.scratch.take(4 * k * n);
+    tensor_all(
+        ring_q.tables(),
+        ring_bsk.tables(),
+        &inputs,
+        q_buf.as_mut_slice(),
+        b_buf.as_mut_slice(),
+        n,
+    )?;
+
     // S3: fastRNSFloor_q(t·c_τ) in B_sk = ⌊t·c_τ/q⌋ + b_τ (002 Lemma 5).
     // S4: Shenoy-Kumaresan B_sk → q (002 Lemma 6).
-    let mut floored: RnsPoly<Coeff> = ring_bsk.zero();
-    let mut out: [RnsPoly<Coeff>; 3] = [ring_q.zero(), ring_q.zero(), ring_q.zero()];
-    for ((mut cq, mut cb), o) in c_q.into_iter().zip(c_b).zip(out.iter_mut()) {
-        ring_q.mul_scalars_assign(&mut cq, ctx.t_mod_q())?;
-        ring_bsk.mul_scalars_assign(&mut cb, &behz.t_mod_bsk)?;
-        behz.floor.fast_rns_floor(&cq, &cb, &mut floored)?;
-        behz.sk_conv.convert(&floored, o)?;
-    }
+    let mut out = outputs(ctx)?;
+    let (cq, cb) = (q_buf.as_slice(), b_buf.as_slice());
+    let t_q = (q_moduli, ctx.t_mod_q(), ctx.t_mod_q_shoup());
+    let t_b = (
+        ring_bsk.moduli(),
+        behz.t_mod_bsk.as_slice(),
+        behz.t_mod_bsk_shoup.as_slice(),
+    );
+    scale_all(&mut out, n, ChunkState::default, |st, tau, start, rows| {
+        let xq = gather_scaled(
+            region(cq, tau, k, n)?,
+            n,
+            start,
+            chunk,
+            t_q,
+            core::mem::take(&mut st.a),
+        )?;
+        let xb = gather_scaled(
+            region(cb, tau, kb, n)?,
+            n,
+            start,
+            chunk,
+            t_b,
+            core::mem::take(&mut st.b),
+        )?;
+        let mut fl = chunk_poly(&mut st.c, kb, chunk)?;
+        let mut oc = chunk_poly(&mut st.d, k, chunk)?;
+        behz.floor.fast_rns_floor(&xq, &xb, &mut fl)?;
+        behz.sk_conv.convert(&fl, &mut oc)?;
+        scatter(&oc, rows);
+        st.a = xq.into_data();
+        st.b = xb.into_data();
+        st.c = fl.into_data();
+        st.d = oc.into_data();
+        Ok(())
+    })?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fused kernels against a straightforward implementation of the
+    //! same steps (whole polynomials, one pass per operation), bit for bit,
+    //! for products and squares, on 1 and 3 threads.
+    use super::*;
+    use crate::bfv::parameters::BfvParameters;
+    use rnsfhe_math::sampling::{rng_from_seed, sample_uniform};
+    use rnsfhe_math::{Ntt, RnsRing};
+
+    fn tensor_ref(
+        ring: &RnsRing,
+        a: [RnsPoly<Ntt>; 2],
+        b: Option<[RnsPoly<Ntt>; 2]>,
+    ) -> [RnsPoly<Ntt>; 3] {
+        let [a0, a1] = a;
+        match b {
+            None => {
+                let c0 = ring.mul(&a0, &a0).unwrap();
+                let c2 = ring.mul(&a1, &a1).unwrap();
+                let mut c1 = ring.mul(&a0, &a1).unwrap();
+                let tw = c1.clone();
+                ring.add_assign(&mut c1, &tw).unwrap();
+                [c0, c1, c2]
+            }
+            Some([b0, b1]) => {
+                let c0 = ring.mul(&a0, &b0).unwrap();
+                let c2 = ring.mul(&a1, &b1).unwrap();
+                let mut c1 = ring.mul(&a0, &b1).unwrap();
+                ring.mul_add_assign(&mut c1, &a1, &b0).unwrap();
+                [c0, c1, c2]
+            }
+        }
+    }
+
+    fn ntt2(ring: &RnsRing, x: [&RnsPoly<Coeff>; 2]) -> [RnsPoly<Ntt>; 2] {
+        [
+            ring.to_ntt(x[0].clone()).unwrap(),
+            ring.to_ntt(x[1].clone()).unwrap(),
+        ]
+    }
+
+    fn intt3(ring: &RnsRing, c: [RnsPoly<Ntt>; 3]) -> [RnsPoly<Coeff>; 3] {
+        c.map(|x| ring.to_coeff(x).unwrap())
+    }
+
+    fn hps_ref(
+        ctx: &BfvContext,
+        a: [&RnsPoly<Coeff>; 2],
+        b: Option<[&RnsPoly<Coeff>; 2]>,
+    ) -> [RnsPoly<Coeff>; 3] {
+        let (rq, hps) = (ctx.ring(), &ctx.hps);
+        let rp = &hps.ring_p;
+        let lift = |x: &RnsPoly<Coeff>| {
+            let mut o: RnsPoly<Coeff> = rp.zero();
+            hps.conv_q_to_p.fast_base_conv_exact(x, &mut o).unwrap();
+            o
+        };
+        let lift2 = |x: [&RnsPoly<Coeff>; 2]| [lift(x[0]), lift(x[1])];
+        let la = lift2(a);
+        let cq = intt3(rq, tensor_ref(rq, ntt2(rq, a), b.map(|b| ntt2(rq, b))));
+        let lb = b.map(lift2);
+        let cp = intt3(
+            rp,
+            tensor_ref(
+                rp,
+                ntt2(rp, [&la[0], &la[1]]),
+                lb.as_ref().map(|l| ntt2(rp, [&l[0], &l[1]])),
+            ),
+        );
+        let mut out: [RnsPoly<Coeff>; 3] = [rq.zero(), rq.zero(), rq.zero()];
+        for ((x, y), o) in cq.iter().zip(&cp).zip(out.iter_mut()) {
+            let mut s: RnsPoly<Coeff> = rp.zero();
+            hps.scale_to_p.apply(x, y, &mut s).unwrap();
+            hps.conv_p_to_q.fast_base_conv_exact(&s, o).unwrap();
+        }
+        out
+    }
+
+    fn behz_ref(
+        ctx: &BfvContext,
+        a: [&RnsPoly<Coeff>; 2],
+        b: Option<[&RnsPoly<Coeff>; 2]>,
+    ) -> [RnsPoly<Coeff>; 3] {
+        let (rq, behz) = (ctx.ring(), &ctx.behz);
+        let rb = &behz.ring_bsk;
+        let lift = |x: &RnsPoly<Coeff>| {
+            let mut mc = x.clone();
+            rq.mul_scalars_assign(&mut mc, &behz.m_tilde_mod_q).unwrap();
+            let mut ext = RnsPoly::<Coeff>::zero(rq.n(), rb.limbs() + 1);
+            behz.conv_q_to_bsk_mtilde
+                .fast_base_conv(&mc, &mut ext)
+                .unwrap();
+            let mut o: RnsPoly<Coeff> = rb.zero();
+            behz.sm_mrq.sm_mrq(&ext, &mut o).unwrap();
+            o
+        };
+        let lift2 = |x: [&RnsPoly<Coeff>; 2]| [lift(x[0]), lift(x[1])];
+        let la = lift2(a);
+        let lb = b.map(lift2);
+        let cq = intt3(rq, tensor_ref(rq, ntt2(rq, a), b.map(|b| ntt2(rq, b))));
+        let cb = intt3(
+            rb,
+            tensor_ref(
+                rb,
+                ntt2(rb, [&la[0], &la[1]]),
+                lb.as_ref().map(|l| ntt2(rb, [&l[0], &l[1]])),
+            ),
+        );
+        let mut out: [RnsPoly<Coeff>; 3] = [rq.zero(), rq.zero(), rq.zero()];
+        for ((mut x, mut y), o) in cq.into_iter().zip(cb).zip(out.iter_mut()) {
+            rq.mul_scalars_assign(&mut x, ctx.t_mod_q()).unwrap();
+            rb.mul_scalars_assign(&mut y, &behz.t_mod_bsk).unwrap();
+            let mut f: RnsPoly<Coeff> = rb.zero();
+            behz.floor.fast_rns_floor(&x, &y, &mut f).unwrap();
+            behz.sk_conv.convert(&f, o).unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn fused_kernels_match_the_reference() {
+        for (n, bits) in [(1024usize, vec![60u32, 60, 60]), (2048, vec![40, 50])] {
+            let params = BfvParameters::builder()
+                .degree(n)
+                .plain_modulus(65537)
+                .coeff_moduli_bits(&bits)
+                .build()
+                .unwrap();
+            let ctx = BfvContext::new(params).unwrap();
+            let mut rng = rng_from_seed([5; 32]);
+            let base = ctx.ring().base();
+            let p: Vec<RnsPoly<Coeff>> = (0..4)
+                .map(|_| sample_uniform::<Coeff, _>(&mut rng, base, n))
+                .collect();
+            let (a, b) = ([&p[0], &p[1]], [&p[2], &p[3]]);
+            let expect_hps = [hps_ref(&ctx, a, Some(b)), hps_ref(&ctx, a, None)];
+            let expect_behz = [behz_ref(&ctx, a, Some(b)), behz_ref(&ctx, a, None)];
+            for threads in [1usize, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    // Twice, so the second run uses pooled (stale) buffers.
+                    for _ in 0..2 {
+                        assert_eq!(multiply_hps(&ctx, a, Some(b)).unwrap(), expect_hps[0]);
+                        assert_eq!(multiply_hps(&ctx, a, None).unwrap(), expect_hps[1]);
+                        assert_eq!(multiply_behz(&ctx, a, Some(b)).unwrap(), expect_behz[0]);
+                        assert_eq!(multiply_behz(&ctx, a, None).unwrap(), expect_behz[1]);
+                    }
+                });
+            }
+        }
+    }
 }

@@ -18,6 +18,7 @@ mod lift_and_scale;
 pub mod noise;
 pub mod parameters;
 pub mod plaintext;
+mod scratch;
 
 pub use ciphertext::Ciphertext;
 pub use context::BfvContext;

@@ -1,0 +1,322 @@
+//! Reusable scratch buffers and the small helpers of the fused scheme-level
+//! kernels (multiplication, relinearization, encryption, decryption).
+//!
+//! # Scratch pool
+//!
+//! A multiplication at `n = 2^14` with six 60-bit limbs needs about 30 MiB
+//! of temporaries (NTT images of the inputs over `q` and the auxiliary
+//! base, the tensor, the scaled components, the key-switching digits).
+//! Allocating them afresh every time costs page faults and zeroing (about
+//! 10 % of a `mult_relin` before this pool existed), so every context owns a
+//! [`ScratchPool`]: a short list of word buffers that operations borrow with
+//! [`ScratchPool::take`] and hand back when the returned [`Scratch`] guard
+//! drops. After the first call a `mult_relin` allocates only the two
+//! polynomials of its result.
+//!
+//! Buffers come back with **stale contents**: every user overwrites all the
+//! words it reads. Buffers that held secret-dependent values (the secret
+//! key's NTT image times a ciphertext in decryption, the ephemeral `u` of
+//! encryption) are taken with [`ScratchPool::take_secret`], whose guard
+//! zeroizes them before they return to the pool.
+//!
+//! # Column chunks
+//!
+//! Base conversions and scalings are independent per coefficient. The
+//! fused kernels cut the `n` coefficients into chunks of [`CHUNK`] and let
+//! rayon tasks copy one chunk of every limb into a small polynomial
+//! ([`gather`]), run the conversion chain on it while it is in cache, and
+//! write the result back ([`scatter`]). The split does not depend on the
+//! number of threads, and each coefficient is computed by the same code, so
+//! results are identical for every thread count.
+
+use std::sync::Mutex;
+
+use rnsfhe_math::{Coeff, Modulus, RnsPoly};
+use zeroize::Zeroize;
+
+use crate::error::Result;
+
+/// Coefficients per column chunk of the conversion kernels: small enough
+/// that the chunk of every limb (a few hundred KiB) stays in L2, large
+/// enough that a task does tens of microseconds of work.
+pub(crate) const CHUNK: usize = 1024;
+
+/// Buffers kept by a pool; more are dropped when handed back.
+const MAX_POOLED: usize = 48;
+
+/// A pool of reusable `u64` buffers (see the module docs). Thread-safe;
+/// the lock is held only to push or pop a buffer.
+#[derive(Debug, Default)]
+pub(crate) struct ScratchPool {
+    bufs: Mutex<Vec<Vec<u64>>>,
+}
+
+impl ScratchPool {
+    /// A buffer of exactly `len` words with **unspecified contents**.
+    pub(crate) fn take(&self, len: usize) -> Scratch<'_> {
+        Scratch {
+            pool: self,
+            buf: self.pop(len),
+            secret: false,
+        }
+    }
+
+    /// Like [`ScratchPool::take`], but the buffer is zeroized when the guard
+    /// drops (for secret-dependent intermediates).
+    pub(crate) fn take_secret(&self, len: usize) -> Scratch<'_> {
+        Scratch {
+            pool: self,
+            buf: self.pop(len),
+            secret: true,
+        }
+    }
+
+    /// A buffer of `len` words for a result that leaves the pool (e.g. a
+    /// ciphertext polynomial): a pooled one when available, else fresh.
+    pub(crate) fn take_owned(&self, len: usize) -> Vec<u64> {
+        self.pop(len)
+    }
+
+    /// Returns a buffer (e.g. a consumed ciphertext polynomial) to the pool.
+    pub(crate) fn give(&self, buf: Vec<u64>) {
+        if buf.capacity() == 0 {
+            return;
+        }
+        let mut guard = match self.bufs.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if guard.len() < MAX_POOLED {
+            guard.push(buf);
+        }
+    }
+
+    fn pop(&self, len: usize) -> Vec<u64> {
+        let found = {
+            let mut guard = match self.bufs.lock() {
+                Ok(g) => g,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            // The smallest buffer that is large enough.
+            let best = guard
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.capacity() >= len)
+                .min_by_key(|(_, b)| b.capacity())
+                .map(|(i, _)| i);
+            best.map(|i| guard.swap_remove(i))
+        };
+        match found {
+            Some(mut b) => {
+                if b.len() >= len {
+                    b.truncate(len);
+                } else {
+                    b.resize(len, 0);
+                }
+                b
+            }
+            None => vec![0; len],
+        }
+    }
+}
+
+/// A buffer borrowed from a [`ScratchPool`]; returns to it on drop.
+#[derive(Debug)]
+pub(crate) struct Scratch<'a> {
+    pool: &'a ScratchPool,
+    buf: Vec<u64>,
+    secret: bool,
+}
+
+impl Scratch<'_> {
+    /// The words.
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [u64] {
+        &mut self.buf
+    }
+
+    /// The words, read-only.
+    pub(crate) fn as_slice(&self) -> &[u64] {
+        &self.buf
+    }
+}
+
+impl Drop for Scratch<'_> {
+    fn drop(&mut self) {
+        let mut buf = core::mem::take(&mut self.buf);
+        if self.secret {
+            buf.zeroize();
+            // `zeroize` on a Vec also clears its length; keep the capacity.
+        }
+        self.pool.give(buf);
+    }
+}
+
+/// Splits each of the `data.len() / n` rows of `data` into column chunks
+/// of `chunk` words and groups them by chunk: `out[c][i]` is row `i`,
+/// columns `c·chunk ..`.
+pub(crate) fn column_chunks(data: &mut [u64], n: usize, chunk: usize) -> Vec<Vec<&mut [u64]>> {
+    let chunk = chunk.clamp(1, n.max(1));
+    let count = n.div_ceil(chunk);
+    let rows = if n == 0 { 0 } else { data.len() / n };
+    let mut out: Vec<Vec<&mut [u64]>> = (0..count).map(|_| Vec::with_capacity(rows)).collect();
+    for row in data.chunks_exact_mut(n.max(1)) {
+        for (slot, piece) in out.iter_mut().zip(row.chunks_mut(chunk)) {
+            slot.push(piece);
+        }
+    }
+    out
+}
+
+/// Copies columns `start .. start + len` of the `limbs` rows of `src`
+/// (row length `n`) into `buf` and wraps it as a `limbs × len` polynomial.
+/// `buf` is reused (resized) to avoid allocations; get it back with
+/// [`RnsPoly::into_data`].
+pub(crate) fn gather(
+    src: &[u64],
+    n: usize,
+    start: usize,
+    len: usize,
+    mut buf: Vec<u64>,
+) -> Result<RnsPoly<Coeff>> {
+    let limbs = if n == 0 { 0 } else { src.len() / n };
+    buf.clear();
+    for row in src.chunks_exact(n.max(1)) {
+        buf.extend_from_slice(&row[start..start + len]);
+    }
+    Ok(RnsPoly::from_data(len, limbs, buf)?)
+}
+
+/// Like [`gather`], multiplying row `i` by the constant `w[i]` (Shoup
+/// quotient `ws[i]`) modulo `moduli[i]` on the way.
+pub(crate) fn gather_scaled(
+    src: &[u64],
+    n: usize,
+    start: usize,
+    len: usize,
+    (moduli, w, ws): (&[Modulus], &[u64], &[u64]),
+    mut buf: Vec<u64>,
+) -> Result<RnsPoly<Coeff>> {
+    let limbs = if n == 0 { 0 } else { src.len() / n };
+    buf.clear();
+    for (((row, m), &c), &cs) in src.chunks_exact(n.max(1)).zip(moduli).zip(w).zip(ws) {
+        buf.extend(
+            row[start..start + len]
+                .iter()
+                .map(|&x| m.mul_shoup(x, c, cs)),
+        );
+    }
+    Ok(RnsPoly::from_data(len, limbs, buf)?)
+}
+
+/// Writes the rows of a chunk polynomial into the row pieces `dst`.
+pub(crate) fn scatter(chunk: &RnsPoly<Coeff>, dst: &mut [&mut [u64]]) {
+    for (d, s) in dst.iter_mut().zip(chunk.limbs_iter()) {
+        d.copy_from_slice(s);
+    }
+}
+
+/// `dst ← src` lifted to `[0, 4p)` for a lazy forward NTT modulo `m`:
+/// a plain copy when every source word is below `bound ≤ 4p`, else a
+/// Barrett reduction.
+#[inline]
+pub(crate) fn lift_row(dst: &mut [u64], src: &[u64], bound: u64, m: &Modulus) {
+    if bound <= m.value().saturating_mul(4) {
+        dst.copy_from_slice(src);
+    } else {
+        for (d, &s) in dst.iter_mut().zip(src) {
+            *d = m.reduce(s);
+        }
+    }
+}
+
+/// `[c]_p` for a small signed `c` (`|c| < p`), branch-free (the sign of
+/// Gaussian or ternary samples is random, so a branch would mispredict
+/// half the time). Larger `|c|` fall back to a Barrett reduction.
+#[inline(always)]
+pub(crate) fn signed_word(c: i64, m: &Modulus) -> u64 {
+    let p = m.value();
+    if c.unsigned_abs() < p {
+        (c as u64).wrapping_add(p & ((c >> 63) as u64))
+    } else {
+        m.reduce_i64(c)
+    }
+}
+
+/// `dst[j] ← [c_j]_p` for small signed `c_j` (see [`signed_word`]).
+#[inline]
+pub(crate) fn signed_row(dst: &mut [u64], src: &[i64], m: &Modulus) {
+    for (d, &c) in dst.iter_mut().zip(src) {
+        *d = signed_word(c, m);
+    }
+}
+
+/// `row[j] ← row[j] + [c_j]_p` for small signed `c_j` (see [`signed_word`]).
+#[inline]
+pub(crate) fn add_signed_row(row: &mut [u64], src: &[i64], m: &Modulus) {
+    for (x, &c) in row.iter_mut().zip(src) {
+        *x = m.add(*x, signed_word(c, m));
+    }
+}
+
+/// Number of products `a·b` with `a < a_max` and `b < b_max` that can be
+/// added to an initial value below `2^64` in a `u128` without overflow
+/// (at least 1).
+pub(crate) fn u128_terms(a_max: u64, b_max: u64) -> usize {
+    let prod = (a_max as u128).saturating_mul(b_max as u128).max(1);
+    ((u128::MAX - u64::MAX as u128) / prod).clamp(1, usize::MAX as u128) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_reuses_and_resizes() {
+        let pool = ScratchPool::default();
+        {
+            let mut a = pool.take(100);
+            a.as_mut_slice().fill(7);
+            assert_eq!(a.as_slice().len(), 100);
+        }
+        let b = pool.take(50);
+        assert_eq!(b.as_slice().len(), 50);
+        drop(b);
+        let c = pool.take(200);
+        assert_eq!(c.as_slice().len(), 200);
+        {
+            let mut s = pool.take_secret(10);
+            s.as_mut_slice().fill(9);
+        }
+        // The secret buffer came back zeroized (empty, capacity kept).
+        let d = pool.take(10);
+        assert!(d.as_slice().iter().all(|&x| x != 9));
+    }
+
+    #[test]
+    fn chunks_gather_scatter_round_trip() {
+        let n = 10;
+        let mut data: Vec<u64> = (0..30).collect();
+        let src = data.clone();
+        let mut chunks = column_chunks(&mut data, n, 4);
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks[2][1], &[18, 19][..]);
+        let g = gather(&src, n, 4, 4, Vec::new()).unwrap();
+        assert_eq!(g.limb(2), &[24, 25, 26, 27]);
+        let zero = RnsPoly::<Coeff>::zero(4, 3);
+        scatter(&zero, &mut chunks[1]);
+        drop(chunks);
+        assert_eq!(&data[4..8], &[0, 0, 0, 0]);
+        assert_eq!(&data[0..4], &[0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn signed_rows() {
+        let m = Modulus::new(97).unwrap();
+        let mut d = vec![0u64; 4];
+        signed_row(&mut d, &[-1, 0, 1, -96], &m);
+        assert_eq!(d, [96, 0, 1, 1]);
+        add_signed_row(&mut d, &[1, -1, 96, 0], &m);
+        assert_eq!(d, [0, 96, 0, 1]);
+        assert_eq!(u128_terms(1 << 62, 1 << 60), 63);
+    }
+}
