@@ -22,6 +22,21 @@ pub struct Modulus {
     ratio_hi: u64,
     /// floor(2^64 / p).
     ratio64: u64,
+    /// `2^64 mod p`, for [`Modulus::reduce_u128`].
+    r64: u64,
+    /// Shoup quotient of `r64`.
+    r64_shoup: u64,
+}
+
+/// `x − m` if `x ≥ m`, else `x`, for `x < 2m` and `m < 2^62`, without a
+/// branch: the conditional subtractions of Barrett and Shoup products are
+/// unpredictable on uniformly random residues, and LLVM turns the `if`
+/// form into a branch in many loops (a misprediction costs more than the
+/// product). Computed as `d = x − m` plus `m` masked by the sign of `d`.
+#[inline(always)]
+const fn csub(x: u64, m: u64) -> u64 {
+    let d = x.wrapping_sub(m);
+    d.wrapping_add(m & ((d as i64 >> 63) as u64))
 }
 
 impl Modulus {
@@ -55,12 +70,16 @@ impl Modulus {
         } else {
             u64::MAX / p
         };
+        let r64 = ((1u128 << 64) % p as u128) as u64;
+        let r64_shoup = ((r64 as u128) << 64).div_euclid(p as u128) as u64;
         Ok(Self {
             p,
             bits: 64 - p.leading_zeros(),
             ratio_lo: ratio as u64,
             ratio_hi: (ratio >> 64) as u64,
             ratio64,
+            r64,
+            r64_shoup,
         })
     }
 
@@ -85,22 +104,15 @@ impl Modulus {
     /// `(a + b) mod p` for `a, b ∈ [0, p)`; output in `[0, p)`.
     #[inline(always)]
     pub const fn add(&self, a: u64, b: u64) -> u64 {
-        let s = a + b;
-        if s >= self.p {
-            s - self.p
-        } else {
-            s
-        }
+        csub(a + b, self.p)
     }
 
     /// `(a − b) mod p` for `a, b ∈ [0, p)`; output in `[0, p)`.
     #[inline(always)]
     pub const fn sub(&self, a: u64, b: u64) -> u64 {
-        if a >= b {
-            a - b
-        } else {
-            a + self.p - b
-        }
+        // a − b ∈ (−p, p): add p back when it wrapped (sign mask, no branch).
+        let d = a.wrapping_sub(b);
+        d.wrapping_add(self.p & ((d as i64 >> 63) as u64))
     }
 
     /// `−a mod p` for `a ∈ [0, p)`; output in `[0, p)`.
@@ -129,12 +141,7 @@ impl Modulus {
     /// Barrett reduction of any 64-bit value; output in `[0, p)`.
     #[inline(always)]
     pub const fn reduce(&self, x: u64) -> u64 {
-        let r = self.reduce_lazy(x);
-        if r >= self.p {
-            r - self.p
-        } else {
-            r
-        }
+        csub(self.reduce_lazy(x), self.p)
     }
 
     /// Barrett reduction of any 64-bit value without the final correction;
@@ -145,15 +152,32 @@ impl Modulus {
         x.wrapping_sub(q.wrapping_mul(self.p))
     }
 
+    /// Reduction of any 128-bit value; output in `[0, p)`.
+    ///
+    /// Writes `x = H·2^64 + L` and uses `x ≡ H·[2^64]_p + L (mod p)`: the
+    /// first term by Shoup's product with the constant `[2^64]_p` (valid for
+    /// any word `H`, result in `[0, 2p)`), the second by the 64-bit Barrett
+    /// step of [`Modulus::reduce_lazy`] (`[0, 2p)`); the sum is below
+    /// `4p < 2^63` and two branch-free conditional subtractions finish it.
+    /// Four word products instead of the five (and the carry handling) of
+    /// the 128-bit Barrett reduction of 000 §V.A, Algorithm 3, which
+    /// [`Modulus::reduce_u128_barrett`] keeps as the reference.
+    #[inline(always)]
+    pub const fn reduce_u128(&self, x: u128) -> u64 {
+        let hi = self.mul_shoup_lazy((x >> 64) as u64, self.r64, self.r64_shoup);
+        let lo = self.reduce_lazy(x as u64);
+        csub(csub(hi + lo, 2 * self.p), self.p)
+    }
+
     /// Barrett reduction of any 128-bit value (000 §V.A, Algorithm 3);
-    /// output in `[0, p)`.
+    /// output in `[0, p)`. Same result as [`Modulus::reduce_u128`].
     ///
     /// The quotient estimate `⌊x · ⌊2^128/p⌋ / 2^128⌋` is computed exactly
     /// and is at most 2 below `⌊x/p⌋`, so the remainder lies in `[0, 3p)`,
     /// fits a word because `p < 2^61`, and two conditional subtractions
     /// finish it.
     #[inline(always)]
-    pub const fn reduce_u128(&self, x: u128) -> u64 {
+    pub const fn reduce_u128_barrett(&self, x: u128) -> u64 {
         let x0 = x as u64;
         let x1 = (x >> 64) as u64;
         let lo_lo = ((x0 as u128 * self.ratio_lo as u128) >> 64) as u64;
@@ -166,14 +190,8 @@ impl Modulus {
         let q = (x1 as u128 * self.ratio_hi as u128)
             .wrapping_add(mid >> 64)
             .wrapping_add(carry << 64);
-        let mut r = x0.wrapping_sub((q as u64).wrapping_mul(self.p));
-        if r >= self.p {
-            r -= self.p;
-        }
-        if r >= self.p {
-            r -= self.p;
-        }
-        r
+        let r = x0.wrapping_sub((q as u64).wrapping_mul(self.p));
+        csub(csub(r, 2 * self.p), self.p)
     }
 
     /// Reduces a signed 64-bit value; output in `[0, p)`.
@@ -227,12 +245,7 @@ impl Modulus {
     /// output in `[0, p)`.
     #[inline(always)]
     pub const fn mul_shoup(&self, a: u64, w: u64, w_shoup: u64) -> u64 {
-        let r = self.mul_shoup_lazy(a, w, w_shoup);
-        if r >= self.p {
-            r - self.p
-        } else {
-            r
-        }
+        csub(self.mul_shoup_lazy(a, w, w_shoup), self.p)
     }
 
     /// `a^e mod p` by square-and-multiply; `a` any word, output in `[0, p)`.
@@ -450,6 +463,7 @@ mod tests {
             }
             for x in xs {
                 assert_eq!(m.reduce_u128(x) as u128, x % p as u128, "p={p} x={x}");
+                assert_eq!(m.reduce_u128_barrett(x), m.reduce_u128(x), "p={p} x={x}");
                 let lo = x as u64;
                 assert_eq!(m.reduce(lo), lo % p);
                 let lz = m.reduce_lazy(lo);

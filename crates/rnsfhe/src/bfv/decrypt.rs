@@ -184,7 +184,7 @@ struct SecretBuf(Vec<u64>);
 
 impl Drop for SecretBuf {
     fn drop(&mut self) {
-        self.0.zeroize();
+        self.0.as_mut_slice().zeroize();
     }
 }
 

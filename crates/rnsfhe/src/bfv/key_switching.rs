@@ -228,6 +228,7 @@ const ACC_TILE: usize = 64;
 /// the old value when `first`), accumulating each tile in `u128` and
 /// reducing once. `drows` holds at least `keys.len()` rows of `n` digits in
 /// `[0, 4p)`; the group is small enough that the sums fit (`u128_terms`).
+#[inline(never)]
 fn accumulate(
     m: &Modulus,
     drows: &[u64],

@@ -46,6 +46,7 @@ use crate::error::{Error, Result};
 /// The tensor of one limb, in place. On entry `rows = [a_0, a_1, b_0, b_1]`
 /// in coefficient form (`[a_0, a_1, ·, ·]` when squaring); on exit
 /// `rows[0..3] = [c_0, c_1, c_2]` in coefficient form, canonical.
+#[inline(never)]
 fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> {
     let m = *t.modulus();
     let [r0, r1, r2, r3] = rows;
