@@ -2,25 +2,183 @@
 //! `FastBaseConv_I` (000 §II.D.1 eq. 4; 002 §2.2) and the exact
 //! `FastBaseConv_F` with a floating-point estimate of the overflow
 //! (000 §II.D.2 eq. 5; HPS).
+//!
+//! # Layout of the kernels
+//!
+//! Both conversions work on tiles of `TILE` (128) coefficients. For a tile the
+//! first pass walks the input rows (contiguous slices) and writes
+//! `y_i = [x_i · q̂_i^{-1}]_{q_i}` into a small coefficient-major scratch
+//! buffer, so that the `k` values of one coefficient are adjacent. The
+//! second pass walks the output rows (contiguous again) and for each
+//! coefficient forms the inner product of its `y` column with the
+//! precomputed row `[q̂_i]_{p_j}`, accumulated lazily in a `u128` with one
+//! Barrett reduction per block of products (000 §V.A, Algorithm 3). The
+//! scratch (a few KiB) stays in L1; nothing is allocated per coefficient.
 
-use crate::error::Result;
+use num_bigint::BigUint;
+use num_traits::Zero;
+
+use crate::error::{check_shape, Result};
+use crate::modulus::{lazy_block_len, Modulus};
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
 
+/// Number of coefficients processed together by the tiled conversion and
+/// scaling kernels. `TILE · (k + 1)` words of scratch (8 KiB for `k = 8`)
+/// stay in L1 while every input and output row is still read and written as
+/// a contiguous run of `TILE` words.
+pub(crate) const TILE: usize = 128;
+
+/// Largest bit length among the moduli of `base` (at least 1).
+pub(crate) fn max_bits(base: &RnsBase) -> u32 {
+    base.moduli()
+        .iter()
+        .map(Modulus::bits)
+        .max()
+        .unwrap_or(Modulus::MAX_BITS)
+}
+
+/// Number of products `a · b` (`a < 2^a_bits`, `b < 2^b_bits`) that can be
+/// summed on top of an initial accumulator value below `2^127` without
+/// overflowing a `u128`: half of [`lazy_block_len`] (000 §V.A), at least 1.
+///
+/// Halving costs nothing for the common sizes (60-bit operands: 128 terms
+/// per block; 61-bit: 32) and leaves room for the correction terms that the
+/// callers fold into the accumulator (`v · [−q]_{p_j}`, the rounded
+/// fractional sum of the scalers).
+pub(crate) fn half_block_len(a_bits: u32, b_bits: u32) -> usize {
+    (lazy_block_len(a_bits, b_bits) / 2).max(1)
+}
+
+/// `(init + Σ a_i · w_i) mod m`, accumulated lazily in a `u128` with one
+/// Barrett reduction per `block` products (000 §V.A).
+///
+/// Requires `init < 2^127` and every product below `2^128 / (2 · block)`,
+/// which [`half_block_len`] guarantees; the output is in `[0, m)`. Wrapping
+/// adds keep this panic-free even if a caller breaks the range contract
+/// (the value is then meaningless, but nothing aborts).
+#[inline(always)]
+pub(crate) fn lazy_dot(m: &Modulus, init: u128, a: &[u64], w: &[u64], block: usize) -> u64 {
+    if a.len() <= block {
+        let mut acc = init;
+        for (&x, &y) in a.iter().zip(w) {
+            acc = acc.wrapping_add(x as u128 * y as u128);
+        }
+        m.reduce_u128(acc)
+    } else {
+        lazy_dot_blocked(m, init, a, w, block)
+    }
+}
+
+/// The multi-block case of [`lazy_dot`] (more than `block` terms, e.g. 64
+/// limbs of 61 bits): reduce after each block so that the next block again
+/// starts from a value below `2^61 < 2^127`.
+#[inline(never)]
+fn lazy_dot_blocked(m: &Modulus, init: u128, a: &[u64], w: &[u64], block: usize) -> u64 {
+    let mut acc = init;
+    for (ca, cw) in a.chunks(block).zip(w.chunks(block)) {
+        for (&x, &y) in ca.iter().zip(cw) {
+            acc = acc.wrapping_add(x as u128 * y as u128);
+        }
+        acc = m.reduce_u128(acc) as u128;
+    }
+    // `acc` was reduced after the last block, so it is already below m.
+    acc as u64
+}
+
+/// `x mod m` for a big integer, as a word (precomputation and the rare exact
+/// fallbacks only).
+pub(crate) fn big_mod(x: &BigUint, m: u64) -> u64 {
+    (x % m).iter_u64_digits().next().unwrap_or(0)
+}
+
+/// A big integer known to be below `2^128`, as a `u128` (low 128 bits).
+pub(crate) fn big_to_u128(x: &BigUint) -> u128 {
+    let mut digits = x.iter_u64_digits();
+    let lo = digits.next().unwrap_or(0) as u128;
+    let hi = digits.next().unwrap_or(0) as u128;
+    lo | (hi << 64)
+}
+
 /// Precomputation for converting from base `q = {q_i}` (k moduli) to base
 /// `p = {p_j}` (k' moduli): `[q̂_i^{-1}]_{q_i}`, `[q̂_i]_{p_j}`, `[q]_{p_j}`, `1/q_i`.
+///
+/// Both conversions are the CRT sum of 000 eq. 2 evaluated modulo each
+/// `p_j`: with `y_i = [x_i · q̂_i^{-1}]_{q_i}`,
+/// `Σ_i y_i · q̂_i = x + v·q` for the integer `v = ⌊Σ_i y_i / q_i⌋ ∈ [0, k)`
+/// (`x ∈ [0, q)`). `FastBaseConv_I` keeps the overflow `v·q`;
+/// `FastBaseConv_F` estimates it and subtracts it.
 #[derive(Clone, Debug)]
 pub struct BaseConverter {
     from: RnsBase,
     to: RnsBase,
+    /// `k'` rows of `k + 1` words: row `j` is
+    /// `[q̂_0]_{p_j}, …, [q̂_{k−1}]_{p_j}, [−q]_{p_j}`. The last column
+    /// multiplies the overflow estimate `v` in `FastBaseConv_F`, so eq. 5 is a
+    /// single `(k+1)`-term inner product.
+    weights: Vec<u64>,
+    /// Products summed per Barrett reduction in `FastBaseConv_I` (factors
+    /// `y_i < q_i` and `[q̂_i]_{p_j} < p_j`).
+    block_i: usize,
+    /// Same for `FastBaseConv_F`, whose extra factor `v ≤ k` may be wider
+    /// than the `q_i` when those are tiny.
+    block_f: usize,
+    /// Lower end `1/2 − ε` of the ambiguous band of `FastBaseConv_F`.
+    band_lo: f64,
+    /// Upper end `1/2 + ε` of the ambiguous band of `FastBaseConv_F`.
+    band_hi: f64,
+    /// `q̂_i` as big integers, for the exact fallback only.
+    q_hat_big: Vec<BigUint>,
 }
 
 impl BaseConverter {
     /// Precomputes the constants. The two bases may share no modulus
     /// restriction other than both being valid bases.
+    ///
+    /// Cost: `O(k · k')` big-integer reductions, once.
     pub fn new(from: &RnsBase, to: &RnsBase) -> Result<Self> {
-        let _ = (from, to);
-        todo!("helper B")
+        let k = from.len();
+        let mut weights = Vec::with_capacity(to.len() * (k + 1));
+        for m in to.moduli() {
+            weights.extend(from.q_hat_mod(m));
+            weights.push(m.neg(from.product_mod(m)));
+        }
+        let q_bits = max_bits(from);
+        let p_bits = max_bits(to);
+        // v ≤ k, so it has at most bits(k) bits.
+        let v_bits = usize::BITS - k.leading_zeros();
+        let eps = Self::estimate_error_bound(k);
+        let q = from.product();
+        Ok(Self {
+            from: from.clone(),
+            to: to.clone(),
+            weights,
+            block_i: half_block_len(q_bits, p_bits),
+            block_f: half_block_len(q_bits.max(v_bits), p_bits),
+            band_lo: 0.5 - eps,
+            band_hi: 0.5 + eps,
+            q_hat_big: from.moduli().iter().map(|m| q / m.value()).collect(),
+        })
+    }
+
+    /// Certified bound `ε = (k² + 4k) · 2^-53` on `|ŝ − s|`, where
+    /// `s = Σ_i y_i / q_i` and `ŝ` is its `f64` estimate in
+    /// [`BaseConverter::fast_base_conv_exact`].
+    ///
+    /// Derivation, with the unit roundoff `u = 2^-53` (round to nearest):
+    /// each term is `fl(fl(y_i) · fl(1/q_i))`; the conversion of `y_i < 2^61`
+    /// to `f64`, the rounding of `1/q_i` and the product each contribute a
+    /// relative error of at most `u`, so since `y_i/q_i < 1` the term is off
+    /// by at most `(1+u)^3 − 1 < 3.0001·u` and is itself below `1 + 4u`.
+    /// Recursive summation of `k` terms: the `m`-th addition rounds a
+    /// partial sum below `1.0001·m` (`k ≤ 256`), adding at most
+    /// `1.0001·m·u`. In total `|ŝ − s| ≤ u·(3.0001·k + 1.0001·k(k+1)/2)
+    /// ≤ (k² + 4k)·u`. For `k = 64` this is `2^-40.9`, for `k = 256`
+    /// `2^-36.9`; the band `1/2 ± ε` is exactly representable because `ε`
+    /// is a small multiple of `2^-53`.
+    fn estimate_error_bound(k: usize) -> f64 {
+        let k = k as f64;
+        (k * k + 4.0 * k) * f64::EPSILON / 2.0
     }
 
     /// The source base `q`.
@@ -33,28 +191,571 @@ impl BaseConverter {
         &self.to
     }
 
+    /// The half-width `ε` of the band around `1/2` in which
+    /// [`BaseConverter::fast_base_conv_exact`] does not trust its `f64`
+    /// estimate and recomputes the overflow exactly.
+    pub fn ambiguity_bound(&self) -> f64 {
+        self.band_hi - 0.5
+    }
+
+    fn check_shapes(&self, input: &RnsPoly<Coeff>, output: &RnsPoly<Coeff>) -> Result<()> {
+        check_shape("input limb count", self.from.len(), input.limbs())?;
+        check_shape("output limb count", self.to.len(), output.limbs())?;
+        check_shape("ring degree", input.n(), output.n())
+    }
+
+    /// First pass over one tile: for each input row `i` (a contiguous
+    /// slice), `y[c·stride + i] = [x_i[start + c] · q̂_i^{-1}]_{q_i}` by Shoup
+    /// multiplication (000 eq. 4), for `c < len`. `y_i ∈ [0, q_i)` for any
+    /// 64-bit input word.
+    ///
+    /// With `SUM`, also `s[c] = Σ_i y_i · fl(1/q_i)` in `f64`, summed in the
+    /// order `i = 0..k` that the error bound of `estimate_error_bound`
+    /// assumes; doing it row by row lets the independent coefficients
+    /// pipeline instead of forming one serial chain of additions.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn load_y<const SUM: bool>(
+        &self,
+        input: &[u64],
+        n: usize,
+        start: usize,
+        len: usize,
+        y: &mut [u64],
+        stride: usize,
+        s: &mut [f64],
+    ) {
+        if SUM {
+            s[..len].fill(0.0);
+        }
+        let rows = input.chunks_exact(n);
+        let consts = self
+            .from
+            .moduli()
+            .iter()
+            .zip(self.from.q_hat_inv())
+            .zip(self.from.q_hat_inv_shoup())
+            .zip(self.from.inv_f64());
+        for (i, (row, (((m, &w), &w_shoup), &inv))) in rows.zip(consts).enumerate() {
+            let src = &row[start..start + len];
+            let cols = y.chunks_exact_mut(stride).zip(src);
+            if SUM {
+                for ((yc, &x), sc) in cols.zip(s.iter_mut()) {
+                    let yi = m.mul_shoup(x, w, w_shoup);
+                    yc[i] = yi;
+                    // y_i < 2^61 < 2^63: the signed conversion is exact in
+                    // range and a single instruction on x86-64.
+                    *sc += (yi as i64) as f64 * inv;
+                }
+            } else {
+                for (yc, &x) in cols {
+                    yc[i] = m.mul_shoup(x, w, w_shoup);
+                }
+            }
+        }
+    }
+
     /// `FastBaseConv_I` (000 eq. 4): for each coefficient with residues
     /// `x_i ∈ [0, q_i)` of `x ∈ [0, q)`, writes
     /// `Σ_i [x_i q̂_i^{-1}]_{q_i} · q̂_i mod p_j = (x + v·q) mod p_j` with
     /// `0 ≤ v < k`. `input` has `k` limbs, `output` `k'` limbs, same `n`.
+    ///
+    /// The overflow is `v = ⌊Σ_i y_i/q_i⌋ < k` because each `y_i/q_i < 1`.
+    /// Output residues are canonical, in `[0, p_j)`. Cost per coefficient:
+    /// `k` Shoup products, `k·k'` word products and one Barrett reduction
+    /// per output limb and block (000 §II.D.1.a, §V.A). Errors with
+    /// [`crate::MathError::ShapeMismatch`] on mismatched limb counts or degrees.
     pub fn fast_base_conv(
         &self,
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        let _ = (input, output);
-        todo!("helper B")
+        self.check_shapes(input, output)?;
+        let n = input.n();
+        if n == 0 {
+            return Ok(());
+        }
+        let k = self.from.len();
+        let mut y = vec![0u64; TILE * k];
+        let in_data = input.data();
+        let out_data = output.data_mut();
+        for start in (0..n).step_by(TILE) {
+            let len = TILE.min(n - start);
+            self.load_y::<false>(in_data, n, start, len, &mut y, k, &mut []);
+            let rows = out_data
+                .chunks_exact_mut(n)
+                .zip(self.to.moduli())
+                .zip(self.weights.chunks_exact(k + 1));
+            for ((row, m), w) in rows {
+                let w = &w[..k];
+                for (o, yc) in row[start..start + len].iter_mut().zip(y.chunks_exact(k)) {
+                    *o = lazy_dot(m, 0, yc, w, self.block_i);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `FastBaseConv_F` (000 eq. 5), exact: writes `[x]_q mod p_j` where
     /// `[x]_q ∈ [−q/2, q/2)` is the centered representative, for every
     /// input. See the implementation notes for the precision argument.
+    ///
+    /// Input residues in `[0, q_i)` (any word is accepted and reduced by
+    /// the Shoup step); output residues in `[0, p_j)`.
+    ///
+    /// Method: with `y_i = [x_i q̂_i^{-1}]_{q_i}` and `s = Σ_i y_i/q_i`, the
+    /// centered value is `Σ_i y_i q̂_i − v·q` with `v = ⌊s + 1/2⌋` (so
+    /// `x = q/2`, possible for even `q`, maps to `−q/2`). `s` is estimated in
+    /// `f64` as `ŝ` with the certified error `|ŝ − s| ≤ ε = (k² + 4k)·2^-53`
+    /// (see `estimate_error_bound`). When the fractional part of `ŝ` lies
+    /// outside `[1/2 − ε, 1/2 + ε]`, `⌊ŝ + 1/2⌋ = ⌊s + 1/2⌋` is certain.
+    /// Otherwise (only if `x/q` is within about `ε` of `1/2`: probability
+    /// about `2ε ≈ k²·2^-52` on uniform inputs, e.g. `x = (q ± 1)/2` with a
+    /// large `q`) `v` is recomputed exactly as `⌊(2·Σ y_i q̂_i + q) / 2q⌋`
+    /// with big integers. That fallback allocates but is off the hot path.
+    /// Finally `out_j = Σ_i y_i [q̂_i]_{p_j} + v·[−q]_{p_j} mod p_j`, one
+    /// lazily reduced `(k+1)`-term inner product per output limb.
+    ///
+    /// Errors with [`crate::MathError::ShapeMismatch`] on mismatched limb
+    /// counts or degrees.
     pub fn fast_base_conv_exact(
         &self,
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        let _ = (input, output);
-        todo!("helper B")
+        self.check_shapes(input, output)?;
+        let n = input.n();
+        if n == 0 {
+            return Ok(());
+        }
+        let k = self.from.len();
+        let stride = k + 1;
+        let mut y = vec![0u64; TILE * stride];
+        let mut s = vec![0f64; TILE];
+        let in_data = input.data();
+        let out_data = output.data_mut();
+        for start in (0..n).step_by(TILE) {
+            let len = TILE.min(n - start);
+            self.load_y::<true>(in_data, n, start, len, &mut y, stride, &mut s);
+            for (yc, &sc) in y.chunks_exact_mut(stride).zip(&s[..len]) {
+                let v = match self.overflow_fast(sc) {
+                    Some(v) => v,
+                    None => self.overflow_exact(&yc[..k]),
+                };
+                yc[k] = v;
+            }
+            let rows = out_data
+                .chunks_exact_mut(n)
+                .zip(self.to.moduli())
+                .zip(self.weights.chunks_exact(stride));
+            for ((row, m), w) in rows {
+                for (o, yc) in row[start..start + len]
+                    .iter_mut()
+                    .zip(y.chunks_exact(stride))
+                {
+                    *o = lazy_dot(m, 0, yc, w, self.block_f);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `v = ⌊s + 1/2⌋` from the estimate `ŝ`, or `None` when the fractional
+    /// part of `ŝ` is within `ε` of `1/2` and the rounding is not certain.
+    ///
+    /// `ŝ ∈ [0, k + 1)`, so the truncating cast is the floor, and
+    /// `ŝ − ⌊ŝ⌋` is computed exactly (it is a multiple of `ulp(ŝ)` below
+    /// `ŝ`). If `frac < 1/2 − ε` then `s ∈ (⌊ŝ⌋ − ε, ⌊ŝ⌋ + 1/2)` rounds to
+    /// `⌊ŝ⌋`; if `frac > 1/2 + ε` then `s ∈ (⌊ŝ⌋ + 1/2, ⌊ŝ⌋ + 1 + ε)` rounds
+    /// to `⌊ŝ⌋ + 1` (using `ε < 1/2`).
+    #[inline(always)]
+    fn overflow_fast(&self, s: f64) -> Option<u64> {
+        let fl = s as u64;
+        let frac = s - fl as f64;
+        if frac >= self.band_lo && frac <= self.band_hi {
+            None
+        } else {
+            Some(fl + u64::from(frac > 0.5))
+        }
+    }
+
+    /// Exact `v = ⌊Σ y_i/q_i + 1/2⌋ = ⌊(2·Σ y_i q̂_i + q) / 2q⌋` with big
+    /// integers: the rare fallback of `FastBaseConv_F` (see
+    /// [`BaseConverter::fast_base_conv_exact`]). Allocates.
+    #[cold]
+    #[inline(never)]
+    fn overflow_exact(&self, y: &[u64]) -> u64 {
+        let mut sum = BigUint::zero();
+        for (&yi, qh) in y.iter().zip(&self.q_hat_big) {
+            sum += qh * yi;
+        }
+        let q = self.from.product();
+        let v = ((sum << 1u32) + q) / (q << 1u32);
+        v.iter_u64_digits().next().unwrap_or(0)
+    }
+
+    /// The overflow estimate of `FastBaseConv_F` for a single coefficient
+    /// given its residues `x_i` (test helper): `(v, used_fallback)`.
+    #[cfg(test)]
+    fn overflow_of(&self, x: &[u64]) -> (u64, bool) {
+        let y: Vec<u64> = x
+            .iter()
+            .zip(self.from.moduli())
+            .zip(
+                self.from
+                    .q_hat_inv()
+                    .iter()
+                    .zip(self.from.q_hat_inv_shoup()),
+            )
+            .map(|((&xi, m), (&w, &ws))| m.mul_shoup(xi, w, ws))
+            .collect();
+        let mut s = 0f64;
+        for (&yi, &inv) in y.iter().zip(self.from.inv_f64()) {
+            s += (yi as i64) as f64 * inv;
+        }
+        match self.overflow_fast(s) {
+            Some(v) => (v, false),
+            None => (self.overflow_exact(&y), true),
+        }
+    }
+}
+
+/// Helpers shared by the tests of this module and of `scaling`: prime
+/// generation (independent of `prime.rs`), residues of big integers, and
+/// big-integer reference values.
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+pub(crate) mod test_util {
+    use num_bigint::BigUint;
+
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+
+    fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
+        (a as u128 * b as u128 % m as u128) as u64
+    }
+
+    fn pow_mod(mut a: u64, mut e: u64, m: u64) -> u64 {
+        let mut r = 1 % m;
+        while e > 0 {
+            if e & 1 == 1 {
+                r = mul_mod(r, a, m);
+            }
+            a = mul_mod(a, a, m);
+            e >>= 1;
+        }
+        r
+    }
+
+    /// Deterministic Miller-Rabin for 64-bit integers.
+    pub fn is_prime(n: u64) -> bool {
+        if n < 2 {
+            return false;
+        }
+        const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
+        for &p in &BASES {
+            if n % p == 0 {
+                return n == p;
+            }
+        }
+        let mut d = n - 1;
+        let mut s = 0;
+        while d % 2 == 0 {
+            d /= 2;
+            s += 1;
+        }
+        'outer: for &a in &BASES {
+            let mut x = pow_mod(a, d, n);
+            if x == 1 || x == n - 1 {
+                continue;
+            }
+            for _ in 1..s {
+                x = mul_mod(x, x, n);
+                if x == n - 1 {
+                    continue 'outer;
+                }
+            }
+            return false;
+        }
+        true
+    }
+
+    /// The `count` largest primes below `2^bits` with `p ≡ 1 mod 2^17`,
+    /// descending.
+    pub fn ntt_primes(bits: u32, count: usize) -> Vec<u64> {
+        let step = 1u64 << 17;
+        let mut c = (1u64 << bits) - step + 1;
+        let mut out = Vec::with_capacity(count);
+        while out.len() < count {
+            if is_prime(c) {
+                out.push(c);
+            }
+            c -= step;
+        }
+        out
+    }
+
+    /// Residues of `x` modulo each modulus of `base`.
+    pub fn residues(x: &BigUint, base: &RnsBase) -> Vec<u64> {
+        base.moduli()
+            .iter()
+            .map(|m| (x % m.value()).iter_u64_digits().next().unwrap_or(0))
+            .collect()
+    }
+
+    /// The RNS polynomial whose coefficient `c` is `xs[c] mod q`.
+    pub fn poly_of(xs: &[BigUint], base: &RnsBase) -> RnsPoly<Coeff> {
+        let n = xs.len();
+        let mut p = RnsPoly::<Coeff>::zero(n, base.len());
+        for (c, x) in xs.iter().enumerate() {
+            for (i, r) in residues(x, base).into_iter().enumerate() {
+                p.limb_mut(i)[c] = r;
+            }
+        }
+        p
+    }
+
+    /// The values `0, 1, 2, q−2, q−1` and everything within 3 of `q/2`
+    /// (`(q ± 1)/2`, `⌊q/2⌋`, …), all reduced into `[0, q)`.
+    pub fn edge_values(q: &BigUint) -> Vec<BigUint> {
+        let half = q >> 1u32;
+        let mut v: Vec<BigUint> = vec![0u32.into(), 1u32.into(), 2u32.into()];
+        if q > &BigUint::from(2u32) {
+            v.push(q - 2u32);
+        }
+        v.push(q - 1u32);
+        for d in 0u32..=3 {
+            v.push(&half + d);
+            if half >= BigUint::from(d) {
+                v.push(&half - d);
+            }
+        }
+        v.into_iter().map(|x| x % q).collect()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::test_util::*;
+    use super::*;
+    use crate::error::MathError;
+    use num_bigint::RandBigInt;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    /// Reference `[x]_q mod p` for `x ∈ [0, q)`, centered in `[−q/2, q/2)`.
+    fn centered_mod(x: &BigUint, q: &BigUint, p: u64) -> u64 {
+        let xp = big_mod(x, p);
+        if x << 1u32 >= *q {
+            // x − q ≡ xp − (q mod p)
+            let qp = big_mod(q, p);
+            (xp + p - qp) % p
+        } else {
+            xp
+        }
+    }
+
+    /// Random and edge inputs in `[0, q)`.
+    fn inputs(q: &BigUint, rng: &mut ChaCha20Rng, random: usize) -> Vec<BigUint> {
+        let mut xs = edge_values(q);
+        let half = q >> 1u32;
+        for _ in 0..random {
+            xs.push(rng.gen_biguint_below(q));
+        }
+        // Close to q/2 (the ambiguous band of FastBaseConv_F for large q).
+        for _ in 0..4 {
+            let d = rng.gen_biguint_below(&BigUint::from(1_000_000u32));
+            xs.push((&half + &d) % q);
+            if half >= d {
+                xs.push(&half - &d);
+            }
+        }
+        xs
+    }
+
+    /// Checks both conversions on `xs` against the big-integer reference.
+    fn check_conversions(from: &RnsBase, to: &RnsBase, xs: &[BigUint]) {
+        let conv = BaseConverter::new(from, to).unwrap();
+        let q = from.product();
+        let k = from.len() as u64;
+        let input = poly_of(xs, from);
+        let mut out_i = RnsPoly::<Coeff>::zero(xs.len(), to.len());
+        let mut out_f = RnsPoly::<Coeff>::zero(xs.len(), to.len());
+        conv.fast_base_conv(&input, &mut out_i).unwrap();
+        conv.fast_base_conv_exact(&input, &mut out_f).unwrap();
+        for (c, x) in xs.iter().enumerate() {
+            // FastBaseConv_F: exactly the centered value.
+            for (j, m) in to.moduli().iter().enumerate() {
+                assert_eq!(
+                    out_f.limb(j)[c],
+                    centered_mod(x, q, m.value()),
+                    "exact conv: k={k} p_j={} x={x}",
+                    m.value()
+                );
+            }
+            // FastBaseConv_I: out_j ≡ x + v·q (mod p_j) for one v ∈ [0, k)
+            // shared by all limbs.
+            let limbs: Vec<(u64, u64, &Modulus)> = to
+                .moduli()
+                .iter()
+                .enumerate()
+                .map(|(j, m)| {
+                    (
+                        m.sub(out_i.limb(j)[c], big_mod(x, m.value())),
+                        from.product_mod(m),
+                        m,
+                    )
+                })
+                .collect();
+            let v = (0..k).find(|&v| {
+                limbs
+                    .iter()
+                    .all(|&(d, qm, m)| m.mul(v % m.value(), qm) == d)
+            });
+            assert!(
+                v.is_some(),
+                "no overflow v < k={k} explains the output for x={x}"
+            );
+        }
+    }
+
+    #[test]
+    fn conversions_match_bigint_same_size() {
+        let mut rng = ChaCha20Rng::seed_from_u64(10);
+        for bits in [30u32, 50, 60, 61] {
+            let primes = ntt_primes(bits, 64 + 65);
+            for k in [1usize, 2, 8, 40, 64] {
+                let from = RnsBase::new(&primes[..k]).unwrap();
+                let to = RnsBase::new(&primes[k..2 * k + 1]).unwrap();
+                let xs = inputs(from.product(), &mut rng, 24);
+                check_conversions(&from, &to, &xs);
+            }
+        }
+    }
+
+    #[test]
+    fn conversions_match_bigint_mixed_sizes() {
+        let mut rng = ChaCha20Rng::seed_from_u64(11);
+        let p30 = ntt_primes(30, 70);
+        let p61 = ntt_primes(61, 70);
+        let p50 = ntt_primes(50, 10);
+        let cases: Vec<(Vec<u64>, Vec<u64>)> = vec![
+            (p30[..8].to_vec(), p61[..9].to_vec()),
+            (p61[..40].to_vec(), p30[..3].to_vec()),
+            (p30[..64].to_vec(), p61[..2].to_vec()),
+            (p61[..64].to_vec(), p61[64..70].to_vec()),
+            // Mixed widths inside one base and a tiny target modulus.
+            (
+                vec![p30[0], p61[0], p50[0], 65537],
+                vec![p50[1], 3, 1 << 20],
+            ),
+            // Even moduli in the source: x = q/2 must map to −q/2.
+            (vec![1 << 20, p30[0], p61[0]], vec![p50[0], p50[1]]),
+            (vec![2, 3, 5, 7], vec![p30[0]]),
+            // Non-coprime bases (allowed): the target shares q's modulus.
+            (vec![p50[0], p50[1]], vec![p50[1], p61[0]]),
+        ];
+        for (qv, pv) in cases {
+            let from = RnsBase::new(&qv).unwrap();
+            let to = RnsBase::new(&pv).unwrap();
+            let xs = inputs(from.product(), &mut rng, 24);
+            check_conversions(&from, &to, &xs);
+        }
+    }
+
+    #[test]
+    fn exact_conversion_ambiguous_band_uses_fallback() {
+        for (bits, k) in [(60u32, 2usize), (60, 8), (61, 40), (50, 64), (30, 8)] {
+            let primes = ntt_primes(bits, 2 * k + 1);
+            let from = RnsBase::new(&primes[..k]).unwrap();
+            let to = RnsBase::new(&primes[k..]).unwrap();
+            let conv = BaseConverter::new(&from, &to).unwrap();
+            let q = from.product();
+            // q is odd: (q−1)/2 is the largest non-negative centered value,
+            // (q+1)/2 the most negative one, −(q−1)/2.
+            let lo = (q - 1u32) >> 1u32;
+            let hi = (q + 1u32) >> 1u32;
+            let xs: Vec<BigUint> = vec![
+                &lo - 2u32,
+                &lo - 1u32,
+                lo.clone(),
+                hi.clone(),
+                &hi + 1u32,
+                &hi + 2u32,
+            ];
+            check_conversions(&from, &to, &xs);
+            for x in [&lo, &hi] {
+                let (v, fallback) = conv.overflow_of(&residues(x, &from));
+                // x/q is 1/(2q) from 1/2; the f64 estimate cannot separate
+                // that from 1/2 once q ≫ 1/ε.
+                if from.product_bits() > 64 {
+                    assert!(fallback, "bits={bits} k={k}: fast path claimed certainty");
+                }
+                let sum: BigUint = residues(x, &from)
+                    .iter()
+                    .zip(from.moduli())
+                    .zip(from.q_hat_inv())
+                    .map(|((&xi, m), &w)| BigUint::from(m.mul(xi, w)) * (q / m.value()))
+                    .sum();
+                let expect = (sum - x + if x == &hi { q.clone() } else { 0u32.into() }) / q;
+                assert_eq!(BigUint::from(v), expect);
+            }
+        }
+    }
+
+    #[test]
+    fn error_bound_is_tiny() {
+        let primes = ntt_primes(60, 65);
+        let conv = BaseConverter::new(
+            &RnsBase::new(&primes[..64]).unwrap(),
+            &RnsBase::new(&primes[64..]).unwrap(),
+        )
+        .unwrap();
+        let eps = conv.ambiguity_bound();
+        assert!(eps > 0.0 && eps < 2f64.powi(-40));
+        assert_eq!(eps, (64.0 * 64.0 + 256.0) * 2f64.powi(-53));
+    }
+
+    #[test]
+    fn shape_mismatches_are_errors() {
+        let primes = ntt_primes(50, 5);
+        let from = RnsBase::new(&primes[..2]).unwrap();
+        let to = RnsBase::new(&primes[2..]).unwrap();
+        let conv = BaseConverter::new(&from, &to).unwrap();
+        let input = RnsPoly::<Coeff>::zero(16, 2);
+        let mut bad_limbs = RnsPoly::<Coeff>::zero(16, 2);
+        let mut bad_n = RnsPoly::<Coeff>::zero(8, 3);
+        let mut good = RnsPoly::<Coeff>::zero(16, 3);
+        assert!(matches!(
+            conv.fast_base_conv(&input, &mut bad_limbs),
+            Err(MathError::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            conv.fast_base_conv_exact(&input, &mut bad_n),
+            Err(MathError::ShapeMismatch { .. })
+        ));
+        let bad_input = RnsPoly::<Coeff>::zero(16, 3);
+        assert!(matches!(
+            conv.fast_base_conv_exact(&bad_input, &mut good),
+            Err(MathError::ShapeMismatch { .. })
+        ));
+        assert!(conv.fast_base_conv(&input, &mut good).is_ok());
+        let empty = RnsPoly::<Coeff>::zero(0, 2);
+        let mut empty_out = RnsPoly::<Coeff>::zero(0, 3);
+        assert!(conv.fast_base_conv_exact(&empty, &mut empty_out).is_ok());
+    }
+
+    #[test]
+    fn long_polynomial_crosses_tiles() {
+        // n not a multiple of TILE, so the last tile is partial.
+        let mut rng = ChaCha20Rng::seed_from_u64(12);
+        let primes = ntt_primes(60, 17);
+        let from = RnsBase::new(&primes[..8]).unwrap();
+        let to = RnsBase::new(&primes[8..]).unwrap();
+        let xs: Vec<BigUint> = (0..3 * TILE + 17)
+            .map(|_| rng.gen_biguint_below(from.product()))
+            .collect();
+        check_conversions(&from, &to, &xs);
     }
 }

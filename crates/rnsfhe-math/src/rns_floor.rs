@@ -1,33 +1,279 @@
-//! Approximate RNS flooring `⌊x/q⌋` into base `B_sk` (002 §4.4, step 4 of
-//! Algorithm 3, "fastRNSFloor_q").
+//! Approximate RNS flooring `⌊x/q⌋` into base `B_sk` (002 §4.3 "Adapting
+//! the first step", `fastRNSFloor_q` and Lemma 5; step S3 of 002
+//! Algorithm 3).
+//!
+//! The `q → B_sk` fast conversion (002 §3.1 eq. 2, FastBaseConv_I) is fused
+//! into the kernel instead of calling [`crate::BaseConverter`]: since
+//! `q̂_i · q^{-1} = q_i^{-1}`, the whole result is one inner product per
+//! output residue,
+//! `out_b = x_b·[q^{-1}]_b + Σ_i y_i·[−q_i^{-1}]_b mod b` with
+//! `y_i = [x_i·q̂_i^{-1}]_{q_i}`, accumulated lazily in `u128` with a single
+//! Barrett reduction (000 §V.A), and no intermediate polynomial.
 
-use crate::error::Result;
+use crate::error::{check_shape, Result};
+use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
+use crate::shenoy_kumaresan::{dot_block, lazy_dot, TILE};
 
-/// Constants `[q^{-1}]_{b}` and the `q → B_sk` fast converter.
+/// Constants of `fastRNSFloor_q` into `B_sk`: `[q̂_i^{-1}]_{q_i}` (with Shoup
+/// quotients), and for every `b ∈ B_sk` the values `[q^{-1}]_b` and
+/// `[−q_i^{-1}]_b` for all `i`.
 #[derive(Clone, Debug)]
 pub struct RnsFloor {
-    _private: (),
+    q: Vec<Modulus>,
+    q_hat_inv: Vec<u64>,
+    q_hat_inv_shoup: Vec<u64>,
+    b_sk: Vec<Modulus>,
+    /// `[q^{-1}]_b`, one per `b ∈ B_sk`.
+    q_inv: Vec<u64>,
+    /// Row-major `|B_sk| × |q|`: `[−q_i^{-1}]_b`.
+    neg_qi_inv: Vec<u64>,
+    /// Lazy block length per `b` (see `lazy_dot`).
+    blocks: Vec<usize>,
 }
 
 impl RnsFloor {
-    /// `q` the divisor base, `b_sk` the target base (coprime to `q`).
+    /// `q` the divisor base, `b_sk` the target base. Errors with
+    /// [`crate::MathError::NotCoprime`] unless `q ∪ b_sk` is pairwise coprime.
     pub fn new(q: &RnsBase, b_sk: &RnsBase) -> Result<Self> {
-        let _ = (q, b_sk);
-        todo!("helper E")
+        // Validates pairwise coprimality of the union (needed for q^{-1} mod b).
+        q.extend(b_sk)?;
+        let a_bits = q
+            .moduli()
+            .iter()
+            .chain(b_sk.moduli())
+            .map(Modulus::bits)
+            .max()
+            .unwrap_or(61);
+        let mut q_inv = Vec::with_capacity(b_sk.len());
+        let mut neg_qi_inv = Vec::with_capacity(b_sk.len() * q.len());
+        let mut blocks = Vec::with_capacity(b_sk.len());
+        for b in b_sk.moduli() {
+            q_inv.push(b.inv(q.product_mod(b))?);
+            for qi in q.moduli() {
+                neg_qi_inv.push(b.neg(b.inv(qi.value())?));
+            }
+            blocks.push(dot_block(a_bits, b.bits()));
+        }
+        Ok(Self {
+            q: q.moduli().to_vec(),
+            q_hat_inv: q.q_hat_inv().to_vec(),
+            q_hat_inv_shoup: q.q_hat_inv_shoup().to_vec(),
+            b_sk: b_sk.moduli().to_vec(),
+            q_inv,
+            neg_qi_inv,
+            blocks,
+        })
     }
 
-    /// `fastRNSFloor_q`: for `x` given in `q ∪ B_sk` (`x_q`, `x_bsk`), writes
-    /// `(x_bsk − FastBaseConv_I(x_q, q, B_sk)) · q^{-1}` into `out_bsk`, which
-    /// equals `⌊x/q⌋ − e` with `0 ≤ e < |q|` hmm (see 002 Lemma 5).
+    /// The largest error `e` of [`RnsFloor::fast_rns_floor`]: `|q| − 1`.
+    pub fn max_error(&self) -> u64 {
+        self.q.len() as u64 - 1
+    }
+
+    /// `fastRNSFloor_q` (002 §4.3): for an integer `x` given by its residues
+    /// in `q ∪ B_sk` (`x_q`: `|q|` limbs, `x_bsk`: `|B_sk|` limbs), writes
+    /// `(x_bsk − FastBaseConv_I(x_q, q, B_sk))·q^{-1}` into `out_bsk`
+    /// (`|B_sk|` limbs, same `n`).
+    ///
+    /// Exact result: `FastBaseConv_I` gives `|x|_q + e·q` with
+    /// `e = (Σ_i y_i·q̂_i − |x|_q)/q ∈ [0, |q| − 1]` (because
+    /// `0 ≤ Σ_i y_i·q̂_i < |q|·q`), so the output is the residue modulo each
+    /// `b ∈ B_sk` of the integer
+    ///
+    /// `⌊x/q⌋ − e`,  `0 ≤ e ≤ |q| − 1` ([`RnsFloor::max_error`]),
+    ///
+    /// where `e` depends only on `x mod q` and is the same in every limb. No
+    /// range condition is needed for this congruence; reading the result as
+    /// an integer needs `|⌊x/q⌋ − e| < ∏B_sk / 2`. Equivalently the result is
+    /// `⌊x/q⌉ − e'` with `e' ∈ [0, |q|]`, the `‖b_j‖∞ ≤ k` of 002 Lemma 5.
+    /// Errors with [`crate::MathError::ShapeMismatch`] on wrong shapes.
     pub fn fast_rns_floor(
         &self,
         x_q: &RnsPoly<Coeff>,
         x_bsk: &RnsPoly<Coeff>,
         out_bsk: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        let _ = (x_q, x_bsk, out_bsk);
-        todo!("helper E")
+        let k = self.q.len();
+        check_shape("fastRNSFloor x_q limb count (|q|)", k, x_q.limbs())?;
+        check_shape(
+            "fastRNSFloor x_bsk limb count (|B_sk|)",
+            self.b_sk.len(),
+            x_bsk.limbs(),
+        )?;
+        check_shape(
+            "fastRNSFloor output limb count (|B_sk|)",
+            self.b_sk.len(),
+            out_bsk.limbs(),
+        )?;
+        check_shape("ring degree", x_q.n(), x_bsk.n())?;
+        check_shape("ring degree", x_q.n(), out_bsk.n())?;
+        let n = x_q.n();
+        let mut scratch = vec![0u64; TILE.min(n) * k];
+        for start in (0..n).step_by(TILE) {
+            let len = TILE.min(n - start);
+            let tile = &mut scratch[..len * k];
+            // y_i = [x_i·q̂_i^{-1}]_{q_i}, transposed (row = coefficient).
+            for (i, qi) in self.q.iter().enumerate() {
+                let (w, ws) = (self.q_hat_inv[i], self.q_hat_inv_shoup[i]);
+                let src = &x_q.limb(i)[start..start + len];
+                for (row, &x) in tile.chunks_exact_mut(k).zip(src) {
+                    row[i] = qi.mul_shoup(x, w, ws);
+                }
+            }
+            for (j, b) in self.b_sk.iter().enumerate() {
+                let w = &self.neg_qi_inv[j * k..(j + 1) * k];
+                let qinv = u128::from(self.q_inv[j]);
+                let block = self.blocks[j];
+                let src = &x_bsk.limb(j)[start..start + len];
+                let dst = &mut out_bsk.limb_mut(j)[start..start + len];
+                for ((d, &xb), row) in dst.iter_mut().zip(src).zip(tile.chunks_exact(k)) {
+                    // x_b·q^{-1} is the carried initial term; x_b < b keeps it
+                    // below one product's bound.
+                    *d = lazy_dot(b, u128::from(xb) * qinv, row, w, block);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::error::MathError;
+    use crate::shenoy_kumaresan::test_support::*;
+    use num_bigint::{BigInt, RandBigInt};
+    use num_integer::Integer;
+    use num_traits::{One, Zero};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    /// Independent big-integer model: `e = (Σ y_i q̂_i − |x|_q)/q`.
+    fn overflow(x: &BigInt, q_mod: &[u64]) -> BigInt {
+        let qq = BigInt::from(product(q_mod));
+        let mut sum = BigInt::zero();
+        for &qi in q_mod {
+            let m = Modulus::new(qi).unwrap();
+            let hat = &qq / BigInt::from(qi);
+            let hat_mod = residues(&hat, &[qi])[0];
+            let xi = residues(x, &[qi])[0];
+            sum += &hat * BigInt::from(m.mul(xi, m.inv(hat_mod).unwrap()));
+        }
+        let xq = x.mod_floor(&qq);
+        let (e, r) = (sum - xq).div_rem(&qq);
+        assert!(r.is_zero());
+        e
+    }
+
+    fn check_config(q_mod: &[u64], bsk_mod: &[u64], rng: &mut ChaCha20Rng) {
+        let q = RnsBase::new(q_mod).unwrap();
+        let b_sk = RnsBase::new(bsk_mod).unwrap();
+        let fl = RnsFloor::new(&q, &b_sk).unwrap();
+        let k = q_mod.len();
+        assert_eq!(fl.max_error(), k as u64 - 1);
+        let qq = BigInt::from(product(q_mod));
+        let mm = BigInt::from(product(bsk_mod));
+        // |x| ≤ q·M/4 keeps ⌊x/q⌋ − e readable as a centered value mod M.
+        let lim = &qq * &mm / 4;
+        // x ≡ −Σ q̂_i (mod q) gives y_i = q_i − 1: the largest overflow k − 1.
+        let max_sum: BigInt = q_mod.iter().map(|&m| &qq / BigInt::from(m)).sum();
+        let worst = (-&max_sum).mod_floor(&qq);
+        let mut xs = vec![
+            BigInt::zero(),
+            BigInt::one(),
+            -BigInt::one(),
+            &qq - 1,
+            qq.clone(),
+            -&qq,
+            &qq / 2i32,
+            -(&qq / 2i32),
+            &qq * 12345 + 7,
+            worst.clone(),
+            &worst + &qq * 987_654_321,
+            &worst - &qq * 3,
+            &lim - 1,
+            -&lim,
+        ];
+        for _ in 0..40 {
+            xs.push(rng.gen_bigint_range(&-&lim, &lim));
+        }
+        let n = xs.len();
+        let x_q = poly_from_values(&xs, q_mod);
+        let x_b = poly_from_values(&xs, bsk_mod);
+        let mut out = RnsPoly::zero(n, bsk_mod.len());
+        fl.fast_rns_floor(&x_q, &x_b, &mut out).unwrap();
+        let mut seen_max = false;
+        for (j, x) in xs.iter().enumerate() {
+            let got = crt_centered(&coeff_residues(&out, j), bsk_mod);
+            let e = overflow(x, q_mod);
+            assert!(e >= BigInt::zero() && e < BigInt::from(k), "e={e}");
+            assert_eq!(got, x.div_floor(&qq) - &e, "k={k} x={x}");
+            seen_max |= e == BigInt::from(k - 1);
+        }
+        assert!(seen_max, "the worst case must reach e = k − 1");
+    }
+
+    #[test]
+    fn floor_within_documented_error() {
+        let mut rng = ChaCha20Rng::seed_from_u64(31);
+        for &bits in &[30u32, 50, 60] {
+            for &k in &[1usize, 2, 5, 13, 40] {
+                let all = ntt_primes(bits, 1 << 14, 2 * k + 2, &[]);
+                let (q_mod, bsk_mod) = all.split_at(k);
+                check_config(q_mod, bsk_mod, &mut rng);
+            }
+        }
+        // Mixed widths and 61-bit moduli (several lazy blocks per output).
+        let q30 = ntt_primes(30, 1 << 14, 6, &[]);
+        let b60 = ntt_primes(60, 1 << 14, 4, &[]);
+        check_config(&q30, &b60, &mut rng);
+        check_config(&b60, &q30, &mut rng);
+        let mut p61 = Vec::new();
+        let mut p = (1u64 << 61) - 1;
+        while p61.len() < 140 {
+            if is_prime(p) {
+                p61.push(p);
+            }
+            p -= 2;
+        }
+        check_config(&p61[..70], &p61[70..], &mut rng);
+    }
+
+    #[test]
+    fn rejects_bad_parameters_and_shapes() {
+        let ps = ntt_primes(30, 1 << 14, 5, &[]);
+        let q = RnsBase::new(&ps[..2]).unwrap();
+        let b = RnsBase::new(&ps[2..]).unwrap();
+        assert!(matches!(
+            RnsFloor::new(&q, &RnsBase::new(&ps[1..4]).unwrap()),
+            Err(MathError::NotCoprime { .. })
+        ));
+        let fl = RnsFloor::new(&q, &b).unwrap();
+        let ok = fl.fast_rns_floor(
+            &RnsPoly::zero(8, 2),
+            &RnsPoly::zero(8, 3),
+            &mut RnsPoly::zero(8, 3),
+        );
+        assert!(ok.is_ok());
+        for (a, bb, o) in [
+            ((8, 1), (8, 3), (8, 3)),
+            ((8, 2), (8, 2), (8, 3)),
+            ((8, 2), (8, 3), (8, 4)),
+            ((8, 2), (4, 3), (8, 3)),
+            ((8, 2), (8, 3), (4, 3)),
+        ] {
+            let r = fl.fast_rns_floor(
+                &RnsPoly::zero(a.0, a.1),
+                &RnsPoly::zero(bb.0, bb.1),
+                &mut RnsPoly::zero(o.0, o.1),
+            );
+            assert!(
+                matches!(r, Err(MathError::ShapeMismatch { .. })),
+                "{a:?} {bb:?} {o:?}"
+            );
+        }
     }
 }

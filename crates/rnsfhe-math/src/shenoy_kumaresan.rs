@@ -1,21 +1,134 @@
 //! Shenoy-Kumaresan exact base conversion from `B_sk = B ∪ {m_sk}` to `q`
-//! (002 §4.3, the last step of Algorithm 3).
+//! (002 §4.4 "Transitional step", Lemma 6 and eq. 12-13: `FastBconvSK`;
+//! step S4 of 002 Algorithm 3).
+//!
+//! Also holds the fused "scale then lazy inner product" kernel shared with
+//! [`crate::rns_floor`]: per coefficient the scaled residues
+//! `y_i = [x_i·M̂_i^{-1}]_{m_i}` are computed once (002 §3.1 eq. 2) and every
+//! target residue is one inner product accumulated in `u128` with a single
+//! Barrett reduction (000 §V.A).
 
-use crate::error::Result;
+use crate::error::{check_shape, MathError, Result};
+use crate::modulus::{lazy_block_len, Modulus};
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
 
-/// Constants for converting from `B ∪ {m_sk}` to `q` exactly.
+/// Coefficients processed per tile by the fused kernels: the per-tile scratch
+/// (`TILE · (ℓ + 2)` words) stays in L1/L2 while the targets are computed.
+pub(crate) const TILE: usize = 64;
+
+/// `(init + Σ_i ys[i]·ws[i]) mod m`, summed lazily in `u128`.
+///
+/// Requirements: every `ys[i] < 2^a` and `ws[i] < 2^b`, `init < 2^(a+b)`,
+/// and `block ≤ lazy_block_len(a, b) − 1` (at least 1). Then each run of
+/// `block` products plus the carried value (`init`, or a residue `< m`) stays
+/// below `2^128`, and the result is reduced once per block.
+#[inline]
+pub(crate) fn lazy_dot(m: &Modulus, init: u128, ys: &[u64], ws: &[u64], block: usize) -> u64 {
+    let mut acc = init;
+    let mut first = true;
+    for (yc, wc) in ys.chunks(block).zip(ws.chunks(block)) {
+        if !first {
+            acc = u128::from(m.reduce_u128(acc));
+        }
+        first = false;
+        for (&y, &w) in yc.iter().zip(wc) {
+            acc += u128::from(y) * u128::from(w);
+        }
+    }
+    m.reduce_u128(acc)
+}
+
+/// The block length for [`lazy_dot`] with `a`-bit and `b`-bit factors and one
+/// extra carried term.
+#[inline]
+pub(crate) fn dot_block(a_bits: u32, b_bits: u32) -> usize {
+    lazy_block_len(a_bits, b_bits).saturating_sub(1).max(1)
+}
+
+/// Constants for converting from `B ∪ {m_sk}` to `q` exactly
+/// (002 Lemma 6): `[M̂_i^{-1}]_{m_i}`, `[M̂_i]_{m_sk}`, `[M^{-1}]_{m_sk}` and,
+/// for every `q_j`, the row `[M̂_1]_{q_j}, …, [M̂_ℓ]_{q_j}, [−M]_{q_j},
+/// [m_sk·M]_{q_j}` used by the fused kernel.
 #[derive(Clone, Debug)]
 pub struct ShenoyKumaresan {
     m_sk: u64,
+    msk: Modulus,
+    /// The moduli of `B` (ℓ of them).
+    b: Vec<Modulus>,
+    /// `[M̂_i^{-1}]_{m_i}` and Shoup quotients.
+    b_hat_inv: Vec<u64>,
+    b_hat_inv_shoup: Vec<u64>,
+    /// `[M̂_i]_{m_sk}`.
+    b_hat_mod_msk: Vec<u64>,
+    /// `[M^{-1}]_{m_sk}` and Shoup quotient.
+    m_inv_msk: u64,
+    m_inv_msk_shoup: u64,
+    /// Target moduli.
+    q: Vec<Modulus>,
+    /// Row-major `|q| × (ℓ + 2)`, see the type's doc.
+    q_weights: Vec<u64>,
+    /// Block lengths for [`lazy_dot`]: one per target, then the `m_sk` one.
+    q_blocks: Vec<usize>,
+    msk_block: usize,
+    /// The largest `λ` of [`ShenoyKumaresan::convert`]'s exactness range.
+    lambda: u64,
 }
 
 impl ShenoyKumaresan {
-    /// `b_sk` is `B ∪ {m_sk}` with `m_sk` as its last modulus; `q` the target.
+    /// `b_sk` is `B ∪ {m_sk}` with `m_sk` as its last modulus (`|B| = ℓ ≥ 1`);
+    /// `q` the target base (any base; it need not be coprime to `B_sk`).
+    ///
+    /// Errors with [`MathError::InvalidParameter`] when `b_sk` has fewer than
+    /// two moduli or when `⌊(m_sk − 1)/2⌋ < ℓ` (then not even `|x| ≤ M` is
+    /// converted exactly; 002 Lemma 6 asks `m_sk ≥ 2(ℓ + ⌈λ⌉)`).
     pub fn new(b_sk: &RnsBase, q: &RnsBase) -> Result<Self> {
-        let _ = (b_sk, q);
-        todo!("helper E")
+        let ell = b_sk.len().saturating_sub(1);
+        if ell == 0 {
+            return Err(MathError::InvalidParameter(
+                "Shenoy-Kumaresan needs B_sk = B ∪ {m_sk} with |B| ≥ 1".into(),
+            ));
+        }
+        let b_base = b_sk.sub_base(0..ell)?;
+        let msk = b_sk.moduli()[ell];
+        let m_sk = msk.value();
+        let half_down = (m_sk - 1) / 2;
+        if half_down < ell as u64 {
+            return Err(MathError::InvalidParameter(format!(
+                "Shenoy-Kumaresan: m_sk = {m_sk} too small for |B| = {ell} (need ⌊(m_sk−1)/2⌋ ≥ |B|)"
+            )));
+        }
+        let lambda = half_down - ell as u64 + 1;
+        let b = b_base.moduli().to_vec();
+        let b_hat_inv = b_base.q_hat_inv().to_vec();
+        let b_hat_inv_shoup = b_base.q_hat_inv_shoup().to_vec();
+        let b_hat_mod_msk = b_base.q_hat_mod(&msk);
+        let m_inv_msk = msk.inv(b_base.product_mod(&msk))?;
+        let a_bits = b_sk.moduli().iter().map(Modulus::bits).max().unwrap_or(61);
+        let mut q_weights = Vec::with_capacity(q.len() * (ell + 2));
+        let mut q_blocks = Vec::with_capacity(q.len());
+        for qj in q.moduli() {
+            q_weights.extend(b_base.q_hat_mod(qj));
+            let m_mod = b_base.product_mod(qj);
+            q_weights.push(qj.neg(m_mod));
+            q_weights.push(qj.mul(qj.reduce(m_sk), m_mod));
+            q_blocks.push(dot_block(a_bits, qj.bits()));
+        }
+        Ok(Self {
+            m_sk,
+            msk,
+            b,
+            b_hat_inv,
+            b_hat_inv_shoup,
+            b_hat_mod_msk,
+            m_inv_msk,
+            m_inv_msk_shoup: msk.shoup(m_inv_msk),
+            q: q.moduli().to_vec(),
+            q_weights,
+            q_blocks,
+            msk_block: dot_block(a_bits, msk.bits()),
+            lambda,
+        })
     }
 
     /// The redundant modulus `m_sk`.
@@ -23,13 +136,410 @@ impl ShenoyKumaresan {
         self.m_sk
     }
 
-    /// For `x` given in `B_sk` (`|B|+1` limbs, `m_sk` last) with
-    /// `|x| < M·m_sk/4` hmm see implementation, writes the exact `[x]_q`
-    /// (of the centered value) into `out` (`|q|` limbs):
-    /// `α = [(FastBaseConv_I(x, B, m_sk) − x_{m_sk}) · M^{-1}]_{m_sk}` centered,
-    /// `out_i = FastBaseConv_I(x, B, q_i) − α·M mod q_i`.
+    /// `λ = ⌊(m_sk − 1)/2⌋ − ℓ + 1 ≥ 1`: every `x` with `|x| ≤ λ·M` is
+    /// converted exactly (see [`ShenoyKumaresan::convert`]).
+    pub fn lambda(&self) -> u64 {
+        self.lambda
+    }
+
+    /// 002 Lemma 6 (`FastBconvSK`, eq. 12-13). For an integer `x` given by its
+    /// residues in `B_sk` (`ℓ + 1` limbs, `m_sk` last), writes `x mod q_j`
+    /// into `out` (`|q|` limbs, same `n`), computing per coefficient
+    ///
+    /// `y_i = [x_i·M̂_i^{-1}]_{m_i}`, `Σ = Σ_i y_i·M̂_i` (= FastBaseConv_I),
+    /// `α = [(Σ − x_{m_sk})·M^{-1}]_{m_sk}` centered in `(−m_sk/2, m_sk/2]`,
+    /// `out_j = [Σ − α·M]_{q_j}`.
+    ///
+    /// Exactness: `Σ = x + α*·M` with `α* = (Σ − x)/M`, and `Σ ∈ [0, ℓM)`
+    /// gives `−x/M ≤ α* < ℓ − x/M`. The algorithm is exact iff the centered
+    /// `α` equals `α*`, which holds for every
+    ///
+    /// `x ∈ [−(⌊m_sk/2⌋ − ℓ + 1)·M, (⌊(m_sk − 1)/2⌋ + 1)·M)`,
+    ///
+    /// in particular for `|x| ≤ λM` with `λ = ⌊(m_sk − 1)/2⌋ − ℓ + 1`
+    /// ([`ShenoyKumaresan::lambda`]). This is 002 Lemma 6 made precise (there:
+    /// `|x| < λM` with `m_sk ≥ 2(ℓ + ⌈λ⌉)`). The upper end is tight: at
+    /// `x = (⌊(m_sk − 1)/2⌋ + 1)·M` all `y_i` vanish and the result is off by `m_sk·M`.
+    /// In MultRNS (002 Proposition 2) `x = DR2(ct'⋆) + b`, so `B` and `m_sk`
+    /// must give `λ·M` above the bound on `|x|` stated there; a 60-bit
+    /// `m_sk` gives `λ ≥ 2^58 − ℓ + 1`.
+    ///
+    /// Fused kernel: the `y_i` are computed once per coefficient, each output
+    /// residue is one `u128` inner product with a single Barrett reduction
+    /// (000 §V.A). Errors with [`MathError::ShapeMismatch`] on wrong shapes.
     pub fn convert(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
-        let _ = (input, out);
-        todo!("helper E")
+        let ell = self.b.len();
+        check_shape(
+            "Shenoy-Kumaresan input limb count (|B| + 1)",
+            ell + 1,
+            input.limbs(),
+        )?;
+        check_shape(
+            "Shenoy-Kumaresan output limb count (|q|)",
+            self.q.len(),
+            out.limbs(),
+        )?;
+        check_shape("ring degree", input.n(), out.n())?;
+        let n = input.n();
+        let stride = ell + 2;
+        let half = self.m_sk / 2;
+        let mut scratch = vec![0u64; TILE.min(n) * stride];
+        let x_sk = input.limb(ell);
+        for start in (0..n).step_by(TILE) {
+            let len = TILE.min(n - start);
+            let tile = &mut scratch[..len * stride];
+            // y_i, transposed so each coefficient's row is contiguous.
+            for (i, bi) in self.b.iter().enumerate() {
+                let (w, ws) = (self.b_hat_inv[i], self.b_hat_inv_shoup[i]);
+                let src = &input.limb(i)[start..start + len];
+                for (row, &x) in tile.chunks_exact_mut(stride).zip(src) {
+                    row[i] = bi.mul_shoup(x, w, ws);
+                }
+            }
+            // α from the redundant modulus; stored as α_pos ∈ [0, m_sk) and
+            // the flag neg = [α_pos > m_sk/2], α = α_pos − neg·m_sk.
+            for (row, &xs) in tile.chunks_exact_mut(stride).zip(&x_sk[start..start + len]) {
+                let sum = lazy_dot(
+                    &self.msk,
+                    0,
+                    &row[..ell],
+                    &self.b_hat_mod_msk,
+                    self.msk_block,
+                );
+                // sum + 2m_sk − [x_sk]_lazy ∈ (0, 3m_sk): x_sk need not be reduced.
+                let diff = sum + 2 * self.m_sk - self.msk.reduce_lazy(xs);
+                let alpha = self
+                    .msk
+                    .mul_shoup(diff, self.m_inv_msk, self.m_inv_msk_shoup);
+                row[ell] = alpha;
+                row[ell + 1] = u64::from(alpha > half);
+            }
+            // out_j = Σ y_i·[M̂_i]_{q_j} + α_pos·[−M]_{q_j} + neg·[m_sk·M]_{q_j}.
+            for (j, qj) in self.q.iter().enumerate() {
+                let w = &self.q_weights[j * stride..(j + 1) * stride];
+                let block = self.q_blocks[j];
+                let dst = &mut out.limb_mut(j)[start..start + len];
+                for (d, row) in dst.iter_mut().zip(tile.chunks_exact(stride)) {
+                    *d = lazy_dot(qj, 0, row, w, block);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Big-integer helpers shared by the BEHZ test modules (SmMRq, SK, floor):
+/// NTT-style primes, CRT reconstruction, residues. Independent of `crt.rs`.
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+pub(crate) mod test_support {
+    use num_bigint::{BigInt, BigUint, Sign};
+    use num_integer::Integer;
+    use num_traits::{One, Zero};
+
+    use crate::modulus::Modulus;
+    use crate::poly::{Coeff, RnsPoly};
+
+    fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
+        ((a as u128 * b as u128) % m as u128) as u64
+    }
+
+    fn pow_mod(mut a: u64, mut e: u64, m: u64) -> u64 {
+        let mut r = 1 % m;
+        a %= m;
+        while e > 0 {
+            if e & 1 == 1 {
+                r = mul_mod(r, a, m);
+            }
+            a = mul_mod(a, a, m);
+            e >>= 1;
+        }
+        r
+    }
+
+    /// Deterministic Miller-Rabin for all u64.
+    pub(crate) fn is_prime(n: u64) -> bool {
+        if n < 2 {
+            return false;
+        }
+        for p in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
+            if n % p == 0 {
+                return n == p;
+            }
+        }
+        let (mut d, mut s) = (n - 1, 0);
+        while d % 2 == 0 {
+            d /= 2;
+            s += 1;
+        }
+        'witness: for a in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
+            let mut x = pow_mod(a, d, n);
+            if x == 1 || x == n - 1 {
+                continue;
+            }
+            for _ in 1..s {
+                x = mul_mod(x, x, n);
+                if x == n - 1 {
+                    continue 'witness;
+                }
+            }
+            return false;
+        }
+        true
+    }
+
+    /// `count` primes of exactly `bits` bits with `p ≡ 1 (mod two_n)`,
+    /// descending from `2^bits`, skipping `exclude`.
+    pub(crate) fn ntt_primes(bits: u32, two_n: u64, count: usize, exclude: &[u64]) -> Vec<u64> {
+        let mut out = Vec::with_capacity(count);
+        let mut p = ((1u64 << bits) - 1) / two_n * two_n + 1;
+        while out.len() < count {
+            assert!(p >= 1 << (bits - 1), "ran out of {bits}-bit primes");
+            if is_prime(p) && !exclude.contains(&p) {
+                out.push(p);
+            }
+            p -= two_n;
+        }
+        out
+    }
+
+    /// `∏ moduli`.
+    pub(crate) fn product(moduli: &[u64]) -> BigUint {
+        moduli.iter().map(|&m| BigUint::from(m)).product()
+    }
+
+    /// Residues of `x` (any sign) modulo each modulus, in `[0, m)`.
+    pub(crate) fn residues(x: &BigInt, moduli: &[u64]) -> Vec<u64> {
+        moduli
+            .iter()
+            .map(|&m| {
+                let r = x.mod_floor(&BigInt::from(m));
+                r.to_u64_digits().1.first().copied().unwrap_or(0)
+            })
+            .collect()
+    }
+
+    /// CRT reconstruction in `[0, M)`.
+    pub(crate) fn crt(res: &[u64], moduli: &[u64]) -> BigUint {
+        let big_m = product(moduli);
+        let mut acc = BigUint::zero();
+        for (&r, &m) in res.iter().zip(moduli) {
+            let mm = Modulus::new(m).unwrap();
+            let hat = &big_m / m;
+            let hat_mod = (&hat % m).to_u64_digits().first().copied().unwrap_or(0);
+            let inv = mm.inv(hat_mod).unwrap();
+            acc += hat * BigUint::from(mm.mul(r, inv));
+        }
+        acc % big_m
+    }
+
+    /// CRT reconstruction, centered in `[−M/2, M/2)`.
+    pub(crate) fn crt_centered(res: &[u64], moduli: &[u64]) -> BigInt {
+        let big_m = product(moduli);
+        let x = crt(res, moduli);
+        if &x * 2u32 >= big_m {
+            BigInt::from_biguint(Sign::Plus, x) - BigInt::from(big_m)
+        } else {
+            BigInt::from(x)
+        }
+    }
+
+    /// A coefficient-form polynomial whose coefficient `j` is `values[j]`
+    /// reduced modulo each of `moduli` (limb-major).
+    pub(crate) fn poly_from_values(values: &[BigInt], moduli: &[u64]) -> RnsPoly<Coeff> {
+        let n = values.len();
+        let mut p = RnsPoly::zero(n, moduli.len());
+        for (j, v) in values.iter().enumerate() {
+            for (i, r) in residues(v, moduli).into_iter().enumerate() {
+                p.limb_mut(i)[j] = r;
+            }
+        }
+        p
+    }
+
+    /// The residues of coefficient `j` across all limbs.
+    pub(crate) fn coeff_residues(p: &RnsPoly<Coeff>, j: usize) -> Vec<u64> {
+        p.limbs_iter().map(|row| row[j]).collect()
+    }
+
+    #[test]
+    fn helpers_are_consistent() {
+        assert!(is_prime(1_152_921_504_606_584_833));
+        assert!(!is_prime(1_152_921_504_606_584_835));
+        assert!(is_prime((1 << 61) - 1));
+        let ps = ntt_primes(30, 1 << 14, 5, &[]);
+        assert!(ps.iter().all(|&p| p % (1 << 14) == 1 && p >> 29 == 1));
+        let x = BigInt::from(-123_456_789_012_345i64) * BigInt::from(1u64 << 40);
+        let r = residues(&x, &ps);
+        assert_eq!(crt_centered(&r, &ps), x);
+        assert!(crt(&r, &ps) < product(&ps));
+        assert_eq!(crt(&[1, 1], &[3, 5]), BigUint::one());
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::test_support::*;
+    use super::*;
+    use num_bigint::{BigInt, RandBigInt};
+    use num_integer::Integer;
+    use num_traits::{One, Zero};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
+
+    /// Runs SK on `xs` and compares with `x mod q_j` (big integers).
+    fn check(b_mod: &[u64], m_sk: u64, q_mod: &[u64], xs: &[BigInt]) {
+        let mut bsk_mod = b_mod.to_vec();
+        bsk_mod.push(m_sk);
+        let b_sk = RnsBase::new(&bsk_mod).unwrap();
+        let q = RnsBase::new(q_mod).unwrap();
+        let sk = ShenoyKumaresan::new(&b_sk, &q).unwrap();
+        assert_eq!(sk.m_sk(), m_sk);
+        let input = poly_from_values(xs, &bsk_mod);
+        let mut out = RnsPoly::zero(xs.len(), q_mod.len());
+        sk.convert(&input, &mut out).unwrap();
+        for (j, x) in xs.iter().enumerate() {
+            assert_eq!(
+                coeff_residues(&out, j),
+                residues(x, q_mod),
+                "ℓ={} m_sk={m_sk} |q|={} x={x}",
+                b_mod.len(),
+                q_mod.len()
+            );
+        }
+    }
+
+    /// The documented exact range `[lo, hi)` for the given base.
+    fn range(b_mod: &[u64], m_sk: u64) -> (BigInt, BigInt) {
+        let big_m = BigInt::from(product(b_mod));
+        let ell = b_mod.len() as u64;
+        let lo = -(&big_m * BigInt::from(m_sk / 2 - ell + 1));
+        let hi = &big_m * BigInt::from((m_sk - 1) / 2 + 1);
+        (lo, hi)
+    }
+
+    fn cases(b_mod: &[u64], m_sk: u64, rng: &mut ChaCha20Rng) -> Vec<BigInt> {
+        let big_m = BigInt::from(product(b_mod));
+        let (lo, hi) = range(b_mod, m_sk);
+        let lam = BigInt::from((m_sk - 1) / 2 - b_mod.len() as u64 + 1);
+        // x ≡ −Σ M̂_i (mod M) makes every y_i = m_i − 1, the largest Σ.
+        let max_sum: BigInt = b_mod.iter().map(|&m| &big_m / BigInt::from(m)).sum();
+        let mut xs = vec![
+            BigInt::zero(),
+            BigInt::one(),
+            -BigInt::one(),
+            &big_m - 1,
+            -&big_m,
+            &big_m / 2,
+            lo.clone(),
+            &lo + 1,
+            &hi - 1,
+            &hi - 2,
+            &lam * &big_m,
+            -(&lam * &big_m),
+            // Largest overflow at both ends of the range.
+            &lo + (&big_m - &max_sum).mod_floor(&big_m),
+            &hi - &max_sum,
+        ];
+        for _ in 0..20 {
+            xs.push(rng.gen_bigint_range(&lo, &hi));
+        }
+        for _ in 0..6 {
+            xs.push(rng.gen_bigint_range(&-&big_m, &big_m));
+        }
+        assert!(xs.iter().all(|x| *x >= lo && *x < hi));
+        xs
+    }
+
+    #[test]
+    fn exact_on_whole_documented_range() {
+        let mut rng = ChaCha20Rng::seed_from_u64(21);
+        for &bits in &[30u32, 50, 60] {
+            for &(ell, k) in &[(1usize, 1usize), (2, 3), (7, 5), (20, 19), (40, 40)] {
+                let all = ntt_primes(bits, 1 << 14, ell + 1 + k, &[]);
+                let (b_mod, rest) = all.split_at(ell);
+                let (m_sk, q_mod) = (rest[0], &rest[1..]);
+                let xs = cases(b_mod, m_sk, &mut rng);
+                check(b_mod, m_sk, q_mod, &xs);
+            }
+        }
+    }
+
+    /// Small and even `m_sk` make the range boundaries reachable by random
+    /// values; mixed widths of B and q exercise the lazy block lengths.
+    #[test]
+    fn exact_with_small_and_even_m_sk() {
+        let mut rng = ChaCha20Rng::seed_from_u64(22);
+        let b60 = ntt_primes(60, 1 << 14, 7, &[]);
+        let q30 = ntt_primes(30, 1 << 14, 4, &[]);
+        for m_sk in [17u64, 16, 64, 15, 1 << 32, (1 << 61) - 1] {
+            let xs = cases(&b60, m_sk, &mut rng);
+            check(&b60, m_sk, &q30, &xs);
+            let xs = cases(&q30, m_sk, &mut rng);
+            check(&q30, m_sk, &b60, &xs);
+        }
+        // 61-bit moduli everywhere: block length 63 < ℓ + 2 forces several
+        // lazy blocks per inner product.
+        let mut b61 = Vec::new();
+        let mut p = (1u64 << 61) - 1;
+        while b61.len() < 70 {
+            if is_prime(p) {
+                b61.push(p);
+            }
+            p -= 2;
+        }
+        let (b_mod, rest) = b61.split_at(66);
+        let xs = cases(b_mod, rest[0], &mut rng);
+        check(b_mod, rest[0], &rest[1..], &xs);
+    }
+
+    /// The upper end of the documented range is tight.
+    #[test]
+    fn first_value_above_range_fails() {
+        let b_mod = ntt_primes(30, 1 << 14, 3, &[]);
+        let m_sk = 17u64;
+        let q_mod = ntt_primes(50, 1 << 14, 2, &[]);
+        let mut bsk_mod = b_mod.clone();
+        bsk_mod.push(m_sk);
+        let sk = ShenoyKumaresan::new(
+            &RnsBase::new(&bsk_mod).unwrap(),
+            &RnsBase::new(&q_mod).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(sk.lambda(), 8 - 3 + 1);
+        let (_, hi) = range(&b_mod, m_sk);
+        let input = poly_from_values(std::slice::from_ref(&hi), &bsk_mod);
+        let mut out = RnsPoly::zero(1, 2);
+        sk.convert(&input, &mut out).unwrap();
+        let big = BigInt::from(product(&b_mod)) * BigInt::from(m_sk);
+        assert_ne!(coeff_residues(&out, 0), residues(&hi, &q_mod));
+        assert_eq!(coeff_residues(&out, 0), residues(&(&hi - big), &q_mod));
+    }
+
+    #[test]
+    fn rejects_bad_parameters_and_shapes() {
+        let ps = ntt_primes(30, 1 << 14, 6, &[]);
+        let q = RnsBase::new(&ps[4..]).unwrap();
+        assert!(matches!(
+            ShenoyKumaresan::new(&RnsBase::new(&ps[..1]).unwrap(), &q),
+            Err(MathError::InvalidParameter(_))
+        ));
+        // ℓ = 3 needs ⌊(m_sk − 1)/2⌋ ≥ 3: 7 is enough, 5 is not.
+        let mut v = ps[..3].to_vec();
+        v.push(5);
+        assert!(ShenoyKumaresan::new(&RnsBase::new(&v).unwrap(), &q).is_err());
+        v[3] = 7;
+        let sk = ShenoyKumaresan::new(&RnsBase::new(&v).unwrap(), &q).unwrap();
+        assert_eq!(sk.lambda(), 1);
+        let mut out = RnsPoly::zero(8, 2);
+        assert!(sk.convert(&RnsPoly::zero(8, 4), &mut out).is_ok());
+        for (inp, o) in [((8, 3), (8, 2)), ((8, 4), (8, 3)), ((8, 4), (4, 2))] {
+            let r = sk.convert(&RnsPoly::zero(inp.0, inp.1), &mut RnsPoly::zero(o.0, o.1));
+            assert!(matches!(r, Err(MathError::ShapeMismatch { .. })));
+        }
+        assert!(sk
+            .convert(&RnsPoly::zero(0, 4), &mut RnsPoly::zero(0, 2))
+            .is_ok());
     }
 }
