@@ -31,6 +31,7 @@ use rnsfhe::bfv::{
 };
 use rnsfhe::rnsfhe_math::sampling::{expand_uniform, sample_ternary};
 use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsPoly};
+use rnsfhe::SecurityLevel;
 
 struct Oracle {
     ctx: Arc<BfvContext>,
@@ -454,7 +455,11 @@ fn run_oracle(params: BfvParameters, seed: u64, gamma_pow2: bool) {
         let c2 = ev.relinearize(&c3, &rk).unwrap();
         let lib2 = o.big_of_ct(&c2);
         // (Same input as the textbook when ε = 0: reuse its relinearization.)
-        let want2 = if lib3 == text3 { text2.clone() } else { o.relinearize(&lib3, &rk) };
+        let want2 = if lib3 == text3 {
+            text2.clone()
+        } else {
+            o.relinearize(&lib3, &rk)
+        };
         assert_eq!(lib2, want2, "{v:?}: relinearization");
         assert_eq!(dec.decrypt(&c2).unwrap().coefficients(), &prod[..], "{v:?}");
         let noise2 = o.noise(&lib2, &prod);
@@ -482,6 +487,7 @@ fn run_oracle(params: BfvParameters, seed: u64, gamma_pow2: bool) {
 #[test]
 fn oracle_n1024_t65537_30bit_moduli() {
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(1024)
         .plain_modulus(65537)
         .coeff_moduli_bits(&[30, 30, 30])
@@ -494,6 +500,7 @@ fn oracle_n1024_t65537_30bit_moduli() {
 fn oracle_n1024_large_t_second_level_digits() {
     // A 50-bit prime t: BEHZ decryption uses Algorithm 1 with a prime γ.
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(1024)
         .plain_modulus(1_125_899_906_842_597)
         .coeff_moduli_bits(&[60, 60, 60])
@@ -506,6 +513,7 @@ fn oracle_n1024_large_t_second_level_digits() {
 #[test]
 fn oracle_n1024_t2_50bit_moduli() {
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(1024)
         .plain_modulus(2)
         .coeff_moduli_bits(&[50, 50])

@@ -279,6 +279,12 @@ impl BfvContext {
         self.id
     }
 
+    /// The security level the parameters were checked against
+    /// ([`crate::SecurityLevel::None`] when the caller opted out).
+    pub fn security_level(&self) -> crate::security::SecurityLevel {
+        self.params.security_level()
+    }
+
     /// The default variant of this context ([`BfvParameters::variant`]).
     pub fn variant(&self) -> Variant {
         self.params.variant()
