@@ -1,5 +1,5 @@
 //! Typed errors of the scheme layer. Every public fallible function of
-//! `rnsfhe` returns [`Error`] instead of panicking.
+//! `rnsfhe` returns [`enum@Error`] instead of panicking.
 
 use rnsfhe_math::MathError;
 use thiserror::Error;

@@ -209,3 +209,65 @@ pub(crate) fn behz_scale(ctx: &BfvContext, x: &RnsPoly<Coeff>, out: &mut [u64]) 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfv::parameters::BfvParameters;
+    use num_bigint::BigInt;
+    use rand::Rng;
+    use rnsfhe_math::sampling::rng_from_seed;
+
+    /// Both BEHZ paths (Lemma 3 and Algorithm 1) and HPS decrypt
+    /// `x = Δ·m + v` correctly for noise right at the bound of 002
+    /// Theorem 1, `‖v‖ ≤ (q/t)(1/2 − k/γ) − |q|_t/2`.
+    fn check_edge(t: u64, expect_pow2: bool) {
+        let params = BfvParameters::builder()
+            .degree(1024)
+            .plain_modulus(t)
+            .coeff_moduli_bits(&[60, 60, 60])
+            .build()
+            .unwrap();
+        let ctx = BfvContext::new(params).unwrap();
+        assert_eq!(ctx.behz_gamma_is_power_of_two(), expect_pow2);
+        let n = 1024;
+        let q = BigInt::from(ctx.ring().base().product().clone());
+        let tb = BigInt::from(t);
+        let delta = &q / &tb;
+        let k = 3u32;
+        let gamma = BigInt::from(ctx.behz_gamma());
+        // ⌊(q/t)(1/2 − k/γ) − |q|_t/2⌋ = ⌊(q(γ − 2k) − γ t |q|_t) / (2γt)⌋
+        let r = BigInt::from(ctx.q_mod_t());
+        let bound: BigInt = (&q * (&gamma - 2 * k) - &gamma * &tb * &r) / (&gamma * &tb * 2);
+        let mut rng = rng_from_seed([3; 32]);
+        let m: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+        let coeffs: Vec<BigInt> = m
+            .iter()
+            .enumerate()
+            .map(|(j, &mj)| {
+                let v = match j % 4 {
+                    0 => bound.clone(),
+                    1 => -bound.clone(),
+                    2 => BigInt::from(0),
+                    _ => &bound / 3,
+                };
+                &delta * mj + v
+            })
+            .collect();
+        let x = ctx.crt().decompose_poly(&coeffs).unwrap();
+        let mut behz = vec![0u64; n];
+        behz_scale(&ctx, &x, &mut behz).unwrap();
+        let mut hps = vec![0u64; n];
+        ctx.hps.scale_to_t.apply(&x, &mut hps).unwrap();
+        assert_eq!(behz, m, "BEHZ");
+        assert_eq!(hps, m, "HPS");
+    }
+
+    #[test]
+    fn behz_decryption_at_the_noise_bound() {
+        check_edge(2, true);
+        check_edge(65537, true);
+        check_edge(1_125_899_906_842_597, false);
+        check_edge(576_460_752_303_423_433, false);
+    }
+}

@@ -157,3 +157,37 @@ fn log_add(a: f64, b: f64) -> f64 {
     let (hi, lo) = if a > b { (a, b) } else { (b, a) };
     hi + (1.0 + (lo - hi).exp2()).log2()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(log_n: u32, k: usize, t: u64) -> BfvParameters {
+        BfvParameters::builder()
+            .degree(1 << log_n)
+            .plain_modulus(t)
+            .coeff_moduli_bits(&vec![30; k])
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn reproduces_table5_and_table10_estimates() {
+        // 000 Table 5, "Textbook" column (δ = n), 30-bit moduli.
+        assert_eq!(textbook_depth_bound(&params(12, 2, 2)), 1);
+        assert_eq!(textbook_depth_bound(&params(12, 2, 65537)), 0);
+        assert_eq!(textbook_depth_bound(&params(13, 4, 2)), 3);
+        assert_eq!(textbook_depth_bound(&params(14, 12, 2)), 11);
+        assert_eq!(textbook_depth_bound(&params(14, 12, 65537)), 7);
+        // 000 Table 10, "Max. Est." column (δ = 2√n).
+        assert_eq!(heuristic_depth_bound(&params(13, 4, 2)), 5);
+        assert_eq!(heuristic_depth_bound(&params(13, 4, 65537)), 2);
+        assert_eq!(heuristic_depth_bound(&params(14, 12, 65537)), 10);
+    }
+
+    #[test]
+    fn log_add_is_exact_enough() {
+        assert!((log_add(3.0, 3.0) - 4.0).abs() < 1e-12);
+        assert!((log_add(10.0, -1000.0) - 10.0).abs() < 1e-12);
+    }
+}

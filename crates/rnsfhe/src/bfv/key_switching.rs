@@ -203,3 +203,57 @@ fn digits_per_limb(ctx: &BfvContext, digit_bits: Option<u32>) -> Vec<usize> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfv::parameters::BfvParameters;
+    use rnsfhe_math::sampling::{rng_from_seed, sample_uniform};
+
+    /// `switch(c)` under `s` equals `c·s'` up to `Σ d_{i,j} e_{i,j}`, whose
+    /// size is below `digits·n·2^w·6σ` (002 Lemma 8).
+    fn check_switch(digit_bits: Option<u32>) {
+        let params = BfvParameters::builder()
+            .degree(1024)
+            .plain_modulus(65537)
+            .coeff_moduli_bits(&[50, 50, 40])
+            .relin_digit_bits(digit_bits)
+            .build()
+            .unwrap();
+        let ctx = BfvContext::new(params).unwrap();
+        let ring = ctx.ring();
+        let mut rng = rng_from_seed([7; 32]);
+        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        // Target s' = s² as for relinearization.
+        let mut target = sk.s_ntt().clone();
+        ring.mul_assign(&mut target, sk.s_ntt()).unwrap();
+        let ksk = KeySwitchingKey::generate(&ctx, &sk, &target, &mut rng).unwrap();
+        let expected_digits: usize = match digit_bits {
+            None => 3,
+            Some(w) => (50u32.div_ceil(w) * 2 + 40u32.div_ceil(w)) as usize,
+        };
+        assert_eq!(ksk.keys().len(), expected_digits);
+        let c: RnsPoly<Coeff> = sample_uniform(&mut rng, ring.base(), 1024);
+        let (k0, k1) = ksk.switch(&ctx, &c).unwrap();
+        // err = k0 + k1·s − c·s'
+        let mut k1s = ring.to_ntt(k1).unwrap();
+        ring.mul_assign(&mut k1s, sk.s_ntt()).unwrap();
+        let mut cs = ring.to_ntt(c).unwrap();
+        ring.mul_assign(&mut cs, &target).unwrap();
+        ring.sub_assign(&mut k1s, &cs).unwrap();
+        let mut err = ring.to_coeff(k1s).unwrap();
+        ring.add_assign(&mut err, &k0).unwrap();
+        let err = ctx.crt().reconstruct_poly_centered(&err).unwrap();
+        let max = err.iter().map(|x| x.magnitude().bits()).max().unwrap();
+        let w = digit_bits.unwrap_or(50).min(50);
+        let bound_bits = (expected_digits as f64 * 1024.0 * 20.0).log2().ceil() as u64 + w as u64;
+        assert!(max <= bound_bits, "switch noise {max} bits > {bound_bits}");
+        assert!(max > 10, "suspiciously small noise");
+    }
+
+    #[test]
+    fn switch_decrypts_to_c_times_target() {
+        check_switch(None);
+        check_switch(Some(16));
+    }
+}
