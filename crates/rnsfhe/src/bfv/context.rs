@@ -470,6 +470,7 @@ mod tests {
             (vec![60; 6], (1 << 59) + 1),
         ] {
             let params = BfvParameters::builder()
+                .security(crate::SecurityLevel::None)
                 .degree(4096)
                 .plain_modulus(t)
                 .coeff_moduli_bits(&bits)
