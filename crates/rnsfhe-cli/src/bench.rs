@@ -241,6 +241,11 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
         errln!("note: {THREADS_NOTE}; skipping threads other than 1");
     }
     let variants = args.variant.variants();
+    // Validate every set (security, moduli) before printing anything.
+    let params: Vec<BfvParameters> = sets
+        .iter()
+        .map(|&(log_n, log_q)| set_parameters(log_n, log_q, args.moduli_bits))
+        .collect::<CliResult<_>>()?;
     let quiet = args.quiet;
     let progress = |msg: String| {
         if !quiet {
@@ -261,13 +266,13 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     let mut records: Vec<Record> = Vec::new();
     let mut vrecords: Vec<VariantRecord> = Vec::new();
     let mut all_checks_ok = true;
-    for &(log_n, log_q) in &sets {
+    for (&(log_n, log_q), params) in sets.iter().zip(params) {
         let reps = if log_n >= 16 {
             args.reps_large
         } else {
             args.reps
         };
-        let set = bench_set(log_n, log_q, args, &variants, &ops, reps, &progress)?;
+        let set = bench_set(log_n, log_q, params, args, &variants, &ops, reps, &progress)?;
         all_checks_ok &= set.iter().all(|(v, _)| v.checks.all_ok());
         print_set_table(log_n, log_q, &set, &ops);
         for (v, recs) in set {
@@ -405,10 +410,26 @@ fn parse_threads(spec: &str) -> CliResult<Vec<usize>> {
 
 type SetResult = Vec<(VariantRecord, Vec<Record>)>;
 
+/// The parameters of one set: `log_q` split into moduli of at most
+/// `max_bits` bits, t = 65537, 128-bit security enforced.
+fn set_parameters(log_n: u32, log_q: u32, max_bits: u32) -> CliResult<BfvParameters> {
+    let bits = split_log_q(log_q, max_bits)
+        .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))?;
+    BfvParameters::builder()
+        .degree(1usize << log_n)
+        .plain_modulus(PLAIN_MODULUS)
+        .coeff_moduli_bits(&bits)
+        .security(SecurityLevel::Tc128)
+        .build()
+        .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))
+}
+
 /// Sets up one parameter set and times every op for every variant.
+#[allow(clippy::too_many_arguments)]
 fn bench_set(
     log_n: u32,
     log_q: u32,
+    params: BfvParameters,
     args: &BenchArgs,
     variants: &[Variant],
     ops: &[&'static str],
@@ -416,15 +437,7 @@ fn bench_set(
     progress: &dyn Fn(String),
 ) -> CliResult<SetResult> {
     let n = 1usize << log_n;
-    let bits = split_log_q(log_q, args.moduli_bits)?;
     let t_setup = Instant::now();
-    let params = BfvParameters::builder()
-        .degree(n)
-        .plain_modulus(PLAIN_MODULUS)
-        .coeff_moduli_bits(&bits)
-        .security(SecurityLevel::Tc128)
-        .build()
-        .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))?;
     let ctx = BfvContext::new(params)?;
     let setup_s = t_setup.elapsed().as_secs_f64();
     let q = ctx.params().coeff_moduli().to_vec();

@@ -95,18 +95,27 @@ fn clap_error(e: &clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
         _ => {
+            // The first paragraph of clap's message, on one line.
             let text = e.render().to_string();
-            let first = text
+            let para: Vec<&str> = text
                 .lines()
                 .map(str::trim)
-                .find(|l| !l.is_empty())
-                .unwrap_or("error: invalid arguments");
-            let first = if first.starts_with("error:") {
-                first.to_string()
-            } else {
-                format!("error: {first}")
-            };
-            errln!("{first} (see 'rnsfhe --help')");
+                .skip_while(|l| l.is_empty())
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let mut line = para.join(" ");
+            if line.is_empty() {
+                line = "invalid arguments".into();
+            }
+            if !line.starts_with("error:") {
+                line = format!("error: {line}");
+            }
+            let sub = std::env::args()
+                .nth(1)
+                .filter(|a| ["demo", "params", "bench", "depth"].contains(&a.as_str()))
+                .map(|a| format!(" {a}"))
+                .unwrap_or_default();
+            errln!("{line} (see 'rnsfhe{sub} --help')");
             ExitCode::from(2)
         }
     }
