@@ -14,8 +14,8 @@ use clap::Args;
 use rand::Rng;
 use rnsfhe::bfv::selection::{split_log_q, PAPER_SETS};
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey,
-    SecretKey, Variant,
+    BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey,
+    RelinKey, SecretKey, Variant,
 };
 use rnsfhe::security::modulus_bits;
 use rnsfhe::SecurityLevel;
@@ -46,7 +46,10 @@ const OP_DOC: [(&str, &str); 8] = [
         "encrypt",
         "public-key encryption of an already encoded plaintext",
     ),
-    ("decrypt", "decryption incl. decoding to coefficient values"),
+    (
+        "decrypt",
+        "decryption incl. decoding to slot/coefficient values",
+    ),
     ("add", "ciphertext + ciphertext (new result)"),
     (
         "mult_relin",
@@ -60,6 +63,18 @@ const OP_DOC: [(&str, &str); 8] = [
 ];
 const THREADS_NOTE: &str =
     "rnsfhe is single-threaded (it does not use rayon): only threads = 1 is measured";
+
+/// `--encoding`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EncodingChoice {
+    /// Batching where t ≡ 1 (mod 2n) (n ≤ 2^15 for t = 65537), else
+    /// coefficients — as the peers harness.
+    Auto,
+    /// Batching (SIMD slots) only.
+    Packed,
+    /// Coefficient encoding.
+    Coef,
+}
 
 /// Arguments of `rnsfhe bench`.
 #[derive(Debug, Args)]
@@ -79,6 +94,10 @@ pub struct BenchArgs {
     /// 1770 → 30×59).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(20..=60))]
     moduli_bits: u32,
+    /// Plaintext encoding: decrypt includes decoding to slot values
+    /// (packed) or coefficients (coef).
+    #[arg(long, value_enum, default_value = "auto")]
+    encoding: EncodingChoice,
     /// Thread counts, comma list (rnsfhe is single-threaded: only 1 is
     /// measured, the others are skipped with a note).
     #[arg(long, default_value = "1")]
@@ -241,6 +260,13 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
         errln!("note: {THREADS_NOTE}; skipping threads other than 1");
     }
     let variants = args.variant.variants();
+    if args.encoding == EncodingChoice::Packed {
+        if let Some(&(log_n, log_q)) = sets.iter().find(|s| s.0 >= 16) {
+            return Err(CliError(format!(
+                "set ({log_n}, {log_q}): packed encoding needs t = {PLAIN_MODULUS} ≡ 1 (mod 2n), i.e. n ≤ 2^15; use --encoding auto or coef"
+            )));
+        }
+    }
     // Validate every set (security, moduli) before printing anything.
     let params: Vec<BfvParameters> = sets
         .iter()
@@ -254,8 +280,9 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     };
 
     outln!(
-        "# rnsfhe {} benchmark: t = {PLAIN_MODULUS}, coefficient encoding, 1 thread{}",
+        "# rnsfhe {} benchmark: t = {PLAIN_MODULUS}, {} encoding, 1 thread{}",
         env!("CARGO_PKG_VERSION"),
+        format!("{:?}", args.encoding).to_lowercase(),
         if threads_note {
             format!(" ({THREADS_NOTE})")
         } else {
@@ -305,7 +332,7 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
             "threads": [1],
             "threads_note": THREADS_NOTE,
             "plain_modulus": PLAIN_MODULUS,
-            "encoding": "coef",
+            "encoding": format!("{:?}", args.encoding).to_lowercase(),
             "op_doc": OP_DOC.iter().map(|(k, v)| ((*k).to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
             "merged_from": [],
             "build_profile": if cfg!(debug_assertions) { "debug" } else { "release" },
@@ -445,23 +472,48 @@ fn bench_set(
     let mbits = moduli_bits(&q);
     let limbs = q.len();
 
-    // Messages: a uniform, b sparse (so the reference product is cheap).
+    let batch = match args.encoding {
+        EncodingChoice::Coef => None,
+        EncodingChoice::Auto => BatchEncoder::new(&ctx).ok(),
+        EncodingChoice::Packed => Some(BatchEncoder::new(&ctx)?),
+    };
+    let encoding: &'static str = if batch.is_some() { "packed" } else { "coef" };
+    // Messages: a uniform; b uniform (packed: slot-wise product) or sparse
+    // (coef: so the reference negacyclic product is cheap).
     let mut rng = rng_from_clock();
     let t = PLAIN_MODULUS;
     let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
     let mut b = vec![0u64; n];
-    for _ in 0..4 {
-        b[rng.gen_range(0..n)] = rng.gen_range(1..t);
+    if batch.is_some() {
+        b.iter_mut().for_each(|x| *x = rng.gen_range(0..t));
+    } else {
+        for _ in 0..4 {
+            b[rng.gen_range(0..n)] = rng.gen_range(1..t);
+        }
     }
     let sum: Vec<u64> = a.iter().zip(&b).map(|(x, y)| (x + y) % t).collect();
-    let prod = sparse_negacyclic_mul(&a, &b, t);
+    let prod: Vec<u64> = if batch.is_some() {
+        a.iter().zip(&b).map(|(x, y)| x * y % t).collect()
+    } else {
+        sparse_negacyclic_mul(&a, &b, t)
+    };
+    let encode = |v: &[u64]| match &batch {
+        Some(be) => be.encode(v),
+        None => Plaintext::new(&ctx, v),
+    };
+    let decode = |p: &Plaintext| -> rnsfhe::Result<Vec<u64>> {
+        match &batch {
+            Some(be) => be.decode(p),
+            None => Ok(p.coefficients().to_vec()),
+        }
+    };
 
     let sk = SecretKey::generate(&ctx)?;
     let pk = PublicKey::generate(&ctx, &sk)?;
     let rk = RelinKey::generate(&ctx, &sk)?;
     let enc = Encryptor::from_public_key(&ctx, &pk)?;
-    let pt_a = Plaintext::new(&ctx, &a)?;
-    let pt_b = Plaintext::new(&ctx, &b)?;
+    let pt_a = encode(&a)?;
+    let pt_b = encode(&b)?;
     let ct_a = enc.encrypt(&pt_a)?;
     let ct_b = enc.encrypt(&pt_b)?;
 
@@ -479,16 +531,11 @@ fn bench_set(
 
         let mut checks = Checks::default();
         if !args.no_checks {
-            checks.enc_dec = Some(dec.decrypt(&ct_a)?.coefficients() == a.as_slice());
-            checks.add =
-                Some(dec.decrypt(&ev.add(&ct_a, &ct_b)?)?.coefficients() == sum.as_slice());
-            checks.mult_relin = Some(
-                dec.decrypt(&ev.multiply_relin(&ct_a, &ct_b, &rk)?)?
-                    .coefficients()
-                    == prod.as_slice(),
-            );
-            checks.relin =
-                Some(dec.decrypt(&ev.relinearize(&ct3, &rk)?)?.coefficients() == prod.as_slice());
+            checks.enc_dec = Some(decode(&dec.decrypt(&ct_a)?)? == a);
+            checks.add = Some(decode(&dec.decrypt(&ev.add(&ct_a, &ct_b)?)?)? == sum);
+            checks.mult_relin =
+                Some(decode(&dec.decrypt(&ev.multiply_relin(&ct_a, &ct_b, &rk)?)?)? == prod);
+            checks.relin = Some(decode(&dec.decrypt(&ev.relinearize(&ct3, &rk)?)?)? == prod);
             checks.fresh_noise_budget = Some(dec.invariant_noise_budget(&ct_a)?);
             if !checks.all_ok() {
                 progress(format!("{tag} correctness checks: {}", checks.summary()));
@@ -505,9 +552,7 @@ fn bench_set(
                 }),
                 "relin_keygen" => time_op(reps, warmup, || RelinKey::generate(&ctx, &sk)),
                 "encrypt" => time_op(reps, warmup, || enc.encrypt(&pt_a)),
-                "decrypt" => time_op(reps, warmup, || {
-                    dec.decrypt(&ct_a).map(|p| p.coefficients().to_vec())
-                }),
+                "decrypt" => time_op(reps, warmup, || dec.decrypt(&ct_a).and_then(|p| decode(&p))),
                 "add" => time_op(reps, warmup, || ev.add(&ct_a, &ct_b)),
                 "mult_relin" => time_op(reps, warmup, || ev.multiply_relin(&ct_a, &ct_b, &rk)),
                 "mult_norelin" => time_op(reps, warmup, || ev.multiply(&ct_a, &ct_b)),
@@ -525,7 +570,7 @@ fn bench_set(
                 n,
                 logq_target: log_q,
                 threads: 1,
-                encoding: "coef",
+                encoding,
                 plain_modulus: PLAIN_MODULUS,
                 logq,
                 limbs,
@@ -552,7 +597,7 @@ fn bench_set(
             n,
             logq_target: log_q,
             threads: 1,
-            encoding: "coef",
+            encoding,
             plain_modulus: PLAIN_MODULUS,
             logq,
             limbs,
@@ -660,11 +705,12 @@ fn print_set_table(log_n: u32, log_q: u32, set: &SetResult, ops: &[&str]) {
         return;
     };
     outln!(
-        "### n = 2^{log_n}, target log2 q = {log_q}: q = {} bits ({} limb{}: {}), t = {PLAIN_MODULUS}, coefficient encoding",
+        "### n = 2^{log_n}, target log2 q = {log_q}: q = {} bits ({} limb{}: {}), t = {PLAIN_MODULUS}, {} encoding",
         v0.logq,
         v0.limbs,
         if v0.limbs == 1 { "" } else { "s" },
-        compress_bits(&v0.moduli_bits)
+        compress_bits(&v0.moduli_bits),
+        v0.encoding
     );
     outln!();
     let mut header = String::from("| op (ms) |");

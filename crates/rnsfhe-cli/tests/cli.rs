@@ -42,8 +42,8 @@ fn demo_is_correct_for_both_variants() {
     );
     assert!(out.contains("all results correct (HPS, BEHZ)"), "{out}");
     assert!(!out.contains("WRONG"), "{out}");
-    // Expected values: <a, b> = 157, (Σ x)^2 = 10000, p(17) = 15339.
-    for want in ["157", "10000", "15339", "noise budget", "ms"] {
+    // Expected values: <a, b> = 157, (Σ x)^2 = 10000, p(21) = 28691.
+    for want in ["157", "10000", "28691", "noise budget", "ms", "Galois keys"] {
         assert!(out.contains(want), "missing {want}: {out}");
     }
     let ok_lines = out
@@ -130,7 +130,7 @@ fn bench_json_has_the_harness_layout() {
         assert_eq!(r["logq_total"], 60);
         assert_eq!(r["limbs_total"], 1);
         assert_eq!(r["plain_modulus"], 65537);
-        assert_eq!(r["encoding"], "coef");
+        assert_eq!(r["encoding"], "packed", "t = 65537 batches at n = 4096");
         assert!(ops.contains(&r["op"].as_str().unwrap()));
         assert_eq!(r["reps"], 2);
         assert_eq!(r["warmup"], 1);
@@ -290,6 +290,7 @@ fn bad_arguments_give_one_line_and_nonzero_exit() {
         &["bench", "--sets", "9"],
         &["bench", "--set", "12,60", "--threads", "0"],
         &["bench", "--set", "12,60", "--ops", "nope"],
+        &["bench", "--set", "16,1020", "--encoding", "packed"],
         &["depth", "--variant", "foo"],
         &["depth", "--set", "12,200"],
         &["depth", "--set", "12,60", "--runs", "0"],
