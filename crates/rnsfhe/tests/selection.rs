@@ -134,6 +134,26 @@ fn for_depth_sweep_is_secure_minimal_and_reaches_the_depth() {
     assert!(tried.len() >= 4, "too few experiments: {}", tried.len());
 }
 
+/// Higher levels: secure, reaching the depth in the bound, and never a
+/// smaller ring than at 128 bits.
+#[test]
+fn for_depth_at_192_and_256_bits() {
+    for depth in 1..=4usize {
+        for variant in VARIANTS {
+            let p128 =
+                BfvParameters::for_depth(65537, depth, SecurityLevel::Tc128, variant, 60).unwrap();
+            for level in [SecurityLevel::Tc192, SecurityLevel::Tc256] {
+                let p = BfvParameters::for_depth(65537, depth, level, variant, 60).unwrap();
+                let log_q = modulus_bits(p.coeff_moduli());
+                assert!(level.allows(p.degree(), log_q), "{level} depth {depth}");
+                assert_eq!(p.security_level(), level);
+                assert!(predicted_depth(&p, variant) >= depth);
+                assert!(p.degree() >= p128.degree());
+            }
+        }
+    }
+}
+
 #[test]
 fn insecure_parameters_are_refused_unless_opted_out() {
     let b = || {
