@@ -541,6 +541,7 @@ mod tests {
                 .degree(n)
                 .plain_modulus(65537)
                 .coeff_moduli_bits(&bits)
+                .security(crate::SecurityLevel::None)
                 .build()
                 .unwrap();
             let ctx = BfvContext::new(params).unwrap();

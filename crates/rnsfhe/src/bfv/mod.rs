@@ -19,6 +19,7 @@ pub mod noise;
 pub mod parameters;
 pub mod plaintext;
 mod scratch;
+pub mod selection;
 
 pub use ciphertext::Ciphertext;
 pub use context::BfvContext;
