@@ -310,8 +310,9 @@ impl Evaluator {
         let mut c1: RnsPoly<Coeff> = ring.zero();
         key.table.apply_coeff_into(ring, &ct.polys[0], &mut c0)?;
         key.table.apply_coeff_into(ring, &ct.polys[1], &mut c1)?;
-        let (k0, k1) = key.ksk.switch(ctx, &c1)?;
-        ring.add_assign(&mut c0, &k0)?;
+        let mut k1: RnsPoly<Coeff> = ring.zero();
+        key.ksk.switch_add_assign(ctx, &c1, &mut c0, &mut k1)?;
+        ctx.scratch.give(c1.into_data());
         Ok(Ciphertext::new(ctx.id(), ct.key_id, vec![c0, k1]))
     }
 
