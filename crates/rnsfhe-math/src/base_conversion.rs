@@ -70,6 +70,76 @@ pub(crate) fn lazy_dot(m: &Modulus, init: u128, a: &[u64], w: &[u64], block: usi
     }
 }
 
+/// `out[c] = (Σ_i ys[c·s + i] · w[i]) mod m` for every coefficient `c` of a
+/// coefficient-major tile (`s = w.len()` words per coefficient), lazily in
+/// `u128` (000 §V.A). See [`dot_tile_with`].
+#[inline(always)]
+pub(crate) fn dot_tile(m: &Modulus, out: &mut [u64], ys: &[u64], w: &[u64], block: usize) {
+    dot_tile_with(m, out, ys, w, block, |_| 0);
+}
+
+/// `out[c] = (init(c) + Σ_i ys[c·s + i] · w[i]) mod m` for every coefficient
+/// `c` of a coefficient-major tile (`s = w.len()` words per coefficient),
+/// accumulated lazily in `u128` with the block rule of [`lazy_dot`]
+/// (`init(c) < 2^127`, `block` products per reduction).
+///
+/// For the usual widths (`s ≤ 16` and `s ≤ block`, i.e. one reduction per
+/// coefficient) the inner product has a compile-time length and is fully
+/// unrolled, which removes the loop overhead that otherwise costs nearly as
+/// much as the products (about 20 % faster conversions at `k = 6`); other
+/// shapes take [`lazy_dot`].
+#[inline(always)]
+pub(crate) fn dot_tile_with<F: Fn(usize) -> u128>(
+    m: &Modulus,
+    out: &mut [u64],
+    ys: &[u64],
+    w: &[u64],
+    block: usize,
+    init: F,
+) {
+    macro_rules! fixed {
+        ($($k:literal)*) => {
+            match w.len() {
+                $($k if $k <= block => {
+                    if let Ok(w) = <&[u64; $k]>::try_from(w) {
+                        dot_tile_fixed::<$k, F>(m, out, ys, w, init);
+                        return;
+                    }
+                })*
+                _ => {}
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
+    for (c, (o, yc)) in out
+        .iter_mut()
+        .zip(ys.chunks_exact(w.len().max(1)))
+        .enumerate()
+    {
+        *o = lazy_dot(m, init(c), yc, w, block);
+    }
+}
+
+/// [`dot_tile_with`] for a fixed width `K ≤ block`.
+#[inline(always)]
+fn dot_tile_fixed<const K: usize, F: Fn(usize) -> u128>(
+    m: &Modulus,
+    out: &mut [u64],
+    ys: &[u64],
+    w: &[u64; K],
+    init: F,
+) {
+    for (c, (o, yc)) in out.iter_mut().zip(ys.chunks_exact(K)).enumerate() {
+        if let Ok(yc) = <&[u64; K]>::try_from(yc) {
+            let mut acc = init(c);
+            for (&y, &wi) in yc.iter().zip(w) {
+                acc = acc.wrapping_add(y as u128 * wi as u128);
+            }
+            *o = m.reduce_u128(acc);
+        }
+    }
+}
+
 /// The multi-block case of [`lazy_dot`] (more than `block` terms, e.g. 64
 /// limbs of 61 bits): reduce after each block so that the next block again
 /// starts from a value below `2^61 < 2^127`.
@@ -287,10 +357,13 @@ impl BaseConverter {
                 .zip(self.to.moduli())
                 .zip(self.weights.chunks_exact(k + 1));
             for ((row, m), w) in rows {
-                let w = &w[..k];
-                for (o, yc) in row[start..start + len].iter_mut().zip(y.chunks_exact(k)) {
-                    *o = lazy_dot(m, 0, yc, w, self.block_i);
-                }
+                dot_tile(
+                    m,
+                    &mut row[start..start + len],
+                    &y[..len * k],
+                    &w[..k],
+                    self.block_i,
+                );
             }
         }
         Ok(())
@@ -349,12 +422,8 @@ impl BaseConverter {
                 .zip(self.to.moduli())
                 .zip(self.weights.chunks_exact(stride));
             for ((row, m), w) in rows {
-                for (o, yc) in row[start..start + len]
-                    .iter_mut()
-                    .zip(y.chunks_exact(stride))
-                {
-                    *o = lazy_dot(m, 0, yc, w, self.block_f);
-                }
+                let out = &mut row[start..start + len];
+                dot_tile(m, out, &y[..len * stride], w, self.block_f);
             }
         }
         Ok(())

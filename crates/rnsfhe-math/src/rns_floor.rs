@@ -10,11 +10,12 @@
 //! `y_i = [x_i·q̂_i^{-1}]_{q_i}`, accumulated lazily in `u128` with a single
 //! Barrett reduction (000 §V.A), and no intermediate polynomial.
 
+use crate::base_conversion::dot_tile_with;
 use crate::error::{check_shape, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
-use crate::shenoy_kumaresan::{dot_block, lazy_dot, TILE};
+use crate::shenoy_kumaresan::{dot_block, TILE};
 
 /// Constants of `fastRNSFloor_q` into `B_sk`: `[q̂_i^{-1}]_{q_i}` (with Shoup
 /// quotients), and for every `b ∈ B_sk` the values `[q^{-1}]_b` and
@@ -128,11 +129,9 @@ impl RnsFloor {
                 let block = self.blocks[j];
                 let src = &x_bsk.limb(j)[start..start + len];
                 let dst = &mut out_bsk.limb_mut(j)[start..start + len];
-                for ((d, &xb), row) in dst.iter_mut().zip(src).zip(tile.chunks_exact(k)) {
-                    // x_b·q^{-1} is the carried initial term; x_b < b keeps it
-                    // below one product's bound.
-                    *d = lazy_dot(b, u128::from(xb) * qinv, row, w, block);
-                }
+                // x_b·q^{-1} is the carried initial term; x_b < b keeps it
+                // below one product's bound.
+                dot_tile_with(b, dst, tile, w, block, |c| u128::from(src[c]) * qinv);
             }
         }
         Ok(())

@@ -20,7 +20,7 @@
 use num_bigint::BigUint;
 use num_traits::Zero;
 
-use crate::base_conversion::{big_mod, big_to_u128, half_block_len, lazy_dot, max_bits, TILE};
+use crate::base_conversion::{big_mod, big_to_u128, dot_tile_with, half_block_len, max_bits, TILE};
 use crate::error::{check_shape, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
@@ -213,15 +213,24 @@ impl ScaleRoundToModulus {
         }
         let k = self.k;
         let mut tile = vec![0u64; TILE * k];
+        let mut rounded = [0u128; TILE];
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
             load_tile(x.data(), n, k, start, len, &mut tile);
-            for (o, xc) in out[start..start + len].iter_mut().zip(tile.chunks_exact(k)) {
-                // The rounded fractional sum (< k·2^61 < 2^127) seeds the
-                // lazy accumulator of Σ x_i ω_i.
-                let r = self.rounder.round(xc);
-                *o = lazy_dot(&self.t, r, xc, &self.omega, self.block);
+            for (r, xc) in rounded.iter_mut().zip(tile.chunks_exact(k)).take(len) {
+                *r = self.rounder.round(xc);
             }
+            // The rounded fractional sum (< k·2^61 < 2^127) seeds the lazy
+            // accumulator of Σ x_i ω_i.
+            let out = &mut out[start..start + len];
+            dot_tile_with(
+                &self.t,
+                out,
+                &tile[..len * k],
+                &self.omega,
+                self.block,
+                |c| rounded[c],
+            );
         }
         Ok(())
     }
@@ -354,16 +363,11 @@ impl ScaleRoundToBase {
                 .zip(self.p.moduli())
                 .zip(self.weights.chunks_exact(k).zip(&self.own));
             for (((out_row, xp_row), m), (w, &own)) in rows {
-                let outs = out_row[start..start + len].iter_mut();
-                let cols = tile
-                    .chunks_exact(k)
-                    .zip(&rounded)
-                    .zip(&xp_row[start..start + len]);
-                for (o, ((xc, &r), &xj)) in outs.zip(cols) {
-                    // r < k·2^61 and x_j·own < 2^122: the seed stays below 2^127.
-                    let init = r + xj as u128 * own as u128;
-                    *o = lazy_dot(m, init, xc, w, self.block);
-                }
+                let xp = &xp_row[start..start + len];
+                // r < k·2^61 and x_j·own < 2^122: the seed stays below 2^127.
+                let init = |c: usize| rounded[c] + xp[c] as u128 * own as u128;
+                let out = &mut out_row[start..start + len];
+                dot_tile_with(m, out, &tile[..len * k], w, self.block, init);
             }
         }
         Ok(())

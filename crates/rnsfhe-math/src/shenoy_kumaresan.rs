@@ -8,6 +8,7 @@
 //! target residue is one inner product accumulated in `u128` with a single
 //! Barrett reduction (000 §V.A).
 
+use crate::base_conversion::dot_tile_with;
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::{lazy_block_len, Modulus};
 use crate::poly::{Coeff, RnsPoly};
@@ -219,9 +220,7 @@ impl ShenoyKumaresan {
                 let w = &self.q_weights[j * stride..(j + 1) * stride];
                 let block = self.q_blocks[j];
                 let dst = &mut out.limb_mut(j)[start..start + len];
-                for (d, row) in dst.iter_mut().zip(tile.chunks_exact(stride)) {
-                    *d = lazy_dot(qj, 0, row, w, block);
-                }
+                dot_tile_with(qj, dst, tile, w, block, |_| 0);
             }
         }
         Ok(())
