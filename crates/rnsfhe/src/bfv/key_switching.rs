@@ -219,7 +219,7 @@ impl KeySwitchingKey {
 
 /// Digits transformed and accumulated together (at most the number of
 /// `u128` products that fit, see `u128_terms`).
-const DIGIT_GROUP: usize = 4;
+const DIGIT_GROUP: usize = 8;
 
 /// Coefficients per accumulation tile (two `u128` arrays on the stack).
 const ACC_TILE: usize = 64;
@@ -228,6 +228,10 @@ const ACC_TILE: usize = 64;
 /// the old value when `first`), accumulating each tile in `u128` and
 /// reducing once. `drows` holds at least `keys.len()` rows of `n` digits in
 /// `[0, 4p)`; the group is small enough that the sums fit (`u128_terms`).
+///
+/// Groups of up to 8 digits take a fixed-size kernel that keeps both sums
+/// of a coefficient in registers (`accumulate_fixed`); the tiled loop below
+/// is the general fallback.
 #[inline(never)]
 fn accumulate(
     m: &Modulus,
@@ -238,6 +242,24 @@ fn accumulate(
     n: usize,
     first: bool,
 ) {
+    macro_rules! fixed {
+        ($($g:literal)*) => {
+            match keys.len() {
+                $($g => {
+                    if let (Ok(d), Ok(k)) = (
+                        <[&[u64]; $g]>::try_from(drows.chunks_exact(n).take($g).collect::<Vec<_>>()),
+                        <&[(&[u64], &[u64]); $g]>::try_from(keys),
+                    ) {
+                        if accumulate_fixed::<$g>(m, d, k, acc0, acc1, first) {
+                            return;
+                        }
+                    }
+                })*
+                _ => {}
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 8);
     let mut start = 0;
     for (o0, o1) in acc0.chunks_mut(ACC_TILE).zip(acc1.chunks_mut(ACC_TILE)) {
         let len = o0.len();
@@ -269,6 +291,42 @@ fn accumulate(
         }
         start += len;
     }
+}
+
+/// [`accumulate`] for exactly `G` digits: per coefficient, both `u128`
+/// sums stay in registers and are reduced once. Returns `false` (and does
+/// nothing) if a row is shorter than the outputs.
+#[inline(always)]
+fn accumulate_fixed<const G: usize>(
+    m: &Modulus,
+    d: [&[u64]; G],
+    keys: &[(&[u64], &[u64]); G],
+    acc0: &mut [u64],
+    acc1: &mut [u64],
+    first: bool,
+) -> bool {
+    let n = acc0.len().min(acc1.len());
+    let d = d.map(|r| &r[..n.min(r.len())]);
+    let k0: [&[u64]; G] = core::array::from_fn(|g| &keys[g].0[..n.min(keys[g].0.len())]);
+    let k1: [&[u64]; G] = core::array::from_fn(|g| &keys[g].1[..n.min(keys[g].1.len())]);
+    if acc0.len() != acc1.len() || d.iter().chain(&k0).chain(&k1).any(|r| r.len() != n) {
+        return false;
+    }
+    for (j, (o0, o1)) in acc0.iter_mut().zip(acc1.iter_mut()).enumerate() {
+        let (mut s0, mut s1) = if first {
+            (0u128, 0u128)
+        } else {
+            (*o0 as u128, *o1 as u128)
+        };
+        for ((dr, a), b) in d.iter().zip(&k0).zip(&k1) {
+            let x = dr[j] as u128;
+            s0 += x * a[j] as u128;
+            s1 += x * b[j] as u128;
+        }
+        *o0 = m.reduce_u128(s0);
+        *o1 = m.reduce_u128(s1);
+    }
+    true
 }
 
 /// `row ← d_j` lifted to `[0, 4p)` for the second-level digit

@@ -158,7 +158,7 @@ impl Drop for Scratch<'_> {
 pub(crate) fn column_chunks(data: &mut [u64], n: usize, chunk: usize) -> Vec<Vec<&mut [u64]>> {
     let chunk = chunk.clamp(1, n.max(1));
     let count = n.div_ceil(chunk);
-    let rows = if n == 0 { 0 } else { data.len() / n };
+    let rows = data.len().checked_div(n).unwrap_or(0);
     let mut out: Vec<Vec<&mut [u64]>> = (0..count).map(|_| Vec::with_capacity(rows)).collect();
     for row in data.chunks_exact_mut(n.max(1)) {
         for (slot, piece) in out.iter_mut().zip(row.chunks_mut(chunk)) {
@@ -180,7 +180,7 @@ pub(crate) fn gather(
     len: usize,
     mut buf: Vec<u64>,
 ) -> Result<RnsPoly<Coeff>> {
-    let limbs = if n == 0 { 0 } else { src.len() / n };
+    let limbs = src.len().checked_div(n).unwrap_or(0);
     buf.clear();
     for row in src.chunks_exact(n.max(1)) {
         buf.extend_from_slice(&row[start..start + len]);
@@ -199,7 +199,7 @@ pub(crate) fn gather_scaled(
     (moduli, w, ws): (&[Modulus], &[u64], &[u64]),
     mut buf: Vec<u64>,
 ) -> Result<RnsPoly<Coeff>> {
-    let limbs = if n == 0 { 0 } else { src.len() / n };
+    let limbs = src.len().checked_div(n).unwrap_or(0);
     buf.clear();
     for (((row, m), &c), &cs) in src.chunks_exact(n.max(1)).zip(moduli).zip(w).zip(ws) {
         buf.extend(
