@@ -29,11 +29,11 @@
 //! make the loader allocate or loop more than the context's own sizes. It
 //! checks, in this order, and returns a typed error for each:
 //!
-//! 1. magic ([`FormatError::BadMagic`]), size of the fixed parts and the
-//!    payload length against the input ([`FormatError::Truncated`],
-//!    [`FormatError::TrailingBytes`]), version
-//!    ([`FormatError::UnsupportedVersion`]), checksum
-//!    ([`FormatError::ChecksumMismatch`]);
+//! 1. magic ([`FormatError::BadMagic`]), size of the fixed parts
+//!    ([`FormatError::Truncated`]), version
+//!    ([`FormatError::UnsupportedVersion`]), the payload length against
+//!    the input ([`FormatError::Truncated`], [`FormatError::TrailingBytes`])
+//!    and the checksum ([`FormatError::ChecksumMismatch`]);
 //! 2. kind ([`FormatError::WrongKind`]; a secret key where a public object
 //!    belongs is [`FormatError::UnexpectedSecret`]) and flags;
 //! 3. the parameter id against the context
