@@ -84,6 +84,34 @@ pub enum Error {
     /// empty list of ciphertexts).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+
+    /// Batching needs a prime plaintext modulus `t ≡ 1 (mod 2n)`.
+    #[error("batching needs a prime plaintext modulus t ≡ 1 (mod 2n); t = {t}, n = {n}")]
+    BatchingUnsupported {
+        /// The plaintext modulus `t`.
+        t: u64,
+        /// The ring degree `n`.
+        n: usize,
+    },
+
+    /// A signed value is outside `(−t/2, t/2]`.
+    #[error("value {value} at index {index} is outside (-t/2, t/2] for t = {t}")]
+    SignedValueOutOfRange {
+        /// Position of the value.
+        index: usize,
+        /// The value.
+        value: i64,
+        /// The plaintext modulus `t`.
+        t: u64,
+    },
+
+    /// An automorphism or rotation needs a Galois key for `element`
+    /// (`X ↦ X^element`) that the given Galois keys do not hold.
+    #[error("missing Galois key for element {element}")]
+    MissingGaloisKey {
+        /// The Galois element, odd and below `2n`.
+        element: u64,
+    },
 }
 
 /// Shorthand for results of this crate.
