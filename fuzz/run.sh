@@ -13,7 +13,8 @@ secs="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(load_parameters load_secret_key load_public_key load_relin_key load_plaintext load_ciphertext)
+  targets=(load_parameters load_secret_key load_public_key load_relin_key load_galois_keys
+    load_plaintext load_plaintext_ntt load_ciphertext)
 fi
 
 if ! cargo +nightly fuzz --help >/dev/null 2>&1; then

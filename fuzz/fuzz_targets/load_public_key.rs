@@ -1,4 +1,4 @@
-//! Fuzzes the public_key loader: no input may panic, accepted inputs must be
+//! Fuzzes the public key loader: no input may panic, accepted inputs must be
 //! canonical (see `rnsfhe_fuzz::check`).
 #![no_main]
 

@@ -1,4 +1,4 @@
-//! Fuzzes the relin_key loader: no input may panic, accepted inputs must be
+//! Fuzzes the relinearization key loader: no input may panic, accepted inputs must be
 //! canonical (see `rnsfhe_fuzz::check`).
 #![no_main]
 

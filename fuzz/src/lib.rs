@@ -4,7 +4,8 @@
 use std::sync::{Arc, OnceLock};
 
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey, SecretKey,
+    BfvContext, BfvParameters, Encryptor, Evaluator, GaloisKeys, Plaintext, PlaintextNtt,
+    PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::serialization::{inspect, FromBytes, ToBytes, CHECKSUM_LEN};
@@ -72,7 +73,9 @@ pub fn seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let sk = SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
     let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).expect("pk");
     let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).expect("rk");
+    let gk = GaloisKeys::generate_with_rng(ctx, &sk, &[3], &mut rng).expect("gk");
     let pt = Plaintext::new(ctx, &[1, 2, 3, 65536]).expect("pt");
+    let pt_ntt = PlaintextNtt::new(ctx, &pt).expect("pt");
     let enc = Encryptor::from_public_key(ctx, &pk)
         .and_then(|e| e.with_secret_key(&sk))
         .expect("enc");
@@ -86,7 +89,10 @@ pub fn seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         ("load_public_key", "pk_seed", pk.to_bytes_compressed(ctx).expect("pk")),
         ("load_relin_key", "rk_full", rk.to_bytes(ctx).expect("rk")),
         ("load_relin_key", "rk_seed", rk.to_bytes_compressed(ctx).expect("rk")),
+        ("load_galois_keys", "gk_full", gk.to_bytes(ctx).expect("gk")),
+        ("load_galois_keys", "gk_seed", gk.to_bytes_compressed(ctx).expect("gk")),
         ("load_plaintext", "pt", pt.to_bytes(ctx).expect("pt")),
+        ("load_plaintext_ntt", "pt_ntt", pt_ntt.to_bytes(ctx).expect("pt")),
         ("load_ciphertext", "ct2_full", ct.to_bytes(ctx).expect("ct")),
         ("load_ciphertext", "ct2_seed", ct_sym.to_bytes_compressed(ctx).expect("ct")),
         ("load_ciphertext", "ct3_full", ct3.to_bytes(ctx).expect("ct")),

@@ -3,9 +3,9 @@
 //! * [`BfvContext`] is immutable after [`BfvContext::new`] (precomputed
 //!   tables only, no caches, no interior mutability) and is shared as an
 //!   `Arc<BfvContext>`.
-//! * Keys ([`SecretKey`], [`PublicKey`], [`RelinKey`],
-//!   [`KeySwitchingKey`]), [`Plaintext`]s and [`Ciphertext`]s are plain
-//!   data.
+//! * Keys ([`SecretKey`], [`PublicKey`], [`RelinKey`], [`GaloisKeys`],
+//!   [`KeySwitchingKey`]), [`Plaintext`]s, [`PlaintextNtt`]s and
+//!   [`Ciphertext`]s are plain data; so is a [`BatchEncoder`].
 //! * [`Encryptor`], [`Decryptor`] and [`Evaluator`] hold an `Arc` of the
 //!   context and (copies of) keys and never mutate themselves: every method
 //!   takes `&self` and works on its own scratch buffers. Randomness comes
@@ -23,8 +23,8 @@
 
 #[allow(unused_imports)]
 use crate::bfv::{
-    BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator, KeySwitchingKey,
-    Plaintext, PublicKey, RelinKey, SecretKey,
+    BatchEncoder, BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator,
+    GaloisKeys, KeySwitchingKey, Plaintext, PlaintextNtt, PublicKey, RelinKey, SecretKey,
 };
 
 /// Compile-time check that `T` is `Send + Sync`.
@@ -38,6 +38,9 @@ const _: () = {
     assert_send_sync::<PublicKey>();
     assert_send_sync::<RelinKey>();
     assert_send_sync::<KeySwitchingKey>();
+    assert_send_sync::<GaloisKeys>();
+    assert_send_sync::<PlaintextNtt>();
+    assert_send_sync::<BatchEncoder>();
     assert_send_sync::<Plaintext>();
     assert_send_sync::<Ciphertext>();
     assert_send_sync::<Encryptor>();

@@ -13,7 +13,8 @@ use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Ciphertext, Plaintext, PublicKey, RelinKey, SecretKey,
+    BfvContext, BfvParameters, Ciphertext, GaloisKeys, Plaintext, PlaintextNtt, PublicKey,
+    RelinKey, SecretKey,
 };
 use rnsfhe::serialization::{
     inspect, poly_bits, FormatError, FromBytes, ObjectKind, ToBytes, CHECKSUM_LEN, HEADER_LEN,
@@ -46,6 +47,9 @@ fn corpus() -> &'static Corpus {
             f.ct_pk.to_bytes(ctx).unwrap(),
             f.ct_sk.to_bytes_compressed(ctx).unwrap(),
             f.ct3.to_bytes(ctx).unwrap(),
+            f.gk.to_bytes(ctx).unwrap(),
+            f.gk.to_bytes_compressed(ctx).unwrap(),
+            f.pt_ntt.to_bytes(ctx).unwrap(),
         ];
         let other = BfvContext::new(ser_common::params(None)).unwrap();
         Corpus { f, other, objects }
@@ -72,18 +76,25 @@ fn load(kind: ObjectKind, ctx: &Arc<BfvContext>, bytes: &[u8]) -> rnsfhe::Result
         ObjectKind::SecretKey => again::<SecretKey>(ctx, bytes),
         ObjectKind::RelinKey => again::<RelinKey>(ctx, bytes),
         ObjectKind::Plaintext => again::<Plaintext>(ctx, bytes),
-        ObjectKind::Ciphertext | ObjectKind::GaloisKeys => again::<Ciphertext>(ctx, bytes),
+        ObjectKind::Ciphertext => again::<Ciphertext>(ctx, bytes),
+        ObjectKind::GaloisKeys => again::<GaloisKeys>(ctx, bytes),
+        ObjectKind::PlaintextNtt => again::<PlaintextNtt>(ctx, bytes),
     }
 }
 
-const KINDS: [ObjectKind; 6] = [
+const KINDS: [ObjectKind; 8] = [
     ObjectKind::Parameters,
     ObjectKind::PublicKey,
     ObjectKind::SecretKey,
     ObjectKind::RelinKey,
+    ObjectKind::GaloisKeys,
     ObjectKind::Plaintext,
+    ObjectKind::PlaintextNtt,
     ObjectKind::Ciphertext,
 ];
+
+/// Number of objects in the corpus.
+const OBJECTS: usize = 13;
 
 /// Every loader must reject `bytes`.
 fn all_reject(bytes: &[u8]) -> Result<(), TestCaseError> {
@@ -140,7 +151,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
-    fn bit_flips_are_rejected(obj in 0usize..10, flips in prop::collection::vec(any::<prop::sample::Index>(), 1..4), bits in prop::collection::vec(0u8..8, 4)) {
+    fn bit_flips_are_rejected(obj in 0usize..OBJECTS, flips in prop::collection::vec(any::<prop::sample::Index>(), 1..4), bits in prop::collection::vec(0u8..8, 4)) {
         let mut b = corpus().objects[obj].clone();
         let len = b.len();
         let mut positions: Vec<usize> = flips.iter().map(|i| i.index(len)).collect();
@@ -153,7 +164,7 @@ proptest! {
     }
 
     #[test]
-    fn truncations_and_extensions_are_rejected(obj in 0usize..10, cut in any::<prop::sample::Index>(), extra in prop::collection::vec(any::<u8>(), 1..64)) {
+    fn truncations_and_extensions_are_rejected(obj in 0usize..OBJECTS, cut in any::<prop::sample::Index>(), extra in prop::collection::vec(any::<u8>(), 1..64)) {
         let good = &corpus().objects[obj];
         all_reject(&good[..cut.index(good.len())])?;
         let mut b = good.clone();
@@ -170,7 +181,7 @@ proptest! {
     }
 
     #[test]
-    fn header_field_corruptions_are_rejected(obj in 0usize..10, field in 0usize..4, value in any::<u64>()) {
+    fn header_field_corruptions_are_rejected(obj in 0usize..OBJECTS, field in 0usize..4, value in any::<u64>()) {
         let good = &corpus().objects[obj];
         let mut b = good.clone();
         match field {
@@ -194,7 +205,7 @@ proptest! {
     }
 
     #[test]
-    fn resealed_payload_corruptions_never_panic(obj in 0usize..10, edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
+    fn resealed_payload_corruptions_never_panic(obj in 0usize..OBJECTS, edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
         let mut b = corpus().objects[obj].clone();
         let payload = b.len() - HEADER_LEN - CHECKSUM_LEN;
         prop_assume!(payload > 0);
@@ -218,7 +229,7 @@ proptest! {
     }
 
     #[test]
-    fn residues_out_of_range_are_named(obj in prop::sample::select(vec![2usize, 3, 4, 5, 7, 8, 9]), pos in any::<prop::sample::Index>(), excess in any::<u64>()) {
+    fn residues_out_of_range_are_named(obj in prop::sample::select(vec![2usize, 3, 4, 5, 7, 8, 9, 10, 11]), pos in any::<prop::sample::Index>(), excess in any::<u64>()) {
         let c = corpus();
         let ctx = &c.f.ctx;
         let good = &c.objects[obj];
@@ -228,12 +239,14 @@ proptest! {
         let n = ctx.degree() as u64;
         let bits = poly_bits(ctx);
         // Where the packed stream starts, and how many polynomials it holds.
+        // Galois keys start with their element list; compressed objects
+        // with one seed per uniform polynomial.
+        let elements = if h.kind == ObjectKind::GaloisKeys { 8 * h.count as usize } else { 0 };
         let (start, polys) = if h.seed_compressed {
-            let seeds = if h.kind == ObjectKind::RelinKey { h.count as usize } else { 1 };
-            let polys = if h.kind == ObjectKind::RelinKey { u64::from(h.count) } else { 1 };
-            (seeds * SEED_LEN, polys)
+            let seeds = (h.payload_len as usize - elements) / (SEED_LEN + (bits / 8) as usize);
+            (elements + seeds * SEED_LEN, seeds as u64)
         } else {
-            (0, (h.payload_len * 8) / bits)
+            (elements, ((h.payload_len - elements as u64) * 8) / bits)
         };
         let index = pos.index((polys * n * widths.len() as u64) as usize) as u64;
         let poly = index / (n * widths.len() as u64);

@@ -4,8 +4,8 @@
 mod ser_common;
 
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Ciphertext, Decryptor, Evaluator, Plaintext, PublicKey, RelinKey,
-    SecretKey, Variant,
+    BatchEncoder, BfvContext, BfvParameters, Ciphertext, Decryptor, Evaluator, GaloisKeys,
+    Plaintext, PlaintextNtt, PublicKey, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::serialization::{
     inspect, poly_bits, FormatError, FromBytes, ObjectKind, ToBytes, CHECKSUM_LEN, FORMAT_VERSION,
@@ -129,6 +129,56 @@ fn keys_round_trip_in_both_forms() {
         let rk = RelinKey::from_bytes(ctx, &comp).unwrap();
         assert_eq!(rk.to_bytes_compressed(ctx).unwrap(), comp);
 
+        // Galois keys: the sorted elements, then the key bodies.
+        let elements = f.gk.elements();
+        assert_eq!(elements.len(), 2);
+        let g = elements.len() as u64;
+        let full = f.gk.to_bytes(ctx).unwrap();
+        assert_eq!(full.len(), framed(64 * g + 2 * g * pairs * bits));
+        let comp = f.gk.to_bytes_compressed(ctx).unwrap();
+        assert_eq!(
+            comp.len(),
+            HEADER_LEN
+                + 8 * g as usize
+                + (g * pairs) as usize * SEED_LEN
+                + (g * pairs * bits).div_ceil(8) as usize
+                + CHECKSUM_LEN
+        );
+        assert!(
+            comp.len() * 100 <= full.len() * 55,
+            "{} vs {}",
+            comp.len(),
+            full.len()
+        );
+        for bytes in [&full, &comp] {
+            let gk = GaloisKeys::from_bytes(ctx, bytes).unwrap();
+            assert_eq!(gk, f.gk);
+            assert_eq!(gk.elements(), elements);
+        }
+        let gk = GaloisKeys::from_bytes(ctx, &comp).unwrap();
+        assert_eq!(gk.to_bytes_compressed(ctx).unwrap(), comp);
+        assert!(!GaloisKeys::from_bytes(ctx, &full)
+            .unwrap()
+            .is_compressible());
+
+        // The loaded keys work: rotate a batched ciphertext with the loaded
+        // Galois keys.
+        let batch = BatchEncoder::new(ctx).unwrap();
+        let slots: Vec<u64> = (0..batch.slot_count() as u64).collect();
+        let enc = rnsfhe::bfv::Encryptor::from_public_key(
+            ctx,
+            &PublicKey::from_bytes(ctx, &comp_pk(&f)).unwrap(),
+        )
+        .unwrap();
+        let ct = enc.encrypt(&batch.encode(&slots).unwrap()).unwrap();
+        let rotated = Evaluator::new(ctx).rotate_rows(&ct, 1, &gk).unwrap();
+        let dec = Decryptor::new(ctx, &sk).unwrap();
+        let got = batch.decode(&dec.decrypt(&rotated).unwrap()).unwrap();
+        let row = batch.row_size();
+        assert_eq!(got[0], 1);
+        assert_eq!(got[row - 1], 0);
+        assert_eq!(got[row], row as u64 + 1);
+
         // The loaded keys work: decrypt a relinearized product with the
         // loaded secret key and relinearization key.
         let ev = Evaluator::new(ctx);
@@ -201,6 +251,65 @@ fn plaintexts_and_ciphertexts_round_trip() {
     // An evaluated ciphertext has lost its seed.
     let sum = Evaluator::new(ctx).add(&f.ct_sk, &f.ct_sk).unwrap();
     assert!(!sum.is_compressible());
+}
+
+fn comp_pk(f: &ser_common::Fixture) -> Vec<u8> {
+    f.pk.to_bytes_compressed(&f.ctx).unwrap()
+}
+
+#[test]
+fn ntt_plaintexts_round_trip() {
+    let f = fixture(None, 9);
+    let ctx = &f.ctx;
+    let b = f.pt_ntt.to_bytes(ctx).unwrap();
+    // Stored as the plaintext values: same size as a plaintext.
+    assert_eq!(b.len(), f.pt.to_bytes(ctx).unwrap().len());
+    assert_eq!(inspect(&b).unwrap().kind, ObjectKind::PlaintextNtt);
+    let loaded = PlaintextNtt::from_bytes(ctx, &b).unwrap();
+    assert_eq!(loaded, f.pt_ntt);
+    assert!(matches!(
+        fmt_err(Plaintext::from_bytes(ctx, &b)),
+        FormatError::WrongKind { .. }
+    ));
+    let ev = Evaluator::new(ctx);
+    assert_eq!(
+        ev.multiply_plain_ntt(&f.ct_sk, &loaded).unwrap(),
+        ev.multiply_plain(&f.ct_sk, &f.pt).unwrap()
+    );
+}
+
+#[test]
+fn galois_element_lists_are_validated() {
+    let f = fixture(None, 10);
+    let ctx = &f.ctx;
+    let good = f.gk.to_bytes(ctx).unwrap();
+    let n = ctx.degree() as u64;
+    for (slot, value) in [(0usize, 4u64), (0, 2 * n + 1), (1, 3), (0, 2 * n - 1)] {
+        let mut b = good.clone();
+        let at = HEADER_LEN + 8 * slot;
+        b[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        reseal(&mut b);
+        assert!(
+            matches!(
+                fmt_err(GaloisKeys::from_bytes(ctx, &b)),
+                FormatError::InvalidField { .. }
+            ),
+            "element {value} at {slot}"
+        );
+    }
+    // More elements than n: rejected from the count alone.
+    let mut b = good.clone();
+    set_u32(&mut b, 24, n as u32 + 1);
+    assert!(matches!(
+        fmt_err(GaloisKeys::from_bytes(ctx, &b)),
+        FormatError::InvalidCount { .. }
+    ));
+    let mut b = good.clone();
+    set_u32(&mut b, 24, 3);
+    assert!(matches!(
+        fmt_err(GaloisKeys::from_bytes(ctx, &b)),
+        FormatError::PayloadLength { .. }
+    ));
 }
 
 // ------------------------------------------------------------- the errors

@@ -43,12 +43,14 @@ pub enum ObjectKind {
     SecretKey = 3,
     /// [`crate::bfv::RelinKey`].
     RelinKey = 4,
-    /// Galois keys (reserved: written once the Galois-key type exists).
+    /// [`crate::bfv::GaloisKeys`].
     GaloisKeys = 5,
     /// [`crate::bfv::Plaintext`].
     Plaintext = 6,
     /// [`crate::bfv::Ciphertext`] (any size ≥ 2, coefficient form).
     Ciphertext = 7,
+    /// [`crate::bfv::PlaintextNtt`] (stored as its plaintext values).
+    PlaintextNtt = 8,
 }
 
 impl ObjectKind {
@@ -62,6 +64,7 @@ impl ObjectKind {
             5 => Self::GaloisKeys,
             6 => Self::Plaintext,
             7 => Self::Ciphertext,
+            8 => Self::PlaintextNtt,
             _ => return None,
         })
     }
@@ -94,6 +97,7 @@ impl ObjectKind {
             Self::GaloisKeys => "Galois key set",
             Self::Plaintext => "plaintext",
             Self::Ciphertext => "ciphertext",
+            Self::PlaintextNtt => "NTT-form plaintext",
         }
     }
 }

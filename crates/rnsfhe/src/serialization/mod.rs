@@ -16,8 +16,9 @@
 //!   values in `⌈log2 t⌉` bits, secret keys in 2 bits per coefficient;
 //! * xxHash64 (seed 0) of header and payload, little-endian.
 //!
-//! Objects with a uniform polynomial — public keys, relinearization keys
-//! and fresh secret-key ciphertexts — can be written **seed-compressed**
+//! Objects with a uniform polynomial — public keys, relinearization and
+//! Galois keys, fresh secret-key ciphertexts — can be written
+//! **seed-compressed**
 //! ([`ToBytes::to_bytes_compressed`]): the 32-byte seed replaces the
 //! polynomial, which the loader re-expands with
 //! [`rnsfhe_math::sampling::expand_uniform`]. That roughly halves them.
@@ -67,12 +68,22 @@
 //! # }
 //! ```
 //!
-//! # Galois keys
+//! # Objects
 //!
-//! [`ObjectKind::GaloisKeys`] is reserved; the payload of a Galois key set
-//! is specified in `docs/format.md` (the sorted elements, then the
-//! key-switching-key bodies in the same encoding as a relinearization
-//! key) and is written once the Galois-key type is part of the library.
+//! | type | [`ObjectKind`] | compressible |
+//! |------|----------------|--------------|
+//! | [`crate::bfv::BfvParameters`] (`to_bytes`/`from_bytes` without context) | `Parameters` | no |
+//! | [`crate::bfv::SecretKey`] (flagged secret) | `SecretKey` | no |
+//! | [`crate::bfv::PublicKey`] | `PublicKey` | yes |
+//! | [`crate::bfv::RelinKey`] | `RelinKey` | yes |
+//! | [`crate::bfv::GaloisKeys`] | `GaloisKeys` | yes |
+//! | [`crate::bfv::Plaintext`] | `Plaintext` | no |
+//! | [`crate::bfv::PlaintextNtt`] (stored as its plaintext values) | `PlaintextNtt` | no |
+//! | [`crate::bfv::Ciphertext`] (sizes 2 to [`MAX_CIPHERTEXT_SIZE`]) | `Ciphertext` | fresh secret-key encryptions |
+//!
+//! Objects that hold secret material in memory never print it through
+//! `Debug`, and [`crate::bfv::SecretKey`] zeroizes on drop; the bytes of a
+//! saved secret key are the caller's to protect (and zeroize).
 
 mod bits;
 mod error;

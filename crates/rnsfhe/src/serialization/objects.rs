@@ -16,16 +16,19 @@
 
 use std::sync::Arc;
 
+use rnsfhe_math::galois::is_galois_element;
 use rnsfhe_math::sampling::expand_uniform;
 use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::bfv::ciphertext::Ciphertext;
 use crate::bfv::context::BfvContext;
+use crate::bfv::galois::GaloisKeys;
 use crate::bfv::key_switching::KeySwitchingKey;
 use crate::bfv::keys::{PublicKey, RelinKey, SecretKey};
 use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
 use crate::bfv::plaintext::Plaintext;
+use crate::bfv::plaintext_ntt::PlaintextNtt;
 use crate::error::{Error, Result};
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::error::FormatError;
@@ -212,41 +215,83 @@ fn plaintext_len(ctx: &BfvContext) -> u64 {
     (ctx.degree() as u64 * w).div_ceil(8)
 }
 
+/// A plaintext object of `kind` holding `coeffs` (values in `[0, t)`).
+fn write_plain(ctx: &BfvContext, kind: ObjectKind, coeffs: &[u64]) -> Result<Vec<u8>> {
+    let width = packed_width(ctx.plain_modulus().value());
+    let mut out = format::begin(kind, false, ctx.id(), 0, 1, plaintext_len(ctx))?;
+    let mut w = BitWriter::new(&mut out);
+    for &c in coeffs {
+        w.write(c, width);
+    }
+    w.finish();
+    format::finish(out)
+}
+
+/// Reads a plaintext object of `kind`.
+fn read_plain(ctx: &Arc<BfvContext>, bytes: &[u8], kind: ObjectKind) -> Result<Plaintext> {
+    let (header, payload) = open_for(ctx, bytes, kind)?;
+    check_zero_key_id(&header)?;
+    check_count("plaintext polynomial count", header.count, 1, 1)?;
+    check_payload_len(&header, plaintext_len(ctx))?;
+    let t = ctx.plain_modulus().value();
+    let width = packed_width(t);
+    let mut r = BitReader::new(payload);
+    let mut coeffs = vec![0u64; ctx.degree()];
+    for (index, c) in coeffs.iter_mut().enumerate() {
+        let value = r.read(width)?;
+        if value >= t {
+            return Err(Error::PlaintextOutOfRange { index, value, t });
+        }
+        *c = value;
+    }
+    r.finish()?;
+    Ok(Plaintext::from_raw(ctx.id(), coeffs))
+}
+
 impl ToBytes for Plaintext {
     fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
         ctx.check_id(self.params_id())?;
-        let t = ctx.plain_modulus().value();
-        let width = packed_width(t);
-        let len = plaintext_len(ctx);
-        let mut out = format::begin(Self::KIND, false, ctx.id(), 0, 1, len)?;
-        let mut w = BitWriter::new(&mut out);
-        for &c in self.coefficients() {
-            w.write(c, width);
-        }
-        w.finish();
-        format::finish(out)
+        write_plain(ctx, Self::KIND, self.coefficients())
     }
 }
 
 impl FromBytes for Plaintext {
     fn from_bytes(ctx: &Arc<BfvContext>, bytes: &[u8]) -> Result<Self> {
-        let (header, payload) = open_for(ctx, bytes, Self::KIND)?;
-        check_zero_key_id(&header)?;
-        check_count("plaintext polynomial count", header.count, 1, 1)?;
-        check_payload_len(&header, plaintext_len(ctx))?;
-        let t = ctx.plain_modulus().value();
-        let width = packed_width(t);
-        let mut r = BitReader::new(payload);
-        let mut coeffs = vec![0u64; ctx.degree()];
-        for (index, c) in coeffs.iter_mut().enumerate() {
-            let value = r.read(width)?;
-            if value >= t {
-                return Err(Error::PlaintextOutOfRange { index, value, t });
-            }
-            *c = value;
-        }
-        r.finish()?;
-        Ok(Plaintext::from_raw(ctx.id(), coeffs))
+        read_plain(ctx, bytes, Self::KIND)
+    }
+}
+
+// ----------------------------------------------------- NTT-form plaintext
+
+impl SerializedObject for PlaintextNtt {
+    const KIND: ObjectKind = ObjectKind::PlaintextNtt;
+}
+
+impl ToBytes for PlaintextNtt {
+    /// Written as the plaintext values `m ∈ [0, t)` it was lifted from
+    /// (recovered by an inverse NTT and the CRT: `n` words instead of
+    /// `k·n`, and a loaded object is an honest lift by construction).
+    fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
+        use num_traits::ToPrimitive;
+        ctx.check_id(self.params_id())?;
+        let t = ctx.plain_modulus();
+        let lifted = ctx.ring().to_coeff(self.poly().clone())?;
+        let centered = ctx.crt().reconstruct_poly_centered(&lifted)?;
+        let coeffs = centered
+            .iter()
+            .map(|v| v.to_i64().map(|v| t.reduce_i64(v)))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(|| {
+                Error::InvalidArgument("NTT-form plaintext is not a lifted plaintext".into())
+            })?;
+        write_plain(ctx, Self::KIND, &coeffs)
+    }
+}
+
+impl FromBytes for PlaintextNtt {
+    fn from_bytes(ctx: &Arc<BfvContext>, bytes: &[u8]) -> Result<Self> {
+        let pt = read_plain(ctx, bytes, Self::KIND)?;
+        PlaintextNtt::new(ctx, &pt)
     }
 }
 
@@ -659,6 +704,115 @@ impl FromBytes for RelinKey {
             max: 1,
         })?;
         Ok(RelinKey::from_key_switching_key(ksk))
+    }
+}
+
+// ------------------------------------------------------------ Galois keys
+
+impl SerializedObject for GaloisKeys {
+    const KIND: ObjectKind = ObjectKind::GaloisKeys;
+}
+
+impl GaloisKeys {
+    /// Payload: the `G` elements (`u64`, strictly increasing), then the
+    /// `G` key-switching-key bodies in element order (see [`ksk_body_len`]).
+    fn write(&self, ctx: &BfvContext, compressed: bool) -> Result<Vec<u8>> {
+        ctx.check_id(self.params_id())?;
+        let elements = self.elements();
+        let count = count_u32(elements.len(), "Galois element count")?;
+        let keys = elements
+            .iter()
+            .map(|&g| {
+                self.key_switching_key(g).ok_or_else(|| {
+                    Error::from(FormatError::InvalidField {
+                        field: "Galois elements",
+                        reason: format!("no key for element {g}"),
+                    })
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let len = add(
+            mul(u64::from(count), 8, "Galois element count")?,
+            ksk_body_len(ctx, u64::from(count), compressed)?,
+            "Galois element count",
+        )?;
+        let mut out = format::begin(Self::KIND, compressed, ctx.id(), self.key_id(), count, len)?;
+        for g in &elements {
+            out.extend_from_slice(&g.to_le_bytes());
+        }
+        write_ksks(&mut out, ctx, &keys, compressed, Self::KIND)?;
+        format::finish(out)
+    }
+}
+
+impl ToBytes for GaloisKeys {
+    /// The elements, then for each element its key pairs `(k0, k1)` in
+    /// coefficient form (one stream for all keys).
+    fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
+        self.write(ctx, false)
+    }
+
+    /// The elements, the seeds of every `k1 = a` (all keys), then the
+    /// `k0`s.
+    fn to_bytes_compressed(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
+        self.write(ctx, true)
+    }
+
+    fn is_compressible(&self) -> bool {
+        self.elements().iter().all(|&g| {
+            self.key_switching_key(g)
+                .is_some_and(|k| k.seeds().is_some())
+        })
+    }
+}
+
+impl FromBytes for GaloisKeys {
+    fn from_bytes(ctx: &Arc<BfvContext>, bytes: &[u8]) -> Result<Self> {
+        let (header, payload) = open_for(ctx, bytes, Self::KIND)?;
+        let n = ctx.degree();
+        // At most n distinct odd elements below 2n.
+        check_count("Galois element count", header.count, 0, n as u64)?;
+        let count = header.count as usize;
+        let elements_len = 8 * count;
+        check_payload_len(
+            &header,
+            add(
+                elements_len as u64,
+                ksk_body_len(ctx, count as u64, header.seed_compressed)?,
+                "Galois element count",
+            )?,
+        )?;
+        let mut elements = Vec::with_capacity(count);
+        for (i, chunk) in payload
+            .get(..elements_len)
+            .unwrap_or(&[])
+            .chunks_exact(8)
+            .enumerate()
+        {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(chunk);
+            let g = u64::from_le_bytes(w);
+            if !is_galois_element(n, g) {
+                return Err(FormatError::InvalidField {
+                    field: "Galois elements",
+                    reason: format!("{g} is not a Galois element for n = {n} (odd, below 2n)"),
+                }
+                .into());
+            }
+            if i > 0 && elements.last().is_some_and(|&prev| prev >= g) {
+                return Err(FormatError::InvalidField {
+                    field: "Galois elements",
+                    reason: format!(
+                        "element {g} at position {i} is not larger than its predecessor"
+                    ),
+                }
+                .into());
+            }
+            elements.push(g);
+        }
+        let body = payload.get(elements_len..).unwrap_or(&[]);
+        let keys = read_ksks(ctx, body, count, header.key_id, header.seed_compressed)?;
+        GaloisKeys::from_parts(ctx, header.key_id, elements.into_iter().zip(keys).collect())
     }
 }
 

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Ciphertext, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey,
-    SecretKey,
+    BfvContext, BfvParameters, Ciphertext, Encryptor, Evaluator, GaloisKeys, Plaintext,
+    PlaintextNtt, PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::serialization::{CHECKSUM_LEN, HEADER_LEN};
@@ -39,7 +39,12 @@ pub struct Fixture {
     pub sk: SecretKey,
     pub pk: PublicKey,
     pub rk: RelinKey,
+    /// Galois keys for the row rotation by one step (element 3) and the
+    /// column swap (element `2n − 1`).
+    pub gk: GaloisKeys,
     pub pt: Plaintext,
+    /// `pt` lifted to `q` in NTT form.
+    pub pt_ntt: PlaintextNtt,
     /// Public-key encryption of `pt` (size 2, no seed).
     pub ct_pk: Ciphertext,
     /// Secret-key encryption of `pt` (size 2, with seed).
@@ -54,10 +59,13 @@ pub fn fixture(digit_bits: Option<u32>, seed: u64) -> Fixture {
     let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let n = ctx.degree() as u64;
+    let gk = GaloisKeys::generate_with_rng(&ctx, &sk, &[2 * n - 1, 3], &mut rng).unwrap();
     let values: Vec<u64> = (0..ctx.degree() as u64)
         .map(|i| (i * 7919) % 65537)
         .collect();
     let pt = Plaintext::new(&ctx, &values).unwrap();
+    let pt_ntt = PlaintextNtt::new(&ctx, &pt).unwrap();
     let enc = Encryptor::from_public_key(&ctx, &pk)
         .unwrap()
         .with_secret_key(&sk)
@@ -71,7 +79,9 @@ pub fn fixture(digit_bits: Option<u32>, seed: u64) -> Fixture {
         sk,
         pk,
         rk,
+        gk,
         pt,
+        pt_ntt,
         ct_pk,
         ct_sk,
         ct3,
