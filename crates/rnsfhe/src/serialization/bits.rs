@@ -9,6 +9,8 @@
 //! whole 64-bit words at a time. Only the final byte is padded, with zero
 //! bits.
 
+use zeroize::Zeroize;
+
 use crate::serialization::error::FormatError;
 
 /// Mask of the low `w` bits (`w ≤ 64`).
@@ -53,14 +55,26 @@ impl<'a> BitWriter<'a> {
         }
     }
 
-    /// Flushes the last partial bytes (zero-padded) and clears the
-    /// accumulator.
-    pub(crate) fn finish(mut self) {
+    /// Flushes the last partial bytes (zero-padded); the accumulator is
+    /// cleared on drop.
+    pub(crate) fn finish(self) {
         let bytes = self.nbits.div_ceil(8) as usize;
-        let le = (self.acc as u64).to_le_bytes();
+        let mut le = (self.acc as u64).to_le_bytes();
         self.out.extend_from_slice(&le[..bytes]);
-        self.acc = 0;
-        self.nbits = 0;
+        le.zeroize();
+    }
+}
+
+// Secret keys pass through the accumulators: clear them on drop.
+impl Drop for BitWriter<'_> {
+    fn drop(&mut self) {
+        self.acc.zeroize();
+    }
+}
+
+impl Drop for BitReader<'_> {
+    fn drop(&mut self) {
+        self.acc.zeroize();
     }
 }
 
