@@ -20,6 +20,23 @@ pub enum Error {
     #[error("invalid parameters: {0}")]
     InvalidParameters(String),
 
+    /// The ciphertext modulus is too large for the requested security level
+    /// at this ring degree (HomomorphicEncryption.org bound, see
+    /// [`crate::security`]); opt out with [`crate::SecurityLevel::None`].
+    #[error("insecure parameters: log2 q = {log_q} bits exceeds the {level}-bit bound of {max_log_q} bits for n = {n}")]
+    InsecureParameters {
+        /// The ring degree `n`.
+        n: usize,
+        /// Bits of the ciphertext modulus (`bitlen(q)`, see
+        /// [`crate::security::modulus_bits`]).
+        log_q: u32,
+        /// The largest `log2 q` allowed at this level and degree (`0` when
+        /// the degree is outside the tables).
+        max_log_q: u32,
+        /// The requested level in bits.
+        level: u32,
+    },
+
     /// Two objects (ciphertext, plaintext, key, context) were made for
     /// different parameter sets. Ids are [`crate::bfv::BfvContext::id`].
     #[error("parameter mismatch: object belongs to parameter set {found:#018x}, expected {expected:#018x}")]

@@ -18,6 +18,7 @@ mod lift_and_scale;
 pub mod noise;
 pub mod parameters;
 pub mod plaintext;
+pub mod selection;
 
 pub use ciphertext::Ciphertext;
 pub use context::BfvContext;
