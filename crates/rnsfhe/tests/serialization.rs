@@ -11,7 +11,7 @@ use rnsfhe::serialization::{
     inspect, poly_bits, FormatError, FromBytes, ObjectKind, ToBytes, CHECKSUM_LEN, FORMAT_VERSION,
     HEADER_LEN, MAX_CIPHERTEXT_SIZE, SEED_LEN,
 };
-use rnsfhe::Error;
+use rnsfhe::{Error, SecurityLevel};
 use ser_common::{fixture, poke_bits, reseal, set_u32, set_u64};
 
 fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
@@ -41,6 +41,21 @@ fn parameters_round_trip() {
             .variant(Variant::Behz)
             .build()
             .unwrap(),
+        // Insecure on purpose: the opt-out is recorded and survives.
+        BfvParameters::builder()
+            .degree(1024)
+            .plain_modulus(257)
+            .coeff_moduli_bits(&[40, 40])
+            .security(SecurityLevel::None)
+            .build()
+            .unwrap(),
+        BfvParameters::builder()
+            .degree(4096)
+            .plain_modulus(257)
+            .coeff_moduli_bits(&[37, 38])
+            .security(SecurityLevel::Tc192)
+            .build()
+            .unwrap(),
     ] {
         let bytes = p.to_bytes().unwrap();
         assert_eq!(
@@ -49,6 +64,7 @@ fn parameters_round_trip() {
         );
         let q = BfvParameters::from_bytes(&bytes).unwrap();
         assert_eq!(p, q);
+        assert_eq!(p.security_level(), q.security_level());
         assert_eq!(p.id(), q.id());
         let h = inspect(&bytes).unwrap();
         assert_eq!(h.kind, ObjectKind::Parameters);
@@ -621,6 +637,28 @@ fn values_out_of_range() {
             computed: ctx.id()
         }
     );
+    // A 128-bit level on parameters recorded as opted out, or an unknown
+    // level: the builder's security check and the field check apply.
+    let weak = BfvParameters::builder()
+        .degree(1024)
+        .plain_modulus(257)
+        .coeff_moduli_bits(&[40, 40])
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    let mut b = weak.to_bytes().unwrap();
+    b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&128u16.to_le_bytes());
+    reseal(&mut b);
+    assert!(matches!(
+        BfvParameters::from_bytes(&b),
+        Err(Error::InsecureParameters { .. })
+    ));
+    b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&100u16.to_le_bytes());
+    reseal(&mut b);
+    assert!(matches!(
+        fmt_err(BfvParameters::from_bytes(&b)),
+        FormatError::InvalidField { .. }
+    ));
     let mut b = ctx.params().to_bytes().unwrap();
     b[HEADER_LEN + 24] = 7;
     reseal(&mut b);

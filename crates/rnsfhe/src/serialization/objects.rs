@@ -30,6 +30,7 @@ use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
 use crate::bfv::plaintext::Plaintext;
 use crate::bfv::plaintext_ntt::PlaintextNtt;
 use crate::error::{Error, Result};
+use crate::security::SecurityLevel;
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::error::FormatError;
 use crate::serialization::format::{self, Header, ObjectKind};
@@ -829,31 +830,29 @@ fn variant_code(v: Variant) -> u8 {
     }
 }
 
-/// The security-level field of a parameter payload (`0`: not recorded).
-/// Extension point: parameters carrying a security level write its size
-/// in bits here.
-fn security_bits(_params: &BfvParameters) -> u16 {
-    0
+/// The security-level field of a parameter payload: the level in bits
+/// (0 for [`SecurityLevel::None`], 128, 192, 256).
+fn security_bits(params: &BfvParameters) -> u16 {
+    params.security_level().bits() as u16
 }
 
-/// Applies a security-level field on load (see [`security_bits`]).
+/// Applies a security-level field on load (see [`security_bits`]); the
+/// builder then enforces the level as it does for new parameters.
 fn with_security(
     builder: crate::bfv::BfvParametersBuilder,
     bits: u16,
 ) -> Result<crate::bfv::BfvParametersBuilder> {
-    if bits != 0 {
-        return Err(FormatError::InvalidField {
+    let level =
+        SecurityLevel::from_bits(u32::from(bits)).ok_or_else(|| FormatError::InvalidField {
             field: "security",
-            reason: format!("{bits}-bit security levels are not supported by this library"),
-        }
-        .into());
-    }
-    Ok(builder)
+            reason: format!("{bits} is not a security level (0, 128, 192 or 256)"),
+        })?;
+    Ok(builder.security(level))
 }
 
 impl BfvParameters {
     /// Serializes the parameters (`n`, `t`, σ, variant, relinearization
-    /// digits and the moduli; layout in `docs/format.md`). The header's
+    /// digits, security level and the moduli; layout in `docs/format.md`). The header's
     /// parameter id is [`BfvParameters::id`].
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
@@ -873,7 +872,9 @@ impl BfvParameters {
 
     /// Loads parameters written by [`BfvParameters::to_bytes`], validating
     /// them like [`crate::bfv::BfvParametersBuilder::build`] does
-    /// ([`Error::InvalidParameters`]) and checking that they hash to the
+    /// ([`Error::InvalidParameters`], [`Error::InsecureParameters`] for
+    /// parameters above the bound of their recorded security level) and
+    /// checking that they hash to the
     /// id in the header ([`FormatError::ParamsIdMismatch`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let (header, payload) = format::open(bytes, ObjectKind::Parameters)?;
