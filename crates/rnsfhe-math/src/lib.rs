@@ -28,6 +28,7 @@ pub mod rns_floor;
 pub mod sampling;
 pub mod scaling;
 pub mod shenoy_kumaresan;
+pub mod simd;
 pub mod small_montgomery;
 
 pub use base_conversion::BaseConverter;
@@ -42,4 +43,5 @@ pub use rns_floor::RnsFloor;
 pub use sampling::DiscreteGaussian;
 pub use scaling::{ScaleRoundToBase, ScaleRoundToModulus};
 pub use shenoy_kumaresan::ShenoyKumaresan;
+pub use simd::Kernel;
 pub use small_montgomery::SmallMontgomery;
