@@ -447,3 +447,107 @@ pub fn pointwise_mul_add_portable(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[
         *z = m.mul_add(x, y, *z);
     }
 }
+
+#[cfg(test)]
+// Tests may unwrap and panic: a failure is the point.
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::prime::generate_ntt_primes;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    fn random_poly<R: Representation>(ring: &RnsRing, rng: &mut ChaCha20Rng) -> RnsPoly<R> {
+        let data = ring
+            .moduli()
+            .iter()
+            .flat_map(|m| {
+                (0..ring.n())
+                    .map(|_| rng.gen_range(0..m.value()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        RnsPoly::from_data(ring.n(), ring.limbs(), data).unwrap()
+    }
+
+    /// `NTT⁻¹(NTT(a)·NTT(b) + NTT(a))` limb by limb on the portable kernels,
+    /// on the calling thread only.
+    fn reference(ring: &RnsRing, a: &RnsPoly<Coeff>, b: &RnsPoly<Coeff>) -> Vec<u64> {
+        let n = ring.n();
+        let mut out = Vec::new();
+        for ((t, x), y) in ring.tables().iter().zip(a.limbs_iter()).zip(b.limbs_iter()) {
+            let m = t.modulus();
+            let (mut x, mut y) = (x.to_vec(), y.to_vec());
+            t.forward_portable(&mut x).unwrap();
+            t.forward_portable(&mut y).unwrap();
+            let mut z = x.clone();
+            pointwise_mul_portable(m, &mut z, &y);
+            pointwise_mul_add_portable(m, &mut z, &x, &y);
+            t.backward_portable(&mut z).unwrap();
+            assert_eq!(z.len(), n);
+            out.extend(z);
+        }
+        out
+    }
+
+    fn pipeline(ring: &RnsRing, a: &RnsPoly<Coeff>, b: &RnsPoly<Coeff>) -> Vec<u64> {
+        let x = ring.to_ntt(a.clone()).unwrap();
+        let y = ring.to_ntt(b.clone()).unwrap();
+        let mut z = ring.mul(&x, &y).unwrap();
+        ring.mul_add_assign(&mut z, &x, &y).unwrap();
+        ring.to_coeff(z).unwrap().into_data()
+    }
+
+    #[test]
+    fn results_are_identical_for_every_thread_count() {
+        let mut rng = ChaCha20Rng::seed_from_u64(700);
+        // Mixed widths: IFMA-eligible (30, 50 bits) and portable (60 bits)
+        // limbs; 2^13 · 5 residues is above PAR_MIN_COEFFS, 2^8 · 3 below.
+        for (n, widths) in [
+            (1usize << 13, vec![30u32, 50, 50, 60, 61]),
+            (1 << 8, vec![50, 60, 40]),
+        ] {
+            let mut moduli = Vec::new();
+            for &w in &widths {
+                moduli.extend(generate_ntt_primes(w, n, 1, &moduli).unwrap());
+            }
+            let ring = RnsRing::from_moduli(n, &moduli).unwrap();
+            let a = random_poly::<Coeff>(&ring, &mut rng);
+            let b = random_poly::<Coeff>(&ring, &mut rng);
+            let expect = reference(&ring, &a, &b);
+            for threads in [1usize, 2, 3, 4] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let got = pool.install(|| pipeline(&ring, &a, &b));
+                assert_eq!(got, expect, "n = {n}, threads = {threads}");
+            }
+            // The global pool, and nested inside a parallel caller.
+            assert_eq!(pipeline(&ring, &a, &b), expect);
+            let nested: Vec<Vec<u64>> = (0..3)
+                .into_par_iter()
+                .map(|_| pipeline(&ring, &a, &b))
+                .collect();
+            assert!(nested.iter().all(|v| *v == expect));
+        }
+    }
+
+    #[test]
+    fn parallel_threshold() {
+        let p = generate_ntt_primes(50, 1 << 14, 2, &[]).unwrap();
+        let big = RnsRing::from_moduli(1 << 14, &p).unwrap();
+        let small = RnsRing::from_moduli(1 << 14, &p[..1]).unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert!(two.install(|| big.parallel()));
+        assert!(!two.install(|| small.parallel()));
+        assert!(!one.install(|| big.parallel()));
+    }
+}

@@ -102,13 +102,7 @@ fn csub(x: __m512i, m: __m512i) -> __m512i {
 /// `(x mod 2p + v, x mod 2p + 2p − v)` with `v = y·w mod p ∈ [0, 2p)`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn fwd_bfly(
-    x: __m512i,
-    y: __m512i,
-    w: __m512i,
-    wp: __m512i,
-    c: &Consts,
-) -> (__m512i, __m512i) {
+fn fwd_bfly(x: __m512i, y: __m512i, w: __m512i, wp: __m512i, c: &Consts) -> (__m512i, __m512i) {
     let u = csub(x, c.two_p);
     let v = mul_shoup52(y, w, wp, c);
     (
@@ -121,13 +115,7 @@ fn fwd_bfly(
 /// `((x + y) mod 2p, (x − y + 2p)·w mod p ∈ [0, 2p))`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn inv_bfly(
-    x: __m512i,
-    y: __m512i,
-    w: __m512i,
-    wp: __m512i,
-    c: &Consts,
-) -> (__m512i, __m512i) {
+fn inv_bfly(x: __m512i, y: __m512i, w: __m512i, wp: __m512i, c: &Consts) -> (__m512i, __m512i) {
     let d = _mm512_sub_epi64(_mm512_add_epi64(x, c.two_p), y);
     let s = csub(_mm512_add_epi64(x, y), c.two_p);
     (s, mul_shoup52(d, w, wp, c))
@@ -201,8 +189,12 @@ impl SmallStage {
         let words = 2 * tw.len();
         let (w, s) = if words >= 16 {
             // SAFETY: 16 words are readable (t = 1: 8 entries).
-            let (lo, hi) =
-                unsafe { (_mm512_loadu_si512(ptr.cast()), _mm512_loadu_si512(ptr.add(8).cast())) };
+            let (lo, hi) = unsafe {
+                (
+                    _mm512_loadu_si512(ptr.cast()),
+                    _mm512_loadu_si512(ptr.add(8).cast()),
+                )
+            };
             (
                 _mm512_permutex2var_epi64(lo, self.tw_w, hi),
                 _mm512_permutex2var_epi64(lo, self.tw_s, hi),

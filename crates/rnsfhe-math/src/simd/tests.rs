@@ -111,7 +111,13 @@ fn ntt_ifma_matches_portable_for_20_to_50_bit_moduli_and_n_8_to_2_pow_17() {
 
 #[test]
 fn ntt_kernel_selection_follows_modulus_width_and_cpu() {
-    for (bits, expect_ifma) in [(30u32, true), (50, true), (51, false), (60, false), (61, false)] {
+    for (bits, expect_ifma) in [
+        (30u32, true),
+        (50, true),
+        (51, false),
+        (60, false),
+        (61, false),
+    ] {
         let p = generate_ntt_primes(bits, 1024, 1, &[]).unwrap()[0];
         let t = NttTable::new(1024, Modulus::new(p).unwrap()).unwrap();
         let want = if expect_ifma && ifma_available() {
