@@ -74,10 +74,10 @@ fn samplers(c: &mut Criterion) {
         return;
     };
     let mut rng = rng_from_seed([42; 32]);
-    c.bench_function("gaussian_poly n=2^14 limbs=8", |b| {
+    c.bench_function("gaussian_poly/n=16384/k=8", |b| {
         b.iter(|| black_box(gauss.sample_poly(&mut rng, &base, n)))
     });
-    c.bench_function("gaussian_values n=2^14", |b| {
+    c.bench_function("gaussian_values/n=16384", |b| {
         let mut out = vec![0i64; n];
         b.iter(|| {
             gauss.sample_into(&mut rng, &mut out);
@@ -86,7 +86,7 @@ fn samplers(c: &mut Criterion) {
     });
     // Baseline: the raw ChaCha20 words the uniform sampler needs (about one
     // per residue for these primes just below 2^60).
-    c.bench_function("chacha20_words 2^17", |b| {
+    c.bench_function("chacha20_words/count=131072", |b| {
         let mut out = vec![0u64; 8 * n];
         b.iter(|| {
             for w in out.iter_mut() {
@@ -95,7 +95,7 @@ fn samplers(c: &mut Criterion) {
             black_box(&out);
         })
     });
-    c.bench_function("uniform_poly n=2^14 limbs=8", |b| {
+    c.bench_function("uniform_poly/n=16384/k=8", |b| {
         b.iter(|| black_box(sample_uniform::<Coeff, _>(&mut rng, &base, n)))
     });
 }

@@ -1,4 +1,5 @@
-//! # rnsfhe-math
+#![doc = include_str!("../README.md")]
+//! ## Crate map
 //!
 //! The arithmetic layer of rnsfhe, free of any scheme knowledge:
 //! word-size modular arithmetic ([`Modulus`]), primes and negacyclic NTT

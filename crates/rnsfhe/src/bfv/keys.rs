@@ -1,0 +1,250 @@
+//! Secret, public and relinearization keys (000 §II.E KeyGen; 002 §4.5).
+//!
+//! All keys are stored in NTT form over `q`. Every key records the
+//! parameter id of its context and the *key id* of its secret key (a random
+//! public tag, drawn when the secret key is generated), so that mixing
+//! objects of different contexts or keys is a typed error rather than
+//! garbage.
+//!
+//! Randomness order with an explicit rng (documented so tests can
+//! reproduce it): [`SecretKey::generate_with_rng`] draws the key id
+//! (`next_u64`) then `n` ternary values ([`sample_ternary`]);
+//! [`PublicKey::generate_with_rng`] draws `a` ([`sample_uniform`] in NTT
+//! form) then `e` ([`DiscreteGaussian::sample_into`]);
+//! [`RelinKey::generate_with_rng`] draws `(a, e)` the same way per digit.
+//!
+//! [`DiscreteGaussian::sample_into`]: rnsfhe_math::DiscreteGaussian::sample_into
+
+use core::fmt;
+use std::sync::Arc;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::RngCore;
+use rnsfhe_math::sampling::{rng_from_os, sample_ternary, sample_uniform};
+use rnsfhe_math::{Ntt, RnsPoly};
+use zeroize::Zeroize;
+
+use crate::bfv::context::BfvContext;
+use crate::bfv::key_switching::KeySwitchingKey;
+use crate::error::{Error, Result};
+
+/// A ternary secret key `s ∈ {−1, 0, 1}^n` (000 §II.E), kept in NTT form
+/// over `q` together with its signed coefficients. Zeroized on drop;
+/// `Debug` prints only the ids.
+#[derive(Clone)]
+pub struct SecretKey {
+    params_id: u64,
+    key_id: u64,
+    coeffs: Vec<i64>,
+    s_ntt: RnsPoly<Ntt>,
+}
+
+impl fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SecretKey")
+            .field("params_id", &format_args!("{:#018x}", self.params_id))
+            .field("key_id", &format_args!("{:#018x}", self.key_id))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for SecretKey {
+    fn drop(&mut self) {
+        self.coeffs.zeroize();
+        self.s_ntt.zeroize();
+    }
+}
+
+impl SecretKey {
+    /// Samples a fresh ternary secret key with an OS-seeded ChaCha20 rng.
+    pub fn generate(ctx: &Arc<BfvContext>) -> Result<Self> {
+        let mut rng = rng_from_os()?;
+        Self::generate_with_rng(ctx, &mut rng)
+    }
+
+    /// Samples a secret key from `rng` (key id first, then `n` ternary
+    /// values), so that tests can reproduce it.
+    pub fn generate_with_rng(ctx: &Arc<BfvContext>, rng: &mut ChaCha20Rng) -> Result<Self> {
+        let key_id = rng.next_u64();
+        let coeffs = sample_ternary(rng, ctx.degree());
+        Self::from_parts(ctx, key_id, coeffs)
+    }
+
+    /// Builds a secret key from given ternary coefficients (length `n`,
+    /// values in `{−1, 0, 1}`) and a key id. For tests, oracles and
+    /// deserialization; errors on wrong length or non-ternary values.
+    pub fn from_coefficients(ctx: &Arc<BfvContext>, key_id: u64, coeffs: &[i64]) -> Result<Self> {
+        Self::from_parts(ctx, key_id, coeffs.to_vec())
+    }
+
+    fn from_parts(ctx: &Arc<BfvContext>, key_id: u64, mut coeffs: Vec<i64>) -> Result<Self> {
+        let n = ctx.degree();
+        if coeffs.len() != n || coeffs.iter().any(|&c| !(-1..=1).contains(&c)) {
+            coeffs.zeroize();
+            return Err(Error::InvalidArgument(format!(
+                "a secret key needs {n} coefficients in {{-1, 0, 1}}"
+            )));
+        }
+        let ring = ctx.ring();
+        let s_ntt = ring.to_ntt(ring.from_signed(&coeffs)?)?;
+        Ok(Self {
+            params_id: ctx.id(),
+            key_id,
+            coeffs,
+            s_ntt,
+        })
+    }
+
+    /// The parameter id of the context the key was made for.
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+
+    /// The key id (a public random tag shared by all keys and ciphertexts
+    /// derived from this secret key).
+    pub fn key_id(&self) -> u64 {
+        self.key_id
+    }
+
+    /// The secret coefficients in `{−1, 0, 1}`. **Secret material**: meant
+    /// for tests, oracles and serialization only.
+    pub fn coefficients(&self) -> &[i64] {
+        &self.coeffs
+    }
+
+    /// `s` in NTT form over `q`.
+    pub(crate) fn s_ntt(&self) -> &RnsPoly<Ntt> {
+        &self.s_ntt
+    }
+
+    /// Errors unless the key belongs to `ctx`.
+    pub(crate) fn check(&self, ctx: &BfvContext) -> Result<()> {
+        ctx.check_id(self.params_id)
+    }
+}
+
+/// Errors with [`Error::KeyMismatch`] unless `found == expected`.
+pub(crate) fn check_key_id(expected: u64, found: u64) -> Result<()> {
+    if expected == found {
+        Ok(())
+    } else {
+        Err(Error::KeyMismatch { expected, found })
+    }
+}
+
+/// An RLWE sample `(−[a·s + e]_q, a)` in NTT form, drawing `a` then `e`.
+pub(crate) fn rlwe_zero_sample(
+    ctx: &BfvContext,
+    sk: &SecretKey,
+    rng: &mut ChaCha20Rng,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    let ring = ctx.ring();
+    let n = ctx.degree();
+    let a: RnsPoly<Ntt> = sample_uniform(rng, ring.base(), n);
+    let mut e = vec![0i64; n];
+    ctx.gaussian().sample_into(rng, &mut e);
+    let mut b = ring.to_ntt(ring.from_signed(&e)?)?;
+    e.zeroize();
+    ring.mul_add_assign(&mut b, &a, sk.s_ntt())?;
+    ring.neg_assign(&mut b)?;
+    Ok((b, a))
+}
+
+/// A public key `(pk0, pk1) = (−[a·s + e]_q, a)` in NTT form (000 §II.E).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PublicKey {
+    params_id: u64,
+    key_id: u64,
+    pk0: RnsPoly<Ntt>,
+    pk1: RnsPoly<Ntt>,
+}
+
+impl PublicKey {
+    /// Generates a public key for `sk` with an OS-seeded rng.
+    pub fn generate(ctx: &Arc<BfvContext>, sk: &SecretKey) -> Result<Self> {
+        let mut rng = rng_from_os()?;
+        Self::generate_with_rng(ctx, sk, &mut rng)
+    }
+
+    /// Generates a public key for `sk`, drawing `a` then `e` from `rng`.
+    pub fn generate_with_rng(
+        ctx: &Arc<BfvContext>,
+        sk: &SecretKey,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self> {
+        sk.check(ctx)?;
+        let (pk0, pk1) = rlwe_zero_sample(ctx, sk, rng)?;
+        Ok(Self {
+            params_id: ctx.id(),
+            key_id: sk.key_id(),
+            pk0,
+            pk1,
+        })
+    }
+
+    /// The parameter id of the context the key was made for.
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+
+    /// The key id of the secret key.
+    pub fn key_id(&self) -> u64 {
+        self.key_id
+    }
+
+    /// `pk0 = −[a·s + e]_q` in NTT form.
+    pub fn pk0(&self) -> &RnsPoly<Ntt> {
+        &self.pk0
+    }
+
+    /// `pk1 = a` in NTT form.
+    pub fn pk1(&self) -> &RnsPoly<Ntt> {
+        &self.pk1
+    }
+}
+
+/// A relinearization key: a key-switching key from `s²` to `s` in RNS
+/// decomposition form (002 §4.5, 003 §2.3; optional second-level digits,
+/// 000 §IV.B). See [`KeySwitchingKey`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelinKey {
+    ksk: KeySwitchingKey,
+}
+
+impl RelinKey {
+    /// Generates a relinearization key for `sk` with an OS-seeded rng.
+    pub fn generate(ctx: &Arc<BfvContext>, sk: &SecretKey) -> Result<Self> {
+        let mut rng = rng_from_os()?;
+        Self::generate_with_rng(ctx, sk, &mut rng)
+    }
+
+    /// Generates a relinearization key for `sk` from `rng`.
+    pub fn generate_with_rng(
+        ctx: &Arc<BfvContext>,
+        sk: &SecretKey,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self> {
+        sk.check(ctx)?;
+        let ring = ctx.ring();
+        let mut s2 = sk.s_ntt().clone();
+        ring.mul_assign(&mut s2, sk.s_ntt())?;
+        let ksk = KeySwitchingKey::generate(ctx, sk, &s2, rng);
+        s2.zeroize();
+        Ok(Self { ksk: ksk? })
+    }
+
+    /// The parameter id of the context the key was made for.
+    pub fn params_id(&self) -> u64 {
+        self.ksk.params_id()
+    }
+
+    /// The key id of the secret key.
+    pub fn key_id(&self) -> u64 {
+        self.ksk.key_id()
+    }
+
+    /// The underlying key-switching key.
+    pub fn key_switching_key(&self) -> &KeySwitchingKey {
+        &self.ksk
+    }
+}

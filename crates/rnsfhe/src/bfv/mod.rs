@@ -1,0 +1,30 @@
+//! The BFV scheme in full RNS (000 §II.E), with both RNS variants of
+//! decryption and multiplication: BEHZ (002) and HPS (000 §III-IV).
+//!
+//! One module per concept: [`parameters`] and [`context`] (precomputation),
+//! [`keys`] and [`key_switching`], [`plaintext`] and [`ciphertext`],
+//! [`encrypt`], [`decrypt`], [`evaluator`] with the lift-and-scale step in
+//! `lift_and_scale`, [`noise`] diagnostics and paper [`experiments`].
+
+pub mod ciphertext;
+pub mod context;
+pub mod decrypt;
+pub mod encrypt;
+pub mod evaluator;
+pub mod experiments;
+pub mod key_switching;
+pub mod keys;
+mod lift_and_scale;
+pub mod noise;
+pub mod parameters;
+pub mod plaintext;
+
+pub use ciphertext::Ciphertext;
+pub use context::BfvContext;
+pub use decrypt::Decryptor;
+pub use encrypt::Encryptor;
+pub use evaluator::Evaluator;
+pub use key_switching::KeySwitchingKey;
+pub use keys::{PublicKey, RelinKey, SecretKey};
+pub use parameters::{BfvParameters, BfvParametersBuilder, RelinMethod, Variant};
+pub use plaintext::Plaintext;

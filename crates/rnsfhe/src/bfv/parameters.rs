@@ -1,0 +1,447 @@
+//! BFV parameters (000 §II.E, §VI.C) and their builder.
+//!
+//! A parameter set fixes the ring degree `n`, the plaintext modulus `t`, the
+//! ciphertext modulus `q = q_1 · … · q_k` (word-size NTT-friendly primes),
+//! the error width `σ`, the RNS multiplication [`Variant`] and the
+//! relinearization method. Building validates everything and returns a
+//! typed error on bad input; [`crate::bfv::BfvContext`] then precomputes
+//! all tables for both variants.
+//!
+//! No security estimate is made here: choosing `(n, log q)` for a security
+//! level (e.g. 000 §VI.C, or the HE standard tables) is the caller's job.
+
+use rnsfhe_math::prime::{generate_ntt_primes, is_prime};
+use rnsfhe_math::sampling::DEFAULT_SIGMA;
+
+use crate::error::{Error, Result};
+
+/// Smallest supported ring degree, `2^10`.
+pub const MIN_DEGREE: usize = 1 << 10;
+/// Largest supported ring degree, `2^17`.
+pub const MAX_DEGREE: usize = 1 << 17;
+/// Largest bit size of a ciphertext modulus `q_i` (as in SEAL).
+pub const MAX_MODULUS_BITS: u32 = 60;
+/// Smallest bit size of a generated ciphertext modulus `q_i`.
+pub const MIN_MODULUS_BITS: u32 = 20;
+/// Largest number of ciphertext moduli `k`.
+pub const MAX_MODULI: usize = 64;
+/// Plaintext moduli must be below `2^60`.
+pub const MAX_PLAIN_MODULUS_BITS: u32 = 60;
+
+/// Which RNS variant computes decryption and the scaling step of
+/// multiplication. Keys and ciphertexts are the same for both, so one
+/// context serves both (the variant is not part of the parameter id).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Bajard-Eynard-Hasan-Zucca: integer-only fast base conversions with
+    /// the redundant moduli `γ`, `m̃`, `m_sk` (002 Algorithms 1-3,
+    /// 000 §III.A.1 and §IV.A.1).
+    Behz,
+    /// Halevi-Polyakov-Shoup: exact base conversions and rounding with a
+    /// floating-point estimate of the overflow (000 §III.A.2, eq. 6, and
+    /// §IV.A.2, eq. 8). Slower noise growth in practice (000 §VI.E), hence
+    /// the default.
+    #[default]
+    Hps,
+}
+
+/// How degree-2 ciphertexts are relinearized (and, later, how Galois keys
+/// switch keys): always the RNS decomposition of 002 §4.5 / 003 §2.3 (one
+/// digit per modulus `q_i`), optionally followed by a second-level
+/// decomposition of each residue in base `2^w` (000 §IV.B, 002 Remark 2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RelinMethod {
+    /// One digit per modulus `q_i` (the digits are the residues `[c]_{q_i}`).
+    #[default]
+    RnsDecomposition,
+    /// Each residue `[c]_{q_i}` is further split into `⌈log2 q_i / w⌉`
+    /// digits of `w` bits (`1 ≤ w ≤ 60`): smaller noise, larger keys.
+    RnsDecompositionWithDigits {
+        /// Digit size `w` in bits.
+        digit_bits: u32,
+    },
+}
+
+impl RelinMethod {
+    /// The second-level digit size `w`, if any.
+    pub fn digit_bits(&self) -> Option<u32> {
+        match self {
+            RelinMethod::RnsDecomposition => None,
+            RelinMethod::RnsDecompositionWithDigits { digit_bits } => Some(*digit_bits),
+        }
+    }
+}
+
+/// How the ciphertext moduli were specified.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ModuliSpec {
+    Unset,
+    Explicit(Vec<u64>),
+    Bits(Vec<u32>),
+}
+
+/// A validated BFV parameter set. Build it with [`BfvParameters::builder`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct BfvParameters {
+    n: usize,
+    t: u64,
+    moduli: Vec<u64>,
+    sigma: f64,
+    variant: Variant,
+    relin: RelinMethod,
+}
+
+impl BfvParameters {
+    /// Starts a builder. Required: [`BfvParametersBuilder::degree`],
+    /// [`BfvParametersBuilder::plain_modulus`] and either
+    /// [`BfvParametersBuilder::coeff_moduli`] or
+    /// [`BfvParametersBuilder::coeff_moduli_bits`].
+    pub fn builder() -> BfvParametersBuilder {
+        BfvParametersBuilder::default()
+    }
+
+    /// Ring degree `n` (a power of two in `[2^10, 2^17]`).
+    pub fn degree(&self) -> usize {
+        self.n
+    }
+
+    /// Plaintext modulus `t` (`2 ≤ t < 2^60`, coprime to `q`).
+    pub fn plain_modulus(&self) -> u64 {
+        self.t
+    }
+
+    /// Ciphertext moduli `q_1, …, q_k` (distinct primes `≡ 1 mod 2n`, at
+    /// most 60 bits each).
+    pub fn coeff_moduli(&self) -> &[u64] {
+        &self.moduli
+    }
+
+    /// Standard deviation `σ` of the error distribution.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// The default RNS variant of contexts built from these parameters.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The relinearization (key-switching) decomposition.
+    pub fn relin_method(&self) -> RelinMethod {
+        self.relin
+    }
+
+    /// `log2 q` as a float.
+    pub fn log2_q(&self) -> f64 {
+        self.moduli.iter().map(|&q| (q as f64).log2()).sum()
+    }
+
+    /// A copy of these parameters with another default variant (same
+    /// parameter id: keys and ciphertexts stay compatible).
+    pub fn with_variant(&self, variant: Variant) -> Self {
+        let mut p = self.clone();
+        p.variant = variant;
+        p
+    }
+
+    /// 64-bit FNV-1a digest of everything that determines the meaning of
+    /// keys and ciphertexts: `n`, `t`, the moduli and the relinearization
+    /// decomposition (not σ and not the variant, which change neither).
+    pub fn id(&self) -> u64 {
+        let mut h = Fnv::new();
+        h.write_u64(self.n as u64);
+        h.write_u64(self.t);
+        h.write_u64(self.moduli.len() as u64);
+        for &q in &self.moduli {
+            h.write_u64(q);
+        }
+        h.write_u64(u64::from(self.relin.digit_bits().unwrap_or(0)));
+        h.finish()
+    }
+}
+
+/// Builder for [`BfvParameters`]; every setter can be called in any order,
+/// and [`BfvParametersBuilder::build`] validates.
+#[derive(Clone, Debug)]
+pub struct BfvParametersBuilder {
+    n: Option<usize>,
+    t: Option<u64>,
+    moduli: ModuliSpec,
+    sigma: f64,
+    variant: Variant,
+    relin: RelinMethod,
+}
+
+impl Default for BfvParametersBuilder {
+    fn default() -> Self {
+        Self {
+            n: None,
+            t: None,
+            moduli: ModuliSpec::Unset,
+            sigma: DEFAULT_SIGMA,
+            variant: Variant::default(),
+            relin: RelinMethod::default(),
+        }
+    }
+}
+
+impl BfvParametersBuilder {
+    /// Ring degree `n`: a power of two in `[2^10, 2^17]`.
+    pub fn degree(mut self, n: usize) -> Self {
+        self.n = Some(n);
+        self
+    }
+
+    /// Plaintext modulus `t`, `2 ≤ t < 2^60`, coprime to every `q_i`.
+    pub fn plain_modulus(mut self, t: u64) -> Self {
+        self.t = Some(t);
+        self
+    }
+
+    /// Explicit ciphertext moduli: distinct primes `q_i ≡ 1 (mod 2n)` of at
+    /// most 60 bits, at most 64 of them.
+    pub fn coeff_moduli(mut self, moduli: &[u64]) -> Self {
+        self.moduli = ModuliSpec::Explicit(moduli.to_vec());
+        self
+    }
+
+    /// Ciphertext moduli by bit size, like SEAL's `CoeffModulus::Create`:
+    /// for each entry a prime of exactly that many bits (20 to 60) with
+    /// `q_i ≡ 1 (mod 2n)` is generated (largest first per size, all
+    /// distinct, none dividing `t`).
+    pub fn coeff_moduli_bits(mut self, bits: &[u32]) -> Self {
+        self.moduli = ModuliSpec::Bits(bits.to_vec());
+        self
+    }
+
+    /// Error standard deviation `σ` (default `8/√(2π)`, 000 §VI.C);
+    /// `0 < σ ≤ 64`.
+    pub fn sigma(mut self, sigma: f64) -> Self {
+        self.sigma = sigma;
+        self
+    }
+
+    /// Default RNS variant (default [`Variant::Hps`]).
+    pub fn variant(mut self, variant: Variant) -> Self {
+        self.variant = variant;
+        self
+    }
+
+    /// Relinearization method (default [`RelinMethod::RnsDecomposition`]).
+    pub fn relin_method(mut self, relin: RelinMethod) -> Self {
+        self.relin = relin;
+        self
+    }
+
+    /// Shorthand: RNS decomposition with second-level digits of `w` bits
+    /// (`None` for plain RNS decomposition).
+    pub fn relin_digit_bits(mut self, w: Option<u32>) -> Self {
+        self.relin = match w {
+            None => RelinMethod::RnsDecomposition,
+            Some(digit_bits) => RelinMethod::RnsDecompositionWithDigits { digit_bits },
+        };
+        self
+    }
+
+    /// Validates and builds. Errors ([`Error::InvalidParameters`]) when `n`
+    /// is not a power of two in range, `t` is out of range or shares a
+    /// factor with `q`, a modulus is not an NTT-friendly prime of at most
+    /// 60 bits, moduli repeat, `q ≤ 2t` (no room for noise), `σ` is out of
+    /// range or the digit size is out of range.
+    pub fn build(self) -> Result<BfvParameters> {
+        let n = self
+            .n
+            .ok_or_else(|| invalid("the ring degree n is not set".into()))?;
+        if !n.is_power_of_two() || !(MIN_DEGREE..=MAX_DEGREE).contains(&n) {
+            return Err(invalid(format!(
+                "ring degree n = {n} must be a power of two in [2^10, 2^17]"
+            )));
+        }
+        let t = self
+            .t
+            .ok_or_else(|| invalid("the plaintext modulus t is not set".into()))?;
+        if t < 2 || t >> MAX_PLAIN_MODULUS_BITS != 0 {
+            return Err(invalid(format!(
+                "plaintext modulus t = {t} must satisfy 2 ≤ t < 2^60"
+            )));
+        }
+        if !(self.sigma.is_finite() && self.sigma > 0.0 && self.sigma <= 64.0) {
+            return Err(invalid(format!(
+                "error width σ = {} must satisfy 0 < σ ≤ 64",
+                self.sigma
+            )));
+        }
+        if let Some(w) = self.relin.digit_bits() {
+            if !(1..=MAX_MODULUS_BITS).contains(&w) {
+                return Err(invalid(format!(
+                    "relinearization digit size w = {w} bits must be in [1, 60]"
+                )));
+            }
+        }
+        let moduli = match self.moduli {
+            ModuliSpec::Unset => {
+                return Err(invalid("the ciphertext moduli are not set".into()));
+            }
+            ModuliSpec::Explicit(v) => v,
+            ModuliSpec::Bits(bits) => generate_moduli(n, t, &bits)?,
+        };
+        validate_moduli(n, t, &moduli)?;
+        let params = BfvParameters {
+            n,
+            t,
+            moduli,
+            sigma: self.sigma,
+            variant: self.variant,
+            relin: self.relin,
+        };
+        // Δ = ⌊q/t⌋ must leave room for noise: require q > 2t·2^2.
+        if params.log2_q() < (t as f64).log2() + 3.0 {
+            return Err(invalid(format!(
+                "q ({:.1} bits) is too small for t = {t}: need log2 q ≥ log2 t + 3",
+                params.log2_q()
+            )));
+        }
+        Ok(params)
+    }
+}
+
+fn invalid(msg: String) -> Error {
+    Error::InvalidParameters(msg)
+}
+
+/// SEAL-style `CoeffModulus::Create`: primes of the requested sizes,
+/// `≡ 1 mod 2n`, distinct, none dividing `t`. Output order follows `bits`;
+/// within one size the primes are taken largest first.
+fn generate_moduli(n: usize, t: u64, bits: &[u32]) -> Result<Vec<u64>> {
+    if bits.is_empty() || bits.len() > MAX_MODULI {
+        return Err(invalid(format!(
+            "need 1 to {MAX_MODULI} ciphertext moduli, got {}",
+            bits.len()
+        )));
+    }
+    let mut sizes: Vec<u32> = bits.to_vec();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut pools: Vec<(u32, Vec<u64>)> = Vec::with_capacity(sizes.len());
+    for &b in &sizes {
+        if !(MIN_MODULUS_BITS..=MAX_MODULUS_BITS).contains(&b) {
+            return Err(invalid(format!(
+                "modulus size {b} bits must be in [{MIN_MODULUS_BITS}, {MAX_MODULUS_BITS}]"
+            )));
+        }
+        let count = bits.iter().filter(|&&x| x == b).count();
+        // Skip primes dividing t (at most a handful: t < 2^60).
+        let mut exclude: Vec<u64> = Vec::new();
+        let primes = loop {
+            let p = generate_ntt_primes(b, n, count, &exclude)?;
+            let bad: Vec<u64> = p.iter().copied().filter(|&q| t % q == 0).collect();
+            if bad.is_empty() {
+                break p;
+            }
+            exclude.extend(bad);
+        };
+        pools.push((b, primes));
+    }
+    let mut used = vec![0usize; pools.len()];
+    let mut out = Vec::with_capacity(bits.len());
+    for &b in bits {
+        let idx = pools
+            .iter()
+            .position(|(s, _)| *s == b)
+            .ok_or_else(|| invalid("internal: missing prime pool".into()))?;
+        let q = pools[idx]
+            .1
+            .get(used[idx])
+            .copied()
+            .ok_or_else(|| invalid("internal: prime pool exhausted".into()))?;
+        used[idx] += 1;
+        out.push(q);
+    }
+    Ok(out)
+}
+
+fn validate_moduli(n: usize, t: u64, moduli: &[u64]) -> Result<()> {
+    if moduli.is_empty() || moduli.len() > MAX_MODULI {
+        return Err(invalid(format!(
+            "need 1 to {MAX_MODULI} ciphertext moduli, got {}",
+            moduli.len()
+        )));
+    }
+    let two_n = 2 * n as u64;
+    for (i, &q) in moduli.iter().enumerate() {
+        if q >> MAX_MODULUS_BITS != 0 {
+            return Err(invalid(format!(
+                "modulus q_{i} = {q} has more than {MAX_MODULUS_BITS} bits"
+            )));
+        }
+        if q < 3 || q % two_n != 1 || !is_prime(q) {
+            return Err(invalid(format!(
+                "modulus q_{i} = {q} is not NTT-friendly: it must be a prime ≡ 1 (mod 2n = {two_n})"
+            )));
+        }
+        if moduli[..i].contains(&q) {
+            return Err(invalid(format!("modulus {q} appears twice")));
+        }
+        if t % q == 0 {
+            return Err(invalid(format!(
+                "plaintext modulus t = {t} is not coprime to q (q_{i} = {q} divides it)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Minimal 64-bit FNV-1a hasher (stable across platforms and versions,
+/// unlike `std`'s `DefaultHasher`).
+pub(crate) struct Fnv(u64);
+
+impl Fnv {
+    pub(crate) fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    pub(crate) fn write_u64(&mut self, x: u64) {
+        for b in x.to_le_bytes() {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    pub(crate) fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_bad_degree_and_t() {
+        let b = || BfvParameters::builder().coeff_moduli(&[1_073_479_681]);
+        for n in [0usize, 1000, 512, 1 << 18] {
+            assert!(matches!(
+                b().degree(n).plain_modulus(2).build(),
+                Err(Error::InvalidParameters(_))
+            ));
+        }
+        for t in [0u64, 1, 1 << 60] {
+            assert!(matches!(
+                b().degree(1024).plain_modulus(t).build(),
+                Err(Error::InvalidParameters(_))
+            ));
+        }
+        assert!(BfvParameters::builder().degree(1024).build().is_err());
+        assert!(BfvParameters::builder()
+            .degree(1024)
+            .plain_modulus(2)
+            .build()
+            .is_err());
+    }
+
+    #[test]
+    fn fnv_is_stable() {
+        let mut h = Fnv::new();
+        h.write_u64(0);
+        // FNV-1a of eight zero bytes.
+        assert_eq!(h.finish(), 0xa8c7_f832_281a_39c5);
+    }
+}

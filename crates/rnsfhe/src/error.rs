@@ -1,0 +1,85 @@
+//! Typed errors of the scheme layer. Every public fallible function of
+//! `rnsfhe` returns [`enum@Error`] instead of panicking.
+
+use rnsfhe_math::MathError;
+use thiserror::Error;
+
+/// Everything that can go wrong in `rnsfhe`.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Error {
+    /// An error of the arithmetic layer (shapes, moduli, primes, …).
+    #[error(transparent)]
+    Math(#[from] MathError),
+
+    /// The parameters are invalid; the message says which one and why.
+    #[error("invalid parameters: {0}")]
+    InvalidParameters(String),
+
+    /// Two objects (ciphertext, plaintext, key, context) were made for
+    /// different parameter sets. Ids are [`crate::bfv::BfvContext::id`].
+    #[error("parameter mismatch: object belongs to parameter set {found:#018x}, expected {expected:#018x}")]
+    ParameterMismatch {
+        /// The id of the context doing the work.
+        expected: u64,
+        /// The id recorded in the offending object.
+        found: u64,
+    },
+
+    /// Two objects belong to different secret keys (for example a
+    /// ciphertext decrypted with the wrong secret key, two ciphertexts
+    /// encrypted under different keys, or a relinearization key of another
+    /// secret key). Key ids are public random tags, not key material.
+    #[error("key mismatch: object belongs to key {found:#018x}, expected {expected:#018x}")]
+    KeyMismatch {
+        /// The key id the operation expects.
+        expected: u64,
+        /// The key id recorded in the offending object.
+        found: u64,
+    },
+
+    /// A plaintext coefficient is not in `[0, t)`.
+    #[error(
+        "plaintext coefficient {index} is {value}, which is not below the plaintext modulus {t}"
+    )]
+    PlaintextOutOfRange {
+        /// Position of the coefficient.
+        index: usize,
+        /// Its value.
+        value: u64,
+        /// The plaintext modulus `t`.
+        t: u64,
+    },
+
+    /// A plaintext has more coefficients than the ring degree.
+    #[error("plaintext has {len} coefficients but the ring degree is {n}")]
+    PlaintextTooLong {
+        /// Number of coefficients given.
+        len: usize,
+        /// The ring degree `n`.
+        n: usize,
+    },
+
+    /// A ciphertext has the wrong number of polynomials for an operation
+    /// (e.g. relinearizing a degree-1 ciphertext).
+    #[error("{operation} needs a ciphertext with {expected} polynomials, got {got}")]
+    WrongCiphertextSize {
+        /// The operation that was attempted.
+        operation: &'static str,
+        /// What the operation accepts, in words (e.g. "3", "2").
+        expected: &'static str,
+        /// The size of the ciphertext given.
+        got: usize,
+    },
+
+    /// An operation needs a key that was not supplied.
+    #[error("missing key: {0}")]
+    MissingKey(&'static str),
+
+    /// An argument is outside its documented range (e.g. exponent 0,
+    /// empty list of ciphertexts).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T> = core::result::Result<T, Error>;

@@ -1,0 +1,15 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod bfv;
+pub mod error;
+
+pub use error::{Error, Result};
+/// The rng type of every `_with_rng` function.
+pub use rand_chacha::ChaCha20Rng;
+/// The arithmetic layer, re-exported for callers that need its types
+/// (e.g. [`rnsfhe_math::RnsPoly`] in key accessors).
+pub use rnsfhe_math;
