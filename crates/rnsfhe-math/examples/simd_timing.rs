@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use rnsfhe_math::prime::generate_ntt_primes;
-use rnsfhe_math::ring::{pointwise_mul_add_with, pointwise_mul_with};
+use rnsfhe_math::ring::{pointwise_mul_add_with, pointwise_mul_with, pointwise_supports};
 use rnsfhe_math::{Kernel, Modulus, NttTable};
 
 /// Minimum over `reps` runs of `f`, in nanoseconds.
@@ -33,17 +33,20 @@ fn main() {
                 .map(|i| (i * 0x9E37_79B9_7F4A_7C15) % p)
                 .collect();
             let b = a.clone();
-            for k in [Kernel::Portable, Kernel::Ifma52] {
+            for k in [Kernel::Portable, Kernel::Ifma52, Kernel::Avx512] {
                 if !t.supports(k) {
                     continue;
                 }
                 let f = min_ns(reps, || t.forward_with(k, &mut a).unwrap());
                 let g = min_ns(reps, || t.backward_with(k, &mut a).unwrap());
-                let mul = min_ns(reps, || pointwise_mul_with(k, &m, &mut a, &b).unwrap());
-                let c = a.clone();
-                let fma = min_ns(reps, || {
-                    pointwise_mul_add_with(k, &m, &mut a, &b, &c).unwrap()
-                });
+                let (mut mul, mut fma) = (f64::NAN, f64::NAN);
+                if pointwise_supports(k, &m) {
+                    mul = min_ns(reps, || pointwise_mul_with(k, &m, &mut a, &b).unwrap());
+                    let c = a.clone();
+                    fma = min_ns(reps, || {
+                        pointwise_mul_add_with(k, &m, &mut a, &b, &c).unwrap()
+                    });
+                }
                 println!(
                     "logp={log_p} n={n:6} {:8}: forward {:9.1} us  backward {:9.1} us  mul {:8.1} us  mul_add {:8.1} us",
                     k.name(),

@@ -35,9 +35,9 @@ use crate::simd::Kernel;
 pub const MAX_NTT_SIZE: usize = 1 << 17;
 /// Smallest supported transform size.
 pub const MIN_NTT_SIZE: usize = 2;
-/// Smallest size the IFMA kernel handles (its last three stages work on
+/// Smallest size the SIMD kernels handle (their last three stages work on
 /// 16-coefficient groups); smaller transforms run portably.
-const IFMA_MIN_N: usize = 16;
+const SIMD_MIN_N: usize = 16;
 
 /// A constant multiplier `w ∈ [0, p)` with its Shoup quotient
 /// `⌊w·2^64/p⌋`, stored side by side so a butterfly loads both from one
@@ -228,15 +228,22 @@ impl NttTable {
         check_shape("NTT input length", self.n, a.len())?;
         match kernel {
             Kernel::Portable => self.forward_impl::<true>(a),
-            Kernel::Ifma52 => {
+            Kernel::Ifma52 | Kernel::Avx512 => {
                 self.require(kernel)?;
                 #[cfg(target_arch = "x86_64")]
                 {
-                    // SAFETY: `require` checked at run time that the CPU has
-                    // AVX-512F and IFMA, and that p < 2^50 and n ≥ 16, the
-                    // kernel's preconditions; `a.len() == n` was checked and
-                    // `fwd` has n entries.
-                    unsafe { crate::simd::ntt_ifma::forward(a, &self.fwd, self.modulus.value()) }
+                    let p = self.modulus.value();
+                    if kernel == Kernel::Ifma52 {
+                        // SAFETY: `require` checked at run time that the CPU
+                        // has AVX-512F and IFMA, and that p < 2^50 and
+                        // n ≥ 16, the kernel's preconditions; `a.len() == n`
+                        // was checked and `fwd` has n entries.
+                        unsafe { crate::simd::ntt_ifma::forward(a, &self.fwd, p) }
+                    } else {
+                        // SAFETY: as above, with AVX-512F/DQ and n ≥ 16 (any
+                        // p < 2^61 the crate accepts).
+                        unsafe { crate::simd::ntt_avx512::forward(a, &self.fwd, p) }
+                    }
                 }
                 #[cfg(not(target_arch = "x86_64"))]
                 {
@@ -247,14 +254,15 @@ impl NttTable {
     }
 
     /// The kernel [`NttTable::forward`] and [`NttTable::backward`] use on
-    /// this CPU: [`Kernel::Ifma52`] when the CPU has AVX-512 IFMA52,
-    /// `p < 2^50` and `n ≥ 16`, else [`Kernel::Portable`].
+    /// this CPU, the fastest that [`NttTable::supports`]: for `n ≥ 16`,
+    /// [`Kernel::Ifma52`] when the CPU has AVX-512 IFMA52 and `p < 2^50`,
+    /// else [`Kernel::Avx512`] when it has AVX-512F/DQ; otherwise
+    /// [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        if self.supports(Kernel::Ifma52) {
-            Kernel::Ifma52
-        } else {
-            Kernel::Portable
-        }
+        [Kernel::Ifma52, Kernel::Avx512]
+            .into_iter()
+            .find(|&k| self.supports(k))
+            .unwrap_or(Kernel::Portable)
     }
 
     /// Whether `kernel` can transform with this table on this CPU.
@@ -263,9 +271,14 @@ impl NttTable {
             Kernel::Portable => true,
             Kernel::Ifma52 => {
                 cfg!(target_arch = "x86_64")
-                    && self.n >= IFMA_MIN_N
+                    && self.n >= SIMD_MIN_N
                     && crate::simd::ifma_modulus_ok(self.modulus.value())
                     && crate::simd::ifma_available()
+            }
+            Kernel::Avx512 => {
+                cfg!(target_arch = "x86_64")
+                    && self.n >= SIMD_MIN_N
+                    && crate::simd::avx512_available()
             }
         }
     }
@@ -317,20 +330,19 @@ impl NttTable {
         check_shape("NTT input length", self.n, a.len())?;
         match kernel {
             Kernel::Portable => self.backward_impl::<true>(a),
-            Kernel::Ifma52 => {
+            Kernel::Ifma52 | Kernel::Avx512 => {
                 self.require(kernel)?;
                 #[cfg(target_arch = "x86_64")]
                 {
-                    // SAFETY: as in `forward_with`: CPU features, p < 2^50
-                    // and n ≥ 16 checked by `require`, lengths checked.
-                    unsafe {
-                        crate::simd::ntt_ifma::backward(
-                            a,
-                            &self.inv,
-                            self.n_inv,
-                            self.inv_last,
-                            self.modulus.value(),
-                        )
+                    let (inv, ni, il, p) =
+                        (&self.inv, self.n_inv, self.inv_last, self.modulus.value());
+                    if kernel == Kernel::Ifma52 {
+                        // SAFETY: as in `forward_with`: CPU features, p < 2^50
+                        // and n ≥ 16 checked by `require`, lengths checked.
+                        unsafe { crate::simd::ntt_ifma::backward(a, inv, ni, il, p) }
+                    } else {
+                        // SAFETY: as in `forward_with` (AVX-512F/DQ, n ≥ 16).
+                        unsafe { crate::simd::ntt_avx512::backward(a, inv, ni, il, p) }
                     }
                 }
                 #[cfg(not(target_arch = "x86_64"))]

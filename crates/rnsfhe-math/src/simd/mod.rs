@@ -24,6 +24,10 @@
 //! references to `[u64; 8]` (or slices of a checked length).
 
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod ntt_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ntt_common;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_ifma;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod pointwise_ifma;
@@ -40,6 +44,9 @@ pub enum Kernel {
     Portable,
     /// AVX-512 IFMA52 (`vpmadd52luq`/`vpmadd52huq`), moduli below 2^50.
     Ifma52,
+    /// AVX-512F/DQ with an emulated 64×64→128-bit product, any modulus
+    /// (NTT only).
+    Avx512,
 }
 
 impl Kernel {
@@ -48,6 +55,7 @@ impl Kernel {
         match self {
             Kernel::Portable => "portable",
             Kernel::Ifma52 => "ifma",
+            Kernel::Avx512 => "avx512",
         }
     }
 
@@ -56,6 +64,7 @@ impl Kernel {
         match self {
             Kernel::Portable => true,
             Kernel::Ifma52 => ifma_available(),
+            Kernel::Avx512 => avx512_available(),
         }
     }
 }
@@ -68,6 +77,21 @@ pub fn ifma_available() -> bool {
     {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512ifma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether the CPU supports AVX-512F and AVX-512DQ (cached like
+/// [`ifma_available`]).
+#[inline]
+pub fn avx512_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {

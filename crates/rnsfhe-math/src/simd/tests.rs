@@ -42,11 +42,19 @@ fn ntt_inputs(rng: &mut ChaCha20Rng, n: usize, p: u64, wide: u64, random: usize)
     v
 }
 
+/// The SIMD NTT kernels that can run with `t` here.
+fn simd_kernels(t: &NttTable) -> Vec<Kernel> {
+    [Kernel::Ifma52, Kernel::Avx512]
+        .into_iter()
+        .filter(|&k| t.supports(k))
+        .collect()
+}
+
 /// Checks `forward`/`backward` (dispatching), the IFMA kernel when
-/// available, and the portable path against each other, plus round trips.
+/// available, the AVX-512F kernel when available, and the portable path
+/// against each other, plus round trips.
 fn check_ntt(t: &NttTable, rng: &mut ChaCha20Rng, random: usize) {
     let (n, p) = (t.n(), t.modulus().value());
-    let ifma = t.supports(Kernel::Ifma52);
     for a in ntt_inputs(rng, n, p, 4 * p, random) {
         let mut reference = a.clone();
         t.forward_portable(&mut reference).unwrap();
@@ -54,10 +62,10 @@ fn check_ntt(t: &NttTable, rng: &mut ChaCha20Rng, random: usize) {
         let mut dispatched = a.clone();
         t.forward(&mut dispatched).unwrap();
         assert_eq!(dispatched, reference, "forward, n={n} p={p}");
-        if ifma {
+        for k in simd_kernels(t) {
             let mut v = a.clone();
-            t.forward_with(Kernel::Ifma52, &mut v).unwrap();
-            assert_eq!(v, reference, "IFMA forward, n={n} p={p}");
+            t.forward_with(k, &mut v).unwrap();
+            assert_eq!(v, reference, "{k:?} forward, n={n} p={p}");
         }
         // Round trip from canonical values, when the input was canonical.
         if a.iter().all(|&x| x < p) {
@@ -73,10 +81,10 @@ fn check_ntt(t: &NttTable, rng: &mut ChaCha20Rng, random: usize) {
         let mut dispatched = a.clone();
         t.backward(&mut dispatched).unwrap();
         assert_eq!(dispatched, reference, "backward, n={n} p={p}");
-        if ifma {
+        for k in simd_kernels(t) {
             let mut v = a.clone();
-            t.backward_with(Kernel::Ifma52, &mut v).unwrap();
-            assert_eq!(v, reference, "IFMA backward, n={n} p={p}");
+            t.backward_with(k, &mut v).unwrap();
+            assert_eq!(v, reference, "{k:?} backward, n={n} p={p}");
         }
     }
 }
@@ -110,6 +118,43 @@ fn ntt_ifma_matches_portable_for_20_to_50_bit_moduli_and_n_8_to_2_pow_17() {
 }
 
 #[test]
+fn ntt_avx512_matches_portable_for_51_to_61_bit_moduli_and_n_8_to_2_pow_17() {
+    if !avx512_available() {
+        eprintln!("note: this CPU lacks AVX-512F/DQ; checking the portable path only");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(602);
+    for bits in 51..=61u32 {
+        for log_n in [3u32, 4, 5, 8, 11] {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            assert_eq!(t.supports(Kernel::Avx512), avx512_available() && n >= 16);
+            check_ntt(&t, &mut rng, 2);
+        }
+    }
+    // All sizes for the widths the crate uses most, and the largest prime
+    // of the right shape below 2^61 (4p close to 2^63).
+    for bits in [60u32, 61] {
+        for log_n in 3..=17u32 {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            check_ntt(&t, &mut rng, 1);
+        }
+    }
+    let n = 1 << 12;
+    let mut top = (1u64 << 61) - 2 * n as u64 + 1;
+    while !is_prime(top) {
+        top -= 2 * n as u64;
+    }
+    check_ntt(
+        &NttTable::new(n, Modulus::new(top).unwrap()).unwrap(),
+        &mut rng,
+        3,
+    );
+}
+
+#[test]
 fn ntt_kernel_selection_follows_modulus_width_and_cpu() {
     for (bits, expect_ifma) in [
         (30u32, true),
@@ -122,16 +167,23 @@ fn ntt_kernel_selection_follows_modulus_width_and_cpu() {
         let t = NttTable::new(1024, Modulus::new(p).unwrap()).unwrap();
         let want = if expect_ifma && ifma_available() {
             Kernel::Ifma52
+        } else if avx512_available() {
+            Kernel::Avx512
         } else {
             Kernel::Portable
         };
         assert_eq!(t.kernel(), want, "bits = {bits}");
         assert!(t.supports(Kernel::Portable));
-        if !t.supports(Kernel::Ifma52) {
-            let mut a = vec![0u64; 1024];
-            assert!(t.forward_with(Kernel::Ifma52, &mut a).is_err());
-            assert!(t.backward_with(Kernel::Ifma52, &mut a).is_err());
+        for k in [Kernel::Ifma52, Kernel::Avx512] {
+            if !t.supports(k) {
+                let mut a = vec![0u64; 1024];
+                assert!(t.forward_with(k, &mut a).is_err());
+                assert!(t.backward_with(k, &mut a).is_err());
+            }
         }
+        // Below 16 coefficients every transform is portable.
+        let small = NttTable::new(8, Modulus::new(p).unwrap()).unwrap();
+        assert_eq!(small.kernel(), Kernel::Portable);
         // Wide moduli still transform correctly through the dispatcher.
         let mut rng = ChaCha20Rng::seed_from_u64(u64::from(bits));
         check_ntt(&t, &mut rng, 1);
@@ -241,4 +293,10 @@ fn pointwise_kernel_selection() {
     assert_eq!(Kernel::Ifma52.name(), "ifma");
     assert!(Kernel::Portable.cpu_supported());
     assert_eq!(Kernel::Ifma52.cpu_supported(), ifma_available());
+    assert_eq!(Kernel::Avx512.cpu_supported(), avx512_available());
+    assert_eq!(Kernel::Avx512.name(), "avx512");
+    // No point-wise AVX-512F kernel.
+    let m = Modulus::new((1u64 << 61) - 1).unwrap();
+    let mut a = vec![1u64; 8];
+    assert!(pointwise_mul_with(Kernel::Avx512, &m, &mut a, &[2; 8]).is_err());
 }
