@@ -2,7 +2,8 @@
 //! (portable / IFMA52 / AVX-512F), for a shared machine where criterion
 //! medians are inflated by other processes:
 //! `cargo run --release -p rnsfhe-math --example simd_timing [FILTER…]`
-//! (filters match `n=16384/logp=50`-style tags).
+//! (filters match `n=16384/logp=50`-style tags; `threads` times
+//! `RnsRing::to_ntt` on 1 and 2 threads instead).
 //!
 //! The kernels of one operation run in interleaved rounds (15 rounds of a
 //! ~2 ms batch each), so they see the same machine load. Printed per
@@ -74,8 +75,60 @@ fn compare(what: &str, mut fs: Vec<(Kernel, Box<dyn FnMut() + '_>)>) {
     }
 }
 
+/// `RnsRing::to_ntt` of an 8-limb, 50-bit polynomial with n = 2^14 and
+/// 2^16 on pools of 1 and 2 threads (wall time only: the CPU time of a pool
+/// is not per thread).
+fn ring_threads() {
+    for log_n in [14, 16] {
+        ring_threads_n(1 << log_n);
+    }
+}
+
+fn ring_threads_n(n: usize) {
+    use rnsfhe_math::{RnsPoly, RnsRing};
+    let limbs = 8usize;
+    let moduli = generate_ntt_primes(50, n, limbs, &[]).unwrap();
+    let ring = RnsRing::from_moduli(n, &moduli).unwrap();
+    let data: Vec<u64> = moduli
+        .iter()
+        .flat_map(|&p| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % p))
+        .collect();
+    let poly = RnsPoly::from_data(n, limbs, data).unwrap();
+    let pools: Vec<_> = [1usize, 2]
+        .iter()
+        .map(|&t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let mut walls = vec![Vec::new(); pools.len()];
+    for _ in 0..ROUNDS {
+        for (pool, w) in pools.iter().zip(&mut walls) {
+            let p = poly.clone();
+            let t = Instant::now();
+            pool.install(|| ring.to_ntt(p).unwrap());
+            w.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    for (pool, w) in pools.iter().zip(&mut walls) {
+        w.sort_by(f64::total_cmp);
+        println!(
+            "ring_to_ntt/n={n}/limbs={limbs}/logp=50 threads={} wall best {:8.1} µs  median {:8.1} µs",
+            pool.current_num_threads(),
+            w[0],
+            w[w.len() / 2]
+        );
+    }
+}
+
 fn main() {
     let only: Vec<String> = std::env::args().skip(1).collect();
+    if only.iter().any(|o| o == "threads") {
+        ring_threads();
+        return;
+    }
     for log_p in [30u32, 50, 60] {
         for log_n in [12u32, 14, 16] {
             let n = 1usize << log_n;
