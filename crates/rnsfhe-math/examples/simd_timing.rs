@@ -3,7 +3,8 @@
 //! medians are inflated by other processes:
 //! `cargo run --release -p rnsfhe-math --example simd_timing [FILTER…]`
 //! (filters match `n=16384/logp=50`-style tags; `threads` times
-//! `RnsRing::to_ntt` on 1 and 2 threads instead).
+//! `RnsRing::to_ntt` on 1 and 2 threads instead, `base_conv` the
+//! `fast_base_conv` kernels).
 //!
 //! The kernels of one operation run in interleaved rounds (15 rounds of a
 //! ~2 ms batch each), so they see the same machine load. Printed per
@@ -123,10 +124,48 @@ fn ring_threads_n(n: usize) {
     }
 }
 
+/// `fast_base_conv` from 8 to 9 limbs of 50 bits, n = 2^14.
+fn base_conv() {
+    use rnsfhe_math::{BaseConverter, Coeff, RnsBase, RnsPoly};
+    let n = 1usize << 14;
+    let primes = generate_ntt_primes(50, n, 17, &[]).unwrap();
+    let (q, p) = (
+        RnsBase::new(&primes[..8]).unwrap(),
+        RnsBase::new(&primes[8..]).unwrap(),
+    );
+    let conv = BaseConverter::new(&q, &p).unwrap();
+    let data: Vec<u64> = primes[..8]
+        .iter()
+        .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
+        .collect();
+    let x = RnsPoly::<Coeff>::from_data(n, 8, data).unwrap();
+    let (x, conv) = (&x, &conv);
+    let mut kernels = vec![Kernel::Portable];
+    if conv.fast_base_conv_kernel() != Kernel::Portable {
+        kernels.push(conv.fast_base_conv_kernel());
+    }
+    compare(
+        &format!("fast_base_conv/n={n}/k=8to9/logq=50"),
+        kernels
+            .into_iter()
+            .map(|k| {
+                let mut out = RnsPoly::<Coeff>::zero(n, 9);
+                let f: Box<dyn FnMut()> =
+                    Box::new(move || conv.fast_base_conv_with(k, x, &mut out).unwrap());
+                (k, f)
+            })
+            .collect(),
+    );
+}
+
 fn main() {
     let only: Vec<String> = std::env::args().skip(1).collect();
     if only.iter().any(|o| o == "threads") {
         ring_threads();
+        return;
+    }
+    if only.iter().any(|o| o == "base_conv") {
+        base_conv();
         return;
     }
     for log_p in [30u32, 50, 60] {

@@ -24,6 +24,8 @@
 //! references to `[u64; 8]` (or slices of a checked length).
 
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod base_conv_ifma;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_common;

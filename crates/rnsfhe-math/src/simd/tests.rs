@@ -300,3 +300,94 @@ fn pointwise_kernel_selection() {
     let mut a = vec![1u64; 8];
     assert!(pointwise_mul_with(Kernel::Avx512, &m, &mut a, &[2; 8]).is_err());
 }
+
+/// `count` distinct primes of `bits` bits (≡ 1 mod 2, found downward).
+fn primes(bits: u32, count: usize, exclude: &[u64]) -> Vec<u64> {
+    generate_ntt_primes(bits, 2, count, exclude).unwrap()
+}
+
+#[test]
+fn fast_base_conv_ifma_matches_portable() {
+    use crate::base_conversion::BaseConverter;
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    if !ifma_available() {
+        note_skip("FastBaseConv");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(603);
+    let configs: Vec<(Vec<u32>, Vec<u32>)> = vec![
+        (vec![50; 8], vec![50; 9]),
+        (vec![20], vec![50]),
+        (vec![30, 40, 50], vec![20, 25]),
+        (vec![49; 20], vec![50; 3]),
+        (vec![36; 2], vec![50; 64]),
+        (vec![45; 64], vec![21; 2]),
+        // A 51-bit modulus anywhere sends everything to the portable path.
+        (vec![50, 51], vec![50]),
+        (vec![50], vec![60]),
+    ];
+    for (from_bits, to_bits) in configs {
+        let mut used = Vec::new();
+        let mut pick = |bits: &[u32]| -> Vec<u64> {
+            let v: Vec<u64> = bits
+                .iter()
+                .map(|&b| {
+                    let p = primes(b, 1, &used)[0];
+                    used.push(p);
+                    p
+                })
+                .collect();
+            v
+        };
+        let (qs, ps) = (pick(&from_bits), pick(&to_bits));
+        let conv =
+            BaseConverter::new(&RnsBase::new(&qs).unwrap(), &RnsBase::new(&ps).unwrap()).unwrap();
+        let narrow = from_bits.iter().chain(&to_bits).all(|&b| b <= 50);
+        assert_eq!(
+            conv.fast_base_conv_kernel(),
+            if narrow && ifma_available() {
+                Kernel::Ifma52
+            } else {
+                Kernel::Portable
+            }
+        );
+        for n in [1usize, 2, 7, 8, 9, 128, 129, 300, 4096] {
+            let fills: Vec<Box<dyn Fn(&mut ChaCha20Rng, u64, usize) -> u64>> = vec![
+                Box::new(|r, q, _| r.gen_range(0..q)),
+                Box::new(|_, q, _| q - 1),
+                Box::new(|_, _, _| 0),
+                Box::new(|r, q, c| if c % 3 == 0 { q - 1 } else { r.gen_range(0..q) }),
+                // Unreduced words (outside the documented range, accepted
+                // by the portable code): below and above 2^52.
+                Box::new(|r, _, _| r.gen_range(0..1u64 << 52)),
+                Box::new(|r, q, c| {
+                    if c % 5 == 0 {
+                        u64::MAX - c as u64
+                    } else {
+                        r.gen_range(0..q)
+                    }
+                }),
+            ];
+            for fill in &fills {
+                let data: Vec<u64> = qs
+                    .iter()
+                    .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
+                    .collect();
+                let x = RnsPoly::<Coeff>::from_data(n, qs.len(), data).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv_portable(&x, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "q={qs:?} p={ps:?} n={n}");
+                let mut forced = RnsPoly::<Coeff>::zero(n, ps.len());
+                let r = conv.fast_base_conv_with(Kernel::Ifma52, &x, &mut forced);
+                if conv.fast_base_conv_kernel() == Kernel::Ifma52 {
+                    r.unwrap();
+                    assert_eq!(forced.data(), expect.data());
+                } else {
+                    assert!(r.is_err());
+                }
+            }
+        }
+    }
+}
