@@ -567,7 +567,6 @@ pub(crate) mod test_util {
 
     use crate::poly::{Coeff, RnsPoly};
     use crate::rns_base::RnsBase;
-    use crate::simd::Kernel;
 
     fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
         (a as u128 * b as u128 % m as u128) as u64

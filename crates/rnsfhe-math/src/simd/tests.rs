@@ -306,6 +306,9 @@ fn primes(bits: u32, count: usize, exclude: &[u64]) -> Vec<u64> {
     generate_ntt_primes(bits, 2, count, exclude).unwrap()
 }
 
+/// Input generator `(rng, q_i, coefficient index) → word`.
+type Fill = Box<dyn Fn(&mut ChaCha20Rng, u64, usize) -> u64>;
+
 #[test]
 fn fast_base_conv_ifma_matches_portable() {
     use crate::base_conversion::BaseConverter;
@@ -352,7 +355,7 @@ fn fast_base_conv_ifma_matches_portable() {
             }
         );
         for n in [1usize, 2, 7, 8, 9, 128, 129, 300, 4096] {
-            let fills: Vec<Box<dyn Fn(&mut ChaCha20Rng, u64, usize) -> u64>> = vec![
+            let fills: Vec<Fill> = vec![
                 Box::new(|r, q, _| r.gen_range(0..q)),
                 Box::new(|_, q, _| q - 1),
                 Box::new(|_, _, _| 0),
