@@ -19,6 +19,7 @@
 pub mod base_conversion;
 pub mod crt;
 pub mod error;
+pub mod galois;
 pub mod modulus;
 pub mod ntt;
 pub mod poly;

@@ -15,6 +15,23 @@ pub enum Error {
     #[error("invalid parameters: {0}")]
     InvalidParameters(String),
 
+    /// The ciphertext modulus is too large for the requested security level
+    /// at this ring degree (HomomorphicEncryption.org bound, see
+    /// [`crate::security`]); opt out with [`crate::SecurityLevel::None`].
+    #[error("insecure parameters: log2 q = {log_q} bits exceeds the {level}-bit bound of {max_log_q} bits for n = {n}")]
+    InsecureParameters {
+        /// The ring degree `n`.
+        n: usize,
+        /// Bits of the ciphertext modulus (`bitlen(q)`, see
+        /// [`crate::security::modulus_bits`]).
+        log_q: u32,
+        /// The largest `log2 q` allowed at this level and degree (`0` when
+        /// the degree is outside the tables).
+        max_log_q: u32,
+        /// The requested level in bits.
+        level: u32,
+    },
+
     /// Two objects (ciphertext, plaintext, key, context) were made for
     /// different parameter sets. Ids are [`crate::bfv::BfvContext::id`].
     #[error("parameter mismatch: object belongs to parameter set {found:#018x}, expected {expected:#018x}")]
@@ -79,6 +96,34 @@ pub enum Error {
     /// empty list of ciphertexts).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+
+    /// Batching needs a prime plaintext modulus `t ≡ 1 (mod 2n)`.
+    #[error("batching needs a prime plaintext modulus t ≡ 1 (mod 2n); t = {t}, n = {n}")]
+    BatchingUnsupported {
+        /// The plaintext modulus `t`.
+        t: u64,
+        /// The ring degree `n`.
+        n: usize,
+    },
+
+    /// A signed value is outside `(−t/2, t/2]`.
+    #[error("value {value} at index {index} is outside (-t/2, t/2] for t = {t}")]
+    SignedValueOutOfRange {
+        /// Position of the value.
+        index: usize,
+        /// The value.
+        value: i64,
+        /// The plaintext modulus `t`.
+        t: u64,
+    },
+
+    /// An automorphism or rotation needs a Galois key for `element`
+    /// (`X ↦ X^element`) that the given Galois keys do not hold.
+    #[error("missing Galois key for element {element}")]
+    MissingGaloisKey {
+        /// The Galois element, odd and below `2n`.
+        element: u64,
+    },
 }
 
 /// Shorthand for results of this crate.

@@ -6,6 +6,7 @@
 
 pub mod bfv;
 pub mod error;
+pub mod security;
 
 pub use error::{Error, Result};
 /// The rng type of every `_with_rng` function.
@@ -13,3 +14,4 @@ pub use rand_chacha::ChaCha20Rng;
 /// The arithmetic layer, re-exported for callers that need its types
 /// (e.g. [`rnsfhe_math::RnsPoly`] in key accessors).
 pub use rnsfhe_math;
+pub use security::SecurityLevel;

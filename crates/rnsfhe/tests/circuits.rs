@@ -11,6 +11,7 @@ use rnsfhe::bfv::{
     BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey,
     SecretKey, Variant,
 };
+use rnsfhe::SecurityLevel;
 
 use common::{plain_add, plain_mul, plain_neg, plain_sub};
 
@@ -20,6 +21,7 @@ const T30: u64 = 1_073_741_789; // 2^30 − 35, prime
 /// bound of the parameters allows it), checked step by step.
 fn run_circuit(log_n: u32, bits: &[u32], t: u64, seed: u64) {
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(1 << log_n)
         .plain_modulus(t)
         .coeff_moduli_bits(bits)

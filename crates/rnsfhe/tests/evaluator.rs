@@ -8,12 +8,14 @@ use rnsfhe::bfv::{
     noise, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey,
     RelinKey, SecretKey, Variant,
 };
+use rnsfhe::SecurityLevel;
 
 use common::plain_mul;
 
 #[test]
 fn square_exponentiate_and_product_tree() {
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(4096)
         .plain_modulus(65537)
         .coeff_moduli_bits(&[60, 60, 60, 60])
@@ -89,6 +91,7 @@ fn square_exponentiate_and_product_tree() {
 #[test]
 fn plaintext_products_and_noise_diagnostics() {
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(4096)
         .plain_modulus(257)
         .coeff_moduli_bits(&[40, 40, 40])

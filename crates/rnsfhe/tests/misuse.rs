@@ -9,12 +9,14 @@ use rnsfhe::bfv::{
     RelinKey, SecretKey, Variant,
 };
 use rnsfhe::Error;
+use rnsfhe::SecurityLevel;
 
 const Q1: u64 = 1_073_479_681; // 2^30 − 2^18 + 1, NTT-friendly up to n = 2^17
 
 fn ctx(bits: &[u32], t: u64) -> Arc<BfvContext> {
     BfvContext::new(
         BfvParameters::builder()
+            .security(SecurityLevel::None)
             .degree(1024)
             .plain_modulus(t)
             .coeff_moduli_bits(bits)
@@ -189,7 +191,12 @@ fn invalid_parameters() {
     let inv = |b: rnsfhe::bfv::BfvParametersBuilder| {
         matches!(b.build(), Err(Error::InvalidParameters(_)))
     };
-    let base = || BfvParameters::builder().degree(1024).plain_modulus(65537);
+    let base = || {
+        BfvParameters::builder()
+            .security(SecurityLevel::None)
+            .degree(1024)
+            .plain_modulus(65537)
+    };
     // t not coprime to q.
     assert!(inv(base().plain_modulus(Q1 * 2).coeff_moduli(&[Q1])));
     // Not NTT-friendly: prime but not ≡ 1 mod 2n; composite; too large.

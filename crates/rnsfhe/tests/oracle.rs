@@ -31,6 +31,7 @@ use rnsfhe::bfv::{
 };
 use rnsfhe::rnsfhe_math::sampling::{expand_uniform, sample_ternary};
 use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsPoly};
+use rnsfhe::SecurityLevel;
 
 struct Oracle {
     ctx: Arc<BfvContext>,
@@ -486,6 +487,7 @@ fn run_oracle(params: BfvParameters, seed: u64, gamma_pow2: bool) {
 #[test]
 fn oracle_n1024_t65537_30bit_moduli() {
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(1024)
         .plain_modulus(65537)
         .coeff_moduli_bits(&[30, 30, 30])
@@ -498,6 +500,7 @@ fn oracle_n1024_t65537_30bit_moduli() {
 fn oracle_n1024_large_t_second_level_digits() {
     // A 50-bit prime t: BEHZ decryption uses Algorithm 1 with a prime γ.
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(1024)
         .plain_modulus(1_125_899_906_842_597)
         .coeff_moduli_bits(&[60, 60, 60])
@@ -510,6 +513,7 @@ fn oracle_n1024_large_t_second_level_digits() {
 #[test]
 fn oracle_n1024_t2_50bit_moduli() {
     let params = BfvParameters::builder()
+        .security(SecurityLevel::None)
         .degree(1024)
         .plain_modulus(2)
         .coeff_moduli_bits(&[50, 50])

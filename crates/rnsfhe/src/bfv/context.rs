@@ -282,6 +282,12 @@ impl BfvContext {
         self.id
     }
 
+    /// The security level the parameters were checked against
+    /// ([`crate::SecurityLevel::None`] when the caller opted out).
+    pub fn security_level(&self) -> crate::security::SecurityLevel {
+        self.params.security_level()
+    }
+
     /// The default variant of this context ([`BfvParameters::variant`]).
     pub fn variant(&self) -> Variant {
         self.params.variant()
@@ -467,6 +473,7 @@ mod tests {
             (vec![60; 6], (1 << 59) + 1),
         ] {
             let params = BfvParameters::builder()
+                .security(crate::SecurityLevel::None)
                 .degree(4096)
                 .plain_modulus(t)
                 .coeff_moduli_bits(&bits)

@@ -223,6 +223,7 @@ mod tests {
     /// Theorem 1, `‖v‖ ≤ (q/t)(1/2 − k/γ) − |q|_t/2`.
     fn check_edge(t: u64, expect_pow2: bool) {
         let params = BfvParameters::builder()
+            .security(crate::SecurityLevel::None)
             .degree(1024)
             .plain_modulus(t)
             .coeff_moduli_bits(&[60, 60, 60])

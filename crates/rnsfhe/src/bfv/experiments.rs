@@ -164,6 +164,7 @@ mod tests {
 
     fn params(log_n: u32, k: usize, t: u64) -> BfvParameters {
         BfvParameters::builder()
+            .security(crate::SecurityLevel::None)
             .degree(1 << log_n)
             .plain_modulus(t)
             .coeff_moduli_bits(&vec![30; k])

@@ -214,6 +214,7 @@ mod tests {
     /// size is below `digits·n·2^w·6σ` (002 Lemma 8).
     fn check_switch(digit_bits: Option<u32>) {
         let params = BfvParameters::builder()
+            .security(crate::SecurityLevel::None)
             .degree(1024)
             .plain_modulus(65537)
             .coeff_moduli_bits(&[50, 50, 40])

@@ -18,6 +18,7 @@ mod lift_and_scale;
 pub mod noise;
 pub mod parameters;
 pub mod plaintext;
+pub mod selection;
 
 pub use ciphertext::Ciphertext;
 pub use context::BfvContext;
@@ -28,3 +29,10 @@ pub use key_switching::KeySwitchingKey;
 pub use keys::{PublicKey, RelinKey, SecretKey};
 pub use parameters::{BfvParameters, BfvParametersBuilder, RelinMethod, Variant};
 pub use plaintext::Plaintext;
+
+pub mod encoding;
+pub mod galois;
+pub mod plaintext_ntt;
+pub use encoding::{BatchEncoder, CoefficientEncoder, ScalarEncoder};
+pub use galois::GaloisKeys;
+pub use plaintext_ntt::PlaintextNtt;

@@ -7,13 +7,16 @@
 //! typed error on bad input; [`crate::bfv::BfvContext`] then precomputes
 //! all tables for both variants.
 //!
-//! No security estimate is made here: choosing `(n, log q)` for a security
-//! level (e.g. 000 §VI.C, or the HE standard tables) is the caller's job.
+//! Building checks `log2 q` against the HomomorphicEncryption.org bound for
+//! the requested [`SecurityLevel`] (default 128 bits; see
+//! [`crate::security`]). Automatic selection for a multiplicative depth and
+//! the paper's presets live in [`crate::bfv::selection`].
 
 use rnsfhe_math::prime::{generate_ntt_primes, is_prime};
 use rnsfhe_math::sampling::DEFAULT_SIGMA;
 
 use crate::error::{Error, Result};
+use crate::security::SecurityLevel;
 
 /// Smallest supported ring degree, `2^10`.
 pub const MIN_DEGREE: usize = 1 << 10;
@@ -89,6 +92,7 @@ pub struct BfvParameters {
     sigma: f64,
     variant: Variant,
     relin: RelinMethod,
+    security: SecurityLevel,
 }
 
 impl BfvParameters {
@@ -131,6 +135,12 @@ impl BfvParameters {
         self.relin
     }
 
+    /// The security level these parameters were checked against
+    /// ([`SecurityLevel::None`] if the caller opted out).
+    pub fn security_level(&self) -> SecurityLevel {
+        self.security
+    }
+
     /// `log2 q` as a float.
     pub fn log2_q(&self) -> f64 {
         self.moduli.iter().map(|&q| (q as f64).log2()).sum()
@@ -170,6 +180,7 @@ pub struct BfvParametersBuilder {
     sigma: f64,
     variant: Variant,
     relin: RelinMethod,
+    security: SecurityLevel,
 }
 
 impl Default for BfvParametersBuilder {
@@ -181,6 +192,7 @@ impl Default for BfvParametersBuilder {
             sigma: DEFAULT_SIGMA,
             variant: Variant::default(),
             relin: RelinMethod::default(),
+            security: SecurityLevel::default(),
         }
     }
 }
@@ -233,6 +245,14 @@ impl BfvParametersBuilder {
         self
     }
 
+    /// Security level to enforce (default [`SecurityLevel::Tc128`]);
+    /// [`SecurityLevel::None`] opts out of the check (tests and
+    /// experiments only) and stays visible in the parameters.
+    pub fn security(mut self, level: SecurityLevel) -> Self {
+        self.security = level;
+        self
+    }
+
     /// Shorthand: RNS decomposition with second-level digits of `w` bits
     /// (`None` for plain RNS decomposition).
     pub fn relin_digit_bits(mut self, w: Option<u32>) -> Self {
@@ -247,7 +267,9 @@ impl BfvParametersBuilder {
     /// is not a power of two in range, `t` is out of range or shares a
     /// factor with `q`, a modulus is not an NTT-friendly prime of at most
     /// 60 bits, moduli repeat, `q ≤ 2t` (no room for noise), `σ` is out of
-    /// range or the digit size is out of range.
+    /// range or the digit size is out of range; errors with
+    /// [`Error::InsecureParameters`] when `log2 q` exceeds the bound of the
+    /// requested security level ([`crate::security::check_parameters`]).
     pub fn build(self) -> Result<BfvParameters> {
         let n = self
             .n
@@ -293,6 +315,7 @@ impl BfvParametersBuilder {
             sigma: self.sigma,
             variant: self.variant,
             relin: self.relin,
+            security: self.security,
         };
         // Δ = ⌊q/t⌋ must leave room for noise: require q > 2t·2^2.
         if params.log2_q() < (t as f64).log2() + 3.0 {
@@ -301,6 +324,7 @@ impl BfvParametersBuilder {
                 params.log2_q()
             )));
         }
+        crate::security::check_parameters(&params)?;
         Ok(params)
     }
 }

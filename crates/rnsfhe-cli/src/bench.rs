@@ -1,0 +1,791 @@
+//! `rnsfhe bench`: timings at the paper's parameter sets, measured like the
+//! peers harness (`/work/shared/peers/bench_peers.py`): per op one warm-up
+//! call and one calibration call, then `--reps` samples; ops faster than
+//! 2 ms are looped inside a sample and divided. `--json` writes the
+//! harness's layout (`{"meta", "results", "variants"}`, schema
+//! `he-peers-bench/1`) so that `bench_peers.py --libs none --merge FILE`
+//! prints rnsfhe beside OpenFHE and SEAL.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Args;
+use rand::Rng;
+use rnsfhe::bfv::selection::{split_log_q, PAPER_SETS};
+use rnsfhe::bfv::{
+    BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey,
+    RelinKey, SecretKey, Variant,
+};
+use rnsfhe::security::modulus_bits;
+use rnsfhe::SecurityLevel;
+use serde::Serialize;
+
+use crate::common::{
+    compress_bits, errln, fmt_ms, loadavg, machine_info, moduli_bits, outln, parse_set,
+    rng_from_clock, utc_now, variant_upper, write_file, CliError, CliResult, VariantChoice,
+};
+
+/// The plaintext modulus of every benchmark (as in the peers harness).
+pub const PLAIN_MODULUS: u64 = 65537;
+/// Ops in table order (names as in the peers harness).
+pub const OPS: [&str; 8] = [
+    "keygen",
+    "relin_keygen",
+    "encrypt",
+    "decrypt",
+    "add",
+    "mult_relin",
+    "mult_norelin",
+    "relin",
+];
+const OP_DOC: [(&str, &str); 8] = [
+    ("keygen", "secret + public key generation"),
+    ("relin_keygen", "relinearization key generation"),
+    (
+        "encrypt",
+        "public-key encryption of an already encoded plaintext",
+    ),
+    (
+        "decrypt",
+        "decryption incl. decoding to slot/coefficient values",
+    ),
+    ("add", "ciphertext + ciphertext (new result)"),
+    (
+        "mult_relin",
+        "ciphertext * ciphertext incl. relinearization (headline)",
+    ),
+    (
+        "mult_norelin",
+        "ciphertext * ciphertext, no relinearization (3-part result)",
+    ),
+    ("relin", "relinearization of a 3-part ciphertext"),
+];
+const THREADS_NOTE: &str =
+    "rnsfhe is single-threaded (it does not use rayon): only threads = 1 is measured";
+
+/// `--encoding`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EncodingChoice {
+    /// Batching where t ≡ 1 (mod 2n) (n ≤ 2^15 for t = 65537), else
+    /// coefficients — as the peers harness.
+    Auto,
+    /// Batching (SIMD slots) only.
+    Packed,
+    /// Coefficient encoding.
+    Coef,
+}
+
+/// Arguments of `rnsfhe bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Paper sets: comma list of log n (every paper set with that n),
+    /// LOGN:LOGQ pairs, or 'all'. Default 12,13,14 unless --set is given.
+    #[arg(long)]
+    sets: Option<String>,
+    /// One parameter set LOGN,LOGQ, e.g. 13,120 (repeatable).
+    #[arg(long = "set", value_name = "LOGN,LOGQ", value_parser = parse_set)]
+    set: Vec<(u32, u32)>,
+    /// Which RNS variant(s) to time.
+    #[arg(long, value_enum, default_value = "both")]
+    variant: VariantChoice,
+    /// Largest modulus size in bits: log q is split into the fewest moduli
+    /// of at most this size, as evenly as possible (360 → 6×60,
+    /// 1770 → 30×59).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(20..=60))]
+    moduli_bits: u32,
+    /// Plaintext encoding: decrypt includes decoding to slot values
+    /// (packed) or coefficients (coef).
+    #[arg(long, value_enum, default_value = "auto")]
+    encoding: EncodingChoice,
+    /// Thread counts, comma list (rnsfhe is single-threaded: only 1 is
+    /// measured, the others are skipped with a note).
+    #[arg(long, default_value = "1")]
+    threads: String,
+    /// Timed samples per op (log n < 16).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
+    reps: u64,
+    /// Timed samples per op for log n ≥ 16.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    reps_large: u64,
+    /// Untimed warm-up calls per op.
+    #[arg(long, default_value_t = 1)]
+    warmup: u64,
+    /// Ops to time, comma list (default: all): keygen, relin_keygen,
+    /// encrypt, decrypt, add, mult_relin, mult_norelin, relin.
+    #[arg(long)]
+    ops: Option<String>,
+    /// Write the results as JSON in the peers harness layout.
+    #[arg(long, value_name = "FILE")]
+    json: Option<String>,
+    /// Skip the correctness checks.
+    #[arg(long)]
+    no_checks: bool,
+    /// No progress on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Statistics of one op, per call.
+#[derive(Clone, Debug, Serialize)]
+pub struct Timing {
+    /// Median of the samples (ms).
+    pub median_ms: f64,
+    /// Fastest sample (ms).
+    pub min_ms: f64,
+    /// Mean of the samples (ms).
+    pub mean_ms: f64,
+    /// Sample standard deviation (ms).
+    pub stdev_ms: f64,
+    /// Number of timed samples.
+    pub reps: u64,
+    /// Calls per sample.
+    pub inner: u64,
+    /// Untimed warm-up calls.
+    pub warmup: u64,
+}
+
+/// One JSON `results` record (field order as in the harness).
+#[derive(Clone, Debug, Serialize)]
+struct Record {
+    library: &'static str,
+    variant: &'static str,
+    logn: u32,
+    n: usize,
+    logq_target: u32,
+    threads: usize,
+    encoding: &'static str,
+    plain_modulus: u64,
+    logq: u32,
+    limbs: usize,
+    logq_total: u32,
+    limbs_total: usize,
+    op: &'static str,
+    #[serde(flatten)]
+    timing: Timing,
+}
+
+/// `variants[].params`; the harness prints the first three entries.
+#[derive(Clone, Debug, Serialize)]
+struct VariantParams {
+    moduli: String,
+    key_switching: &'static str,
+    aux_base: String,
+    security: String,
+    log2_q_exact: f64,
+    moduli_values: Vec<u64>,
+}
+
+/// One JSON `variants` record.
+#[derive(Clone, Debug, Serialize)]
+struct VariantRecord {
+    library: &'static str,
+    variant: &'static str,
+    logn: u32,
+    n: usize,
+    logq_target: u32,
+    threads: usize,
+    encoding: &'static str,
+    plain_modulus: u64,
+    logq: u32,
+    limbs: usize,
+    logq_total: u32,
+    limbs_total: usize,
+    moduli_bits: Vec<u32>,
+    params: VariantParams,
+    checks: Checks,
+    setup_s: f64,
+    version: &'static str,
+}
+
+/// Correctness checks against plain arithmetic modulo t.
+#[derive(Clone, Debug, Default, Serialize)]
+struct Checks {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    enc_dec: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    add: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mult_relin: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    relin: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fresh_noise_budget: Option<u32>,
+}
+
+impl Checks {
+    fn all_ok(&self) -> bool {
+        [self.enc_dec, self.add, self.mult_relin, self.relin]
+            .iter()
+            .all(|c| c.unwrap_or(true))
+    }
+
+    fn summary(&self) -> String {
+        let f = |name: &str, c: Option<bool>| {
+            c.map(|ok| format!("{name} {}", if ok { "ok" } else { "WRONG" }))
+        };
+        let mut parts: Vec<String> = [
+            f("enc/dec", self.enc_dec),
+            f("add", self.add),
+            f("mult_relin", self.mult_relin),
+            f("relin", self.relin),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if let Some(b) = self.fresh_noise_budget {
+            parts.push(format!("fresh noise budget {b} bits"));
+        }
+        parts.join(", ")
+    }
+}
+
+#[derive(Serialize)]
+struct BenchJson<'a> {
+    meta: serde_json::Value,
+    results: &'a [Record],
+    variants: &'a [VariantRecord],
+}
+
+/// Runs the benchmark.
+pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
+    let t_start = Instant::now();
+    let load_start = loadavg();
+    let date = utc_now();
+    let sets = resolve_sets(args)?;
+    let ops = resolve_ops(args.ops.as_deref())?;
+    let threads = parse_threads(&args.threads)?;
+    let threads_note = threads.iter().any(|&t| t != 1);
+    if threads_note {
+        errln!("note: {THREADS_NOTE}; skipping threads other than 1");
+    }
+    let variants = args.variant.variants();
+    if args.encoding == EncodingChoice::Packed {
+        if let Some(&(log_n, log_q)) = sets.iter().find(|s| s.0 >= 16) {
+            return Err(CliError(format!(
+                "set ({log_n}, {log_q}): packed encoding needs t = {PLAIN_MODULUS} ≡ 1 (mod 2n), i.e. n ≤ 2^15; use --encoding auto or coef"
+            )));
+        }
+    }
+    // Validate every set (security, moduli) before printing anything.
+    let params: Vec<BfvParameters> = sets
+        .iter()
+        .map(|&(log_n, log_q)| set_parameters(log_n, log_q, args.moduli_bits))
+        .collect::<CliResult<_>>()?;
+    let quiet = args.quiet;
+    let progress = |msg: String| {
+        if !quiet {
+            errln!("{msg}");
+        }
+    };
+
+    outln!(
+        "# rnsfhe {} benchmark: t = {PLAIN_MODULUS}, {} encoding, 1 thread{}",
+        env!("CARGO_PKG_VERSION"),
+        format!("{:?}", args.encoding).to_lowercase(),
+        if threads_note {
+            format!(" ({THREADS_NOTE})")
+        } else {
+            String::new()
+        }
+    );
+    outln!();
+    let mut records: Vec<Record> = Vec::new();
+    let mut vrecords: Vec<VariantRecord> = Vec::new();
+    let mut all_checks_ok = true;
+    for (&(log_n, log_q), params) in sets.iter().zip(params) {
+        let reps = if log_n >= 16 {
+            args.reps_large
+        } else {
+            args.reps
+        };
+        let set = bench_set(log_n, log_q, params, args, &variants, &ops, reps, &progress)?;
+        all_checks_ok &= set.iter().all(|(v, _)| v.checks.all_ok());
+        print_set_table(log_n, log_q, &set, &ops);
+        for (v, recs) in set {
+            vrecords.push(v);
+            records.extend(recs);
+        }
+    }
+    if !all_checks_ok {
+        outln!("note: some results were wrong (see 'checks' above); the timings are still those of the full operations");
+    }
+
+    if let Some(path) = &args.json {
+        let meta = serde_json::json!({
+            "schema": "he-peers-bench/1",
+            "library": "rnsfhe",
+            "date_utc": date,
+            "machine": machine_info(),
+            "versions": {"rnsfhe": env!("CARGO_PKG_VERSION")},
+            "args": {
+                "sets": sets.iter().map(|(a, b)| format!("{a}:{b}")).collect::<Vec<_>>().join(","),
+                "variant": format!("{:?}", args.variant).to_lowercase(),
+                "moduli_bits": args.moduli_bits,
+                "reps": args.reps,
+                "reps_large": args.reps_large,
+                "warmup": args.warmup,
+                "threads": args.threads,
+                "ops": ops.join(","),
+                "no_checks": args.no_checks,
+            },
+            "threads": [1],
+            "threads_note": THREADS_NOTE,
+            "plain_modulus": PLAIN_MODULUS,
+            "encoding": format!("{:?}", args.encoding).to_lowercase(),
+            "op_doc": OP_DOC.iter().map(|(k, v)| ((*k).to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
+            "merged_from": [],
+            "build_profile": if cfg!(debug_assertions) { "debug" } else { "release" },
+            "wall_s": (t_start.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+            "loadavg_start": load_start,
+            "loadavg_end": loadavg(),
+        });
+        let doc = BenchJson {
+            meta,
+            results: &records,
+            variants: &vrecords,
+        };
+        let text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
+        write_file(path, &text)?;
+        progress(format!("wrote {path}"));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--sets` and `--set`, deduplicated and sorted.
+fn resolve_sets(args: &BenchArgs) -> CliResult<Vec<(u32, u32)>> {
+    let mut out: Vec<(u32, u32)> = args.set.clone();
+    let spec = match (&args.sets, args.set.is_empty()) {
+        (Some(s), _) => Some(s.as_str()),
+        (None, true) => Some("12,13,14"),
+        (None, false) => None,
+    };
+    if let Some(spec) = spec {
+        for tok in spec.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            if tok == "all" {
+                out.extend(PAPER_SETS);
+            } else if tok.contains(':') {
+                out.push(parse_set(tok)?);
+            } else {
+                let log_n: u32 = tok.parse().map_err(|_| {
+                    CliError(format!(
+                        "--sets: expected a log n, LOGN:LOGQ or 'all', got '{tok}'"
+                    ))
+                })?;
+                let hits: Vec<(u32, u32)> = PAPER_SETS
+                    .iter()
+                    .copied()
+                    .filter(|s| s.0 == log_n)
+                    .collect();
+                if hits.is_empty() {
+                    return Err(CliError(format!(
+                        "--sets: no paper parameter set with log n = {log_n} (use LOGN:LOGQ or --set LOGN,LOGQ)"
+                    )));
+                }
+                out.extend(hits);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() {
+        return Err("no parameter set selected".into());
+    }
+    Ok(out)
+}
+
+fn resolve_ops(spec: Option<&str>) -> CliResult<Vec<&'static str>> {
+    let Some(spec) = spec else {
+        return Ok(OPS.to_vec());
+    };
+    let mut out = Vec::new();
+    for tok in spec.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let op = OPS.iter().find(|&&o| o == tok).ok_or_else(|| {
+            CliError(format!(
+                "--ops: unknown op '{tok}' (known: {})",
+                OPS.join(", ")
+            ))
+        })?;
+        if !out.contains(op) {
+            out.push(*op);
+        }
+    }
+    if out.is_empty() {
+        return Err("--ops: no op given".into());
+    }
+    Ok(OPS.iter().copied().filter(|o| out.contains(o)).collect())
+}
+
+fn parse_threads(spec: &str) -> CliResult<Vec<usize>> {
+    let mut out = Vec::new();
+    for tok in spec.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        match tok.parse::<usize>() {
+            Ok(t) if t >= 1 => out.push(t),
+            _ => {
+                return Err(CliError(format!(
+                    "--threads: expected positive integers, got '{tok}'"
+                )))
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err("--threads: no thread count given".into());
+    }
+    Ok(out)
+}
+
+type SetResult = Vec<(VariantRecord, Vec<Record>)>;
+
+/// The parameters of one set: `log_q` split into moduli of at most
+/// `max_bits` bits, t = 65537, 128-bit security enforced.
+fn set_parameters(log_n: u32, log_q: u32, max_bits: u32) -> CliResult<BfvParameters> {
+    let bits = split_log_q(log_q, max_bits)
+        .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))?;
+    BfvParameters::builder()
+        .degree(1usize << log_n)
+        .plain_modulus(PLAIN_MODULUS)
+        .coeff_moduli_bits(&bits)
+        .security(SecurityLevel::Tc128)
+        .build()
+        .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))
+}
+
+/// Sets up one parameter set and times every op for every variant.
+#[allow(clippy::too_many_arguments)]
+fn bench_set(
+    log_n: u32,
+    log_q: u32,
+    params: BfvParameters,
+    args: &BenchArgs,
+    variants: &[Variant],
+    ops: &[&'static str],
+    reps: u64,
+    progress: &dyn Fn(String),
+) -> CliResult<SetResult> {
+    let n = 1usize << log_n;
+    let t_setup = Instant::now();
+    let ctx = BfvContext::new(params)?;
+    let setup_s = t_setup.elapsed().as_secs_f64();
+    let q = ctx.params().coeff_moduli().to_vec();
+    let logq = modulus_bits(&q);
+    let mbits = moduli_bits(&q);
+    let limbs = q.len();
+
+    let batch = match args.encoding {
+        EncodingChoice::Coef => None,
+        EncodingChoice::Auto => BatchEncoder::new(&ctx).ok(),
+        EncodingChoice::Packed => Some(BatchEncoder::new(&ctx)?),
+    };
+    let encoding: &'static str = if batch.is_some() { "packed" } else { "coef" };
+    // Messages: a uniform; b uniform (packed: slot-wise product) or sparse
+    // (coef: so the reference negacyclic product is cheap).
+    let mut rng = rng_from_clock();
+    let t = PLAIN_MODULUS;
+    let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+    let mut b = vec![0u64; n];
+    if batch.is_some() {
+        b.iter_mut().for_each(|x| *x = rng.gen_range(0..t));
+    } else {
+        for _ in 0..4 {
+            b[rng.gen_range(0..n)] = rng.gen_range(1..t);
+        }
+    }
+    let sum: Vec<u64> = a.iter().zip(&b).map(|(x, y)| (x + y) % t).collect();
+    let prod: Vec<u64> = if batch.is_some() {
+        a.iter().zip(&b).map(|(x, y)| x * y % t).collect()
+    } else {
+        sparse_negacyclic_mul(&a, &b, t)
+    };
+    let encode = |v: &[u64]| match &batch {
+        Some(be) => be.encode(v),
+        None => Plaintext::new(&ctx, v),
+    };
+    let decode = |p: &Plaintext| -> rnsfhe::Result<Vec<u64>> {
+        match &batch {
+            Some(be) => be.decode(p),
+            None => Ok(p.coefficients().to_vec()),
+        }
+    };
+
+    let sk = SecretKey::generate(&ctx)?;
+    let pk = PublicKey::generate(&ctx, &sk)?;
+    let rk = RelinKey::generate(&ctx, &sk)?;
+    let enc = Encryptor::from_public_key(&ctx, &pk)?;
+    let pt_a = encode(&a)?;
+    let pt_b = encode(&b)?;
+    let ct_a = enc.encrypt(&pt_a)?;
+    let ct_b = enc.encrypt(&pt_b)?;
+
+    let mut out = Vec::new();
+    for &variant in variants {
+        let vname = variant_upper(variant);
+        let tag = format!("[rnsfhe/{vname} n=2^{log_n} q~{log_q} 1T]");
+        progress(format!(
+            "{tag} log2 q={logq} limbs={limbs} ({}), setup {setup_s:.1}s",
+            compress_bits(&mbits)
+        ));
+        let ev = Evaluator::with_variant(&ctx, variant);
+        let dec = Decryptor::with_variant(&ctx, &sk, variant)?;
+        let ct3 = ev.multiply(&ct_a, &ct_b)?;
+
+        let mut checks = Checks::default();
+        if !args.no_checks {
+            checks.enc_dec = Some(decode(&dec.decrypt(&ct_a)?)? == a);
+            checks.add = Some(decode(&dec.decrypt(&ev.add(&ct_a, &ct_b)?)?)? == sum);
+            checks.mult_relin =
+                Some(decode(&dec.decrypt(&ev.multiply_relin(&ct_a, &ct_b, &rk)?)?)? == prod);
+            checks.relin = Some(decode(&dec.decrypt(&ev.relinearize(&ct3, &rk)?)?)? == prod);
+            checks.fresh_noise_budget = Some(dec.invariant_noise_budget(&ct_a)?);
+            if !checks.all_ok() {
+                progress(format!("{tag} correctness checks: {}", checks.summary()));
+            }
+        }
+
+        let mut recs = Vec::new();
+        for &op in ops {
+            let warmup = args.warmup;
+            let timing = match op {
+                "keygen" => time_op(reps, warmup, || {
+                    let sk = SecretKey::generate(&ctx)?;
+                    PublicKey::generate(&ctx, &sk)
+                }),
+                "relin_keygen" => time_op(reps, warmup, || RelinKey::generate(&ctx, &sk)),
+                "encrypt" => time_op(reps, warmup, || enc.encrypt(&pt_a)),
+                "decrypt" => time_op(reps, warmup, || dec.decrypt(&ct_a).and_then(|p| decode(&p))),
+                "add" => time_op(reps, warmup, || ev.add(&ct_a, &ct_b)),
+                "mult_relin" => time_op(reps, warmup, || ev.multiply_relin(&ct_a, &ct_b, &rk)),
+                "mult_norelin" => time_op(reps, warmup, || ev.multiply(&ct_a, &ct_b)),
+                "relin" => time_op(reps, warmup, || ev.relinearize(&ct3, &rk)),
+                other => return Err(CliError(format!("unknown op {other}"))),
+            }?;
+            progress(format!(
+                "  {op:<13} median {:>10.3} ms  min {:>10.3} ms  ({} x {})",
+                timing.median_ms, timing.min_ms, timing.reps, timing.inner
+            ));
+            recs.push(Record {
+                library: "rnsfhe",
+                variant: vname,
+                logn: log_n,
+                n,
+                logq_target: log_q,
+                threads: 1,
+                encoding,
+                plain_modulus: PLAIN_MODULUS,
+                logq,
+                limbs,
+                logq_total: logq,
+                limbs_total: limbs,
+                op,
+                timing,
+            });
+        }
+        let aux_base = match variant {
+            Variant::Hps => format!(
+                "P {}",
+                compress_bits(&moduli_bits(ctx.hps_base_p().values().as_slice()))
+            ),
+            Variant::Behz => format!(
+                "B_sk {} + m~ 2^32",
+                compress_bits(&moduli_bits(ctx.behz_base_bsk().values().as_slice()))
+            ),
+        };
+        let vrec = VariantRecord {
+            library: "rnsfhe",
+            variant: vname,
+            logn: log_n,
+            n,
+            logq_target: log_q,
+            threads: 1,
+            encoding,
+            plain_modulus: PLAIN_MODULUS,
+            logq,
+            limbs,
+            logq_total: logq,
+            limbs_total: limbs,
+            moduli_bits: mbits.clone(),
+            params: VariantParams {
+                moduli: compress_bits(&mbits),
+                key_switching: "RNS decomposition (no special prime)",
+                aux_base,
+                security: ctx.security_level().to_string(),
+                log2_q_exact: ctx.params().log2_q(),
+                moduli_values: q.clone(),
+            },
+            checks,
+            setup_s: (setup_s * 1000.0).round() / 1000.0,
+            version: env!("CARGO_PKG_VERSION"),
+        };
+        out.push((vrec, recs));
+    }
+    Ok(out)
+}
+
+/// Times `f` like the peers harness: `warmup` untimed calls, one
+/// calibration call, then `reps` samples of `inner` calls each, where
+/// `inner` makes a sample last at least 2 ms (at most 2000 calls).
+pub fn time_op<R>(
+    reps: u64,
+    warmup: u64,
+    mut f: impl FnMut() -> rnsfhe::Result<R>,
+) -> CliResult<Timing> {
+    for _ in 0..warmup {
+        black_box(f()?);
+    }
+    let t0 = Instant::now();
+    black_box(f()?);
+    let once = t0.elapsed().as_secs_f64();
+    let inner: u64 = if once < 0.002 {
+        ((0.002 / once.max(1e-7)).ceil() as u64).clamp(1, 2000)
+    } else {
+        1
+    };
+    let mut samples = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        for _ in 0..inner {
+            black_box(f()?);
+        }
+        samples.push(t0.elapsed().as_secs_f64() * 1e3 / inner as f64);
+    }
+    Ok(stats(&samples, reps, inner, warmup))
+}
+
+fn stats(samples: &[f64], reps: u64, inner: u64, warmup: u64) -> Timing {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let len = s.len();
+    let median = match len {
+        0 => 0.0,
+        _ if len % 2 == 1 => s[len / 2],
+        _ => (s[len / 2 - 1] + s[len / 2]) / 2.0,
+    };
+    let mean = if len == 0 {
+        0.0
+    } else {
+        s.iter().sum::<f64>() / len as f64
+    };
+    let stdev = if len > 1 {
+        (s.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (len - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    Timing {
+        median_ms: median,
+        min_ms: s.first().copied().unwrap_or(0.0),
+        mean_ms: mean,
+        stdev_ms: stdev,
+        reps,
+        inner,
+        warmup,
+    }
+}
+
+/// `a · b mod (X^n + 1, t)` for a sparse `b`.
+fn sparse_negacyclic_mul(a: &[u64], b: &[u64], t: u64) -> Vec<u64> {
+    let n = a.len();
+    let mut out = vec![0u64; n];
+    for (j, &bj) in b.iter().enumerate().filter(|(_, &v)| v != 0) {
+        for (i, &ai) in a.iter().enumerate() {
+            let p = ((ai as u128 * bj as u128) % t as u128) as u64;
+            let k = i + j;
+            if k < n {
+                out[k] = (out[k] + p) % t;
+            } else {
+                out[k - n] = (out[k - n] + t - p) % t;
+            }
+        }
+    }
+    out
+}
+
+/// The per-set table: median and minimum per op and variant.
+fn print_set_table(log_n: u32, log_q: u32, set: &SetResult, ops: &[&str]) {
+    let Some((v0, _)) = set.first() else {
+        return;
+    };
+    outln!(
+        "### n = 2^{log_n}, target log2 q = {log_q}: q = {} bits ({} limb{}: {}), t = {PLAIN_MODULUS}, {} encoding",
+        v0.logq,
+        v0.limbs,
+        if v0.limbs == 1 { "" } else { "s" },
+        compress_bits(&v0.moduli_bits),
+        v0.encoding
+    );
+    outln!();
+    let mut header = String::from("| op (ms) |");
+    let mut rule = String::from("|---|");
+    for (v, _) in set {
+        header.push_str(&format!(" {} median | {} min |", v.variant, v.variant));
+        rule.push_str("---|---|");
+    }
+    outln!("{header}");
+    outln!("{rule}");
+    for &op in ops {
+        let mut line = format!("| {op} |");
+        for (_, recs) in set {
+            match recs.iter().find(|r| r.op == op) {
+                Some(r) => line.push_str(&format!(
+                    " {} | {} |",
+                    fmt_ms(r.timing.median_ms),
+                    fmt_ms(r.timing.min_ms)
+                )),
+                None => line.push_str(" - | - |"),
+            }
+        }
+        outln!("{line}");
+    }
+    outln!();
+    let reps: Vec<String> = set
+        .iter()
+        .flat_map(|(_, r)| r.iter().map(|x| x.timing.reps))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|r| r.to_string())
+        .collect();
+    outln!(
+        "(per call; medians and minima of {} timed samples after warm-up)",
+        reps.join("/")
+    );
+    for (v, _) in set {
+        if v.checks.enc_dec.is_some() {
+            outln!("checks {}: {}", v.variant, v.checks.summary());
+        }
+    }
+    outln!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_match_python_statistics() {
+        let t = stats(&[3.0, 1.0, 2.0, 4.0], 4, 1, 1);
+        assert_eq!(t.median_ms, 2.5);
+        assert_eq!(t.min_ms, 1.0);
+        assert_eq!(t.mean_ms, 2.5);
+        assert!((t.stdev_ms - 1.290_994_448_735_805_6).abs() < 1e-12);
+        assert_eq!(stats(&[5.0], 1, 1, 1).stdev_ms, 0.0);
+    }
+
+    #[test]
+    fn sparse_product_wraps_negacyclically() {
+        // (1 + x) · x^3 in Z_7[x]/(x^4 + 1) = x^3 + x^4 = x^3 − 1.
+        assert_eq!(
+            sparse_negacyclic_mul(&[1, 1, 0, 0], &[0, 0, 0, 1], 7),
+            vec![6, 0, 0, 1]
+        );
+    }
+
+    #[test]
+    fn ops_and_threads() {
+        assert_eq!(
+            resolve_ops(Some("relin,add")).unwrap(),
+            vec!["add", "relin"]
+        );
+        assert!(resolve_ops(Some("foo")).is_err());
+        assert_eq!(parse_threads("1,2").unwrap(), vec![1, 2]);
+        assert!(parse_threads("0").is_err());
+    }
+}

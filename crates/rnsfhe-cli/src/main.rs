@@ -1,0 +1,122 @@
+//! `rnsfhe`: the command-line tool of the rnsfhe library.
+//!
+//! * `rnsfhe demo` — keys, encryption, an encrypted dot product, squared
+//!   sum and polynomial evaluation, decryption, for both RNS variants.
+//! * `rnsfhe params` — automatic secure parameter selection for a depth.
+//! * `rnsfhe bench` — timings at the paper's parameter sets, with JSON
+//!   output that the peers harness (`bench_peers.py --merge`) reads.
+//! * `rnsfhe depth` — the practical-depth experiment of 000 §VI.E
+//!   (Table 10), with an SVG plot of the noise budget.
+//!
+//! Every error is one line on stderr and a non-zero exit status.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+mod bench;
+mod common;
+mod demo;
+mod depth;
+mod params;
+mod svg;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::common::errln;
+
+/// Full-RNS BFV homomorphic encryption (HPS and BEHZ variants): demo,
+/// parameter selection, benchmarks and the practical-depth experiment.
+#[derive(Debug, Parser)]
+#[command(name = "rnsfhe", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Encrypt example data, compute on it (dot product, squared sum,
+    /// polynomial), decrypt and check, with both variants.
+    Demo(demo::DemoArgs),
+    /// Choose secure parameters for a multiplicative depth.
+    Params(params::ParamsArgs),
+    /// Time keygen, encryption, decryption, addition and multiplication at
+    /// the paper's parameter sets (JSON for the peers harness).
+    Bench(bench::BenchArgs),
+    /// The practical-depth experiment of 000 §VI.E (Table 10).
+    Depth(depth::DepthArgs),
+}
+
+fn main() -> ExitCode {
+    // A bug must still end as one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let msg = msg.lines().next().unwrap_or("").to_string();
+        errln!("error: internal error: {msg}");
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_error(&e),
+    };
+    let result = match cli.command {
+        Command::Demo(a) => demo::run(&a),
+        Command::Params(a) => params::run(&a),
+        Command::Bench(a) => bench::run(&a),
+        Command::Depth(a) => depth::run(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            errln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Help and version go to stdout with status 0; usage errors become one
+/// line on stderr with status 2.
+fn clap_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = e.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
+            errln!("error: no command given: use one of demo, params, bench, depth (see 'rnsfhe --help')");
+            ExitCode::from(2)
+        }
+        _ => {
+            // The first paragraph of clap's message, on one line.
+            let text = e.render().to_string();
+            let para: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .skip_while(|l| l.is_empty())
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let mut line = para.join(" ");
+            if line.is_empty() {
+                line = "invalid arguments".into();
+            }
+            if !line.starts_with("error:") {
+                line = format!("error: {line}");
+            }
+            let sub = std::env::args()
+                .nth(1)
+                .filter(|a| ["demo", "params", "bench", "depth"].contains(&a.as_str()))
+                .map(|a| format!(" {a}"))
+                .unwrap_or_default();
+            errln!("{line} (see 'rnsfhe{sub} --help')");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! `rnsfhe params`: automatic secure parameter selection
+//! ([`BfvParameters::for_depth`], 000 §IV.B and §VI.C).
+
+use std::process::ExitCode;
+
+use clap::Args;
+use rnsfhe::bfv::experiments::{heuristic_depth_bound, textbook_depth_bound};
+use rnsfhe::bfv::selection::{fitted_behz_depth_bound, predicted_depth};
+use rnsfhe::bfv::{BfvParameters, Variant};
+use rnsfhe::security::{margin, modulus_bits};
+use rnsfhe::SecurityLevel;
+
+use crate::common::{compress_bits, moduli_bits, outln, parse_security, CliResult, OneVariant};
+
+/// Arguments of `rnsfhe params`.
+#[derive(Debug, Args)]
+pub struct ParamsArgs {
+    /// Multiplicative depth to support (binary tree of multiplications).
+    #[arg(long)]
+    depth: usize,
+    /// Plaintext modulus t (2 ≤ t < 2^60).
+    #[arg(long)]
+    t: u64,
+    /// Security level: 128, 192, 256 or none.
+    #[arg(long, default_value = "128", value_parser = parse_security)]
+    security: SecurityLevel,
+    /// RNS variant the depth is guaranteed for (HPS: heuristic δ = 2√n;
+    /// BEHZ: worst case δ = n).
+    #[arg(long, value_enum, default_value = "hps")]
+    variant: OneVariant,
+    /// Bit size of every ciphertext modulus (30 to 60).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(30..=60))]
+    moduli_bits: u32,
+}
+
+/// Prints the chosen parameters.
+pub fn run(args: &ParamsArgs) -> CliResult<ExitCode> {
+    let variant: Variant = args.variant.into();
+    let p = BfvParameters::for_depth(args.t, args.depth, args.security, variant, args.moduli_bits)?;
+    let n = p.degree();
+    let log_q = modulus_bits(p.coeff_moduli());
+    let bits = moduli_bits(p.coeff_moduli());
+    let (delta, delta_name) = match variant {
+        Variant::Hps => ("δ = 2√n, heuristic (000 Table 10)", "HPS"),
+        Variant::Behz => ("δ = n, worst case (000 Table 5, §VI.E)", "BEHZ"),
+    };
+    outln!("variant           {delta_name} (depth guaranteed with {delta})");
+    outln!("plaintext modulus t = {}", args.t);
+    outln!("ring degree       n = {n} (2^{})", n.trailing_zeros());
+    outln!(
+        "moduli            {} × {}-bit: {}",
+        bits.len(),
+        args.moduli_bits,
+        p.coeff_moduli()
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    outln!(
+        "log2 q            {log_q} bits ({}; exact log2 q = {:.2})",
+        compress_bits(&bits),
+        p.log2_q()
+    );
+    match (args.security.max_log_q(n), margin(args.security, n, log_q)) {
+        (Some(max), Some(m)) => outln!(
+            "security          {}: max log2 q at n = {n} is {max}, margin {m} bits",
+            args.security
+        ),
+        _ => outln!("security          none (no check requested: NOT secure for real use)"),
+    }
+    outln!(
+        "predicted depth   {} (requested {}); heuristic δ = 2√n: {}, worst case δ = n: {}, BEHZ fit δ = n^0.7: {}",
+        predicted_depth(&p, variant),
+        args.depth,
+        heuristic_depth_bound(&p),
+        textbook_depth_bound(&p),
+        fitted_behz_depth_bound(&p)
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,315 @@
+//! Integration tests of the `rnsfhe` binary: every subcommand with small
+//! sets, exit codes, the JSON schemas (bench: the peers harness layout;
+//! depth: one record per variant), the demo's correctness output, and bad
+//! arguments (one-line error, non-zero exit, no panic).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn rnsfhe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rnsfhe"))
+        .args(args)
+        .output()
+        .expect("run rnsfhe")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh temporary directory for one test.
+fn tmp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rnsfhe-cli-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn demo_is_correct_for_both_variants() {
+    let o = rnsfhe(&["demo", "--seed", "5"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(
+        out.contains("== HPS ==") && out.contains("== BEHZ =="),
+        "{out}"
+    );
+    assert!(out.contains("all results correct (HPS, BEHZ)"), "{out}");
+    assert!(!out.contains("WRONG"), "{out}");
+    // Expected values: <a, b> = 157, (Σ x)^2 = 10000, p(21) = 28691.
+    for want in ["157", "10000", "28691", "noise budget", "ms", "Galois keys"] {
+        assert!(out.contains(want), "missing {want}: {out}");
+    }
+    let ok_lines = out
+        .lines()
+        .filter(|l| l.trim_end().ends_with(" ok"))
+        .count();
+    assert_eq!(ok_lines, 6, "{out}");
+}
+
+#[test]
+fn params_prints_a_secure_choice() {
+    let o = rnsfhe(&["params", "--depth", "2", "--t", "65537"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("n = 8192"), "{out}");
+    assert!(out.contains("margin"), "{out}");
+    assert!(out.contains("predicted depth"), "{out}");
+    let o = rnsfhe(&[
+        "params",
+        "--depth",
+        "3",
+        "--t",
+        "2",
+        "--variant",
+        "behz",
+        "--security",
+        "192",
+        "--moduli-bits",
+        "30",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("BEHZ") && out.contains("192-bit"), "{out}");
+    assert!(out.contains("30-bit"), "{out}");
+}
+
+#[test]
+fn bench_json_has_the_harness_layout() {
+    let dir = tmp_dir("bench");
+    let json = dir.join("rnsfhe.json");
+    let o = rnsfhe(&[
+        "bench",
+        "--set",
+        "12,60",
+        "--reps",
+        "2",
+        "--threads",
+        "1,2",
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(stderr(&o).contains("single-threaded"), "{}", stderr(&o));
+    assert!(
+        out.contains("mult_relin") && out.contains("HPS median"),
+        "{out}"
+    );
+    let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(d["meta"]["schema"], "he-peers-bench/1");
+    assert!(d["meta"]["machine"].is_object());
+    let results = d["results"].as_array().unwrap();
+    assert_eq!(results.len(), 16, "8 ops x 2 variants");
+    let ops = [
+        "keygen",
+        "relin_keygen",
+        "encrypt",
+        "decrypt",
+        "add",
+        "mult_relin",
+        "mult_norelin",
+        "relin",
+    ];
+    for r in results {
+        assert_eq!(r["library"], "rnsfhe");
+        assert!(r["variant"] == "HPS" || r["variant"] == "BEHZ");
+        assert_eq!(r["threads"], 1);
+        assert_eq!(r["logn"], 12);
+        assert_eq!(r["n"], 4096);
+        assert_eq!(r["logq_target"], 60);
+        assert_eq!(r["logq"], 60);
+        assert_eq!(r["limbs"], 1);
+        assert_eq!(r["logq_total"], 60);
+        assert_eq!(r["limbs_total"], 1);
+        assert_eq!(r["plain_modulus"], 65537);
+        assert_eq!(r["encoding"], "packed", "t = 65537 batches at n = 4096");
+        assert!(ops.contains(&r["op"].as_str().unwrap()));
+        assert_eq!(r["reps"], 2);
+        assert_eq!(r["warmup"], 1);
+        assert!(r["inner"].as_u64().unwrap() >= 1);
+        let (med, min) = (
+            r["median_ms"].as_f64().unwrap(),
+            r["min_ms"].as_f64().unwrap(),
+        );
+        assert!(min > 0.0 && min <= med, "{r}");
+        assert!(r["mean_ms"].as_f64().is_some() && r["stdev_ms"].as_f64().is_some());
+    }
+    let variants = d["variants"].as_array().unwrap();
+    assert_eq!(variants.len(), 2);
+    for v in variants {
+        assert_eq!(v["moduli_bits"], serde_json::json!([60]));
+        assert_eq!(v["checks"]["enc_dec"], true);
+        assert_eq!(v["checks"]["add"], true);
+        assert!(v["params"].is_object() && v["setup_s"].is_number());
+    }
+    merge_with_peers_harness(&json);
+}
+
+/// Where the peers harness is, if this checkout has it.
+fn peers_harness() -> Option<PathBuf> {
+    let mut c: Vec<PathBuf> = Vec::new();
+    if let Ok(d) = std::env::var("RNSFHE_PEERS_DIR") {
+        c.push(PathBuf::from(d));
+    }
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    c.push(root.join("shared/peers"));
+    c.push(root.join("../shared/peers"));
+    c.push(PathBuf::from("/work/shared/peers"));
+    c.into_iter()
+        .map(|d| d.join("bench_peers.py"))
+        .find(|p| p.is_file())
+}
+
+/// `bench_peers.py --libs none --merge FILE` prints rnsfhe's columns (only
+/// when the harness and a python3 are present).
+fn merge_with_peers_harness(json: &std::path::Path) {
+    let Some(script) = peers_harness() else {
+        eprintln!("peers harness not found: merge check skipped");
+        return;
+    };
+    let Ok(o) = Command::new("python3")
+        .arg(&script)
+        .args(["--libs", "none", "--merge"])
+        .arg(json)
+        .output()
+    else {
+        eprintln!("python3 not found: merge check skipped");
+        return;
+    };
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(
+        out.contains("rnsfhe HPS 1T") && out.contains("rnsfhe BEHZ 1T"),
+        "{out}"
+    );
+    assert!(out.contains("| mult_relin |"), "{out}");
+}
+
+#[test]
+fn depth_json_and_plot() {
+    let dir = tmp_dir("depth");
+    let json = dir.join("depth.json");
+    let svg = dir.join("depth.svg");
+    let o = rnsfhe(&[
+        "depth",
+        "--set",
+        "12,60",
+        "--runs",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(out.contains("| HPS |") && out.contains("| BEHZ |"), "{out}");
+    let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let recs = d.as_array().unwrap();
+    assert_eq!(recs.len(), 2);
+    assert_eq!(recs[0]["variant"], "hps");
+    assert_eq!(recs[1]["variant"], "behz");
+    for r in recs {
+        assert_eq!(r["logn"], 12);
+        assert_eq!(r["logq"], 60);
+        assert_eq!(r["t"], 65537);
+        assert_eq!(r["runs"], 1);
+        assert!(r["max_depth"].as_u64().is_some());
+        assert!(r["estimated_depth"].as_u64().is_some());
+    }
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
+    assert_eq!(s.matches("<polyline").count(), 2);
+}
+
+#[test]
+fn help_works_for_every_subcommand() {
+    for args in [
+        vec!["--help"],
+        vec!["demo", "--help"],
+        vec!["params", "--help"],
+        vec!["bench", "--help"],
+        vec!["depth", "--help"],
+        vec!["--version"],
+    ] {
+        let o = rnsfhe(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(!stdout(&o).is_empty(), "{args:?}");
+    }
+    let out = stdout(&rnsfhe(&["bench", "--help"]));
+    for flag in [
+        "--sets",
+        "--set",
+        "--variant",
+        "--moduli-bits",
+        "--threads",
+        "--reps",
+        "--json",
+    ] {
+        assert!(out.contains(flag), "bench --help lacks {flag}");
+    }
+}
+
+#[test]
+fn bad_arguments_give_one_line_and_nonzero_exit() {
+    let cases: &[&[&str]] = &[
+        &[],
+        &["frobnicate"],
+        &["params", "--depth", "x", "--t", "65537"],
+        &["params", "--depth", "2"],
+        &[
+            "params",
+            "--depth",
+            "2",
+            "--t",
+            "65537",
+            "--moduli-bits",
+            "70",
+        ],
+        &[
+            "params",
+            "--depth",
+            "2",
+            "--t",
+            "65537",
+            "--security",
+            "100",
+        ],
+        &["params", "--depth", "2", "--t", "1"],
+        &["params", "--depth", "900", "--t", "65537"],
+        &["bench", "--set", "12,abc"],
+        &["bench", "--set", "11,60"],
+        &["bench", "--sets", "9"],
+        &["bench", "--set", "12,60", "--threads", "0"],
+        &["bench", "--set", "12,60", "--ops", "nope"],
+        &["bench", "--set", "16,1020", "--encoding", "packed"],
+        &["depth", "--variant", "foo"],
+        &["depth", "--set", "12,200"],
+        &["depth", "--set", "12,60", "--runs", "0"],
+        &["demo", "--security", "7"],
+    ];
+    for args in cases {
+        let o = rnsfhe(args);
+        let err = stderr(&o);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(o.status.code().is_some(), "{args:?} was killed");
+        assert!(
+            !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+            "{args:?}: {err}"
+        );
+        let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {err}");
+        assert!(lines[0].starts_with("error:"), "{args:?}: {err}");
+    }
+    // The security error names the bound.
+    let err = stderr(&rnsfhe(&["bench", "--set", "11,60"]));
+    assert!(err.contains("54"), "{err}");
+}

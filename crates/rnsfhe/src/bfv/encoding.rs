@@ -1,0 +1,390 @@
+//! Encoders between vectors or integers and [`Plaintext`]s of
+//! `R_t = Z_t[X]/(X^n + 1)`.
+//!
+//! * [`BatchEncoder`] — SIMD "batching" (SEAL's `BatchEncoder`): when `t`
+//!   is a prime `≡ 1 (mod 2n)`, `X^n + 1` splits into `n` linear factors
+//!   modulo `t` and the CRT makes `R_t ≅ Z_t^n`, so one plaintext carries
+//!   `n` independent slots and ring addition/multiplication act slot-wise
+//!   (the reason for the choice `t = 65537` in 000 §VI.C). Decoding is an
+//!   NTT modulo `t` ([`NttTable`]), encoding its inverse.
+//! * [`CoefficientEncoder`] — values straight into the coefficients.
+//! * [`ScalarEncoder`] — one integer as the constant polynomial (which is
+//!   also the batched plaintext with that value in every slot).
+//!
+//! Every encoder takes unsigned values in `[0, t)` or signed values in
+//! `(−t/2, t/2]` (a negative `x` is stored as `t − |x|`), rejects anything
+//! else with a typed error instead of reducing it, and round-trips exactly.
+//!
+//! ## Slot layout of the batch encoder
+//!
+//! As in SEAL, the `n` slots form a `2 × (n/2)` matrix. With `ψ` the
+//! minimal primitive `2n`-th root of unity modulo `t` (the root of the
+//! [`NttTable`]), slot `j` of row 0 holds `m(ψ^{3^j})` and slot `j` of row 1
+//! (index `n/2 + j`) holds `m(ψ^{−3^j})`, for `j ∈ [0, n/2)`. Hence the
+//! Galois automorphism `X ↦ X^{3^k}` rotates both rows left by `k`
+//! (`σ(m)(ψ^{3^j}) = m(ψ^{3^{j+k}})`), and `X ↦ X^{2n−1}` swaps the rows
+//! (see [`crate::bfv::galois`]).
+
+use std::sync::Arc;
+
+use rnsfhe_math::galois::galois_pow;
+use rnsfhe_math::{Modulus, NttTable};
+
+use crate::bfv::context::BfvContext;
+use crate::bfv::plaintext::Plaintext;
+use crate::error::{Error, Result};
+
+/// `x ∈ (−t/2, t/2]` as a residue in `[0, t)`; errors with
+/// [`Error::SignedValueOutOfRange`] otherwise.
+pub(crate) fn signed_to_residue(t: u64, index: usize, value: i64) -> Result<u64> {
+    let (tt, w) = (t as i128, value as i128);
+    if 2 * w > tt || 2 * w <= -tt {
+        Err(Error::SignedValueOutOfRange { index, value, t })
+    } else if w < 0 {
+        Ok((w + tt) as u64)
+    } else {
+        Ok(value as u64)
+    }
+}
+
+/// Errors with [`Error::PlaintextOutOfRange`] unless `value < t`.
+fn check_unsigned(t: u64, index: usize, value: u64) -> Result<u64> {
+    if value < t {
+        Ok(value)
+    } else {
+        Err(Error::PlaintextOutOfRange { index, value, t })
+    }
+}
+
+/// Errors with [`Error::PlaintextTooLong`] when `len > n`.
+fn check_len(len: usize, n: usize) -> Result<()> {
+    if len > n {
+        Err(Error::PlaintextTooLong { len, n })
+    } else {
+        Ok(())
+    }
+}
+
+/// Reverses the low `log_n` bits of `k`.
+fn bit_reverse(k: usize, log_n: u32) -> usize {
+    if log_n == 0 {
+        0
+    } else {
+        k.reverse_bits() >> (usize::BITS - log_n)
+    }
+}
+
+// ------------------------------------------------------------------ batch
+
+/// SIMD encoder: `n` values modulo a batching prime `t` per plaintext,
+/// laid out as a `2 × (n/2)` matrix exactly like SEAL's `BatchEncoder`
+/// (see the [module docs](self) for the layout). Slot-wise addition and
+/// multiplication of the decoded vectors (modulo `t`) correspond to
+/// addition and multiplication of plaintexts and ciphertexts.
+#[derive(Clone, Debug)]
+pub struct BatchEncoder {
+    ctx: Arc<BfvContext>,
+    ntt: NttTable,
+    /// Slot index (matrix order) → position in the bit-reversed NTT
+    /// output of [`NttTable::forward`] modulo `t`.
+    index_map: Vec<u32>,
+}
+
+impl BatchEncoder {
+    /// Builds the encoder (an NTT table modulo `t` and the slot map).
+    /// Errors with [`Error::BatchingUnsupported`] unless `t` is a prime
+    /// `≡ 1 (mod 2n)` (for example 65537 up to `n = 2^15`).
+    pub fn new(ctx: &Arc<BfvContext>) -> Result<Self> {
+        let n = ctx.degree();
+        let t = ctx.plain_modulus().value();
+        let unsupported = Error::BatchingUnsupported { t, n };
+        let modulus = Modulus::new(t).map_err(|_| unsupported.clone())?;
+        let ntt = NttTable::new(n, modulus).map_err(|_| unsupported)?;
+        let log_n = n.trailing_zeros();
+        let row = n / 2;
+        let two_n = 2 * n as u64;
+        let mut index_map = vec![0u32; n];
+        let mut pos = 1u64; // 3^j mod 2n
+        for j in 0..row {
+            // Slot p of the NTT holds m(ψ^{2·brv(p)+1}); find p for ψ^{±3^j}.
+            let e0 = pos as usize;
+            let e1 = (two_n - pos) as usize;
+            index_map[j] = bit_reverse((e0 - 1) / 2, log_n) as u32;
+            index_map[row + j] = bit_reverse((e1 - 1) / 2, log_n) as u32;
+            pos = (pos * 3) & (two_n - 1);
+        }
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            ntt,
+            index_map,
+        })
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<BfvContext> {
+        &self.ctx
+    }
+
+    /// Number of slots, `n`.
+    pub fn slot_count(&self) -> usize {
+        self.index_map.len()
+    }
+
+    /// Length of one matrix row, `n/2`.
+    pub fn row_size(&self) -> usize {
+        self.index_map.len() / 2
+    }
+
+    /// The exponent `e` (odd, `< 2n`) such that slot `slot` holds
+    /// `m(ψ^e)` for the minimal primitive `2n`-th root `ψ` modulo `t`:
+    /// `3^j mod 2n` for `slot = j < n/2`, `−3^j mod 2n` for
+    /// `slot = n/2 + j`. `None` when `slot ≥ n`.
+    pub fn slot_exponent(&self, slot: usize) -> Option<u64> {
+        let n = self.slot_count();
+        let row = self.row_size();
+        if slot >= n {
+            return None;
+        }
+        Some(if slot < row {
+            galois_pow(n, 3, slot as u64)
+        } else {
+            2 * n as u64 - galois_pow(n, 3, (slot - row) as u64)
+        })
+    }
+
+    /// `ψ`, the minimal primitive `2n`-th root of unity modulo `t` that
+    /// defines the slots.
+    pub fn root(&self) -> u64 {
+        self.ntt.psi()
+    }
+
+    /// Encodes up to `n` values in `[0, t)` (slot `i` ← `values[i]`, the rest
+    /// zero). Errors with [`Error::PlaintextTooLong`] or
+    /// [`Error::PlaintextOutOfRange`].
+    pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
+        let t = self.ctx.plain_modulus().value();
+        check_len(values.len(), self.slot_count())?;
+        let mut buf = vec![0u64; self.slot_count()];
+        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
+            buf[p as usize] = check_unsigned(t, i, v)?;
+        }
+        self.finish_encode(buf)
+    }
+
+    /// Encodes up to `n` signed values in `(−t/2, t/2]` (negatives as
+    /// `t − |x|`). Errors with [`Error::PlaintextTooLong`] or
+    /// [`Error::SignedValueOutOfRange`].
+    pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
+        let t = self.ctx.plain_modulus().value();
+        check_len(values.len(), self.slot_count())?;
+        let mut buf = vec![0u64; self.slot_count()];
+        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
+            buf[p as usize] = signed_to_residue(t, i, v)?;
+        }
+        self.finish_encode(buf)
+    }
+
+    fn finish_encode(&self, mut buf: Vec<u64>) -> Result<Plaintext> {
+        self.ntt.backward(&mut buf)?;
+        Ok(Plaintext::from_raw(self.ctx.id(), buf))
+    }
+
+    /// The `n` slot values in `[0, t)`. Errors with
+    /// [`Error::ParameterMismatch`] for a plaintext of another context.
+    pub fn decode(&self, pt: &Plaintext) -> Result<Vec<u64>> {
+        self.ctx.check_id(pt.params_id())?;
+        let mut buf = pt.coefficients().to_vec();
+        self.ntt.forward(&mut buf)?;
+        Ok(self.index_map.iter().map(|&p| buf[p as usize]).collect())
+    }
+
+    /// The `n` slot values as signed integers in `(−t/2, t/2]`.
+    pub fn decode_signed(&self, pt: &Plaintext) -> Result<Vec<i64>> {
+        let t = self.ctx.plain_modulus();
+        Ok(self.decode(pt)?.into_iter().map(|v| t.center(v)).collect())
+    }
+}
+
+// ----------------------------------------------------------- coefficient
+
+/// Puts values straight into the coefficients (`values[i]` is the
+/// coefficient of `X^i`), zero-padded to `n`. Products of such plaintexts
+/// are negacyclic convolutions modulo `t`, not slot-wise products.
+#[derive(Clone, Debug)]
+pub struct CoefficientEncoder {
+    ctx: Arc<BfvContext>,
+}
+
+impl CoefficientEncoder {
+    /// An encoder for `ctx` (any `t`).
+    pub fn new(ctx: &Arc<BfvContext>) -> Self {
+        Self {
+            ctx: Arc::clone(ctx),
+        }
+    }
+
+    /// Up to `n` coefficients in `[0, t)`. Errors with
+    /// [`Error::PlaintextTooLong`] or [`Error::PlaintextOutOfRange`].
+    pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
+        Plaintext::new(&self.ctx, values)
+    }
+
+    /// Up to `n` signed coefficients in `(−t/2, t/2]`. Errors with
+    /// [`Error::PlaintextTooLong`] or [`Error::SignedValueOutOfRange`].
+    pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
+        let t = self.ctx.plain_modulus().value();
+        let n = self.ctx.degree();
+        check_len(values.len(), n)?;
+        let mut coeffs = vec![0u64; n];
+        for (i, (c, &v)) in coeffs.iter_mut().zip(values).enumerate() {
+            *c = signed_to_residue(t, i, v)?;
+        }
+        Ok(Plaintext::from_raw(self.ctx.id(), coeffs))
+    }
+
+    /// The `n` coefficients in `[0, t)`.
+    pub fn decode(&self, pt: &Plaintext) -> Result<Vec<u64>> {
+        self.ctx.check_id(pt.params_id())?;
+        Ok(pt.coefficients().to_vec())
+    }
+
+    /// The `n` coefficients as signed integers in `(−t/2, t/2]`.
+    pub fn decode_signed(&self, pt: &Plaintext) -> Result<Vec<i64>> {
+        self.ctx.check_id(pt.params_id())?;
+        let t = self.ctx.plain_modulus();
+        Ok(pt.coefficients().iter().map(|&v| t.center(v)).collect())
+    }
+}
+
+// ---------------------------------------------------------------- scalar
+
+/// One integer as the constant polynomial `c` (with batching, the vector
+/// with `c` in every slot). Unsigned values lie in `[0, t)`; signed ones in
+/// `(−t/2, t/2]` map negatives to `t − |x|`.
+#[derive(Clone, Debug)]
+pub struct ScalarEncoder {
+    ctx: Arc<BfvContext>,
+}
+
+impl ScalarEncoder {
+    /// An encoder for `ctx` (any `t`).
+    pub fn new(ctx: &Arc<BfvContext>) -> Self {
+        Self {
+            ctx: Arc::clone(ctx),
+        }
+    }
+
+    /// The constant plaintext `value ∈ [0, t)`; errors with
+    /// [`Error::PlaintextOutOfRange`] otherwise.
+    pub fn encode(&self, value: u64) -> Result<Plaintext> {
+        Plaintext::constant(&self.ctx, value)
+    }
+
+    /// The constant plaintext `value ∈ (−t/2, t/2]` (negatives as
+    /// `t − |value|`); errors with [`Error::SignedValueOutOfRange`].
+    pub fn encode_signed(&self, value: i64) -> Result<Plaintext> {
+        let t = self.ctx.plain_modulus().value();
+        Plaintext::constant(&self.ctx, signed_to_residue(t, 0, value)?)
+    }
+
+    /// The constant coefficient in `[0, t)`. Errors with
+    /// [`Error::InvalidArgument`] when another coefficient is non-zero (the
+    /// plaintext is not a scalar).
+    pub fn decode(&self, pt: &Plaintext) -> Result<u64> {
+        self.ctx.check_id(pt.params_id())?;
+        if !pt.is_constant() {
+            return Err(Error::InvalidArgument(
+                "the plaintext is not a constant polynomial".into(),
+            ));
+        }
+        Ok(pt.coefficients().first().copied().unwrap_or(0))
+    }
+
+    /// The constant coefficient as a signed integer in `(−t/2, t/2]`.
+    pub fn decode_signed(&self, pt: &Plaintext) -> Result<i64> {
+        Ok(self.ctx.plain_modulus().center(self.decode(pt)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfv::BfvParameters;
+
+    fn ctx(n: usize, t: u64) -> Arc<BfvContext> {
+        BfvContext::new(
+            BfvParameters::builder()
+                .degree(n)
+                .plain_modulus(t)
+                // Within the 128-bit HE-standard bound for each n.
+                .coeff_moduli_bits(if n == 1024 { &[27] } else { &[27, 27] })
+                .build()
+                .unwrap(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn signed_ranges() {
+        // t odd: (−t/2, t/2] = [−(t−1)/2, (t−1)/2].
+        assert_eq!(signed_to_residue(7, 0, 3).unwrap(), 3);
+        assert_eq!(signed_to_residue(7, 0, -3).unwrap(), 4);
+        assert!(signed_to_residue(7, 0, 4).is_err());
+        assert!(signed_to_residue(7, 0, -4).is_err());
+        // t even: t/2 is allowed, −t/2 is not.
+        assert_eq!(signed_to_residue(8, 0, 4).unwrap(), 4);
+        assert!(signed_to_residue(8, 0, -4).is_err());
+        assert_eq!(signed_to_residue(8, 0, -3).unwrap(), 5);
+        assert!(signed_to_residue(8, 2, i64::MIN).is_err());
+        assert!(signed_to_residue(8, 2, i64::MAX).is_err());
+    }
+
+    #[test]
+    fn slot_map_is_a_permutation_with_seal_layout() {
+        let c = ctx(1024, 12289);
+        let enc = BatchEncoder::new(&c).unwrap();
+        let mut seen = vec![false; 1024];
+        for &p in &enc.index_map {
+            assert!(!seen[p as usize]);
+            seen[p as usize] = true;
+        }
+        assert_eq!(enc.slot_exponent(0), Some(1));
+        assert_eq!(enc.slot_exponent(1), Some(3));
+        assert_eq!(enc.slot_exponent(2), Some(9));
+        assert_eq!(enc.slot_exponent(512), Some(2047));
+        assert_eq!(enc.slot_exponent(513), Some(2048 - 3));
+        assert_eq!(enc.slot_exponent(1024), None);
+    }
+
+    #[test]
+    fn slots_are_evaluations_at_psi_powers() {
+        let c = ctx(1024, 12289);
+        let enc = BatchEncoder::new(&c).unwrap();
+        let t = Modulus::new(12289).unwrap();
+        let values: Vec<u64> = (0..1024u64).map(|i| (i * i + 7) % 12289).collect();
+        let pt = enc.encode(&values).unwrap();
+        for slot in [0usize, 1, 5, 511, 512, 513, 1000, 1023] {
+            let x = t.pow(enc.root(), enc.slot_exponent(slot).unwrap());
+            // Horner evaluation of m at x.
+            let y = pt
+                .coefficients()
+                .iter()
+                .rev()
+                .fold(0, |acc, &c| t.add(t.mul(acc, x), c));
+            assert_eq!(y, values[slot], "slot {slot}");
+        }
+    }
+
+    #[test]
+    fn rejects_non_batching_t() {
+        for t in [257u64, 65536, 12289 * 3] {
+            assert_eq!(
+                BatchEncoder::new(&ctx(1024, t)).unwrap_err(),
+                Error::BatchingUnsupported { t, n: 1024 }
+            );
+        }
+        // 12289 ≡ 1 mod 4096 but not mod 8192.
+        assert!(BatchEncoder::new(&ctx(2048, 12289)).is_ok());
+        assert!(BatchEncoder::new(&ctx(4096, 12289)).is_err());
+    }
+}

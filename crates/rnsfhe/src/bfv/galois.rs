@@ -1,0 +1,469 @@
+//! Galois automorphisms of ciphertexts, Galois keys and slot rotations.
+//!
+//! For an odd `g` modulo `2n`, `σ_g : a(X) ↦ a(X^g)` is a ring
+//! automorphism of `R_q` and `R_t` that preserves coefficient norms. If
+//! `(c_0, c_1)` decrypts to `m` under `s`, then `(σ_g(c_0), σ_g(c_1))`
+//! decrypts to `σ_g(m)` under `σ_g(s)` with the same noise size; switching
+//! `σ_g(c_1)` from `σ_g(s)` back to `s` with a [`KeySwitchingKey`] whose
+//! target is `σ_g(s)` — the same RNS-decomposition machinery as
+//! relinearization (002 §4.5, 000 §IV.B) — gives an encryption of
+//! `σ_g(m)` under `s`, with the additive key-switching noise.
+//!
+//! With the [`crate::bfv::BatchEncoder`] layout (SEAL's), `g = 3^k mod 2n`
+//! rotates both rows of the `2 × (n/2)` slot matrix left by `k`
+//! ([`Evaluator::rotate_rows`]; negative `k` rotates right) and
+//! `g = 2n − 1` swaps the rows ([`Evaluator::rotate_columns`]).
+//! [`Evaluator::sum_slots`] and [`Evaluator::dot_product`] build on them
+//! (the inner product `Σ b_i x_i` of 004 §4.2's logistic-regression
+//! prediction is one [`Evaluator::dot_product`]).
+//!
+//! The ring-level maps (with tables precomputed per `(n, g)`) are
+//! [`rnsfhe_math::galois::GaloisTable`]; each Galois key carries the table
+//! of its element, so applying it never rebuilds one.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::galois::{galois_pow, is_galois_element, GaloisTable};
+use rnsfhe_math::sampling::rng_from_os;
+use rnsfhe_math::{Coeff, RnsPoly};
+
+use crate::bfv::ciphertext::Ciphertext;
+use crate::bfv::context::BfvContext;
+use crate::bfv::evaluator::Evaluator;
+use crate::bfv::key_switching::KeySwitchingKey;
+use crate::bfv::keys::{check_key_id, SecretKey};
+use crate::bfv::plaintext::Plaintext;
+use crate::bfv::plaintext_ntt::PlaintextNtt;
+use crate::error::{Error, Result};
+
+/// The generator of the row rotations: `σ_3` rotates the batched rows left
+/// by one slot.
+pub const ROW_GENERATOR: u64 = 3;
+
+/// The Galois element `3^(step mod n/2) mod 2n` that rotates the rows of
+/// the batched slot matrix left by `step` (right by `|step|` when
+/// negative), as SEAL's `GaloisTool::get_elt_from_step`. Steps that are
+/// multiples of `n/2` give `1` (the identity). `n` must be a power of two
+/// `≥ 4`.
+pub fn galois_element_for_step(n: usize, step: i64) -> u64 {
+    let half = (n / 2).max(1) as i64;
+    galois_pow(n, ROW_GENERATOR, step.rem_euclid(half) as u64)
+}
+
+/// The Galois element `2n − 1` (`X ↦ X^{−1}`) that swaps the two rows of
+/// the batched slot matrix.
+pub fn column_swap_element(n: usize) -> u64 {
+    2 * n as u64 - 1
+}
+
+/// The default set of Galois elements (SEAL's default `GaloisKeys`): the
+/// row rotations by `±2^i` for `2^i < n/2`, then the column swap, without
+/// duplicates, in that order. Any row rotation can be composed from these
+/// (see [`Evaluator::rotate_rows`]). `2·log2(n/2)` elements.
+pub fn default_galois_elements(n: usize) -> Vec<u64> {
+    let half = (n / 2).max(1) as i64;
+    let mut out: Vec<u64> = Vec::new();
+    let mut step = 1i64;
+    while step < half {
+        for e in [
+            galois_element_for_step(n, step),
+            galois_element_for_step(n, -step),
+        ] {
+            if !out.contains(&e) {
+                out.push(e);
+            }
+        }
+        step <<= 1;
+    }
+    out.push(column_swap_element(n));
+    out
+}
+
+/// One Galois key: the automorphism tables and the key-switching key from
+/// `σ_g(s)` to `s`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct GaloisKey {
+    table: GaloisTable,
+    ksk: KeySwitchingKey,
+}
+
+/// Galois keys (SEAL's `GaloisKeys`): for each Galois element `g`, a
+/// [`KeySwitchingKey`] from `σ_g(s)` to `s` in RNS decomposition form (with
+/// the context's relinearization decomposition), plus the precomputed
+/// [`GaloisTable`] of `σ_g`. Tagged with the parameter id and the key id of
+/// the secret key.
+///
+/// Size: `k·l` key pairs of `2·k·n` words per element (`l` digits per
+/// limb), like one relinearization key each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GaloisKeys {
+    params_id: u64,
+    key_id: u64,
+    keys: BTreeMap<u64, GaloisKey>,
+}
+
+impl GaloisKeys {
+    /// Keys for the given Galois elements (each odd and in `[1, 2n)`,
+    /// duplicates ignored), with an OS-seeded rng. Errors with
+    /// [`Error::InvalidArgument`] for an invalid element.
+    pub fn generate(ctx: &Arc<BfvContext>, sk: &SecretKey, elements: &[u64]) -> Result<Self> {
+        let mut rng = rng_from_os()?;
+        Self::generate_with_rng(ctx, sk, elements, &mut rng)
+    }
+
+    /// Keys for the given Galois elements from `rng`: elements in the order
+    /// given (first occurrences), each drawing its key-switching key as
+    /// [`KeySwitchingKey::generate`] does.
+    pub fn generate_with_rng(
+        ctx: &Arc<BfvContext>,
+        sk: &SecretKey,
+        elements: &[u64],
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self> {
+        ctx.check_id(sk.params_id())?;
+        let n = ctx.degree();
+        if let Some(&bad) = elements.iter().find(|&&g| !is_galois_element(n, g)) {
+            return Err(Error::InvalidArgument(format!(
+                "{bad} is not a Galois element for n = {n} (needs an odd value below {})",
+                2 * n
+            )));
+        }
+        let mut keys = BTreeMap::new();
+        for &g in elements {
+            if keys.contains_key(&g) {
+                continue;
+            }
+            let table = GaloisTable::new(n, g)?;
+            let mut target = table.apply_ntt(sk.s_ntt())?;
+            let ksk = KeySwitchingKey::generate(ctx, sk, &target, rng);
+            target.zeroize();
+            keys.insert(g, GaloisKey { table, ksk: ksk? });
+        }
+        Ok(Self {
+            params_id: ctx.id(),
+            key_id: sk.key_id(),
+            keys,
+        })
+    }
+
+    /// Keys for row rotations by the given steps (positive = left,
+    /// negative = right; [`galois_element_for_step`]), with an OS-seeded
+    /// rng. Steps that are multiples of `n/2` need no key and are skipped.
+    pub fn generate_for_steps(
+        ctx: &Arc<BfvContext>,
+        sk: &SecretKey,
+        steps: &[i64],
+    ) -> Result<Self> {
+        let mut rng = rng_from_os()?;
+        Self::generate_for_steps_with_rng(ctx, sk, steps, &mut rng)
+    }
+
+    /// [`GaloisKeys::generate_for_steps`] from `rng`.
+    pub fn generate_for_steps_with_rng(
+        ctx: &Arc<BfvContext>,
+        sk: &SecretKey,
+        steps: &[i64],
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self> {
+        let n = ctx.degree();
+        let elements: Vec<u64> = steps
+            .iter()
+            .map(|&s| galois_element_for_step(n, s))
+            .filter(|&g| g != 1)
+            .collect();
+        Self::generate_with_rng(ctx, sk, &elements, rng)
+    }
+
+    /// The default keys ([`default_galois_elements`]): row rotations by
+    /// every `±2^i` and the column swap, enough for any rotation and for
+    /// [`Evaluator::sum_slots`]. OS-seeded rng.
+    pub fn generate_default(ctx: &Arc<BfvContext>, sk: &SecretKey) -> Result<Self> {
+        let mut rng = rng_from_os()?;
+        Self::generate_default_with_rng(ctx, sk, &mut rng)
+    }
+
+    /// [`GaloisKeys::generate_default`] from `rng`.
+    pub fn generate_default_with_rng(
+        ctx: &Arc<BfvContext>,
+        sk: &SecretKey,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self> {
+        Self::generate_with_rng(ctx, sk, &default_galois_elements(ctx.degree()), rng)
+    }
+
+    /// The parameter id of the context the keys were made for.
+    pub fn params_id(&self) -> u64 {
+        self.params_id
+    }
+
+    /// The key id of the secret key.
+    pub fn key_id(&self) -> u64 {
+        self.key_id
+    }
+
+    /// The Galois elements held, in increasing order.
+    pub fn elements(&self) -> Vec<u64> {
+        self.keys.keys().copied().collect()
+    }
+
+    /// Number of Galois elements held.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether no key is held.
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// Whether a key for `element` is held.
+    pub fn contains(&self, element: u64) -> bool {
+        self.keys.contains_key(&element)
+    }
+
+    /// The key-switching key (from `σ_element(s)` to `s`) for `element`.
+    pub fn key_switching_key(&self, element: u64) -> Option<&KeySwitchingKey> {
+        self.keys.get(&element).map(|k| &k.ksk)
+    }
+
+    fn get(&self, element: u64) -> Result<&GaloisKey> {
+        self.keys
+            .get(&element)
+            .ok_or(Error::MissingGaloisKey { element })
+    }
+}
+
+/// The elements whose composition rotates rows left by `s ∈ [1, n/2)`,
+/// each `±2^i` term as its own element; `None` unless all are in `gk`.
+fn compose(n: usize, terms: &[(bool, u64)], gk: &GaloisKeys) -> Option<Vec<u64>> {
+    let half = (n / 2) as u64;
+    let mut out = Vec::with_capacity(terms.len());
+    for &(negative, pow) in terms {
+        let pow = pow & (half - 1);
+        if pow == 0 {
+            continue;
+        }
+        let e = galois_pow(n, ROW_GENERATOR, if negative { half - pow } else { pow });
+        if !gk.contains(e) {
+            return None;
+        }
+        out.push(e);
+    }
+    Some(out)
+}
+
+/// Non-adjacent form of `s` as `(negative, 2^i)` terms.
+fn naf(mut s: u64) -> Vec<(bool, u64)> {
+    let mut out = Vec::new();
+    let mut pow = 1u64;
+    while s != 0 {
+        if s & 1 == 1 {
+            if s & 3 == 1 {
+                out.push((false, pow));
+                s -= 1;
+            } else {
+                out.push((true, pow));
+                s += 1;
+            }
+        }
+        s >>= 1;
+        pow <<= 1;
+    }
+    out
+}
+
+/// Binary representation of `s` as `(negative, 2^i)` terms.
+fn binary(s: u64, negative: bool) -> Vec<(bool, u64)> {
+    (0..64)
+        .filter(|i| (s >> i) & 1 == 1)
+        .map(|i| (negative, 1u64 << i))
+        .collect()
+}
+
+impl Evaluator {
+    fn check_galois(
+        &self,
+        ct: &Ciphertext,
+        gk: &GaloisKeys,
+        operation: &'static str,
+    ) -> Result<()> {
+        let ctx = self.context();
+        ctx.check_id(ct.params_id)?;
+        ctx.check_id(gk.params_id)?;
+        if ct.polys.len() != 2 {
+            return Err(Error::WrongCiphertextSize {
+                operation,
+                expected: "2",
+                got: ct.polys.len(),
+            });
+        }
+        check_key_id(gk.key_id, ct.key_id)
+    }
+
+    /// `σ_g` on `ct` followed by the key switch back to `s`.
+    fn apply_galois_key(&self, ct: &Ciphertext, key: &GaloisKey) -> Result<Ciphertext> {
+        let ctx = self.context();
+        let ring = ctx.ring();
+        let mut c0: RnsPoly<Coeff> = ring.zero();
+        let mut c1: RnsPoly<Coeff> = ring.zero();
+        key.table.apply_coeff_into(ring, &ct.polys[0], &mut c0)?;
+        key.table.apply_coeff_into(ring, &ct.polys[1], &mut c1)?;
+        let (k0, k1) = key.ksk.switch(ctx, &c1)?;
+        ring.add_assign(&mut c0, &k0)?;
+        Ok(Ciphertext::new(ctx.id(), ct.key_id, vec![c0, k1]))
+    }
+
+    /// Applies `X ↦ X^element` to the plaintext of `ct` (SEAL's
+    /// `apply_galois`): the automorphism on both polynomials, then a key
+    /// switch of `c_1` with the Galois key of `element`. `ct` must have 2
+    /// polynomials. Errors with [`Error::MissingGaloisKey`] naming the
+    /// element, [`Error::KeyMismatch`], [`Error::ParameterMismatch`] or
+    /// [`Error::WrongCiphertextSize`].
+    pub fn apply_galois(
+        &self,
+        ct: &Ciphertext,
+        element: u64,
+        gk: &GaloisKeys,
+    ) -> Result<Ciphertext> {
+        self.check_galois(ct, gk, "apply_galois")?;
+        self.apply_galois_key(ct, gk.get(element)?)
+    }
+
+    /// The Galois elements [`Evaluator::rotate_rows`] applies for `steps`
+    /// with the keys `gk`: none for a multiple of `n/2`; the element of
+    /// the exact step if held; otherwise the first of these compositions
+    /// whose keys are all held: the non-adjacent form of `steps mod n/2`
+    /// (terms `±2^i`), its binary form (left rotations `2^i`), the binary
+    /// form of `n/2 − (steps mod n/2)` (right rotations). Errors with
+    /// [`Error::MissingGaloisKey`] naming the exact element otherwise.
+    pub fn rotation_elements(&self, steps: i64, gk: &GaloisKeys) -> Result<Vec<u64>> {
+        let n = self.context().degree();
+        let half = (n / 2) as u64;
+        let s = steps.rem_euclid(half as i64) as u64;
+        if s == 0 {
+            return Ok(Vec::new());
+        }
+        let direct = galois_pow(n, ROW_GENERATOR, s);
+        if gk.contains(direct) {
+            return Ok(vec![direct]);
+        }
+        [naf(s), binary(s, false), binary(half - s, true)]
+            .iter()
+            .find_map(|terms| compose(n, terms, gk))
+            .ok_or(Error::MissingGaloisKey { element: direct })
+    }
+
+    /// Rotates both rows of the batched slot matrix left by `steps` (right
+    /// when negative), cyclically modulo `n/2`: slot `j` of each row
+    /// receives slot `j + steps mod n/2` of that row (SEAL's
+    /// `rotate_rows`). Uses the key of `3^steps` if present, else composes
+    /// power-of-two rotations ([`Evaluator::rotation_elements`]); a
+    /// multiple of `n/2` returns a copy. Errors as
+    /// [`Evaluator::apply_galois`].
+    pub fn rotate_rows(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.check_galois(ct, gk, "rotate_rows")?;
+        let elements = self.rotation_elements(steps, gk)?;
+        let mut acc = ct.clone();
+        for e in elements {
+            acc = self.apply_galois_key(&acc, gk.get(e)?)?;
+        }
+        Ok(acc)
+    }
+
+    /// Swaps the two rows of the batched slot matrix (slot `j` ↔ slot
+    /// `n/2 + j`; SEAL's `rotate_columns`), with the key of `2n − 1`.
+    /// Errors as [`Evaluator::apply_galois`].
+    pub fn rotate_columns(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
+        let n = self.context().degree();
+        self.apply_galois(ct, column_swap_element(n), gk)
+    }
+
+    /// Every slot of the result holds the sum of all `n` slots of `ct`
+    /// (modulo `t`): `log2(n/2)` rotate-and-add steps by `1, 2, 4, …`
+    /// sum each row, then one column swap adds the other row. Needs the
+    /// keys of `3^{2^i}` (or compositions, see [`Evaluator::rotate_rows`])
+    /// and of `2n − 1`, all in [`GaloisKeys::generate_default`].
+    pub fn sum_slots(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.check_galois(ct, gk, "sum_slots")?;
+        let half = self.context().degree() / 2;
+        let mut acc = ct.clone();
+        let mut step = 1usize;
+        while step < half {
+            let r = self.rotate_rows(&acc, step as i64, gk)?;
+            self.add_assign(&mut acc, &r)?;
+            step <<= 1;
+        }
+        let r = self.rotate_columns(&acc, gk)?;
+        self.add_assign(&mut acc, &r)?;
+        Ok(acc)
+    }
+
+    /// The inner product `Σ_i x_i·w_i mod t` of the encrypted slot vector
+    /// `x` and the batch-encoded plaintext vector `w`
+    /// ([`crate::bfv::BatchEncoder::encode`]), in every slot:
+    /// [`Evaluator::multiply_plain`] then [`Evaluator::sum_slots`] (the
+    /// `X = Σ b_i x_i` of logistic-regression prediction, 004 §4.2).
+    pub fn dot_product(
+        &self,
+        ct: &Ciphertext,
+        weights: &Plaintext,
+        gk: &GaloisKeys,
+    ) -> Result<Ciphertext> {
+        self.check_galois(ct, gk, "dot_product")?;
+        let prod = self.multiply_plain(ct, weights)?;
+        self.sum_slots(&prod, gk)
+    }
+
+    /// [`Evaluator::dot_product`] with a pre-transformed weight vector
+    /// ([`PlaintextNtt`]), for many ciphertexts against the same weights.
+    pub fn dot_product_ntt(
+        &self,
+        ct: &Ciphertext,
+        weights: &PlaintextNtt,
+        gk: &GaloisKeys,
+    ) -> Result<Ciphertext> {
+        self.check_galois(ct, gk, "dot_product")?;
+        let prod = self.multiply_plain_ntt(ct, weights)?;
+        self.sum_slots(&prod, gk)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn naf_and_binary_reconstruct() {
+        for s in 1u64..2000 {
+            let v: i128 = naf(s)
+                .iter()
+                .map(|&(neg, p)| if neg { -(p as i128) } else { p as i128 })
+                .sum();
+            assert_eq!(v, s as i128);
+            // Non-adjacent: no two consecutive non-zero digits.
+            let pows: Vec<u64> = naf(s).iter().map(|&(_, p)| p).collect();
+            assert!(pows.windows(2).all(|w| w[1] >= 4 * w[0]));
+            let b: u64 = binary(s, false).iter().map(|&(_, p)| p).sum();
+            assert_eq!(b, s);
+        }
+    }
+
+    #[test]
+    fn elements() {
+        let n = 1024;
+        assert_eq!(galois_element_for_step(n, 0), 1);
+        assert_eq!(galois_element_for_step(n, 1), 3);
+        assert_eq!(galois_element_for_step(n, 2), 9);
+        assert_eq!(galois_element_for_step(n, 512), 1);
+        assert_eq!(galois_element_for_step(n, 513), 3);
+        // Right by one = left by n/2 − 1: 3 · 3^{511} ≡ 1.
+        assert_eq!(galois_element_for_step(n, -1) * 3 % 2048, 1);
+        assert_eq!(column_swap_element(n), 2047);
+        let d = default_galois_elements(n);
+        // ±1, ±2, …, ±128 and 256 (= −256), plus the swap.
+        assert_eq!(d.len(), 2 * 9 - 1 + 1);
+        assert_eq!(d.last(), Some(&2047));
+    }
+}
