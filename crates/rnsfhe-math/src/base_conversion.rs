@@ -327,7 +327,6 @@ impl BaseConverter {
             )));
         }
         self.check_shapes(input, output)?;
-        #[cfg(target_arch = "x86_64")]
         if kernel == Kernel::Ifma52 {
             return self.fast_base_conv_ifma(input, output);
         }
@@ -338,7 +337,6 @@ impl BaseConverter {
     /// first pass (vectorised too) writes `y` row-major (row `i` = `TILE` coefficients
     /// of limb `i`), so that the vector inner products read 8 consecutive
     /// coefficients of a row at once. Shapes checked by the caller.
-    #[cfg(target_arch = "x86_64")]
     fn fast_base_conv_ifma(
         &self,
         input: &RnsPoly<Coeff>,
@@ -365,16 +363,13 @@ impl BaseConverter {
                 .zip(y.chunks_exact_mut(TILE))
                 .zip(consts)
             {
-                // SAFETY: as below (IFMA checked at construction, q_i < 2^50).
-                unsafe {
-                    crate::simd::base_conv_ifma::shoup_row(
-                        m,
-                        &row[start..start + len],
-                        w,
-                        ws,
-                        &mut yr[..len],
-                    )
-                };
+                // q_i < 2^50 (checked at construction). The entry point
+                // re-checks the CPU; it passed at construction, so the
+                // portable rerun is only there to leave no path unhandled.
+                let (src, dst) = (&row[start..start + len], &mut yr[..len]);
+                if !crate::simd::base_conv_shoup_row(m, src, w, ws, dst) {
+                    return self.fast_base_conv_portable(input, output);
+                }
             }
             let rows = out_data
                 .chunks_exact_mut(n)
@@ -382,20 +377,13 @@ impl BaseConverter {
                 .zip(self.weights.chunks_exact(k + 1))
                 .zip(self.weights_shoup52.chunks_exact(k + 1));
             for (((row, m), w), ws) in rows {
-                // SAFETY: `weights_shoup52` is non-empty only if the CPU has
-                // AVX-512F + IFMA52 (checked at construction) and every
-                // modulus is below 2^50, so y_i < 2^50 and w < p_j < 2^50,
-                // the kernel's preconditions.
-                unsafe {
-                    crate::simd::base_conv_ifma::dot_rows(
-                        m.value(),
-                        &y,
-                        TILE,
-                        &w[..k],
-                        &ws[..k],
-                        &mut row[start..start + len],
-                    )
-                };
+                // `weights_shoup52` is non-empty only if every modulus is
+                // below 2^50, so y_i < 2^50 and w < p_j < 2^50 as the kernel
+                // needs, and the CPU had IFMA52 at construction.
+                let out = &mut row[start..start + len];
+                if !crate::simd::base_conv_dot_rows(m.value(), &y, TILE, &w[..k], &ws[..k], out) {
+                    return self.fast_base_conv_portable(input, output);
+                }
             }
         }
         Ok(())

@@ -230,25 +230,8 @@ impl NttTable {
             Kernel::Portable => self.forward_impl::<true>(a),
             Kernel::Ifma52 | Kernel::Avx512 => {
                 self.require(kernel)?;
-                #[cfg(target_arch = "x86_64")]
-                {
-                    let p = self.modulus.value();
-                    if kernel == Kernel::Ifma52 {
-                        // SAFETY: `require` checked at run time that the CPU
-                        // has AVX-512F and IFMA, and that p < 2^50 and
-                        // n ≥ 16, the kernel's preconditions; `a.len() == n`
-                        // was checked and `fwd` has n entries.
-                        unsafe { crate::simd::ntt_ifma::forward(a, &self.fwd, p) }
-                    } else {
-                        // SAFETY: as above, with AVX-512F/DQ and n ≥ 16 (any
-                        // p < 2^61 the crate accepts).
-                        unsafe { crate::simd::ntt_avx512::forward(a, &self.fwd, p) }
-                    }
-                }
-                #[cfg(not(target_arch = "x86_64"))]
-                {
-                    Ok(())
-                }
+                crate::simd::ntt_forward(kernel, a, &self.fwd, self.modulus.value())
+                    .unwrap_or_else(|| Err(self.unavailable(kernel)))
             }
         }
     }
@@ -288,12 +271,17 @@ impl NttTable {
         if self.supports(kernel) {
             Ok(())
         } else {
-            Err(MathError::InvalidParameter(format!(
-                "NTT kernel {kernel:?} is not available for n = {}, p = {} on this CPU",
-                self.n,
-                self.modulus.value()
-            )))
+            Err(self.unavailable(kernel))
         }
+    }
+
+    /// The error for a kernel that cannot run with this table here.
+    fn unavailable(&self, kernel: Kernel) -> MathError {
+        MathError::InvalidParameter(format!(
+            "NTT kernel {kernel:?} is not available for n = {}, p = {} on this CPU",
+            self.n,
+            self.modulus.value()
+        ))
     }
 
     /// [`NttTable::forward`] without the final correction: inputs in
@@ -332,23 +320,9 @@ impl NttTable {
             Kernel::Portable => self.backward_impl::<true>(a),
             Kernel::Ifma52 | Kernel::Avx512 => {
                 self.require(kernel)?;
-                #[cfg(target_arch = "x86_64")]
-                {
-                    let (inv, ni, il, p) =
-                        (&self.inv, self.n_inv, self.inv_last, self.modulus.value());
-                    if kernel == Kernel::Ifma52 {
-                        // SAFETY: as in `forward_with`: CPU features, p < 2^50
-                        // and n ≥ 16 checked by `require`, lengths checked.
-                        unsafe { crate::simd::ntt_ifma::backward(a, inv, ni, il, p) }
-                    } else {
-                        // SAFETY: as in `forward_with` (AVX-512F/DQ, n ≥ 16).
-                        unsafe { crate::simd::ntt_avx512::backward(a, inv, ni, il, p) }
-                    }
-                }
-                #[cfg(not(target_arch = "x86_64"))]
-                {
-                    Ok(())
-                }
+                let (ni, il, p) = (self.n_inv, self.inv_last, self.modulus.value());
+                crate::simd::ntt_backward(kernel, a, &self.inv, ni, il, p)
+                    .unwrap_or_else(|| Err(self.unavailable(kernel)))
             }
         }
     }

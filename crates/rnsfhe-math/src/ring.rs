@@ -350,17 +350,7 @@ pub fn pointwise_supports(kernel: Kernel, m: &Modulus) -> bool {
         Kernel::Portable => true,
         // No point-wise AVX-512F kernel: see the crate README.
         Kernel::Avx512 => false,
-        Kernel::Ifma52 => {
-            #[cfg(target_arch = "x86_64")]
-            {
-                crate::simd::pointwise_ifma::modulus_ok(m) && crate::simd::ifma_available()
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            {
-                let _ = m;
-                false
-            }
-        }
+        Kernel::Ifma52 => crate::simd::pointwise_ifma_ok(m),
     }
 }
 
@@ -377,14 +367,9 @@ fn unsupported(kernel: Kernel, m: &Modulus) -> MathError {
 /// kernel returns the same words as [`pointwise_mul_portable`].
 #[inline]
 pub fn pointwise_mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
-    #[cfg(target_arch = "x86_64")]
-    if pointwise_kernel(m) == Kernel::Ifma52 {
-        // SAFETY: `pointwise_kernel` checked AVX-512F + IFMA at run time and
-        // the modulus precondition (`modulus_ok`).
-        unsafe { crate::simd::pointwise_ifma::mul(m, a, b) };
-        return;
+    if !crate::simd::pointwise_mul(m, a, b) {
+        pointwise_mul_portable(m, a, b);
     }
-    pointwise_mul_portable(m, a, b);
 }
 
 /// [`pointwise_mul`] with an explicitly chosen kernel (tests, benchmarks);
@@ -414,13 +399,9 @@ pub fn pointwise_mul_portable(m: &Modulus, a: &mut [u64], b: &[u64]) {
 /// kernel returns the same words as [`pointwise_mul_add_portable`].
 #[inline]
 pub fn pointwise_mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
-    #[cfg(target_arch = "x86_64")]
-    if pointwise_kernel(m) == Kernel::Ifma52 {
-        // SAFETY: CPU features and modulus checked by `pointwise_kernel`.
-        unsafe { crate::simd::pointwise_ifma::mul_add(m, acc, a, b) };
-        return;
+    if !crate::simd::pointwise_mul_add(m, acc, a, b) {
+        pointwise_mul_add_portable(m, acc, a, b);
     }
-    pointwise_mul_add_portable(m, acc, a, b);
 }
 
 /// [`pointwise_mul_add`] with an explicitly chosen kernel; errors with
