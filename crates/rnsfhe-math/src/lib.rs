@@ -8,6 +8,8 @@
 //! ([`BaseConverter`], [`ScaleRoundToModulus`], [`ScaleRoundToBase`],
 //! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), the big-integer
 //! bridge ([`crt`]) and cryptographic samplers ([`sampling`]).
+//! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
+//! large polynomials over rayon threads ([`ring`]).
 //!
 //! Paper references (`000 §II.D`) are to the files in `shared/papers/`.
 

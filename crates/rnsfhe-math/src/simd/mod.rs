@@ -7,10 +7,14 @@
 //! Which path runs is decided per call from the CPU (detected once by the
 //! standard library and cached) and the modulus:
 //!
-//! | modulus `p`            | CPU has            | kernel                     |
-//! |------------------------|--------------------|----------------------------|
-//! | `p < 2^50`             | AVX-512F + IFMA    | [`Kernel::Ifma52`]         |
-//! | otherwise              | —                  | [`Kernel::Portable`]       |
+//! | modulus `p`  | CPU has          | NTT                | point-wise, `fast_base_conv` |
+//! |--------------|------------------|--------------------|------------------------------|
+//! | `p < 2^50`   | AVX-512F + IFMA  | [`Kernel::Ifma52`] | [`Kernel::Ifma52`]           |
+//! | any          | AVX-512F + DQ    | [`Kernel::Avx512`] | [`Kernel::Portable`]         |
+//! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`]       |
+//!
+//! (The NTT kernels need `n ≥ 16`; `fast_base_conv` needs every modulus of
+//! both bases below 2^50.)
 //!
 //! Every SIMD kernel returns exactly what the portable code returns (the
 //! outputs are canonical residues, so any correct computation gives the same
@@ -42,6 +46,7 @@ pub const IFMA_MAX_BITS: u32 = 50;
 /// A kernel family, for explicit selection in tests and benchmarks
 /// ([`crate::NttTable::forward_with`], [`crate::ring::pointwise_mul_with`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Kernel {
     /// Scalar Rust, any modulus, any CPU: the reference.
     Portable,
