@@ -1,6 +1,8 @@
 //! Benchmarks of the RNS base conversions and the HPS scaling kernels
 //! (000 §II.D eqs. 4-5, §IV.A.2 eq. 8) at the sizes of 000 Table 9:
-//! n = 2^14, 60-bit moduli, 8 limbs of `q` and 9 of the extension base.
+//! n = 2^14, 60-bit moduli, 8 limbs of `q` and 9 of the extension base;
+//! and `fast_base_conv` with 50-bit moduli per kernel
+//! (`fast_base_conv/n=16384/k=8to9/logq=50/ifma` and `/portable`).
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -8,7 +10,7 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::{BaseConverter, Coeff, RnsBase, RnsPoly, ScaleRoundToBase};
+use rnsfhe_math::{BaseConverter, Coeff, Kernel, RnsBase, RnsPoly, ScaleRoundToBase};
 
 const N: usize = 1 << 14;
 const K: usize = 8;
@@ -26,7 +28,7 @@ fn is_prime(n: u64) -> bool {
         return false;
     }
     for &p in &BASES {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
@@ -109,5 +111,29 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// `fast_base_conv` with 50-bit moduli, where the IFMA kernel applies.
+fn bench_kernels(c: &mut Criterion) {
+    let mut rng = ChaCha20Rng::seed_from_u64(2);
+    let primes = ntt_primes(50, 2 * K + 1);
+    let (q, p) = match (RnsBase::new(&primes[..K]), RnsBase::new(&primes[K..])) {
+        (Ok(q), Ok(p)) => (q, p),
+        _ => return,
+    };
+    let x_q = random_poly(&q, &mut rng);
+    let mut out = RnsPoly::<Coeff>::zero(N, K + 1);
+    if let Ok(conv) = BaseConverter::new(&q, &p) {
+        let mut kernels = vec![Kernel::Portable];
+        if conv.fast_base_conv_kernel() != Kernel::Portable {
+            kernels.push(conv.fast_base_conv_kernel());
+        }
+        for k in kernels {
+            let id = format!("fast_base_conv/n={N}/k={K}to{}/logq=50/{}", K + 1, k.name());
+            c.bench_function(&id, |b| {
+                b.iter(|| conv.fast_base_conv_with(k, black_box(&x_q), &mut out))
+            });
+        }
+    }
+}
+
+criterion_group!(benches, bench, bench_kernels);
 criterion_main!(benches);

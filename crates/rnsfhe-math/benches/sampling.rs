@@ -17,7 +17,7 @@ fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
 /// Deterministic Miller-Rabin (bench-local, so the bench does not depend on
 /// other modules).
 fn is_prime(n: u64) -> bool {
-    if n < 2 || n % 2 == 0 {
+    if n < 2 || n.is_multiple_of(2) {
         return n == 2;
     }
     let (mut d, mut s) = (n - 1, 0);

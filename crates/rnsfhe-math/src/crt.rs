@@ -528,7 +528,7 @@ mod tests {
             return false;
         }
         for p in WITNESSES {
-            if n % p == 0 {
+            if n.is_multiple_of(p) {
                 return n == p;
             }
         }
@@ -668,7 +668,12 @@ mod tests {
 
     #[test]
     fn test_primes_are_prime() {
-        let trial = |n: u64| n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0);
+        let trial = |n: u64| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
         for n in 0..5000u64 {
             assert_eq!(is_prime(n), trial(n), "{n}");
         }

@@ -263,7 +263,7 @@ pub(crate) mod test_support {
             return false;
         }
         for p in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
-            if n % p == 0 {
+            if n.is_multiple_of(p) {
                 return n == p;
             }
         }
