@@ -10,68 +10,16 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::prime::generate_ntt_primes;
 use rnsfhe_math::{BaseConverter, Coeff, Kernel, RnsBase, RnsPoly, ScaleRoundToBase};
 
 const N: usize = 1 << 14;
 const K: usize = 8;
 const BITS: u32 = 60;
 
-fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
-    (a as u128 * b as u128 % m as u128) as u64
-}
-
-/// Deterministic Miller-Rabin for 64-bit integers (kept local so the bench
-/// does not depend on `prime.rs`).
-fn is_prime(n: u64) -> bool {
-    const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
-    if n < 2 {
-        return false;
-    }
-    for &p in &BASES {
-        if n.is_multiple_of(p) {
-            return n == p;
-        }
-    }
-    let (mut d, mut s) = (n - 1, 0);
-    while d % 2 == 0 {
-        d /= 2;
-        s += 1;
-    }
-    'outer: for &a in &BASES {
-        let (mut x, mut e, mut b) = (1u64, d, a);
-        while e > 0 {
-            if e & 1 == 1 {
-                x = mul_mod(x, b, n);
-            }
-            b = mul_mod(b, b, n);
-            e >>= 1;
-        }
-        if x == 1 || x == n - 1 {
-            continue;
-        }
-        for _ in 1..s {
-            x = mul_mod(x, x, n);
-            if x == n - 1 {
-                continue 'outer;
-            }
-        }
-        return false;
-    }
-    true
-}
-
-/// The `count` largest primes below `2^bits` congruent to 1 mod 2n.
+/// The `count` largest NTT primes of `bits` bits for degree `N`.
 fn ntt_primes(bits: u32, count: usize) -> Vec<u64> {
-    let step = 2 * N as u64;
-    let mut c = (1u64 << bits) - step + 1;
-    let mut out = Vec::new();
-    while out.len() < count {
-        if is_prime(c) {
-            out.push(c);
-        }
-        c -= step;
-    }
-    out
+    generate_ntt_primes(bits, N, count, &[]).unwrap_or_default()
 }
 
 fn random_poly(base: &RnsBase, rng: &mut ChaCha20Rng) -> RnsPoly<Coeff> {
