@@ -556,53 +556,9 @@ pub(crate) mod test_util {
     use crate::poly::{Coeff, RnsPoly};
     use crate::rns_base::RnsBase;
 
-    fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
-        (a as u128 * b as u128 % m as u128) as u64
-    }
-
-    fn pow_mod(mut a: u64, mut e: u64, m: u64) -> u64 {
-        let mut r = 1 % m;
-        while e > 0 {
-            if e & 1 == 1 {
-                r = mul_mod(r, a, m);
-            }
-            a = mul_mod(a, a, m);
-            e >>= 1;
-        }
-        r
-    }
-
-    /// Deterministic Miller-Rabin for 64-bit integers.
+    /// Primality for the test bases (prime.rs has its own tests).
     pub fn is_prime(n: u64) -> bool {
-        if n < 2 {
-            return false;
-        }
-        const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
-        for &p in &BASES {
-            if n.is_multiple_of(p) {
-                return n == p;
-            }
-        }
-        let mut d = n - 1;
-        let mut s = 0;
-        while d.is_multiple_of(2) {
-            d /= 2;
-            s += 1;
-        }
-        'outer: for &a in &BASES {
-            let mut x = pow_mod(a, d, n);
-            if x == 1 || x == n - 1 {
-                continue;
-            }
-            for _ in 1..s {
-                x = mul_mod(x, x, n);
-                if x == n - 1 {
-                    continue 'outer;
-                }
-            }
-            return false;
-        }
-        true
+        crate::prime::is_prime(n)
     }
 
     /// The `count` largest primes below `2^bits` with `p ≡ 1 mod 2^17`,
