@@ -5,9 +5,16 @@
 //! harness's layout (`{"meta", "results", "variants"}`, schema
 //! `he-peers-bench/1`) so that `bench_peers.py --libs none --merge FILE`
 //! prints rnsfhe beside OpenFHE and SEAL.
+//!
+//! `--threads 1,2` measures every set once per thread count: each count gets
+//! its own rayon pool (`ThreadPoolBuilder::num_threads`) and the keys,
+//! checks and timings of that count run inside `pool.install`, so the
+//! library's rayon parallelism uses exactly that many threads. Records
+//! carry the count in `threads`, as the harness's OpenMP runs do.
 
 use std::hint::black_box;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Args;
@@ -61,8 +68,6 @@ const OP_DOC: [(&str, &str); 8] = [
     ),
     ("relin", "relinearization of a 3-part ciphertext"),
 ];
-const THREADS_NOTE: &str =
-    "rnsfhe is single-threaded (it does not use rayon): only threads = 1 is measured";
 
 /// `--encoding`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -98,8 +103,8 @@ pub struct BenchArgs {
     /// (packed) or coefficients (coef).
     #[arg(long, value_enum, default_value = "auto")]
     encoding: EncodingChoice,
-    /// Thread counts, comma list (rnsfhe is single-threaded: only 1 is
-    /// measured, the others are skipped with a note).
+    /// Thread counts, comma list (e.g. 1,2): every set is measured once per
+    /// count, each in its own rayon pool of that many threads.
     #[arg(long, default_value = "1")]
     threads: String,
     /// Timed samples per op (log n < 16).
@@ -255,10 +260,6 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     let sets = resolve_sets(args)?;
     let ops = resolve_ops(args.ops.as_deref())?;
     let threads = parse_threads(&args.threads)?;
-    let threads_note = threads.iter().any(|&t| t != 1);
-    if threads_note {
-        errln!("note: {THREADS_NOTE}; skipping threads other than 1");
-    }
     let variants = args.variant.variants();
     if args.encoding == EncodingChoice::Packed {
         if let Some(&(log_n, log_q)) = sets.iter().find(|s| s.0 >= 16) {
@@ -272,22 +273,43 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
         .iter()
         .map(|&(log_n, log_q)| set_parameters(log_n, log_q, args.moduli_bits))
         .collect::<CliResult<_>>()?;
+    // One pool per thread count, built once and reused for every set.
+    let pools: Vec<(usize, rayon::ThreadPool)> = threads
+        .iter()
+        .map(|&t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map(|pool| (t, pool))
+                .map_err(|e| CliError(format!("--threads: cannot start {t} threads: {e}")))
+        })
+        .collect::<CliResult<_>>()?;
     let quiet = args.quiet;
     let progress = |msg: String| {
         if !quiet {
             errln!("{msg}");
         }
     };
+    if let Some(cores) = std::thread::available_parallelism()
+        .ok()
+        .map(|n| n.get())
+        .filter(|&c| threads.iter().any(|&t| t > c))
+    {
+        progress(format!(
+            "note: more threads requested than the {cores} available cores; those timings are oversubscribed"
+        ));
+    }
 
     outln!(
-        "# rnsfhe {} benchmark: t = {PLAIN_MODULUS}, {} encoding, 1 thread{}",
+        "# rnsfhe {} benchmark: t = {PLAIN_MODULUS}, {} encoding, {} thread{}",
         env!("CARGO_PKG_VERSION"),
         format!("{:?}", args.encoding).to_lowercase(),
-        if threads_note {
-            format!(" ({THREADS_NOTE})")
-        } else {
-            String::new()
-        }
+        threads
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("/"),
+        if threads == [1] { "" } else { "s" }
     );
     outln!();
     let mut records: Vec<Record> = Vec::new();
@@ -299,7 +321,26 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
         } else {
             args.reps
         };
-        let set = bench_set(log_n, log_q, params, args, &variants, &ops, reps, &progress)?;
+        let t_setup = Instant::now();
+        let ctx = BfvContext::new(params)?;
+        let setup_s = t_setup.elapsed().as_secs_f64();
+        let mut set: SetResult = Vec::new();
+        for (t, pool) in &pools {
+            let measured = pool.install(|| {
+                bench_set(
+                    log_n, log_q, &ctx, setup_s, *t, args, &variants, &ops, reps, &progress,
+                )
+            })?;
+            set.extend(measured);
+        }
+        // Columns as in the harness: variant, then thread count.
+        set.sort_by_key(|(v, _)| {
+            let rank = variants
+                .iter()
+                .position(|&x| variant_upper(x) == v.variant)
+                .unwrap_or(usize::MAX);
+            (rank, v.threads)
+        });
         all_checks_ok &= set.iter().all(|(v, _)| v.checks.all_ok());
         print_set_table(log_n, log_q, &set, &ops);
         for (v, recs) in set {
@@ -329,8 +370,7 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
                 "ops": ops.join(","),
                 "no_checks": args.no_checks,
             },
-            "threads": [1],
-            "threads_note": THREADS_NOTE,
+            "threads": threads,
             "plain_modulus": PLAIN_MODULUS,
             "encoding": format!("{:?}", args.encoding).to_lowercase(),
             "op_doc": OP_DOC.iter().map(|(k, v)| ((*k).to_string(), serde_json::Value::from(*v))).collect::<serde_json::Map<_, _>>(),
@@ -432,6 +472,8 @@ fn parse_threads(spec: &str) -> CliResult<Vec<usize>> {
     if out.is_empty() {
         return Err("--threads: no thread count given".into());
     }
+    out.sort_unstable();
+    out.dedup();
     Ok(out)
 }
 
@@ -451,22 +493,25 @@ fn set_parameters(log_n: u32, log_q: u32, max_bits: u32) -> CliResult<BfvParamet
         .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))
 }
 
-/// Sets up one parameter set and times every op for every variant.
+/// Times every op for every variant of one parameter set with `threads`
+/// threads: keys, messages, checks and timings. Run it inside the rayon
+/// pool of that size (`pool.install`); `setup_s` is the context's setup
+/// time, shared by the thread counts.
 #[allow(clippy::too_many_arguments)]
 fn bench_set(
     log_n: u32,
     log_q: u32,
-    params: BfvParameters,
+    ctx: &Arc<BfvContext>,
+    setup_s: f64,
+    threads: usize,
     args: &BenchArgs,
     variants: &[Variant],
     ops: &[&'static str],
     reps: u64,
-    progress: &dyn Fn(String),
+    progress: &(dyn Fn(String) + Sync),
 ) -> CliResult<SetResult> {
     let n = 1usize << log_n;
-    let t_setup = Instant::now();
-    let ctx = BfvContext::new(params)?;
-    let setup_s = t_setup.elapsed().as_secs_f64();
+    debug_assert_eq!(rayon::current_num_threads(), threads);
     let q = ctx.params().coeff_moduli().to_vec();
     let logq = modulus_bits(&q);
     let mbits = moduli_bits(&q);
@@ -474,8 +519,8 @@ fn bench_set(
 
     let batch = match args.encoding {
         EncodingChoice::Coef => None,
-        EncodingChoice::Auto => BatchEncoder::new(&ctx).ok(),
-        EncodingChoice::Packed => Some(BatchEncoder::new(&ctx)?),
+        EncodingChoice::Auto => BatchEncoder::new(ctx).ok(),
+        EncodingChoice::Packed => Some(BatchEncoder::new(ctx)?),
     };
     let encoding: &'static str = if batch.is_some() { "packed" } else { "coef" };
     // Messages: a uniform; b uniform (packed: slot-wise product) or sparse
@@ -499,7 +544,7 @@ fn bench_set(
     };
     let encode = |v: &[u64]| match &batch {
         Some(be) => be.encode(v),
-        None => Plaintext::new(&ctx, v),
+        None => Plaintext::new(ctx, v),
     };
     let decode = |p: &Plaintext| -> rnsfhe::Result<Vec<u64>> {
         match &batch {
@@ -508,10 +553,10 @@ fn bench_set(
         }
     };
 
-    let sk = SecretKey::generate(&ctx)?;
-    let pk = PublicKey::generate(&ctx, &sk)?;
-    let rk = RelinKey::generate(&ctx, &sk)?;
-    let enc = Encryptor::from_public_key(&ctx, &pk)?;
+    let sk = SecretKey::generate(ctx)?;
+    let pk = PublicKey::generate(ctx, &sk)?;
+    let rk = RelinKey::generate(ctx, &sk)?;
+    let enc = Encryptor::from_public_key(ctx, &pk)?;
     let pt_a = encode(&a)?;
     let pt_b = encode(&b)?;
     let ct_a = enc.encrypt(&pt_a)?;
@@ -520,13 +565,13 @@ fn bench_set(
     let mut out = Vec::new();
     for &variant in variants {
         let vname = variant_upper(variant);
-        let tag = format!("[rnsfhe/{vname} n=2^{log_n} q~{log_q} 1T]");
+        let tag = format!("[rnsfhe/{vname} n=2^{log_n} q~{log_q} {threads}T]");
         progress(format!(
             "{tag} log2 q={logq} limbs={limbs} ({}), setup {setup_s:.1}s",
             compress_bits(&mbits)
         ));
-        let ev = Evaluator::with_variant(&ctx, variant);
-        let dec = Decryptor::with_variant(&ctx, &sk, variant)?;
+        let ev = Evaluator::with_variant(ctx, variant);
+        let dec = Decryptor::with_variant(ctx, &sk, variant)?;
         let ct3 = ev.multiply(&ct_a, &ct_b)?;
 
         let mut checks = Checks::default();
@@ -547,10 +592,10 @@ fn bench_set(
             let warmup = args.warmup;
             let timing = match op {
                 "keygen" => time_op(reps, warmup, || {
-                    let sk = SecretKey::generate(&ctx)?;
-                    PublicKey::generate(&ctx, &sk)
+                    let sk = SecretKey::generate(ctx)?;
+                    PublicKey::generate(ctx, &sk)
                 }),
-                "relin_keygen" => time_op(reps, warmup, || RelinKey::generate(&ctx, &sk)),
+                "relin_keygen" => time_op(reps, warmup, || RelinKey::generate(ctx, &sk)),
                 "encrypt" => time_op(reps, warmup, || enc.encrypt(&pt_a)),
                 "decrypt" => time_op(reps, warmup, || dec.decrypt(&ct_a).and_then(|p| decode(&p))),
                 "add" => time_op(reps, warmup, || ev.add(&ct_a, &ct_b)),
@@ -569,7 +614,7 @@ fn bench_set(
                 logn: log_n,
                 n,
                 logq_target: log_q,
-                threads: 1,
+                threads,
                 encoding,
                 plain_modulus: PLAIN_MODULUS,
                 logq,
@@ -596,7 +641,7 @@ fn bench_set(
             logn: log_n,
             n,
             logq_target: log_q,
-            threads: 1,
+            threads,
             encoding,
             plain_modulus: PLAIN_MODULUS,
             logq,
@@ -716,7 +761,8 @@ fn print_set_table(log_n: u32, log_q: u32, set: &SetResult, ops: &[&str]) {
     let mut header = String::from("| op (ms) |");
     let mut rule = String::from("|---|");
     for (v, _) in set {
-        header.push_str(&format!(" {} median | {} min |", v.variant, v.variant));
+        let col = format!("{} {}T", v.variant, v.threads);
+        header.push_str(&format!(" {col} median | {col} min |"));
         rule.push_str("---|---|");
     }
     outln!("{header}");
@@ -749,7 +795,12 @@ fn print_set_table(log_n: u32, log_q: u32, set: &SetResult, ops: &[&str]) {
     );
     for (v, _) in set {
         if v.checks.enc_dec.is_some() {
-            outln!("checks {}: {}", v.variant, v.checks.summary());
+            outln!(
+                "checks {} {}T: {}",
+                v.variant,
+                v.threads,
+                v.checks.summary()
+            );
         }
     }
     outln!();
@@ -786,6 +837,7 @@ mod tests {
         );
         assert!(resolve_ops(Some("foo")).is_err());
         assert_eq!(parse_threads("1,2").unwrap(), vec![1, 2]);
+        assert_eq!(parse_threads("2, 1,2").unwrap(), vec![1, 2]);
         assert!(parse_threads("0").is_err());
     }
 }

@@ -7,6 +7,8 @@
 //!   output that the peers harness (`bench_peers.py --merge`) reads.
 //! * `rnsfhe depth` — the practical-depth experiment of 000 §VI.E
 //!   (Table 10), with an SVG plot of the noise budget.
+//! * `rnsfhe keygen | encrypt | eval | decrypt` — the client/server file
+//!   workflow (004 Fig. 1) on the serialized format (`docs/format.md`).
 //!
 //! Every error is one line on stderr and a non-zero exit status.
 #![cfg_attr(
@@ -18,6 +20,7 @@ mod bench;
 mod common;
 mod demo;
 mod depth;
+mod files;
 mod params;
 mod svg;
 
@@ -48,6 +51,14 @@ enum Command {
     Bench(bench::BenchArgs),
     /// The practical-depth experiment of 000 §VI.E (Table 10).
     Depth(depth::DepthArgs),
+    /// Generate parameters and keys into a key directory (client side).
+    Keygen(files::KeygenArgs),
+    /// Encrypt a .json list or .csv column of integers (client side).
+    Encrypt(files::EncryptArgs),
+    /// Compute on ciphertext files with public keys only (server side).
+    Eval(files::EvalArgs),
+    /// Decrypt a ciphertext file (client side).
+    Decrypt(files::DecryptArgs),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +82,10 @@ fn main() -> ExitCode {
         Command::Params(a) => params::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Depth(a) => depth::run(&a),
+        Command::Keygen(a) => files::keygen(&a),
+        Command::Encrypt(a) => files::encrypt(&a),
+        Command::Eval(a) => files::eval(&a),
+        Command::Decrypt(a) => files::decrypt(&a),
     };
     match result {
         Ok(code) => code,
@@ -91,7 +106,7 @@ fn clap_error(e: &clap::Error) -> ExitCode {
             ExitCode::SUCCESS
         }
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand => {
-            errln!("error: no command given: use one of demo, params, bench, depth (see 'rnsfhe --help')");
+            errln!("error: no command given: use one of demo, params, bench, depth, keygen, encrypt, eval, decrypt (see 'rnsfhe --help')");
             ExitCode::from(2)
         }
         _ => {
@@ -112,7 +127,12 @@ fn clap_error(e: &clap::Error) -> ExitCode {
             }
             let sub = std::env::args()
                 .nth(1)
-                .filter(|a| ["demo", "params", "bench", "depth"].contains(&a.as_str()))
+                .filter(|a| {
+                    [
+                        "demo", "params", "bench", "depth", "keygen", "encrypt", "eval", "decrypt",
+                    ]
+                    .contains(&a.as_str())
+                })
                 .map(|a| format!(" {a}"))
                 .unwrap_or_default();
             errln!("{line} (see 'rnsfhe{sub} --help')");

@@ -98,16 +98,30 @@ fn bench_json_has_the_harness_layout() {
     ]);
     let out = stdout(&o);
     assert!(o.status.success(), "{out}\n{}", stderr(&o));
-    assert!(stderr(&o).contains("single-threaded"), "{}", stderr(&o));
-    assert!(
-        out.contains("mult_relin") && out.contains("HPS median"),
-        "{out}"
-    );
+    assert!(stderr(&o).is_empty(), "--quiet: {}", stderr(&o));
+    assert!(out.contains("| mult_relin |"), "{out}");
+    // One column per (variant, threads), variant-major as in the harness.
+    let header = out
+        .lines()
+        .find(|l| l.starts_with("| op (ms) |"))
+        .expect("table header");
+    let cols: Vec<usize> = ["HPS 1T", "HPS 2T", "BEHZ 1T", "BEHZ 2T"]
+        .iter()
+        .map(|c| {
+            header
+                .find(&format!(" {c} median | {c} min |"))
+                .unwrap_or_else(|| panic!("no {c} column: {out}"))
+        })
+        .collect();
+    assert!(cols.windows(2).all(|w| w[0] < w[1]), "{header}");
+    assert!(out.contains("checks HPS 2T:"), "{out}");
     let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(d["meta"]["schema"], "he-peers-bench/1");
     assert!(d["meta"]["machine"].is_object());
+    assert_eq!(d["meta"]["threads"], serde_json::json!([1, 2]));
+    assert!(d["meta"].get("threads_note").is_none());
     let results = d["results"].as_array().unwrap();
-    assert_eq!(results.len(), 16, "8 ops x 2 variants");
+    assert_eq!(results.len(), 32, "8 ops x 2 variants x 2 thread counts");
     let ops = [
         "keygen",
         "relin_keygen",
@@ -118,10 +132,20 @@ fn bench_json_has_the_harness_layout() {
         "mult_norelin",
         "relin",
     ];
+    let mut keys = std::collections::BTreeSet::new();
     for r in results {
         assert_eq!(r["library"], "rnsfhe");
         assert!(r["variant"] == "HPS" || r["variant"] == "BEHZ");
-        assert_eq!(r["threads"], 1);
+        assert!(r["threads"] == 1 || r["threads"] == 2, "{r}");
+        // One record per (variant, threads, set, op).
+        assert!(
+            keys.insert((
+                r["variant"].to_string(),
+                r["threads"].as_u64().unwrap(),
+                r["op"].to_string()
+            )),
+            "duplicate {r}"
+        );
         assert_eq!(r["logn"], 12);
         assert_eq!(r["n"], 4096);
         assert_eq!(r["logq_target"], 60);
@@ -143,8 +167,10 @@ fn bench_json_has_the_harness_layout() {
         assert!(r["mean_ms"].as_f64().is_some() && r["stdev_ms"].as_f64().is_some());
     }
     let variants = d["variants"].as_array().unwrap();
-    assert_eq!(variants.len(), 2);
+    assert_eq!(variants.len(), 4, "2 variants x 2 thread counts");
+    let mut vkeys = std::collections::BTreeSet::new();
     for v in variants {
+        assert!(vkeys.insert((v["variant"].to_string(), v["threads"].as_u64().unwrap())));
         assert_eq!(v["moduli_bits"], serde_json::json!([60]));
         assert_eq!(v["checks"]["enc_dec"], true);
         assert_eq!(v["checks"]["add"], true);
@@ -186,10 +212,14 @@ fn merge_with_peers_harness(json: &std::path::Path) {
     };
     let out = stdout(&o);
     assert!(o.status.success(), "{out}\n{}", stderr(&o));
-    assert!(
-        out.contains("rnsfhe HPS 1T") && out.contains("rnsfhe BEHZ 1T"),
-        "{out}"
-    );
+    for col in [
+        "rnsfhe HPS 1T",
+        "rnsfhe HPS 2T",
+        "rnsfhe BEHZ 1T",
+        "rnsfhe BEHZ 2T",
+    ] {
+        assert!(out.contains(col), "no {col} column: {out}");
+    }
     assert!(out.contains("| mult_relin |"), "{out}");
 }
 

@@ -1,6 +1,8 @@
 //! Benchmarks of the RNS base conversions and the HPS scaling kernels
 //! (000 §II.D eqs. 4-5, §IV.A.2 eq. 8) at the sizes of 000 Table 9:
-//! n = 2^14, 60-bit moduli, 8 limbs of `q` and 9 of the extension base.
+//! n = 2^14, 60-bit moduli, 8 limbs of `q` and 9 of the extension base;
+//! and `fast_base_conv` with 50-bit moduli per kernel
+//! (`fast_base_conv/n=16384/k=8to9/logq=50/ifma` and `/portable`).
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -8,68 +10,16 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::{BaseConverter, Coeff, RnsBase, RnsPoly, ScaleRoundToBase};
+use rnsfhe_math::prime::generate_ntt_primes;
+use rnsfhe_math::{BaseConverter, Coeff, Kernel, RnsBase, RnsPoly, ScaleRoundToBase};
 
 const N: usize = 1 << 14;
 const K: usize = 8;
 const BITS: u32 = 60;
 
-fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
-    (a as u128 * b as u128 % m as u128) as u64
-}
-
-/// Deterministic Miller-Rabin for 64-bit integers (kept local so the bench
-/// does not depend on `prime.rs`).
-fn is_prime(n: u64) -> bool {
-    const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
-    if n < 2 {
-        return false;
-    }
-    for &p in &BASES {
-        if n % p == 0 {
-            return n == p;
-        }
-    }
-    let (mut d, mut s) = (n - 1, 0);
-    while d % 2 == 0 {
-        d /= 2;
-        s += 1;
-    }
-    'outer: for &a in &BASES {
-        let (mut x, mut e, mut b) = (1u64, d, a);
-        while e > 0 {
-            if e & 1 == 1 {
-                x = mul_mod(x, b, n);
-            }
-            b = mul_mod(b, b, n);
-            e >>= 1;
-        }
-        if x == 1 || x == n - 1 {
-            continue;
-        }
-        for _ in 1..s {
-            x = mul_mod(x, x, n);
-            if x == n - 1 {
-                continue 'outer;
-            }
-        }
-        return false;
-    }
-    true
-}
-
-/// The `count` largest primes below `2^bits` congruent to 1 mod 2n.
+/// The `count` largest NTT primes of `bits` bits for degree `N`.
 fn ntt_primes(bits: u32, count: usize) -> Vec<u64> {
-    let step = 2 * N as u64;
-    let mut c = (1u64 << bits) - step + 1;
-    let mut out = Vec::new();
-    while out.len() < count {
-        if is_prime(c) {
-            out.push(c);
-        }
-        c -= step;
-    }
-    out
+    generate_ntt_primes(bits, N, count, &[]).unwrap_or_default()
 }
 
 fn random_poly(base: &RnsBase, rng: &mut ChaCha20Rng) -> RnsPoly<Coeff> {
@@ -109,5 +59,29 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// `fast_base_conv` with 50-bit moduli, where the IFMA kernel applies.
+fn bench_kernels(c: &mut Criterion) {
+    let mut rng = ChaCha20Rng::seed_from_u64(2);
+    let primes = ntt_primes(50, 2 * K + 1);
+    let (q, p) = match (RnsBase::new(&primes[..K]), RnsBase::new(&primes[K..])) {
+        (Ok(q), Ok(p)) => (q, p),
+        _ => return,
+    };
+    let x_q = random_poly(&q, &mut rng);
+    let mut out = RnsPoly::<Coeff>::zero(N, K + 1);
+    if let Ok(conv) = BaseConverter::new(&q, &p) {
+        let mut kernels = vec![Kernel::Portable];
+        if conv.fast_base_conv_kernel() != Kernel::Portable {
+            kernels.push(conv.fast_base_conv_kernel());
+        }
+        for k in kernels {
+            let id = format!("fast_base_conv/n={N}/k={K}to{}/logq=50/{}", K + 1, k.name());
+            c.bench_function(&id, |b| {
+                b.iter(|| conv.fast_base_conv_with(k, black_box(&x_q), &mut out))
+            });
+        }
+    }
+}
+
+criterion_group!(benches, bench, bench_kernels);
 criterion_main!(benches);

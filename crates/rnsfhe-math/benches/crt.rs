@@ -8,53 +8,13 @@
 use criterion::{black_box, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::prime::generate_ntt_primes;
 use rnsfhe_math::{Coeff, PolyCrt, RnsBase, RnsPoly};
 
-/// Miller-Rabin with the first twelve primes as witnesses (deterministic
-/// for `u64`); the bench does not depend on `prime.rs`.
-fn is_prime(n: u64) -> bool {
-    const WITNESSES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
-    if n < 2 {
-        return false;
-    }
-    for p in WITNESSES {
-        if n % p == 0 {
-            return n == p;
-        }
-    }
-    let mulmod = |a: u64, b: u64| (a as u128 * b as u128 % n as u128) as u64;
-    let s = (n - 1).trailing_zeros();
-    let d = (n - 1) >> s;
-    'witness: for a in WITNESSES {
-        let (mut x, mut base, mut e) = (1u64, a, d);
-        while e > 0 {
-            if e & 1 == 1 {
-                x = mulmod(x, base);
-            }
-            base = mulmod(base, base);
-            e >>= 1;
-        }
-        if x == 1 || x == n - 1 {
-            continue;
-        }
-        for _ in 1..s {
-            x = mulmod(x, x);
-            if x == n - 1 {
-                continue 'witness;
-            }
-        }
-        return false;
-    }
-    true
-}
-
-/// The `count` largest primes of `bits` bits.
+/// `count` distinct primes of `bits` bits (NTT-friendly ones, which the
+/// iCRT does not need but which are what schemes use).
 fn primes(bits: u32, count: usize) -> Vec<u64> {
-    (0..(1u64 << (bits - 1)))
-        .map(|i| (1u64 << bits) - 1 - i)
-        .filter(|&c| is_prime(c))
-        .take(count)
-        .collect()
+    generate_ntt_primes(bits, 1 << 14, count, &[]).unwrap()
 }
 
 fn bench_crt(c: &mut Criterion) {

@@ -1,6 +1,12 @@
 //! Forward and inverse negacyclic NTT throughput (the hot kernel of every
-//! ring product, 000 §IV.A.3 and Table 4) for n = 2^12 … 2^16 with 50- and
-//! 60-bit NTT-friendly primes. IDs look like `ntt_forward/n=16384/logp=60`.
+//! ring product, 000 §IV.A.3 and Table 4) for n = 2^12 … 2^16 with 30-, 50-
+//! and 60-bit NTT-friendly primes, per kernel; point-wise products; and
+//! `RnsRing::to_ntt` on 1 and 2 threads.
+//!
+//! IDs look like `ntt_forward/n=16384/logp=50/ifma` (`/portable` is the
+//! scalar reference, forced with `forward_with`); kernels the CPU or the
+//! modulus cannot run are skipped. `pointwise_mul/n=16384/logp=50/ifma`,
+//! `ring_to_ntt/n=16384/limbs=8/logp=50/threads=2`.
 
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,10 +14,12 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::prime::generate_ntt_primes;
-use rnsfhe_math::{Modulus, NttTable};
+use rnsfhe_math::ring::{pointwise_mul_add_with, pointwise_mul_with, pointwise_supports};
+use rnsfhe_math::{Kernel, Modulus, NttTable, RnsPoly, RnsRing};
 
 const LOG_N: [u32; 5] = [12, 13, 14, 15, 16];
-const LOG_P: [u32; 2] = [50, 60];
+const LOG_P: [u32; 3] = [30, 50, 60];
+const KERNELS: [Kernel; 3] = [Kernel::Portable, Kernel::Ifma52, Kernel::Avx512];
 
 fn setup(log_n: u32, log_p: u32) -> (NttTable, Vec<u64>) {
     let n = 1usize << log_n;
@@ -27,11 +35,14 @@ fn bench_forward(c: &mut Criterion) {
     for log_p in LOG_P {
         for log_n in LOG_N {
             let (table, mut data) = setup(log_n, log_p);
-            // Inputs stay in [0, p) because every output is corrected, so
-            // repeated in-place transforms measure the steady state.
-            group.bench_function(format!("n={}/logp={log_p}", 1usize << log_n), |b| {
-                b.iter(|| table.forward(black_box(&mut data)).unwrap())
-            });
+            for k in KERNELS.into_iter().filter(|&k| table.supports(k)) {
+                // Inputs stay in [0, p) because every output is corrected, so
+                // repeated in-place transforms measure the steady state.
+                let id = format!("n={}/logp={log_p}/{}", 1usize << log_n, k.name());
+                group.bench_function(id, |b| {
+                    b.iter(|| table.forward_with(k, black_box(&mut data)).unwrap())
+                });
+            }
         }
     }
     group.finish();
@@ -42,13 +53,72 @@ fn bench_backward(c: &mut Criterion) {
     for log_p in LOG_P {
         for log_n in LOG_N {
             let (table, mut data) = setup(log_n, log_p);
-            group.bench_function(format!("n={}/logp={log_p}", 1usize << log_n), |b| {
-                b.iter(|| table.backward(black_box(&mut data)).unwrap())
+            for k in KERNELS.into_iter().filter(|&k| table.supports(k)) {
+                let id = format!("n={}/logp={log_p}/{}", 1usize << log_n, k.name());
+                group.bench_function(id, |b| {
+                    b.iter(|| table.backward_with(k, black_box(&mut data)).unwrap())
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+fn bench_pointwise(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pointwise_mul");
+    let log_n = 14;
+    for log_p in LOG_P {
+        let (table, mut a) = setup(log_n, log_p);
+        let m = *table.modulus();
+        let b = a.clone();
+        let acc = a.clone();
+        for k in KERNELS.into_iter().filter(|&k| pointwise_supports(k, &m)) {
+            let id = format!("n={}/logp={log_p}/{}", 1usize << log_n, k.name());
+            group.bench_function(id.clone(), |bn| {
+                bn.iter(|| pointwise_mul_with(k, &m, black_box(&mut a), &b).unwrap())
+            });
+            let mut z = acc.clone();
+            group.bench_function(format!("{id}/add"), |bn| {
+                bn.iter(|| pointwise_mul_add_with(k, &m, black_box(&mut z), &a, &b).unwrap())
             });
         }
     }
     group.finish();
 }
 
-criterion_group!(benches, bench_forward, bench_backward);
+fn bench_ring_threads(c: &mut Criterion) {
+    let mut group = c.benchmark_group("ring_to_ntt");
+    let (n, limbs, log_p) = (1usize << 14, 8usize, 50u32);
+    let moduli = generate_ntt_primes(log_p, n, limbs, &[]).unwrap();
+    let ring = RnsRing::from_moduli(n, &moduli).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let data: Vec<u64> = moduli
+        .iter()
+        .flat_map(|&p| (0..n).map(|_| rng.gen_range(0..p)).collect::<Vec<_>>())
+        .collect();
+    let poly = RnsPoly::from_data(n, limbs, data).unwrap();
+    for threads in [1usize, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let id = format!("n={n}/limbs={limbs}/logp={log_p}/threads={threads}");
+        group.bench_function(id, |b| {
+            b.iter_batched(
+                || poly.clone(),
+                |p| pool.install(|| ring.to_ntt(p).unwrap()),
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_forward,
+    bench_backward,
+    bench_pointwise,
+    bench_ring_threads
+);
 criterion_main!(benches);

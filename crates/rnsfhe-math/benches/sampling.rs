@@ -7,61 +7,13 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand_core::RngCore;
 use rnsfhe_math::poly::Coeff;
+use rnsfhe_math::prime::generate_ntt_primes;
 use rnsfhe_math::sampling::{rng_from_seed, sample_uniform, DiscreteGaussian, DEFAULT_SIGMA};
 use rnsfhe_math::RnsBase;
 
-fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
-    ((a as u128 * b as u128) % m as u128) as u64
-}
-
-/// Deterministic Miller-Rabin (bench-local, so the bench does not depend on
-/// other modules).
-fn is_prime(n: u64) -> bool {
-    if n < 2 || n % 2 == 0 {
-        return n == 2;
-    }
-    let (mut d, mut s) = (n - 1, 0);
-    while d % 2 == 0 {
-        d /= 2;
-        s += 1;
-    }
-    'w: for a in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
-        if a % n == 0 {
-            continue;
-        }
-        let (mut x, mut e, mut b) = (1u64, d, a);
-        while e > 0 {
-            if e & 1 == 1 {
-                x = mul_mod(x, b, n);
-            }
-            b = mul_mod(b, b, n);
-            e >>= 1;
-        }
-        if x == 1 || x == n - 1 {
-            continue;
-        }
-        for _ in 1..s {
-            x = mul_mod(x, x, n);
-            if x == n - 1 {
-                continue 'w;
-            }
-        }
-        return false;
-    }
-    true
-}
-
 fn base_60bit(limbs: usize, n: u64) -> Option<RnsBase> {
-    let two_n = 2 * n;
-    let mut p = ((1u64 << 60) - 1) / two_n * two_n + 1;
-    let mut v = Vec::new();
-    while v.len() < limbs {
-        if is_prime(p) {
-            v.push(p);
-        }
-        p -= two_n;
-    }
-    RnsBase::new(&v).ok()
+    let primes = generate_ntt_primes(60, n as usize, limbs, &[]).ok()?;
+    RnsBase::new(&primes).ok()
 }
 
 fn samplers(c: &mut Criterion) {

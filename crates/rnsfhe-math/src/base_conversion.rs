@@ -22,6 +22,7 @@ use crate::error::{check_shape, Result};
 use crate::modulus::{lazy_block_len, Modulus};
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
+use crate::simd::Kernel;
 
 /// Number of coefficients processed together by the tiled conversion and
 /// scaling kernels. `TILE · (k + 1)` words of scratch (8 KiB for `k = 8`)
@@ -187,6 +188,11 @@ pub struct BaseConverter {
     /// multiplies the overflow estimate `v` in `FastBaseConv_F`, so eq. 5 is a
     /// single `(k+1)`-term inner product.
     weights: Vec<u64>,
+    /// `⌊w·2^52/p_j⌋` for every entry `w` of `weights` (same layout), when
+    /// every modulus of both bases is below 2^50 and the CPU has IFMA52:
+    /// the twiddle-like constants of the IFMA inner products of
+    /// [`BaseConverter::fast_base_conv`]. Empty otherwise.
+    weights_shoup52: Vec<u64>,
     /// Products summed per Barrett reduction in `FastBaseConv_I` (factors
     /// `y_i < q_i` and `[q̂_i]_{p_j} < p_j`).
     block_i: usize,
@@ -215,6 +221,21 @@ impl BaseConverter {
         }
         let q_bits = max_bits(from);
         let p_bits = max_bits(to);
+        let ifma_ok = q_bits <= crate::simd::IFMA_MAX_BITS
+            && p_bits <= crate::simd::IFMA_MAX_BITS
+            && crate::simd::ifma_available();
+        let weights_shoup52 = if ifma_ok {
+            weights
+                .chunks_exact(k + 1)
+                .zip(to.moduli())
+                .flat_map(|(row, m)| {
+                    row.iter()
+                        .map(move |&w| ((u128::from(w) << 52) / u128::from(m.value())) as u64)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         // v ≤ k, so it has at most bits(k) bits.
         let v_bits = usize::BITS - k.leading_zeros();
         let eps = Self::estimate_error_bound(k);
@@ -223,6 +244,7 @@ impl BaseConverter {
             from: from.clone(),
             to: to.clone(),
             weights,
+            weights_shoup52,
             block_i: half_block_len(q_bits, p_bits),
             block_f: half_block_len(q_bits.max(v_bits), p_bits),
             band_lo: 0.5 - eps,
@@ -335,7 +357,110 @@ impl BaseConverter {
     /// `k` Shoup products, `k·k'` word products and one Barrett reduction
     /// per output limb and block (000 §II.D.1.a, §V.A). Errors with
     /// [`crate::MathError::ShapeMismatch`] on mismatched limb counts or degrees.
+    ///
+    /// When every modulus of both bases is below 2^50 and the CPU has
+    /// AVX-512 IFMA52 ([`BaseConverter::fast_base_conv_kernel`]), the inner
+    /// products run 8 coefficients at a time with 52-bit Shoup products
+    /// (001 §V-B); the output words are the same.
     pub fn fast_base_conv(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        self.fast_base_conv_with(self.fast_base_conv_kernel(), input, output)
+    }
+
+    /// The kernel [`BaseConverter::fast_base_conv`] uses here:
+    /// [`Kernel::Ifma52`] when both bases have only moduli below 2^50 and
+    /// the CPU has AVX-512 IFMA52, else [`Kernel::Portable`].
+    pub fn fast_base_conv_kernel(&self) -> Kernel {
+        if self.weights_shoup52.is_empty() {
+            Kernel::Portable
+        } else {
+            Kernel::Ifma52
+        }
+    }
+
+    /// [`BaseConverter::fast_base_conv`] with an explicitly chosen kernel
+    /// (tests, benchmarks): [`Kernel::Portable`] always works; another
+    /// kernel errors with [`crate::MathError::InvalidParameter`] unless it
+    /// is [`BaseConverter::fast_base_conv_kernel`].
+    pub fn fast_base_conv_with(
+        &self,
+        kernel: Kernel,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        if kernel != Kernel::Portable && kernel != self.fast_base_conv_kernel() {
+            return Err(crate::MathError::InvalidParameter(format!(
+                "FastBaseConv kernel {kernel:?} is not available for these bases on this CPU"
+            )));
+        }
+        self.check_shapes(input, output)?;
+        if kernel == Kernel::Ifma52 {
+            return self.fast_base_conv_ifma(input, output);
+        }
+        self.fast_base_conv_portable(input, output)
+    }
+
+    /// The IFMA52 path of [`BaseConverter::fast_base_conv`]: per tile, the
+    /// first pass (vectorised too) writes `y` row-major (row `i` = `TILE` coefficients
+    /// of limb `i`), so that the vector inner products read 8 consecutive
+    /// coefficients of a row at once. Shapes checked by the caller.
+    fn fast_base_conv_ifma(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        let n = input.n();
+        let k = self.from.len();
+        if n == 0 || k == 0 {
+            return self.fast_base_conv_portable(input, output);
+        }
+        let mut y = vec![0u64; TILE * k];
+        let in_data = input.data();
+        let out_data = output.data_mut();
+        for start in (0..n).step_by(TILE) {
+            let len = TILE.min(n - start);
+            let consts = self
+                .from
+                .moduli()
+                .iter()
+                .zip(self.from.q_hat_inv())
+                .zip(self.from.q_hat_inv_shoup());
+            for ((row, yr), ((m, &w), &ws)) in in_data
+                .chunks_exact(n)
+                .zip(y.chunks_exact_mut(TILE))
+                .zip(consts)
+            {
+                // q_i < 2^50 (checked at construction). The entry point
+                // re-checks the CPU; it passed at construction, so the
+                // portable rerun is only there to leave no path unhandled.
+                let (src, dst) = (&row[start..start + len], &mut yr[..len]);
+                if !crate::simd::base_conv_shoup_row(m, src, w, ws, dst) {
+                    return self.fast_base_conv_portable(input, output);
+                }
+            }
+            let rows = out_data
+                .chunks_exact_mut(n)
+                .zip(self.to.moduli())
+                .zip(self.weights.chunks_exact(k + 1))
+                .zip(self.weights_shoup52.chunks_exact(k + 1));
+            for (((row, m), w), ws) in rows {
+                // `weights_shoup52` is non-empty only if every modulus is
+                // below 2^50, so y_i < 2^50 and w < p_j < 2^50 as the kernel
+                // needs, and the CPU had IFMA52 at construction.
+                let out = &mut row[start..start + len];
+                if !crate::simd::base_conv_dot_rows(m.value(), &y, TILE, &w[..k], &ws[..k], out) {
+                    return self.fast_base_conv_portable(input, output);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The portable (scalar) reference of [`BaseConverter::fast_base_conv`].
+    pub fn fast_base_conv_portable(
         &self,
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,
@@ -500,53 +625,9 @@ pub(crate) mod test_util {
     use crate::poly::{Coeff, RnsPoly};
     use crate::rns_base::RnsBase;
 
-    fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
-        (a as u128 * b as u128 % m as u128) as u64
-    }
-
-    fn pow_mod(mut a: u64, mut e: u64, m: u64) -> u64 {
-        let mut r = 1 % m;
-        while e > 0 {
-            if e & 1 == 1 {
-                r = mul_mod(r, a, m);
-            }
-            a = mul_mod(a, a, m);
-            e >>= 1;
-        }
-        r
-    }
-
-    /// Deterministic Miller-Rabin for 64-bit integers.
+    /// Primality for the test bases (prime.rs has its own tests).
     pub fn is_prime(n: u64) -> bool {
-        if n < 2 {
-            return false;
-        }
-        const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
-        for &p in &BASES {
-            if n % p == 0 {
-                return n == p;
-            }
-        }
-        let mut d = n - 1;
-        let mut s = 0;
-        while d % 2 == 0 {
-            d /= 2;
-            s += 1;
-        }
-        'outer: for &a in &BASES {
-            let mut x = pow_mod(a, d, n);
-            if x == 1 || x == n - 1 {
-                continue;
-            }
-            for _ in 1..s {
-                x = mul_mod(x, x, n);
-                if x == n - 1 {
-                    continue 'outer;
-                }
-            }
-            return false;
-        }
-        true
+        crate::prime::is_prime(n)
     }
 
     /// The `count` largest primes below `2^bits` with `p ≡ 1 mod 2^17`,

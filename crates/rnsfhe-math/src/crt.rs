@@ -518,44 +518,9 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha20Rng;
 
-    const WITNESSES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
-
-    /// Miller-Rabin with the first twelve primes as witnesses, which is
-    /// deterministic for every `u64` (prime.rs is written elsewhere; the
-    /// tests stay independent of it).
+    /// Primality for the test bases (prime.rs has its own tests).
     fn is_prime(n: u64) -> bool {
-        if n < 2 {
-            return false;
-        }
-        for p in WITNESSES {
-            if n % p == 0 {
-                return n == p;
-            }
-        }
-        let mulmod = |a: u64, b: u64| (a as u128 * b as u128 % n as u128) as u64;
-        let s = (n - 1).trailing_zeros();
-        let d = (n - 1) >> s;
-        'witness: for a in WITNESSES {
-            let (mut x, mut base, mut e) = (1u64, a, d);
-            while e > 0 {
-                if e & 1 == 1 {
-                    x = mulmod(x, base);
-                }
-                base = mulmod(base, base);
-                e >>= 1;
-            }
-            if x == 1 || x == n - 1 {
-                continue;
-            }
-            for _ in 1..s {
-                x = mulmod(x, x);
-                if x == n - 1 {
-                    continue 'witness;
-                }
-            }
-            return false;
-        }
-        true
+        crate::prime::is_prime(n)
     }
 
     /// The `count` largest primes of exactly `bits` bits.
@@ -668,7 +633,12 @@ mod tests {
 
     #[test]
     fn test_primes_are_prime() {
-        let trial = |n: u64| n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0);
+        let trial = |n: u64| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
         for n in 0..5000u64 {
             assert_eq!(is_prime(n), trial(n), "{n}");
         }

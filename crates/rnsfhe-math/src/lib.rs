@@ -8,6 +8,8 @@
 //! ([`BaseConverter`], [`ScaleRoundToModulus`], [`ScaleRoundToBase`],
 //! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), the big-integer
 //! bridge ([`crt`]) and cryptographic samplers ([`sampling`]).
+//! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
+//! large polynomials over rayon threads ([`ring`]).
 //!
 //! Paper references (`000 §II.D`) are to the files in `shared/papers/`.
 
@@ -30,6 +32,7 @@ pub mod rns_floor;
 pub mod sampling;
 pub mod scaling;
 pub mod shenoy_kumaresan;
+pub mod simd;
 pub mod small_montgomery;
 
 pub use base_conversion::BaseConverter;
@@ -44,4 +47,5 @@ pub use rns_floor::RnsFloor;
 pub use sampling::DiscreteGaussian;
 pub use scaling::{ScaleRoundToBase, ScaleRoundToModulus};
 pub use shenoy_kumaresan::ShenoyKumaresan;
+pub use simd::Kernel;
 pub use small_montgomery::SmallMontgomery;

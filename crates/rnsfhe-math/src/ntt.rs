@@ -29,19 +29,25 @@ use core::fmt;
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::prime::minimal_primitive_root;
+use crate::simd::Kernel;
 
 /// Largest supported transform size (matches `ring::MAX_DEGREE`).
 pub const MAX_NTT_SIZE: usize = 1 << 17;
 /// Smallest supported transform size.
 pub const MIN_NTT_SIZE: usize = 2;
+/// Smallest size the SIMD kernels handle (their last three stages work on
+/// 16-coefficient groups); smaller transforms run portably.
+const SIMD_MIN_N: usize = 16;
 
 /// A constant multiplier `w ∈ [0, p)` with its Shoup quotient
 /// `⌊w·2^64/p⌋`, stored side by side so a butterfly loads both from one
-/// cache line.
+/// cache line. `repr(C)` because the SIMD kernels read a run of entries as
+/// interleaved words `w, w_shoup, w, …`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Twiddle {
-    w: u64,
-    w_shoup: u64,
+#[repr(C)]
+pub(crate) struct Twiddle {
+    pub(crate) w: u64,
+    pub(crate) w_shoup: u64,
 }
 
 impl Twiddle {
@@ -115,7 +121,7 @@ fn csub(x: u64, m: u64) -> u64 {
 /// `n` entries and stages only ask for `m ≤ n/2`, so the error is
 /// unreachable; it exists so that no code path can panic.
 #[inline]
-fn stage(table: &[Twiddle], m: usize) -> Result<&[Twiddle]> {
+pub(crate) fn stage(table: &[Twiddle], m: usize) -> Result<&[Twiddle]> {
     table
         .get(m..2 * m)
         .ok_or_else(|| MathError::InvalidParameter("inconsistent NTT table".into()))
@@ -200,9 +206,82 @@ impl NttTable {
     /// order) → evaluations in `[0, p)` (bit-reversed order, slot `i` holds
     /// `a(ψ^(2·brv(i)+1))`). Inputs anywhere in `[0, 4p)` are accepted.
     /// Errors if `a.len() ≠ n`. No allocation.
+    ///
+    /// Runs the fastest kernel for this CPU and modulus
+    /// ([`NttTable::kernel`]); every kernel returns the same words as
+    /// [`NttTable::forward_portable`].
     pub fn forward(&self, a: &mut [u64]) -> Result<()> {
+        self.forward_with(self.kernel(), a)
+    }
+
+    /// [`NttTable::forward`] on the portable (scalar) reference path,
+    /// whatever the CPU.
+    pub fn forward_portable(&self, a: &mut [u64]) -> Result<()> {
         check_shape("NTT input length", self.n, a.len())?;
         self.forward_impl::<true>(a)
+    }
+
+    /// [`NttTable::forward`] with an explicitly chosen kernel (for tests and
+    /// benchmarks). Errors with [`MathError::InvalidParameter`] when the
+    /// kernel cannot run here ([`NttTable::supports`] is false).
+    pub fn forward_with(&self, kernel: Kernel, a: &mut [u64]) -> Result<()> {
+        check_shape("NTT input length", self.n, a.len())?;
+        match kernel {
+            Kernel::Portable => self.forward_impl::<true>(a),
+            Kernel::Ifma52 | Kernel::Avx512 => {
+                self.require(kernel)?;
+                crate::simd::ntt_forward(kernel, a, &self.fwd, self.modulus.value())
+                    .unwrap_or_else(|| Err(self.unavailable(kernel)))
+            }
+        }
+    }
+
+    /// The kernel [`NttTable::forward`] and [`NttTable::backward`] use on
+    /// this CPU, the fastest that [`NttTable::supports`]: for `n ≥ 16`,
+    /// [`Kernel::Ifma52`] when the CPU has AVX-512 IFMA52 and `p < 2^50`,
+    /// else [`Kernel::Avx512`] when it has AVX-512F/DQ; otherwise
+    /// [`Kernel::Portable`].
+    pub fn kernel(&self) -> Kernel {
+        [Kernel::Ifma52, Kernel::Avx512]
+            .into_iter()
+            .find(|&k| self.supports(k))
+            .unwrap_or(Kernel::Portable)
+    }
+
+    /// Whether `kernel` can transform with this table on this CPU.
+    pub fn supports(&self, kernel: Kernel) -> bool {
+        match kernel {
+            Kernel::Portable => true,
+            Kernel::Ifma52 => {
+                cfg!(target_arch = "x86_64")
+                    && self.n >= SIMD_MIN_N
+                    && crate::simd::ifma_modulus_ok(self.modulus.value())
+                    && crate::simd::ifma_available()
+            }
+            Kernel::Avx512 => {
+                cfg!(target_arch = "x86_64")
+                    && self.n >= SIMD_MIN_N
+                    && crate::simd::avx512_available()
+            }
+        }
+    }
+
+    /// Errors unless [`NttTable::supports`]`(kernel)`.
+    fn require(&self, kernel: Kernel) -> Result<()> {
+        if self.supports(kernel) {
+            Ok(())
+        } else {
+            Err(self.unavailable(kernel))
+        }
+    }
+
+    /// The error for a kernel that cannot run with this table here.
+    fn unavailable(&self, kernel: Kernel) -> MathError {
+        MathError::InvalidParameter(format!(
+            "NTT kernel {kernel:?} is not available for n = {}, p = {} on this CPU",
+            self.n,
+            self.modulus.value()
+        ))
     }
 
     /// [`NttTable::forward`] without the final correction: inputs in
@@ -218,9 +297,34 @@ impl NttTable {
     /// `n^{-1}`: evaluations in `[0, p)` (bit-reversed order) → coefficients
     /// in `[0, p)` (natural order). Inputs anywhere in `[0, 2p)` are
     /// accepted. Errors if `a.len() ≠ n`. No allocation.
+    ///
+    /// Runs the fastest kernel for this CPU and modulus
+    /// ([`NttTable::kernel`]); every kernel returns the same words as
+    /// [`NttTable::backward_portable`].
     pub fn backward(&self, a: &mut [u64]) -> Result<()> {
+        self.backward_with(self.kernel(), a)
+    }
+
+    /// [`NttTable::backward`] on the portable (scalar) reference path,
+    /// whatever the CPU.
+    pub fn backward_portable(&self, a: &mut [u64]) -> Result<()> {
         check_shape("NTT input length", self.n, a.len())?;
         self.backward_impl::<true>(a)
+    }
+
+    /// [`NttTable::backward`] with an explicitly chosen kernel. Errors with
+    /// [`MathError::InvalidParameter`] when the kernel cannot run here.
+    pub fn backward_with(&self, kernel: Kernel, a: &mut [u64]) -> Result<()> {
+        check_shape("NTT input length", self.n, a.len())?;
+        match kernel {
+            Kernel::Portable => self.backward_impl::<true>(a),
+            Kernel::Ifma52 | Kernel::Avx512 => {
+                self.require(kernel)?;
+                let (ni, il, p) = (self.n_inv, self.inv_last, self.modulus.value());
+                crate::simd::ntt_backward(kernel, a, &self.inv, ni, il, p)
+                    .unwrap_or_else(|| Err(self.unavailable(kernel)))
+            }
+        }
     }
 
     /// [`NttTable::backward`] without the final correction: inputs in

@@ -61,7 +61,7 @@ pub fn is_prime(n: u64) -> bool {
         if n == q {
             return true;
         }
-        if n % q == 0 {
+        if n.is_multiple_of(q) {
             return false;
         }
     }
@@ -243,7 +243,7 @@ mod tests {
         }
         let mut d = 2u64;
         while d * d <= n {
-            if n % d == 0 {
+            if n.is_multiple_of(d) {
                 return false;
             }
             d += 1;
@@ -256,9 +256,9 @@ mod tests {
         let mut f = Vec::new();
         let mut d = 2u64;
         while d * d <= m {
-            if m % d == 0 {
+            if m.is_multiple_of(d) {
                 f.push(d);
-                while m % d == 0 {
+                while m.is_multiple_of(d) {
                     m /= d;
                 }
             }

@@ -3,17 +3,44 @@
 //! operations every scheme needs (add, sub, negate, scalar and pointwise
 //! products, NTT conversions). All operations check shapes and never
 //! allocate except where they return a new polynomial.
+//!
+//! # Threads
+//!
+//! [`RnsRing::to_ntt`], [`RnsRing::to_coeff`], [`RnsRing::mul_assign`] and
+//! [`RnsRing::mul_add_assign`] split their work over [rayon] tasks (001
+//! §V-B: a thread per group of limbs for the NTT, per run of coefficients
+//! for point-wise products) once a polynomial holds at least
+//! [`PAR_MIN_COEFFS`] residues; smaller ones run on the calling thread,
+//! where task overhead would dominate. They run on the pool of the caller:
+//! the global pool (one thread per core) by default, or the pool of an
+//! enclosing `rayon::ThreadPool::install`, which is how callers pick the
+//! thread count (`install` on a one-thread pool makes everything
+//! sequential). Called from inside rayon tasks they add work to the same
+//! pool rather than start threads, so nesting does not oversubscribe.
+//! Each residue is computed by the same code whatever the split, so the
+//! results are identical for every thread count.
+
+use rayon::prelude::*;
 
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::ntt::NttTable;
 use crate::poly::{Coeff, Ntt, Representation, RnsPoly};
 use crate::rns_base::RnsBase;
+use crate::simd::Kernel;
 
 /// Smallest supported ring degree.
 pub const MIN_DEGREE: usize = 2;
 /// Largest supported ring degree (2^17).
 pub const MAX_DEGREE: usize = 1 << 17;
+/// Polynomials with at least this many residues (`n · limbs`) are processed
+/// by several rayon tasks; below it, the calling thread does everything.
+/// At 2^15 residues an NTT pass or a point-wise product takes tens of
+/// microseconds, well above the few microseconds a fork-join costs.
+pub const PAR_MIN_COEFFS: usize = 1 << 15;
+/// Residues per task of the parallel point-wise products (a divisor of `n`
+/// or a multiple of it, so a task never straddles two limbs).
+const PAR_CHUNK: usize = 1 << 12;
 
 /// `R_q` for one degree and base, with its NTT tables.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,17 +197,41 @@ impl RnsRing {
         self.mul_scalars_assign(a, &scalars)
     }
 
+    /// Whether a polynomial of this ring is big enough to split over
+    /// threads (see the module docs), and there is more than one thread.
+    #[inline]
+    fn parallel(&self) -> bool {
+        self.n * self.limbs() >= PAR_MIN_COEFFS && rayon::current_num_threads() > 1
+    }
+
     /// Pointwise product `a ← a ⊙ b` in NTT form (the negacyclic product).
+    /// Uses the SIMD kernel of [`pointwise_mul`] and several threads for
+    /// large polynomials (module docs).
     pub fn mul_assign(&self, a: &mut RnsPoly<Ntt>, b: &RnsPoly<Ntt>) -> Result<()> {
         self.check(a)?;
         self.check(b)?;
-        for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(self.moduli()) {
-            pointwise_mul(m, x, y);
+        let (n, moduli) = (self.n, self.moduli());
+        if self.parallel() {
+            let chunk = n.min(PAR_CHUNK);
+            a.data_mut()
+                .par_chunks_mut(chunk)
+                .zip(b.data().par_chunks(chunk))
+                .enumerate()
+                .for_each(|(i, (x, y))| {
+                    if let Some(m) = moduli.get(i * chunk / n) {
+                        pointwise_mul(m, x, y);
+                    }
+                });
+        } else {
+            for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(moduli) {
+                pointwise_mul(m, x, y);
+            }
         }
         Ok(())
     }
 
-    /// Pointwise multiply-add `acc ← acc + a ⊙ b` in NTT form.
+    /// Pointwise multiply-add `acc ← acc + a ⊙ b` in NTT form (SIMD kernel
+    /// of [`pointwise_mul_add`], threads as in [`RnsRing::mul_assign`]).
     pub fn mul_add_assign(
         &self,
         acc: &mut RnsPoly<Ntt>,
@@ -190,13 +241,28 @@ impl RnsRing {
         self.check(acc)?;
         self.check(a)?;
         self.check(b)?;
-        for (((z, x), y), m) in acc
-            .limbs_iter_mut()
-            .zip(a.limbs_iter())
-            .zip(b.limbs_iter())
-            .zip(self.moduli())
-        {
-            pointwise_mul_add(m, z, x, y);
+        let (n, moduli) = (self.n, self.moduli());
+        if self.parallel() {
+            let chunk = n.min(PAR_CHUNK);
+            acc.data_mut()
+                .par_chunks_mut(chunk)
+                .zip(a.data().par_chunks(chunk))
+                .zip(b.data().par_chunks(chunk))
+                .enumerate()
+                .for_each(|(i, ((z, x), y))| {
+                    if let Some(m) = moduli.get(i * chunk / n) {
+                        pointwise_mul_add(m, z, x, y);
+                    }
+                });
+        } else {
+            for (((z, x), y), m) in acc
+                .limbs_iter_mut()
+                .zip(a.limbs_iter())
+                .zip(b.limbs_iter())
+                .zip(moduli)
+            {
+                pointwise_mul_add(m, z, x, y);
+            }
         }
         Ok(())
     }
@@ -208,22 +274,39 @@ impl RnsRing {
         Ok(c)
     }
 
-    /// Forward NTT of every limb, reusing the buffer.
+    /// Forward NTT of every limb, reusing the buffer ([`NttTable::forward`],
+    /// limbs spread over threads for large polynomials, see the module
+    /// docs).
     pub fn to_ntt(&self, mut a: RnsPoly<Coeff>) -> Result<RnsPoly<Ntt>> {
         self.check(&a)?;
-        for (row, t) in a.limbs_iter_mut().zip(&self.tables) {
-            t.forward(row)?;
-        }
+        self.each_limb(a.data_mut(), NttTable::forward)?;
         Ok(a.assume_representation())
     }
 
-    /// Inverse NTT of every limb, reusing the buffer.
+    /// Inverse NTT of every limb, reusing the buffer
+    /// ([`NttTable::backward`], threads as in [`RnsRing::to_ntt`]).
     pub fn to_coeff(&self, mut a: RnsPoly<Ntt>) -> Result<RnsPoly<Coeff>> {
         self.check(&a)?;
-        for (row, t) in a.limbs_iter_mut().zip(&self.tables) {
-            t.backward(row)?;
-        }
+        self.each_limb(a.data_mut(), NttTable::backward)?;
         Ok(a.assume_representation())
+    }
+
+    /// Applies `f(table_i, limb_i)` to every limb of `data` (`limbs · n`
+    /// words), one rayon task per limb when [`RnsRing::parallel`].
+    fn each_limb<F>(&self, data: &mut [u64], f: F) -> Result<()>
+    where
+        F: Fn(&NttTable, &mut [u64]) -> Result<()> + Sync,
+    {
+        let n = self.n;
+        if self.limbs() > 1 && self.parallel() {
+            data.par_chunks_exact_mut(n)
+                .zip(self.tables.par_iter())
+                .try_for_each(|(row, t)| f(t, row))
+        } else {
+            data.chunks_exact_mut(n)
+                .zip(&self.tables)
+                .try_for_each(|(row, t)| f(t, row))
+        }
     }
 
     /// Lifts small signed integers (|c| < 2^63) into every limb.
@@ -250,18 +333,204 @@ pub fn check_degree(n: usize) -> Result<()> {
     Ok(())
 }
 
-/// `a ← a ⊙ b mod p` elementwise; inputs in `[0, p)`, output in `[0, p)`.
+/// The kernel [`pointwise_mul`] and [`pointwise_mul_add`] use for `m` on
+/// this CPU: [`Kernel::Ifma52`] when the CPU has AVX-512 IFMA52 and `m` is
+/// below 2^50 and not a power of two, else [`Kernel::Portable`].
+pub fn pointwise_kernel(m: &Modulus) -> Kernel {
+    if pointwise_supports(Kernel::Ifma52, m) {
+        Kernel::Ifma52
+    } else {
+        Kernel::Portable
+    }
+}
+
+/// Whether `kernel` can compute point-wise products modulo `m` here.
+pub fn pointwise_supports(kernel: Kernel, m: &Modulus) -> bool {
+    match kernel {
+        Kernel::Portable => true,
+        // No point-wise AVX-512F kernel: see the crate README.
+        Kernel::Avx512 => false,
+        Kernel::Ifma52 => crate::simd::pointwise_ifma_ok(m),
+    }
+}
+
+/// Error for a kernel that cannot run for `m` here.
+fn unsupported(kernel: Kernel, m: &Modulus) -> MathError {
+    MathError::InvalidParameter(format!(
+        "point-wise kernel {kernel:?} is not available for p = {} on this CPU",
+        m.value()
+    ))
+}
+
+/// `a ← a ⊙ b mod p` elementwise over the common length; inputs in
+/// `[0, p)`, output in `[0, p)`. Runs [`pointwise_kernel`]`(m)`; every
+/// kernel returns the same words as [`pointwise_mul_portable`].
 #[inline]
 pub fn pointwise_mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
+    if !crate::simd::pointwise_mul(m, a, b) {
+        pointwise_mul_portable(m, a, b);
+    }
+}
+
+/// [`pointwise_mul`] with an explicitly chosen kernel (tests, benchmarks);
+/// errors with [`MathError::InvalidParameter`] when
+/// [`pointwise_supports`] is false.
+pub fn pointwise_mul_with(kernel: Kernel, m: &Modulus, a: &mut [u64], b: &[u64]) -> Result<()> {
+    if !pointwise_supports(kernel, m) {
+        return Err(unsupported(kernel, m));
+    }
+    match kernel {
+        Kernel::Portable | Kernel::Avx512 => pointwise_mul_portable(m, a, b),
+        Kernel::Ifma52 => pointwise_mul(m, a, b),
+    }
+    Ok(())
+}
+
+/// The portable (scalar Barrett) reference of [`pointwise_mul`].
+#[inline]
+pub fn pointwise_mul_portable(m: &Modulus, a: &mut [u64], b: &[u64]) {
     for (x, &y) in a.iter_mut().zip(b) {
         *x = m.mul(*x, y);
     }
 }
 
-/// `acc ← acc + a ⊙ b mod p` elementwise; inputs in `[0, p)`, output in `[0, p)`.
+/// `acc ← acc + a ⊙ b mod p` elementwise over the common length; inputs in
+/// `[0, p)`, output in `[0, p)`. Runs [`pointwise_kernel`]`(m)`; every
+/// kernel returns the same words as [`pointwise_mul_add_portable`].
 #[inline]
 pub fn pointwise_mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
+    if !crate::simd::pointwise_mul_add(m, acc, a, b) {
+        pointwise_mul_add_portable(m, acc, a, b);
+    }
+}
+
+/// [`pointwise_mul_add`] with an explicitly chosen kernel; errors with
+/// [`MathError::InvalidParameter`] when [`pointwise_supports`] is false.
+pub fn pointwise_mul_add_with(
+    kernel: Kernel,
+    m: &Modulus,
+    acc: &mut [u64],
+    a: &[u64],
+    b: &[u64],
+) -> Result<()> {
+    if !pointwise_supports(kernel, m) {
+        return Err(unsupported(kernel, m));
+    }
+    match kernel {
+        Kernel::Portable | Kernel::Avx512 => pointwise_mul_add_portable(m, acc, a, b),
+        Kernel::Ifma52 => pointwise_mul_add(m, acc, a, b),
+    }
+    Ok(())
+}
+
+/// The portable (scalar Barrett) reference of [`pointwise_mul_add`].
+#[inline]
+pub fn pointwise_mul_add_portable(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
     for ((z, &x), &y) in acc.iter_mut().zip(a).zip(b) {
         *z = m.mul_add(x, y, *z);
+    }
+}
+
+#[cfg(test)]
+// Tests may unwrap and panic: a failure is the point.
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::prime::generate_ntt_primes;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    fn random_poly<R: Representation>(ring: &RnsRing, rng: &mut ChaCha20Rng) -> RnsPoly<R> {
+        let data = ring
+            .moduli()
+            .iter()
+            .flat_map(|m| {
+                (0..ring.n())
+                    .map(|_| rng.gen_range(0..m.value()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        RnsPoly::from_data(ring.n(), ring.limbs(), data).unwrap()
+    }
+
+    /// `NTT⁻¹(NTT(a)·NTT(b) + NTT(a))` limb by limb on the portable kernels,
+    /// on the calling thread only.
+    fn reference(ring: &RnsRing, a: &RnsPoly<Coeff>, b: &RnsPoly<Coeff>) -> Vec<u64> {
+        let n = ring.n();
+        let mut out = Vec::new();
+        for ((t, x), y) in ring.tables().iter().zip(a.limbs_iter()).zip(b.limbs_iter()) {
+            let m = t.modulus();
+            let (mut x, mut y) = (x.to_vec(), y.to_vec());
+            t.forward_portable(&mut x).unwrap();
+            t.forward_portable(&mut y).unwrap();
+            let mut z = x.clone();
+            pointwise_mul_portable(m, &mut z, &y);
+            pointwise_mul_add_portable(m, &mut z, &x, &y);
+            t.backward_portable(&mut z).unwrap();
+            assert_eq!(z.len(), n);
+            out.extend(z);
+        }
+        out
+    }
+
+    fn pipeline(ring: &RnsRing, a: &RnsPoly<Coeff>, b: &RnsPoly<Coeff>) -> Vec<u64> {
+        let x = ring.to_ntt(a.clone()).unwrap();
+        let y = ring.to_ntt(b.clone()).unwrap();
+        let mut z = ring.mul(&x, &y).unwrap();
+        ring.mul_add_assign(&mut z, &x, &y).unwrap();
+        ring.to_coeff(z).unwrap().into_data()
+    }
+
+    #[test]
+    fn results_are_identical_for_every_thread_count() {
+        let mut rng = ChaCha20Rng::seed_from_u64(700);
+        // Mixed widths: IFMA-eligible (30, 50 bits) and portable (60 bits)
+        // limbs; 2^13 · 5 residues is above PAR_MIN_COEFFS, 2^8 · 3 below.
+        for (n, widths) in [
+            (1usize << 13, vec![30u32, 50, 50, 60, 61]),
+            (1 << 8, vec![50, 60, 40]),
+        ] {
+            let mut moduli = Vec::new();
+            for &w in &widths {
+                moduli.extend(generate_ntt_primes(w, n, 1, &moduli).unwrap());
+            }
+            let ring = RnsRing::from_moduli(n, &moduli).unwrap();
+            let a = random_poly::<Coeff>(&ring, &mut rng);
+            let b = random_poly::<Coeff>(&ring, &mut rng);
+            let expect = reference(&ring, &a, &b);
+            for threads in [1usize, 2, 3, 4] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let got = pool.install(|| pipeline(&ring, &a, &b));
+                assert_eq!(got, expect, "n = {n}, threads = {threads}");
+            }
+            // The global pool, and nested inside a parallel caller.
+            assert_eq!(pipeline(&ring, &a, &b), expect);
+            let nested: Vec<Vec<u64>> = (0..3)
+                .into_par_iter()
+                .map(|_| pipeline(&ring, &a, &b))
+                .collect();
+            assert!(nested.iter().all(|v| *v == expect));
+        }
+    }
+
+    #[test]
+    fn parallel_threshold() {
+        let p = generate_ntt_primes(50, 1 << 14, 2, &[]).unwrap();
+        let big = RnsRing::from_moduli(1 << 14, &p).unwrap();
+        let small = RnsRing::from_moduli(1 << 14, &p[..1]).unwrap();
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert!(two.install(|| big.parallel()));
+        assert!(!two.install(|| small.parallel()));
+        assert!(!one.install(|| big.parallel()));
     }
 }

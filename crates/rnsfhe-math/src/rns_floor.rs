@@ -10,12 +10,12 @@
 //! `y_i = [x_i·q̂_i^{-1}]_{q_i}`, accumulated lazily in `u128` with a single
 //! Barrett reduction (000 §V.A), and no intermediate polynomial.
 
-use crate::base_conversion::dot_tile_with;
+use crate::base_conversion::{dot_tile_with, half_block_len};
 use crate::error::{check_shape, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
-use crate::shenoy_kumaresan::{dot_block, TILE};
+use crate::shenoy_kumaresan::TILE;
 
 /// Constants of `fastRNSFloor_q` into `B_sk`: `[q̂_i^{-1}]_{q_i}` (with Shoup
 /// quotients), and for every `b ∈ B_sk` the values `[q^{-1}]_b` and
@@ -55,7 +55,7 @@ impl RnsFloor {
             for qi in q.moduli() {
                 neg_qi_inv.push(b.neg(b.inv(qi.value())?));
             }
-            blocks.push(dot_block(a_bits, b.bits()));
+            blocks.push(half_block_len(a_bits, b.bits()));
         }
         Ok(Self {
             q: q.moduli().to_vec(),

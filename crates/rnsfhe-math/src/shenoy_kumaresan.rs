@@ -8,44 +8,15 @@
 //! target residue is one inner product accumulated in `u128` with a single
 //! Barrett reduction (000 §V.A).
 
-use crate::base_conversion::dot_tile_with;
+use crate::base_conversion::{dot_tile_with, half_block_len, lazy_dot};
 use crate::error::{check_shape, MathError, Result};
-use crate::modulus::{lazy_block_len, Modulus};
+use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
 
 /// Coefficients processed per tile by the fused kernels: the per-tile scratch
 /// (`TILE · (ℓ + 2)` words) stays in L1/L2 while the targets are computed.
 pub(crate) const TILE: usize = 64;
-
-/// `(init + Σ_i ys[i]·ws[i]) mod m`, summed lazily in `u128`.
-///
-/// Requirements: every `ys[i] < 2^a` and `ws[i] < 2^b`, `init < 2^(a+b)`,
-/// and `block ≤ lazy_block_len(a, b) − 1` (at least 1). Then each run of
-/// `block` products plus the carried value (`init`, or a residue `< m`) stays
-/// below `2^128`, and the result is reduced once per block.
-#[inline]
-pub(crate) fn lazy_dot(m: &Modulus, init: u128, ys: &[u64], ws: &[u64], block: usize) -> u64 {
-    let mut acc = init;
-    let mut first = true;
-    for (yc, wc) in ys.chunks(block).zip(ws.chunks(block)) {
-        if !first {
-            acc = u128::from(m.reduce_u128(acc));
-        }
-        first = false;
-        for (&y, &w) in yc.iter().zip(wc) {
-            acc += u128::from(y) * u128::from(w);
-        }
-    }
-    m.reduce_u128(acc)
-}
-
-/// The block length for [`lazy_dot`] with `a`-bit and `b`-bit factors and one
-/// extra carried term.
-#[inline]
-pub(crate) fn dot_block(a_bits: u32, b_bits: u32) -> usize {
-    lazy_block_len(a_bits, b_bits).saturating_sub(1).max(1)
-}
 
 /// Constants for converting from `B ∪ {m_sk}` to `q` exactly
 /// (002 Lemma 6): `[M̂_i^{-1}]_{m_i}`, `[M̂_i]_{m_sk}`, `[M^{-1}]_{m_sk}` and,
@@ -113,7 +84,7 @@ impl ShenoyKumaresan {
             let m_mod = b_base.product_mod(qj);
             q_weights.push(qj.neg(m_mod));
             q_weights.push(qj.mul(qj.reduce(m_sk), m_mod));
-            q_blocks.push(dot_block(a_bits, qj.bits()));
+            q_blocks.push(half_block_len(a_bits, qj.bits()));
         }
         Ok(Self {
             m_sk,
@@ -127,7 +98,7 @@ impl ShenoyKumaresan {
             q: q.moduli().to_vec(),
             q_weights,
             q_blocks,
-            msk_block: dot_block(a_bits, msk.bits()),
+            msk_block: half_block_len(a_bits, msk.bits()),
             lambda,
         })
     }
@@ -239,52 +210,9 @@ pub(crate) mod test_support {
     use crate::modulus::Modulus;
     use crate::poly::{Coeff, RnsPoly};
 
-    fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
-        ((a as u128 * b as u128) % m as u128) as u64
-    }
-
-    fn pow_mod(mut a: u64, mut e: u64, m: u64) -> u64 {
-        let mut r = 1 % m;
-        a %= m;
-        while e > 0 {
-            if e & 1 == 1 {
-                r = mul_mod(r, a, m);
-            }
-            a = mul_mod(a, a, m);
-            e >>= 1;
-        }
-        r
-    }
-
-    /// Deterministic Miller-Rabin for all u64.
+    /// Primality for the test bases (prime.rs has its own tests).
     pub(crate) fn is_prime(n: u64) -> bool {
-        if n < 2 {
-            return false;
-        }
-        for p in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
-            if n % p == 0 {
-                return n == p;
-            }
-        }
-        let (mut d, mut s) = (n - 1, 0);
-        while d % 2 == 0 {
-            d /= 2;
-            s += 1;
-        }
-        'witness: for a in [2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37] {
-            let mut x = pow_mod(a, d, n);
-            if x == 1 || x == n - 1 {
-                continue;
-            }
-            for _ in 1..s {
-                x = mul_mod(x, x, n);
-                if x == n - 1 {
-                    continue 'witness;
-                }
-            }
-            return false;
-        }
-        true
+        crate::prime::is_prime(n)
     }
 
     /// `count` primes of exactly `bits` bits with `p ≡ 1 (mod two_n)`,

@@ -11,6 +11,11 @@ pub enum Error {
     #[error(transparent)]
     Math(#[from] MathError),
 
+    /// Serialized data is malformed or does not fit the context (see
+    /// [`crate::serialization`]).
+    #[error("invalid serialized data: {0}")]
+    Format(#[from] crate::serialization::FormatError),
+
     /// The parameters are invalid; the message says which one and why.
     #[error("invalid parameters: {0}")]
     InvalidParameters(String),

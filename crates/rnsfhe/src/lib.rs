@@ -7,6 +7,8 @@
 pub mod bfv;
 pub mod error;
 pub mod security;
+pub mod serialization;
+pub mod thread_safety;
 
 pub use error::{Error, Result};
 /// The rng type of every `_with_rng` function.

@@ -18,13 +18,24 @@ use rnsfhe_math::{Coeff, RnsPoly};
 
 /// A BFV ciphertext in coefficient form over `q`, tagged with its
 /// parameter id and the key id of the secret key it decrypts under.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Equality compares ids and polynomials, not the compression seed.
+#[derive(Clone, Debug)]
 pub struct Ciphertext {
     pub(crate) params_id: u64,
     pub(crate) key_id: u64,
     pub(crate) polys: Vec<RnsPoly<Coeff>>,
     pub(crate) seed: Option<[u8; 32]>,
 }
+
+impl PartialEq for Ciphertext {
+    fn eq(&self, other: &Self) -> bool {
+        self.params_id == other.params_id
+            && self.key_id == other.key_id
+            && self.polys == other.polys
+    }
+}
+
+impl Eq for Ciphertext {}
 
 impl Ciphertext {
     pub(crate) fn new(params_id: u64, key_id: u64, polys: Vec<RnsPoly<Coeff>>) -> Self {

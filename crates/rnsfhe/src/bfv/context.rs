@@ -201,7 +201,10 @@ impl BfvContext {
         let mut exclude = q_vals.clone();
         exclude.push(t_val);
         let pool = generate_ntt_primes(AUX_MODULUS_BITS, n, pool_size, &exclude)?;
-        let pool: Vec<u64> = pool.into_iter().filter(|&p| t_val % p != 0).collect();
+        let pool: Vec<u64> = pool
+            .into_iter()
+            .filter(|&p| !t_val.is_multiple_of(p))
+            .collect();
         if pool.len() < pool_size {
             return Err(Error::InvalidParameters(
                 "auxiliary base too small: not enough 60-bit NTT primes coprime to t".into(),

@@ -68,7 +68,7 @@ impl Decryptor {
     /// fewer than 2 polynomials.
     ///
     /// Two fused, multi-threaded passes: per limb, `c_0 + c_1·s (+ …)` with
-    /// one lazy forward NTT per polynomial, the products with the stored
+    /// one forward NTT per polynomial, the products with the stored
     /// `NTT(s)` and one inverse NTT (`dot_with_secret_into`); then per column
     /// chunk of 1024 coefficients, the scaling to `t` of the chosen
     /// variant. Intermediates live in zeroized scratch buffers.
@@ -116,9 +116,9 @@ pub(crate) fn dot_with_secret(
 }
 
 /// [`dot_with_secret`] into a limb-major buffer of `k·n` words: one rayon
-/// task per limb computes `c_d`, `c_d·s + c_{d−1}`, …, `(…)·s` with lazy
-/// forward NTTs (outputs in `[0, 4p)`, absorbed by the Barrett
-/// multiply-adds), one inverse NTT and the addition of `c_0`.
+/// task per limb computes `c_d`, `c_d·s + c_{d−1}`, …, `(…)·s` with one
+/// forward NTT per polynomial and Barrett multiply-adds, one inverse NTT
+/// and the addition of `c_0`.
 pub(crate) fn dot_with_secret_into(
     ctx: &BfvContext,
     ct: &Ciphertext,
@@ -156,13 +156,13 @@ pub(crate) fn dot_with_secret_into(
             let mut polys = tail.iter().rev();
             if let Some(last) = polys.next() {
                 row.copy_from_slice(last.limb(l));
-                table.forward_lazy(row)?;
+                table.forward(row)?;
             }
             // Horner: row ← row·s + NTT(c_i) for i = d−1 … 1.
             for c in polys {
                 tmp.0.clear();
                 tmp.0.extend_from_slice(c.limb(l));
-                table.forward_lazy(&mut tmp.0)?;
+                table.forward(&mut tmp.0)?;
                 for ((r, &si), &ci) in row.iter_mut().zip(s_l).zip(tmp.0.iter()) {
                     *r = m.mul_add(*r, si, ci);
                 }

@@ -84,7 +84,7 @@ impl Encryptor {
     /// public key and [`Error::ParameterMismatch`] for a foreign plaintext.
     ///
     /// After sampling, one fused pass per limb (spread over the caller's
-    /// rayon pool): `NTT(u)` once (lazy), the two products with the public
+    /// rayon pool): `NTT(u)` once, the two products with the public
     /// key written straight into the output rows, two inverse NTTs, and a
     /// final pass adding `e1 + Δm` and `e2` (3 NTTs per limb in all).
     pub fn encrypt_with_rng(&self, pt: &Plaintext, rng: &mut ChaCha20Rng) -> Result<Ciphertext> {
@@ -117,7 +117,7 @@ impl Encryptor {
             .try_for_each(|(l, (((r0, r1), ur), table))| -> Result<()> {
                 let q = *table.modulus();
                 signed_row(ur, &u, &q);
-                table.forward_lazy(ur)?;
+                table.forward(ur)?;
                 for (((x0, x1), &ui), (&p0, &p1)) in r0
                     .iter_mut()
                     .zip(r1.iter_mut())
@@ -182,7 +182,7 @@ impl Encryptor {
             .try_for_each(|(l, (r0, table))| -> Result<()> {
                 let q = *table.modulus();
                 r0.copy_from_slice(a.limb(l));
-                table.forward_lazy(r0)?;
+                table.forward(r0)?;
                 for (x, &si) in r0.iter_mut().zip(s.limb(l)) {
                     *x = q.mul(*x, si);
                 }

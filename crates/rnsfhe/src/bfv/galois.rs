@@ -228,6 +228,26 @@ impl GaloisKeys {
         self.keys.get(&element).map(|k| &k.ksk)
     }
 
+    /// Assembles keys from validated key-switching keys (deserialization);
+    /// the automorphism tables are rebuilt, and an invalid element is an
+    /// error.
+    pub(crate) fn from_parts(
+        ctx: &BfvContext,
+        key_id: u64,
+        keys: Vec<(u64, KeySwitchingKey)>,
+    ) -> Result<Self> {
+        let mut map = BTreeMap::new();
+        for (g, ksk) in keys {
+            let table = GaloisTable::new(ctx.degree(), g)?;
+            map.insert(g, GaloisKey { table, ksk });
+        }
+        Ok(Self {
+            params_id: ctx.id(),
+            key_id,
+            keys: map,
+        })
+    }
+
     fn get(&self, element: u64) -> Result<&GaloisKey> {
         self.keys
             .get(&element)

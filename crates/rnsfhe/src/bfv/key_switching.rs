@@ -15,7 +15,7 @@
 //!
 //! The inner products are accumulated lazily in `u128` (one modular
 //! reduction per group of digits, 000 §V.A) and cost `k·l` forward NTTs
-//! over `q` (`k·l` per limb, lazy), `2·k·l` pointwise products per limb and
+//! over `q` (`k·l` per limb), `2·k·l` pointwise products per limb and
 //! two inverse NTTs per limb; see [`KeySwitchingKey::switch`] for the
 //! limb-major, multi-threaded kernel.
 
@@ -30,15 +30,29 @@ use crate::error::{Error, Result};
 
 /// A key-switching key in RNS decomposition form, stored in NTT form over
 /// `q`: for limb `i` and digit `j`, the pair
-/// `(−[a·s + e]_q + s'·g_{i,j}, a)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// `(−[a·s + e]_q + s'·g_{i,j}, a)`. Equality compares ids and key pairs,
+/// not the compression seeds.
+#[derive(Clone, Debug)]
 pub struct KeySwitchingKey {
     params_id: u64,
     key_id: u64,
     digit_bits: Option<u32>,
     digits_per_limb: Vec<usize>,
     keys: Vec<(RnsPoly<Ntt>, RnsPoly<Ntt>)>,
+    seeds: Option<Vec<[u8; 32]>>,
 }
+
+impl PartialEq for KeySwitchingKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.params_id == other.params_id
+            && self.key_id == other.key_id
+            && self.digit_bits == other.digit_bits
+            && self.digits_per_limb == other.digits_per_limb
+            && self.keys == other.keys
+    }
+}
+
+impl Eq for KeySwitchingKey {}
 
 impl KeySwitchingKey {
     /// Generates a key switching from `target` (NTT form over `q`) to `sk`,
@@ -57,9 +71,11 @@ impl KeySwitchingKey {
         let digits_per_limb = digits_per_limb(ctx, digit_bits);
         let total: usize = digits_per_limb.iter().sum();
         let mut keys = Vec::with_capacity(total);
+        let mut seeds = Vec::with_capacity(total);
         for (i, (&count, m)) in digits_per_limb.iter().zip(ring.moduli()).enumerate() {
             for j in 0..count {
-                let (mut k0, k1) = rlwe_zero_sample(ctx, sk, rng)?;
+                let (mut k0, k1, seed) = rlwe_zero_sample(ctx, sk, rng)?;
+                seeds.push(seed);
                 let shift = digit_bits.map_or(0, |w| w as u64 * j as u64);
                 let factor = m.pow(2, shift);
                 let fs = m.shoup(factor);
@@ -76,7 +92,49 @@ impl KeySwitchingKey {
             digit_bits,
             digits_per_limb,
             keys,
+            seeds: Some(seeds),
         })
+    }
+
+    /// Assembles a key from validated key pairs (deserialization): the
+    /// decomposition comes from `ctx`, and the number of pairs (and seeds)
+    /// must match it.
+    pub(crate) fn from_parts(
+        ctx: &BfvContext,
+        key_id: u64,
+        keys: Vec<(RnsPoly<Ntt>, RnsPoly<Ntt>)>,
+        seeds: Option<Vec<[u8; 32]>>,
+    ) -> Result<Self> {
+        let digit_bits = ctx.params().relin_method().digit_bits();
+        let digits_per_limb = digits_per_limb(ctx, digit_bits);
+        let total: usize = digits_per_limb.iter().sum();
+        if keys.len() != total || seeds.as_ref().is_some_and(|s| s.len() != total) {
+            return Err(Error::InvalidArgument(format!(
+                "a key-switching key for these parameters has {total} key pairs"
+            )));
+        }
+        Ok(Self {
+            params_id: ctx.id(),
+            key_id,
+            digit_bits,
+            digits_per_limb,
+            keys,
+            seeds,
+        })
+    }
+
+    /// Digits per limb of the context's decomposition (`Σ` is the number
+    /// of key pairs).
+    pub(crate) fn digits_for(ctx: &BfvContext) -> Vec<usize> {
+        digits_per_limb(ctx, ctx.params().relin_method().digit_bits())
+    }
+
+    /// The 32-byte seeds the `a` of each key pair was expanded from (NTT
+    /// of [`rnsfhe_math::sampling::expand_uniform`] in coefficient form),
+    /// in the order of [`KeySwitchingKey::keys`], when known: for
+    /// generated keys and keys loaded seed-compressed.
+    pub fn seeds(&self) -> Option<&[[u8; 32]]> {
+        self.seeds.as_deref()
     }
 
     /// The parameter id of the context the key was made for.
@@ -125,7 +183,7 @@ impl KeySwitchingKey {
     ///
     /// Limb-major kernel: one rayon task per output limb `q_l`, which for
     /// every digit lifts `d_{i,j}` to `[0, 4q_l)` (a copy for 60-bit moduli),
-    /// runs a lazy forward NTT, and accumulates the products with the two
+    /// runs a forward NTT, and accumulates the products with the two
     /// key rows in `u128` over tiles of 64 coefficients (one reduction per
     /// group of up to [`DIGIT_GROUP`] digits, 000 §V.A); then two inverse
     /// NTTs and the additions. A task touches `DIGIT_GROUP + 2` rows of
@@ -194,7 +252,7 @@ impl KeySwitchingKey {
                                 None => lift_row(row, src, bound, &m),
                                 Some(w) => digit_row(row, src, w, j, &m),
                             }
-                            table.forward_lazy(row)?;
+                            table.forward(row)?;
                         }
                         let key_rows: Vec<(&[u64], &[u64])> = grp
                             .iter()
@@ -413,7 +471,7 @@ mod tests {
 
     /// The limb-major kernel equals the textbook sum `Σ NTT(d_{i,j})·key_{i,j}`
     /// computed with whole-polynomial ring operations, for 60-bit moduli
-    /// (digits copied into the lazy NTT), mixed widths, second-level digits
+    /// (digits copied into the NTT unreduced), mixed widths, second-level digits
     /// (more digits than one accumulation group) and accumulation into
     /// non-zero outputs.
     #[test]

@@ -9,9 +9,12 @@
 //! Randomness order with an explicit rng (documented so tests can
 //! reproduce it): [`SecretKey::generate_with_rng`] draws the key id
 //! (`next_u64`) then `n` ternary values ([`sample_ternary`]);
-//! [`PublicKey::generate_with_rng`] draws `a` ([`sample_uniform`] in NTT
-//! form) then `e` ([`DiscreteGaussian::sample_into`]);
-//! [`RelinKey::generate_with_rng`] draws `(a, e)` the same way per digit.
+//! [`PublicKey::generate_with_rng`] draws a 32-byte seed (`fill_bytes`),
+//! expands `a` from it ([`expand_uniform`] in coefficient form, then one
+//! NTT) and draws `e` ([`DiscreteGaussian::sample_into`]);
+//! [`RelinKey::generate_with_rng`] draws `(seed, e)` the same way per digit.
+//! Keys remember their seeds so that they can be saved seed-compressed
+//! ([`crate::serialization`]).
 //!
 //! [`DiscreteGaussian::sample_into`]: rnsfhe_math::DiscreteGaussian::sample_into
 
@@ -20,8 +23,8 @@ use std::sync::Arc;
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
-use rnsfhe_math::sampling::{rng_from_os, sample_ternary, sample_uniform};
-use rnsfhe_math::{Ntt, RnsPoly};
+use rnsfhe_math::sampling::{expand_uniform, rng_from_os, sample_ternary};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 use zeroize::Zeroize;
 
 use crate::bfv::context::BfvContext;
@@ -132,32 +135,51 @@ pub(crate) fn check_key_id(expected: u64, found: u64) -> Result<()> {
     }
 }
 
-/// An RLWE sample `(−[a·s + e]_q, a)` in NTT form, drawing `a` then `e`.
+/// An RLWE sample `(−[a·s + e]_q, a)` in NTT form, drawing a 32-byte
+/// seed then `e`; `a` is the NTT of `expand_uniform(seed)` (coefficient
+/// form), so that the seed alone can stand for `a` in a saved key. Returns
+/// the seed too.
 pub(crate) fn rlwe_zero_sample(
     ctx: &BfvContext,
     sk: &SecretKey,
     rng: &mut ChaCha20Rng,
-) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])> {
     let ring = ctx.ring();
     let n = ctx.degree();
-    let a: RnsPoly<Ntt> = sample_uniform(rng, ring.base(), n);
+    let mut seed = [0u8; 32];
+    rng.fill_bytes(&mut seed);
+    let a_coeff: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
+    let a = ring.to_ntt(a_coeff)?;
     let mut e = vec![0i64; n];
     ctx.gaussian().sample_into(rng, &mut e);
     let mut b = ring.to_ntt(ring.from_signed(&e)?)?;
     e.zeroize();
     ring.mul_add_assign(&mut b, &a, sk.s_ntt())?;
     ring.neg_assign(&mut b)?;
-    Ok((b, a))
+    Ok((b, a, seed))
 }
 
 /// A public key `(pk0, pk1) = (−[a·s + e]_q, a)` in NTT form (000 §II.E).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Equality compares ids and polynomials, not the compression seed.
+#[derive(Clone, Debug)]
 pub struct PublicKey {
     params_id: u64,
     key_id: u64,
     pk0: RnsPoly<Ntt>,
     pk1: RnsPoly<Ntt>,
+    seed: Option<[u8; 32]>,
 }
+
+impl PartialEq for PublicKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.params_id == other.params_id
+            && self.key_id == other.key_id
+            && self.pk0 == other.pk0
+            && self.pk1 == other.pk1
+    }
+}
+
+impl Eq for PublicKey {}
 
 impl PublicKey {
     /// Generates a public key for `sk` with an OS-seeded rng.
@@ -173,13 +195,38 @@ impl PublicKey {
         rng: &mut ChaCha20Rng,
     ) -> Result<Self> {
         sk.check(ctx)?;
-        let (pk0, pk1) = rlwe_zero_sample(ctx, sk, rng)?;
+        let (pk0, pk1, seed) = rlwe_zero_sample(ctx, sk, rng)?;
         Ok(Self {
             params_id: ctx.id(),
             key_id: sk.key_id(),
             pk0,
             pk1,
+            seed: Some(seed),
         })
+    }
+
+    /// Assembles a key from validated parts (deserialization).
+    pub(crate) fn from_parts(
+        params_id: u64,
+        key_id: u64,
+        pk0: RnsPoly<Ntt>,
+        pk1: RnsPoly<Ntt>,
+        seed: Option<[u8; 32]>,
+    ) -> Self {
+        Self {
+            params_id,
+            key_id,
+            pk0,
+            pk1,
+            seed,
+        }
+    }
+
+    /// The 32-byte seed `pk1 = a` was expanded from (NTT of
+    /// [`expand_uniform`] in coefficient form), when known: for generated
+    /// keys and keys loaded seed-compressed.
+    pub fn seed(&self) -> Option<&[u8; 32]> {
+        self.seed.as_ref()
     }
 
     /// The parameter id of the context the key was made for.
@@ -246,5 +293,10 @@ impl RelinKey {
     /// The underlying key-switching key.
     pub fn key_switching_key(&self) -> &KeySwitchingKey {
         &self.ksk
+    }
+
+    /// Wraps a validated key-switching key (deserialization).
+    pub(crate) fn from_key_switching_key(ksk: KeySwitchingKey) -> Self {
+        Self { ksk }
     }
 }

@@ -23,8 +23,8 @@
 //!    whole conversion chain of a chunk (for BEHZ: `·m̃`, `FastBaseConv_I`,
 //!    `SmMRq`) runs in cache, one rayon task per (polynomial, chunk).
 //! 2. **Tensor** (limb-wise): one task per limb of `q ∪ aux` copies the four
-//!    input rows of that limb, runs four lazy forward NTTs (outputs in
-//!    `[0, 4p)`, which the Barrett products accept), the fused Karatsuba pass
+//!    input rows of that limb, runs four forward NTTs (the SIMD kernel of
+//!    [`rnsfhe_math::NttTable::forward`] where the CPU has one), the fused Karatsuba pass
 //!    and three inverse NTTs — all on four rows (512 KiB at `n = 2^14`) that
 //!    stay in L2, with no other pass over memory.
 //! 3. **Scale** (coefficient-wise): per (component, chunk), the scaling and
@@ -50,8 +50,8 @@ use crate::error::{Error, Result};
 fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> {
     let m = *t.modulus();
     let [r0, r1, r2, r3] = rows;
-    t.forward_lazy(r0)?;
-    t.forward_lazy(r1)?;
+    t.forward(r0)?;
+    t.forward(r1)?;
     if square {
         for ((x0, x1), x2) in r0.iter_mut().zip(r1.iter_mut()).zip(r2.iter_mut()) {
             let (a0, a1) = (*x0, *x1);
@@ -61,16 +61,17 @@ fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> 
             *x2 = m.mul(a1, a1);
         }
     } else {
-        t.forward_lazy(r2)?;
-        t.forward_lazy(r3)?;
+        t.forward(r2)?;
+        t.forward(r3)?;
         for (((x0, x1), x2), &b1) in r0
             .iter_mut()
             .zip(r1.iter_mut())
             .zip(r2.iter_mut())
             .zip(r3.iter())
         {
-            // Lazy NTT outputs are below 4p < 2^63, the sums below 8p, and
-            // (8p)^2 < 2^128 for p < 2^61: `mul` reduces any u128.
+            // NTT outputs are below p (lazy ones would be below 4p < 2^63:
+            // the sums stay below 8p and (8p)^2 < 2^128 for p < 2^61, and
+            // `mul` reduces any u128).
             let (a0, a1, b0) = (*x0, *x1, *x2);
             let c0 = m.mul(a0, b0);
             let c2 = m.mul(a1, b1);

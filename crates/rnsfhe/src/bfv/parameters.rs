@@ -358,7 +358,7 @@ fn generate_moduli(n: usize, t: u64, bits: &[u32]) -> Result<Vec<u64>> {
         let mut exclude: Vec<u64> = Vec::new();
         let primes = loop {
             let p = generate_ntt_primes(b, n, count, &exclude)?;
-            let bad: Vec<u64> = p.iter().copied().filter(|&q| t % q == 0).collect();
+            let bad: Vec<u64> = p.iter().copied().filter(|&q| t.is_multiple_of(q)).collect();
             if bad.is_empty() {
                 break p;
             }
@@ -406,7 +406,7 @@ fn validate_moduli(n: usize, t: u64, moduli: &[u64]) -> Result<()> {
         if moduli[..i].contains(&q) {
             return Err(invalid(format!("modulus {q} appears twice")));
         }
-        if t % q == 0 {
+        if t.is_multiple_of(q) {
             return Err(invalid(format!(
                 "plaintext modulus t = {t} is not coprime to q (q_{i} = {q} divides it)"
             )));

@@ -219,7 +219,8 @@ pub(crate) fn scatter(chunk: &RnsPoly<Coeff>, dst: &mut [&mut [u64]]) {
     }
 }
 
-/// `dst ← src` lifted to `[0, 4p)` for a lazy forward NTT modulo `m`:
+/// `dst ← src` lifted to `[0, 4p)` (the input range of a forward NTT
+/// modulo `m`):
 /// a plain copy when every source word is below `bound ≤ 4p`, else a
 /// Barrett reduction.
 #[inline]

@@ -247,7 +247,7 @@ fn generate_moduli(t: u64, n: usize, count: usize, bits: u32) -> Result<Vec<u64>
     let mut exclude: Vec<u64> = Vec::new();
     loop {
         let p = generate_ntt_primes(bits, n, count, &exclude)?;
-        let bad: Vec<u64> = p.iter().copied().filter(|&q| t % q == 0).collect();
+        let bad: Vec<u64> = p.iter().copied().filter(|&q| t.is_multiple_of(q)).collect();
         if bad.is_empty() {
             return Ok(p);
         }

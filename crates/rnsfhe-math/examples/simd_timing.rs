@@ -1,0 +1,237 @@
+//! Wall-clock and CPU time of the NTT and point-wise kernels per kernel
+//! (portable / IFMA52 / AVX-512F), for a shared machine where criterion
+//! medians are inflated by other processes:
+//! `cargo run --release -p rnsfhe-math --example simd_timing [FILTER…]`
+//! (filters match `n=16384/logp=50`-style tags; `threads` times
+//! `RnsRing::to_ntt` on 1 and 2 threads instead, `base_conv` the
+//! `fast_base_conv` kernels).
+//!
+//! The kernels of one operation run in interleaved rounds (15 rounds of a
+//! ~2 ms batch each), so they see the same machine load. Printed per
+//! kernel: the best and the median wall time per call over the rounds, and
+//! the best CPU time per call, read from `/proc/thread-self/schedstat`
+//! (time this thread actually ran, in ns, refreshed by a `sched_yield`;
+//! Linux only — elsewhere NaN). CPU time excludes waiting for a core but
+//! not the interference of other processes on shared caches and cores.
+
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Instant;
+
+use rnsfhe_math::prime::generate_ntt_primes;
+use rnsfhe_math::ring::{pointwise_mul_add_with, pointwise_mul_with, pointwise_supports};
+use rnsfhe_math::{Kernel, Modulus, NttTable};
+
+const KERNELS: [Kernel; 3] = [Kernel::Portable, Kernel::Ifma52, Kernel::Avx512];
+const ROUNDS: usize = 15;
+
+/// Nanoseconds this thread has run on a CPU. The kernel updates the
+/// counter when the thread passes through the scheduler, so yield first.
+fn thread_cpu_ns() -> Option<u64> {
+    std::thread::yield_now();
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Times each `(kernel, f)` in interleaved rounds and prints one line each.
+fn compare(what: &str, mut fs: Vec<(Kernel, Box<dyn FnMut() + '_>)>) {
+    let batches: Vec<usize> = fs
+        .iter_mut()
+        .map(|(_, f)| {
+            let t = Instant::now();
+            f();
+            let once = t.elapsed().as_secs_f64().max(1e-7);
+            ((2e-3 / once) as usize).clamp(1, 10_000)
+        })
+        .collect();
+    let mut walls = vec![Vec::new(); fs.len()];
+    let mut cpus = vec![f64::INFINITY; fs.len()];
+    for _ in 0..ROUNDS {
+        for (i, (_, f)) in fs.iter_mut().enumerate() {
+            let c0 = thread_cpu_ns();
+            let t = Instant::now();
+            for _ in 0..batches[i] {
+                f();
+            }
+            walls[i].push(t.elapsed().as_secs_f64() * 1e6 / batches[i] as f64);
+            if let (Some(c0), Some(c1)) = (c0, thread_cpu_ns()) {
+                cpus[i] = cpus[i].min((c1 - c0) as f64 / 1e3 / batches[i] as f64);
+            }
+        }
+    }
+    for (i, (k, _)) in fs.iter().enumerate() {
+        let w = &mut walls[i];
+        w.sort_by(f64::total_cmp);
+        let cpu = if cpus[i].is_finite() {
+            cpus[i]
+        } else {
+            f64::NAN
+        };
+        println!(
+            "{what:34} {:9} wall best {:8.1} µs  median {:8.1} µs  cpu best {cpu:8.1} µs",
+            k.name(),
+            w[0],
+            w[w.len() / 2]
+        );
+    }
+}
+
+/// `RnsRing::to_ntt` of an 8-limb, 50-bit polynomial with n = 2^14 and
+/// 2^16 on pools of 1 and 2 threads (wall time only: the CPU time of a pool
+/// is not per thread).
+fn ring_threads() {
+    for log_n in [14, 16] {
+        ring_threads_n(1 << log_n);
+    }
+}
+
+fn ring_threads_n(n: usize) {
+    use rnsfhe_math::{RnsPoly, RnsRing};
+    let limbs = 8usize;
+    let moduli = generate_ntt_primes(50, n, limbs, &[]).unwrap();
+    let ring = RnsRing::from_moduli(n, &moduli).unwrap();
+    let data: Vec<u64> = moduli
+        .iter()
+        .flat_map(|&p| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % p))
+        .collect();
+    let poly = RnsPoly::from_data(n, limbs, data).unwrap();
+    let pools: Vec<_> = [1usize, 2]
+        .iter()
+        .map(|&t| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .unwrap()
+        })
+        .collect();
+    let mut walls = vec![Vec::new(); pools.len()];
+    for _ in 0..ROUNDS {
+        for (pool, w) in pools.iter().zip(&mut walls) {
+            let p = poly.clone();
+            let t = Instant::now();
+            pool.install(|| ring.to_ntt(p).unwrap());
+            w.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    for (pool, w) in pools.iter().zip(&mut walls) {
+        w.sort_by(f64::total_cmp);
+        println!(
+            "ring_to_ntt/n={n}/limbs={limbs}/logp=50 threads={} wall best {:8.1} µs  median {:8.1} µs",
+            pool.current_num_threads(),
+            w[0],
+            w[w.len() / 2]
+        );
+    }
+}
+
+/// `fast_base_conv` from 8 to 9 limbs of 50 bits, n = 2^14.
+fn base_conv() {
+    use rnsfhe_math::{BaseConverter, Coeff, RnsBase, RnsPoly};
+    let n = 1usize << 14;
+    let primes = generate_ntt_primes(50, n, 17, &[]).unwrap();
+    let (q, p) = (
+        RnsBase::new(&primes[..8]).unwrap(),
+        RnsBase::new(&primes[8..]).unwrap(),
+    );
+    let conv = BaseConverter::new(&q, &p).unwrap();
+    let data: Vec<u64> = primes[..8]
+        .iter()
+        .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
+        .collect();
+    let x = RnsPoly::<Coeff>::from_data(n, 8, data).unwrap();
+    let (x, conv) = (&x, &conv);
+    let mut kernels = vec![Kernel::Portable];
+    if conv.fast_base_conv_kernel() != Kernel::Portable {
+        kernels.push(conv.fast_base_conv_kernel());
+    }
+    compare(
+        &format!("fast_base_conv/n={n}/k=8to9/logq=50"),
+        kernels
+            .into_iter()
+            .map(|k| {
+                let mut out = RnsPoly::<Coeff>::zero(n, 9);
+                let f: Box<dyn FnMut()> =
+                    Box::new(move || conv.fast_base_conv_with(k, x, &mut out).unwrap());
+                (k, f)
+            })
+            .collect(),
+    );
+}
+
+fn main() {
+    let only: Vec<String> = std::env::args().skip(1).collect();
+    if only.iter().any(|o| o == "threads") {
+        ring_threads();
+        return;
+    }
+    if only.iter().any(|o| o == "base_conv") {
+        base_conv();
+        return;
+    }
+    for log_p in [30u32, 50, 60] {
+        for log_n in [12u32, 14, 16] {
+            let n = 1usize << log_n;
+            let tag = format!("n={n}/logp={log_p}");
+            if !only.is_empty() && !only.iter().any(|o| tag.contains(o.as_str())) {
+                continue;
+            }
+            let p = generate_ntt_primes(log_p, n, 1, &[]).unwrap()[0];
+            let m = Modulus::new(p).unwrap();
+            let t = NttTable::new(n, m).unwrap();
+            let data: Vec<u64> = (0..n as u64)
+                .map(|i| (i * 0x9E37_79B9_7F4A_7C15) % p)
+                .collect();
+            let ntt: Vec<Kernel> = KERNELS.into_iter().filter(|&k| t.supports(k)).collect();
+            let pw: Vec<Kernel> = KERNELS
+                .into_iter()
+                .filter(|&k| pointwise_supports(k, &m))
+                .collect();
+            let t = &t;
+            compare(
+                &format!("ntt_forward/{tag}"),
+                ntt.iter()
+                    .map(|&k| {
+                        let mut a = data.clone();
+                        let f: Box<dyn FnMut()> =
+                            Box::new(move || t.forward_with(k, &mut a).unwrap());
+                        (k, f)
+                    })
+                    .collect(),
+            );
+            compare(
+                &format!("ntt_backward/{tag}"),
+                ntt.iter()
+                    .map(|&k| {
+                        let mut a = data.clone();
+                        let f: Box<dyn FnMut()> =
+                            Box::new(move || t.backward_with(k, &mut a).unwrap());
+                        (k, f)
+                    })
+                    .collect(),
+            );
+            let (b, m) = (&data, &m);
+            compare(
+                &format!("pointwise_mul/{tag}"),
+                pw.iter()
+                    .map(|&k| {
+                        let mut a = data.clone();
+                        let f: Box<dyn FnMut()> =
+                            Box::new(move || pointwise_mul_with(k, m, &mut a, b).unwrap());
+                        (k, f)
+                    })
+                    .collect(),
+            );
+            compare(
+                &format!("pointwise_mul_add/{tag}"),
+                pw.iter()
+                    .map(|&k| {
+                        let mut z = data.clone();
+                        let f: Box<dyn FnMut()> =
+                            Box::new(move || pointwise_mul_add_with(k, m, &mut z, b, b).unwrap());
+                        (k, f)
+                    })
+                    .collect(),
+            );
+        }
+    }
+}

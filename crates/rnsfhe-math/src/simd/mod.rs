@@ -1,0 +1,268 @@
+//! Runtime-dispatched SIMD kernels (AVX-512) for the hot loops of the
+//! math layer: the negacyclic NTT and its inverse, and point-wise modular
+//! products (001 §V-B and §VI; the 52-bit technique of Intel HEXL,
+//! Boemer et al., "Intel HEXL: Accelerating Homomorphic Encryption with
+//! Intel AVX512-IFMA52", 2021).
+//!
+//! Which path runs is decided per call from the CPU (detected once by the
+//! standard library and cached) and the modulus:
+//!
+//! | modulus `p`  | CPU has          | NTT                | point-wise, `fast_base_conv` |
+//! |--------------|------------------|--------------------|------------------------------|
+//! | `p < 2^50`   | AVX-512F + IFMA  | [`Kernel::Ifma52`] | [`Kernel::Ifma52`]           |
+//! | any          | AVX-512F + DQ    | [`Kernel::Avx512`] | [`Kernel::Portable`]         |
+//! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`]       |
+//!
+//! (The NTT kernels need `n ≥ 16`; `fast_base_conv` needs every modulus of
+//! both bases below 2^50.)
+//!
+//! Every SIMD kernel returns exactly what the portable code returns (the
+//! outputs are canonical residues, so any correct computation gives the same
+//! words), which the tests check bit for bit. The portable code stays the
+//! reference and can be called explicitly (e.g.
+//! [`crate::NttTable::forward_portable`]).
+//!
+//! `unsafe` in this crate is confined to this module: the only unsafe
+//! operations are calls into `#[target_feature]` functions, made only by the
+//! safe entry points below right after checking the CPU features, and
+//! unaligned vector loads and stores through references to `[u64; 8]` (or
+//! masked to the words of a slice).
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod base_conv_ifma;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ntt_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ntt_common;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod ntt_ifma;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod pointwise_ifma;
+
+/// Moduli below `2^IFMA_MAX_BITS` can use the 52-bit IFMA kernels: lazy
+/// values up to `4p` must fit the 52-bit multiplier inputs.
+pub const IFMA_MAX_BITS: u32 = 50;
+
+/// A kernel family, for explicit selection in tests and benchmarks
+/// ([`crate::NttTable::forward_with`], [`crate::ring::pointwise_mul_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Kernel {
+    /// Scalar Rust, any modulus, any CPU: the reference.
+    Portable,
+    /// AVX-512 IFMA52 (`vpmadd52luq`/`vpmadd52huq`), moduli below 2^50.
+    Ifma52,
+    /// AVX-512F/DQ with an emulated 64×64→128-bit product, any modulus
+    /// (NTT only).
+    Avx512,
+}
+
+impl Kernel {
+    /// Short lowercase name, used in benchmark IDs (`portable`, `ifma`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Portable => "portable",
+            Kernel::Ifma52 => "ifma",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// Whether this CPU can run the kernel at all (ignoring the modulus).
+    pub fn cpu_supported(self) -> bool {
+        match self {
+            Kernel::Portable => true,
+            Kernel::Ifma52 => ifma_available(),
+            Kernel::Avx512 => avx512_available(),
+        }
+    }
+}
+
+/// Whether the CPU supports AVX-512F and AVX-512 IFMA52. The standard
+/// library caches the CPUID result, so this costs an atomic load.
+#[inline]
+pub fn ifma_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512ifma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether the CPU supports AVX-512F and AVX-512DQ (cached like
+/// [`ifma_available`]).
+#[inline]
+pub fn avx512_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether the IFMA kernels are correct for modulus `p` (`p < 2^50`).
+#[inline]
+pub(crate) fn ifma_modulus_ok(p: u64) -> bool {
+    p >> IFMA_MAX_BITS == 0
+}
+
+// Safe entry points. Each checks at run time the CPU features its kernel is
+// compiled for (an atomic load once `is_x86_feature_detected!` has cached
+// CPUID), which is all that memory safety depends on: the kernels access
+// memory only through slices and bounds-checked chunks. Value ranges
+// (moduli widths, reduced inputs) matter for the *result* only and are the
+// callers' documented preconditions. Each returns `false`/`None` when it did
+// nothing, so the caller runs the portable code.
+
+/// Forward NTT with `kernel` (IFMA52 or AVX-512F); `None` if the kernel
+/// cannot run (CPU, `n < 16`, or table length ≠ `a.len()`). Preconditions
+/// for a correct result: as `NttTable::forward`, and `p < 2^50` for IFMA.
+pub(crate) fn ntt_forward(
+    kernel: Kernel,
+    a: &mut [u64],
+    fwd: &[crate::ntt::Twiddle],
+    p: u64,
+) -> Option<crate::error::Result<()>> {
+    if !ntt_shape_ok(a.len(), fwd.len()) {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    match kernel {
+        // SAFETY: the CPU has AVX-512F and IFMA52 (checked just now), the
+        // features `ntt_ifma::forward` is compiled for.
+        Kernel::Ifma52 if ifma_available() => Some(unsafe { ntt_ifma::forward(a, fwd, p) }),
+        // SAFETY: the CPU has AVX-512F and DQ (checked just now).
+        Kernel::Avx512 if avx512_available() => Some(unsafe { ntt_avx512::forward(a, fwd, p) }),
+        _ => None,
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (kernel, p);
+        None
+    }
+}
+
+/// Inverse NTT with `kernel`; as [`ntt_forward`].
+pub(crate) fn ntt_backward(
+    kernel: Kernel,
+    a: &mut [u64],
+    inv: &[crate::ntt::Twiddle],
+    n_inv: crate::ntt::Twiddle,
+    inv_last: crate::ntt::Twiddle,
+    p: u64,
+) -> Option<crate::error::Result<()>> {
+    if !ntt_shape_ok(a.len(), inv.len()) {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    match kernel {
+        // SAFETY: AVX-512F and IFMA52 checked just now.
+        Kernel::Ifma52 if ifma_available() => {
+            Some(unsafe { ntt_ifma::backward(a, inv, n_inv, inv_last, p) })
+        }
+        // SAFETY: AVX-512F and DQ checked just now.
+        Kernel::Avx512 if avx512_available() => {
+            Some(unsafe { ntt_avx512::backward(a, inv, n_inv, inv_last, p) })
+        }
+        _ => None,
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (kernel, n_inv, inv_last, p);
+        None
+    }
+}
+
+/// The SIMD NTT kernels need a power of two `n ≥ 16` and a full table.
+fn ntt_shape_ok(n: usize, table: usize) -> bool {
+    n >= 16 && n.is_power_of_two() && table == n
+}
+
+/// `a ← a ⊙ b mod p` with IFMA52; `false` (nothing done) if the CPU lacks
+/// it or `m` is not below 2^50 or is a power of two.
+pub(crate) fn pointwise_mul(m: &crate::Modulus, a: &mut [u64], b: &[u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_ifma::modulus_ok(m) && ifma_available() {
+        // SAFETY: AVX-512F and IFMA52 checked just now.
+        unsafe { pointwise_ifma::mul(m, a, b) };
+        return true;
+    }
+    let _ = (m, a, b);
+    false
+}
+
+/// `acc ← acc + a ⊙ b mod p` with IFMA52; as [`pointwise_mul`].
+pub(crate) fn pointwise_mul_add(m: &crate::Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_ifma::modulus_ok(m) && ifma_available() {
+        // SAFETY: AVX-512F and IFMA52 checked just now.
+        unsafe { pointwise_ifma::mul_add(m, acc, a, b) };
+        return true;
+    }
+    let _ = (m, acc, a, b);
+    false
+}
+
+/// Whether the IFMA point-wise kernels apply to `m` on this CPU.
+pub(crate) fn pointwise_ifma_ok(m: &crate::Modulus) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        pointwise_ifma::modulus_ok(m) && ifma_available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = m;
+        false
+    }
+}
+
+/// First pass of `FastBaseConv_I` with IFMA52 (`out[c] = x[c]·w mod q`,
+/// same words as `Modulus::mul_shoup`); `false` if the CPU lacks IFMA52.
+/// Correct for `q < 2^50`.
+pub(crate) fn base_conv_shoup_row(
+    m: &crate::Modulus,
+    x: &[u64],
+    w: u64,
+    ws: u64,
+    out: &mut [u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if ifma_available() {
+        // SAFETY: AVX-512F and IFMA52 checked just now.
+        unsafe { base_conv_ifma::shoup_row(m, x, w, ws, out) };
+        return true;
+    }
+    let _ = (m, x, w, ws, out);
+    false
+}
+
+/// Inner products of `FastBaseConv_I` with IFMA52 (see
+/// `base_conv_ifma::dot_rows`); `false` if the CPU lacks IFMA52. Correct
+/// for `y` rows below 2^50 and `w < p < 2^50`.
+pub(crate) fn base_conv_dot_rows(
+    p: u64,
+    y: &[u64],
+    stride: usize,
+    w: &[u64],
+    ws: &[u64],
+    out: &mut [u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if ifma_available() {
+        // SAFETY: AVX-512F and IFMA52 checked just now.
+        unsafe { base_conv_ifma::dot_rows(p, y, stride, w, ws, out) };
+        return true;
+    }
+    let _ = (p, y, stride, w, ws, out);
+    false
+}
+
+#[cfg(test)]
+mod tests;

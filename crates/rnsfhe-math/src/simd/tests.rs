@@ -1,0 +1,396 @@
+//! Bit-exact comparison of every SIMD kernel with the portable reference on
+//! random and edge inputs. On a CPU without the feature the SIMD half is
+//! skipped with a note, and the portable path is still checked (round
+//! trips, and that the dispatching entry points equal it).
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+
+use super::*;
+use crate::modulus::Modulus;
+use crate::ntt::NttTable;
+use crate::prime::{generate_ntt_primes, is_prime};
+use crate::ring::{
+    pointwise_kernel, pointwise_mul, pointwise_mul_add, pointwise_mul_add_portable,
+    pointwise_mul_add_with, pointwise_mul_portable, pointwise_mul_with, pointwise_supports,
+};
+
+fn note_skip(what: &str) {
+    eprintln!("note: this CPU lacks AVX-512 IFMA52; {what}: checking the portable path only");
+}
+
+/// Inputs for one transform: edge cases and random residues; `wide` is the
+/// exclusive bound of the accepted lazy input range (4p forward, 2p
+/// inverse).
+fn ntt_inputs(rng: &mut ChaCha20Rng, n: usize, p: u64, wide: u64, random: usize) -> Vec<Vec<u64>> {
+    let mut v = vec![
+        vec![0u64; n],
+        vec![p - 1; n],
+        vec![rng.gen_range(0..p); n],
+        vec![wide - 1; n],
+        (0..n).map(|i| if i % 2 == 0 { p - 1 } else { 0 }).collect(),
+        {
+            let mut e = vec![0u64; n];
+            e[n - 1] = 1;
+            e
+        },
+    ];
+    for _ in 0..random {
+        v.push((0..n).map(|_| rng.gen_range(0..p)).collect());
+    }
+    v.push((0..n).map(|_| rng.gen_range(0..wide)).collect());
+    v
+}
+
+/// The SIMD NTT kernels that can run with `t` here.
+fn simd_kernels(t: &NttTable) -> Vec<Kernel> {
+    [Kernel::Ifma52, Kernel::Avx512]
+        .into_iter()
+        .filter(|&k| t.supports(k))
+        .collect()
+}
+
+/// Checks `forward`/`backward` (dispatching), the IFMA kernel when
+/// available, the AVX-512F kernel when available, and the portable path
+/// against each other, plus round trips.
+fn check_ntt(t: &NttTable, rng: &mut ChaCha20Rng, random: usize) {
+    let (n, p) = (t.n(), t.modulus().value());
+    for a in ntt_inputs(rng, n, p, 4 * p, random) {
+        let mut reference = a.clone();
+        t.forward_portable(&mut reference).unwrap();
+        assert!(reference.iter().all(|&x| x < p));
+        let mut dispatched = a.clone();
+        t.forward(&mut dispatched).unwrap();
+        assert_eq!(dispatched, reference, "forward, n={n} p={p}");
+        for k in simd_kernels(t) {
+            let mut v = a.clone();
+            t.forward_with(k, &mut v).unwrap();
+            assert_eq!(v, reference, "{k:?} forward, n={n} p={p}");
+        }
+        // Round trip from canonical values, when the input was canonical.
+        if a.iter().all(|&x| x < p) {
+            let mut back = reference.clone();
+            t.backward(&mut back).unwrap();
+            assert_eq!(back, a, "round trip, n={n} p={p}");
+        }
+    }
+    for a in ntt_inputs(rng, n, p, 2 * p, random) {
+        let mut reference = a.clone();
+        t.backward_portable(&mut reference).unwrap();
+        assert!(reference.iter().all(|&x| x < p));
+        let mut dispatched = a.clone();
+        t.backward(&mut dispatched).unwrap();
+        assert_eq!(dispatched, reference, "backward, n={n} p={p}");
+        for k in simd_kernels(t) {
+            let mut v = a.clone();
+            t.backward_with(k, &mut v).unwrap();
+            assert_eq!(v, reference, "{k:?} backward, n={n} p={p}");
+        }
+    }
+}
+
+#[test]
+fn ntt_ifma_matches_portable_for_20_to_50_bit_moduli_and_n_8_to_2_pow_17() {
+    if !ifma_available() {
+        note_skip("NTT");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(600);
+    // Every width from 20 to 50 bits at small and medium sizes.
+    for bits in 20..=50u32 {
+        for log_n in [3u32, 4, 5, 6, 7, 10] {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            assert_eq!(t.supports(Kernel::Ifma52), ifma_available() && n >= 16);
+            check_ntt(&t, &mut rng, 2);
+        }
+    }
+    // All sizes up to 2^17 for a few widths, including the largest prime
+    // below 2^50 of the right shape.
+    for bits in [20u32, 32, 41, 50] {
+        for log_n in 3..=17u32 {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            check_ntt(&t, &mut rng, 1);
+        }
+    }
+}
+
+#[test]
+fn ntt_avx512_matches_portable_for_51_to_61_bit_moduli_and_n_8_to_2_pow_17() {
+    if !avx512_available() {
+        eprintln!("note: this CPU lacks AVX-512F/DQ; checking the portable path only");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(602);
+    for bits in 51..=61u32 {
+        for log_n in [3u32, 4, 5, 8, 11] {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            assert_eq!(t.supports(Kernel::Avx512), avx512_available() && n >= 16);
+            check_ntt(&t, &mut rng, 2);
+        }
+    }
+    // All sizes for the widths the crate uses most, and the largest prime
+    // of the right shape below 2^61 (4p close to 2^63).
+    for bits in [60u32, 61] {
+        for log_n in 3..=17u32 {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            check_ntt(&t, &mut rng, 1);
+        }
+    }
+    let n = 1 << 12;
+    let mut top = (1u64 << 61) - 2 * n as u64 + 1;
+    while !is_prime(top) {
+        top -= 2 * n as u64;
+    }
+    check_ntt(
+        &NttTable::new(n, Modulus::new(top).unwrap()).unwrap(),
+        &mut rng,
+        3,
+    );
+}
+
+#[test]
+fn ntt_kernel_selection_follows_modulus_width_and_cpu() {
+    for (bits, expect_ifma) in [
+        (30u32, true),
+        (50, true),
+        (51, false),
+        (60, false),
+        (61, false),
+    ] {
+        let p = generate_ntt_primes(bits, 1024, 1, &[]).unwrap()[0];
+        let t = NttTable::new(1024, Modulus::new(p).unwrap()).unwrap();
+        let want = if expect_ifma && ifma_available() {
+            Kernel::Ifma52
+        } else if avx512_available() {
+            Kernel::Avx512
+        } else {
+            Kernel::Portable
+        };
+        assert_eq!(t.kernel(), want, "bits = {bits}");
+        assert!(t.supports(Kernel::Portable));
+        for k in [Kernel::Ifma52, Kernel::Avx512] {
+            if !t.supports(k) {
+                let mut a = vec![0u64; 1024];
+                assert!(t.forward_with(k, &mut a).is_err());
+                assert!(t.backward_with(k, &mut a).is_err());
+            }
+        }
+        // Below 16 coefficients every transform is portable.
+        let small = NttTable::new(8, Modulus::new(p).unwrap()).unwrap();
+        assert_eq!(small.kernel(), Kernel::Portable);
+        // Wide moduli still transform correctly through the dispatcher.
+        let mut rng = ChaCha20Rng::seed_from_u64(u64::from(bits));
+        check_ntt(&t, &mut rng, 1);
+    }
+}
+
+/// Odd moduli (prime and not) of every width the IFMA product handles.
+fn pointwise_moduli(rng: &mut ChaCha20Rng) -> Vec<u64> {
+    let mut v = vec![3u64, 5, 7, 65537, (1 << 50) - 1, (1 << 49) + 1];
+    for bits in 2..=50u32 {
+        let lo = 1u64 << (bits - 1);
+        let mut p = rng.gen_range(lo..=(2 * lo - 1)) | 1;
+        if p == lo {
+            p += 1;
+        }
+        v.push(p);
+        // The largest prime of this width.
+        if bits >= 3 {
+            let mut q = 2 * lo - 1;
+            while !is_prime(q) {
+                q -= 2;
+            }
+            v.push(q);
+        }
+    }
+    v.retain(|&p| p >= 3);
+    v
+}
+
+#[test]
+fn pointwise_ifma_matches_portable() {
+    if !ifma_available() {
+        note_skip("point-wise products");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(601);
+    for p in pointwise_moduli(&mut rng) {
+        let m = Modulus::new(p).unwrap();
+        let ifma = pointwise_supports(Kernel::Ifma52, &m);
+        assert_eq!(ifma, ifma_available() && !p.is_power_of_two());
+        for len in [0usize, 1, 7, 8, 9, 15, 16, 17, 64, 100, 1 << 12] {
+            let edges = [0, 1, p - 1, p / 2, p - 2];
+            let mut xs: Vec<Vec<u64>> = vec![
+                vec![p - 1; len],
+                vec![0; len],
+                (0..len).map(|i| edges[i % edges.len()]).collect(),
+            ];
+            xs.push((0..len).map(|_| rng.gen_range(0..p)).collect());
+            xs.push((0..len).map(|_| rng.gen_range(0..p)).collect());
+            for a in &xs {
+                for b in &xs {
+                    let mut expect = a.clone();
+                    pointwise_mul_portable(&m, &mut expect, b);
+                    let mut got = a.clone();
+                    pointwise_mul(&m, &mut got, b);
+                    assert_eq!(got, expect, "mul p={p} len={len}");
+                    for acc in [&xs[0], &xs[3]] {
+                        let mut expect = acc.clone();
+                        pointwise_mul_add_portable(&m, &mut expect, a, b);
+                        let mut got = acc.clone();
+                        pointwise_mul_add(&m, &mut got, a, b);
+                        assert_eq!(got, expect, "mul_add p={p} len={len}");
+                        if ifma {
+                            let mut got = acc.clone();
+                            pointwise_mul_add_with(Kernel::Ifma52, &m, &mut got, a, b).unwrap();
+                            assert_eq!(got, expect, "IFMA mul_add p={p} len={len}");
+                        }
+                    }
+                    if ifma {
+                        let mut got = a.clone();
+                        pointwise_mul_with(Kernel::Ifma52, &m, &mut got, b).unwrap();
+                        assert_eq!(got, expect, "IFMA mul p={p} len={len}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn pointwise_kernel_selection() {
+    for (p, ifma_ok) in [
+        ((1u64 << 50) - 27, true),
+        (1u64 << 40, false),
+        ((1u64 << 50) + 55, false),
+        ((1u64 << 61) - 1, false),
+    ] {
+        let m = Modulus::new(p).unwrap();
+        let want = if ifma_ok && ifma_available() {
+            Kernel::Ifma52
+        } else {
+            Kernel::Portable
+        };
+        assert_eq!(pointwise_kernel(&m), want, "p = {p}");
+        let (mut a, b) = (vec![p - 1; 9], vec![p - 2; 9]);
+        assert_eq!(
+            pointwise_mul_with(Kernel::Ifma52, &m, &mut a, &b).is_ok(),
+            want == Kernel::Ifma52
+        );
+        let mut c = vec![p - 1; 9];
+        pointwise_mul_with(Kernel::Portable, &m, &mut c, &b).unwrap();
+        assert_eq!(c, vec![m.mul(p - 1, p - 2); 9]);
+        if want == Kernel::Ifma52 {
+            assert_eq!(a, c);
+        }
+    }
+    assert_eq!(Kernel::Portable.name(), "portable");
+    assert_eq!(Kernel::Ifma52.name(), "ifma");
+    assert!(Kernel::Portable.cpu_supported());
+    assert_eq!(Kernel::Ifma52.cpu_supported(), ifma_available());
+    assert_eq!(Kernel::Avx512.cpu_supported(), avx512_available());
+    assert_eq!(Kernel::Avx512.name(), "avx512");
+    // No point-wise AVX-512F kernel.
+    let m = Modulus::new((1u64 << 61) - 1).unwrap();
+    let mut a = vec![1u64; 8];
+    assert!(pointwise_mul_with(Kernel::Avx512, &m, &mut a, &[2; 8]).is_err());
+}
+
+/// `count` distinct primes of `bits` bits (≡ 1 mod 2, found downward).
+fn primes(bits: u32, count: usize, exclude: &[u64]) -> Vec<u64> {
+    generate_ntt_primes(bits, 2, count, exclude).unwrap()
+}
+
+/// Input generator `(rng, q_i, coefficient index) → word`.
+type Fill = Box<dyn Fn(&mut ChaCha20Rng, u64, usize) -> u64>;
+
+#[test]
+fn fast_base_conv_ifma_matches_portable() {
+    use crate::base_conversion::BaseConverter;
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    if !ifma_available() {
+        note_skip("FastBaseConv");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(603);
+    let configs: Vec<(Vec<u32>, Vec<u32>)> = vec![
+        (vec![50; 8], vec![50; 9]),
+        (vec![20], vec![50]),
+        (vec![30, 40, 50], vec![20, 25]),
+        (vec![49; 20], vec![50; 3]),
+        (vec![36; 2], vec![50; 64]),
+        (vec![45; 64], vec![21; 2]),
+        // A 51-bit modulus anywhere sends everything to the portable path.
+        (vec![50, 51], vec![50]),
+        (vec![50], vec![60]),
+    ];
+    for (from_bits, to_bits) in configs {
+        let mut used = Vec::new();
+        let mut pick = |bits: &[u32]| -> Vec<u64> {
+            let v: Vec<u64> = bits
+                .iter()
+                .map(|&b| {
+                    let p = primes(b, 1, &used)[0];
+                    used.push(p);
+                    p
+                })
+                .collect();
+            v
+        };
+        let (qs, ps) = (pick(&from_bits), pick(&to_bits));
+        let conv =
+            BaseConverter::new(&RnsBase::new(&qs).unwrap(), &RnsBase::new(&ps).unwrap()).unwrap();
+        let narrow = from_bits.iter().chain(&to_bits).all(|&b| b <= 50);
+        assert_eq!(
+            conv.fast_base_conv_kernel(),
+            if narrow && ifma_available() {
+                Kernel::Ifma52
+            } else {
+                Kernel::Portable
+            }
+        );
+        for n in [1usize, 2, 7, 8, 9, 128, 129, 300, 4096] {
+            let fills: Vec<Fill> = vec![
+                Box::new(|r, q, _| r.gen_range(0..q)),
+                Box::new(|_, q, _| q - 1),
+                Box::new(|_, _, _| 0),
+                Box::new(|r, q, c| if c % 3 == 0 { q - 1 } else { r.gen_range(0..q) }),
+                // Unreduced words (outside the documented range, accepted
+                // by the portable code): below and above 2^52.
+                Box::new(|r, _, _| r.gen_range(0..1u64 << 52)),
+                Box::new(|r, q, c| {
+                    if c % 5 == 0 {
+                        u64::MAX - c as u64
+                    } else {
+                        r.gen_range(0..q)
+                    }
+                }),
+            ];
+            for fill in &fills {
+                let data: Vec<u64> = qs
+                    .iter()
+                    .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
+                    .collect();
+                let x = RnsPoly::<Coeff>::from_data(n, qs.len(), data).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv_portable(&x, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "q={qs:?} p={ps:?} n={n}");
+                let mut forced = RnsPoly::<Coeff>::zero(n, ps.len());
+                let r = conv.fast_base_conv_with(Kernel::Ifma52, &x, &mut forced);
+                if conv.fast_base_conv_kernel() == Kernel::Ifma52 {
+                    r.unwrap();
+                    assert_eq!(forced.data(), expect.data());
+                } else {
+                    assert!(r.is_err());
+                }
+            }
+        }
+    }
+}

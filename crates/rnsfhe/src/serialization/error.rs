@@ -1,0 +1,189 @@
+//! Typed errors of the serialized format ([`FormatError`], wrapped in
+//! [`crate::Error::Format`]).
+
+use thiserror::Error;
+
+use crate::serialization::format::ObjectKind;
+
+/// What is wrong with a serialized object. Every loader returns one of
+/// these (inside [`crate::Error::Format`]) instead of panicking; besides
+/// these, loaders return [`crate::Error::ParameterMismatch`] for an object
+/// of another parameter set, [`crate::Error::PlaintextOutOfRange`] for a
+/// plaintext value `≥ t` and [`crate::Error::InvalidParameters`] for a
+/// parameter file whose values do not form a valid parameter set.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum FormatError {
+    /// The input ends before the object does.
+    #[error("truncated input: the object needs {needed} bytes but only {available} are present")]
+    Truncated {
+        /// Bytes the object needs (saturated at `u64::MAX` when the length
+        /// field itself is absurd).
+        needed: u64,
+        /// Bytes present.
+        available: u64,
+    },
+
+    /// Bytes follow the end of the object.
+    #[error("{found} bytes present but the object ends after {expected}: trailing bytes")]
+    TrailingBytes {
+        /// The object's length according to its header.
+        expected: u64,
+        /// Bytes present.
+        found: u64,
+    },
+
+    /// The input does not start with the magic bytes `RNSF`.
+    #[error("not an rnsfhe object: magic bytes are {found:02x?}, expected \"RNSF\"")]
+    BadMagic {
+        /// The first four bytes.
+        found: [u8; 4],
+    },
+
+    /// The format version is not one this library reads.
+    #[error("unsupported format version {found} (this library reads version {supported})")]
+    UnsupportedVersion {
+        /// The version in the header.
+        found: u16,
+        /// The version this library reads and writes.
+        supported: u16,
+    },
+
+    /// The xxHash64 checksum over header and payload does not match: the
+    /// data was corrupted.
+    #[error(
+        "checksum mismatch: stored {stored:#018x}, computed {computed:#018x} (corrupted data)"
+    )]
+    ChecksumMismatch {
+        /// The checksum stored in the trailer.
+        stored: u64,
+        /// The checksum of the bytes read.
+        computed: u64,
+    },
+
+    /// The object-kind byte is not a known kind.
+    #[error("unknown object kind {code}")]
+    UnknownKind {
+        /// The kind byte.
+        code: u8,
+    },
+
+    /// The object is of another kind than the one asked for (e.g. a relin
+    /// key where a public key belongs).
+    #[error("wrong object kind: expected {expected}, found {found}")]
+    WrongKind {
+        /// The kind the loader reads.
+        expected: ObjectKind,
+        /// The kind in the header.
+        found: ObjectKind,
+    },
+
+    /// A secret key was given where a public object belongs. Reported
+    /// separately from [`FormatError::WrongKind`] because handing secret
+    /// material to a public-side tool is a mistake worth naming.
+    #[error(
+        "secret key given where a {expected} belongs (secret material must not leave the client)"
+    )]
+    UnexpectedSecret {
+        /// The kind the loader reads.
+        expected: ObjectKind,
+    },
+
+    /// The flags byte has unknown bits set or contradicts the object kind.
+    #[error("invalid flags {flags:#04x}: {reason}")]
+    InvalidFlags {
+        /// The flags byte.
+        flags: u8,
+        /// Which rule it breaks.
+        reason: &'static str,
+    },
+
+    /// A header field that must be zero for this kind is not.
+    #[error("reserved field `{field}` is {value}, must be 0")]
+    NonZeroReserved {
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: u64,
+    },
+
+    /// A count in the header (ciphertext size, number of moduli, key pairs
+    /// or Galois elements) is outside what the context allows.
+    #[error("invalid {what} {found}: must be in [{min}, {max}]")]
+    InvalidCount {
+        /// What is counted.
+        what: &'static str,
+        /// The count in the header.
+        found: u64,
+        /// Smallest allowed value.
+        min: u64,
+        /// Largest allowed value.
+        max: u64,
+    },
+
+    /// The payload length in the header is not the one the context and
+    /// the counts imply.
+    #[error("payload is {found} bytes but the parameters imply {expected}")]
+    PayloadLength {
+        /// The length the context implies.
+        expected: u64,
+        /// The length in the header.
+        found: u64,
+    },
+
+    /// A residue is not reduced modulo its `q_i`.
+    #[error("residue {value} at polynomial {poly}, limb {limb}, coefficient {index} is not below q_{limb} = {modulus}")]
+    ResidueOutOfRange {
+        /// Index of the polynomial within the object (in file order).
+        poly: usize,
+        /// The limb `i`.
+        limb: usize,
+        /// The coefficient index.
+        index: usize,
+        /// The value read.
+        value: u64,
+        /// `q_i`.
+        modulus: u64,
+    },
+
+    /// A secret-key coefficient code is not one of 0, 1, 2.
+    #[error("secret key coefficient {index} has code {code}, which is not a ternary value")]
+    InvalidSecretCoefficient {
+        /// The coefficient index.
+        index: usize,
+        /// The 2-bit code read (3 is invalid).
+        code: u8,
+    },
+
+    /// Padding bits of the packed stream are not zero (every object has
+    /// exactly one encoding).
+    #[error("non-zero padding bits after the packed values")]
+    NonZeroPadding,
+
+    /// A field has a value outside its domain (unknown variant code, σ not
+    /// finite, Galois elements not strictly increasing, …).
+    #[error("invalid field `{field}`: {reason}")]
+    InvalidField {
+        /// The field.
+        field: &'static str,
+        /// Why it is rejected.
+        reason: String,
+    },
+
+    /// A parameter file whose contents do not hash to the id in its header.
+    #[error("parameter id mismatch: header says {stored:#018x}, the parameters hash to {computed:#018x}")]
+    ParamsIdMismatch {
+        /// The id in the header.
+        stored: u64,
+        /// [`crate::bfv::BfvParameters::id`] of the decoded parameters.
+        computed: u64,
+    },
+
+    /// Seed-compressed output was asked for an object that does not hold
+    /// the seed of its uniform part (e.g. a ciphertext after evaluation,
+    /// or a key loaded from full form).
+    #[error("{kind} cannot be seed-compressed: it holds no seed for its uniform part")]
+    NotCompressible {
+        /// The kind of object.
+        kind: ObjectKind,
+    },
+}

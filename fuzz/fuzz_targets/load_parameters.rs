@@ -1,0 +1,9 @@
+//! Fuzzes the parameters loader: no input may panic, accepted inputs must be
+//! canonical (see `rnsfhe_fuzz::check`).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    rnsfhe_fuzz::check_parameters(data);
+});
