@@ -12,7 +12,7 @@
 //!
 //! No big integers and no per-coefficient allocation.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use rnsfhe_math::{Coeff, RnsPoly};
@@ -24,7 +24,7 @@ use crate::bfv::keys::{check_key_id, SecretKey};
 use crate::bfv::noise;
 use crate::bfv::parameters::Variant;
 use crate::bfv::plaintext::Plaintext;
-use crate::bfv::scratch::{gather, CHUNK};
+use crate::bfv::scratch::{gather, ShoupWords, CHUNK};
 use crate::error::{Error, Result};
 
 /// Reduce `u128` accumulators of (≤ 60-bit)·(≤ 61-bit) products after this
@@ -38,6 +38,9 @@ pub struct Decryptor {
     ctx: Arc<BfvContext>,
     sk: SecretKey,
     variant: Variant,
+    /// Shoup quotients of `NTT(s)`, computed on the first decryption and
+    /// shared by clones (secret: zeroized on drop).
+    s_shoup: Arc<OnceLock<ShoupWords>>,
 }
 
 impl Decryptor {
@@ -54,6 +57,7 @@ impl Decryptor {
             ctx: Arc::clone(ctx),
             sk: sk.clone(),
             variant,
+            s_shoup: Arc::new(OnceLock::new()),
         })
     }
 
@@ -75,8 +79,15 @@ impl Decryptor {
     pub fn decrypt(&self, ct: &Ciphertext) -> Result<Plaintext> {
         let ctx = &*self.ctx;
         let (n, k) = (ctx.degree(), ctx.ring().limbs());
+        let s_shoup = match self.s_shoup.get() {
+            Some(w) => w,
+            None => {
+                let w = ShoupWords::new(ctx.ring(), self.sk.s_ntt(), true)?;
+                self.s_shoup.get_or_init(|| w)
+            }
+        };
         let mut x = ctx.scratch.take_secret(k * n);
-        dot_with_secret_into(ctx, ct, &self.sk, x.as_mut_slice())?;
+        dot_with_secret_shoup(ctx, ct, &self.sk, Some(s_shoup), x.as_mut_slice())?;
         let mut out = vec![0u64; n];
         let chunk = CHUNK.min(n);
         let xs = x.as_slice();
@@ -125,6 +136,18 @@ pub(crate) fn dot_with_secret_into(
     sk: &SecretKey,
     x: &mut [u64],
 ) -> Result<()> {
+    dot_with_secret_shoup(ctx, ct, sk, None, x)
+}
+
+/// [`dot_with_secret_into`], multiplying by `s` with Shoup's method when
+/// its quotients are given.
+fn dot_with_secret_shoup(
+    ctx: &BfvContext,
+    ct: &Ciphertext,
+    sk: &SecretKey,
+    s_shoup: Option<&ShoupWords>,
+    x: &mut [u64],
+) -> Result<()> {
     ctx.check_id(ct.params_id)?;
     ctx.check_id(sk.params_id())?;
     check_key_id(sk.key_id(), ct.key_id)?;
@@ -153,6 +176,7 @@ pub(crate) fn dot_with_secret_into(
         .try_for_each_init(SecretBuf::default, |tmp, (l, (row, table))| -> Result<()> {
             let m = *table.modulus();
             let s_l = s.limb(l);
+            let sh_l = s_shoup.map(|w| w.limb(l, n)).filter(|w| w.len() == n);
             let mut polys = tail.iter().rev();
             if let Some(last) = polys.next() {
                 row.copy_from_slice(last.limb(l));
@@ -167,8 +191,17 @@ pub(crate) fn dot_with_secret_into(
                     *r = m.mul_add(*r, si, ci);
                 }
             }
-            for (r, &si) in row.iter_mut().zip(s_l) {
-                *r = m.mul(*r, si);
+            match sh_l {
+                Some(sh) => {
+                    for ((r, &si), &ss) in row.iter_mut().zip(s_l).zip(sh) {
+                        *r = m.mul_shoup(*r, si, ss);
+                    }
+                }
+                None => {
+                    for (r, &si) in row.iter_mut().zip(s_l) {
+                        *r = m.mul(*r, si);
+                    }
+                }
             }
             table.backward(row)?;
             for (r, &c0) in row.iter_mut().zip(ct.polys[0].limb(l)) {

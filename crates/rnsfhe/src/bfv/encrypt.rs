@@ -9,7 +9,7 @@
 //!
 //! [`DiscreteGaussian::sample_into`]: rnsfhe_math::DiscreteGaussian::sample_into
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
@@ -22,7 +22,7 @@ use crate::bfv::ciphertext::Ciphertext;
 use crate::bfv::context::BfvContext;
 use crate::bfv::keys::{PublicKey, SecretKey};
 use crate::bfv::plaintext::Plaintext;
-use crate::bfv::scratch::{add_signed_row, signed_row, signed_word};
+use crate::bfv::scratch::{add_signed_row, signed_row, signed_word, ShoupWords};
 use crate::error::{Error, Result};
 
 /// Encrypts plaintexts under a public key and/or a secret key.
@@ -31,6 +31,11 @@ pub struct Encryptor {
     ctx: Arc<BfvContext>,
     pk: Option<PublicKey>,
     sk: Option<SecretKey>,
+    /// Shoup quotients of `(pk0, pk1)`, computed on the first public-key
+    /// encryption and shared by clones.
+    pk_shoup: Arc<OnceLock<[ShoupWords; 2]>>,
+    /// Shoup quotients of `NTT(s)` (secret: zeroized on drop).
+    s_shoup: Arc<OnceLock<ShoupWords>>,
 }
 
 impl Encryptor {
@@ -41,6 +46,8 @@ impl Encryptor {
             ctx: Arc::clone(ctx),
             pk: None,
             sk: None,
+            pk_shoup: Arc::new(OnceLock::new()),
+            s_shoup: Arc::new(OnceLock::new()),
         }
     }
 
@@ -58,6 +65,7 @@ impl Encryptor {
     pub fn with_public_key(mut self, pk: &PublicKey) -> Result<Self> {
         self.ctx.check_id(pk.params_id())?;
         self.pk = Some(pk.clone());
+        self.pk_shoup = Arc::new(OnceLock::new());
         Ok(self)
     }
 
@@ -65,6 +73,7 @@ impl Encryptor {
     pub fn with_secret_key(mut self, sk: &SecretKey) -> Result<Self> {
         self.ctx.check_id(sk.params_id())?;
         self.sk = Some(sk.clone());
+        self.s_shoup = Arc::new(OnceLock::new());
         Ok(self)
     }
 
@@ -97,6 +106,16 @@ impl Encryptor {
         ring.check(pk.pk0())?;
         ring.check(pk.pk1())?;
         let (n, k) = (ctx.degree(), ring.limbs());
+        let [pk0s, pk1s] = match self.pk_shoup.get() {
+            Some(w) => w,
+            None => {
+                let w = [
+                    ShoupWords::new(ring, pk.pk0(), false)?,
+                    ShoupWords::new(ring, pk.pk1(), false)?,
+                ];
+                self.pk_shoup.get_or_init(|| w)
+            }
+        };
         let mut u = sample_ternary(rng, n);
         let mut e1 = vec![0i64; n];
         let mut e2 = vec![0i64; n];
@@ -118,14 +137,21 @@ impl Encryptor {
                 let q = *table.modulus();
                 signed_row(ur, &u, &q);
                 table.forward(ur)?;
-                for (((x0, x1), &ui), (&p0, &p1)) in r0
-                    .iter_mut()
-                    .zip(r1.iter_mut())
-                    .zip(ur.iter())
-                    .zip(pk.pk0().limb(l).iter().zip(pk.pk1().limb(l)))
+                let (s0, s1) = (pk0s.limb(l, n), pk1s.limb(l, n));
+                if s0.len() != n || s1.len() != n {
+                    return Err(Error::InvalidArgument("public key shape".into()));
+                }
+                for (((x0, x1), &ui), ((&p0, &p1), (&w0, &w1))) in
+                    r0.iter_mut().zip(r1.iter_mut()).zip(ur.iter()).zip(
+                        pk.pk0()
+                            .limb(l)
+                            .iter()
+                            .zip(pk.pk1().limb(l))
+                            .zip(s0.iter().zip(s1)),
+                    )
                 {
-                    *x0 = q.mul(p0, ui);
-                    *x1 = q.mul(p1, ui);
+                    *x0 = q.mul_shoup(ui, p0, w0);
+                    *x1 = q.mul_shoup(ui, p1, w1);
                 }
                 table.backward(r0)?;
                 table.backward(r1)?;
@@ -174,6 +200,13 @@ impl Encryptor {
         let mut c0 = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
         let m = pt.coefficients();
         let s = sk.s_ntt();
+        let sh = match self.s_shoup.get() {
+            Some(w) => w,
+            None => {
+                let w = ShoupWords::new(ring, s, true)?;
+                self.s_shoup.get_or_init(|| w)
+            }
+        };
         let result = c0
             .data_mut()
             .par_chunks_exact_mut(n)
@@ -183,8 +216,12 @@ impl Encryptor {
                 let q = *table.modulus();
                 r0.copy_from_slice(a.limb(l));
                 table.forward(r0)?;
-                for (x, &si) in r0.iter_mut().zip(s.limb(l)) {
-                    *x = q.mul(*x, si);
+                let sh_l = sh.limb(l, n);
+                if sh_l.len() != n {
+                    return Err(Error::InvalidArgument("secret key shape".into()));
+                }
+                for ((x, &si), &ss) in r0.iter_mut().zip(s.limb(l)).zip(sh_l) {
+                    *x = q.mul_shoup(*x, si, ss);
                 }
                 table.backward(r0)?;
                 let (d, ds) = (ctx.delta_mod_q()[l], ctx.delta_shoup()[l]);

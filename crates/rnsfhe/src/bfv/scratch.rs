@@ -152,6 +152,63 @@ impl Drop for Scratch<'_> {
     }
 }
 
+/// Shoup quotients `⌊w·2^64/p_i⌋` of every residue `w` of a polynomial over
+/// `q` (limb-major, like the polynomial), so that products with a fixed
+/// operand (the secret key, a public key) cost two word products instead
+/// of a 128-bit Barrett reduction. Zeroized on drop when built from a
+/// secret; `Debug` shows no contents.
+#[derive(Clone, Default)]
+pub(crate) struct ShoupWords {
+    words: Vec<u64>,
+    secret: bool,
+}
+
+impl ShoupWords {
+    /// The quotients of `poly` (residues in `[0, p_i)`); one rayon task per
+    /// limb.
+    pub(crate) fn new<R: rnsfhe_math::Representation>(
+        ring: &rnsfhe_math::RnsRing,
+        poly: &RnsPoly<R>,
+        secret: bool,
+    ) -> Result<Self> {
+        use rayon::prelude::*;
+        ring.check(poly)?;
+        let n = ring.n();
+        let mut words = vec![0u64; poly.data().len()];
+        words
+            .par_chunks_exact_mut(n.max(1))
+            .zip(poly.data().par_chunks_exact(n.max(1)))
+            .zip(ring.moduli().par_iter())
+            .for_each(|((out, src), m)| {
+                for (o, &w) in out.iter_mut().zip(src) {
+                    *o = m.shoup(w);
+                }
+            });
+        Ok(Self { words, secret })
+    }
+
+    /// Row `i` (empty when out of range).
+    pub(crate) fn limb(&self, i: usize, n: usize) -> &[u64] {
+        self.words.get(i * n..(i + 1) * n).unwrap_or(&[])
+    }
+}
+
+impl core::fmt::Debug for ShoupWords {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ShoupWords")
+            .field("len", &self.words.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for ShoupWords {
+    fn drop(&mut self) {
+        if self.secret {
+            self.words.as_mut_slice().zeroize();
+        }
+    }
+}
+
 /// Splits each of the `data.len() / n` rows of `data` into column chunks
 /// of `chunk` words and groups them by chunk: `out[c][i]` is row `i`,
 /// columns `c·chunk ..`.
