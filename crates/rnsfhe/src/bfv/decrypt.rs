@@ -74,8 +74,9 @@ impl Decryptor {
     /// Two fused, multi-threaded passes: per limb, `c_0 + c_1·s (+ …)` with
     /// one forward NTT per polynomial, the products with the stored
     /// `NTT(s)` and one inverse NTT (`dot_with_secret_into`); then per column
-    /// chunk of 1024 coefficients, the scaling to `t` of the chosen
-    /// variant. Intermediates live in zeroized scratch buffers.
+    /// chunk of 1024 coefficients (the whole polynomial on a one-thread
+    /// pool), the scaling to `t` of the chosen variant. Intermediates live
+    /// in zeroized scratch buffers.
     pub fn decrypt(&self, ct: &Ciphertext) -> Result<Plaintext> {
         let ctx = &*self.ctx;
         let (n, k) = (ctx.degree(), ctx.ring().limbs());
@@ -89,17 +90,29 @@ impl Decryptor {
         let mut x = ctx.scratch.take_secret(k * n);
         dot_with_secret_shoup(ctx, ct, &self.sk, Some(s_shoup), x.as_mut_slice())?;
         let mut out = vec![0u64; n];
+        let variant = self.variant;
+        let scale = |xc: &RnsPoly<Coeff>, o: &mut [u64]| match variant {
+            Variant::Hps => ctx.hps.scale_to_t.apply(xc, o).map_err(Error::from),
+            Variant::Behz => behz_scale(ctx, xc, o),
+        };
+        if rayon::current_num_threads() == 1 {
+            // One thread: scale the whole polynomial in place of the
+            // chunk copies (same words, coefficient by coefficient). The
+            // buffer has k·n words by construction, so `from_data` cannot
+            // fail and the words return to the guard (and are zeroized).
+            let poly = RnsPoly::<Coeff>::from_data(n, k, x.take_vec())?;
+            let r = scale(&poly, &mut out);
+            x.put_vec(poly.into_data());
+            r?;
+            return Ok(Plaintext::from_raw(ctx.id(), out));
+        }
         let chunk = CHUNK.min(n);
         let xs = x.as_slice();
-        let variant = self.variant;
         out.par_chunks_mut(chunk).enumerate().try_for_each_init(
             SecretBuf::default,
             |buf, (c, o)| -> Result<()> {
                 let xc = gather(xs, n, c * chunk, o.len(), core::mem::take(&mut buf.0))?;
-                let r = match variant {
-                    Variant::Hps => ctx.hps.scale_to_t.apply(&xc, o).map_err(Error::from),
-                    Variant::Behz => behz_scale(ctx, &xc, o),
-                };
+                let r = scale(&xc, o);
                 buf.0 = xc.into_data();
                 r
             },

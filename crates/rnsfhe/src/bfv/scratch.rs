@@ -138,6 +138,18 @@ impl Scratch<'_> {
     pub(crate) fn as_slice(&self) -> &[u64] {
         &self.buf
     }
+
+    /// Moves the buffer out (e.g. to wrap it as a polynomial); hand it
+    /// back with [`Scratch::put_vec`] so that it returns to the pool (and
+    /// is zeroized if secret).
+    pub(crate) fn take_vec(&mut self) -> Vec<u64> {
+        core::mem::take(&mut self.buf)
+    }
+
+    /// Puts a buffer taken with [`Scratch::take_vec`] back.
+    pub(crate) fn put_vec(&mut self, buf: Vec<u64>) {
+        self.buf = buf;
+    }
 }
 
 impl Drop for Scratch<'_> {
