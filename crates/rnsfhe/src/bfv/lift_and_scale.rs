@@ -31,8 +31,11 @@
 //!    the conversion back to `q` run on one chunk in cache (HPS: eq. 8 then
 //!    `FastBaseConv_F`; BEHZ: `·t`, `fastRNSFloor_q`, Shenoy-Kumaresan).
 //!
-//! All temporaries come from the context's scratch pool; the three results
-//! are the only allocations once the pool is warm. The splits (limbs,
+//! On a one-thread pool, HPS runs steps 1 and 3 on whole polynomials
+//! instead (no chunk copies; BEHZ transforms its inputs while copying
+//! them, so it always uses chunks). All temporaries come from the
+//! context's scratch pool; the three results are the only allocations once
+//! the pool is warm. The splits (limbs,
 //! chunks) do not depend on the thread count and every residue is computed
 //! by the same code, so the output is identical for any number of threads.
 
@@ -40,7 +43,7 @@ use rayon::prelude::*;
 use rnsfhe_math::{Coeff, NttTable, RnsPoly};
 
 use crate::bfv::context::BfvContext;
-use crate::bfv::scratch::{column_chunks, gather, gather_scaled, scatter, CHUNK};
+use crate::bfv::scratch::{column_chunks, gather, gather_scaled, scatter, Scratch, CHUNK};
 use crate::error::{Error, Result};
 
 /// The tensor of one limb, in place. On entry `rows = [a_0, a_1, b_0, b_1]`
@@ -87,46 +90,44 @@ fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> 
     Ok(())
 }
 
-/// Splits a buffer of `4 · limbs · n` words (four polynomials) into the
-/// four rows of each limb: `out[l] = [p_0[l], p_1[l], p_2[l], p_3[l]]`.
-fn limb_quads(buf: &mut [u64], limbs: usize, n: usize) -> Vec<[&mut [u64]; 4]> {
-    let mut polys = buf.chunks_exact_mut(limbs * n);
-    let (Some(p0), Some(p1), Some(p2), Some(p3)) =
-        (polys.next(), polys.next(), polys.next(), polys.next())
-    else {
-        return Vec::new();
-    };
-    p0.chunks_exact_mut(n)
-        .zip(p1.chunks_exact_mut(n))
-        .zip(p2.chunks_exact_mut(n))
-        .zip(p3.chunks_exact_mut(n))
+/// Splits four polynomials (one buffer of `limbs · n` words each) into
+/// the four rows of each limb: `out[l] = [p_0[l], p_1[l], p_2[l], p_3[l]]`.
+fn limb_quads<'a>(bufs: &'a mut [Scratch<'_>; 4], n: usize) -> Vec<[&'a mut [u64]; 4]> {
+    let [p0, p1, p2, p3] = bufs;
+    p0.as_mut_slice()
+        .chunks_exact_mut(n)
+        .zip(p1.as_mut_slice().chunks_exact_mut(n))
+        .zip(p2.as_mut_slice().chunks_exact_mut(n))
+        .zip(p3.as_mut_slice().chunks_exact_mut(n))
         .map(|(((a, b), c), d)| [a, b, c, d])
         .collect()
 }
 
-/// Step 2 over `q ∪ aux`: `q_buf` receives copies of the input rows and
-/// `aux_buf` already holds the lifted inputs (four polynomials each, in the
-/// order `a_0, a_1, b_0, b_1`); both end with `c_0, c_1, c_2` in their
-/// first three polynomials.
+/// Four scratch polynomials of `limbs` rows.
+fn four<'a>(ctx: &'a BfvContext, limbs: usize) -> [Scratch<'a>; 4] {
+    let len = limbs * ctx.degree();
+    core::array::from_fn(|_| ctx.scratch.take(len))
+}
+
+/// Step 2 over `q ∪ aux`: `q_bufs` receive copies of the input rows and
+/// `aux_bufs` already hold the lifted inputs (in the order `a_0, a_1, b_0,
+/// b_1`); both end with `c_0, c_1, c_2` in their first three buffers.
 fn tensor_all(
     q_tables: &[NttTable],
     aux_tables: &[NttTable],
     inputs: &[&RnsPoly<Coeff>],
-    q_buf: &mut [u64],
-    aux_buf: &mut [u64],
+    q_bufs: &mut [Scratch<'_>; 4],
+    aux_bufs: &mut [Scratch<'_>; 4],
     n: usize,
 ) -> Result<()> {
     let square = inputs.len() == 2;
     let k = q_tables.len();
     type Task<'a> = (&'a NttTable, [&'a mut [u64]; 4], Option<usize>);
     let mut tasks: Vec<Task<'_>> = Vec::with_capacity(k + aux_tables.len());
-    for (l, (t, rows)) in q_tables.iter().zip(limb_quads(q_buf, k, n)).enumerate() {
+    for (l, (t, rows)) in q_tables.iter().zip(limb_quads(q_bufs, n)).enumerate() {
         tasks.push((t, rows, Some(l)));
     }
-    for (t, rows) in aux_tables
-        .iter()
-        .zip(limb_quads(aux_buf, aux_tables.len(), n))
-    {
+    for (t, rows) in aux_tables.iter().zip(limb_quads(aux_bufs, n)) {
         tasks.push((t, rows, None));
     }
     tasks
@@ -166,12 +167,10 @@ fn outputs(ctx: &BfvContext) -> Result<[RnsPoly<Coeff>; 3]> {
 }
 
 /// Step 1: converts every input by column chunks with `f(state, input,
-/// start, len, out_rows)`, writing polynomial `i` of `aux_buf`
-/// (`aux_limbs` rows each).
+/// start, out_rows)`, writing buffer `i` of `aux_bufs`.
 fn lift_all<S, I, F>(
     inputs: &[&RnsPoly<Coeff>],
-    aux_buf: &mut [u64],
-    aux_limbs: usize,
+    aux_bufs: &mut [Scratch<'_>; 4],
     n: usize,
     init: I,
     f: F,
@@ -183,8 +182,11 @@ where
 {
     let chunk = CHUNK.min(n);
     let mut tasks = Vec::new();
-    for (x, region) in inputs.iter().zip(aux_buf.chunks_exact_mut(aux_limbs * n)) {
-        for (c, rows) in column_chunks(region, n, chunk).into_iter().enumerate() {
+    for (x, region) in inputs.iter().zip(aux_bufs.iter_mut()) {
+        for (c, rows) in column_chunks(region.as_mut_slice(), n, chunk)
+            .into_iter()
+            .enumerate()
+        {
             tasks.push((*x, c * chunk, rows));
         }
     }
@@ -236,15 +238,13 @@ fn chunk_poly(buf: &mut Vec<u64>, limbs: usize, len: usize) -> Result<RnsPoly<Co
     Ok(RnsPoly::from_data(len, limbs, v)?)
 }
 
-/// The region of polynomial `i` (`limbs` rows of `n`) in a buffer.
-fn region(buf: &[u64], i: usize, limbs: usize, n: usize) -> Result<&[u64]> {
-    buf.get(i * limbs * n..(i + 1) * limbs * n)
-        .ok_or_else(|| Error::InvalidArgument("scratch buffer too small".into()))
-}
-
 /// HPS lift-and-scale (000 §IV.A.2). `a`, `b` are degree-1 ciphertext
 /// polynomials over `q` in coefficient form (`b = None` squares `a`);
 /// returns `(c_0, c_1, c_2)` over `q`.
+///
+/// On a one-thread pool the conversions run on whole polynomials, reading
+/// and writing the buffers directly (the chunk copies only pay off when the
+/// chunks are spread over threads); the words are the same either way.
 pub(crate) fn multiply_hps(
     ctx: &BfvContext,
     a: [&RnsPoly<Coeff>; 2],
@@ -256,55 +256,76 @@ pub(crate) fn multiply_hps(
     let ring_p = &hps.ring_p;
     let (n, k, kp) = (ring_q.n(), ring_q.limbs(), ring_p.limbs());
     let chunk = CHUNK.min(n);
+    let one_thread = rayon::current_num_threads() == 1;
 
     // Step 1: exact centered lift q → P (FastBaseConv_F, 000 eq. 5).
-    let mut p_buf = ctx.scratch.take(4 * kp * n);
-    lift_all(
-        &inputs,
-        p_buf.as_mut_slice(),
-        kp,
-        n,
-        ChunkState::default,
-        |st, x, start, rows| {
-            let xc = gather(x.data(), n, start, chunk, core::mem::take(&mut st.a))?;
-            let mut yc = chunk_poly(&mut st.b, kp, chunk)?;
-            hps.conv_q_to_p.fast_base_conv_exact(&xc, &mut yc)?;
-            scatter(&yc, rows);
-            st.a = xc.into_data();
-            st.b = yc.into_data();
-            Ok(())
-        },
-    )?;
+    let mut p_bufs = four(ctx, kp);
+    if one_thread {
+        for (x, pb) in inputs.iter().zip(p_bufs.iter_mut()) {
+            let mut y = RnsPoly::<Coeff>::from_data(n, kp, pb.take_vec())?;
+            let r = hps.conv_q_to_p.fast_base_conv_exact(x, &mut y);
+            pb.put_vec(y.into_data());
+            r?;
+        }
+    } else {
+        lift_all(
+            &inputs,
+            &mut p_bufs,
+            n,
+            ChunkState::default,
+            |st, x, start, rows| {
+                let xc = gather(x.data(), n, start, chunk, core::mem::take(&mut st.a))?;
+                let mut yc = chunk_poly(&mut st.b, kp, chunk)?;
+                hps.conv_q_to_p.fast_base_conv_exact(&xc, &mut yc)?;
+                scatter(&yc, rows);
+                st.a = xc.into_data();
+                st.b = yc.into_data();
+                Ok(())
+            },
+        )?;
+    }
 
     // Step 2: tensor in q ∪ P.
-    let mut q_buf = ctx.scratch.take(4 * k * n);
+    let mut q_bufs = four(ctx, k);
     tensor_all(
         ring_q.tables(),
         ring_p.tables(),
         &inputs,
-        q_buf.as_mut_slice(),
-        p_buf.as_mut_slice(),
+        &mut q_bufs,
+        &mut p_bufs,
         n,
     )?;
 
     // Steps 3-4: [⌊t·c/q⌉]_P by eq. 8, then exactly back to q.
     let mut out = outputs(ctx)?;
-    let (cq, cp) = (q_buf.as_slice(), p_buf.as_slice());
+    if one_thread {
+        let mut sc = RnsPoly::<Coeff>::from_data(n, kp, ctx.scratch.take_owned(kp * n))?;
+        for ((o, qb), pb) in out.iter_mut().zip(q_bufs.iter_mut()).zip(p_bufs.iter_mut()) {
+            let xq = RnsPoly::<Coeff>::from_data(n, k, qb.take_vec())?;
+            let xp = RnsPoly::<Coeff>::from_data(n, kp, pb.take_vec())?;
+            let r = hps
+                .scale_to_p
+                .apply(&xq, &xp, &mut sc)
+                .and_then(|()| hps.conv_p_to_q.fast_base_conv_exact(&sc, o));
+            qb.put_vec(xq.into_data());
+            pb.put_vec(xp.into_data());
+            r?;
+        }
+        ctx.scratch.give(sc.into_data());
+        return Ok(out);
+    }
+    let (cq, cp) = (&q_bufs, &p_bufs);
     scale_all(&mut out, n, ChunkState::default, |st, tau, start, rows| {
-        let xq = gather(
-            region(cq, tau, k, n)?,
-            n,
-            start,
-            chunk,
-            core::mem::take(&mut st.a),
-        )?;
-        let xp = gather(
-            region(cp, tau, kp, n)?,
-            n,
-            start,
-            chunk,
-            core::mem::take(&mut st.b),
-        )?;
+        let (xq, xp) = match (cq.get(tau), cp.get(tau)) {
+            (Some(xq), Some(xp)) => (xq.as_slice(), xp.as_slice()),
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "tensor component out of range".into(),
+                ))
+            }
+        };
+        let xq = gather(xq, n, start, chunk, core::mem::take(&mut st.a))?;
+        let xp = gather(xp, n, start, chunk, core::mem::take(&mut st.b))?;
         let mut sc = chunk_poly(&mut st.c, kp, chunk)?;
         let mut oc = chunk_poly(&mut st.d, k, chunk)?;
         hps.scale_to_p.apply(&xq, &xp, &mut sc)?;
@@ -320,7 +341,9 @@ pub(crate) fn multiply_hps(
 }
 
 /// BEHZ lift-and-scale (002 Algorithm 3, steps S0-S4; 000 §IV.A.1).
-/// Same contract as [`multiply_hps`].
+/// Same contract as [`multiply_hps`]. Both conversion steps transform the
+/// input on the way (`·m̃`, `·t`), so the chunked copies cost nothing extra
+/// and are used for any thread count.
 pub(crate) fn multiply_behz(
     ctx: &BfvContext,
     a: [&RnsPoly<Coeff>; 2],
@@ -335,11 +358,10 @@ pub(crate) fn multiply_behz(
     let q_moduli = ring_q.moduli();
 
     // S0 + S1: c'' = FastBaseConv_I(|m̃·c|_q, q, B_sk ∪ {m̃}); c' = SmMRq(c'').
-    let mut b_buf = ctx.scratch.take(4 * kb * n);
+    let mut b_bufs = four(ctx, kb);
     lift_all(
         &inputs,
-        b_buf.as_mut_slice(),
-        kb,
+        &mut b_bufs,
         n,
         ChunkState::default,
         |st, x, start, rows| {
@@ -364,20 +386,20 @@ pub(crate) fn multiply_behz(
     )?;
 
     // S2: tensor in q ∪ B_sk.
-    let mut q_buf = ctx.scratch.take(4 * k * n);
+    let mut q_bufs = four(ctx, k);
     tensor_all(
         ring_q.tables(),
         ring_bsk.tables(),
         &inputs,
-        q_buf.as_mut_slice(),
-        b_buf.as_mut_slice(),
+        &mut q_bufs,
+        &mut b_bufs,
         n,
     )?;
 
     // S3: fastRNSFloor_q(t·c_τ) in B_sk = ⌊t·c_τ/q⌋ + b_τ (002 Lemma 5).
     // S4: Shenoy-Kumaresan B_sk → q (002 Lemma 6).
     let mut out = outputs(ctx)?;
-    let (cq, cb) = (q_buf.as_slice(), b_buf.as_slice());
+    let (cq, cb) = (&q_bufs, &b_bufs);
     let t_q = (q_moduli, ctx.t_mod_q(), ctx.t_mod_q_shoup());
     let t_b = (
         ring_bsk.moduli(),
@@ -385,22 +407,16 @@ pub(crate) fn multiply_behz(
         behz.t_mod_bsk_shoup.as_slice(),
     );
     scale_all(&mut out, n, ChunkState::default, |st, tau, start, rows| {
-        let xq = gather_scaled(
-            region(cq, tau, k, n)?,
-            n,
-            start,
-            chunk,
-            t_q,
-            core::mem::take(&mut st.a),
-        )?;
-        let xb = gather_scaled(
-            region(cb, tau, kb, n)?,
-            n,
-            start,
-            chunk,
-            t_b,
-            core::mem::take(&mut st.b),
-        )?;
+        let (xq, xb) = match (cq.get(tau), cb.get(tau)) {
+            (Some(xq), Some(xb)) => (xq.as_slice(), xb.as_slice()),
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "tensor component out of range".into(),
+                ))
+            }
+        };
+        let xq = gather_scaled(xq, n, start, chunk, t_q, core::mem::take(&mut st.a))?;
+        let xb = gather_scaled(xb, n, start, chunk, t_b, core::mem::take(&mut st.b))?;
         let mut fl = chunk_poly(&mut st.c, kb, chunk)?;
         let mut oc = chunk_poly(&mut st.d, k, chunk)?;
         behz.floor.fast_rns_floor(&xq, &xb, &mut fl)?;
