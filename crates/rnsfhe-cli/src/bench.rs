@@ -359,6 +359,12 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
             "date_utc": date,
             "machine": machine_info(),
             "versions": {"rnsfhe": env!("CARGO_PKG_VERSION")},
+            // Which kernels the run could use (RNSFHE_SIMD=portable turns them off).
+            "simd": {
+                "avx512": rnsfhe::rnsfhe_math::simd::avx512_available(),
+                "ifma52": rnsfhe::rnsfhe_math::simd::ifma_available(),
+                "disabled_by_env": rnsfhe::rnsfhe_math::simd::simd_disabled(),
+            },
             "args": {
                 "sets": sets.iter().map(|(a, b)| format!("{a}:{b}")).collect::<Vec<_>>().join(","),
                 "variant": format!("{:?}", args.variant).to_lowercase(),

@@ -80,6 +80,55 @@ fn params_prints_a_secure_choice() {
     assert!(out.contains("30-bit"), "{out}");
 }
 
+/// `RNSFHE_SIMD=portable` switches every SIMD kernel off (the path a CPU
+/// without AVX-512 takes): the bench records it and its correctness checks
+/// still pass; without the variable the record matches the CPU.
+#[test]
+fn simd_can_be_switched_off_by_environment() {
+    let dir = tmp_dir("simd-off");
+    for (env, name) in [(Some("portable"), "off.json"), (None, "auto.json")] {
+        let json = dir.join(name);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rnsfhe"));
+        // Two 30-bit moduli: one 60-bit modulus cannot relinearize at all.
+        cmd.args([
+            "bench",
+            "--set",
+            "12,60",
+            "--moduli-bits",
+            "30",
+            "--reps",
+            "1",
+            "--quiet",
+            "--json",
+        ])
+        .arg(&json);
+        match env {
+            Some(v) => cmd.env("RNSFHE_SIMD", v),
+            None => cmd.env_remove("RNSFHE_SIMD"),
+        };
+        let o = cmd.output().expect("run rnsfhe");
+        let out = stdout(&o);
+        assert!(o.status.success(), "{out}\n{}", stderr(&o));
+        assert!(!out.contains("some results were wrong"), "{out}");
+        let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let simd = &d["meta"]["simd"];
+        if env.is_some() {
+            assert_eq!(simd["disabled_by_env"], true, "{simd}");
+            assert_eq!(simd["avx512"], false, "{simd}");
+            assert_eq!(simd["ifma52"], false, "{simd}");
+        } else {
+            assert_eq!(simd["disabled_by_env"], false, "{simd}");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                simd["avx512"],
+                std::arch::is_x86_feature_detected!("avx512f")
+                    && std::arch::is_x86_feature_detected!("avx512dq"),
+                "{simd}"
+            );
+        }
+    }
+}
+
 #[test]
 fn bench_json_has_the_harness_layout() {
     let dir = tmp_dir("bench");

@@ -22,6 +22,12 @@
 //! reference and can be called explicitly (e.g.
 //! [`crate::NttTable::forward_portable`]).
 //!
+//! Setting the environment variable `RNSFHE_SIMD=portable` (or `off`)
+//! before the first call switches every SIMD kernel off for the life of the
+//! process, as if the CPU had neither AVX-512 nor IFMA: CI runs the whole
+//! test suite once that way, so the dispatch fallback of a machine without
+//! AVX-512 is exercised on one that has it ([`simd_disabled`]).
+//!
 //! `unsafe` in this crate is confined to this module: the only unsafe
 //! operations are calls into `#[target_feature]` functions, made only by the
 //! safe entry points below right after checking the CPU features, and
@@ -77,13 +83,31 @@ impl Kernel {
     }
 }
 
-/// Whether the CPU supports AVX-512F and AVX-512 IFMA52. The standard
-/// library caches the CPUID result, so this costs an atomic load.
+/// Whether the SIMD kernels were switched off for this process with the
+/// environment variable `RNSFHE_SIMD` set to `portable`, `off`, `none` or
+/// `0` (case-insensitive; read once, on the first call). Any other value,
+/// or none, leaves run-time CPU detection in charge.
+pub fn simd_disabled() -> bool {
+    static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DISABLED.get_or_init(|| {
+        std::env::var("RNSFHE_SIMD").is_ok_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "portable" | "off" | "none" | "0"
+            )
+        })
+    })
+}
+
+/// Whether the CPU supports AVX-512F and AVX-512 IFMA52 (and SIMD was not
+/// switched off, [`simd_disabled`]). The standard library caches the CPUID
+/// result, so this costs two atomic loads.
 #[inline]
 pub fn ifma_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f")
+        !simd_disabled()
+            && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512ifma")
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -92,13 +116,14 @@ pub fn ifma_available() -> bool {
     }
 }
 
-/// Whether the CPU supports AVX-512F and AVX-512DQ (cached like
-/// [`ifma_available`]).
+/// Whether the CPU supports AVX-512F and AVX-512DQ and SIMD was not
+/// switched off (cached like [`ifma_available`]).
 #[inline]
 pub fn avx512_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::arch::is_x86_feature_detected!("avx512f")
+        !simd_disabled()
+            && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512dq")
     }
     #[cfg(not(target_arch = "x86_64"))]
