@@ -20,11 +20,14 @@
 use num_bigint::BigUint;
 use num_traits::Zero;
 
-use crate::base_conversion::{big_mod, big_to_u128, dot_tile_with, half_block_len, max_bits, TILE};
+use crate::base_conversion::{
+    big_mod, big_to_u128, dot_tile_with, half_block_len, lazy_dot, max_bits, TILE,
+};
 use crate::error::{check_shape, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
+use crate::simd::Kernel;
 
 /// Rounds `Σ_i x_i · g_i/q_i` to the nearest integer (half up) exactly, for
 /// residues `x_i` modulo the moduli `q_i` of a base and fixed numerators
@@ -159,6 +162,77 @@ pub struct ScaleRoundToModulus {
     rounder: WideRounder,
     /// Products `x_i · ω_i` per Barrett reduction.
     block: usize,
+    /// Constants of the vectorised split formulation, when it applies
+    /// (`t < 2^26`, every `q_i < 2^60`, `k ≤ 64`; see [`SplitRounding`]).
+    split: Option<SplitRounding>,
+}
+
+/// The 30-bit split form of eq. 6 used by the AVX-512 path of
+/// [`ScaleRoundToModulus`]: with `x_i = x_{i,1}·2^30 + x_{i,0}` and
+/// `2^30·θ_i = ω'_i + θ'_i`,
+/// `⌊t·x/q⌉ ≡ Σ_i (x_{i,0}·a_i + x_{i,1}·b_i) + ⌊F + 1/2⌋ (mod t)` where
+/// `a_i = ω_i`, `b_i = [2^30·ω_i + ω'_i]_t` and
+/// `F = Σ_i x_{i,0}·θ_i + x_{i,1}·θ'_i < 2k·2^30`. `F` is summed in `f64`
+/// from `fa_i = fl(⌊θ_i·2^64⌋)·2^-64` (and `fb_i` for `θ'_i`), each within
+/// `2^-53 + 2^-64` of the true fraction: every term is then within
+/// `2^30·(2^-53 + 2^-64) < 2^-22` and each of the `2k` roundings of the
+/// fused multiply-adds within `2^-53·2k·2^30 = k·2^-22`, so
+/// `|F̂ − F| < 2k(k+1)·2^-22 < eps = 2k(k+2)·2^-22`.
+#[derive(Clone, Debug)]
+struct SplitRounding {
+    a: Vec<u64>,
+    b: Vec<u64>,
+    fa: Vec<f64>,
+    fb: Vec<f64>,
+    eps: f64,
+}
+
+impl SplitRounding {
+    /// Largest `t` (exclusive) for the split path: 2k ≤ 128 products of a
+    /// 30-bit half by a weight below `2^26` stay below `2^63`.
+    const MAX_T: u64 = 1 << 26;
+    /// Largest modulus (exclusive): residues must split into 30-bit halves.
+    const MAX_Q: u64 = 1 << 60;
+    /// Most limbs, for the accumulator bound above.
+    const MAX_K: usize = 64;
+
+    /// `⌊num·2^64/q⌋·2^-64` in `f64` for `num < q`.
+    fn fraction(num: u64, q: u64) -> f64 {
+        let fixed = ((num as u128) << 64) / q as u128;
+        (fixed as u64) as f64 * (-64f64).exp2()
+    }
+
+    /// The constants for `q` with numerators `g_i` (`θ_i = g_i/q_i`) and
+    /// integer parts `ω_i < t`, or `None` when the path does not apply.
+    fn new(q: &RnsBase, t: &Modulus, omega: &[u64], g: &[u64]) -> Option<Self> {
+        let k = q.len();
+        if t.value() >= Self::MAX_T
+            || k == 0
+            || k > Self::MAX_K
+            || q.moduli().iter().any(|m| m.value() >= Self::MAX_Q)
+        {
+            return None;
+        }
+        let mut out = Self {
+            a: Vec::with_capacity(k),
+            b: Vec::with_capacity(k),
+            fa: Vec::with_capacity(k),
+            fb: Vec::with_capacity(k),
+            eps: (2 * k * (k + 2)) as f64 * (-22f64).exp2(),
+        };
+        for ((m, &w), &gi) in q.moduli().iter().zip(omega).zip(g) {
+            let qi = m.value();
+            // 2^30·θ_i = ω'_i + θ'_i with θ'_i = r'/q_i.
+            let scaled = (gi as u128) << 30;
+            let w1 = scaled / qi as u128;
+            let r1 = (scaled - w1 * qi as u128) as u64;
+            out.a.push(w);
+            out.b.push(t.reduce_u128(((w as u128) << 30) + w1));
+            out.fa.push(Self::fraction(gi, qi));
+            out.fb.push(Self::fraction(r1, qi));
+        }
+        Some(out)
+    }
 }
 
 impl ScaleRoundToModulus {
@@ -182,10 +256,40 @@ impl ScaleRoundToModulus {
         Ok(Self {
             t: *t,
             k: q.len(),
+            split: SplitRounding::new(q, t, &omega, &g),
             omega,
             rounder: WideRounder::new(q, &g),
             block: half_block_len(max_bits(q), t.bits()),
         })
+    }
+
+    /// The kernel [`ScaleRoundToModulus::apply`] uses: [`Kernel::Avx512`]
+    /// (the split form of [`SplitRounding`], 8 coefficients per vector) when
+    /// `t < 2^26`, every `q_i < 2^60`, `k ≤ 64` and the CPU has
+    /// AVX-512F/DQ; else [`Kernel::Portable`].
+    pub fn kernel(&self) -> Kernel {
+        if self.split.is_some() && crate::simd::avx512_available() {
+            Kernel::Avx512
+        } else {
+            Kernel::Portable
+        }
+    }
+
+    /// The exact value of coefficient `c` of the limb-major `x` (`n` words
+    /// per limb): the scalar formula, for the vector path's uncertain lanes.
+    fn exact_at(&self, x: &[u64], n: usize, c: usize) -> u64 {
+        let mut col = [0u64; SplitRounding::MAX_K];
+        for (dst, row) in col.iter_mut().zip(x.chunks_exact(n)) {
+            *dst = row.get(c).copied().unwrap_or(0);
+        }
+        let col = &col[..self.k.min(SplitRounding::MAX_K)];
+        lazy_dot(
+            &self.t,
+            self.rounder.round(col),
+            col,
+            &self.omega,
+            self.block,
+        )
     }
 
     /// The target modulus `t`.
@@ -204,7 +308,24 @@ impl ScaleRoundToModulus {
     /// coefficient: `2k` word products for the fractional sum, `k` for
     /// `Σ x_i ω_i`, one or two Barrett reductions. Errors with
     /// [`crate::MathError::ShapeMismatch`] on a wrong limb count or length.
+    ///
+    /// With [`Kernel::Avx512`] ([`ScaleRoundToModulus::kernel`]) all but the
+    /// last `n mod 8` coefficients go through the split form of
+    /// [`SplitRounding`]; the words are the same.
     pub fn apply(&self, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
+        self.apply_with(self.kernel(), x, out)
+    }
+
+    /// [`ScaleRoundToModulus::apply`] with an explicitly chosen kernel
+    /// (tests, benchmarks): [`Kernel::Portable`] always works; another
+    /// kernel errors with [`crate::MathError::InvalidParameter`] unless it
+    /// is [`ScaleRoundToModulus::kernel`].
+    pub fn apply_with(&self, kernel: Kernel, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
+        if kernel != Kernel::Portable && kernel != self.kernel() {
+            return Err(crate::MathError::InvalidParameter(format!(
+                "ScaleRoundToModulus kernel {kernel:?} is not available for these moduli on this CPU"
+            )));
+        }
         check_shape("input limb count", self.k, x.limbs())?;
         check_shape("output length", x.n(), out.len())?;
         let n = x.n();
@@ -212,9 +333,26 @@ impl ScaleRoundToModulus {
             return Ok(());
         }
         let k = self.k;
+        let mut done = 0;
+        if let (Kernel::Avx512, Some(sp)) = (kernel, &self.split) {
+            let consts = crate::simd::SplitConsts {
+                a: &sp.a,
+                b: &sp.b,
+                fa: &sp.fa,
+                fb: &sp.fb,
+                eps: sp.eps,
+            };
+            let data = x.data();
+            done = crate::simd::scale_round_small_t(data, n, &consts, &self.t, out, |c| {
+                self.exact_at(data, n, c)
+            });
+        }
+        if done == n {
+            return Ok(());
+        }
         let mut tile = vec![0u64; TILE * k];
         let mut rounded = [0u128; TILE];
-        for start in (0..n).step_by(TILE) {
+        for start in (done..n).step_by(TILE) {
             let len = TILE.min(n - start);
             load_tile(x.data(), n, k, start, len, &mut tile);
             for (r, xc) in rounded.iter_mut().zip(tile.chunks_exact(k)).take(len) {
@@ -498,6 +636,108 @@ mod tests {
         // successor: far inside the k·2^-63 band.
         assert!(fallbacks >= 6, "only {fallbacks} fallbacks");
         check_to_modulus(&q, t, &xs);
+    }
+
+    /// The AVX-512 split path of eq. 6 gives the portable words for random,
+    /// edge and near-half inputs, for every width it accepts, the largest
+    /// `t` and `k`, and lengths that leave a scalar tail; it is chosen
+    /// exactly when its conditions hold.
+    #[test]
+    fn to_modulus_avx512_matches_portable() {
+        let mut rng = ChaCha20Rng::seed_from_u64(23);
+        for bits in [30u32, 50, 59, 60, 61] {
+            let primes = ntt_primes(bits, 64);
+            for k in [1usize, 2, 6, 10, 40, 64] {
+                let q = RnsBase::new(&primes[..k]).unwrap();
+                let qb = q.product();
+                for t in [2u64, 3, 257, 65537, (1 << 26) - 5, 1 << 26] {
+                    let s = ScaleRoundToModulus::new(&q, &Modulus::new(t).unwrap()).unwrap();
+                    let eligible = bits <= 60 && t < (1 << 26);
+                    assert_eq!(s.split.is_some(), eligible, "bits={bits} t={t}");
+                    let want = if eligible && crate::simd::avx512_available() {
+                        Kernel::Avx512
+                    } else {
+                        Kernel::Portable
+                    };
+                    assert_eq!(s.kernel(), want);
+                    let mut xs = edge_values(qb);
+                    xs.extend(near_half(t, qb, qb, &mut rng));
+                    while xs.len() < 61 {
+                        xs.push(rng.gen_biguint_below(qb));
+                    }
+                    let poly = poly_of(&xs, &q);
+                    let mut port = vec![0u64; xs.len()];
+                    s.apply_with(Kernel::Portable, &poly, &mut port).unwrap();
+                    if s.kernel() == Kernel::Avx512 {
+                        let mut simd = vec![1u64; xs.len()];
+                        s.apply_with(Kernel::Avx512, &poly, &mut simd).unwrap();
+                        assert_eq!(simd, port, "bits={bits} k={k} t={t}");
+                    } else {
+                        assert!(s.apply_with(Kernel::Avx512, &poly, &mut port).is_err());
+                    }
+                    for (x, &o) in xs.iter().zip(&port) {
+                        let expect =
+                            round_ref(t, &BigInt::from(x.clone()), qb).mod_floor(&BigInt::from(t));
+                        assert_eq!(o, to_u64(&expect));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Near-half inputs land in the uncertainty band of the vector path and
+    /// take the exact fallback; far from it (decryption of a valid
+    /// ciphertext) they never do.
+    #[test]
+    fn to_modulus_avx512_band_uses_fallback() {
+        if !crate::simd::avx512_available() {
+            return;
+        }
+        let mut rng = ChaCha20Rng::seed_from_u64(24);
+        let primes = ntt_primes(60, 10);
+        let q = RnsBase::new(&primes).unwrap();
+        let qb = q.product();
+        let t = 65537u64;
+        let s = ScaleRoundToModulus::new(&q, &Modulus::new(t).unwrap()).unwrap();
+        let sp = s.split.as_ref().unwrap();
+        let consts = crate::simd::SplitConsts {
+            a: &sp.a,
+            b: &sp.b,
+            fa: &sp.fa,
+            fb: &sp.fb,
+            eps: sp.eps,
+        };
+        let run = |xs: &[BigUint]| {
+            let poly = poly_of(xs, &q);
+            let calls = std::cell::Cell::new(0usize);
+            let mut out = vec![0u64; xs.len()];
+            let done = crate::simd::scale_round_small_t(
+                poly.data(),
+                xs.len(),
+                &consts,
+                &s.t,
+                &mut out,
+                |c| {
+                    calls.set(calls.get() + 1);
+                    s.exact_at(poly.data(), xs.len(), c)
+                },
+            );
+            for (x, &o) in xs.iter().zip(&out).take(done) {
+                let expect = round_ref(t, &BigInt::from(x.clone()), qb).mod_floor(&BigInt::from(t));
+                assert_eq!(o, to_u64(&expect), "x={x}");
+            }
+            (done, calls.get())
+        };
+        let mut near = near_half(t, qb, qb, &mut rng);
+        near.truncate(16);
+        let (done, calls) = run(&near);
+        assert_eq!(done, 16);
+        assert!(calls >= 8, "only {calls} fallbacks");
+        // m·q/t + small noise: t·x/q is within 2^-400 of an integer.
+        let far: Vec<BigUint> = (0..64u64)
+            .map(|m| (qb * m) / t + BigUint::from(rng.gen_range(0u64..1 << 20)))
+            .collect();
+        assert_eq!(run(&far), (64, 0));
     }
 
     /// Reference `[⌊t·x/q⌉]_{p_j}` for `x` centered modulo `qP`.

@@ -13,6 +13,10 @@
 //! | any          | AVX-512F + DQ    | [`Kernel::Avx512`] | [`Kernel::Portable`]         |
 //! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`]       |
 //!
+//! `ScaleRoundToModulus` (000 eq. 6, HPS decryption) uses
+//! [`Kernel::Avx512`] for `t < 2^26` and moduli below 2^60 (a 30-bit split
+//! with an `f64` fractional sum, `scale_avx512`).
+//!
 //! (The NTT kernels need `n ≥ 16`; `fast_base_conv` needs every modulus of
 //! both bases below 2^50.)
 //!
@@ -44,6 +48,8 @@ pub(crate) mod ntt_common;
 pub(crate) mod ntt_ifma;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod pointwise_ifma;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod scale_avx512;
 
 /// Moduli below `2^IFMA_MAX_BITS` can use the 52-bit IFMA kernels: lazy
 /// values up to `4p` must fit the 52-bit multiplier inputs.
@@ -287,6 +293,39 @@ pub(crate) fn base_conv_dot_rows(
     }
     let _ = (p, y, stride, w, ws, out);
     false
+}
+
+/// Per-limb constants of the split form of eq. 6 (see
+/// `scaling::SplitRounding`): integer weights `a_i`, `b_i` (`< t < 2^26`),
+/// fractions `fa_i`, `fb_i` and the certified error bound `eps`.
+pub(crate) struct SplitConsts<'a> {
+    pub(crate) a: &'a [u64],
+    pub(crate) b: &'a [u64],
+    pub(crate) fa: &'a [f64],
+    pub(crate) fb: &'a [f64],
+    pub(crate) eps: f64,
+}
+
+/// `⌊t·x/q⌉ mod t` for the first `n − n mod 8` coefficients with
+/// AVX-512F/DQ (`scale_avx512::round_to_t`); returns how many were written
+/// (0 if the CPU lacks the features). Correct for `t < 2^26`, residues
+/// below `2^60`, at most 64 limbs; `fallback(c)` gives the exact value of
+/// coefficient `c` for the rare uncertain lanes.
+pub(crate) fn scale_round_small_t<F: Fn(usize) -> u64>(
+    x: &[u64],
+    n: usize,
+    c: &SplitConsts<'_>,
+    t: &crate::Modulus,
+    out: &mut [u64],
+    fallback: F,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        return unsafe { scale_avx512::round_to_t(x, n, c, t, out, fallback) };
+    }
+    let _ = (x, n, c, t, out, fallback);
+    0
 }
 
 #[cfg(test)]

@@ -4,12 +4,18 @@
 //! Coefficient form is the natural input of every RNS step that is not a
 //! product: the decryption scalings (002 Algorithm 1, 000 eq. 6), the base
 //! extensions of both lift-and-scale procedures (000 §IV.A) and the digit
-//! decomposition of key switching all work on coefficients. Keeping
-//! ciphertexts in NTT form would only save NTTs for chains of
-//! plaintext products and would force an inverse NTT before every
-//! multiplication, decryption and relinearization; the tensor itself
-//! needs NTTs over the auxiliary base anyway. Keys, on the other hand, are
-//! only ever used in products and are stored in NTT form.
+//! decomposition of key switching all work on coefficients. Keys, on the
+//! other hand, are only ever used in products and are stored in NTT form.
+//!
+//! The cost of the choice, in NTTs of one limb (`k` limbs of `q`, `k'` of
+//! the auxiliary base): a fused `multiply_relin` needs `4(k+k') + 3(k+k')
+//! + k² + 2k` in either form (NTT-form inputs trade the `4k` forward NTTs
+//! of the tensor for the `4k` inverse ones the base extension then needs;
+//! an NTT-form output trades the final `2k` inverse NTTs of the key switch
+//! for forward NTTs of `c_0, c_1`). Decryption needs `2k` here and would
+//! need `k` in NTT form (OpenFHE's choice), and plaintext products would
+//! save `4k`; `multiply` without relinearization would cost `3k` more. We
+//! keep coefficient form, like SEAL: see `docs/performance.md`.
 //!
 //! A fresh ciphertext has 2 polynomials (degree 1); [`crate::bfv::Evaluator::multiply`]
 //! gives 3 (degree 2) until [`crate::bfv::Evaluator::relinearize`].
