@@ -264,7 +264,7 @@ impl ScaleRoundToModulus {
     }
 
     /// The kernel [`ScaleRoundToModulus::apply`] uses: [`Kernel::Avx512`]
-    /// (the split form of [`SplitRounding`], 8 coefficients per vector) when
+    /// (a 30-bit split with an `f64` fractional sum, 8 coefficients per vector) when
     /// `t < 2^26`, every `q_i < 2^60`, `k ≤ 64` and the CPU has
     /// AVX-512F/DQ; else [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
@@ -311,7 +311,7 @@ impl ScaleRoundToModulus {
     ///
     /// With [`Kernel::Avx512`] ([`ScaleRoundToModulus::kernel`]) all but the
     /// last `n mod 8` coefficients go through the split form of
-    /// [`SplitRounding`]; the words are the same.
+    /// (a 30-bit split of every residue, the fractional sum in `f64` within a certified bound, exact fallback near ½); the words are the same.
     pub fn apply(&self, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
         self.apply_with(self.kernel(), x, out)
     }
