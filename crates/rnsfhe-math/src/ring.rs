@@ -431,6 +431,44 @@ pub fn pointwise_mul_add_portable(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[
     }
 }
 
+/// `a ← a ⊙ w mod p` by Shoup's method (`w_i < p`, `ws_i = ⌊w_i·2^64/p⌋`,
+/// any `a_i`), output in `[0, p)`, over the common length: the product by a
+/// fixed operand (a key, `NTT(s)`, a scalar table). Runs
+/// [`Kernel::Avx512`] where the CPU has AVX-512F/DQ (any modulus), with the
+/// words of [`pointwise_mul_shoup_portable`].
+#[inline]
+pub fn pointwise_mul_shoup(m: &Modulus, a: &mut [u64], w: &[u64], ws: &[u64]) {
+    if !crate::simd::pointwise_mul_shoup(m, a, w, ws) {
+        pointwise_mul_shoup_portable(m, a, w, ws);
+    }
+}
+
+/// The portable reference of [`pointwise_mul_shoup`].
+#[inline]
+pub fn pointwise_mul_shoup_portable(m: &Modulus, a: &mut [u64], w: &[u64], ws: &[u64]) {
+    for ((x, &y), &z) in a.iter_mut().zip(w).zip(ws) {
+        *x = m.mul_shoup(*x, y, z);
+    }
+}
+
+/// `a ← a + b mod p` over the common length, inputs and output in
+/// `[0, p)`; AVX-512F where available, the words of
+/// [`pointwise_add_portable`].
+#[inline]
+pub fn pointwise_add(m: &Modulus, a: &mut [u64], b: &[u64]) {
+    if !crate::simd::pointwise_add(m, a, b) {
+        pointwise_add_portable(m, a, b);
+    }
+}
+
+/// The portable reference of [`pointwise_add`].
+#[inline]
+pub fn pointwise_add_portable(m: &Modulus, a: &mut [u64], b: &[u64]) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x = m.add(*x, y);
+    }
+}
+
 #[cfg(test)]
 // Tests may unwrap and panic: a failure is the point.
 #[allow(clippy::unwrap_used, clippy::panic)]

@@ -47,6 +47,8 @@ pub(crate) mod ntt_common;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_ifma;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod pointwise_avx512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod pointwise_ifma;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod scale_avx512;
@@ -238,6 +240,38 @@ pub(crate) fn pointwise_mul_add(m: &crate::Modulus, acc: &mut [u64], a: &[u64], 
         return true;
     }
     let _ = (m, acc, a, b);
+    false
+}
+
+/// `a ← a ⊙ w mod p` by Shoup's method with AVX-512F/DQ; `false` (nothing
+/// done) if the CPU lacks them. Any modulus; `w_i < p`, `ws_i` their Shoup
+/// words.
+pub(crate) fn pointwise_mul_shoup(
+    m: &crate::Modulus,
+    a: &mut [u64],
+    w: &[u64],
+    ws: &[u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::mul_shoup(m, a, w, ws) };
+        return true;
+    }
+    let _ = (m, a, w, ws);
+    false
+}
+
+/// `a ← a + b mod p` with AVX-512F; `false` (nothing done) if the CPU
+/// lacks it. Inputs in `[0, p)`.
+pub(crate) fn pointwise_add(m: &crate::Modulus, a: &mut [u64], b: &[u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F (and DQ) checked just now.
+        unsafe { pointwise_avx512::add(m, a, b) };
+        return true;
+    }
+    let _ = (m, a, b);
     false
 }
 

@@ -16,15 +16,15 @@ use core::arch::x86_64::*;
 use super::ntt_common::ntt_kernels;
 
 /// Broadcast constants of one modulus.
-struct Consts {
-    p: __m512i,
+pub(super) struct Consts {
+    pub(super) p: __m512i,
     two_p: __m512i,
 }
 
 impl Consts {
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn new(p: u64) -> Self {
+    pub(super) fn new(p: u64) -> Self {
         Self {
             p: _mm512_set1_epi64(p as i64),
             two_p: _mm512_set1_epi64((2 * p) as i64),
@@ -61,7 +61,7 @@ fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
 /// (Shoup; the portable `mul_shoup_lazy`).
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
-fn mul_shoup(y: __m512i, w: __m512i, ws: __m512i, c: &Consts) -> __m512i {
+pub(super) fn mul_shoup(y: __m512i, w: __m512i, ws: __m512i, c: &Consts) -> __m512i {
     let q = mulhi64(y, ws);
     _mm512_sub_epi64(_mm512_mullo_epi64(y, w), _mm512_mullo_epi64(q, c.p))
 }

@@ -394,3 +394,64 @@ fn fast_base_conv_ifma_matches_portable() {
         }
     }
 }
+
+/// The AVX-512F Shoup product by fixed operands and the vector modular sum
+/// equal the portable words, for any width (including 61-bit and powers of
+/// two), multiplicands up to `2^64 − 1`, and lengths with tails.
+#[test]
+fn pointwise_shoup_and_add_avx512_match_portable() {
+    use crate::ring::{
+        pointwise_add, pointwise_add_portable, pointwise_mul_shoup, pointwise_mul_shoup_portable,
+    };
+    if !avx512_available() {
+        eprintln!("note: this CPU lacks AVX-512F/DQ; checking the portable path only");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(602);
+    let mut moduli = pointwise_moduli(&mut rng);
+    moduli.extend([(1 << 61) - 1, 1 << 60, 1 << 40]);
+    for p in moduli {
+        let m = Modulus::new(p).unwrap();
+        for len in [0usize, 1, 7, 8, 9, 17, 100, 1 << 12] {
+            let edges = [0, 1, p - 1, p / 2, p - 2];
+            let ws_of = |w: &[u64]| -> Vec<u64> {
+                w.iter()
+                    .map(|&x| (((x as u128) << 64) / p as u128) as u64)
+                    .collect()
+            };
+            let ws_inputs: Vec<Vec<u64>> = vec![
+                vec![p - 1; len],
+                (0..len).map(|i| edges[i % edges.len()]).collect(),
+                (0..len).map(|_| rng.gen_range(0..p)).collect(),
+            ];
+            let a_inputs: Vec<Vec<u64>> = vec![
+                vec![u64::MAX; len],
+                (0..len)
+                    .map(|i| [0, 1, p - 1, p, u64::MAX][i % 5])
+                    .collect(),
+                (0..len).map(|_| rng.gen()).collect(),
+                (0..len).map(|_| rng.gen_range(0..p)).collect(),
+            ];
+            for w in &ws_inputs {
+                let ws = ws_of(w);
+                for a in &a_inputs {
+                    let mut expect = a.clone();
+                    pointwise_mul_shoup_portable(&m, &mut expect, w, &ws);
+                    let mut got = a.clone();
+                    pointwise_mul_shoup(&m, &mut got, w, &ws);
+                    assert_eq!(got, expect, "mul_shoup p={p} len={len}");
+                    assert!(got.iter().zip(a).zip(w).all(|((&g, &x), &y)| {
+                        g == ((x as u128 * y as u128) % p as u128) as u64
+                    }));
+                }
+                // Sums of reduced inputs (w doubles as a second operand).
+                for a in &a_inputs[3..] {
+                    let mut expect = a.clone();
+                    pointwise_add_portable(&m, &mut expect, w);
+                    let mut got = a.clone();
+                    pointwise_add(&m, &mut got, w);
+                    assert_eq!(got, expect, "add p={p} len={len}");
+                }
+            }
+        }
+    }
+}

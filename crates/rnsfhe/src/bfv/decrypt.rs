@@ -205,11 +205,7 @@ fn dot_with_secret_shoup(
                 }
             }
             match sh_l {
-                Some(sh) => {
-                    for ((r, &si), &ss) in row.iter_mut().zip(s_l).zip(sh) {
-                        *r = m.mul_shoup(*r, si, ss);
-                    }
-                }
+                Some(sh) => rnsfhe_math::ring::pointwise_mul_shoup(&m, row, s_l, sh),
                 None => {
                     for (r, &si) in row.iter_mut().zip(s_l) {
                         *r = m.mul(*r, si);
@@ -217,9 +213,7 @@ fn dot_with_secret_shoup(
                 }
             }
             table.backward(row)?;
-            for (r, &c0) in row.iter_mut().zip(ct.polys[0].limb(l)) {
-                *r = m.add(*r, c0);
-            }
+            rnsfhe_math::ring::pointwise_add(&m, row, ct.polys[0].limb(l));
             Ok(())
         })
 }

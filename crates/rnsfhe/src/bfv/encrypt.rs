@@ -220,9 +220,7 @@ impl Encryptor {
                 if sh_l.len() != n {
                     return Err(Error::InvalidArgument("secret key shape".into()));
                 }
-                for ((x, &si), &ss) in r0.iter_mut().zip(s.limb(l)).zip(sh_l) {
-                    *x = q.mul_shoup(*x, si, ss);
-                }
+                rnsfhe_math::ring::pointwise_mul_shoup(&q, r0, s.limb(l), sh_l);
                 table.backward(r0)?;
                 let (d, ds) = (ctx.delta_mod_q()[l], ctx.delta_shoup()[l]);
                 for ((x, &ei), &mj) in r0.iter_mut().zip(&e).zip(m) {
