@@ -29,6 +29,8 @@
 //! masked to the words of a slice).
 
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod base_conv_avx512;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod base_conv_ifma;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_avx512;
@@ -261,6 +263,87 @@ pub(crate) fn base_conv_dot_rows(
         return true;
     }
     let _ = (p, y, stride, w, ws, out);
+    false
+}
+
+/// Smallest and largest bit lengths of the output moduli of the AVX-512F
+/// inner products of the base conversions and of the HPS scaling
+/// (`base_conv_avx512`): `2^45 < p < 2^60`. Their inputs must be below
+/// 2^60 as well (moduli of at most 60 bits).
+pub(crate) const AVX512_CONV_BITS: (u32, u32) = (46, 60);
+
+/// Whether the AVX-512F conversion kernels are correct for an output
+/// modulus `p` (`2^45 < p < 2^60`).
+#[inline]
+pub(crate) fn avx512_conv_modulus_ok(p: u64) -> bool {
+    p >> AVX512_CONV_BITS.1 == 0 && p > 1 << (AVX512_CONV_BITS.0 - 1)
+}
+
+/// First pass of a conversion with AVX-512F/DQ (see
+/// `base_conv_avx512::shoup_split_tile`): `None` if the CPU lacks the
+/// features, else the mask of coefficients in the ambiguous band (0
+/// without `SUM`). Correct for source moduli below 2^60 and
+/// `len ≤ stride`, `stride` a multiple of 8.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn conv_shoup_split_tile<const SUM: bool>(
+    input: &[u64],
+    n: usize,
+    start: usize,
+    len: usize,
+    consts: &[(crate::Modulus, u64, u64, f64)],
+    band: (f64, f64),
+    y0: &mut [u64],
+    y1: &mut [u64],
+    stride: usize,
+) -> Option<u128> {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        return Some(unsafe {
+            base_conv_avx512::shoup_split_tile::<SUM>(
+                input, n, start, len, consts, band, y0, y1, stride,
+            )
+        });
+    }
+    let _ = (input, n, start, len, consts, band, y0, y1, stride);
+    None
+}
+
+/// Splits a row into 30-bit halves with AVX-512F (see
+/// `base_conv_avx512::split_row`): `None` if the CPU lacks AVX-512F/DQ,
+/// else whether every word was below 2^60.
+pub(crate) fn conv_split_row(src: &[u64], y0: &mut [u64], y1: &mut [u64]) -> Option<bool> {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F (and DQ) checked just now.
+        return Some(unsafe { base_conv_avx512::split_row(src, y0, y1) });
+    }
+    let _ = (src, y0, y1);
+    None
+}
+
+/// Inner products of the conversions and the scaler with AVX-512F/DQ (see
+/// `base_conv_avx512::dot_rows`); `false` if the CPU lacks the features.
+/// Correct for halves below 2^30, split weights of `w < p` and
+/// [`avx512_conv_modulus_ok`]`(p)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn conv_dot_rows(
+    p: u64,
+    inv_p: f64,
+    y0: &[u64],
+    y1: &[u64],
+    stride: usize,
+    w: &[[u64; 4]],
+    init: Option<&[u64]>,
+    out: &mut [u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { base_conv_avx512::dot_rows(p, inv_p, y0, y1, stride, w, init, out) };
+        return true;
+    }
+    let _ = (p, inv_p, y0, y1, stride, w, init, out);
     false
 }
 
