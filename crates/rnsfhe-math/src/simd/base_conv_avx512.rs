@@ -59,13 +59,6 @@ fn store8(buf: &mut [u64], off: usize, v: __m512i) {
     }
 }
 
-/// Loads `buf[off..off + 8]`, zero-filled past the end of `buf`.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn load8(buf: &[u64], off: usize) -> __m512i {
-    load_lanes(buf, off)
-}
-
 /// `y = x·w mod q` in `[0, q)`: the portable [`Modulus::mul_shoup`] word for
 /// word (`x·w − ⌊x·ws/2^64⌋·q` with wrapping products, then one conditional
 /// subtraction), for any 64-bit `x`.
@@ -190,12 +183,46 @@ fn reduce(s_hi: __m512i, s_lo: __m512i, p: __m512i, inv_p: __m512d) -> __m512i {
     _mm512_min_epu64(r, _mm512_sub_epi64(r, p))
 }
 
+/// Vectors processed together by [`dot_rows`]: 4 independent reduction
+/// chains hide the latency of the floating-point quotient and `vpmullq`,
+/// and each broadcast weight serves 32 coefficients.
+const GROUP: usize = 4;
+
+/// Loads `GROUP` vectors from `buf[off..off + 8·GROUP]`, zero-filled past
+/// the end of `buf`.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn load_group(buf: &[u64], off: usize) -> [__m512i; GROUP] {
+    match buf
+        .get(off..)
+        .and_then(|r| r.first_chunk::<{ 8 * GROUP }>())
+    {
+        Some(a) => {
+            let mut v = [_mm512_setzero_si512(); GROUP];
+            for (d, c) in v.iter_mut().zip(a.chunks_exact(8)) {
+                // SAFETY: 8 initialised words of a reference; unaligned load.
+                *d = unsafe { _mm512_loadu_si512(c.as_ptr().cast()) };
+            }
+            v
+        }
+        None => {
+            let mut v = [_mm512_setzero_si512(); GROUP];
+            for (g, d) in v.iter_mut().enumerate() {
+                *d = load_lanes(buf, off + 8 * g);
+            }
+            v
+        }
+    }
+}
+
 /// `out[c] = (init[c] + Σ_t y_t[c]·w_t) mod p` for `c < out.len()`, where
 /// term `t` has the 30-bit halves `y0[t·stride + c]`, `y1[t·stride + c]`
 /// (both below 2^30, i.e. `y_t < 2^60`) and the split weight `w[t]`
-/// (`crate::base_conversion::split_weight`; `w_t < p`), `init` (if any) holds words below 2^64,
-/// and `p ∈ (2^45, 2^60)` with `inv_p = 1.0 / (p as f64)`. Output in
-/// `[0, p)`: the canonical residue, as the portable inner product.
+/// (`crate::base_conversion::split_weight`; `w_t < p`), `init` (if any)
+/// holds words below 2^64, and `p ∈ (2^45, 2^60)` with
+/// `inv_p = 1.0 / (p as f64)`. Output in `[0, p)`: the canonical residue,
+/// as the portable inner product. Missing input words (rows shorter than
+/// `out`) read as zero.
 #[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn dot_rows(
@@ -211,43 +238,136 @@ pub(crate) fn dot_rows(
     let pv = _mm512_set1_epi64(p as i64);
     let inv = _mm512_set1_pd(inv_p);
     let mask30 = _mm512_set1_epi64(MASK30 as i64);
+    let zero = _mm512_setzero_si512();
     let len = out.len();
     let mut off = 0;
     while off < len {
         // Start: init split as S_hi = init >> 30 < 2^34, S_lo < 2^30.
-        let (mut s_hi, mut s_lo) = match init {
-            Some(row) => {
-                let v = load8(row, off);
-                (_mm512_srli_epi64::<30>(v), _mm512_and_si512(v, mask30))
+        let mut s_hi = [zero; GROUP];
+        let mut s_lo = [zero; GROUP];
+        if let Some(row) = init {
+            let v = load_group(row.get(..len).unwrap_or(row), off);
+            for g in 0..GROUP {
+                s_hi[g] = _mm512_srli_epi64::<30>(v[g]);
+                s_lo[g] = _mm512_and_si512(v[g], mask30);
             }
-            None => (_mm512_setzero_si512(), _mm512_setzero_si512()),
-        };
+        }
         let mut t = 0;
         for block in w.chunks(8) {
             if t > 0 {
                 // Restart from the remainder of the previous block (< p).
-                let r = reduce(s_hi, s_lo, pv, inv);
-                s_hi = _mm512_srli_epi64::<30>(r);
-                s_lo = _mm512_and_si512(r, mask30);
+                for g in 0..GROUP {
+                    let r = reduce(s_hi[g], s_lo[g], pv, inv);
+                    s_hi[g] = _mm512_srli_epi64::<30>(r);
+                    s_lo[g] = _mm512_and_si512(r, mask30);
+                }
             }
-            for wt in block {
-                let a = load8(y0, t * stride + off);
-                let b = load8(y1, t * stride + off);
-                let [w0, w1, wp0, wp1] = *wt;
+            for &[w0, w1, wp0, wp1] in block {
+                let a = load_group(y0, t * stride + off);
+                let b = load_group(y1, t * stride + off);
                 let (w0, w1) = (_mm512_set1_epi64(w0 as i64), _mm512_set1_epi64(w1 as i64));
                 let (wp0, wp1) = (_mm512_set1_epi64(wp0 as i64), _mm512_set1_epi64(wp1 as i64));
-                s_hi = _mm512_add_epi64(
-                    s_hi,
-                    _mm512_add_epi64(_mm512_mul_epu32(a, w1), _mm512_mul_epu32(b, wp1)),
-                );
-                s_lo = _mm512_add_epi64(
-                    s_lo,
-                    _mm512_add_epi64(_mm512_mul_epu32(a, w0), _mm512_mul_epu32(b, wp0)),
-                );
+                for g in 0..GROUP {
+                    let h =
+                        _mm512_add_epi64(_mm512_mul_epu32(a[g], w1), _mm512_mul_epu32(b[g], wp1));
+                    let l =
+                        _mm512_add_epi64(_mm512_mul_epu32(a[g], w0), _mm512_mul_epu32(b[g], wp0));
+                    s_hi[g] = _mm512_add_epi64(s_hi[g], h);
+                    s_lo[g] = _mm512_add_epi64(s_lo[g], l);
+                }
                 t += 1;
             }
         }
-        store_lanes(out, off, reduce(s_hi, s_lo, pv, inv));
+        for g in 0..GROUP {
+            store_lanes(out, off + 8 * g, reduce(s_hi[g], s_lo[g], pv, inv));
+        }
+        off += 8 * GROUP;
+    }
+}
+
+/// Most limbs for which [`round_rows`] keeps its integer part below 2^64
+/// (`⌊Σ x_i θ_i⌉ ≤ Σ x_i < 15·2^60`).
+pub(crate) const ROUND_MAX_TERMS: usize = 15;
+
+/// The shared rounding `R = ⌊Σ_i x_i θ_i + 1/2⌋` of the HPS scaler
+/// (000 eq. 8) for 8 coefficients at a time, from the 30-bit halves of the
+/// `x_i < 2^60` (rows of `y0`, `y1` as in [`dot_rows`]) and the fractions
+/// truncated to 90 bits, `T_i = ⌊θ_i·2^90⌋ = t2·2^60 + t1·2^30 + t0`
+/// (`theta[i] = [t0, t1, t2]`), for `k = theta.len() ≤ ROUND_MAX_TERMS`.
+///
+/// Exactness: `V = Σ_i x_i T_i + 2^89` (units of `2^-90`) is accumulated
+/// exactly in four column sums of 30×30-bit products (`C3 = Σ x1·t2`,
+/// `C2 = Σ x1·t1 + x0·t2`, `C1 = Σ x1·t0 + x0·t1`, `C0 = Σ x0·t0`; every 8
+/// terms the low columns are normalised to 30 bits, so no column exceeds
+/// `16·(2^30−1)^2 + 2^35 < 2^64`). Each `x_i θ_i` exceeds `x_i T_i/2^90`
+/// by less than `x_i·2^-90 < 2^-30`, so the true `S + 1/2` lies in
+/// `[V/2^90, V/2^90 + k·2^-30)`; its floor is `⌊V/2^90⌋` whenever the top
+/// 30 fractional bits `f2` of `V` are below `2^30 − k`. Those lanes get
+/// `R` in `out`; the others are returned as set bits (bit `c` for
+/// coefficient `c`) for the caller to round with the scalar rounder (their
+/// `out` word is meaningless). Probability about `k·2^-30` per coefficient.
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn round_rows(
+    y0: &[u64],
+    y1: &[u64],
+    stride: usize,
+    theta: &[[u64; 3]],
+    out: &mut [u64],
+) -> u128 {
+    let mask30 = _mm512_set1_epi64(MASK30 as i64);
+    let limit = _mm512_set1_epi64(((1u64 << 30) - theta.len() as u64) as i64);
+    let zero = _mm512_setzero_si512();
+    let len = out.len();
+    let mut uncertain = 0u128;
+    let mut off = 0;
+    while off < len {
+        let (mut c0, mut c1, mut c3) = (zero, zero, zero);
+        // The rounding offset 1/2 = 2^89 units = 2^29 in column 2.
+        let mut c2 = _mm512_set1_epi64(1 << 29);
+        for (t, block) in theta.chunks(8).enumerate() {
+            if t > 0 {
+                c1 = _mm512_add_epi64(c1, _mm512_srli_epi64::<30>(c0));
+                c0 = _mm512_and_si512(c0, mask30);
+                c2 = _mm512_add_epi64(c2, _mm512_srli_epi64::<30>(c1));
+                c1 = _mm512_and_si512(c1, mask30);
+                c3 = _mm512_add_epi64(c3, _mm512_srli_epi64::<30>(c2));
+                c2 = _mm512_and_si512(c2, mask30);
+            }
+            for (i, &[t0, t1, t2]) in block.iter().enumerate() {
+                let row = (8 * t + i) * stride + off;
+                let a = load_lanes(y0, row);
+                let b = load_lanes(y1, row);
+                let (t0, t1, t2) = (
+                    _mm512_set1_epi64(t0 as i64),
+                    _mm512_set1_epi64(t1 as i64),
+                    _mm512_set1_epi64(t2 as i64),
+                );
+                c3 = _mm512_add_epi64(c3, _mm512_mul_epu32(b, t2));
+                c2 = _mm512_add_epi64(
+                    c2,
+                    _mm512_add_epi64(_mm512_mul_epu32(b, t1), _mm512_mul_epu32(a, t2)),
+                );
+                c1 = _mm512_add_epi64(
+                    c1,
+                    _mm512_add_epi64(_mm512_mul_epu32(b, t0), _mm512_mul_epu32(a, t1)),
+                );
+                c0 = _mm512_add_epi64(c0, _mm512_mul_epu32(a, t0));
+            }
+        }
+        c1 = _mm512_add_epi64(c1, _mm512_srli_epi64::<30>(c0));
+        c2 = _mm512_add_epi64(c2, _mm512_srli_epi64::<30>(c1));
+        c3 = _mm512_add_epi64(c3, _mm512_srli_epi64::<30>(c2));
+        let f2 = _mm512_and_si512(c2, mask30);
+        let bad = _mm512_cmpge_epu64_mask(f2, limit);
+        // Only lanes below `len` count (the others read zero inputs).
+        let live = if len - off >= 8 {
+            0xFF
+        } else {
+            ((1u32 << (len - off)) - 1) as u8
+        };
+        uncertain |= u128::from(bad & live).checked_shl(off as u32).unwrap_or(0);
+        store_lanes(out, off, c3);
         off += 8;
     }
+    uncertain
 }

@@ -347,5 +347,26 @@ pub(crate) fn conv_dot_rows(
     false
 }
 
+/// The shared rounding of the HPS scaler with AVX-512F/DQ (see
+/// `base_conv_avx512::round_rows`): `None` if the CPU lacks the features
+/// or `theta` has more than 15 terms, else the mask of coefficients left
+/// to the scalar rounder. Correct for halves below 2^30 and 30-bit
+/// fraction limbs.
+pub(crate) fn conv_round_rows(
+    y0: &[u64],
+    y1: &[u64],
+    stride: usize,
+    theta: &[[u64; 3]],
+    out: &mut [u64],
+) -> Option<u128> {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() && theta.len() <= base_conv_avx512::ROUND_MAX_TERMS {
+        // SAFETY: AVX-512F and DQ checked just now.
+        return Some(unsafe { base_conv_avx512::round_rows(y0, y1, stride, theta, out) });
+    }
+    let _ = (y0, y1, stride, theta, out);
+    None
+}
+
 #[cfg(test)]
 mod tests;
