@@ -257,6 +257,12 @@ impl ScaleRoundToModulus {
     }
 }
 
+/// Number of coefficients the AVX-512F rounding of [`ScaleRoundToBase`]
+/// left to the scalar rounder (tests only: proves the band is reached).
+#[cfg(test)]
+pub(crate) static AVX512_ROUND_FALLBACKS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
 /// 000 eq. 8: `[⌊t·x/q⌉]_P` for `x` given in base `q ∪ P` (centered
 /// representative modulo `qP`).
 ///
@@ -528,6 +534,8 @@ impl ScaleRoundToBase {
                                 | a.get(c).copied().unwrap_or(0);
                         }
                         let r = self.rounder.round(&xbuf);
+                        #[cfg(test)]
+                        AVX512_ROUND_FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         if let (Some(lo), Some(hi)) = (r_lo.get_mut(c), hi_row.get_mut(c)) {
                             *lo = r as u64;
                             *hi = (r >> 64) as u64;

@@ -13,8 +13,18 @@
 //! | any          | AVX-512F + DQ    | [`Kernel::Avx512`] | [`Kernel::Portable`]         |
 //! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`]       |
 //!
-//! (The NTT kernels need `n ≥ 16`; `fast_base_conv` needs every modulus of
-//! both bases below 2^50.)
+//! (The NTT kernels need `n ≥ 16`; `fast_base_conv` with IFMA needs every
+//! modulus of both bases below 2^50.)
+//!
+//! The RNS base conversions and the HPS scaling to a base have their own
+//! AVX-512F/DQ kernel (`base_conv_avx512`: 30-bit halves multiplied with
+//! `vpmuludq`, remainder from an `f64` quotient; 000 eqs. 4, 5, 8):
+//!
+//! | bases                                      | CPU has         | `fast_base_conv`   | `fast_base_conv_exact`, `ScaleRoundToBase` |
+//! |--------------------------------------------|-----------------|--------------------|--------------------------------------------|
+//! | all moduli `< 2^50`                        | AVX-512F + IFMA | [`Kernel::Ifma52`] | [`Kernel::Avx512`]                         |
+//! | source `< 2^60`, targets in `(2^45, 2^60)` | AVX-512F + DQ   | [`Kernel::Avx512`] | [`Kernel::Avx512`]                         |
+//! | otherwise (e.g. 61-bit moduli)             | any             | [`Kernel::Portable`] | [`Kernel::Portable`]                     |
 //!
 //! Every SIMD kernel returns exactly what the portable code returns (the
 //! outputs are canonical residues, so any correct computation gives the same
@@ -54,8 +64,9 @@ pub enum Kernel {
     Portable,
     /// AVX-512 IFMA52 (`vpmadd52luq`/`vpmadd52huq`), moduli below 2^50.
     Ifma52,
-    /// AVX-512F/DQ with an emulated 64×64→128-bit product, any modulus
-    /// (NTT only).
+    /// AVX-512F/DQ without IFMA: the NTT with an emulated 64×64→128-bit
+    /// product (any modulus), and the base conversions and HPS scaling to a
+    /// base with 30-bit halves (moduli below 2^60, targets above 2^45).
     Avx512,
 }
 

@@ -601,3 +601,104 @@ fn fast_base_conv_exact_avx512_hits_fallback_band() {
         }
     }
 }
+
+#[test]
+fn scale_round_to_base_avx512_matches_portable() {
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use crate::scaling::{ScaleRoundToBase, AVX512_ROUND_FALLBACKS};
+    use num_bigint::{BigUint, RandBigInt};
+    use std::sync::atomic::Ordering;
+    if !avx512_available() {
+        note_skip_avx512("ScaleRoundToBase");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(605);
+    let mut configs: Vec<(Vec<u32>, Vec<u32>)> = vec![
+        (vec![60; 6], vec![60; 7]),
+        (vec![60; 10], vec![60; 11]),
+        (vec![30, 50, 59, 60], vec![59, 50, 46]),
+        (vec![50; 8], vec![50; 9]),
+        (vec![61, 60], vec![60; 3]),
+        (vec![60; 2], vec![45, 60]),
+    ];
+    for k in 1..=20usize {
+        configs.push((vec![60; k], vec![60; 1 + k % 4]));
+    }
+    let mut band_hits = 0;
+    for (from_bits, to_bits) in configs {
+        let mut used = Vec::new();
+        let qs = pick_primes(&from_bits, &mut used);
+        let ps = pick_primes(&to_bits, &mut used);
+        let (q, p) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+        let qp = q.extend(&p).unwrap();
+        let eligible = avx512_conv_bits_ok(&from_bits, &to_bits) && avx512_available();
+        for t in [65537u64, 2, (1 << 61) - 1] {
+            let s = ScaleRoundToBase::new(&q, &p, t).unwrap();
+            assert_eq!(s.kernel() == Kernel::Avx512, eligible, "q={qs:?} p={ps:?}");
+            let sizes: &[usize] = if qs.len() > 8 {
+                &[9, 130]
+            } else {
+                &[1, 7, 9, 129, 300]
+            };
+            for &n in sizes {
+                let mut inputs: Vec<(RnsPoly<Coeff>, RnsPoly<Coeff>)> = Vec::new();
+                for fill in conv_fills() {
+                    let mut poly = |m: &[u64]| {
+                        let data: Vec<u64> = m
+                            .iter()
+                            .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
+                            .collect();
+                        RnsPoly::<Coeff>::from_data(n, m.len(), data).unwrap()
+                    };
+                    inputs.push((poly(&qs), poly(&ps)));
+                }
+                // Integers near the rounding points: x ≈ (2m+1)·q/(2t) ± 1,
+                // and near ±qP/2; plus words ≥ 2^60 in x_q and in x_p.
+                let big_q = q.product();
+                let mut xs: Vec<BigUint> = Vec::new();
+                while xs.len() < n {
+                    let m = rng.gen_range(0..t.min(1 << 20));
+                    let base = (big_q * (2 * m as u128 + 1)) / (2 * t as u128);
+                    for d in 0u32..3 {
+                        xs.push((&base + d + qp.product() - 1u32) % qp.product());
+                    }
+                    xs.push(rng.gen_biguint_below(qp.product()));
+                }
+                xs.truncate(n);
+                let (xq, xp) = (poly_of_big(&xs, &q), poly_of_big(&xs, &p));
+                inputs.push((xq.clone(), xp.clone()));
+                let mut wide_q = xq.clone();
+                wide_q.limb_mut(0)[n - 1] = u64::MAX - 3;
+                inputs.push((wide_q, xp.clone()));
+                let mut wide_p = xp.clone();
+                wide_p.limb_mut(p.len() - 1)[0] = 1 << 60;
+                inputs.push((xq, wide_p));
+                for (xq, xp) in &inputs {
+                    let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
+                    s.apply_portable(xq, xp, &mut expect).unwrap();
+                    let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
+                    s.apply(xq, xp, &mut got).unwrap();
+                    assert_eq!(got.data(), expect.data(), "q={qs:?} p={ps:?} t={t} n={n}");
+                    let mut forced = RnsPoly::<Coeff>::zero(n, ps.len());
+                    let before = AVX512_ROUND_FALLBACKS.load(Ordering::Relaxed);
+                    let r = s.apply_with(Kernel::Avx512, xq, xp, &mut forced);
+                    band_hits += AVX512_ROUND_FALLBACKS.load(Ordering::Relaxed) - before;
+                    assert_eq!(r.is_ok(), eligible);
+                    if eligible {
+                        assert_eq!(
+                            forced.data(),
+                            expect.data(),
+                            "forced q={qs:?} p={ps:?} t={t} n={n}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if avx512_available() {
+        assert!(
+            band_hits > 100,
+            "only {band_hits} lanes reached the scalar rounder"
+        );
+    }
+}
