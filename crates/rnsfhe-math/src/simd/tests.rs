@@ -702,3 +702,42 @@ fn scale_round_to_base_avx512_matches_portable() {
         );
     }
 }
+
+#[test]
+fn conversions_and_scaler_avx512_match_portable_at_n_2_pow_14() {
+    use crate::base_conversion::BaseConverter;
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use crate::scaling::ScaleRoundToBase;
+    if !avx512_available() {
+        note_skip_avx512("n = 2^14");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(606);
+    let n = 1 << 14;
+    let mut used = Vec::new();
+    let qs = pick_primes(&[60; 6], &mut used);
+    let ps = pick_primes(&[60; 7], &mut used);
+    let (q, p) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+    let rand_poly = |m: &[u64], rng: &mut ChaCha20Rng| {
+        let data: Vec<u64> = m
+            .iter()
+            .flat_map(|&q| (0..n).map(|_| rng.gen_range(0..q)).collect::<Vec<_>>())
+            .collect();
+        RnsPoly::<Coeff>::from_data(n, m.len(), data).unwrap()
+    };
+    let (x_q, x_p) = (rand_poly(&qs, &mut rng), rand_poly(&ps, &mut rng));
+    let conv = BaseConverter::new(&q, &p).unwrap();
+    let mut expect = RnsPoly::<Coeff>::zero(n, 7);
+    let mut got = RnsPoly::<Coeff>::zero(n, 7);
+    conv.fast_base_conv_exact_portable(&x_q, &mut expect)
+        .unwrap();
+    conv.fast_base_conv_exact(&x_q, &mut got).unwrap();
+    assert_eq!(got.data(), expect.data());
+    conv.fast_base_conv_portable(&x_q, &mut expect).unwrap();
+    conv.fast_base_conv(&x_q, &mut got).unwrap();
+    assert_eq!(got.data(), expect.data());
+    let s = ScaleRoundToBase::new(&q, &p, 65537).unwrap();
+    s.apply_portable(&x_q, &x_p, &mut expect).unwrap();
+    s.apply(&x_q, &x_p, &mut got).unwrap();
+    assert_eq!(got.data(), expect.data());
+}
