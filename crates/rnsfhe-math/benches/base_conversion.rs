@@ -2,7 +2,9 @@
 //! (000 §II.D eqs. 4-5, §IV.A.2 eq. 8) at the sizes of 000 Table 9:
 //! n = 2^14, 60-bit moduli, 8 limbs of `q` and 9 of the extension base;
 //! and `fast_base_conv` with 50-bit moduli per kernel
-//! (`fast_base_conv/n=16384/k=8to9/logq=50/ifma` and `/portable`).
+//! (`fast_base_conv/n=16384/k=8to9/logq=50/ifma` and `/portable`); and
+//! per kernel for 60-bit moduli, `fast_base_conv_exact/k=6->7/bits=60/avx512`
+//! (also `k=10->11`, `fast_base_conv/…`, `scale_round_to_base/k=6->7/…`).
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -83,5 +85,55 @@ fn bench_kernels(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench, bench_kernels);
+/// `FastBaseConv_F` from `k` to `k + 1` limbs of 60 bits (k = 6, 10) and
+/// the HPS scaling from 6 q-limbs to 7 P-limbs, per kernel
+/// (`fast_base_conv_exact/k=6->7/bits=60/avx512`, `…/portable`).
+fn bench_kernels_60(c: &mut Criterion) {
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    for k in [6usize, 10] {
+        let primes = ntt_primes(60, 2 * k + 1);
+        let (q, p) = match (RnsBase::new(&primes[..k]), RnsBase::new(&primes[k..])) {
+            (Ok(q), Ok(p)) => (q, p),
+            _ => return,
+        };
+        let x_q = random_poly(&q, &mut rng);
+        let x_p = random_poly(&p, &mut rng);
+        let mut out = RnsPoly::<Coeff>::zero(N, k + 1);
+        if let Ok(conv) = BaseConverter::new(&q, &p) {
+            for kn in [Kernel::Portable, Kernel::Avx512] {
+                if !conv.supports(kn) {
+                    continue;
+                }
+                let id = format!(
+                    "fast_base_conv_exact/k={k}->{}/bits=60/{}",
+                    k + 1,
+                    kn.name()
+                );
+                c.bench_function(&id, |b| {
+                    b.iter(|| conv.fast_base_conv_exact_with(kn, black_box(&x_q), &mut out))
+                });
+                let id = format!("fast_base_conv/k={k}->{}/bits=60/{}", k + 1, kn.name());
+                c.bench_function(&id, |b| {
+                    b.iter(|| conv.fast_base_conv_with(kn, black_box(&x_q), &mut out))
+                });
+            }
+        }
+        if k != 6 {
+            continue;
+        }
+        if let Ok(scale) = ScaleRoundToBase::new(&q, &p, 65537) {
+            for kn in [Kernel::Portable, Kernel::Avx512] {
+                if !scale.supports(kn) {
+                    continue;
+                }
+                let id = format!("scale_round_to_base/k={k}->{}/bits=60/{}", k + 1, kn.name());
+                c.bench_function(&id, |b| {
+                    b.iter(|| scale.apply_with(kn, black_box(&x_q), black_box(&x_p), &mut out))
+                });
+            }
+        }
+    }
+}
+
+criterion_group!(benches, bench, bench_kernels, bench_kernels_60);
 criterion_main!(benches);

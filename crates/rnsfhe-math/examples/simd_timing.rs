@@ -3,8 +3,8 @@
 //! medians are inflated by other processes:
 //! `cargo run --release -p rnsfhe-math --example simd_timing [FILTER…]`
 //! (filters match `n=16384/logp=50`-style tags; `threads` times
-//! `RnsRing::to_ntt` on 1 and 2 threads instead, `base_conv` the
-//! `fast_base_conv` kernels).
+//! `RnsRing::to_ntt` on 1 and 2 threads instead, `base_conv` the base
+//! conversion and HPS scaling kernels).
 //!
 //! The kernels of one operation run in interleaved rounds (15 rounds of a
 //! ~2 ms batch each), so they see the same machine load. Printed per
@@ -124,35 +124,77 @@ fn ring_threads_n(n: usize) {
     }
 }
 
-/// `fast_base_conv` from 8 to 9 limbs of 50 bits, n = 2^14.
+/// `fast_base_conv` from 8 to 9 limbs of 50 bits, n = 2^14, per kernel;
+/// then `FastBaseConv_I`/`FastBaseConv_F` from `k` to `k + 1` limbs of 60
+/// bits (k = 6, 10), and the HPS scaling (000 eq. 8) from 6 q-limbs to 7
+/// P-limbs of 60 bits.
 fn base_conv() {
-    use rnsfhe_math::{BaseConverter, Coeff, RnsBase, RnsPoly};
+    use rnsfhe_math::{BaseConverter, Coeff, RnsBase, RnsPoly, ScaleRoundToBase};
     let n = 1usize << 14;
-    let primes = generate_ntt_primes(50, n, 17, &[]).unwrap();
-    let (q, p) = (
-        RnsBase::new(&primes[..8]).unwrap(),
-        RnsBase::new(&primes[8..]).unwrap(),
-    );
-    let conv = BaseConverter::new(&q, &p).unwrap();
-    let data: Vec<u64> = primes[..8]
-        .iter()
-        .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
-        .collect();
-    let x = RnsPoly::<Coeff>::from_data(n, 8, data).unwrap();
-    let (x, conv) = (&x, &conv);
-    let mut kernels = vec![Kernel::Portable];
-    if conv.fast_base_conv_kernel() != Kernel::Portable {
-        kernels.push(conv.fast_base_conv_kernel());
-    }
-    compare(
-        &format!("fast_base_conv/n={n}/k=8to9/logq=50"),
-        kernels
+    let poly = |moduli: &[u64]| {
+        let data: Vec<u64> = moduli
+            .iter()
+            .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
+            .collect();
+        RnsPoly::<Coeff>::from_data(n, moduli.len(), data).unwrap()
+    };
+    for (bits, k) in [(50u32, 8usize), (60, 6), (60, 10)] {
+        let primes = generate_ntt_primes(bits, n, 2 * k + 1, &[]).unwrap();
+        let (q, p) = (
+            RnsBase::new(&primes[..k]).unwrap(),
+            RnsBase::new(&primes[k..]).unwrap(),
+        );
+        let conv = BaseConverter::new(&q, &p).unwrap();
+        let x = poly(&primes[..k]);
+        let (x, conv) = (&x, &conv);
+        let kernels: Vec<Kernel> = KERNELS
             .into_iter()
-            .map(|k| {
-                let mut out = RnsPoly::<Coeff>::zero(n, 9);
+            .filter(|&kn| conv.supports(kn))
+            .collect();
+        compare(
+            &format!("fast_base_conv/k={k}->{}/bits={bits}", k + 1),
+            kernels
+                .iter()
+                .map(|&kn| {
+                    let mut out = RnsPoly::<Coeff>::zero(n, k + 1);
+                    let f: Box<dyn FnMut()> =
+                        Box::new(move || conv.fast_base_conv_with(kn, x, &mut out).unwrap());
+                    (kn, f)
+                })
+                .collect(),
+        );
+        compare(
+            &format!("fast_base_conv_exact/k={k}->{}/bits={bits}", k + 1),
+            kernels
+                .iter()
+                .filter(|&&kn| kn != Kernel::Ifma52)
+                .map(|&kn| {
+                    let mut out = RnsPoly::<Coeff>::zero(n, k + 1);
+                    let f: Box<dyn FnMut()> =
+                        Box::new(move || conv.fast_base_conv_exact_with(kn, x, &mut out).unwrap());
+                    (kn, f)
+                })
+                .collect(),
+        );
+    }
+    let primes = generate_ntt_primes(60, n, 13, &[]).unwrap();
+    let (q, p) = (
+        RnsBase::new(&primes[..6]).unwrap(),
+        RnsBase::new(&primes[6..]).unwrap(),
+    );
+    let scale = ScaleRoundToBase::new(&q, &p, 65537).unwrap();
+    let (x_q, x_p) = (poly(&primes[..6]), poly(&primes[6..]));
+    let (x_q, x_p, scale) = (&x_q, &x_p, &scale);
+    compare(
+        "scale_round_to_base/k=6->7/bits=60",
+        KERNELS
+            .into_iter()
+            .filter(|&kn| scale.supports(kn))
+            .map(|kn| {
+                let mut out = RnsPoly::<Coeff>::zero(n, 7);
                 let f: Box<dyn FnMut()> =
-                    Box::new(move || conv.fast_base_conv_with(k, x, &mut out).unwrap());
-                (k, f)
+                    Box::new(move || scale.apply_with(kn, x_q, x_p, &mut out).unwrap());
+                (kn, f)
             })
             .collect(),
     );

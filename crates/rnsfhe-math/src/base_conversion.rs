@@ -171,6 +171,38 @@ pub(crate) fn big_to_u128(x: &BigUint) -> u128 {
     lo | (hi << 64)
 }
 
+/// The four 30-bit halves `[w0, w1, w'0, w'1]` of `w mod p` and of
+/// `w' = [2^30·w]_p`, the weight form of the AVX-512F inner products
+/// (`simd::base_conv_avx512`): with `y = y1·2^30 + y0`,
+/// `y·w ≡ y0·(w1·2^30 + w0) + y1·(w'1·2^30 + w'0) (mod p)`. Precomputation;
+/// the halves are below 2^30 for `p ≤ 2^60`.
+pub(crate) fn split_weight(m: &Modulus, w: u64) -> [u64; 4] {
+    const MASK30: u64 = (1 << 30) - 1;
+    let w = m.reduce(w);
+    let wp = m.mul(w, 1 << 30);
+    [w & MASK30, w >> 30, wp & MASK30, wp >> 30]
+}
+
+/// Whether the AVX-512F inner products of `simd::base_conv_avx512` apply:
+/// inputs below 2^60 (source moduli of at most 60 bits), every target
+/// modulus in `(2^45, 2^60)`, fewer than 2^20 source limbs (so `v < 2^30`),
+/// and a CPU with AVX-512F/DQ.
+pub(crate) fn avx512_conv_ok(from: &RnsBase, to: &RnsBase) -> bool {
+    max_bits(from) <= crate::simd::AVX512_CONV_BITS.1
+        && to
+            .moduli()
+            .iter()
+            .all(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
+        && from.len() < 1 << 20
+        && crate::simd::avx512_available()
+}
+
+/// Number of coefficients the AVX-512F `FastBaseConv_F` sent to the exact
+/// overflow fallback (tests only: proves the band is reached).
+#[cfg(test)]
+pub(crate) static AVX512_BAND_FALLBACKS: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
 /// Precomputation for converting from base `q = {q_i}` (k moduli) to base
 /// `p = {p_j}` (k' moduli): `[q̂_i^{-1}]_{q_i}`, `[q̂_i]_{p_j}`, `[q]_{p_j}`, `1/q_i`.
 ///
@@ -193,6 +225,14 @@ pub struct BaseConverter {
     /// the twiddle-like constants of the IFMA inner products of
     /// [`BaseConverter::fast_base_conv`]. Empty otherwise.
     weights_shoup52: Vec<u64>,
+    /// [`split_weight`] of every entry of `weights` (same layout), when the
+    /// AVX-512F kernels apply ([`avx512_conv_ok`]); empty otherwise.
+    weights30: Vec<[u64; 4]>,
+    /// `fl(1/p_j)` per target modulus, for the AVX-512F reduction.
+    inv_to: Vec<f64>,
+    /// Per source modulus `(q_i, [q̂_i^{-1}]_{q_i}, its Shoup word,
+    /// fl(1/q_i))`, the constants of the AVX-512F first pass.
+    src_consts: Vec<(Modulus, u64, u64, f64)>,
     /// Products summed per Barrett reduction in `FastBaseConv_I` (factors
     /// `y_i < q_i` and `[q̂_i]_{p_j} < p_j`).
     block_i: usize,
@@ -236,6 +276,23 @@ impl BaseConverter {
         } else {
             Vec::new()
         };
+        let weights30 = if avx512_conv_ok(from, to) {
+            weights
+                .chunks_exact(k + 1)
+                .zip(to.moduli())
+                .flat_map(|(row, m)| row.iter().map(move |&w| split_weight(m, w)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let src_consts = from
+            .moduli()
+            .iter()
+            .zip(from.q_hat_inv())
+            .zip(from.q_hat_inv_shoup())
+            .zip(from.inv_f64())
+            .map(|(((&m, &w), &ws), &inv)| (m, w, ws, inv))
+            .collect();
         // v ≤ k, so it has at most bits(k) bits.
         let v_bits = usize::BITS - k.leading_zeros();
         let eps = Self::estimate_error_bound(k);
@@ -245,6 +302,9 @@ impl BaseConverter {
             to: to.clone(),
             weights,
             weights_shoup52,
+            weights30,
+            inv_to: to.moduli().iter().map(|m| 1.0 / m.value() as f64).collect(),
+            src_consts,
             block_i: half_block_len(q_bits, p_bits),
             block_f: half_block_len(q_bits.max(v_bits), p_bits),
             band_lo: 0.5 - eps,
@@ -372,35 +432,160 @@ impl BaseConverter {
 
     /// The kernel [`BaseConverter::fast_base_conv`] uses here:
     /// [`Kernel::Ifma52`] when both bases have only moduli below 2^50 and
-    /// the CPU has AVX-512 IFMA52, else [`Kernel::Portable`].
+    /// the CPU has AVX-512 IFMA52; else [`Kernel::Avx512`] when the source
+    /// moduli are below 2^60, the target moduli in `(2^45, 2^60)` and the
+    /// CPU has AVX-512F/DQ; else [`Kernel::Portable`].
     pub fn fast_base_conv_kernel(&self) -> Kernel {
-        if self.weights_shoup52.is_empty() {
+        if !self.weights_shoup52.is_empty() {
+            Kernel::Ifma52
+        } else if !self.weights30.is_empty() {
+            Kernel::Avx512
+        } else {
+            Kernel::Portable
+        }
+    }
+
+    /// The kernel [`BaseConverter::fast_base_conv_exact`] uses here:
+    /// [`Kernel::Avx512`] under the conditions of
+    /// [`BaseConverter::fast_base_conv_kernel`] (IFMA52 is not used for
+    /// `FastBaseConv_F`), else [`Kernel::Portable`].
+    pub fn fast_base_conv_exact_kernel(&self) -> Kernel {
+        if self.weights30.is_empty() {
             Kernel::Portable
         } else {
-            Kernel::Ifma52
+            Kernel::Avx512
+        }
+    }
+
+    /// Whether [`BaseConverter::fast_base_conv_with`] accepts `kernel` for
+    /// these bases on this CPU ([`Kernel::Portable`] always; `Ifma52` for
+    /// 50-bit bases with IFMA52; `Avx512` as in
+    /// [`BaseConverter::fast_base_conv_exact_kernel`]).
+    pub fn supports(&self, kernel: Kernel) -> bool {
+        match kernel {
+            Kernel::Portable => true,
+            Kernel::Ifma52 => !self.weights_shoup52.is_empty(),
+            Kernel::Avx512 => !self.weights30.is_empty(),
         }
     }
 
     /// [`BaseConverter::fast_base_conv`] with an explicitly chosen kernel
-    /// (tests, benchmarks): [`Kernel::Portable`] always works; another
-    /// kernel errors with [`crate::MathError::InvalidParameter`] unless it
-    /// is [`BaseConverter::fast_base_conv_kernel`].
+    /// (tests, benchmarks); every kernel gives the same words.
+    /// [`Kernel::Portable`] always works; another kernel errors with
+    /// [`crate::MathError::InvalidParameter`] unless
+    /// [`BaseConverter::supports`] it.
     pub fn fast_base_conv_with(
         &self,
         kernel: Kernel,
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        if kernel != Kernel::Portable && kernel != self.fast_base_conv_kernel() {
-            return Err(crate::MathError::InvalidParameter(format!(
-                "FastBaseConv kernel {kernel:?} is not available for these bases on this CPU"
-            )));
-        }
+        self.check_kernel(kernel)?;
         self.check_shapes(input, output)?;
-        if kernel == Kernel::Ifma52 {
-            return self.fast_base_conv_ifma(input, output);
+        match kernel {
+            Kernel::Ifma52 => self.fast_base_conv_ifma(input, output),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<false>(input, output),
+            Kernel::Portable => self.fast_base_conv_portable(input, output),
         }
-        self.fast_base_conv_portable(input, output)
+    }
+
+    fn check_kernel(&self, kernel: Kernel) -> Result<()> {
+        if self.supports(kernel) {
+            Ok(())
+        } else {
+            Err(crate::MathError::InvalidParameter(format!(
+                "FastBaseConv kernel {kernel:?} is not available for these bases on this CPU"
+            )))
+        }
+    }
+
+    /// The AVX-512F/DQ path of both conversions (`EXACT`: `FastBaseConv_F`,
+    /// else `FastBaseConv_I`), for bases accepted by [`avx512_conv_ok`].
+    /// Per tile, the first pass (`simd::conv_shoup_split_tile`) writes the
+    /// `y_i` row-major, split into 30-bit halves, and for `FastBaseConv_F`
+    /// the overflow `v` as row `k` (its weight is `[−q]_{p_j}`); coefficients
+    /// whose estimate falls in the ambiguous band get the exact
+    /// [`BaseConverter::overflow_exact`] here. Then one vector inner product
+    /// per target modulus (`simd::conv_dot_rows`). Same words as the
+    /// portable code. Shapes checked by the caller.
+    fn fast_base_conv_avx512<const EXACT: bool>(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        let n = input.n();
+        let k = self.from.len();
+        if n == 0 || k == 0 || self.weights30.is_empty() {
+            return self.portable_dispatch::<EXACT>(input, output);
+        }
+        let terms = if EXACT { k + 1 } else { k };
+        // Row k of y1 (the high half of v) stays zero.
+        let mut y0 = vec![0u64; TILE * (k + 1)];
+        let mut y1 = vec![0u64; TILE * (k + 1)];
+        let mut ybuf = vec![0u64; k];
+        let in_data = input.data();
+        let out_data = output.data_mut();
+        let band = (self.band_lo, self.band_hi);
+        for start in (0..n).step_by(TILE) {
+            let len = TILE.min(n - start);
+            let first = crate::simd::conv_shoup_split_tile::<EXACT>(
+                in_data,
+                n,
+                start,
+                len,
+                &self.src_consts,
+                band,
+                &mut y0,
+                &mut y1,
+                TILE,
+            );
+            let mut ambiguous = match first {
+                Some(mask) => mask,
+                // The CPU had AVX-512F/DQ at construction: unreachable in
+                // practice, but leaves no path unhandled.
+                None => return self.portable_dispatch::<EXACT>(input, output),
+            };
+            while ambiguous != 0 {
+                let c = ambiguous.trailing_zeros() as usize;
+                ambiguous &= ambiguous - 1;
+                let rows = y0.chunks_exact(TILE).zip(y1.chunks_exact(TILE));
+                for (yb, (r0, r1)) in ybuf.iter_mut().zip(rows) {
+                    *yb = (r1.get(c).copied().unwrap_or(0) << 30) | r0.get(c).copied().unwrap_or(0);
+                }
+                let v = self.overflow_exact(&ybuf);
+                #[cfg(test)]
+                AVX512_BAND_FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if let Some(slot) = y0.get_mut(k * TILE + c) {
+                    *slot = v;
+                }
+            }
+            let rows = out_data
+                .chunks_exact_mut(n)
+                .zip(self.to.moduli().iter().zip(&self.inv_to))
+                .zip(self.weights30.chunks_exact(k + 1));
+            for ((row, (m, &inv)), w) in rows {
+                let out = &mut row[start..start + len];
+                // y halves below 2^30 (q_i < 2^60, v < 2^30), split weights
+                // of w < p_j, p_j in (2^45, 2^60): checked at construction.
+                let w = &w[..terms];
+                if !crate::simd::conv_dot_rows(m.value(), inv, &y0, &y1, TILE, w, None, out) {
+                    return self.portable_dispatch::<EXACT>(input, output);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn portable_dispatch<const EXACT: bool>(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        if EXACT {
+            self.fast_base_conv_exact_portable(input, output)
+        } else {
+            self.fast_base_conv_portable(input, output)
+        }
     }
 
     /// The IFMA52 path of [`BaseConverter::fast_base_conv`]: per tile, the
@@ -516,7 +701,46 @@ impl BaseConverter {
     ///
     /// Errors with [`crate::MathError::ShapeMismatch`] on mismatched limb
     /// counts or degrees.
+    ///
+    /// With [`Kernel::Avx512`] ([`BaseConverter::fast_base_conv_exact_kernel`])
+    /// the first pass and the inner products run 8 coefficients at a time;
+    /// the output words are the same.
     pub fn fast_base_conv_exact(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        self.fast_base_conv_exact_with(self.fast_base_conv_exact_kernel(), input, output)
+    }
+
+    /// [`BaseConverter::fast_base_conv_exact`] with an explicitly chosen
+    /// kernel (tests, benchmarks): [`Kernel::Portable`], or
+    /// [`Kernel::Avx512`] where [`BaseConverter::fast_base_conv_exact_kernel`]
+    /// is `Avx512`; any other choice errors with
+    /// [`crate::MathError::InvalidParameter`]. Every kernel gives the same
+    /// words.
+    pub fn fast_base_conv_exact_with(
+        &self,
+        kernel: Kernel,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        if kernel == Kernel::Ifma52 {
+            return Err(crate::MathError::InvalidParameter(
+                "FastBaseConv_F has no IFMA52 kernel".into(),
+            ));
+        }
+        self.check_kernel(kernel)?;
+        self.check_shapes(input, output)?;
+        match kernel {
+            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(input, output),
+            _ => self.fast_base_conv_exact_portable(input, output),
+        }
+    }
+
+    /// The portable (scalar) reference of
+    /// [`BaseConverter::fast_base_conv_exact`].
+    pub fn fast_base_conv_exact_portable(
         &self,
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,

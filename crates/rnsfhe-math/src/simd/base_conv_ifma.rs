@@ -16,7 +16,7 @@ use core::arch::x86_64::*;
 /// the fewer that remain, zero-filled.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn load_lanes(row: &[u64], off: usize) -> __m512i {
+pub(super) fn load_lanes(row: &[u64], off: usize) -> __m512i {
     let rest = row.get(off..).unwrap_or(&[]);
     match rest.first_chunk::<8>() {
         // SAFETY: 8 initialised words behind a reference; unaligned load.
@@ -33,7 +33,7 @@ fn load_lanes(row: &[u64], off: usize) -> __m512i {
 /// Stores the first `min(8, out.len() − off)` lanes of `v` at `out[off..]`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn store_lanes(out: &mut [u64], off: usize, v: __m512i) {
+pub(super) fn store_lanes(out: &mut [u64], off: usize, v: __m512i) {
     let rest = match out.get_mut(off..) {
         Some(r) => r,
         None => return,

@@ -13,12 +13,25 @@
 //! | any          | AVX-512F + DQ    | [`Kernel::Avx512`] | [`Kernel::Portable`]         |
 //! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`]       |
 //!
-//! `ScaleRoundToModulus` (000 eq. 6, HPS decryption) uses
+//! (The NTT kernels need `n ≥ 16`; `fast_base_conv` with IFMA needs every
+//! modulus of both bases below 2^50.)
+//!
+//! The RNS base conversions and the HPS scaling to a base have their own
+//! AVX-512F/DQ kernel (`base_conv_avx512`: 30-bit halves multiplied with
+//! `vpmuludq`, remainder from an `f64` quotient; 000 eqs. 4, 5, 8):
+//!
+//! | bases                                      | CPU has         | `fast_base_conv`   | `fast_base_conv_exact`, `ScaleRoundToBase` |
+//! |--------------------------------------------|-----------------|--------------------|--------------------------------------------|
+//! | all moduli `< 2^50`                        | AVX-512F + IFMA | [`Kernel::Ifma52`] | [`Kernel::Avx512`]                         |
+//! | source `< 2^60`, targets in `(2^45, 2^60)` | AVX-512F + DQ   | [`Kernel::Avx512`] | [`Kernel::Avx512`]                         |
+//! | otherwise (e.g. 61-bit moduli)             | any             | [`Kernel::Portable`] | [`Kernel::Portable`]                     |
+//!
+//! Products by a fixed operand with Shoup's method
+//! ([`crate::ring::pointwise_mul_shoup`]) and modular sums
+//! ([`crate::ring::pointwise_add`]) use [`Kernel::Avx512`] for any modulus
+//! (`pointwise_avx512`). `ScaleRoundToModulus` (000 eq. 6, HPS decryption) uses
 //! [`Kernel::Avx512`] for `t < 2^26` and moduli below 2^60 (a 30-bit split
 //! with an `f64` fractional sum, `scale_avx512`).
-//!
-//! (The NTT kernels need `n ≥ 16`; `fast_base_conv` needs every modulus of
-//! both bases below 2^50.)
 //!
 //! Every SIMD kernel returns exactly what the portable code returns (the
 //! outputs are canonical residues, so any correct computation gives the same
@@ -38,6 +51,8 @@
 //! unaligned vector loads and stores through references to `[u64; 8]` (or
 //! masked to the words of a slice).
 
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod base_conv_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod base_conv_ifma;
 #[cfg(target_arch = "x86_64")]
@@ -66,8 +81,9 @@ pub enum Kernel {
     Portable,
     /// AVX-512 IFMA52 (`vpmadd52luq`/`vpmadd52huq`), moduli below 2^50.
     Ifma52,
-    /// AVX-512F/DQ with an emulated 64×64→128-bit product, any modulus
-    /// (NTT only).
+    /// AVX-512F/DQ without IFMA: the NTT with an emulated 64×64→128-bit
+    /// product (any modulus), and the base conversions and HPS scaling to a
+    /// base with 30-bit halves (moduli below 2^60, targets above 2^45).
     Avx512,
 }
 
@@ -360,6 +376,108 @@ pub(crate) fn scale_round_small_t<F: Fn(usize) -> u64>(
     }
     let _ = (x, n, c, t, out, fallback);
     0
+}
+
+/// Smallest and largest bit lengths of the output moduli of the AVX-512F
+/// inner products of the base conversions and of the HPS scaling
+/// (`base_conv_avx512`): `2^45 < p < 2^60`. Their inputs must be below
+/// 2^60 as well (moduli of at most 60 bits).
+pub(crate) const AVX512_CONV_BITS: (u32, u32) = (46, 60);
+
+/// Whether the AVX-512F conversion kernels are correct for an output
+/// modulus `p` (`2^45 < p < 2^60`).
+#[inline]
+pub(crate) fn avx512_conv_modulus_ok(p: u64) -> bool {
+    p >> AVX512_CONV_BITS.1 == 0 && p > 1 << (AVX512_CONV_BITS.0 - 1)
+}
+
+/// First pass of a conversion with AVX-512F/DQ (see
+/// `base_conv_avx512::shoup_split_tile`): `None` if the CPU lacks the
+/// features, else the mask of coefficients in the ambiguous band (0
+/// without `SUM`). Correct for source moduli below 2^60 and
+/// `len ≤ stride`, `stride` a multiple of 8.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn conv_shoup_split_tile<const SUM: bool>(
+    input: &[u64],
+    n: usize,
+    start: usize,
+    len: usize,
+    consts: &[(crate::Modulus, u64, u64, f64)],
+    band: (f64, f64),
+    y0: &mut [u64],
+    y1: &mut [u64],
+    stride: usize,
+) -> Option<u128> {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        return Some(unsafe {
+            base_conv_avx512::shoup_split_tile::<SUM>(
+                input, n, start, len, consts, band, y0, y1, stride,
+            )
+        });
+    }
+    let _ = (input, n, start, len, consts, band, y0, y1, stride);
+    None
+}
+
+/// Splits a row into 30-bit halves with AVX-512F (see
+/// `base_conv_avx512::split_row`): `None` if the CPU lacks AVX-512F/DQ,
+/// else whether every word was below 2^60.
+pub(crate) fn conv_split_row(src: &[u64], y0: &mut [u64], y1: &mut [u64]) -> Option<bool> {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F (and DQ) checked just now.
+        return Some(unsafe { base_conv_avx512::split_row(src, y0, y1) });
+    }
+    let _ = (src, y0, y1);
+    None
+}
+
+/// Inner products of the conversions and the scaler with AVX-512F/DQ (see
+/// `base_conv_avx512::dot_rows`); `false` if the CPU lacks the features.
+/// Correct for halves below 2^30, split weights of `w < p` and
+/// [`avx512_conv_modulus_ok`]`(p)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn conv_dot_rows(
+    p: u64,
+    inv_p: f64,
+    y0: &[u64],
+    y1: &[u64],
+    stride: usize,
+    w: &[[u64; 4]],
+    init: Option<&[u64]>,
+    out: &mut [u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { base_conv_avx512::dot_rows(p, inv_p, y0, y1, stride, w, init, out) };
+        return true;
+    }
+    let _ = (p, inv_p, y0, y1, stride, w, init, out);
+    false
+}
+
+/// The shared rounding of the HPS scaler with AVX-512F/DQ (see
+/// `base_conv_avx512::round_rows`): `None` if the CPU lacks the features
+/// or `theta` has more than 15 terms, else the mask of coefficients left
+/// to the scalar rounder. Correct for halves below 2^30 and 30-bit
+/// fraction limbs.
+pub(crate) fn conv_round_rows(
+    y0: &[u64],
+    y1: &[u64],
+    stride: usize,
+    theta: &[[u64; 3]],
+    out: &mut [u64],
+) -> Option<u128> {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() && theta.len() <= base_conv_avx512::ROUND_MAX_TERMS {
+        // SAFETY: AVX-512F and DQ checked just now.
+        return Some(unsafe { base_conv_avx512::round_rows(y0, y1, stride, theta, out) });
+    }
+    let _ = (y0, y1, stride, theta, out);
+    None
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ impl Consts {
 /// `⌊a·b / 2^64⌋` lane-wise, exactly.
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
+pub(super) fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
     // The high halves are moved into the low halves with a 32-bit lane swap
     // rather than a shift: with shifts, LLVM recognises the whole function
     // as a 64×64→128 high product and "optimises" it into eight scalar

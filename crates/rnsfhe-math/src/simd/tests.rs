@@ -350,6 +350,8 @@ fn fast_base_conv_ifma_matches_portable() {
             conv.fast_base_conv_kernel(),
             if narrow && ifma_available() {
                 Kernel::Ifma52
+            } else if avx512_conv_bits_ok(&from_bits, &to_bits) && avx512_available() {
+                Kernel::Avx512
             } else {
                 Kernel::Portable
             }
@@ -393,6 +395,351 @@ fn fast_base_conv_ifma_matches_portable() {
             }
         }
     }
+}
+
+/// Whether bases of these bit lengths qualify for the AVX-512F conversion
+/// kernels: source moduli of at most 60 bits, target moduli of 46 to 60.
+fn avx512_conv_bits_ok(from_bits: &[u32], to_bits: &[u32]) -> bool {
+    from_bits.iter().all(|&b| b <= 60) && to_bits.iter().all(|&b| (46..=60).contains(&b))
+}
+
+fn note_skip_avx512(what: &str) {
+    eprintln!("note: this CPU lacks AVX-512F/DQ; {what}: checking the portable path only");
+}
+
+/// `count` distinct primes for each width in `bits`, none in `used`.
+fn pick_primes(bits: &[u32], used: &mut Vec<u64>) -> Vec<u64> {
+    bits.iter()
+        .map(|&b| {
+            let p = primes(b, 1, used)[0];
+            used.push(p);
+            p
+        })
+        .collect()
+}
+
+/// Input words for a conversion or scaling test: random residues and the
+/// edge patterns (0, 1, q − 1, ⌊q/2⌋, ⌊q/2⌋ + 1, all-maximal), per limb.
+fn conv_fills() -> Vec<Fill> {
+    vec![
+        Box::new(|r, q, _| r.gen_range(0..q)),
+        Box::new(|_, q, _| q - 1),
+        Box::new(|_, _, _| 0),
+        Box::new(|_, _, _| 1),
+        Box::new(|_, q, c| if c % 2 == 0 { q / 2 } else { q / 2 + 1 }),
+        Box::new(|r, q, c| if c % 3 == 0 { q - 1 } else { r.gen_range(0..q) }),
+    ]
+}
+
+/// The RNS residues of the coefficients `xs` (big integers) in `base`.
+fn poly_of_big(
+    xs: &[num_bigint::BigUint],
+    base: &crate::rns_base::RnsBase,
+) -> crate::poly::RnsPoly<crate::poly::Coeff> {
+    crate::base_conversion::test_util::poly_of(xs, base)
+}
+
+#[test]
+fn fast_base_conv_avx512_matches_portable() {
+    use crate::base_conversion::BaseConverter;
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use num_bigint::{BigUint, RandBigInt};
+    if !avx512_available() {
+        note_skip_avx512("FastBaseConv_I/F");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(604);
+    let mut configs: Vec<(Vec<u32>, Vec<u32>)> = vec![
+        (vec![60; 6], vec![60; 7]),
+        (vec![60; 10], vec![60; 11]),
+        (vec![59; 3], vec![60, 59, 50, 46]),
+        (vec![30, 50, 59, 60], vec![50; 2]),
+        (vec![50; 8], vec![50; 9]),
+        (vec![30; 5], vec![47; 3]),
+        // Not eligible: 61-bit source, 45-bit or 61-bit target.
+        (vec![61, 60], vec![60]),
+        (vec![60; 2], vec![45, 60]),
+        (vec![60; 2], vec![61]),
+    ];
+    for k in 1..=20usize {
+        configs.push((vec![60; k], vec![60; 1 + k % 4]));
+    }
+    for (from_bits, to_bits) in configs {
+        let mut used = Vec::new();
+        let qs = pick_primes(&from_bits, &mut used);
+        let ps = pick_primes(&to_bits, &mut used);
+        let (from, to) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+        let conv = BaseConverter::new(&from, &to).unwrap();
+        let eligible = avx512_conv_bits_ok(&from_bits, &to_bits) && avx512_available();
+        assert_eq!(
+            conv.fast_base_conv_exact_kernel(),
+            if eligible {
+                Kernel::Avx512
+            } else {
+                Kernel::Portable
+            },
+            "q={qs:?} p={ps:?}"
+        );
+        assert_eq!(conv.supports(Kernel::Avx512), eligible);
+        let q = from.product();
+        let few = from_bits.len() > 8;
+        let sizes: &[usize] = if few {
+            &[9, 130]
+        } else {
+            &[1, 7, 8, 9, 128, 129, 300]
+        };
+        for &n in sizes {
+            let mut inputs: Vec<RnsPoly<Coeff>> = conv_fills()
+                .iter()
+                .map(|fill| {
+                    let data: Vec<u64> = qs
+                        .iter()
+                        .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
+                        .collect();
+                    RnsPoly::<Coeff>::from_data(n, qs.len(), data).unwrap()
+                })
+                .collect();
+            // Centered edges as integers: 0, 1, q − 1, ⌊q/2⌋, ⌊q/2⌋ + 1,
+            // (q ± 1)/2 ± 2 (the ambiguous band of FastBaseConv_F), random.
+            let half = q >> 1u32;
+            let mut xs: Vec<BigUint> = vec![
+                0u32.into(),
+                1u32.into(),
+                q - 1u32,
+                half.clone(),
+                &half + 1u32,
+            ];
+            for d in 0u32..3 {
+                xs.push(&half + d + 1u32);
+                if half >= BigUint::from(d) {
+                    xs.push(&half - d);
+                }
+            }
+            while xs.len() < n {
+                xs.push(rng.gen_biguint_below(q));
+            }
+            xs.truncate(n);
+            inputs.push(poly_of_big(&xs, &from));
+            for x in &inputs {
+                let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv_exact_portable(x, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv_exact(x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "F: q={qs:?} p={ps:?} n={n}");
+                let mut forced = RnsPoly::<Coeff>::zero(n, ps.len());
+                let r = conv.fast_base_conv_exact_with(Kernel::Avx512, x, &mut forced);
+                assert_eq!(r.is_ok(), eligible);
+                if eligible {
+                    assert_eq!(
+                        forced.data(),
+                        expect.data(),
+                        "F forced: q={qs:?} p={ps:?} n={n}"
+                    );
+                }
+                let mut expect_i = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv_portable(x, &mut expect_i).unwrap();
+                let mut forced_i = RnsPoly::<Coeff>::zero(n, ps.len());
+                let r = conv.fast_base_conv_with(Kernel::Avx512, x, &mut forced_i);
+                assert_eq!(r.is_ok(), eligible);
+                if eligible {
+                    assert_eq!(
+                        forced_i.data(),
+                        expect_i.data(),
+                        "I: q={qs:?} p={ps:?} n={n}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fast_base_conv_exact_avx512_hits_fallback_band() {
+    use crate::base_conversion::{BaseConverter, AVX512_BAND_FALLBACKS};
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use num_bigint::BigUint;
+    use std::sync::atomic::Ordering;
+    if !avx512_available() {
+        note_skip_avx512("FastBaseConv_F band");
+    }
+    for (bits, k) in [(60u32, 2usize), (60, 6), (59, 10), (60, 20), (50, 8)] {
+        let mut used = Vec::new();
+        let qs = pick_primes(&vec![bits; k], &mut used);
+        let ps = pick_primes(&vec![60; k + 1], &mut used);
+        let (from, to) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+        let conv = BaseConverter::new(&from, &to).unwrap();
+        let q = from.product();
+        let (lo, hi) = ((q - 1u32) >> 1u32, (q + 1u32) >> 1u32);
+        // Band points at scattered lanes of several vectors and tiles.
+        let n = 300;
+        let xs: Vec<BigUint> = (0..n)
+            .map(|c| match c % 7 {
+                0 => lo.clone(),
+                3 => hi.clone(),
+                5 => &lo - 1u32,
+                _ => BigUint::from(c as u64 * 0x9E37_79B9),
+            })
+            .collect();
+        let x = poly_of_big(&xs, &from);
+        let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
+        conv.fast_base_conv_exact_portable(&x, &mut expect).unwrap();
+        let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
+        let before = AVX512_BAND_FALLBACKS.load(Ordering::Relaxed);
+        conv.fast_base_conv_exact(&x, &mut got).unwrap();
+        assert_eq!(got.data(), expect.data(), "bits={bits} k={k}");
+        if conv.fast_base_conv_exact_kernel() == Kernel::Avx512 {
+            // 2·⌈300/7⌉ = 86 coefficients at (q ± 1)/2 are in the band.
+            let hits = AVX512_BAND_FALLBACKS.load(Ordering::Relaxed) - before;
+            assert!(hits >= 86, "bits={bits} k={k}: only {hits} fallbacks");
+        }
+        // (q−1)/2 ↦ itself, (q+1)/2 ↦ −(q−1)/2 (mod p_j).
+        for (j, m) in to.moduli().iter().enumerate() {
+            let l = crate::base_conversion::big_mod(&lo, m.value());
+            assert_eq!(got.limb(j)[0], l);
+            assert_eq!(got.limb(j)[3], m.neg(l));
+        }
+    }
+}
+
+#[test]
+fn scale_round_to_base_avx512_matches_portable() {
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use crate::scaling::{ScaleRoundToBase, AVX512_ROUND_FALLBACKS};
+    use num_bigint::{BigUint, RandBigInt};
+    use std::sync::atomic::Ordering;
+    if !avx512_available() {
+        note_skip_avx512("ScaleRoundToBase");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(605);
+    let mut configs: Vec<(Vec<u32>, Vec<u32>)> = vec![
+        (vec![60; 6], vec![60; 7]),
+        (vec![60; 10], vec![60; 11]),
+        (vec![30, 50, 59, 60], vec![59, 50, 46]),
+        (vec![50; 8], vec![50; 9]),
+        (vec![61, 60], vec![60; 3]),
+        (vec![60; 2], vec![45, 60]),
+    ];
+    for k in 1..=20usize {
+        configs.push((vec![60; k], vec![60; 1 + k % 4]));
+    }
+    let mut band_hits = 0;
+    for (from_bits, to_bits) in configs {
+        let mut used = Vec::new();
+        let qs = pick_primes(&from_bits, &mut used);
+        let ps = pick_primes(&to_bits, &mut used);
+        let (q, p) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+        let qp = q.extend(&p).unwrap();
+        let eligible = avx512_conv_bits_ok(&from_bits, &to_bits) && avx512_available();
+        for t in [65537u64, 2, (1 << 61) - 1] {
+            let s = ScaleRoundToBase::new(&q, &p, t).unwrap();
+            assert_eq!(s.kernel() == Kernel::Avx512, eligible, "q={qs:?} p={ps:?}");
+            let sizes: &[usize] = if qs.len() > 8 {
+                &[9, 130]
+            } else {
+                &[1, 7, 9, 129, 300]
+            };
+            for &n in sizes {
+                let mut inputs: Vec<(RnsPoly<Coeff>, RnsPoly<Coeff>)> = Vec::new();
+                for fill in conv_fills() {
+                    let mut poly = |m: &[u64]| {
+                        let data: Vec<u64> = m
+                            .iter()
+                            .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
+                            .collect();
+                        RnsPoly::<Coeff>::from_data(n, m.len(), data).unwrap()
+                    };
+                    inputs.push((poly(&qs), poly(&ps)));
+                }
+                // Integers near the rounding points: x ≈ (2m+1)·q/(2t) ± 1,
+                // and near ±qP/2; plus words ≥ 2^60 in x_q and in x_p.
+                let big_q = q.product();
+                let mut xs: Vec<BigUint> = Vec::new();
+                while xs.len() < n {
+                    let m = rng.gen_range(0..t.min(1 << 20));
+                    let base = (big_q * (2 * m as u128 + 1)) / (2 * t as u128);
+                    for d in 0u32..3 {
+                        xs.push((&base + d + qp.product() - 1u32) % qp.product());
+                    }
+                    xs.push(rng.gen_biguint_below(qp.product()));
+                }
+                xs.truncate(n);
+                let (xq, xp) = (poly_of_big(&xs, &q), poly_of_big(&xs, &p));
+                inputs.push((xq.clone(), xp.clone()));
+                let mut wide_q = xq.clone();
+                wide_q.limb_mut(0)[n - 1] = u64::MAX - 3;
+                inputs.push((wide_q, xp.clone()));
+                let mut wide_p = xp.clone();
+                wide_p.limb_mut(p.len() - 1)[0] = 1 << 60;
+                inputs.push((xq, wide_p));
+                for (xq, xp) in &inputs {
+                    let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
+                    s.apply_portable(xq, xp, &mut expect).unwrap();
+                    let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
+                    s.apply(xq, xp, &mut got).unwrap();
+                    assert_eq!(got.data(), expect.data(), "q={qs:?} p={ps:?} t={t} n={n}");
+                    let mut forced = RnsPoly::<Coeff>::zero(n, ps.len());
+                    let before = AVX512_ROUND_FALLBACKS.load(Ordering::Relaxed);
+                    let r = s.apply_with(Kernel::Avx512, xq, xp, &mut forced);
+                    band_hits += AVX512_ROUND_FALLBACKS.load(Ordering::Relaxed) - before;
+                    assert_eq!(r.is_ok(), eligible);
+                    if eligible {
+                        assert_eq!(
+                            forced.data(),
+                            expect.data(),
+                            "forced q={qs:?} p={ps:?} t={t} n={n}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if avx512_available() {
+        assert!(
+            band_hits > 100,
+            "only {band_hits} lanes reached the scalar rounder"
+        );
+    }
+}
+
+#[test]
+fn conversions_and_scaler_avx512_match_portable_at_n_2_pow_14() {
+    use crate::base_conversion::BaseConverter;
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use crate::scaling::ScaleRoundToBase;
+    if !avx512_available() {
+        note_skip_avx512("n = 2^14");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(606);
+    let n = 1 << 14;
+    let mut used = Vec::new();
+    let qs = pick_primes(&[60; 6], &mut used);
+    let ps = pick_primes(&[60; 7], &mut used);
+    let (q, p) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+    let rand_poly = |m: &[u64], rng: &mut ChaCha20Rng| {
+        let data: Vec<u64> = m
+            .iter()
+            .flat_map(|&q| (0..n).map(|_| rng.gen_range(0..q)).collect::<Vec<_>>())
+            .collect();
+        RnsPoly::<Coeff>::from_data(n, m.len(), data).unwrap()
+    };
+    let (x_q, x_p) = (rand_poly(&qs, &mut rng), rand_poly(&ps, &mut rng));
+    let conv = BaseConverter::new(&q, &p).unwrap();
+    let mut expect = RnsPoly::<Coeff>::zero(n, 7);
+    let mut got = RnsPoly::<Coeff>::zero(n, 7);
+    conv.fast_base_conv_exact_portable(&x_q, &mut expect)
+        .unwrap();
+    conv.fast_base_conv_exact(&x_q, &mut got).unwrap();
+    assert_eq!(got.data(), expect.data());
+    conv.fast_base_conv_portable(&x_q, &mut expect).unwrap();
+    conv.fast_base_conv(&x_q, &mut got).unwrap();
+    assert_eq!(got.data(), expect.data());
+    let s = ScaleRoundToBase::new(&q, &p, 65537).unwrap();
+    s.apply_portable(&x_q, &x_p, &mut expect).unwrap();
+    s.apply(&x_q, &x_p, &mut got).unwrap();
+    assert_eq!(got.data(), expect.data());
 }
 
 /// The AVX-512F Shoup product by fixed operands and the vector modular sum
