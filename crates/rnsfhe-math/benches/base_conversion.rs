@@ -118,6 +118,20 @@ fn bench_kernels_60(c: &mut Criterion) {
                 });
             }
         }
+        if let Ok(t) = rnsfhe_math::Modulus::new(65537) {
+            if let Ok(scale) = rnsfhe_math::ScaleRoundToModulus::new(&q, &t) {
+                let mut out_t = vec![0u64; N];
+                for kn in [Kernel::Portable, Kernel::Avx512] {
+                    if !scale.supports(kn) {
+                        continue;
+                    }
+                    let id = format!("scale_round_to_modulus/k={k}/bits=60/t=65537/{}", kn.name());
+                    c.bench_function(&id, |b| {
+                        b.iter(|| scale.apply_with(kn, black_box(&x_q), &mut out_t))
+                    });
+                }
+            }
+        }
         if k != 6 {
             continue;
         }

@@ -129,7 +129,9 @@ fn ring_threads_n(n: usize) {
 /// bits (k = 6, 10), and the HPS scaling (000 eq. 8) from 6 q-limbs to 7
 /// P-limbs of 60 bits.
 fn base_conv() {
-    use rnsfhe_math::{BaseConverter, Coeff, RnsBase, RnsPoly, ScaleRoundToBase};
+    use rnsfhe_math::{
+        BaseConverter, Coeff, RnsBase, RnsPoly, ScaleRoundToBase, ScaleRoundToModulus,
+    };
     let n = 1usize << 14;
     let poly = |moduli: &[u64]| {
         let data: Vec<u64> = moduli
@@ -198,6 +200,33 @@ fn base_conv() {
             })
             .collect(),
     );
+    // 000 eq. 6 (HPS decryption) at (14, 360) and (15, 600).
+    for (log_n, k) in [(14u32, 6usize), (15, 10)] {
+        let n = 1usize << log_n;
+        let primes = generate_ntt_primes(60, n, k, &[]).unwrap();
+        let q = RnsBase::new(&primes).unwrap();
+        let t = Modulus::new(65537).unwrap();
+        let scale = ScaleRoundToModulus::new(&q, &t).unwrap();
+        let data: Vec<u64> = primes
+            .iter()
+            .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
+            .collect();
+        let x = RnsPoly::<Coeff>::from_data(n, k, data).unwrap();
+        let (x, scale) = (&x, &scale);
+        compare(
+            &format!("scale_round_to_modulus/n={n}/k={k}/bits=60/t=65537"),
+            KERNELS
+                .into_iter()
+                .filter(|&kn| scale.supports(kn))
+                .map(|kn| {
+                    let mut out = vec![0u64; n];
+                    let f: Box<dyn FnMut()> =
+                        Box::new(move || scale.apply_with(kn, x, &mut out).unwrap());
+                    (kn, f)
+                })
+                .collect(),
+        );
+    }
 }
 
 fn main() {
@@ -273,6 +302,35 @@ fn main() {
                         (k, f)
                     })
                     .collect(),
+            );
+            // Products by a fixed operand (Shoup words): the dispatching
+            // entry point (AVX-512F where available) against the portable one.
+            let ws: Vec<u64> = data
+                .iter()
+                .map(|&w| (((w as u128) << 64) / p as u128) as u64)
+                .collect();
+            let ws = &ws;
+            let mut a0 = data.clone();
+            let mut a1 = data.clone();
+            let shoup_kernel = if rnsfhe_math::simd::avx512_available() {
+                Kernel::Avx512
+            } else {
+                Kernel::Portable
+            };
+            compare(
+                &format!("pointwise_mul_shoup/{tag}"),
+                vec![
+                    (
+                        Kernel::Portable,
+                        Box::new(move || {
+                            rnsfhe_math::ring::pointwise_mul_shoup_portable(m, &mut a0, b, ws)
+                        }) as Box<dyn FnMut()>,
+                    ),
+                    (
+                        shoup_kernel,
+                        Box::new(move || rnsfhe_math::ring::pointwise_mul_shoup(m, &mut a1, b, ws)),
+                    ),
+                ],
             );
         }
     }

@@ -293,6 +293,12 @@ impl ScaleRoundToModulus {
         }
     }
 
+    /// Whether [`ScaleRoundToModulus::apply_with`] accepts `kernel` here
+    /// ([`Kernel::Portable`] always).
+    pub fn supports(&self, kernel: Kernel) -> bool {
+        kernel == Kernel::Portable || kernel == self.kernel()
+    }
+
     /// The exact value of coefficient `c` of the limb-major `x` (`n` words
     /// per limb): the scalar formula, for the vector path's uncertain lanes.
     fn exact_at(&self, x: &[u64], n: usize, c: usize) -> u64 {
@@ -339,7 +345,7 @@ impl ScaleRoundToModulus {
     /// kernel errors with [`crate::MathError::InvalidParameter`] unless it
     /// is [`ScaleRoundToModulus::kernel`].
     pub fn apply_with(&self, kernel: Kernel, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
-        if kernel != Kernel::Portable && kernel != self.kernel() {
+        if !self.supports(kernel) {
             return Err(crate::MathError::InvalidParameter(format!(
                 "ScaleRoundToModulus kernel {kernel:?} is not available for these moduli on this CPU"
             )));
