@@ -1000,6 +1000,33 @@ mod tests {
         }
     }
 
+    /// Words outside the documented range (`≥ 2^60`, even `u64::MAX`) give
+    /// the portable words on the vector path too (those lanes take the
+    /// scalar formula).
+    #[test]
+    fn to_modulus_avx512_out_of_range_words_match_portable() {
+        let mut rng = ChaCha20Rng::seed_from_u64(25);
+        let primes = ntt_primes(60, 6);
+        let q = RnsBase::new(&primes).unwrap();
+        let s = ScaleRoundToModulus::new(&q, &Modulus::new(65537).unwrap()).unwrap();
+        let n = 24;
+        let mut data: Vec<u64> = (0..6 * n).map(|_| rng.gen_range(0..primes[0])).collect();
+        for (i, w) in data.iter_mut().enumerate() {
+            match i % 7 {
+                0 => *w = u64::MAX,
+                3 => *w = 1 << 60,
+                5 => *w = (1 << 60) - 1,
+                _ => {}
+            }
+        }
+        let x = RnsPoly::<Coeff>::from_data(n, 6, data).unwrap();
+        let mut port = vec![0u64; n];
+        s.apply_with(Kernel::Portable, &x, &mut port).unwrap();
+        let mut got = vec![0u64; n];
+        s.apply(&x, &mut got).unwrap();
+        assert_eq!(got, port);
+    }
+
     /// Near-half inputs land in the uncertainty band of the vector path and
     /// take the exact fallback; far from it (decryption of a valid
     /// ciphertext) they never do.

@@ -27,7 +27,8 @@ use crate::modulus::Modulus;
 /// Writes `⌊t·x/q⌉ mod t` for the first `n − n mod 8` coefficients of the
 /// limb-major `x` (`k` rows of length `n`, residues `x_i < q_i < 2^60`) and
 /// returns how many it wrote; `fallback(c)` must return the exact value of
-/// coefficient `c` and is called only for lanes in the uncertainty band.
+/// coefficient `c` and is called only for lanes in the uncertainty band
+/// (and for lanes holding a word `≥ 2^60`, outside the documented range).
 /// Requires `t < 2^26`, `k = c.a.len() ≤ 64`.
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn round_to_t<F: Fn(usize) -> u64>(
@@ -45,11 +46,16 @@ pub(crate) fn round_to_t<F: Fn(usize) -> u64>(
     let band_hi = _mm512_set1_pd(0.5 + c.eps);
     let half = _mm512_set1_pd(0.5);
     let one = _mm512_set1_epi64(1);
+    let limit = _mm512_set1_epi64(1 << 60);
     let mut ints = [0u64; 8];
     for (g, o) in out[..n8].chunks_exact_mut(8).enumerate() {
         let col = 8 * g;
         let mut acc = _mm512_setzero_si512();
         let mut f = _mm512_setzero_pd();
+        // Lanes with a word ≥ 2^60 (outside the documented range, where the
+        // halves would not be 30-bit) take the scalar path too, so the
+        // words equal the portable ones for every input.
+        let mut wide: __mmask8 = 0;
         let consts = c.a.iter().zip(c.b).zip(c.fa.iter().zip(c.fb));
         for (row, ((&a, &b), (&fa, &fb))) in x.chunks_exact(n).take(k).zip(consts) {
             let Some(words) = row.get(col..col + 8) else {
@@ -58,6 +64,7 @@ pub(crate) fn round_to_t<F: Fn(usize) -> u64>(
             // SAFETY: `words` holds 8 initialised words (64 bytes);
             // unaligned load.
             let v = unsafe { _mm512_loadu_si512(words.as_ptr().cast()) };
+            wide |= _mm512_cmpge_epu64_mask(v, limit);
             let x0 = _mm512_and_si512(v, mask30);
             let x1 = _mm512_srli_epi64::<30>(v);
             // x_{i,h} < 2^30 and a, b < 2^26: products below 2^56, and 2k ≤
@@ -72,8 +79,9 @@ pub(crate) fn round_to_t<F: Fn(usize) -> u64>(
         // F̂ − ⌊F̂⌋ is exact.
         let fl = _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(f);
         let frac = _mm512_sub_pd(f, fl);
-        let in_band = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(frac, band_lo)
-            & _mm512_cmp_pd_mask::<_CMP_LE_OQ>(frac, band_hi);
+        let in_band = (_mm512_cmp_pd_mask::<_CMP_GE_OQ>(frac, band_lo)
+            & _mm512_cmp_pd_mask::<_CMP_LE_OQ>(frac, band_hi))
+            | wide;
         let up = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(frac, half);
         let r = _mm512_mask_add_epi64(_mm512_cvttpd_epu64(fl), up, _mm512_cvttpd_epu64(fl), one);
         let total = _mm512_add_epi64(acc, r);
