@@ -398,9 +398,10 @@ fn fast_base_conv_ifma_matches_portable() {
 }
 
 /// Whether bases of these bit lengths qualify for the AVX-512F conversion
-/// kernels: source moduli of at most 60 bits, target moduli of 46 to 60.
+/// kernels: source moduli of at most 60 bits, at least one target modulus
+/// of 46 to 60 bits (the other target rows take the scalar inner product).
 fn avx512_conv_bits_ok(from_bits: &[u32], to_bits: &[u32]) -> bool {
-    from_bits.iter().all(|&b| b <= 60) && to_bits.iter().all(|&b| (46..=60).contains(&b))
+    from_bits.iter().all(|&b| b <= 60) && to_bits.iter().any(|&b| (46..=60).contains(&b))
 }
 
 fn note_skip_avx512(what: &str) {
@@ -456,10 +457,13 @@ fn fast_base_conv_avx512_matches_portable() {
         (vec![30, 50, 59, 60], vec![50; 2]),
         (vec![50; 8], vec![50; 9]),
         (vec![30; 5], vec![47; 3]),
-        // Not eligible: 61-bit source, 45-bit or 61-bit target.
-        (vec![61, 60], vec![60]),
+        // Mixed targets: the 45-, 61- and 30-bit rows take the scalar path.
         (vec![60; 2], vec![45, 60]),
+        (vec![60; 6], vec![60, 61, 60, 30, 60]),
+        // Not eligible: 61-bit source, no target of 46 to 60 bits.
+        (vec![61, 60], vec![60]),
         (vec![60; 2], vec![61]),
+        (vec![60; 3], vec![45, 30]),
     ];
     for k in 1..=20usize {
         configs.push((vec![60; k], vec![60; 1 + k % 4]));
@@ -548,6 +552,64 @@ fn fast_base_conv_avx512_matches_portable() {
                         "I: q={qs:?} p={ps:?} n={n}"
                     );
                 }
+            }
+        }
+    }
+}
+
+/// `FastBaseConv_I` and `_F` into target bases with moduli outside the
+/// range of the vector inner product (`m̃ = 2^32` as in BEHZ, tiny and
+/// even moduli, 61-bit primes) next to 60-bit ones: the AVX-512F path
+/// (vector rows plus scalar rows) equals the portable words.
+#[test]
+fn fast_base_conv_avx512_mixed_targets_match_portable() {
+    use crate::base_conversion::BaseConverter;
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    if !avx512_available() {
+        note_skip_avx512("FastBaseConv with mixed targets");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(607);
+    let mut used = Vec::new();
+    let q60 = pick_primes(&[60; 10], &mut used);
+    let p60 = pick_primes(&[60; 11], &mut used);
+    let p61 = pick_primes(&[61], &mut used)[0];
+    let p50 = pick_primes(&[50], &mut used)[0];
+    let q30 = pick_primes(&[30; 3], &mut used);
+    let cases: Vec<(Vec<u64>, Vec<u64>)> = vec![
+        // BEHZ q → B_sk ∪ {m̃}: 6 and 10 limbs.
+        (q60[..6].to_vec(), [&p60[..7], &[1 << 32]].concat()),
+        (q60.clone(), [&p60[..], &[1 << 32]].concat()),
+        // m̃ first, small odd and even moduli, 61-bit.
+        (q60[..3].to_vec(), vec![1 << 32, p60[0], 3, p61, p60[1], 25]),
+        ([&q30[..], &[p50]].concat(), vec![p60[2], 65537, p50 + 2]),
+        (vec![q60[0]], vec![(1 << 32) + 1, p60[3]]),
+    ];
+    for (qs, ps) in cases {
+        let (from, to) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+        let conv = BaseConverter::new(&from, &to).unwrap();
+        let expect_kernel = if avx512_available() {
+            Kernel::Avx512
+        } else {
+            Kernel::Portable
+        };
+        assert_eq!(conv.fast_base_conv_kernel(), expect_kernel, "q={qs:?} p={ps:?}");
+        assert_eq!(conv.fast_base_conv_exact_kernel(), expect_kernel);
+        for n in [1usize, 7, 9, 128, 131, 300] {
+            for fill in conv_fills() {
+                let data: Vec<u64> = qs
+                    .iter()
+                    .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
+                    .collect();
+                let x = RnsPoly::<Coeff>::from_data(n, qs.len(), data).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
+                let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv_portable(&x, &mut expect).unwrap();
+                conv.fast_base_conv(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "I: q={qs:?} p={ps:?} n={n}");
+                conv.fast_base_conv_exact_portable(&x, &mut expect).unwrap();
+                conv.fast_base_conv_exact(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "F: q={qs:?} p={ps:?} n={n}");
             }
         }
     }
