@@ -404,6 +404,13 @@ fn avx512_conv_bits_ok(from_bits: &[u32], to_bits: &[u32]) -> bool {
     from_bits.iter().all(|&b| b <= 60) && to_bits.iter().any(|&b| (46..=60).contains(&b))
 }
 
+/// Whether bases of these bit lengths qualify for the AVX-512F HPS scaler
+/// to a base: source moduli of at most 60 bits, every target modulus of 46
+/// to 60 bits.
+fn avx512_scale_bits_ok(from_bits: &[u32], to_bits: &[u32]) -> bool {
+    from_bits.iter().all(|&b| b <= 60) && to_bits.iter().all(|&b| (46..=60).contains(&b))
+}
+
 fn note_skip_avx512(what: &str) {
     eprintln!("note: this CPU lacks AVX-512F/DQ; {what}: checking the portable path only");
 }
@@ -693,7 +700,7 @@ fn scale_round_to_base_avx512_matches_portable() {
         let ps = pick_primes(&to_bits, &mut used);
         let (q, p) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
         let qp = q.extend(&p).unwrap();
-        let eligible = avx512_conv_bits_ok(&from_bits, &to_bits) && avx512_available();
+        let eligible = avx512_scale_bits_ok(&from_bits, &to_bits) && avx512_available();
         for t in [65537u64, 2, (1 << 61) - 1] {
             let s = ScaleRoundToBase::new(&q, &p, t).unwrap();
             assert_eq!(s.kernel() == Kernel::Avx512, eligible, "q={qs:?} p={ps:?}");
@@ -859,6 +866,186 @@ fn pointwise_shoup_and_add_avx512_match_portable() {
                     let mut got = a.clone();
                     pointwise_add(&m, &mut got, w);
                     assert_eq!(got, expect, "add p={p} len={len}");
+                }
+            }
+        }
+    }
+}
+
+/// Bases for the BEHZ kernels: `(q bits, B_sk bits)` (the last of `B_sk`
+/// is `m_sk`), 30- to 61-bit moduli, 1 to 10 limbs.
+fn behz_configs() -> Vec<(Vec<u32>, Vec<u32>)> {
+    vec![
+        (vec![60; 6], vec![60; 7]),
+        (vec![60; 10], vec![60; 11]),
+        (vec![59; 3], vec![60, 59, 50, 46]),
+        (vec![30, 50, 59, 60], vec![50; 5]),
+        (vec![50; 2], vec![60, 30, 60]),
+        (vec![60; 2], vec![60, 61, 60]),
+        (vec![30; 4], vec![45, 30, 47]),
+        (vec![60; 1], vec![60; 2]),
+        (vec![60; 13], vec![60; 14]),
+        // Not eligible: 61-bit source, or no target of 46 to 60 bits.
+        (vec![61, 60], vec![60; 3]),
+        (vec![30; 3], vec![30; 4]),
+    ]
+}
+
+/// Edge and random words for residues modulo `m`: 0, 1, m − 1, ⌊m/2⌋,
+/// random, and words at or above 2^60 (accepted by the portable code).
+fn behz_fill(rng: &mut ChaCha20Rng, m: u64, c: usize, kind: usize) -> u64 {
+    match kind {
+        0 => rng.gen_range(0..m),
+        1 => [0, 1, m - 1, m / 2, m / 2 + 1][c % 5],
+        2 => {
+            if c % 3 == 0 {
+                u64::MAX - (c as u64)
+            } else {
+                rng.gen()
+            }
+        }
+        _ => m - 1,
+    }
+}
+
+/// `fastRNSFloor` (002 Lemma 5): the AVX-512F path equals the portable
+/// words on random and edge inputs, including the worst case
+/// `y_i = q_i − 1` (largest accumulators and overflow `e = |q| − 1`) and
+/// non-canonical words, for several bases and lengths with tails.
+#[test]
+fn rns_floor_avx512_matches_portable() {
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use crate::rns_floor::RnsFloor;
+    if !avx512_available() {
+        note_skip_avx512("fastRNSFloor");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(608);
+    for (q_bits, b_bits) in behz_configs() {
+        let mut used = Vec::new();
+        let qs = pick_primes(&q_bits, &mut used);
+        let bs = pick_primes(&b_bits, &mut used);
+        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+        let fl = RnsFloor::new(&q, &b).unwrap();
+        let eligible = avx512_conv_bits_ok(&q_bits, &b_bits) && avx512_available();
+        assert_eq!(fl.kernel() == Kernel::Avx512, eligible, "q={qs:?} b={bs:?}");
+        // x_i = [−q̂_i]_{q_i} gives y_i = q_i − 1.
+        let worst: Vec<u64> = q
+            .moduli()
+            .iter()
+            .zip(q.q_hat_inv())
+            .map(|(m, &h)| m.neg(m.inv(h).unwrap()))
+            .collect();
+        for n in [1usize, 7, 8, 13, 128, 131, 300] {
+            for kind in 0..5 {
+                let xq: Vec<u64> = qs
+                    .iter()
+                    .zip(&worst)
+                    .flat_map(|(&m, &w)| {
+                        let mut row = Vec::with_capacity(n);
+                        for c in 0..n {
+                            row.push(if kind == 4 || (kind == 1 && c % 2 == 0) {
+                                w
+                            } else {
+                                behz_fill(&mut rng, m, c, kind)
+                            });
+                        }
+                        row
+                    })
+                    .collect();
+                let xb: Vec<u64> = bs
+                    .iter()
+                    .flat_map(|&m| {
+                        (0..n)
+                            .map(|c| behz_fill(&mut rng, m, c + 1, kind))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let xq = RnsPoly::<Coeff>::from_data(n, qs.len(), xq).unwrap();
+                let xb = RnsPoly::<Coeff>::from_data(n, bs.len(), xb).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, bs.len());
+                fl.fast_rns_floor_portable(&xq, &xb, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, bs.len());
+                fl.fast_rns_floor(&xq, &xb, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "q={qs:?} b={bs:?} n={n}");
+                let mut forced = RnsPoly::<Coeff>::zero(n, bs.len());
+                let r = fl.fast_rns_floor_with(Kernel::Avx512, &xq, &xb, &mut forced);
+                assert_eq!(r.is_ok(), eligible);
+                if eligible {
+                    assert_eq!(forced.data(), expect.data(), "forced q={qs:?} n={n}");
+                }
+            }
+        }
+    }
+}
+
+/// Shenoy-Kumaresan (002 Lemma 6): the AVX-512F path equals the portable
+/// words on random and edge inputs, including both ends of the exactness
+/// range (`x = (⌊(m_sk − 1)/2⌋ + 1)·M`, just outside, and
+/// `−(⌊m_sk/2⌋ − ℓ + 1)·M`) and non-canonical words.
+#[test]
+fn shenoy_kumaresan_avx512_matches_portable() {
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use crate::shenoy_kumaresan::test_support::{product, residues};
+    use crate::shenoy_kumaresan::ShenoyKumaresan;
+    use num_bigint::BigInt;
+    if !avx512_available() {
+        note_skip_avx512("Shenoy-Kumaresan");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(609);
+    // (B_sk bits, q bits): SK converts B_sk → q.
+    for (q_bits, b_bits) in behz_configs() {
+        let mut used = Vec::new();
+        let qs = pick_primes(&q_bits, &mut used);
+        let bs = pick_primes(&b_bits, &mut used);
+        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+        let Ok(sk) = ShenoyKumaresan::new(&b, &q) else {
+            continue;
+        };
+        let eligible = b_bits.iter().all(|&x| x <= 60)
+            && q_bits.iter().any(|&x| (46..=60).contains(&x))
+            && avx512_available();
+        assert_eq!(sk.kernel() == Kernel::Avx512, eligible, "b={bs:?} q={qs:?}");
+        let ell = bs.len() - 1;
+        let big_m = BigInt::from(product(&bs[..ell]));
+        let m_sk = sk.m_sk();
+        let hi = BigInt::from((m_sk - 1) / 2 + 1) * &big_m;
+        let lo = -BigInt::from(m_sk / 2 - ell as u64 + 1) * &big_m;
+        let edges: Vec<BigInt> = vec![
+            &hi - 1,
+            hi.clone(),
+            &hi + 1,
+            lo.clone(),
+            &lo - 1,
+            BigInt::from(0),
+            BigInt::from(-1),
+            big_m.clone() - 1,
+        ];
+        for n in [1usize, 7, 9, 64, 128, 131, 300] {
+            for kind in 0..5 {
+                let mut data = vec![0u64; n * bs.len()];
+                for c in 0..n {
+                    let col: Vec<u64> = if kind == 4 {
+                        residues(&edges[c % edges.len()], &bs)
+                    } else {
+                        bs.iter().map(|&m| behz_fill(&mut rng, m, c, kind)).collect()
+                    };
+                    for (i, v) in col.into_iter().enumerate() {
+                        data[i * n + c] = v;
+                    }
+                }
+                let x = RnsPoly::<Coeff>::from_data(n, bs.len(), data).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, qs.len());
+                sk.convert_portable(&x, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, qs.len());
+                sk.convert(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "b={bs:?} q={qs:?} n={n}");
+                let mut forced = RnsPoly::<Coeff>::zero(n, qs.len());
+                let r = sk.convert_with(Kernel::Avx512, &x, &mut forced);
+                assert_eq!(r.is_ok(), eligible);
+                if eligible {
+                    assert_eq!(forced.data(), expect.data(), "forced b={bs:?} n={n}");
                 }
             }
         }
