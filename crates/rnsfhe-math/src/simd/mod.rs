@@ -278,6 +278,53 @@ pub(crate) fn pointwise_mul_shoup(
     false
 }
 
+/// `a ← a·c mod p` by Shoup's method for one constant `c < p` (`cs` its
+/// Shoup word) with AVX-512F/DQ; `false` (nothing done) if the CPU lacks
+/// them. Any modulus, any `a_i`.
+pub(crate) fn scalar_mul_shoup(m: &crate::Modulus, a: &mut [u64], c: u64, cs: u64) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::mul_scalar_shoup(m, a, c, cs) };
+        return true;
+    }
+    let _ = (m, a, c, cs);
+    false
+}
+
+/// Constants of one output limb `b` of SmMRq (002 Algorithm 2): `w1 =
+/// [m̃^{-1}]_b`, `w2 = [q·m̃^{-1}]_b` (with Shoup words), `qb = [q]_b`, and
+/// `half = ⌈m̃/2⌉`.
+pub(crate) struct SmMrqRow {
+    pub(crate) w1: u64,
+    pub(crate) w1s: u64,
+    pub(crate) w2: u64,
+    pub(crate) w2s: u64,
+    pub(crate) qb: u64,
+    pub(crate) half: u64,
+}
+
+
+/// One output limb of SmMRq (002 Algorithm 2) with AVX-512F/DQ (see
+/// `pointwise_avx512::sm_mrq_row`); `false` (nothing done) if the CPU
+/// lacks them. Any modulus `b`, `r_c < 2^63`.
+pub(crate) fn sm_mrq_row(
+    b: &crate::Modulus,
+    dst: &mut [u64],
+    src: &[u64],
+    r: &[u64],
+    k: &SmMrqRow,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::sm_mrq_row(b, dst, src, r, k) };
+        return true;
+    }
+    let _ = (b, dst, src, r, k);
+    false
+}
+
 /// `a ← a + b mod p` with AVX-512F; `false` (nothing done) if the CPU
 /// lacks it. Inputs in `[0, p)`.
 pub(crate) fn pointwise_add(m: &crate::Modulus, a: &mut [u64], b: &[u64]) -> bool {

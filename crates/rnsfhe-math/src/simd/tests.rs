@@ -1051,3 +1051,68 @@ fn shenoy_kumaresan_avx512_matches_portable() {
         }
     }
 }
+
+/// SmMRq (002 Algorithm 2) and the Shoup product by a scalar: the
+/// AVX-512F path equals the portable words for `m̃ = 2^32` and an odd `m̃`,
+/// 30- to 61-bit `B_sk`, edge and non-canonical words, lengths with tails.
+#[test]
+fn sm_mrq_and_scalar_shoup_avx512_match_portable() {
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::ring::{scalar_mul_shoup, scalar_mul_shoup_portable};
+    use crate::rns_base::RnsBase;
+    use crate::small_montgomery::SmallMontgomery;
+    if !avx512_available() {
+        note_skip_avx512("SmMRq");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(610);
+    let configs: Vec<(Vec<u32>, Vec<u32>, u64)> = vec![
+        (vec![60; 6], vec![60; 7], 1 << 32),
+        (vec![60; 10], vec![60; 11], 1 << 32),
+        (vec![30, 50], vec![59, 61, 30], (1 << 32) + 15),
+        (vec![50; 3], vec![50; 4], 65537),
+    ];
+    for (q_bits, b_bits, mt) in configs {
+        let mut used = vec![mt];
+        let qs = pick_primes(&q_bits, &mut used);
+        let bs = pick_primes(&b_bits, &mut used);
+        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+        let Ok(sm) = SmallMontgomery::new(&q, &b, mt) else {
+            continue;
+        };
+        let moduli: Vec<u64> = bs.iter().copied().chain([mt]).collect();
+        for n in [1usize, 7, 8, 9, 100, 1024] {
+            for kind in 0..4 {
+                let data: Vec<u64> = moduli
+                    .iter()
+                    .flat_map(|&m| {
+                        (0..n)
+                            .map(|c| behz_fill(&mut rng, m, c, kind))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let x = RnsPoly::<Coeff>::from_data(n, moduli.len(), data).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, bs.len());
+                sm.sm_mrq_portable(&x, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, bs.len());
+                sm.sm_mrq(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "b={bs:?} mt={mt} n={n}");
+                let r = sm.sm_mrq_with(Kernel::Avx512, &x, &mut got);
+                assert_eq!(r.is_ok(), avx512_available());
+                if r.is_ok() {
+                    assert_eq!(got.data(), expect.data());
+                }
+                for (row, &m) in x.limbs_iter().zip(&moduli) {
+                    let m = Modulus::new(m).unwrap();
+                    for c in [0, 1, m.value() - 1, m.value() / 2, rng.gen_range(0..m.value())] {
+                        let cs = m.shoup(c);
+                        let mut a = row.to_vec();
+                        let mut e = row.to_vec();
+                        scalar_mul_shoup(&m, &mut a, c, cs);
+                        scalar_mul_shoup_portable(&m, &mut e, c, cs);
+                        assert_eq!(a, e, "m={} c={c}", m.value());
+                    }
+                }
+            }
+        }
+    }
+}
