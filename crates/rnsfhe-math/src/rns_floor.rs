@@ -103,7 +103,11 @@ impl RnsFloor {
                 .iter()
                 .map(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
                 .collect(),
-            inv_b: b_sk.moduli().iter().map(|m| 1.0 / m.value() as f64).collect(),
+            inv_b: b_sk
+                .moduli()
+                .iter()
+                .map(|m| 1.0 / m.value() as f64)
+                .collect(),
             q_consts: q
                 .moduli()
                 .iter()
@@ -256,7 +260,11 @@ impl RnsFloor {
         x_bsk: &RnsPoly<Coeff>,
         out_bsk: &RnsPoly<Coeff>,
     ) -> Result<()> {
-        check_shape("fastRNSFloor x_q limb count (|q|)", self.q.len(), x_q.limbs())?;
+        check_shape(
+            "fastRNSFloor x_q limb count (|q|)",
+            self.q.len(),
+            x_q.limbs(),
+        )?;
         check_shape(
             "fastRNSFloor x_bsk limb count (|B_sk|)",
             self.b_sk.len(),

@@ -115,8 +115,12 @@ impl ShenoyKumaresan {
         } else {
             Vec::new()
         };
-        let msk_weights30 = if !q_weights30.is_empty() && crate::simd::avx512_conv_modulus_ok(m_sk) {
-            b_hat_mod_msk.iter().map(|&w| split_weight(&msk, w)).collect()
+        let msk_weights30 = if !q_weights30.is_empty() && crate::simd::avx512_conv_modulus_ok(m_sk)
+        {
+            b_hat_mod_msk
+                .iter()
+                .map(|&w| split_weight(&msk, w))
+                .collect()
         } else {
             Vec::new()
         };
@@ -289,8 +293,13 @@ impl ShenoyKumaresan {
             let (lo, hi) = (&mut y0[ell * VTILE..], &mut y1[ell * VTILE..]);
             let (a0, f0) = lo.split_at_mut(VTILE);
             let (a1, f1) = hi.split_at_mut(VTILE);
-            let cols = a0.iter_mut().zip(a1.iter_mut()).zip(f0.iter_mut().zip(f1.iter_mut()));
-            for ((((a0, a1), (f0, f1)), &s), &xs) in cols.zip(sum.iter()).zip(&x_sk[start..start + len]) {
+            let cols = a0
+                .iter_mut()
+                .zip(a1.iter_mut())
+                .zip(f0.iter_mut().zip(f1.iter_mut()));
+            for ((((a0, a1), (f0, f1)), &s), &xs) in
+                cols.zip(sum.iter()).zip(&x_sk[start..start + len])
+            {
                 // As the portable code: s + 2m_sk − [x_sk]_lazy ∈ (0, 3m_sk).
                 let diff = s + 2 * self.m_sk - self.msk.reduce_lazy(xs);
                 let alpha = self

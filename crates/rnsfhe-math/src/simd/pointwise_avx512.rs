@@ -73,9 +73,18 @@ pub(crate) fn mul_scalar_shoup(m: &Modulus, a: &mut [u64], c: u64, cs: u64) {
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn sm_mrq_row(b: &Modulus, dst: &mut [u64], src: &[u64], r: &[u64], k: &SmMrqRow) {
     let c = Consts::new(b.value());
-    let (w1, w1s) = (_mm512_set1_epi64(k.w1 as i64), _mm512_set1_epi64(k.w1s as i64));
-    let (w2, w2s) = (_mm512_set1_epi64(k.w2 as i64), _mm512_set1_epi64(k.w2s as i64));
-    let (qb, half) = (_mm512_set1_epi64(k.qb as i64), _mm512_set1_epi64(k.half as i64));
+    let (w1, w1s) = (
+        _mm512_set1_epi64(k.w1 as i64),
+        _mm512_set1_epi64(k.w1s as i64),
+    );
+    let (w2, w2s) = (
+        _mm512_set1_epi64(k.w2 as i64),
+        _mm512_set1_epi64(k.w2s as i64),
+    );
+    let (qb, half) = (
+        _mm512_set1_epi64(k.qb as i64),
+        _mm512_set1_epi64(k.half as i64),
+    );
     let len = dst.len().min(src.len()).min(r.len());
     let (dst, src, r) = (&mut dst[..len], &src[..len], &r[..len]);
     let (dv, dt) = dst.as_chunks_mut::<8>();

@@ -600,7 +600,11 @@ fn fast_base_conv_avx512_mixed_targets_match_portable() {
         } else {
             Kernel::Portable
         };
-        assert_eq!(conv.fast_base_conv_kernel(), expect_kernel, "q={qs:?} p={ps:?}");
+        assert_eq!(
+            conv.fast_base_conv_kernel(),
+            expect_kernel,
+            "q={qs:?} p={ps:?}"
+        );
         assert_eq!(conv.fast_base_conv_exact_kernel(), expect_kernel);
         for n in [1usize, 7, 9, 128, 131, 300] {
             for fill in conv_fills() {
@@ -898,7 +902,7 @@ fn behz_fill(rng: &mut ChaCha20Rng, m: u64, c: usize, kind: usize) -> u64 {
         0 => rng.gen_range(0..m),
         1 => [0, 1, m - 1, m / 2, m / 2 + 1][c % 5],
         2 => {
-            if c % 3 == 0 {
+            if c.is_multiple_of(3) {
                 u64::MAX - (c as u64)
             } else {
                 rng.gen()
@@ -944,7 +948,7 @@ fn rns_floor_avx512_matches_portable() {
                     .flat_map(|(&m, &w)| {
                         let mut row = Vec::with_capacity(n);
                         for c in 0..n {
-                            row.push(if kind == 4 || (kind == 1 && c % 2 == 0) {
+                            row.push(if kind == 4 || (kind == 1 && c.is_multiple_of(2)) {
                                 w
                             } else {
                                 behz_fill(&mut rng, m, c, kind)
@@ -1029,7 +1033,9 @@ fn shenoy_kumaresan_avx512_matches_portable() {
                     let col: Vec<u64> = if kind == 4 {
                         residues(&edges[c % edges.len()], &bs)
                     } else {
-                        bs.iter().map(|&m| behz_fill(&mut rng, m, c, kind)).collect()
+                        bs.iter()
+                            .map(|&m| behz_fill(&mut rng, m, c, kind))
+                            .collect()
                     };
                     for (i, v) in col.into_iter().enumerate() {
                         data[i * n + c] = v;
@@ -1103,7 +1109,13 @@ fn sm_mrq_and_scalar_shoup_avx512_match_portable() {
                 }
                 for (row, &m) in x.limbs_iter().zip(&moduli) {
                     let m = Modulus::new(m).unwrap();
-                    for c in [0, 1, m.value() - 1, m.value() / 2, rng.gen_range(0..m.value())] {
+                    for c in [
+                        0,
+                        1,
+                        m.value() - 1,
+                        m.value() / 2,
+                        rng.gen_range(0..m.value()),
+                    ] {
                         let cs = m.shoup(c);
                         let mut a = row.to_vec();
                         let mut e = row.to_vec();
