@@ -4,7 +4,9 @@
 //! and `fast_base_conv` with 50-bit moduli per kernel
 //! (`fast_base_conv/n=16384/k=8to9/logq=50/ifma` and `/portable`); and
 //! per kernel for 60-bit moduli, `fast_base_conv_exact/k=6->7/bits=60/avx512`
-//! (also `k=10->11`, `fast_base_conv/…`, `scale_round_to_base/k=6->7/…`).
+//! (also `k=10->11`, `fast_base_conv/…`, `scale_round_to_base/k=6->7/…`);
+//! the BEHZ kernels per kernel at k = 6, 10 (`behz_conv_q_to_bsk_mt/k=6/…`,
+//! `sm_mrq/…`, `fast_rns_floor/…`, `shenoy_kumaresan/…`).
 
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
@@ -13,7 +15,10 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::prime::generate_ntt_primes;
-use rnsfhe_math::{BaseConverter, Coeff, Kernel, RnsBase, RnsPoly, ScaleRoundToBase};
+use rnsfhe_math::{
+    BaseConverter, Coeff, Kernel, RnsBase, RnsFloor, RnsPoly, ScaleRoundToBase, ShenoyKumaresan,
+    SmallMontgomery,
+};
 
 const N: usize = 1 << 14;
 const K: usize = 8;
@@ -149,5 +154,62 @@ fn bench_kernels_60(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench, bench_kernels, bench_kernels_60);
+/// The BEHZ kernels (002 Algorithm 3) per kernel: k 60-bit q-limbs
+/// (k = 6, 10), `B_sk` of k + 1 60-bit limbs, `m̃ = 2^32`.
+fn bench_behz(c: &mut Criterion) {
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let mt = 1u64 << 32;
+    for k in [6usize, 10] {
+        let primes = ntt_primes(60, 2 * k + 1);
+        let bm: Vec<u64> = primes[k..].iter().copied().chain([mt]).collect();
+        let (Ok(q), Ok(b), Ok(bmt)) = (
+            RnsBase::new(&primes[..k]),
+            RnsBase::new(&primes[k..]),
+            RnsBase::new(&bm),
+        ) else {
+            return;
+        };
+        let (xq, xb, xbm) = (
+            random_poly(&q, &mut rng),
+            random_poly(&b, &mut rng),
+            random_poly(&bmt, &mut rng),
+        );
+        let mut out_bm = RnsPoly::<Coeff>::zero(N, k + 2);
+        let mut out_b = RnsPoly::<Coeff>::zero(N, k + 1);
+        let mut out_q = RnsPoly::<Coeff>::zero(N, k);
+        for kn in [Kernel::Portable, Kernel::Avx512] {
+            let id = |op: &str| format!("{op}/k={k}/bits=60/{}", kn.name());
+            if let Ok(conv) = BaseConverter::new(&q, &bmt) {
+                if conv.supports(kn) {
+                    c.bench_function(&id("behz_conv_q_to_bsk_mt"), |bch| {
+                        bch.iter(|| conv.fast_base_conv_with(kn, black_box(&xq), &mut out_bm))
+                    });
+                }
+            }
+            if let Ok(sm) = SmallMontgomery::new(&q, &b, mt) {
+                if kn == Kernel::Portable || sm.kernel() == kn {
+                    c.bench_function(&id("sm_mrq"), |bch| {
+                        bch.iter(|| sm.sm_mrq_with(kn, black_box(&xbm), &mut out_b))
+                    });
+                }
+            }
+            if let Ok(fl) = RnsFloor::new(&q, &b) {
+                if kn == Kernel::Portable || fl.kernel() == kn {
+                    c.bench_function(&id("fast_rns_floor"), |bch| {
+                        bch.iter(|| fl.fast_rns_floor_with(kn, black_box(&xq), &xb, &mut out_b))
+                    });
+                }
+            }
+            if let Ok(sk) = ShenoyKumaresan::new(&b, &q) {
+                if kn == Kernel::Portable || sk.kernel() == kn {
+                    c.bench_function(&id("shenoy_kumaresan"), |bch| {
+                        bch.iter(|| sk.convert_with(kn, black_box(&xb), &mut out_q))
+                    });
+                }
+            }
+        }
+    }
+}
+
+criterion_group!(benches, bench, bench_kernels, bench_kernels_60, bench_behz);
 criterion_main!(benches);

@@ -4,7 +4,8 @@
 //! `cargo run --release -p rnsfhe-math --example simd_timing [FILTER…]`
 //! (filters match `n=16384/logp=50`-style tags; `threads` times
 //! `RnsRing::to_ntt` on 1 and 2 threads instead, `base_conv` the base
-//! conversion and HPS scaling kernels).
+//! conversion and HPS scaling kernels, `behz` the BEHZ multiplication
+//! kernels).
 //!
 //! The kernels of one operation run in interleaved rounds (15 rounds of a
 //! ~2 ms batch each), so they see the same machine load. Printed per
@@ -229,8 +230,100 @@ fn base_conv() {
     }
 }
 
+/// The BEHZ kernels (002 Algorithm 3) at n = 2^14 with `k` = 6 and 10
+/// q-limbs of 60 bits, `B_sk` of `k + 1` 60-bit limbs and `m̃ = 2^32`:
+/// `FastBaseConv_I` q → B_sk ∪ {m̃}, SmMRq, fastRNSFloor, Shenoy-Kumaresan.
+fn behz() {
+    use rnsfhe_math::{
+        BaseConverter, Coeff, RnsBase, RnsFloor, RnsPoly, ShenoyKumaresan, SmallMontgomery,
+    };
+    let n = 1usize << 14;
+    let poly = |moduli: &[u64]| {
+        let data: Vec<u64> = moduli
+            .iter()
+            .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
+            .collect();
+        RnsPoly::<Coeff>::from_data(n, moduli.len(), data).unwrap()
+    };
+    let mt = 1u64 << 32;
+    for k in [6usize, 10] {
+        let primes = generate_ntt_primes(60, n, 2 * k + 1, &[]).unwrap();
+        let (qv, bv) = (&primes[..k], &primes[k..]);
+        let bm: Vec<u64> = bv.iter().copied().chain([mt]).collect();
+        let q = RnsBase::new(qv).unwrap();
+        let b = RnsBase::new(bv).unwrap();
+        let bmt = RnsBase::new(&bm).unwrap();
+        let conv = BaseConverter::new(&q, &bmt).unwrap();
+        let sm = SmallMontgomery::new(&q, &b, mt).unwrap();
+        let fl = RnsFloor::new(&q, &b).unwrap();
+        let sk = ShenoyKumaresan::new(&b, &q).unwrap();
+        let (xq, xb, xbm) = (poly(qv), poly(bv), poly(&bm));
+        let (xq, xb, xbm) = (&xq, &xb, &xbm);
+        let (conv, sm, fl, sk) = (&conv, &sm, &fl, &sk);
+        let kb = k + 1;
+        let kernels = [Kernel::Portable, Kernel::Avx512];
+        let tag = |op: &str| format!("{op}/k={k}/bits=60");
+        compare(
+            &tag("behz_conv_q_to_bsk_mt"),
+            kernels
+                .into_iter()
+                .filter(|&kn| conv.supports(kn))
+                .map(|kn| {
+                    let mut out = RnsPoly::<Coeff>::zero(n, kb + 1);
+                    let f: Box<dyn FnMut()> =
+                        Box::new(move || conv.fast_base_conv_with(kn, xq, &mut out).unwrap());
+                    (kn, f)
+                })
+                .collect(),
+        );
+        compare(
+            &tag("sm_mrq"),
+            kernels
+                .into_iter()
+                .filter(|&kn| kn == Kernel::Portable || sm.kernel() == kn)
+                .map(|kn| {
+                    let mut out = RnsPoly::<Coeff>::zero(n, kb);
+                    let f: Box<dyn FnMut()> =
+                        Box::new(move || sm.sm_mrq_with(kn, xbm, &mut out).unwrap());
+                    (kn, f)
+                })
+                .collect(),
+        );
+        compare(
+            &tag("fast_rns_floor"),
+            kernels
+                .into_iter()
+                .filter(|&kn| kn == Kernel::Portable || fl.kernel() == kn)
+                .map(|kn| {
+                    let mut out = RnsPoly::<Coeff>::zero(n, kb);
+                    let f: Box<dyn FnMut()> =
+                        Box::new(move || fl.fast_rns_floor_with(kn, xq, xb, &mut out).unwrap());
+                    (kn, f)
+                })
+                .collect(),
+        );
+        compare(
+            &tag("shenoy_kumaresan"),
+            kernels
+                .into_iter()
+                .filter(|&kn| kn == Kernel::Portable || sk.kernel() == kn)
+                .map(|kn| {
+                    let mut out = RnsPoly::<Coeff>::zero(n, k);
+                    let f: Box<dyn FnMut()> =
+                        Box::new(move || sk.convert_with(kn, xb, &mut out).unwrap());
+                    (kn, f)
+                })
+                .collect(),
+        );
+    }
+}
+
 fn main() {
     let only: Vec<String> = std::env::args().skip(1).collect();
+    if only.iter().any(|o| o == "behz") {
+        behz();
+        return;
+    }
     if only.iter().any(|o| o == "threads") {
         ring_threads();
         return;

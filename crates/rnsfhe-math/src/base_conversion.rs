@@ -188,13 +188,122 @@ pub(crate) fn split_weight(m: &Modulus, w: u64) -> [u64; 4] {
 /// modulus in `(2^45, 2^60)`, fewer than 2^20 source limbs (so `v < 2^30`),
 /// and a CPU with AVX-512F/DQ.
 pub(crate) fn avx512_conv_ok(from: &RnsBase, to: &RnsBase) -> bool {
-    max_bits(from) <= crate::simd::AVX512_CONV_BITS.1
+    avx512_source_ok(from)
         && to
             .moduli()
             .iter()
             .all(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
+}
+
+/// Whether the first pass of the AVX-512F conversions applies to the source
+/// base `from` (moduli of at most 60 bits, so every `y_i` splits into two
+/// 30-bit halves; fewer than 2^20 limbs) on this CPU (AVX-512F/DQ).
+/// Target rows then run the vector inner product where
+/// [`crate::simd::avx512_conv_modulus_ok`] holds and [`dot_tile`] elsewhere
+/// ([`SplitTile::dot`]).
+pub(crate) fn avx512_source_ok(from: &RnsBase) -> bool {
+    max_bits(from) <= crate::simd::AVX512_CONV_BITS.1
         && from.len() < 1 << 20
         && crate::simd::avx512_available()
+}
+
+/// The split weights ([`split_weight`]) of the rows of `weights` (`width`
+/// words per target modulus of `to`), for the targets the AVX-512F inner
+/// product accepts; all-zero rows (never read) for the others. Empty when
+/// no target qualifies.
+pub(crate) fn split_weight_rows(to: &[Modulus], weights: &[u64], width: usize) -> Vec<[u64; 4]> {
+    if !to
+        .iter()
+        .any(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
+    {
+        return Vec::new();
+    }
+    weights
+        .chunks_exact(width.max(1))
+        .zip(to)
+        .flat_map(|(row, m)| {
+            let ok = crate::simd::avx512_conv_modulus_ok(m.value());
+            row.iter()
+                .map(move |&w| if ok { split_weight(m, w) } else { [0; 4] })
+        })
+        .collect()
+}
+
+/// Scratch of the AVX-512F tile paths (conversions, `fastRNSFloor`,
+/// Shenoy-Kumaresan): `rows` rows of [`TILE`] words split into 30-bit
+/// halves (`y0`, `y1`, row-major, row `t` at `t·TILE`), and the same words
+/// joined coefficient-major for the target moduli outside the range of the
+/// vector inner product (e.g. `m̃ = 2^32` or a 30-bit prime), which take the
+/// scalar [`dot_tile`] instead. Allocated once per call.
+pub(crate) struct SplitTile {
+    /// Low halves, row `t` at `y0[t·TILE..]`.
+    pub(crate) y0: Vec<u64>,
+    /// High halves, same layout.
+    pub(crate) y1: Vec<u64>,
+    /// Joined words, `ys[c·joined + t]`, for the scalar rows.
+    ys: Vec<u64>,
+    /// Number of rows joined into `ys` (0: none; reset by
+    /// [`SplitTile::invalidate`]).
+    joined: usize,
+}
+
+impl SplitTile {
+    /// Zeroed scratch for `rows` rows.
+    pub(crate) fn new(rows: usize) -> Self {
+        Self {
+            y0: vec![0; TILE * rows],
+            y1: vec![0; TILE * rows],
+            ys: vec![0; TILE * rows],
+            joined: 0,
+        }
+    }
+
+    /// Forgets the joined words: call after writing `y0`/`y1` (a new tile,
+    /// another row).
+    pub(crate) fn invalidate(&mut self) {
+        self.joined = 0;
+    }
+
+    /// `out[c] = Σ_{t < w.len()} y_t[c]·w[t] mod m` (canonical) for
+    /// `c < out.len() ≤ TILE`, `y_t = y1·2^30 + y0`: with the AVX-512F
+    /// inner product (`simd::conv_dot_rows`) when `w30` holds the split
+    /// weights of all the terms (the caller passes them only for a modulus
+    /// with [`crate::simd::avx512_conv_modulus_ok`], and the halves are
+    /// below 2^30), else with the portable [`dot_tile`] on the joined words
+    /// (`block` products per reduction as there). Both give the canonical
+    /// residue of the same integer, hence the same word.
+    pub(crate) fn dot(
+        &mut self,
+        m: &Modulus,
+        inv: f64,
+        w30: &[[u64; 4]],
+        w: &[u64],
+        block: usize,
+        out: &mut [u64],
+    ) {
+        let terms = w.len();
+        if w30.len() == terms
+            && crate::simd::conv_dot_rows(m.value(), inv, &self.y0, &self.y1, TILE, w30, None, out)
+        {
+            return;
+        }
+        let len = out.len().min(TILE);
+        if self.joined != terms {
+            let ys = &mut self.ys[..len * terms];
+            let rows = self.y0.chunks_exact(TILE).zip(self.y1.chunks_exact(TILE));
+            for (t, (r0, r1)) in rows.take(terms).enumerate() {
+                for ((yc, &a), &b) in ys.chunks_exact_mut(terms.max(1)).zip(r0).zip(r1) {
+                    if let Some(d) = yc.get_mut(t) {
+                        *d = (b << 30) | a;
+                    }
+                }
+            }
+            self.joined = terms;
+        }
+        if let Some(ys) = self.ys.get(..len * terms) {
+            dot_tile(m, &mut out[..len], ys, w, block);
+        }
+    }
 }
 
 /// Number of coefficients the AVX-512F `FastBaseConv_F` sent to the exact
@@ -226,8 +335,14 @@ pub struct BaseConverter {
     /// [`BaseConverter::fast_base_conv`]. Empty otherwise.
     weights_shoup52: Vec<u64>,
     /// [`split_weight`] of every entry of `weights` (same layout), when the
-    /// AVX-512F kernels apply ([`avx512_conv_ok`]); empty otherwise.
+    /// AVX-512F kernels apply ([`avx512_source_ok`] and at least one target
+    /// modulus in `(2^45, 2^60)`); the rows of the other targets are zero
+    /// and unused (`avx_rows`). Empty otherwise.
     weights30: Vec<[u64; 4]>,
+    /// Per target modulus, whether its row runs the AVX-512F inner product
+    /// ([`crate::simd::avx512_conv_modulus_ok`]); the others take the
+    /// scalar inner product inside the AVX-512F path.
+    avx_rows: Vec<bool>,
     /// `fl(1/p_j)` per target modulus, for the AVX-512F reduction.
     inv_to: Vec<f64>,
     /// Per source modulus `(q_i, [q̂_i^{-1}]_{q_i}, its Shoup word,
@@ -276,15 +391,16 @@ impl BaseConverter {
         } else {
             Vec::new()
         };
-        let weights30 = if avx512_conv_ok(from, to) {
-            weights
-                .chunks_exact(k + 1)
-                .zip(to.moduli())
-                .flat_map(|(row, m)| row.iter().map(move |&w| split_weight(m, w)))
-                .collect()
+        let weights30 = if avx512_source_ok(from) {
+            split_weight_rows(to.moduli(), &weights, k + 1)
         } else {
             Vec::new()
         };
+        let avx_rows = to
+            .moduli()
+            .iter()
+            .map(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
+            .collect();
         let src_consts = from
             .moduli()
             .iter()
@@ -303,6 +419,7 @@ impl BaseConverter {
             weights,
             weights_shoup52,
             weights30,
+            avx_rows,
             inv_to: to.moduli().iter().map(|m| 1.0 / m.value() as f64).collect(),
             src_consts,
             block_i: half_block_len(q_bits, p_bits),
@@ -433,8 +550,14 @@ impl BaseConverter {
     /// The kernel [`BaseConverter::fast_base_conv`] uses here:
     /// [`Kernel::Ifma52`] when both bases have only moduli below 2^50 and
     /// the CPU has AVX-512 IFMA52; else [`Kernel::Avx512`] when the source
-    /// moduli are below 2^60, the target moduli in `(2^45, 2^60)` and the
-    /// CPU has AVX-512F/DQ; else [`Kernel::Portable`].
+    /// moduli are below 2^60, at least one target modulus lies in
+    /// `(2^45, 2^60)` and the CPU has AVX-512F/DQ; else [`Kernel::Portable`].
+    ///
+    /// With [`Kernel::Avx512`] the first pass always runs vectorised; the
+    /// target rows whose modulus is outside `(2^45, 2^60)` (e.g. the BEHZ
+    /// `m̃ = 2^32` of `q → B_sk ∪ {m̃}`, or small/odd moduli) take the
+    /// scalar inner product of the portable code on the same `y_i`, the
+    /// others the vector one. Every row's words equal the portable ones.
     pub fn fast_base_conv_kernel(&self) -> Kernel {
         if !self.weights_shoup52.is_empty() {
             Kernel::Ifma52
@@ -519,15 +642,17 @@ impl BaseConverter {
             return self.portable_dispatch::<EXACT>(input, output);
         }
         let terms = if EXACT { k + 1 } else { k };
+        let block = if EXACT { self.block_f } else { self.block_i };
         // Row k of y1 (the high half of v) stays zero.
-        let mut y0 = vec![0u64; TILE * (k + 1)];
-        let mut y1 = vec![0u64; TILE * (k + 1)];
+        let mut tile = SplitTile::new(k + 1);
         let mut ybuf = vec![0u64; k];
         let in_data = input.data();
         let out_data = output.data_mut();
         let band = (self.band_lo, self.band_hi);
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
+            tile.invalidate();
+            let SplitTile { y0, y1, .. } = &mut tile;
             let first = crate::simd::conv_shoup_split_tile::<EXACT>(
                 in_data,
                 n,
@@ -535,8 +660,8 @@ impl BaseConverter {
                 len,
                 &self.src_consts,
                 band,
-                &mut y0,
-                &mut y1,
+                y0,
+                y1,
                 TILE,
             );
             let mut ambiguous = match first {
@@ -562,15 +687,15 @@ impl BaseConverter {
             let rows = out_data
                 .chunks_exact_mut(n)
                 .zip(self.to.moduli().iter().zip(&self.inv_to))
-                .zip(self.weights30.chunks_exact(k + 1));
-            for ((row, (m, &inv)), w) in rows {
+                .zip(self.weights30.chunks_exact(k + 1))
+                .zip(self.weights.chunks_exact(k + 1).zip(&self.avx_rows));
+            for (((row, (m, &inv)), w30), (w, &avx)) in rows {
                 let out = &mut row[start..start + len];
                 // y halves below 2^30 (q_i < 2^60, v < 2^30), split weights
-                // of w < p_j, p_j in (2^45, 2^60): checked at construction.
-                let w = &w[..terms];
-                if !crate::simd::conv_dot_rows(m.value(), inv, &y0, &y1, TILE, w, None, out) {
-                    return self.portable_dispatch::<EXACT>(input, output);
-                }
+                // of w < p_j for p_j in (2^45, 2^60) (`avx`): checked at
+                // construction. Other rows: the portable inner product.
+                let w30 = if avx { &w30[..terms] } else { &[] };
+                tile.dot(m, inv, w30, &w[..terms], block, out);
             }
         }
         Ok(())

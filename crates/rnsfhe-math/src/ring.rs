@@ -451,6 +451,26 @@ pub fn pointwise_mul_shoup_portable(m: &Modulus, a: &mut [u64], w: &[u64], ws: &
     }
 }
 
+/// `a ← a·c mod p` by Shoup's method for one constant `c < p` (`cs =
+/// ⌊c·2^64/p⌋`, [`Modulus::shoup`]; any `a_i`), output in `[0, p)`: the
+/// product of a slice by a fixed scalar. Runs [`Kernel::Avx512`] where the
+/// CPU has AVX-512F/DQ (any modulus), with the words of
+/// [`scalar_mul_shoup_portable`].
+#[inline]
+pub fn scalar_mul_shoup(m: &Modulus, a: &mut [u64], c: u64, cs: u64) {
+    if !crate::simd::scalar_mul_shoup(m, a, c, cs) {
+        scalar_mul_shoup_portable(m, a, c, cs);
+    }
+}
+
+/// The portable reference of [`scalar_mul_shoup`].
+#[inline]
+pub fn scalar_mul_shoup_portable(m: &Modulus, a: &mut [u64], c: u64, cs: u64) {
+    for x in a {
+        *x = m.mul_shoup(*x, c, cs);
+    }
+}
+
 /// `a ← a + b mod p` over the common length, inputs and output in
 /// `[0, p)`; AVX-512F where available, the words of
 /// [`pointwise_add_portable`].

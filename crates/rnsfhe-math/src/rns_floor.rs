@@ -9,13 +9,21 @@
 //! `out_b = x_b·[q^{-1}]_b + Σ_i y_i·[−q_i^{-1}]_b mod b` with
 //! `y_i = [x_i·q̂_i^{-1}]_{q_i}`, accumulated lazily in `u128` with a single
 //! Barrett reduction (000 §V.A), and no intermediate polynomial.
+//!
+//! With AVX-512F/DQ ([`RnsFloor::kernel`]) the same inner product runs 8
+//! coefficients at a time with the 30-bit-halves kernel of the base
+//! conversions (`simd::base_conv_avx512`): the `y_i` and `x_b` are the
+//! `|q| + 1` terms, `[q^{-1}]_b` the weight of `x_b`.
 
-use crate::base_conversion::{dot_tile_with, half_block_len};
-use crate::error::{check_shape, Result};
+use crate::base_conversion::{
+    avx512_source_ok, dot_tile_with, half_block_len, split_weight_rows, SplitTile,
+};
+use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
 use crate::shenoy_kumaresan::TILE;
+use crate::simd::Kernel;
 
 /// Constants of `fastRNSFloor_q` into `B_sk`: `[q̂_i^{-1}]_{q_i}` (with Shoup
 /// quotients), and for every `b ∈ B_sk` the values `[q^{-1}]_b` and
@@ -32,6 +40,18 @@ pub struct RnsFloor {
     neg_qi_inv: Vec<u64>,
     /// Lazy block length per `b` (see `lazy_dot`).
     blocks: Vec<usize>,
+    /// Row-major `|B_sk| × (|q| + 1)`: `[−q_0^{-1}]_b, …, [q^{-1}]_b`, the
+    /// weights of the AVX-512F path (the last one multiplies `x_b`).
+    weights_ext: Vec<u64>,
+    /// Split form of `weights_ext` (`base_conversion::split_weight_rows`)
+    /// when the AVX-512F path applies; empty otherwise.
+    weights30: Vec<[u64; 4]>,
+    /// Per `b`, whether its row takes the vector inner product.
+    avx_rows: Vec<bool>,
+    /// `fl(1/b)` per `b`.
+    inv_b: Vec<f64>,
+    /// Per `q_i`: `(q_i, [q̂_i^{-1}]_{q_i}, its Shoup word, fl(1/q_i))`.
+    q_consts: Vec<(Modulus, u64, u64, f64)>,
 }
 
 impl RnsFloor {
@@ -57,6 +77,17 @@ impl RnsFloor {
             }
             blocks.push(half_block_len(a_bits, b.bits()));
         }
+        let k = q.len();
+        let weights_ext: Vec<u64> = neg_qi_inv
+            .chunks_exact(k.max(1))
+            .zip(&q_inv)
+            .flat_map(|(row, &qi)| row.iter().copied().chain([qi]))
+            .collect();
+        let weights30 = if avx512_source_ok(q) && k > 0 {
+            split_weight_rows(b_sk.moduli(), &weights_ext, k + 1)
+        } else {
+            Vec::new()
+        };
         Ok(Self {
             q: q.moduli().to_vec(),
             q_hat_inv: q.q_hat_inv().to_vec(),
@@ -65,6 +96,26 @@ impl RnsFloor {
             q_inv,
             neg_qi_inv,
             blocks,
+            weights_ext,
+            weights30,
+            avx_rows: b_sk
+                .moduli()
+                .iter()
+                .map(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
+                .collect(),
+            inv_b: b_sk
+                .moduli()
+                .iter()
+                .map(|m| 1.0 / m.value() as f64)
+                .collect(),
+            q_consts: q
+                .moduli()
+                .iter()
+                .zip(q.q_hat_inv())
+                .zip(q.q_hat_inv_shoup())
+                .zip(q.inv_f64())
+                .map(|(((&m, &w), &ws), &inv)| (m, w, ws, inv))
+                .collect(),
         })
     }
 
@@ -90,14 +141,130 @@ impl RnsFloor {
     /// an integer needs `|⌊x/q⌋ − e| < ∏B_sk / 2`. Equivalently the result is
     /// `⌊x/q⌉ − e'` with `e' ∈ [0, |q|]`, the `‖b_j‖∞ ≤ k` of 002 Lemma 5.
     /// Errors with [`crate::MathError::ShapeMismatch`] on wrong shapes.
+    ///
+    /// Runs [`RnsFloor::kernel`]; every kernel gives the same words (any
+    /// 64-bit input words).
     pub fn fast_rns_floor(
         &self,
         x_q: &RnsPoly<Coeff>,
         x_bsk: &RnsPoly<Coeff>,
         out_bsk: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        let k = self.q.len();
-        check_shape("fastRNSFloor x_q limb count (|q|)", k, x_q.limbs())?;
+        self.fast_rns_floor_with(self.kernel(), x_q, x_bsk, out_bsk)
+    }
+
+    /// The kernel [`RnsFloor::fast_rns_floor`] uses here: [`Kernel::Avx512`]
+    /// when the moduli of `q` have at most 60 bits, at least one modulus of
+    /// `B_sk` lies in `(2^45, 2^60)` and the CPU has AVX-512F/DQ (the other
+    /// `B_sk` rows then take the scalar inner product); else
+    /// [`Kernel::Portable`].
+    pub fn kernel(&self) -> Kernel {
+        if self.weights30.is_empty() {
+            Kernel::Portable
+        } else {
+            Kernel::Avx512
+        }
+    }
+
+    /// [`RnsFloor::fast_rns_floor`] with an explicit kernel (tests,
+    /// benchmarks): [`Kernel::Portable`] always, [`Kernel::Avx512`] where
+    /// [`RnsFloor::kernel`] is `Avx512`; anything else errors with
+    /// [`MathError::InvalidParameter`]. Same words for every kernel.
+    pub fn fast_rns_floor_with(
+        &self,
+        kernel: Kernel,
+        x_q: &RnsPoly<Coeff>,
+        x_bsk: &RnsPoly<Coeff>,
+        out_bsk: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        match kernel {
+            Kernel::Portable => self.fast_rns_floor_portable(x_q, x_bsk, out_bsk),
+            Kernel::Avx512 if !self.weights30.is_empty() => {
+                self.check_shapes(x_q, x_bsk, out_bsk)?;
+                self.fast_rns_floor_avx512(x_q, x_bsk, out_bsk)
+            }
+            _ => Err(MathError::InvalidParameter(format!(
+                "fastRNSFloor kernel {kernel:?} is not available for these bases on this CPU"
+            ))),
+        }
+    }
+
+    /// The AVX-512F path: per tile of `base_conversion::TILE` coefficients,
+    /// the `y_i` split into 30-bit halves (`simd::conv_shoup_split_tile`,
+    /// the words of `Modulus::mul_shoup`), then per `b` the row `x_b` as
+    /// term `|q|` (halves of `x_b`, or of `x_b mod b` for a word at or above
+    /// 2^60 — the same residue) and one inner product with
+    /// `[−q_0^{-1}]_b, …, [q^{-1}]_b` ([`SplitTile::dot`]). Exactness: each
+    /// output is the canonical residue mod `b` of an integer congruent to
+    /// the portable accumulator, hence the same word. Shapes checked by the
+    /// caller.
+    fn fast_rns_floor_avx512(
+        &self,
+        x_q: &RnsPoly<Coeff>,
+        x_bsk: &RnsPoly<Coeff>,
+        out_bsk: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        use crate::base_conversion::TILE as VTILE;
+        const MASK30: u64 = (1 << 30) - 1;
+        let (n, k) = (x_q.n(), self.q.len());
+        let mut tile = SplitTile::new(k + 1);
+        for start in (0..n).step_by(VTILE) {
+            let len = VTILE.min(n - start);
+            let SplitTile { y0, y1, .. } = &mut tile;
+            let first = crate::simd::conv_shoup_split_tile::<false>(
+                x_q.data(),
+                n,
+                start,
+                len,
+                &self.q_consts,
+                (0.0, 0.0),
+                y0,
+                y1,
+                VTILE,
+            );
+            if first.is_none() {
+                // No AVX-512F/DQ after all (it was there at construction).
+                return self.fast_rns_floor_portable(x_q, x_bsk, out_bsk);
+            }
+            let rows = self
+                .b_sk
+                .iter()
+                .zip(&self.inv_b)
+                .zip(self.weights_ext.chunks_exact(k + 1))
+                .zip(self.weights30.chunks_exact(k + 1))
+                .zip(self.avx_rows.iter().zip(&self.blocks));
+            for (j, ((((b, &inv), w), w30), (&avx, &block))) in rows.enumerate() {
+                let src = &x_bsk.limb(j)[start..start + len];
+                let SplitTile { y0, y1, .. } = &mut tile;
+                let (r0, r1) = (&mut y0[k * VTILE..], &mut y1[k * VTILE..]);
+                if crate::simd::conv_split_row(src, r0, r1) != Some(true) {
+                    for ((a, h), &x) in r0.iter_mut().zip(r1.iter_mut()).zip(src) {
+                        let x = b.reduce(x);
+                        (*a, *h) = (x & MASK30, x >> 30);
+                    }
+                }
+                tile.invalidate();
+                // Halves below 2^30 (q_i < 2^60; x_b < b < 2^60 on the
+                // vector rows), split weights of values below b.
+                let w30 = if avx { w30 } else { &[] };
+                let dst = &mut out_bsk.limb_mut(j)[start..start + len];
+                tile.dot(b, inv, w30, w, block, dst);
+            }
+        }
+        Ok(())
+    }
+
+    fn check_shapes(
+        &self,
+        x_q: &RnsPoly<Coeff>,
+        x_bsk: &RnsPoly<Coeff>,
+        out_bsk: &RnsPoly<Coeff>,
+    ) -> Result<()> {
+        check_shape(
+            "fastRNSFloor x_q limb count (|q|)",
+            self.q.len(),
+            x_q.limbs(),
+        )?;
         check_shape(
             "fastRNSFloor x_bsk limb count (|B_sk|)",
             self.b_sk.len(),
@@ -109,7 +276,18 @@ impl RnsFloor {
             out_bsk.limbs(),
         )?;
         check_shape("ring degree", x_q.n(), x_bsk.n())?;
-        check_shape("ring degree", x_q.n(), out_bsk.n())?;
+        check_shape("ring degree", x_q.n(), out_bsk.n())
+    }
+
+    /// The portable (scalar) reference of [`RnsFloor::fast_rns_floor`].
+    pub fn fast_rns_floor_portable(
+        &self,
+        x_q: &RnsPoly<Coeff>,
+        x_bsk: &RnsPoly<Coeff>,
+        out_bsk: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        let k = self.q.len();
+        self.check_shapes(x_q, x_bsk, out_bsk)?;
         let n = x_q.n();
         let mut scratch = vec![0u64; TILE.min(n) * k];
         for start in (0..n).step_by(TILE) {

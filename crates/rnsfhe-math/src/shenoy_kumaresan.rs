@@ -7,12 +7,22 @@
 //! `y_i = [x_i·M̂_i^{-1}]_{m_i}` are computed once (002 §3.1 eq. 2) and every
 //! target residue is one inner product accumulated in `u128` with a single
 //! Barrett reduction (000 §V.A).
+//!
+//! With AVX-512F/DQ ([`ShenoyKumaresan::kernel`]) the inner products (the
+//! one into `m_sk` and those into the `q_j`) run 8 coefficients at a time
+//! with the 30-bit-halves kernel of the base conversions
+//! (`simd::base_conv_avx512`); `α` stays scalar (one Shoup product per
+//! coefficient).
 
-use crate::base_conversion::{dot_tile_with, half_block_len, lazy_dot};
+use crate::base_conversion::{
+    avx512_source_ok, dot_tile_with, half_block_len, lazy_dot, split_weight, split_weight_rows,
+    SplitTile,
+};
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
+use crate::simd::Kernel;
 
 /// Coefficients processed per tile by the fused kernels: the per-tile scratch
 /// (`TILE · (ℓ + 2)` words) stays in L1/L2 while the targets are computed.
@@ -45,6 +55,18 @@ pub struct ShenoyKumaresan {
     msk_block: usize,
     /// The largest `λ` of [`ShenoyKumaresan::convert`]'s exactness range.
     lambda: u64,
+    /// Split form of `q_weights` (`base_conversion::split_weight_rows`)
+    /// when the AVX-512F path applies; empty otherwise.
+    q_weights30: Vec<[u64; 4]>,
+    /// Per `q_j`, whether its row takes the vector inner product.
+    q_avx: Vec<bool>,
+    /// `fl(1/q_j)` per target.
+    inv_q: Vec<f64>,
+    /// Split `[M̂_i]_{m_sk}` when `m_sk ∈ (2^45, 2^60)` (vector sum into
+    /// `m_sk`); empty otherwise (scalar sum).
+    msk_weights30: Vec<[u64; 4]>,
+    /// Per `m_i ∈ B`: `(m_i, [M̂_i^{-1}]_{m_i}, its Shoup word, fl(1/m_i))`.
+    b_consts: Vec<(Modulus, u64, u64, f64)>,
 }
 
 impl ShenoyKumaresan {
@@ -86,7 +108,38 @@ impl ShenoyKumaresan {
             q_weights.push(qj.mul(qj.reduce(m_sk), m_mod));
             q_blocks.push(half_block_len(a_bits, qj.bits()));
         }
+        // AVX-512F: B of at most 60 bits (halves of y_i), α < m_sk ≤ 2^60.
+        let avx = avx512_source_ok(&b_base) && msk.bits() <= crate::simd::AVX512_CONV_BITS.1;
+        let q_weights30 = if avx {
+            split_weight_rows(q.moduli(), &q_weights, ell + 2)
+        } else {
+            Vec::new()
+        };
+        let msk_weights30 = if !q_weights30.is_empty() && crate::simd::avx512_conv_modulus_ok(m_sk)
+        {
+            b_hat_mod_msk
+                .iter()
+                .map(|&w| split_weight(&msk, w))
+                .collect()
+        } else {
+            Vec::new()
+        };
         Ok(Self {
+            q_weights30,
+            q_avx: q
+                .moduli()
+                .iter()
+                .map(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
+                .collect(),
+            inv_q: q.moduli().iter().map(|m| 1.0 / m.value() as f64).collect(),
+            msk_weights30,
+            b_consts: b
+                .iter()
+                .zip(&b_hat_inv)
+                .zip(&b_hat_inv_shoup)
+                .zip(b_base.inv_f64())
+                .map(|(((&m, &w), &ws), &inv)| (m, w, ws, inv))
+                .collect(),
             m_sk,
             msk,
             b,
@@ -139,7 +192,142 @@ impl ShenoyKumaresan {
     /// Fused kernel: the `y_i` are computed once per coefficient, each output
     /// residue is one `u128` inner product with a single Barrett reduction
     /// (000 §V.A). Errors with [`MathError::ShapeMismatch`] on wrong shapes.
+    ///
+    /// Runs [`ShenoyKumaresan::kernel`]; every kernel gives the same words
+    /// (any 64-bit input words).
     pub fn convert(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
+        self.convert_with(self.kernel(), input, out)
+    }
+
+    /// The kernel [`ShenoyKumaresan::convert`] uses here: [`Kernel::Avx512`]
+    /// when the moduli of `B_sk` have at most 60 bits, at least one target
+    /// `q_j` lies in `(2^45, 2^60)` and the CPU has AVX-512F/DQ (the other
+    /// target rows, and the sum into `m_sk` unless `m_sk ∈ (2^45, 2^60)`,
+    /// take the scalar inner product); else [`Kernel::Portable`].
+    pub fn kernel(&self) -> Kernel {
+        if self.q_weights30.is_empty() {
+            Kernel::Portable
+        } else {
+            Kernel::Avx512
+        }
+    }
+
+    /// [`ShenoyKumaresan::convert`] with an explicit kernel (tests,
+    /// benchmarks): [`Kernel::Portable`] always, [`Kernel::Avx512`] where
+    /// [`ShenoyKumaresan::kernel`] is `Avx512`; anything else errors with
+    /// [`MathError::InvalidParameter`]. Same words for every kernel.
+    pub fn convert_with(
+        &self,
+        kernel: Kernel,
+        input: &RnsPoly<Coeff>,
+        out: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        match kernel {
+            Kernel::Portable => self.convert_portable(input, out),
+            Kernel::Avx512 if !self.q_weights30.is_empty() => {
+                self.check_shapes(input, out)?;
+                self.convert_avx512(input, out)
+            }
+            _ => Err(MathError::InvalidParameter(format!(
+                "Shenoy-Kumaresan kernel {kernel:?} is not available for these bases on this CPU"
+            ))),
+        }
+    }
+
+    fn check_shapes(&self, input: &RnsPoly<Coeff>, out: &RnsPoly<Coeff>) -> Result<()> {
+        check_shape(
+            "Shenoy-Kumaresan input limb count (|B| + 1)",
+            self.b.len() + 1,
+            input.limbs(),
+        )?;
+        check_shape(
+            "Shenoy-Kumaresan output limb count (|q|)",
+            self.q.len(),
+            out.limbs(),
+        )?;
+        check_shape("ring degree", input.n(), out.n())
+    }
+
+    /// The AVX-512F path: per tile of `base_conversion::TILE` coefficients,
+    /// the `y_i` split into 30-bit halves (`simd::conv_shoup_split_tile`,
+    /// the words of `Modulus::mul_shoup`); `Σ_i y_i·[M̂_i]_{m_sk} mod m_sk`
+    /// by [`SplitTile::dot`] (canonical, as the portable `lazy_dot`); `α`
+    /// and its sign flag by the portable scalar formulas, stored as rows
+    /// `ℓ` and `ℓ + 1`; then one `(ℓ + 2)`-term [`SplitTile::dot`] per
+    /// `q_j`. Exactness: every output is the canonical residue of an
+    /// integer congruent to the portable accumulator. Shapes checked by
+    /// the caller.
+    fn convert_avx512(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
+        use crate::base_conversion::TILE as VTILE;
+        const MASK30: u64 = (1 << 30) - 1;
+        let (n, ell) = (input.n(), self.b.len());
+        let stride = ell + 2;
+        let half = self.m_sk / 2;
+        let inv_msk = 1.0 / self.m_sk as f64;
+        let mut tile = SplitTile::new(stride);
+        let mut sum = vec![0u64; VTILE];
+        let x_sk = input.limb(ell);
+        for start in (0..n).step_by(VTILE) {
+            let len = VTILE.min(n - start);
+            tile.invalidate();
+            let SplitTile { y0, y1, .. } = &mut tile;
+            let first = crate::simd::conv_shoup_split_tile::<false>(
+                input.data(),
+                n,
+                start,
+                len,
+                &self.b_consts,
+                (0.0, 0.0),
+                y0,
+                y1,
+                VTILE,
+            );
+            if first.is_none() {
+                // No AVX-512F/DQ after all (it was there at construction).
+                return self.convert_portable(input, out);
+            }
+            let sum = &mut sum[..len];
+            let (w30, w) = (&self.msk_weights30, &self.b_hat_mod_msk);
+            tile.dot(&self.msk, inv_msk, w30, w, self.msk_block, sum);
+            let SplitTile { y0, y1, .. } = &mut tile;
+            let (lo, hi) = (&mut y0[ell * VTILE..], &mut y1[ell * VTILE..]);
+            let (a0, f0) = lo.split_at_mut(VTILE);
+            let (a1, f1) = hi.split_at_mut(VTILE);
+            let cols = a0
+                .iter_mut()
+                .zip(a1.iter_mut())
+                .zip(f0.iter_mut().zip(f1.iter_mut()));
+            for ((((a0, a1), (f0, f1)), &s), &xs) in
+                cols.zip(sum.iter()).zip(&x_sk[start..start + len])
+            {
+                // As the portable code: s + 2m_sk − [x_sk]_lazy ∈ (0, 3m_sk).
+                let diff = s + 2 * self.m_sk - self.msk.reduce_lazy(xs);
+                let alpha = self
+                    .msk
+                    .mul_shoup(diff, self.m_inv_msk, self.m_inv_msk_shoup);
+                (*a0, *a1) = (alpha & MASK30, alpha >> 30);
+                (*f0, *f1) = (u64::from(alpha > half), 0);
+            }
+            tile.invalidate();
+            let rows = self
+                .q
+                .iter()
+                .zip(&self.inv_q)
+                .zip(self.q_weights.chunks_exact(stride))
+                .zip(self.q_weights30.chunks_exact(stride))
+                .zip(self.q_avx.iter().zip(&self.q_blocks));
+            for (j, ((((qj, &inv), w), w30), (&avx, &block))) in rows.enumerate() {
+                // Halves below 2^30 (m_i < 2^60, α < m_sk ≤ 2^60, flag ≤ 1).
+                let w30 = if avx { w30 } else { &[] };
+                let dst = &mut out.limb_mut(j)[start..start + len];
+                tile.dot(qj, inv, w30, w, block, dst);
+            }
+        }
+        Ok(())
+    }
+
+    /// The portable (scalar) reference of [`ShenoyKumaresan::convert`].
+    pub fn convert_portable(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
         let ell = self.b.len();
         check_shape(
             "Shenoy-Kumaresan input limb count (|B| + 1)",

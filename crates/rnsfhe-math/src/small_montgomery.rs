@@ -7,6 +7,7 @@ use crate::error::{check_shape, MathError, Result};
 use crate::modulus::{gcd, Modulus};
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
+use crate::simd::Kernel;
 
 /// Constants for `SmMRq_{m̃}` from base `q` to `B_sk = B ∪ {m_sk}`:
 /// `[−q^{-1}]_{m̃}`, and for every `b ∈ B_sk` the values `[m̃^{-1}]_b`,
@@ -117,7 +118,81 @@ impl SmallMontgomery {
     ///
     /// Errors with [`MathError::ShapeMismatch`] on wrong limb counts or
     /// degrees.
+    ///
+    /// Runs [`SmallMontgomery::kernel`]; every kernel gives the same words
+    /// (any 64-bit input words).
     pub fn sm_mrq(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
+        self.sm_mrq_with(self.kernel(), input, out)
+    }
+
+    /// The kernel [`SmallMontgomery::sm_mrq`] uses here: [`Kernel::Avx512`]
+    /// when the CPU has AVX-512F/DQ (any moduli: Shoup products with an
+    /// exact emulated high word, `simd::pointwise_avx512`), else
+    /// [`Kernel::Portable`].
+    pub fn kernel(&self) -> Kernel {
+        if crate::simd::avx512_available() {
+            Kernel::Avx512
+        } else {
+            Kernel::Portable
+        }
+    }
+
+    /// [`SmallMontgomery::sm_mrq`] with an explicit kernel (tests,
+    /// benchmarks): [`Kernel::Portable`] always, [`Kernel::Avx512`] where
+    /// [`SmallMontgomery::kernel`] is `Avx512`; anything else errors with
+    /// [`MathError::InvalidParameter`]. Same words for every kernel.
+    pub fn sm_mrq_with(
+        &self,
+        kernel: Kernel,
+        input: &RnsPoly<Coeff>,
+        out: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        match kernel {
+            Kernel::Portable => self.sm_mrq_portable(input, out),
+            Kernel::Avx512 if self.kernel() == Kernel::Avx512 => self.sm_mrq_avx512(input, out),
+            _ => Err(MathError::InvalidParameter(format!(
+                "SmMRq kernel {kernel:?} is not available on this CPU"
+            ))),
+        }
+    }
+
+    /// The AVX-512F path: `r_pos` by the vector Shoup product by a scalar
+    /// ([`crate::ring::scalar_mul_shoup`]), then one vector pass per output
+    /// limb (`simd::sm_mrq_row`). Every step returns the canonical word of
+    /// the portable code, so the outputs are equal.
+    fn sm_mrq_avx512(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
+        let l = self.b_sk.len();
+        self.check_shapes(input, out)?;
+        let n = input.n();
+        let mut r_pos = input.limb(l).to_vec();
+        crate::ring::scalar_mul_shoup(&self.mt, &mut r_pos, self.neg_q_inv, self.neg_q_inv_shoup);
+        for (i, b) in self.b_sk.iter().enumerate() {
+            let k = crate::simd::SmMrqRow {
+                w1: self.mt_inv[i],
+                w1s: self.mt_inv_shoup[i],
+                w2: self.q_mt_inv[i],
+                w2s: self.q_mt_inv_shoup[i],
+                qb: self.q_mod_b[i],
+                half: self.half,
+            };
+            let src = &input.limb(i)[..n];
+            let dst = &mut out.limb_mut(i)[..n];
+            if !crate::simd::sm_mrq_row(b, dst, src, &r_pos, &k) {
+                return self.sm_mrq_portable(input, out);
+            }
+        }
+        Ok(())
+    }
+
+    fn check_shapes(&self, input: &RnsPoly<Coeff>, out: &RnsPoly<Coeff>) -> Result<()> {
+        let l = self.b_sk.len();
+        check_shape("SmMRq input limb count (|B_sk| + 1)", l + 1, input.limbs())?;
+        check_shape("SmMRq output limb count (|B_sk|)", l, out.limbs())?;
+        check_shape("ring degree", input.n(), out.n())
+    }
+
+    /// The portable (scalar) reference of [`SmallMontgomery::sm_mrq`].
+    pub fn sm_mrq_portable(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
         let l = self.b_sk.len();
         check_shape("SmMRq input limb count (|B_sk| + 1)", l + 1, input.limbs())?;
         check_shape("SmMRq output limb count (|B_sk|)", l, out.limbs())?;

@@ -23,8 +23,21 @@
 //! | bases                                      | CPU has         | `fast_base_conv`   | `fast_base_conv_exact`, `ScaleRoundToBase` |
 //! |--------------------------------------------|-----------------|--------------------|--------------------------------------------|
 //! | all moduli `< 2^50`                        | AVX-512F + IFMA | [`Kernel::Ifma52`] | [`Kernel::Avx512`]                         |
-//! | source `< 2^60`, targets in `(2^45, 2^60)` | AVX-512F + DQ   | [`Kernel::Avx512`] | [`Kernel::Avx512`]                         |
+//! | source `< 2^60`, a target in `(2^45, 2^60)` | AVX-512F + DQ  | [`Kernel::Avx512`] | [`Kernel::Avx512`] (scaler: all targets)   |
 //! | otherwise (e.g. 61-bit moduli)             | any             | [`Kernel::Portable`] | [`Kernel::Portable`]                     |
+//!
+//! `fast_base_conv` and `fast_base_conv_exact` with [`Kernel::Avx512`] need
+//! only one target modulus in `(2^45, 2^60)`: the target rows outside that
+//! range (the BEHZ `m̃ = 2^32` of `q → B_sk ∪ {m̃}`, small or 61-bit
+//! moduli) take the portable inner product on the same vectorised first
+//! pass. The BEHZ kernels (002 Algorithm 3) use the same inner product:
+//! `RnsFloor::fast_rns_floor` (source `q` below 2^60, rows of `B_sk` in
+//! `(2^45, 2^60)`) and `ShenoyKumaresan::convert` (`B_sk` below 2^60, rows
+//! of `q` and the sum into `m_sk` in `(2^45, 2^60)`) run
+//! [`Kernel::Avx512`] when at least one target row qualifies, scalar rows
+//! elsewhere; `SmallMontgomery::sm_mrq` and
+//! [`crate::ring::scalar_mul_shoup`] run [`Kernel::Avx512`] for any moduli
+//! (`pointwise_avx512`).
 //!
 //! Products by a fixed operand with Shoup's method
 //! ([`crate::ring::pointwise_mul_shoup`]) and modular sums
@@ -275,6 +288,52 @@ pub(crate) fn pointwise_mul_shoup(
         return true;
     }
     let _ = (m, a, w, ws);
+    false
+}
+
+/// `a ← a·c mod p` by Shoup's method for one constant `c < p` (`cs` its
+/// Shoup word) with AVX-512F/DQ; `false` (nothing done) if the CPU lacks
+/// them. Any modulus, any `a_i`.
+pub(crate) fn scalar_mul_shoup(m: &crate::Modulus, a: &mut [u64], c: u64, cs: u64) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::mul_scalar_shoup(m, a, c, cs) };
+        return true;
+    }
+    let _ = (m, a, c, cs);
+    false
+}
+
+/// Constants of one output limb `b` of SmMRq (002 Algorithm 2): `w1 =
+/// [m̃^{-1}]_b`, `w2 = [q·m̃^{-1}]_b` (with Shoup words), `qb = [q]_b`, and
+/// `half = ⌈m̃/2⌉`.
+pub(crate) struct SmMrqRow {
+    pub(crate) w1: u64,
+    pub(crate) w1s: u64,
+    pub(crate) w2: u64,
+    pub(crate) w2s: u64,
+    pub(crate) qb: u64,
+    pub(crate) half: u64,
+}
+
+/// One output limb of SmMRq (002 Algorithm 2) with AVX-512F/DQ (see
+/// `pointwise_avx512::sm_mrq_row`); `false` (nothing done) if the CPU
+/// lacks them. Any modulus `b`, `r_c < 2^63`.
+pub(crate) fn sm_mrq_row(
+    b: &crate::Modulus,
+    dst: &mut [u64],
+    src: &[u64],
+    r: &[u64],
+    k: &SmMrqRow,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::sm_mrq_row(b, dst, src, r, k) };
+        return true;
+    }
+    let _ = (b, dst, src, r, k);
     false
 }
 

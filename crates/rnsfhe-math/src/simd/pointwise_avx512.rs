@@ -11,6 +11,7 @@ use core::arch::x86_64::*;
 
 use super::ntt_avx512::{mul_shoup as mul_shoup_lazy, Consts};
 use super::ntt_common::{csub, load, store};
+use super::SmMrqRow;
 use crate::modulus::Modulus;
 
 /// `a ← a ⊙ w mod p` over the common length, `w_i < p`, `ws` their Shoup
@@ -46,5 +47,62 @@ pub(crate) fn add(m: &Modulus, a: &mut [u64], b: &[u64]) {
     }
     for (x, &y) in at.iter_mut().zip(bt) {
         *x = m.add(*x, y);
+    }
+}
+
+/// `a ← a·c mod p` for one constant `c < p` (`cs` its Shoup word), any
+/// `a_i < 2^64`, output in `[0, p)`: the words of
+/// [`crate::Modulus::mul_shoup`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn mul_scalar_shoup(m: &Modulus, a: &mut [u64], c: u64, cs: u64) {
+    let k = Consts::new(m.value());
+    let (w, ws) = (_mm512_set1_epi64(c as i64), _mm512_set1_epi64(cs as i64));
+    let (av, at) = a.as_chunks_mut::<8>();
+    for x in av {
+        store(x, csub(mul_shoup_lazy(load(x), w, ws, &k), k.p));
+    }
+    for x in at {
+        *x = m.mul_shoup(*x, c, cs);
+    }
+}
+
+/// One output limb of SmMRq: `dst_c = [c_c·w1 + r_c·w2 − [r_c ≥ half]·qb]_b`
+/// over the common length, with `r_c < 2^63`, any `c_c`; each step
+/// (two Shoup products, a modular sum, a modular difference) returns the
+/// canonical word of the portable code, so the output words are equal.
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn sm_mrq_row(b: &Modulus, dst: &mut [u64], src: &[u64], r: &[u64], k: &SmMrqRow) {
+    let c = Consts::new(b.value());
+    let (w1, w1s) = (
+        _mm512_set1_epi64(k.w1 as i64),
+        _mm512_set1_epi64(k.w1s as i64),
+    );
+    let (w2, w2s) = (
+        _mm512_set1_epi64(k.w2 as i64),
+        _mm512_set1_epi64(k.w2s as i64),
+    );
+    let (qb, half) = (
+        _mm512_set1_epi64(k.qb as i64),
+        _mm512_set1_epi64(k.half as i64),
+    );
+    let len = dst.len().min(src.len()).min(r.len());
+    let (dst, src, r) = (&mut dst[..len], &src[..len], &r[..len]);
+    let (dv, dt) = dst.as_chunks_mut::<8>();
+    let (sv, st) = src.as_chunks::<8>();
+    let (rv, rt) = r.as_chunks::<8>();
+    for ((d, s), rr) in dv.iter_mut().zip(sv).zip(rv) {
+        let rr = load(rr);
+        let x1 = csub(mul_shoup_lazy(load(s), w1, w1s, &c), c.p);
+        let x2 = csub(mul_shoup_lazy(rr, w2, w2s, &c), c.p);
+        let sum = csub(_mm512_add_epi64(x1, x2), c.p);
+        let neg = _mm512_cmpge_epu64_mask(rr, half);
+        // sum − qb (qb < b) lifted back into [0, b) by min(t, t + b).
+        let t = _mm512_mask_sub_epi64(sum, neg, sum, qb);
+        store(d, _mm512_min_epu64(t, _mm512_add_epi64(t, c.p)));
+    }
+    for ((d, &s), &rr) in dt.iter_mut().zip(st).zip(rt) {
+        let neg = u64::from(rr >= k.half);
+        let x = b.add(b.mul_shoup(s, k.w1, k.w1s), b.mul_shoup(rr, k.w2, k.w2s));
+        *d = b.sub(x, neg * k.qb);
     }
 }

@@ -398,8 +398,16 @@ fn fast_base_conv_ifma_matches_portable() {
 }
 
 /// Whether bases of these bit lengths qualify for the AVX-512F conversion
-/// kernels: source moduli of at most 60 bits, target moduli of 46 to 60.
+/// kernels: source moduli of at most 60 bits, at least one target modulus
+/// of 46 to 60 bits (the other target rows take the scalar inner product).
 fn avx512_conv_bits_ok(from_bits: &[u32], to_bits: &[u32]) -> bool {
+    from_bits.iter().all(|&b| b <= 60) && to_bits.iter().any(|&b| (46..=60).contains(&b))
+}
+
+/// Whether bases of these bit lengths qualify for the AVX-512F HPS scaler
+/// to a base: source moduli of at most 60 bits, every target modulus of 46
+/// to 60 bits.
+fn avx512_scale_bits_ok(from_bits: &[u32], to_bits: &[u32]) -> bool {
     from_bits.iter().all(|&b| b <= 60) && to_bits.iter().all(|&b| (46..=60).contains(&b))
 }
 
@@ -456,10 +464,13 @@ fn fast_base_conv_avx512_matches_portable() {
         (vec![30, 50, 59, 60], vec![50; 2]),
         (vec![50; 8], vec![50; 9]),
         (vec![30; 5], vec![47; 3]),
-        // Not eligible: 61-bit source, 45-bit or 61-bit target.
-        (vec![61, 60], vec![60]),
+        // Mixed targets: the 45-, 61- and 30-bit rows take the scalar path.
         (vec![60; 2], vec![45, 60]),
+        (vec![60; 6], vec![60, 61, 60, 30, 60]),
+        // Not eligible: 61-bit source, no target of 46 to 60 bits.
+        (vec![61, 60], vec![60]),
         (vec![60; 2], vec![61]),
+        (vec![60; 3], vec![45, 30]),
     ];
     for k in 1..=20usize {
         configs.push((vec![60; k], vec![60; 1 + k % 4]));
@@ -553,6 +564,68 @@ fn fast_base_conv_avx512_matches_portable() {
     }
 }
 
+/// `FastBaseConv_I` and `_F` into target bases with moduli outside the
+/// range of the vector inner product (`m̃ = 2^32` as in BEHZ, tiny and
+/// even moduli, 61-bit primes) next to 60-bit ones: the AVX-512F path
+/// (vector rows plus scalar rows) equals the portable words.
+#[test]
+fn fast_base_conv_avx512_mixed_targets_match_portable() {
+    use crate::base_conversion::BaseConverter;
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    if !avx512_available() {
+        note_skip_avx512("FastBaseConv with mixed targets");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(607);
+    let mut used = Vec::new();
+    let q60 = pick_primes(&[60; 10], &mut used);
+    let p60 = pick_primes(&[60; 11], &mut used);
+    let p61 = pick_primes(&[61], &mut used)[0];
+    let p50 = pick_primes(&[50], &mut used)[0];
+    let q30 = pick_primes(&[30; 3], &mut used);
+    let cases: Vec<(Vec<u64>, Vec<u64>)> = vec![
+        // BEHZ q → B_sk ∪ {m̃}: 6 and 10 limbs.
+        (q60[..6].to_vec(), [&p60[..7], &[1 << 32]].concat()),
+        (q60.clone(), [&p60[..], &[1 << 32]].concat()),
+        // m̃ first, small odd and even moduli, 61-bit.
+        (q60[..3].to_vec(), vec![1 << 32, p60[0], 3, p61, p60[1], 25]),
+        ([&q30[..], &[p50]].concat(), vec![p60[2], 65537, p50 + 2]),
+        (vec![q60[0]], vec![(1 << 32) + 1, p60[3]]),
+    ];
+    for (qs, ps) in cases {
+        let (from, to) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+        let conv = BaseConverter::new(&from, &to).unwrap();
+        let expect_kernel = if avx512_available() {
+            Kernel::Avx512
+        } else {
+            Kernel::Portable
+        };
+        assert_eq!(
+            conv.fast_base_conv_kernel(),
+            expect_kernel,
+            "q={qs:?} p={ps:?}"
+        );
+        assert_eq!(conv.fast_base_conv_exact_kernel(), expect_kernel);
+        for n in [1usize, 7, 9, 128, 131, 300] {
+            for fill in conv_fills() {
+                let data: Vec<u64> = qs
+                    .iter()
+                    .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
+                    .collect();
+                let x = RnsPoly::<Coeff>::from_data(n, qs.len(), data).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
+                let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
+                conv.fast_base_conv_portable(&x, &mut expect).unwrap();
+                conv.fast_base_conv(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "I: q={qs:?} p={ps:?} n={n}");
+                conv.fast_base_conv_exact_portable(&x, &mut expect).unwrap();
+                conv.fast_base_conv_exact(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "F: q={qs:?} p={ps:?} n={n}");
+            }
+        }
+    }
+}
+
 #[test]
 fn fast_base_conv_exact_avx512_hits_fallback_band() {
     use crate::base_conversion::{BaseConverter, AVX512_BAND_FALLBACKS};
@@ -631,7 +704,7 @@ fn scale_round_to_base_avx512_matches_portable() {
         let ps = pick_primes(&to_bits, &mut used);
         let (q, p) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
         let qp = q.extend(&p).unwrap();
-        let eligible = avx512_conv_bits_ok(&from_bits, &to_bits) && avx512_available();
+        let eligible = avx512_scale_bits_ok(&from_bits, &to_bits) && avx512_available();
         for t in [65537u64, 2, (1 << 61) - 1] {
             let s = ScaleRoundToBase::new(&q, &p, t).unwrap();
             assert_eq!(s.kernel() == Kernel::Avx512, eligible, "q={qs:?} p={ps:?}");
@@ -797,6 +870,259 @@ fn pointwise_shoup_and_add_avx512_match_portable() {
                     let mut got = a.clone();
                     pointwise_add(&m, &mut got, w);
                     assert_eq!(got, expect, "add p={p} len={len}");
+                }
+            }
+        }
+    }
+}
+
+/// Bases for the BEHZ kernels: `(q bits, B_sk bits)` (the last of `B_sk`
+/// is `m_sk`), 30- to 61-bit moduli, 1 to 10 limbs.
+fn behz_configs() -> Vec<(Vec<u32>, Vec<u32>)> {
+    vec![
+        (vec![60; 6], vec![60; 7]),
+        (vec![60; 10], vec![60; 11]),
+        (vec![59; 3], vec![60, 59, 50, 46]),
+        (vec![30, 50, 59, 60], vec![50; 5]),
+        (vec![50; 2], vec![60, 30, 60]),
+        (vec![60; 2], vec![60, 61, 60]),
+        (vec![30; 4], vec![45, 30, 47]),
+        (vec![60; 1], vec![60; 2]),
+        (vec![60; 13], vec![60; 14]),
+        // Not eligible: 61-bit source, or no target of 46 to 60 bits.
+        (vec![61, 60], vec![60; 3]),
+        (vec![30; 3], vec![30; 4]),
+    ]
+}
+
+/// Edge and random words for residues modulo `m`: 0, 1, m − 1, ⌊m/2⌋,
+/// random, and words at or above 2^60 (accepted by the portable code).
+fn behz_fill(rng: &mut ChaCha20Rng, m: u64, c: usize, kind: usize) -> u64 {
+    match kind {
+        0 => rng.gen_range(0..m),
+        1 => [0, 1, m - 1, m / 2, m / 2 + 1][c % 5],
+        2 => {
+            if c.is_multiple_of(3) {
+                u64::MAX - (c as u64)
+            } else {
+                rng.gen()
+            }
+        }
+        _ => m - 1,
+    }
+}
+
+/// `fastRNSFloor` (002 Lemma 5): the AVX-512F path equals the portable
+/// words on random and edge inputs, including the worst case
+/// `y_i = q_i − 1` (largest accumulators and overflow `e = |q| − 1`) and
+/// non-canonical words, for several bases and lengths with tails.
+#[test]
+fn rns_floor_avx512_matches_portable() {
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use crate::rns_floor::RnsFloor;
+    if !avx512_available() {
+        note_skip_avx512("fastRNSFloor");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(608);
+    for (q_bits, b_bits) in behz_configs() {
+        let mut used = Vec::new();
+        let qs = pick_primes(&q_bits, &mut used);
+        let bs = pick_primes(&b_bits, &mut used);
+        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+        let fl = RnsFloor::new(&q, &b).unwrap();
+        let eligible = avx512_conv_bits_ok(&q_bits, &b_bits) && avx512_available();
+        assert_eq!(fl.kernel() == Kernel::Avx512, eligible, "q={qs:?} b={bs:?}");
+        // x_i = [−q̂_i]_{q_i} gives y_i = q_i − 1.
+        let worst: Vec<u64> = q
+            .moduli()
+            .iter()
+            .zip(q.q_hat_inv())
+            .map(|(m, &h)| m.neg(m.inv(h).unwrap()))
+            .collect();
+        for n in [1usize, 7, 8, 13, 128, 131, 300] {
+            for kind in 0..5 {
+                let xq: Vec<u64> = qs
+                    .iter()
+                    .zip(&worst)
+                    .flat_map(|(&m, &w)| {
+                        let mut row = Vec::with_capacity(n);
+                        for c in 0..n {
+                            row.push(if kind == 4 || (kind == 1 && c.is_multiple_of(2)) {
+                                w
+                            } else {
+                                behz_fill(&mut rng, m, c, kind)
+                            });
+                        }
+                        row
+                    })
+                    .collect();
+                let xb: Vec<u64> = bs
+                    .iter()
+                    .flat_map(|&m| {
+                        (0..n)
+                            .map(|c| behz_fill(&mut rng, m, c + 1, kind))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let xq = RnsPoly::<Coeff>::from_data(n, qs.len(), xq).unwrap();
+                let xb = RnsPoly::<Coeff>::from_data(n, bs.len(), xb).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, bs.len());
+                fl.fast_rns_floor_portable(&xq, &xb, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, bs.len());
+                fl.fast_rns_floor(&xq, &xb, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "q={qs:?} b={bs:?} n={n}");
+                let mut forced = RnsPoly::<Coeff>::zero(n, bs.len());
+                let r = fl.fast_rns_floor_with(Kernel::Avx512, &xq, &xb, &mut forced);
+                assert_eq!(r.is_ok(), eligible);
+                if eligible {
+                    assert_eq!(forced.data(), expect.data(), "forced q={qs:?} n={n}");
+                }
+            }
+        }
+    }
+}
+
+/// Shenoy-Kumaresan (002 Lemma 6): the AVX-512F path equals the portable
+/// words on random and edge inputs, including both ends of the exactness
+/// range (`x = (⌊(m_sk − 1)/2⌋ + 1)·M`, just outside, and
+/// `−(⌊m_sk/2⌋ − ℓ + 1)·M`) and non-canonical words.
+#[test]
+fn shenoy_kumaresan_avx512_matches_portable() {
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::rns_base::RnsBase;
+    use crate::shenoy_kumaresan::test_support::{product, residues};
+    use crate::shenoy_kumaresan::ShenoyKumaresan;
+    use num_bigint::BigInt;
+    if !avx512_available() {
+        note_skip_avx512("Shenoy-Kumaresan");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(609);
+    // (B_sk bits, q bits): SK converts B_sk → q.
+    for (q_bits, b_bits) in behz_configs() {
+        let mut used = Vec::new();
+        let qs = pick_primes(&q_bits, &mut used);
+        let bs = pick_primes(&b_bits, &mut used);
+        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+        let Ok(sk) = ShenoyKumaresan::new(&b, &q) else {
+            continue;
+        };
+        let eligible = b_bits.iter().all(|&x| x <= 60)
+            && q_bits.iter().any(|&x| (46..=60).contains(&x))
+            && avx512_available();
+        assert_eq!(sk.kernel() == Kernel::Avx512, eligible, "b={bs:?} q={qs:?}");
+        let ell = bs.len() - 1;
+        let big_m = BigInt::from(product(&bs[..ell]));
+        let m_sk = sk.m_sk();
+        let hi = BigInt::from((m_sk - 1) / 2 + 1) * &big_m;
+        let lo = -BigInt::from(m_sk / 2 - ell as u64 + 1) * &big_m;
+        let edges: Vec<BigInt> = vec![
+            &hi - 1,
+            hi.clone(),
+            &hi + 1,
+            lo.clone(),
+            &lo - 1,
+            BigInt::from(0),
+            BigInt::from(-1),
+            big_m.clone() - 1,
+        ];
+        for n in [1usize, 7, 9, 64, 128, 131, 300] {
+            for kind in 0..5 {
+                let mut data = vec![0u64; n * bs.len()];
+                for c in 0..n {
+                    let col: Vec<u64> = if kind == 4 {
+                        residues(&edges[c % edges.len()], &bs)
+                    } else {
+                        bs.iter()
+                            .map(|&m| behz_fill(&mut rng, m, c, kind))
+                            .collect()
+                    };
+                    for (i, v) in col.into_iter().enumerate() {
+                        data[i * n + c] = v;
+                    }
+                }
+                let x = RnsPoly::<Coeff>::from_data(n, bs.len(), data).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, qs.len());
+                sk.convert_portable(&x, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, qs.len());
+                sk.convert(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "b={bs:?} q={qs:?} n={n}");
+                let mut forced = RnsPoly::<Coeff>::zero(n, qs.len());
+                let r = sk.convert_with(Kernel::Avx512, &x, &mut forced);
+                assert_eq!(r.is_ok(), eligible);
+                if eligible {
+                    assert_eq!(forced.data(), expect.data(), "forced b={bs:?} n={n}");
+                }
+            }
+        }
+    }
+}
+
+/// SmMRq (002 Algorithm 2) and the Shoup product by a scalar: the
+/// AVX-512F path equals the portable words for `m̃ = 2^32` and an odd `m̃`,
+/// 30- to 61-bit `B_sk`, edge and non-canonical words, lengths with tails.
+#[test]
+fn sm_mrq_and_scalar_shoup_avx512_match_portable() {
+    use crate::poly::{Coeff, RnsPoly};
+    use crate::ring::{scalar_mul_shoup, scalar_mul_shoup_portable};
+    use crate::rns_base::RnsBase;
+    use crate::small_montgomery::SmallMontgomery;
+    if !avx512_available() {
+        note_skip_avx512("SmMRq");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(610);
+    let configs: Vec<(Vec<u32>, Vec<u32>, u64)> = vec![
+        (vec![60; 6], vec![60; 7], 1 << 32),
+        (vec![60; 10], vec![60; 11], 1 << 32),
+        (vec![30, 50], vec![59, 61, 30], (1 << 32) + 15),
+        (vec![50; 3], vec![50; 4], 65537),
+    ];
+    for (q_bits, b_bits, mt) in configs {
+        let mut used = vec![mt];
+        let qs = pick_primes(&q_bits, &mut used);
+        let bs = pick_primes(&b_bits, &mut used);
+        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+        let Ok(sm) = SmallMontgomery::new(&q, &b, mt) else {
+            continue;
+        };
+        let moduli: Vec<u64> = bs.iter().copied().chain([mt]).collect();
+        for n in [1usize, 7, 8, 9, 100, 1024] {
+            for kind in 0..4 {
+                let data: Vec<u64> = moduli
+                    .iter()
+                    .flat_map(|&m| {
+                        (0..n)
+                            .map(|c| behz_fill(&mut rng, m, c, kind))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                let x = RnsPoly::<Coeff>::from_data(n, moduli.len(), data).unwrap();
+                let mut expect = RnsPoly::<Coeff>::zero(n, bs.len());
+                sm.sm_mrq_portable(&x, &mut expect).unwrap();
+                let mut got = RnsPoly::<Coeff>::zero(n, bs.len());
+                sm.sm_mrq(&x, &mut got).unwrap();
+                assert_eq!(got.data(), expect.data(), "b={bs:?} mt={mt} n={n}");
+                let r = sm.sm_mrq_with(Kernel::Avx512, &x, &mut got);
+                assert_eq!(r.is_ok(), avx512_available());
+                if r.is_ok() {
+                    assert_eq!(got.data(), expect.data());
+                }
+                for (row, &m) in x.limbs_iter().zip(&moduli) {
+                    let m = Modulus::new(m).unwrap();
+                    for c in [
+                        0,
+                        1,
+                        m.value() - 1,
+                        m.value() / 2,
+                        rng.gen_range(0..m.value()),
+                    ] {
+                        let cs = m.shoup(c);
+                        let mut a = row.to_vec();
+                        let mut e = row.to_vec();
+                        scalar_mul_shoup(&m, &mut a, c, cs);
+                        scalar_mul_shoup_portable(&m, &mut e, c, cs);
+                        assert_eq!(a, e, "m={} c={c}", m.value());
+                    }
                 }
             }
         }

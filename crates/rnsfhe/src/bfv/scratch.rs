@@ -273,7 +273,10 @@ pub(crate) fn gather(
 }
 
 /// Like [`gather`], multiplying row `i` by the constant `w[i]` (Shoup
-/// quotient `ws[i]`) modulo `moduli[i]` on the way.
+/// quotient `ws[i]`) modulo `moduli[i]` on the way: a copy, then the
+/// vector Shoup product by a scalar
+/// ([`rnsfhe_math::ring::scalar_mul_shoup`], AVX-512F/DQ where available;
+/// the words of `Modulus::mul_shoup`).
 #[inline(never)]
 pub(crate) fn gather_scaled(
     src: &[u64],
@@ -286,11 +289,11 @@ pub(crate) fn gather_scaled(
     let limbs = src.len().checked_div(n).unwrap_or(0);
     buf.clear();
     for (((row, m), &c), &cs) in src.chunks_exact(n.max(1)).zip(moduli).zip(w).zip(ws) {
-        buf.extend(
-            row[start..start + len]
-                .iter()
-                .map(|&x| m.mul_shoup(x, c, cs)),
-        );
+        let at = buf.len();
+        buf.extend_from_slice(&row[start..start + len]);
+        if let Some(seg) = buf.get_mut(at..) {
+            rnsfhe_math::ring::scalar_mul_shoup(m, seg, c, cs);
+        }
     }
     Ok(RnsPoly::from_data(len, limbs, buf)?)
 }
