@@ -359,10 +359,12 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
             "date_utc": date,
             "machine": machine_info(),
             "versions": {"rnsfhe": env!("CARGO_PKG_VERSION")},
-            // Which kernels the run could use (RNSFHE_SIMD=portable turns them off).
+            // Which kernels the run could use (RNSFHE_SIMD=portable turns them off,
+            // RNSFHE_SIMD=avx2 keeps AVX2 only).
             "simd": {
                 "avx512": rnsfhe::rnsfhe_math::simd::avx512_available(),
                 "ifma52": rnsfhe::rnsfhe_math::simd::ifma_available(),
+                "avx2": rnsfhe::rnsfhe_math::simd::avx2_available(),
                 "disabled_by_env": rnsfhe::rnsfhe_math::simd::simd_disabled(),
             },
             "args": {

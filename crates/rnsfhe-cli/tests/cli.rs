@@ -86,7 +86,11 @@ fn params_prints_a_secure_choice() {
 #[test]
 fn simd_can_be_switched_off_by_environment() {
     let dir = tmp_dir("simd-off");
-    for (env, name) in [(Some("portable"), "off.json"), (None, "auto.json")] {
+    for (env, name) in [
+        (Some("portable"), "off.json"),
+        (Some("avx2"), "avx2.json"),
+        (None, "auto.json"),
+    ] {
         let json = dir.join(name);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_rnsfhe"));
         // Two 30-bit moduli: one 60-bit modulus cannot relinearize at all.
@@ -112,10 +116,16 @@ fn simd_can_be_switched_off_by_environment() {
         assert!(!out.contains("some results were wrong"), "{out}");
         let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let simd = &d["meta"]["simd"];
-        if env.is_some() {
-            assert_eq!(simd["disabled_by_env"], true, "{simd}");
+        if let Some(level) = env {
+            assert_eq!(simd["disabled_by_env"], level == "portable", "{simd}");
             assert_eq!(simd["avx512"], false, "{simd}");
             assert_eq!(simd["ifma52"], false, "{simd}");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                simd["avx2"],
+                level == "avx2" && std::arch::is_x86_feature_detected!("avx2"),
+                "{simd}"
+            );
         } else {
             assert_eq!(simd["disabled_by_env"], false, "{simd}");
             #[cfg(target_arch = "x86_64")]

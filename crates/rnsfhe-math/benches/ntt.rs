@@ -19,7 +19,12 @@ use rnsfhe_math::{Kernel, Modulus, NttTable, RnsPoly, RnsRing};
 
 const LOG_N: [u32; 5] = [12, 13, 14, 15, 16];
 const LOG_P: [u32; 3] = [30, 50, 60];
-const KERNELS: [Kernel; 3] = [Kernel::Portable, Kernel::Ifma52, Kernel::Avx512];
+const KERNELS: [Kernel; 4] = [
+    Kernel::Portable,
+    Kernel::Ifma52,
+    Kernel::Avx512,
+    Kernel::Avx2,
+];
 
 fn setup(log_n: u32, log_p: u32) -> (NttTable, Vec<u64>) {
     let n = 1usize << log_n;

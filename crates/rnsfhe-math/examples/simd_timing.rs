@@ -23,7 +23,12 @@ use rnsfhe_math::prime::generate_ntt_primes;
 use rnsfhe_math::ring::{pointwise_mul_add_with, pointwise_mul_with, pointwise_supports};
 use rnsfhe_math::{Kernel, Modulus, NttTable};
 
-const KERNELS: [Kernel; 3] = [Kernel::Portable, Kernel::Ifma52, Kernel::Avx512];
+const KERNELS: [Kernel; 4] = [
+    Kernel::Portable,
+    Kernel::Ifma52,
+    Kernel::Avx512,
+    Kernel::Avx2,
+];
 const ROUNDS: usize = 15;
 
 /// Nanoseconds this thread has run on a CPU. The kernel updates the

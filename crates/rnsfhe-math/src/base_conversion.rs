@@ -589,6 +589,8 @@ impl BaseConverter {
             Kernel::Portable => true,
             Kernel::Ifma52 => !self.weights_shoup52.is_empty(),
             Kernel::Avx512 => !self.weights30.is_empty(),
+            // The conversions have no AVX2 kernel.
+            Kernel::Avx2 => false,
         }
     }
 
@@ -608,7 +610,8 @@ impl BaseConverter {
         match kernel {
             Kernel::Ifma52 => self.fast_base_conv_ifma(input, output),
             Kernel::Avx512 => self.fast_base_conv_avx512::<false>(input, output),
-            Kernel::Portable => self.fast_base_conv_portable(input, output),
+            // Rejected by `check_kernel`.
+            Kernel::Portable | Kernel::Avx2 => self.fast_base_conv_portable(input, output),
         }
     }
 

@@ -228,7 +228,7 @@ impl NttTable {
         check_shape("NTT input length", self.n, a.len())?;
         match kernel {
             Kernel::Portable => self.forward_impl::<true>(a),
-            Kernel::Ifma52 | Kernel::Avx512 => {
+            Kernel::Ifma52 | Kernel::Avx512 | Kernel::Avx2 => {
                 self.require(kernel)?;
                 crate::simd::ntt_forward(kernel, a, &self.fwd, self.modulus.value())
                     .unwrap_or_else(|| Err(self.unavailable(kernel)))
@@ -239,10 +239,10 @@ impl NttTable {
     /// The kernel [`NttTable::forward`] and [`NttTable::backward`] use on
     /// this CPU, the fastest that [`NttTable::supports`]: for `n ≥ 16`,
     /// [`Kernel::Ifma52`] when the CPU has AVX-512 IFMA52 and `p < 2^50`,
-    /// else [`Kernel::Avx512`] when it has AVX-512F/DQ; otherwise
-    /// [`Kernel::Portable`].
+    /// else [`Kernel::Avx512`] when it has AVX-512F/DQ, else
+    /// [`Kernel::Avx2`] when it has AVX2; otherwise [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        [Kernel::Ifma52, Kernel::Avx512]
+        [Kernel::Ifma52, Kernel::Avx512, Kernel::Avx2]
             .into_iter()
             .find(|&k| self.supports(k))
             .unwrap_or(Kernel::Portable)
@@ -262,6 +262,11 @@ impl NttTable {
                 cfg!(target_arch = "x86_64")
                     && self.n >= SIMD_MIN_N
                     && crate::simd::avx512_available()
+            }
+            Kernel::Avx2 => {
+                cfg!(target_arch = "x86_64")
+                    && self.n >= SIMD_MIN_N
+                    && crate::simd::avx2_available()
             }
         }
     }
@@ -318,7 +323,7 @@ impl NttTable {
         check_shape("NTT input length", self.n, a.len())?;
         match kernel {
             Kernel::Portable => self.backward_impl::<true>(a),
-            Kernel::Ifma52 | Kernel::Avx512 => {
+            Kernel::Ifma52 | Kernel::Avx512 | Kernel::Avx2 => {
                 self.require(kernel)?;
                 let (ni, il, p) = (self.n_inv, self.inv_last, self.modulus.value());
                 crate::simd::ntt_backward(kernel, a, &self.inv, ni, il, p)

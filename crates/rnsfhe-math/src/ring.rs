@@ -348,8 +348,8 @@ pub fn pointwise_kernel(m: &Modulus) -> Kernel {
 pub fn pointwise_supports(kernel: Kernel, m: &Modulus) -> bool {
     match kernel {
         Kernel::Portable => true,
-        // No point-wise AVX-512F kernel: see the crate README.
-        Kernel::Avx512 => false,
+        // No general point-wise AVX-512F or AVX2 kernel: see the crate README.
+        Kernel::Avx512 | Kernel::Avx2 => false,
         Kernel::Ifma52 => crate::simd::pointwise_ifma_ok(m),
     }
 }
@@ -380,7 +380,7 @@ pub fn pointwise_mul_with(kernel: Kernel, m: &Modulus, a: &mut [u64], b: &[u64])
         return Err(unsupported(kernel, m));
     }
     match kernel {
-        Kernel::Portable | Kernel::Avx512 => pointwise_mul_portable(m, a, b),
+        Kernel::Portable | Kernel::Avx512 | Kernel::Avx2 => pointwise_mul_portable(m, a, b),
         Kernel::Ifma52 => pointwise_mul(m, a, b),
     }
     Ok(())
@@ -417,7 +417,9 @@ pub fn pointwise_mul_add_with(
         return Err(unsupported(kernel, m));
     }
     match kernel {
-        Kernel::Portable | Kernel::Avx512 => pointwise_mul_add_portable(m, acc, a, b),
+        Kernel::Portable | Kernel::Avx512 | Kernel::Avx2 => {
+            pointwise_mul_add_portable(m, acc, a, b)
+        }
         Kernel::Ifma52 => pointwise_mul_add(m, acc, a, b),
     }
     Ok(())

@@ -11,6 +11,7 @@
 //! |--------------|------------------|--------------------|------------------------------|
 //! | `p < 2^50`   | AVX-512F + IFMA  | [`Kernel::Ifma52`] | [`Kernel::Ifma52`]           |
 //! | any          | AVX-512F + DQ    | [`Kernel::Avx512`] | [`Kernel::Portable`]         |
+//! | any          | AVX2 only        | [`Kernel::Avx2`]   | [`Kernel::Portable`]         |
 //! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`]       |
 //!
 //! (The NTT kernels need `n ≥ 16`; `fast_base_conv` with IFMA needs every
@@ -69,6 +70,8 @@ pub(crate) mod base_conv_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod base_conv_ifma;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod ntt_avx2;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_common;
@@ -98,6 +101,9 @@ pub enum Kernel {
     /// product (any modulus), and the base conversions and HPS scaling to a
     /// base with 30-bit halves (moduli below 2^60, targets above 2^45).
     Avx512,
+    /// AVX2 (4 lanes) with emulated 64-bit products, any modulus: the NTT
+    /// of x86-64 CPUs without AVX-512 (`ntt_avx2`).
+    Avx2,
 }
 
 impl Kernel {
@@ -107,6 +113,7 @@ impl Kernel {
             Kernel::Portable => "portable",
             Kernel::Ifma52 => "ifma",
             Kernel::Avx512 => "avx512",
+            Kernel::Avx2 => "avx2",
         }
     }
 
@@ -116,24 +123,63 @@ impl Kernel {
             Kernel::Portable => true,
             Kernel::Ifma52 => ifma_available(),
             Kernel::Avx512 => avx512_available(),
+            Kernel::Avx2 => avx2_available(),
         }
     }
 }
 
+/// How far the environment variable `RNSFHE_SIMD` lets the dispatchers go
+/// (read once, on the first call).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum SimdLevel {
+    /// `portable`, `off`, `none` or `0`: no SIMD kernel at all.
+    Off,
+    /// `avx2`: at most the AVX2 kernels, as on a CPU without AVX-512.
+    Avx2,
+    /// Unset or anything else: whatever the CPU supports.
+    Auto,
+}
+
+fn simd_level() -> SimdLevel {
+    static LEVEL: std::sync::OnceLock<SimdLevel> = std::sync::OnceLock::new();
+    *LEVEL.get_or_init(|| {
+        match std::env::var("RNSFHE_SIMD")
+            .map(|v| v.trim().to_ascii_lowercase())
+            .as_deref()
+        {
+            Ok("portable" | "off" | "none" | "0") => SimdLevel::Off,
+            Ok("avx2") => SimdLevel::Avx2,
+            _ => SimdLevel::Auto,
+        }
+    })
+}
+
 /// Whether the SIMD kernels were switched off for this process with the
 /// environment variable `RNSFHE_SIMD` set to `portable`, `off`, `none` or
-/// `0` (case-insensitive; read once, on the first call). Any other value,
-/// or none, leaves run-time CPU detection in charge.
+/// `0` (case-insensitive; read once, on the first call). `RNSFHE_SIMD=avx2`
+/// keeps only the AVX2 kernels (what a CPU without AVX-512 runs); any other
+/// value, or none, leaves run-time CPU detection in charge.
 pub fn simd_disabled() -> bool {
-    static DISABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *DISABLED.get_or_init(|| {
-        std::env::var("RNSFHE_SIMD").is_ok_and(|v| {
-            matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "portable" | "off" | "none" | "0"
-            )
-        })
-    })
+    simd_level() == SimdLevel::Off
+}
+
+/// Whether the AVX-512 kernels may run (not capped by `RNSFHE_SIMD`).
+fn avx512_allowed() -> bool {
+    simd_level() == SimdLevel::Auto
+}
+
+/// Whether the CPU supports AVX2 and SIMD was not switched off
+/// ([`simd_disabled`]; `RNSFHE_SIMD=avx2` keeps it).
+#[inline]
+pub fn avx2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        simd_level() >= SimdLevel::Avx2 && std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 /// Whether the CPU supports AVX-512F and AVX-512 IFMA52 (and SIMD was not
@@ -143,7 +189,7 @@ pub fn simd_disabled() -> bool {
 pub fn ifma_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        !simd_disabled()
+        avx512_allowed()
             && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512ifma")
     }
@@ -159,7 +205,7 @@ pub fn ifma_available() -> bool {
 pub fn avx512_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        !simd_disabled()
+        avx512_allowed()
             && std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512dq")
     }
@@ -202,6 +248,8 @@ pub(crate) fn ntt_forward(
         Kernel::Ifma52 if ifma_available() => Some(unsafe { ntt_ifma::forward(a, fwd, p) }),
         // SAFETY: the CPU has AVX-512F and DQ (checked just now).
         Kernel::Avx512 if avx512_available() => Some(unsafe { ntt_avx512::forward(a, fwd, p) }),
+        // SAFETY: the CPU has AVX2 (checked just now).
+        Kernel::Avx2 if avx2_available() => Some(unsafe { ntt_avx2::forward(a, fwd, p) }),
         _ => None,
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -232,6 +280,10 @@ pub(crate) fn ntt_backward(
         // SAFETY: AVX-512F and DQ checked just now.
         Kernel::Avx512 if avx512_available() => {
             Some(unsafe { ntt_avx512::backward(a, inv, n_inv, inv_last, p) })
+        }
+        // SAFETY: AVX2 checked just now.
+        Kernel::Avx2 if avx2_available() => {
+            Some(unsafe { ntt_avx2::backward(a, inv, n_inv, inv_last, p) })
         }
         _ => None,
     }

@@ -44,7 +44,7 @@ fn ntt_inputs(rng: &mut ChaCha20Rng, n: usize, p: u64, wide: u64, random: usize)
 
 /// The SIMD NTT kernels that can run with `t` here.
 fn simd_kernels(t: &NttTable) -> Vec<Kernel> {
-    [Kernel::Ifma52, Kernel::Avx512]
+    [Kernel::Ifma52, Kernel::Avx512, Kernel::Avx2]
         .into_iter()
         .filter(|&k| t.supports(k))
         .collect()
@@ -155,6 +155,43 @@ fn ntt_avx512_matches_portable_for_51_to_61_bit_moduli_and_n_8_to_2_pow_17() {
 }
 
 #[test]
+fn ntt_avx2_matches_portable_for_20_to_61_bit_moduli_and_n_8_to_2_pow_17() {
+    if !avx2_available() {
+        eprintln!("note: this CPU lacks AVX2; checking the portable path only");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(603);
+    for bits in (20..=61u32).step_by(3).chain([50, 60, 61]) {
+        for log_n in [3u32, 4, 5, 6, 9] {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            assert_eq!(t.supports(Kernel::Avx2), avx2_available() && n >= 16);
+            check_ntt(&t, &mut rng, 2);
+        }
+    }
+    for bits in [30u32, 60, 61] {
+        for log_n in 3..=17u32 {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            check_ntt(&t, &mut rng, 1);
+        }
+    }
+    // The largest prime of the right shape below 2^61 (4p close to 2^63,
+    // where the signed comparisons of the AVX2 kernel are at their limit).
+    let n = 1 << 12;
+    let mut top = (1u64 << 61) - 2 * n as u64 + 1;
+    while !is_prime(top) {
+        top -= 2 * n as u64;
+    }
+    check_ntt(
+        &NttTable::new(n, Modulus::new(top).unwrap()).unwrap(),
+        &mut rng,
+        3,
+    );
+}
+
+#[test]
 fn ntt_kernel_selection_follows_modulus_width_and_cpu() {
     for (bits, expect_ifma) in [
         (30u32, true),
@@ -169,12 +206,14 @@ fn ntt_kernel_selection_follows_modulus_width_and_cpu() {
             Kernel::Ifma52
         } else if avx512_available() {
             Kernel::Avx512
+        } else if avx2_available() {
+            Kernel::Avx2
         } else {
             Kernel::Portable
         };
         assert_eq!(t.kernel(), want, "bits = {bits}");
         assert!(t.supports(Kernel::Portable));
-        for k in [Kernel::Ifma52, Kernel::Avx512] {
+        for k in [Kernel::Ifma52, Kernel::Avx512, Kernel::Avx2] {
             if !t.supports(k) {
                 let mut a = vec![0u64; 1024];
                 assert!(t.forward_with(k, &mut a).is_err());
