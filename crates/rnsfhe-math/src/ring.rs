@@ -335,21 +335,23 @@ pub fn check_degree(n: usize) -> Result<()> {
 
 /// The kernel [`pointwise_mul`] and [`pointwise_mul_add`] use for `m` on
 /// this CPU: [`Kernel::Ifma52`] when the CPU has AVX-512 IFMA52 and `m` is
-/// below 2^50 and not a power of two, else [`Kernel::Portable`].
+/// below 2^50 and not a power of two, else [`Kernel::Avx512`] (64-bit
+/// Barrett on an emulated 128-bit product) when it has AVX-512F/DQ and `m`
+/// is not a power of two, else [`Kernel::Portable`].
 pub fn pointwise_kernel(m: &Modulus) -> Kernel {
-    if pointwise_supports(Kernel::Ifma52, m) {
-        Kernel::Ifma52
-    } else {
-        Kernel::Portable
-    }
+    [Kernel::Ifma52, Kernel::Avx512]
+        .into_iter()
+        .find(|&k| pointwise_supports(k, m))
+        .unwrap_or(Kernel::Portable)
 }
 
 /// Whether `kernel` can compute point-wise products modulo `m` here.
 pub fn pointwise_supports(kernel: Kernel, m: &Modulus) -> bool {
     match kernel {
         Kernel::Portable => true,
-        // No general point-wise AVX-512F or AVX2 kernel: see the crate README.
-        Kernel::Avx512 | Kernel::Avx2 => false,
+        Kernel::Avx512 => crate::simd::pointwise_barrett_ok(m),
+        // No AVX2 point-wise kernel: see the crate README.
+        Kernel::Avx2 => false,
         Kernel::Ifma52 => crate::simd::pointwise_ifma_ok(m),
     }
 }
@@ -367,7 +369,7 @@ fn unsupported(kernel: Kernel, m: &Modulus) -> MathError {
 /// kernel returns the same words as [`pointwise_mul_portable`].
 #[inline]
 pub fn pointwise_mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
-    if !crate::simd::pointwise_mul(m, a, b) {
+    if !crate::simd::pointwise_mul(m, a, b) && !crate::simd::pointwise_mul_barrett(m, a, b) {
         pointwise_mul_portable(m, a, b);
     }
 }
@@ -380,7 +382,12 @@ pub fn pointwise_mul_with(kernel: Kernel, m: &Modulus, a: &mut [u64], b: &[u64])
         return Err(unsupported(kernel, m));
     }
     match kernel {
-        Kernel::Portable | Kernel::Avx512 | Kernel::Avx2 => pointwise_mul_portable(m, a, b),
+        Kernel::Portable | Kernel::Avx2 => pointwise_mul_portable(m, a, b),
+        Kernel::Avx512 => {
+            if !crate::simd::pointwise_mul_barrett(m, a, b) {
+                return Err(unsupported(kernel, m));
+            }
+        }
         Kernel::Ifma52 => pointwise_mul(m, a, b),
     }
     Ok(())
@@ -399,7 +406,9 @@ pub fn pointwise_mul_portable(m: &Modulus, a: &mut [u64], b: &[u64]) {
 /// kernel returns the same words as [`pointwise_mul_add_portable`].
 #[inline]
 pub fn pointwise_mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
-    if !crate::simd::pointwise_mul_add(m, acc, a, b) {
+    if !crate::simd::pointwise_mul_add(m, acc, a, b)
+        && !crate::simd::pointwise_mul_add_barrett(m, acc, a, b)
+    {
         pointwise_mul_add_portable(m, acc, a, b);
     }
 }
@@ -417,8 +426,11 @@ pub fn pointwise_mul_add_with(
         return Err(unsupported(kernel, m));
     }
     match kernel {
-        Kernel::Portable | Kernel::Avx512 | Kernel::Avx2 => {
-            pointwise_mul_add_portable(m, acc, a, b)
+        Kernel::Portable | Kernel::Avx2 => pointwise_mul_add_portable(m, acc, a, b),
+        Kernel::Avx512 => {
+            if !crate::simd::pointwise_mul_add_barrett(m, acc, a, b) {
+                return Err(unsupported(kernel, m));
+            }
         }
         Kernel::Ifma52 => pointwise_mul_add(m, acc, a, b),
     }

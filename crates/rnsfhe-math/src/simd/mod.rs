@@ -10,7 +10,7 @@
 //! | modulus `p`  | CPU has          | NTT                | point-wise, `fast_base_conv` |
 //! |--------------|------------------|--------------------|------------------------------|
 //! | `p < 2^50`   | AVX-512F + IFMA  | [`Kernel::Ifma52`] | [`Kernel::Ifma52`]           |
-//! | any          | AVX-512F + DQ    | [`Kernel::Avx512`] | [`Kernel::Portable`]         |
+//! | any (not 2^k) | AVX-512F + DQ   | [`Kernel::Avx512`] | [`Kernel::Avx512`] (point-wise), [`Kernel::Portable`] |
 //! | any          | AVX2 only        | [`Kernel::Avx2`]   | [`Kernel::Portable`]         |
 //! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`]       |
 //!
@@ -400,6 +400,51 @@ pub(crate) fn pointwise_add(m: &crate::Modulus, a: &mut [u64], b: &[u64]) -> boo
     }
     let _ = (m, a, b);
     false
+}
+
+/// `a ← a ⊙ b mod p` with AVX-512F/DQ (64-bit Barrett on an emulated
+/// 128-bit product, `pointwise_avx512::mul`); `false` (nothing done) if the
+/// CPU lacks them or `p` is a power of two. Any width; `a_i, b_i < 2p`.
+pub(crate) fn pointwise_mul_barrett(m: &crate::Modulus, a: &mut [u64], b: &[u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_avx512::barrett_ok(m) && avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::mul(m, a, b) };
+        return true;
+    }
+    let _ = (m, a, b);
+    false
+}
+
+/// `acc ← acc + a ⊙ b mod p` with AVX-512F/DQ; as [`pointwise_mul_barrett`]
+/// (`acc_i < p`).
+pub(crate) fn pointwise_mul_add_barrett(
+    m: &crate::Modulus,
+    acc: &mut [u64],
+    a: &[u64],
+    b: &[u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_avx512::barrett_ok(m) && avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::mul_add(m, acc, a, b) };
+        return true;
+    }
+    let _ = (m, acc, a, b);
+    false
+}
+
+/// Whether the AVX-512F Barrett point-wise kernels apply to `m` here.
+pub(crate) fn pointwise_barrett_ok(m: &crate::Modulus) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        pointwise_avx512::barrett_ok(m) && avx512_available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = m;
+        false
+    }
 }
 
 /// Whether the IFMA point-wise kernels apply to `m` on this CPU.

@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::ntt_avx512::{mul_shoup as mul_shoup_lazy, Consts};
+use super::ntt_avx512::{mul_shoup as mul_shoup_lazy, mulhi64, Consts};
 use super::ntt_common::{csub, load, store};
 use super::SmMrqRow;
 use crate::modulus::Modulus;
@@ -104,5 +104,104 @@ pub(crate) fn sm_mrq_row(b: &Modulus, dst: &mut [u64], src: &[u64], r: &[u64], k
         let neg = u64::from(rr >= k.half);
         let x = b.add(b.mul_shoup(s, k.w1, k.w1s), b.mul_shoup(rr, k.w2, k.w2s));
         *d = b.sub(x, neg * k.qb);
+    }
+}
+
+/// Barrett constants of a modulus `p` (not a power of two, `p < 2^61`)
+/// with bit length `L`: `μ = ⌊2^(L−1+64)/p⌋ < 2^64`.
+struct Barrett64 {
+    p: __m512i,
+    two_p: __m512i,
+    mu: __m512i,
+    /// Shift counts `65 − L` (high word) and `L − 1` (low word).
+    shl_hi: __m128i,
+    shr_lo: __m128i,
+}
+
+impl Barrett64 {
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn new(m: &Modulus) -> Self {
+        let (p, l) = (m.value(), m.bits());
+        let mu = ((1u128 << (l - 1 + 64)) / u128::from(p)) as u64;
+        Self {
+            p: _mm512_set1_epi64(p as i64),
+            two_p: _mm512_set1_epi64((2 * p) as i64),
+            mu: _mm512_set1_epi64(mu as i64),
+            shl_hi: _mm_set_epi64x(0, i64::from(65 - l)),
+            shr_lo: _mm_set_epi64x(0, i64::from(l - 1)),
+        }
+    }
+
+    /// `(hi·2^64 + lo) mod p` for `z = hi·2^64 + lo < 4p^2 + p`.
+    ///
+    /// `c = ⌊z/2^(L−1)⌋ < 2^(L+3) ≤ 2^64` and `q̂ = ⌊c·μ/2^64⌋` satisfy
+    /// `z/p − 3 < q̂ ≤ z/p` (the truncations of `c`, `μ` and the product
+    /// cost less than `z/2^(L+63) + 2 < 3`), so `z − q̂·p ∈ [0, 4p)`, below
+    /// `2^63`: its low word is `lo − q̂·p mod 2^64`, and two conditional
+    /// subtractions give the canonical residue.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn reduce(&self, hi: __m512i, lo: __m512i) -> __m512i {
+        let c = _mm512_or_si512(
+            _mm512_sll_epi64(hi, self.shl_hi),
+            _mm512_srl_epi64(lo, self.shr_lo),
+        );
+        let q = mulhi64(c, self.mu);
+        let r = _mm512_sub_epi64(lo, _mm512_mullo_epi64(q, self.p));
+        csub(csub(r, self.two_p), self.p)
+    }
+}
+
+/// Whether [`mul`] and [`mul_add`] are correct for `m`: not a power of two
+/// (then `μ` fits a word). Any width up to the crate's 61 bits.
+#[inline]
+pub(crate) fn barrett_ok(m: &Modulus) -> bool {
+    !m.value().is_power_of_two()
+}
+
+/// `a ← a ⊙ b mod p` over the common length, for `a_i, b_i < 2p` (e.g.
+/// sums of two residues), output in `[0, p)`: the words of
+/// [`Modulus::mul`]. Requires [`barrett_ok`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
+    let k = Barrett64::new(m);
+    let len = a.len().min(b.len());
+    let (a, b) = (&mut a[..len], &b[..len]);
+    let (av, at) = a.as_chunks_mut::<8>();
+    let (bv, bt) = b.as_chunks::<8>();
+    for (x, y) in av.iter_mut().zip(bv) {
+        let (x0, y0) = (load(x), load(y));
+        let r = k.reduce(mulhi64(x0, y0), _mm512_mullo_epi64(x0, y0));
+        store(x, r);
+    }
+    for (x, &y) in at.iter_mut().zip(bt) {
+        *x = m.mul(*x, y);
+    }
+}
+
+/// `acc ← acc + a ⊙ b mod p` over the common length, for `a_i, b_i < 2p`
+/// and `acc_i < p`, output in `[0, p)`: the words of [`Modulus::mul_add`].
+/// Requires [`barrett_ok`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
+    let k = Barrett64::new(m);
+    let len = acc.len().min(a.len()).min(b.len());
+    let (acc, a, b) = (&mut acc[..len], &a[..len], &b[..len]);
+    let (zv, zt) = acc.as_chunks_mut::<8>();
+    let (av, at) = a.as_chunks::<8>();
+    let (bv, bt) = b.as_chunks::<8>();
+    for ((z, x), y) in zv.iter_mut().zip(av).zip(bv) {
+        let (x0, y0, z0) = (load(x), load(y), load(z));
+        let lo = _mm512_mullo_epi64(x0, y0);
+        let sum = _mm512_add_epi64(lo, z0);
+        // Carry of the low word into the high one.
+        let carry =
+            _mm512_mask_set1_epi64(_mm512_setzero_si512(), _mm512_cmplt_epu64_mask(sum, lo), 1);
+        let hi = _mm512_add_epi64(mulhi64(x0, y0), carry);
+        store(z, k.reduce(hi, sum));
+    }
+    for ((z, &x), &y) in zt.iter_mut().zip(at).zip(bt) {
+        *z = m.mul_add(x, y, *z);
     }
 }

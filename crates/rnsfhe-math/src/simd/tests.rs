@@ -312,6 +312,8 @@ fn pointwise_kernel_selection() {
         let m = Modulus::new(p).unwrap();
         let want = if ifma_ok && ifma_available() {
             Kernel::Ifma52
+        } else if avx512_available() && !p.is_power_of_two() {
+            Kernel::Avx512
         } else {
             Kernel::Portable
         };
@@ -334,9 +336,18 @@ fn pointwise_kernel_selection() {
     assert_eq!(Kernel::Ifma52.cpu_supported(), ifma_available());
     assert_eq!(Kernel::Avx512.cpu_supported(), avx512_available());
     assert_eq!(Kernel::Avx512.name(), "avx512");
-    // No point-wise AVX-512F kernel.
+    assert_eq!(Kernel::Avx2.name(), "avx2");
+    assert_eq!(Kernel::Avx2.cpu_supported(), avx2_available());
+    // The AVX-512F point-wise kernel takes any width but no power of two;
+    // there is no AVX2 one.
     let m = Modulus::new((1u64 << 61) - 1).unwrap();
     let mut a = vec![1u64; 8];
+    assert_eq!(
+        pointwise_mul_with(Kernel::Avx512, &m, &mut a, &[2; 8]).is_ok(),
+        avx512_available()
+    );
+    assert!(pointwise_mul_with(Kernel::Avx2, &m, &mut a, &[2; 8]).is_err());
+    let m = Modulus::new(1u64 << 60).unwrap();
     assert!(pointwise_mul_with(Kernel::Avx512, &m, &mut a, &[2; 8]).is_err());
 }
 
@@ -1161,6 +1172,75 @@ fn sm_mrq_and_scalar_shoup_avx512_match_portable() {
                         scalar_mul_shoup(&m, &mut a, c, cs);
                         scalar_mul_shoup_portable(&m, &mut e, c, cs);
                         assert_eq!(a, e, "m={} c={c}", m.value());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The AVX-512F Barrett point-wise product and product-sum equal the
+/// portable words for every width up to 61 bits, inputs up to `2p − 1`
+/// (the Karatsuba sums of the tensor), the largest accumulators and lengths
+/// with tails; powers of two are refused.
+#[test]
+fn pointwise_barrett_avx512_matches_portable() {
+    if !avx512_available() {
+        eprintln!("note: this CPU lacks AVX-512F/DQ; checking the portable path only");
+    }
+    let mut rng = ChaCha20Rng::seed_from_u64(604);
+    let mut moduli = pointwise_moduli(&mut rng);
+    for bits in [51u32, 55, 59, 60, 61] {
+        moduli.extend(generate_ntt_primes(bits, 1024, 2, &[]).unwrap());
+        moduli.push((1u64 << bits) - 1);
+        moduli.push((1u64 << (bits - 1)) + 1);
+    }
+    moduli.push(1 << 40);
+    for p in moduli {
+        let m = Modulus::new(p).unwrap();
+        let ok = pointwise_supports(Kernel::Avx512, &m);
+        assert_eq!(ok, avx512_available() && !p.is_power_of_two(), "p={p}");
+        for len in [0usize, 1, 7, 8, 9, 17, 100, 1 << 12] {
+            let edges = [0, 1, p - 1, p, 2 * p - 1, p / 2];
+            let xs: Vec<Vec<u64>> = vec![
+                vec![2 * p - 1; len],
+                (0..len).map(|i| edges[i % edges.len()]).collect(),
+                (0..len).map(|_| rng.gen_range(0..2 * p)).collect(),
+                (0..len).map(|_| rng.gen_range(0..p)).collect(),
+            ];
+            let accs: Vec<Vec<u64>> = vec![
+                vec![p - 1; len],
+                (0..len).map(|_| rng.gen_range(0..p)).collect(),
+            ];
+            for a in &xs {
+                for b in &xs {
+                    let mut expect = a.clone();
+                    pointwise_mul_portable(&m, &mut expect, b);
+                    assert!(expect.iter().zip(a).zip(b).all(|((&e, &x), &y)| {
+                        e == ((x as u128 * y as u128) % p as u128) as u64
+                    }));
+                    let mut got = a.clone();
+                    let r = pointwise_mul_with(Kernel::Avx512, &m, &mut got, b);
+                    assert_eq!(r.is_ok(), ok);
+                    if ok {
+                        assert_eq!(got, expect, "mul p={p} len={len}");
+                    }
+                    // The dispatcher's contract is canonical inputs (the
+                    // IFMA kernel needs them).
+                    if a.iter().chain(b).all(|&x| x < p) {
+                        let mut got = a.clone();
+                        pointwise_mul(&m, &mut got, b);
+                        assert_eq!(got, expect, "dispatch mul p={p} len={len}");
+                    }
+                    for acc in &accs {
+                        let mut expect = acc.clone();
+                        pointwise_mul_add_portable(&m, &mut expect, a, b);
+                        let mut got = acc.clone();
+                        let r = pointwise_mul_add_with(Kernel::Avx512, &m, &mut got, a, b);
+                        assert_eq!(r.is_ok(), ok);
+                        if ok {
+                            assert_eq!(got, expect, "mul_add p={p} len={len}");
+                        }
                     }
                 }
             }
