@@ -7,15 +7,15 @@
 //! Which path runs is decided per call from the CPU (detected once by the
 //! standard library and cached) and the modulus:
 //!
-//! | modulus `p`  | CPU has          | NTT                | point-wise, `fast_base_conv` |
-//! |--------------|------------------|--------------------|------------------------------|
-//! | `p < 2^50`   | AVX-512F + IFMA  | [`Kernel::Ifma52`] | [`Kernel::Ifma52`]           |
-//! | any (not 2^k) | AVX-512F + DQ   | [`Kernel::Avx512`] | [`Kernel::Avx512`] (point-wise), [`Kernel::Portable`] |
-//! | any          | AVX2 only        | [`Kernel::Avx2`]   | [`Kernel::Portable`]         |
-//! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`]       |
+//! | modulus `p`  | CPU has          | NTT                  | point-wise `a·b`     |
+//! |--------------|------------------|----------------------|----------------------|
+//! | `p < 2^50`   | AVX-512F + IFMA  | [`Kernel::Ifma52`]   | [`Kernel::Ifma52`]   |
+//! | any          | AVX-512F + DQ    | [`Kernel::Avx512`]   | [`Kernel::Avx512`] (`p` not a power of two) |
+//! | any          | AVX2 only        | [`Kernel::Avx2`]     | [`Kernel::Portable`] |
+//! | any          | neither          | [`Kernel::Portable`] | [`Kernel::Portable`] |
 //!
-//! (The NTT kernels need `n ≥ 16`; `fast_base_conv` with IFMA needs every
-//! modulus of both bases below 2^50.)
+//! (The NTT kernels need `n ≥ 16`.) `fast_base_conv` uses IFMA when every
+//! modulus of both bases is below 2^50, else the AVX-512F kernel below.
 //!
 //! The RNS base conversions and the HPS scaling to a base have their own
 //! AVX-512F/DQ kernel (`base_conv_avx512`: 30-bit halves multiplied with
