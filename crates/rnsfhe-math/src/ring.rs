@@ -503,6 +503,60 @@ pub fn pointwise_add_portable(m: &Modulus, a: &mut [u64], b: &[u64]) {
     }
 }
 
+/// Point-wise Karatsuba product of `(a0 + a1·Y)(b0 + b1·Y)` (000 §IV.A,
+/// Table 4: three products instead of four), in place: on return
+/// `a0 = a0·b0`, `a1 = (a0+a1)(b0+b1) − a0·b0 − a1·b1 = a0·b1 + a1·b0`,
+/// `b0 = a1·b1`, all mod `p` over the common length; inputs and outputs in
+/// `[0, p)`. The tensor of two degree-1 ciphertexts, one NTT row at a
+/// time. AVX-512F/DQ where available and `p` is not a power of two; the
+/// words of [`karatsuba_rows_portable`].
+pub fn karatsuba_rows(m: &Modulus, a0: &mut [u64], a1: &mut [u64], b0: &mut [u64], b1: &[u64]) {
+    if !crate::simd::karatsuba_rows(m, a0, a1, b0, b1) {
+        karatsuba_rows_portable(m, a0, a1, b0, b1);
+    }
+}
+
+/// The portable reference of [`karatsuba_rows`].
+pub fn karatsuba_rows_portable(
+    m: &Modulus,
+    a0: &mut [u64],
+    a1: &mut [u64],
+    b0: &mut [u64],
+    b1: &[u64],
+) {
+    for (((x0, x1), x2), &y1) in a0.iter_mut().zip(a1.iter_mut()).zip(b0.iter_mut()).zip(b1) {
+        let (p0, p1, q0) = (*x0, *x1, *x2);
+        let c0 = m.mul(p0, q0);
+        let c2 = m.mul(p1, y1);
+        // The sums stay below 2p, and `mul` reduces any 128-bit product.
+        let s = m.mul(p0 + p1, q0 + y1);
+        *x0 = c0;
+        *x1 = m.sub(m.sub(s, c0), c2);
+        *x2 = c2;
+    }
+}
+
+/// Point-wise square of `a0 + a1·Y`, in place: `a0 = a0²`, `a1 = 2·a0·a1`,
+/// `out = a1²` mod `p` over the common length; inputs and outputs in
+/// `[0, p)`. AVX-512F/DQ where available; the words of
+/// [`square_rows_portable`].
+pub fn square_rows(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &mut [u64]) {
+    if !crate::simd::square_rows(m, a0, a1, out) {
+        square_rows_portable(m, a0, a1, out);
+    }
+}
+
+/// The portable reference of [`square_rows`].
+pub fn square_rows_portable(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &mut [u64]) {
+    for ((x0, x1), x2) in a0.iter_mut().zip(a1.iter_mut()).zip(out.iter_mut()) {
+        let (p0, p1) = (*x0, *x1);
+        let c1 = m.mul(p0, p1);
+        *x0 = m.mul(p0, p0);
+        *x1 = m.add(c1, c1);
+        *x2 = m.mul(p1, p1);
+    }
+}
+
 #[cfg(test)]
 // Tests may unwrap and panic: a failure is the point.
 #[allow(clippy::unwrap_used, clippy::panic)]

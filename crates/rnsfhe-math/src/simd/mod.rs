@@ -434,6 +434,44 @@ pub(crate) fn pointwise_mul_add_barrett(
     false
 }
 
+/// Point-wise Karatsuba product of two degree-1 polynomials with
+/// AVX-512F/DQ (`pointwise_avx512::karatsuba_rows`); `false` (nothing done)
+/// as [`pointwise_mul_barrett`].
+pub(crate) fn karatsuba_rows(
+    m: &crate::Modulus,
+    a0: &mut [u64],
+    a1: &mut [u64],
+    b0: &mut [u64],
+    b1: &[u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_avx512::barrett_ok(m) && avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::karatsuba_rows(m, a0, a1, b0, b1) };
+        return true;
+    }
+    let _ = (m, a0, a1, b0, b1);
+    false
+}
+
+/// Point-wise square of a degree-1 polynomial with AVX-512F/DQ
+/// (`pointwise_avx512::square_rows`); as [`karatsuba_rows`].
+pub(crate) fn square_rows(
+    m: &crate::Modulus,
+    a0: &mut [u64],
+    a1: &mut [u64],
+    out: &mut [u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_avx512::barrett_ok(m) && avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::square_rows(m, a0, a1, out) };
+        return true;
+    }
+    let _ = (m, a0, a1, out);
+    false
+}
+
 /// Whether the AVX-512F Barrett point-wise kernels apply to `m` here.
 pub(crate) fn pointwise_barrett_ok(m: &crate::Modulus) -> bool {
     #[cfg(target_arch = "x86_64")]

@@ -205,3 +205,73 @@ pub(crate) fn mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
         *z = m.mul_add(x, y, *z);
     }
 }
+
+/// The Karatsuba product of two degree-1 polynomials, point-wise
+/// (`ring::karatsuba_rows`): `(a0, a1, b0) ← (a0·b0, (a0+a1)(b0+b1) − a0·b0
+/// − a1·b1, a1·b1) mod p`, inputs in `[0, p)`. Requires [`barrett_ok`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn karatsuba_rows(
+    m: &Modulus,
+    a0: &mut [u64],
+    a1: &mut [u64],
+    b0: &mut [u64],
+    b1: &[u64],
+) {
+    let k = Barrett64::new(m);
+    let mulmod = |x: __m512i, y: __m512i| k.reduce(mulhi64(x, y), _mm512_mullo_epi64(x, y));
+    let len = a0.len().min(a1.len()).min(b0.len()).min(b1.len());
+    let (a0, a1, b0, b1) = (&mut a0[..len], &mut a1[..len], &mut b0[..len], &b1[..len]);
+    let (v0, t0) = a0.as_chunks_mut::<8>();
+    let (v1, t1) = a1.as_chunks_mut::<8>();
+    let (v2, t2) = b0.as_chunks_mut::<8>();
+    let (v3, t3) = b1.as_chunks::<8>();
+    for (((x0, x1), x2), x3) in v0.iter_mut().zip(v1.iter_mut()).zip(v2.iter_mut()).zip(v3) {
+        let (p0, p1, q0, q1) = (load(x0), load(x1), load(x2), load(x3));
+        let c0 = mulmod(p0, q0);
+        let c2 = mulmod(p1, q1);
+        let s = mulmod(_mm512_add_epi64(p0, p1), _mm512_add_epi64(q0, q1));
+        // s − c0 − c2 mod p, each step from [0, p) operands.
+        let d = csub(_mm512_sub_epi64(_mm512_add_epi64(s, k.p), c0), k.p);
+        let c1 = csub(_mm512_sub_epi64(_mm512_add_epi64(d, k.p), c2), k.p);
+        store(x0, c0);
+        store(x1, c1);
+        store(x2, c2);
+    }
+    for (((x0, x1), x2), &y1) in t0.iter_mut().zip(t1.iter_mut()).zip(t2.iter_mut()).zip(t3) {
+        let (p0, p1, q0) = (*x0, *x1, *x2);
+        let c0 = m.mul(p0, q0);
+        let c2 = m.mul(p1, y1);
+        let s = m.mul(p0 + p1, q0 + y1);
+        *x0 = c0;
+        *x1 = m.sub(m.sub(s, c0), c2);
+        *x2 = c2;
+    }
+}
+
+/// The square of a degree-1 polynomial, point-wise
+/// (`ring::square_rows`): `(a0, a1, out) ← (a0², 2·a0·a1, a1²) mod p`,
+/// inputs in `[0, p)`. Requires [`barrett_ok`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn square_rows(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &mut [u64]) {
+    let k = Barrett64::new(m);
+    let mulmod = |x: __m512i, y: __m512i| k.reduce(mulhi64(x, y), _mm512_mullo_epi64(x, y));
+    let len = a0.len().min(a1.len()).min(out.len());
+    let (a0, a1, out) = (&mut a0[..len], &mut a1[..len], &mut out[..len]);
+    let (v0, t0) = a0.as_chunks_mut::<8>();
+    let (v1, t1) = a1.as_chunks_mut::<8>();
+    let (v2, t2) = out.as_chunks_mut::<8>();
+    for ((x0, x1), x2) in v0.iter_mut().zip(v1.iter_mut()).zip(v2.iter_mut()) {
+        let (p0, p1) = (load(x0), load(x1));
+        let c1 = mulmod(p0, p1);
+        store(x0, mulmod(p0, p0));
+        store(x1, csub(_mm512_add_epi64(c1, c1), k.p));
+        store(x2, mulmod(p1, p1));
+    }
+    for ((x0, x1), x2) in t0.iter_mut().zip(t1.iter_mut()).zip(t2.iter_mut()) {
+        let (p0, p1) = (*x0, *x1);
+        let c1 = m.mul(p0, p1);
+        *x0 = m.mul(p0, p0);
+        *x1 = m.add(c1, c1);
+        *x2 = m.mul(p1, p1);
+    }
+}

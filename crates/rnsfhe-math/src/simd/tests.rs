@@ -1247,3 +1247,52 @@ fn pointwise_barrett_avx512_matches_portable() {
         }
     }
 }
+
+/// The fused AVX-512F Karatsuba and squaring rows equal the portable words
+/// (and the schoolbook formulas) for every width, edge inputs and tails.
+#[test]
+fn karatsuba_and_square_rows_match_portable() {
+    use crate::ring::{karatsuba_rows, karatsuba_rows_portable, square_rows, square_rows_portable};
+    let mut rng = ChaCha20Rng::seed_from_u64(605);
+    let mut moduli = vec![3u64, 65537, (1 << 50) - 27, (1 << 61) - 1, 1 << 40];
+    for bits in [30u32, 50, 59, 60, 61] {
+        moduli.extend(generate_ntt_primes(bits, 1024, 1, &[]).unwrap());
+    }
+    for p in moduli {
+        let m = Modulus::new(p).unwrap();
+        for len in [0usize, 1, 8, 13, 64, 1000] {
+            let edges = [0, 1, p - 1, p / 2, p - 2];
+            let row = |rng: &mut ChaCha20Rng, kind: usize| -> Vec<u64> {
+                match kind {
+                    0 => vec![p - 1; len],
+                    1 => (0..len).map(|i| edges[(i * 7 + 3) % edges.len()]).collect(),
+                    _ => (0..len).map(|_| rng.gen_range(0..p)).collect(),
+                }
+            };
+            for kind in 0..4 {
+                let (a0, a1, b0, b1) = (
+                    row(&mut rng, kind),
+                    row(&mut rng, (kind + 1) % 4),
+                    row(&mut rng, kind),
+                    row(&mut rng, 3),
+                );
+                let (mut e0, mut e1, mut e2) = (a0.clone(), a1.clone(), b0.clone());
+                karatsuba_rows_portable(&m, &mut e0, &mut e1, &mut e2, &b1);
+                for i in 0..len {
+                    let mm = |x: u64, y: u64| ((x as u128 * y as u128) % p as u128) as u64;
+                    assert_eq!(e0[i], mm(a0[i], b0[i]));
+                    assert_eq!(e1[i], (mm(a0[i], b1[i]) + mm(a1[i], b0[i])) % p);
+                    assert_eq!(e2[i], mm(a1[i], b1[i]));
+                }
+                let (mut g0, mut g1, mut g2) = (a0.clone(), a1.clone(), b0.clone());
+                karatsuba_rows(&m, &mut g0, &mut g1, &mut g2, &b1);
+                assert_eq!((g0, g1, g2), (e0, e1, e2), "karatsuba p={p} len={len}");
+                let (mut e0, mut e1, mut e2) = (a0.clone(), a1.clone(), vec![0; len]);
+                square_rows_portable(&m, &mut e0, &mut e1, &mut e2);
+                let (mut g0, mut g1, mut g2) = (a0.clone(), a1.clone(), vec![7; len]);
+                square_rows(&m, &mut g0, &mut g1, &mut g2);
+                assert_eq!((g0, g1, g2), (e0, e1, e2), "square p={p} len={len}");
+            }
+        }
+    }
+}
