@@ -42,19 +42,22 @@
 use rayon::prelude::*;
 use rnsfhe_math::{Coeff, NttTable, RnsPoly};
 
+use crate::bfv::ciphertext::PolyRef;
 use crate::bfv::context::BfvContext;
 use crate::bfv::scratch::{column_chunks, gather, gather_scaled, scatter, Scratch, CHUNK};
 use crate::error::{Error, Result};
 
 /// The tensor of one limb, in place. On entry `rows = [a_0, a_1, b_0, b_1]`
-/// in coefficient form (`[a_0, a_1, ·, ·]` when squaring); on exit
-/// `rows[0..3] = [c_0, c_1, c_2]` in coefficient form, canonical.
+/// (`[a_0, a_1, ·, ·]` when squaring), row `i` in NTT form (canonical)
+/// when `ntt_in[i]`, else in coefficient form; on exit `rows[0..3] = [c_0,
+/// c_1, c_2]` in coefficient form, canonical.
 #[inline(never)]
-fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> {
+fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool, ntt_in: [bool; 4]) -> Result<()> {
     let m = *t.modulus();
     let [r0, r1, r2, r3] = rows;
-    t.forward(r0)?;
-    t.forward(r1)?;
+    let fwd = |r: &mut [u64], done: bool| if done { Ok(()) } else { t.forward(r) };
+    fwd(r0, ntt_in[0])?;
+    fwd(r1, ntt_in[1])?;
     if square {
         for ((x0, x1), x2) in r0.iter_mut().zip(r1.iter_mut()).zip(r2.iter_mut()) {
             let (a0, a1) = (*x0, *x1);
@@ -64,8 +67,8 @@ fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> 
             *x2 = m.mul(a1, a1);
         }
     } else {
-        t.forward(r2)?;
-        t.forward(r3)?;
+        fwd(r2, ntt_in[2])?;
+        fwd(r3, ntt_in[3])?;
         for (((x0, x1), x2), &b1) in r0
             .iter_mut()
             .zip(r1.iter_mut())
@@ -109,18 +112,23 @@ fn four<'a>(ctx: &'a BfvContext, limbs: usize) -> [Scratch<'a>; 4] {
     core::array::from_fn(|_| ctx.scratch.take(len))
 }
 
-/// Step 2 over `q ∪ aux`: `q_bufs` receive copies of the input rows and
+/// Step 2 over `q ∪ aux`: `q_bufs` receive copies of the input rows (in
+/// their own form: the forward NTT of an NTT-form input is skipped) and
 /// `aux_bufs` already hold the lifted inputs (in the order `a_0, a_1, b_0,
 /// b_1`); both end with `c_0, c_1, c_2` in their first three buffers.
 fn tensor_all(
     q_tables: &[NttTable],
     aux_tables: &[NttTable],
-    inputs: &[&RnsPoly<Coeff>],
+    inputs: &[PolyRef<'_>],
     q_bufs: &mut [Scratch<'_>; 4],
     aux_bufs: &mut [Scratch<'_>; 4],
     n: usize,
 ) -> Result<()> {
     let square = inputs.len() == 2;
+    let mut q_ntt = [false; 4];
+    for (f, x) in q_ntt.iter_mut().zip(inputs) {
+        *f = x.is_ntt();
+    }
     let k = q_tables.len();
     type Task<'a> = (&'a NttTable, [&'a mut [u64]; 4], Option<usize>);
     let mut tasks: Vec<Task<'_>> = Vec::with_capacity(k + aux_tables.len());
@@ -133,12 +141,16 @@ fn tensor_all(
     tasks
         .into_par_iter()
         .try_for_each(|(t, mut rows, q_limb)| -> Result<()> {
-            if let Some(l) = q_limb {
-                for (row, x) in rows.iter_mut().zip(inputs) {
-                    row.copy_from_slice(x.limb(l));
+            let ntt_in = match q_limb {
+                Some(l) => {
+                    for (row, x) in rows.iter_mut().zip(inputs) {
+                        row.copy_from_slice(x.limb(l));
+                    }
+                    q_ntt
                 }
-            }
-            tensor_limb(t, rows, square)
+                None => [false; 4],
+            };
+            tensor_limb(t, rows, square, ntt_in)
         })
 }
 
@@ -146,17 +158,76 @@ fn tensor_all(
 /// `a_0, a_1[, b_0, b_1]`.
 fn collect_inputs<'a>(
     ctx: &BfvContext,
-    a: [&'a RnsPoly<Coeff>; 2],
-    b: Option<[&'a RnsPoly<Coeff>; 2]>,
-) -> Result<Vec<&'a RnsPoly<Coeff>>> {
+    a: [PolyRef<'a>; 2],
+    b: Option<[PolyRef<'a>; 2]>,
+) -> Result<Vec<PolyRef<'a>>> {
     let mut inputs = vec![a[0], a[1]];
     if let Some(b) = b {
         inputs.extend(b);
     }
     for x in &inputs {
-        ctx.ring().check(*x)?;
+        x.check(ctx.ring())?;
     }
     Ok(inputs)
+}
+
+/// Coefficient-form copies of the NTT-form inputs (`None` for the others),
+/// in buffers from the pool: one inverse NTT per limb, all `(input, limb)`
+/// pairs spread over the rayon pool. Return them with [`give_back`].
+fn inverse_copies(ctx: &BfvContext, inputs: &[PolyRef<'_>]) -> Result<Vec<Option<RnsPoly<Coeff>>>> {
+    let ring = ctx.ring();
+    let (n, k) = (ring.n(), ring.limbs());
+    let mut owned = Vec::with_capacity(inputs.len());
+    for x in inputs {
+        owned.push(if x.is_ntt() {
+            Some(RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?)
+        } else {
+            None
+        });
+    }
+    let mut tasks: Vec<(&[u64], &mut [u64], &NttTable)> = Vec::new();
+    for (x, o) in inputs.iter().zip(owned.iter_mut()) {
+        if let (PolyRef::Ntt(x), Some(o)) = (x, o) {
+            for (l, (row, t)) in o.limbs_iter_mut().zip(ring.tables()).enumerate() {
+                tasks.push((x.limb(l), row, t));
+            }
+        }
+    }
+    let r = tasks.into_par_iter().try_for_each(|(src, row, t)| {
+        row.copy_from_slice(src);
+        t.backward(row)
+    });
+    if let Err(e) = r {
+        give_back(ctx, owned);
+        return Err(e.into());
+    }
+    Ok(owned)
+}
+
+/// Returns the buffers of [`inverse_copies`] to the pool.
+fn give_back(ctx: &BfvContext, owned: Vec<Option<RnsPoly<Coeff>>>) {
+    for p in owned.into_iter().flatten() {
+        ctx.scratch.give(p.into_data());
+    }
+}
+
+/// The coefficient-form view of every input: the input itself, or its
+/// copy from [`inverse_copies`].
+fn coeff_views<'a>(
+    inputs: &[PolyRef<'a>],
+    owned: &'a [Option<RnsPoly<Coeff>>],
+) -> Result<Vec<&'a RnsPoly<Coeff>>> {
+    inputs
+        .iter()
+        .zip(owned)
+        .map(|(x, o)| match (x, o) {
+            (PolyRef::Coeff(p), _) => Ok(*p),
+            (PolyRef::Ntt(_), Some(p)) => Ok(p),
+            (PolyRef::Ntt(_), None) => Err(Error::InvalidArgument(
+                "missing coefficient-form copy".into(),
+            )),
+        })
+        .collect()
 }
 
 /// Three zero-length-free output polynomials over `q` from the pool.
@@ -247,10 +318,22 @@ fn chunk_poly(buf: &mut Vec<u64>, limbs: usize, len: usize) -> Result<RnsPoly<Co
 /// chunks are spread over threads); the words are the same either way.
 pub(crate) fn multiply_hps(
     ctx: &BfvContext,
-    a: [&RnsPoly<Coeff>; 2],
-    b: Option<[&RnsPoly<Coeff>; 2]>,
+    a: [PolyRef<'_>; 2],
+    b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
-    let inputs = collect_inputs(ctx, a, b)?;
+    let forms = collect_inputs(ctx, a, b)?;
+    let owned = inverse_copies(ctx, &forms)?;
+    let r = multiply_hps_inner(ctx, &forms, &owned);
+    give_back(ctx, owned);
+    r
+}
+
+fn multiply_hps_inner(
+    ctx: &BfvContext,
+    forms: &[PolyRef<'_>],
+    owned: &[Option<RnsPoly<Coeff>>],
+) -> Result<[RnsPoly<Coeff>; 3]> {
+    let inputs = coeff_views(forms, owned)?;
     let ring_q = ctx.ring();
     let hps = &ctx.hps;
     let ring_p = &hps.ring_p;
@@ -290,7 +373,7 @@ pub(crate) fn multiply_hps(
     tensor_all(
         ring_q.tables(),
         ring_p.tables(),
-        &inputs,
+        forms,
         &mut q_bufs,
         &mut p_bufs,
         n,
@@ -346,10 +429,22 @@ pub(crate) fn multiply_hps(
 /// and are used for any thread count.
 pub(crate) fn multiply_behz(
     ctx: &BfvContext,
-    a: [&RnsPoly<Coeff>; 2],
-    b: Option<[&RnsPoly<Coeff>; 2]>,
+    a: [PolyRef<'_>; 2],
+    b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
-    let inputs = collect_inputs(ctx, a, b)?;
+    let forms = collect_inputs(ctx, a, b)?;
+    let owned = inverse_copies(ctx, &forms)?;
+    let r = multiply_behz_inner(ctx, &forms, &owned);
+    give_back(ctx, owned);
+    r
+}
+
+fn multiply_behz_inner(
+    ctx: &BfvContext,
+    forms: &[PolyRef<'_>],
+    owned: &[Option<RnsPoly<Coeff>>],
+) -> Result<[RnsPoly<Coeff>; 3]> {
+    let inputs = coeff_views(forms, owned)?;
     let ring_q = ctx.ring();
     let behz = &ctx.behz;
     let ring_bsk = &behz.ring_bsk;
@@ -390,7 +485,7 @@ pub(crate) fn multiply_behz(
     tensor_all(
         ring_q.tables(),
         ring_bsk.tables(),
-        &inputs,
+        forms,
         &mut q_bufs,
         &mut b_bufs,
         n,
@@ -570,18 +665,32 @@ mod tests {
             let (a, b) = ([&p[0], &p[1]], [&p[2], &p[3]]);
             let expect_hps = [hps_ref(&ctx, a, Some(b)), hps_ref(&ctx, a, None)];
             let expect_behz = [behz_ref(&ctx, a, Some(b)), behz_ref(&ctx, a, None)];
+            let pn: Vec<RnsPoly<Ntt>> = p
+                .iter()
+                .map(|x| ctx.ring().to_ntt(x.clone()).unwrap())
+                .collect();
+            let ca = [PolyRef::Coeff(&p[0]), PolyRef::Coeff(&p[1])];
+            let cb = [PolyRef::Coeff(&p[2]), PolyRef::Coeff(&p[3])];
+            let na = [PolyRef::Ntt(&pn[0]), PolyRef::Ntt(&pn[1])];
+            let nb = [PolyRef::Ntt(&pn[2]), PolyRef::Ntt(&pn[3])];
             for threads in [1usize, 3] {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
                     .unwrap();
                 pool.install(|| {
-                    // Twice, so the second run uses pooled (stale) buffers.
+                    // Twice, so the second run uses pooled (stale) buffers;
+                    // every combination of coefficient- and NTT-form inputs.
                     for _ in 0..2 {
-                        assert_eq!(multiply_hps(&ctx, a, Some(b)).unwrap(), expect_hps[0]);
-                        assert_eq!(multiply_hps(&ctx, a, None).unwrap(), expect_hps[1]);
-                        assert_eq!(multiply_behz(&ctx, a, Some(b)).unwrap(), expect_behz[0]);
-                        assert_eq!(multiply_behz(&ctx, a, None).unwrap(), expect_behz[1]);
+                        for (fa, fb) in [(ca, cb), (na, nb), (ca, nb), (na, cb)] {
+                            assert_eq!(multiply_hps(&ctx, fa, Some(fb)).unwrap(), expect_hps[0]);
+                            assert_eq!(multiply_hps(&ctx, fa, None).unwrap(), expect_hps[1]);
+                            assert_eq!(
+                                multiply_behz(&ctx, fa, Some(fb)).unwrap(),
+                                expect_behz[0]
+                            );
+                            assert_eq!(multiply_behz(&ctx, fa, None).unwrap(), expect_behz[1]);
+                        }
                     }
                 });
             }
