@@ -230,7 +230,13 @@ fn plaintexts_and_ciphertexts_round_trip() {
     assert!(!ct.is_ntt_form());
     assert_eq!(ct, ev.transform_from_ntt(&f.ct_pk).unwrap());
     assert_eq!(ev.transform_to_ntt(&ct).unwrap(), f.ct_pk);
-    assert_eq!(ev.transform_from_ntt(&f.ct_pk).unwrap().to_bytes(ctx).unwrap(), b);
+    assert_eq!(
+        ev.transform_from_ntt(&f.ct_pk)
+            .unwrap()
+            .to_bytes(ctx)
+            .unwrap(),
+        b
+    );
     assert_eq!(dec.decrypt(&ct).unwrap(), f.pt);
     assert!(!f.ct_pk.is_compressible());
     assert!(matches!(

@@ -229,7 +229,9 @@ impl Encryptor {
                 }
                 table.forward(r0)?;
                 // c_0 = NTT(Δm + e) − NTT(a)·NTT(s).
-                for ((x, &ai), (&si, &wi)) in r0.iter_mut().zip(ra.iter()).zip(s.limb(l).iter().zip(sh_l)) {
+                for ((x, &ai), (&si, &wi)) in
+                    r0.iter_mut().zip(ra.iter()).zip(s.limb(l).iter().zip(sh_l))
+                {
                     *x = q.sub(*x, q.mul_shoup(ai, si, wi));
                 }
                 Ok(())

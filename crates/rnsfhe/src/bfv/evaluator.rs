@@ -234,18 +234,15 @@ impl Evaluator {
                 let (n, k) = (ring.n(), ring.limbs());
                 let mut dm = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
                 dm.data_mut().fill(0);
-                let r = add_scaled_plain(ctx, &mut dm, pt, false)
-                    .and_then(|()| Ok(ring.to_ntt(dm)?))
-                    .and_then(|dm| {
-                        let r = if subtract {
-                            ring.sub_assign(c0, &dm)
-                        } else {
-                            ring.add_assign(c0, &dm)
-                        };
-                        ctx.scratch.give(dm.into_data());
-                        Ok(r?)
-                    });
-                r
+                add_scaled_plain(ctx, &mut dm, pt, false)?;
+                let dm = ring.to_ntt(dm)?;
+                let r = if subtract {
+                    ring.sub_assign(c0, &dm)
+                } else {
+                    ring.add_assign(c0, &dm)
+                };
+                ctx.scratch.give(dm.into_data());
+                Ok(r?)
             }
         }
     }

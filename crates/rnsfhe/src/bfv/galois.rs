@@ -346,8 +346,7 @@ impl Evaluator {
                 let [p0, p1] = v.as_slice() else {
                     return Err(self.galois_size(v.len()));
                 };
-                let mut c0: RnsPoly<Ntt> =
-                    RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+                let mut c0: RnsPoly<Ntt> = RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
                 key.table.apply_ntt_into(p0, &mut c0)?;
                 let mut c1n = c1.assume_representation::<Ntt>();
                 key.table.apply_ntt_into(p1, &mut c1n)?;

@@ -180,7 +180,11 @@ fn inverse_copies(ctx: &BfvContext, inputs: &[PolyRef<'_>]) -> Result<Vec<Option
     let mut owned = Vec::with_capacity(inputs.len());
     for x in inputs {
         owned.push(if x.is_ntt() {
-            Some(RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?)
+            Some(RnsPoly::<Coeff>::from_data(
+                n,
+                k,
+                ctx.scratch.take_owned(k * n),
+            )?)
         } else {
             None
         });
@@ -685,10 +689,7 @@ mod tests {
                         for (fa, fb) in [(ca, cb), (na, nb), (ca, nb), (na, cb)] {
                             assert_eq!(multiply_hps(&ctx, fa, Some(fb)).unwrap(), expect_hps[0]);
                             assert_eq!(multiply_hps(&ctx, fa, None).unwrap(), expect_hps[1]);
-                            assert_eq!(
-                                multiply_behz(&ctx, fa, Some(fb)).unwrap(),
-                                expect_behz[0]
-                            );
+                            assert_eq!(multiply_behz(&ctx, fa, Some(fb)).unwrap(), expect_behz[0]);
                             assert_eq!(multiply_behz(&ctx, fa, None).unwrap(), expect_behz[1]);
                         }
                     }

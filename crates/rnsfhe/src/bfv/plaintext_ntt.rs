@@ -99,7 +99,8 @@ impl Evaluator {
         let ring = ctx.ring();
         self.transform_to_ntt_assign(a)?;
         if let CtPolys::Ntt(v) = &mut a.polys {
-            v.iter_mut().try_for_each(|p| ring.mul_assign(p, &pt.poly))?;
+            v.iter_mut()
+                .try_for_each(|p| ring.mul_assign(p, &pt.poly))?;
         }
         a.seed = None;
         Ok(())
