@@ -26,9 +26,11 @@
 //! | `multiply` (no relin.) | `4(k+k') + 3(k+k')` | same, output in coefficient form |
 //! | `relinearize` of that output | `k² + 2k` | `k² + 2k` (2k forward of `c_0, c_1`) |
 //! | fused `multiply_relin` | `7(k+k') + k² + 2k` | same (the `4k` forward NTTs of the tensor become the `4k` inverse ones of the base extension) |
-//! | `multiply_plain` (non-constant) | `2·2k + k` | `k` (plaintext only) |
-//! | rotation / `apply_galois` | `k² + 2k` | `k² + k` |
-//! | `add_plain` | `0` | `k` |
+//! | `multiply_plain` (non-constant, size 2) | `5k` | `k` (plaintext only; `3k` from coefficient form) |
+//! | `multiply_plain_ntt` (size 2) | `4k` | `0` (`2k` from coefficient form) |
+//! | rotation / `apply_galois` | `k² + 2k` | `k² + k` (either input form) |
+//! | `add_plain` / `sub_plain` | `0` | `k` (the NTT of `Δm`) |
+//! | `add` / `sub` / `negate` | `0` | `0` (mixed forms: `2k` per coefficient-form polynomial) |
 //!
 //! A fresh ciphertext has 2 polynomials (degree 1); [`crate::bfv::Evaluator::multiply`]
 //! gives 3 (degree 2) until [`crate::bfv::Evaluator::relinearize`].

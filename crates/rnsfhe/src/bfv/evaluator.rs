@@ -488,7 +488,8 @@ impl Evaluator {
 
     /// `a^e` for `e ≥ 1` by left-to-right square-and-multiply, relinearizing
     /// after every product (`⌊log2 e⌋` squarings and `popcount(e) − 1`
-    /// multiplications). Errors with [`Error::InvalidArgument`] for `e = 0`.
+    /// multiplications); NTT form, except for `e = 1` (a copy of `a`).
+    /// Errors with [`Error::InvalidArgument`] for `e = 0`.
     pub fn exponentiate(&self, a: &Ciphertext, e: u64, rk: &RelinKey) -> Result<Ciphertext> {
         if e == 0 {
             return Err(Error::InvalidArgument(
@@ -509,8 +510,8 @@ impl Evaluator {
     }
 
     /// The product of all ciphertexts by a balanced binary tree of
-    /// [`Evaluator::multiply_relin`] (depth `⌈log2 len⌉`). Errors on an empty
-    /// slice.
+    /// [`Evaluator::multiply_relin`] (depth `⌈log2 len⌉`), in NTT form
+    /// (a copy of a single input). Errors on an empty slice.
     pub fn multiply_many(&self, cts: &[Ciphertext], rk: &RelinKey) -> Result<Ciphertext> {
         let (first, _) = cts.split_first().ok_or_else(|| {
             Error::InvalidArgument("multiply_many needs at least one ciphertext".into())

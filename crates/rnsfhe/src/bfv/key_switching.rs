@@ -16,7 +16,12 @@
 //! The inner products are accumulated lazily in `u128` (one modular
 //! reduction per group of digits, 000 §V.A) and cost `k·l` forward NTTs
 //! over `q` (`k·l` per limb), `2·k·l` pointwise products per limb and
-//! two inverse NTTs per limb; see [`KeySwitchingKey::switch`] for the
+//! two more NTTs per limb to combine the sum (in NTT form) with the
+//! outputs: two inverse NTTs of the sum for coefficient-form outputs
+//! ([`KeySwitchingKey::switch`]), two forward NTTs of `c_0, c_1` for
+//! relinearization into NTT form, none for outputs already in NTT form
+//! (rotations of NTT-form ciphertexts need one, for `σ(c_0)` from
+//! coefficient form). See `KeySwitchingKey::switch_rows` for the
 //! limb-major, multi-threaded kernel.
 
 use rand_chacha::ChaCha20Rng;
@@ -585,7 +590,25 @@ mod tests {
             let (mut x0, mut x1) = (c.clone(), c.clone());
             ring.add_assign(&mut x0, &e0).unwrap();
             ring.add_assign(&mut x1, &e1).unwrap();
-            assert_eq!((o0, o1), (x0, x1));
+            assert_eq!((o0, o1), (x0.clone(), x1.clone()));
+            // NTT-form finishes give the same polynomials.
+            let (mut n0, mut n1) = (c.clone(), c.clone());
+            ksk.switch_rows(
+                &ctx,
+                &c,
+                (n0.data_mut(), Finish::CoeffToNtt),
+                (n1.data_mut(), Finish::CoeffToNtt),
+            )
+            .unwrap();
+            let n0 = n0.assume_representation::<Ntt>();
+            let n1 = n1.assume_representation::<Ntt>();
+            assert_eq!(ring.to_coeff(n0.clone()).unwrap(), x0);
+            assert_eq!(ring.to_coeff(n1.clone()).unwrap(), x1);
+            let mut m0 = ring.to_ntt(c.clone()).unwrap();
+            let mut m1 = m0.clone();
+            ksk.switch_add_assign_ntt(&ctx, &c, &mut m0, &mut m1)
+                .unwrap();
+            assert_eq!((m0, m1), (n0, n1));
         }
     }
 }

@@ -16,14 +16,29 @@
 //! computed pointwise in NTT form over each base. Squaring uses
 //! `c_1 = 2 a_0 a_1`.
 //!
+//! # Input forms
+//!
+//! Inputs may be in coefficient or NTT form (per ciphertext, see
+//! [`crate::bfv::ciphertext`]). An NTT-form input is inverse-transformed
+//! once, limb by limb (all `(input, limb)` pairs spread over the rayon
+//! pool), into a scratch copy that feeds the base extension of step 1,
+//! and its NTT-form rows enter the tensor over `q` directly (step 2 skips
+//! their forward NTT). So NTT-form inputs cost `4k` inverse NTTs instead
+//! of `4k` forward ones, and the words are the same (the NTT is a
+//! bijection and all residues are canonical). The three outputs are in
+//! coefficient form, which is what the key switch of `c_2` needs.
+//!
 //! # Data flow (both variants)
 //!
+//! 0. **Inverse** (limb-wise, NTT-form inputs only): the coefficient-form
+//!    copies for the lift.
 //! 1. **Lift** (coefficient-wise): every input polynomial is converted to
 //!    the auxiliary base by column chunks ([`crate::bfv::scratch`]), so the
 //!    whole conversion chain of a chunk (for BEHZ: `·m̃`, `FastBaseConv_I`,
 //!    `SmMRq`) runs in cache, one rayon task per (polynomial, chunk).
 //! 2. **Tensor** (limb-wise): one task per limb of `q ∪ aux` copies the four
-//!    input rows of that limb, runs four forward NTTs (the SIMD kernel of
+//!    input rows of that limb, runs four forward NTTs (none for the rows of
+//!    NTT-form inputs over `q`; the SIMD kernel of
 //!    [`rnsfhe_math::NttTable::forward`] where the CPU has one), the fused Karatsuba pass
 //!    and three inverse NTTs — all on four rows (512 KiB at `n = 2^14`) that
 //!    stay in L2, with no other pass over memory.
@@ -314,8 +329,8 @@ fn chunk_poly(buf: &mut Vec<u64>, limbs: usize, len: usize) -> Result<RnsPoly<Co
 }
 
 /// HPS lift-and-scale (000 §IV.A.2). `a`, `b` are degree-1 ciphertext
-/// polynomials over `q` in coefficient form (`b = None` squares `a`);
-/// returns `(c_0, c_1, c_2)` over `q`.
+/// polynomials over `q`, each pair in coefficient or NTT form (`b = None`
+/// squares `a`); returns `(c_0, c_1, c_2)` over `q` in coefficient form.
 ///
 /// On a one-thread pool the conversions run on whole polynomials, reading
 /// and writing the buffers directly (the chunk copies only pay off when the
