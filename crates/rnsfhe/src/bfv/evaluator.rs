@@ -388,9 +388,28 @@ impl Evaluator {
     /// coefficient-form result would cost); from NTT form, `c_2` is
     /// inverse-transformed for the digit decomposition (`k² + k`).
     pub fn relinearize(&self, a: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.relinearize_assign(&mut r, rk)?;
-        Ok(r)
+        self.check_relin_input(a, rk)?;
+        let ring = self.ctx.ring();
+        a.polys.check(ring)?;
+        // Clone c_0, c_1 (they receive the sum); c_2 is only read.
+        let out = match &a.polys {
+            CtPolys::Coeff(v) => match v.as_slice() {
+                [c0, c1, c2] => {
+                    self.relin_core(CtPolys::Coeff(vec![c0.clone(), c1.clone()]), c2, rk)?
+                }
+                _ => return Err(relin_size(v.len())),
+            },
+            CtPolys::Ntt(v) => match v.as_slice() {
+                [c0, c1, c2] => {
+                    let c2 = ring.to_coeff(c2.clone())?;
+                    let r = self.relin_core(CtPolys::Ntt(vec![c0.clone(), c1.clone()]), &c2, rk);
+                    self.ctx.scratch.give(c2.into_data());
+                    r?
+                }
+                _ => return Err(relin_size(v.len())),
+            },
+        };
+        Ok(Ciphertext::new_ntt(self.ctx.id(), a.key_id, out))
     }
 
     /// `a ← relinearize(a)` (in NTT form). On error `a` is left unchanged
@@ -400,47 +419,60 @@ impl Evaluator {
         let ctx = &*self.ctx;
         let ring = ctx.ring();
         a.polys.check(ring)?;
-        let ksk = rk.key_switching_key();
-        let wrong = |got| Error::WrongCiphertextSize {
-            operation: "relinearize",
-            expected: "3",
-            got,
-        };
         let polys = core::mem::replace(&mut a.polys, CtPolys::Ntt(Vec::new()));
         let out = match polys {
             CtPolys::Coeff(mut v) => {
-                let (c2, c1, c0) = (v.pop(), v.pop(), v.pop());
-                let (Some(c2), Some(mut c1), Some(mut c0)) = (c2, c1, c0) else {
-                    return Err(wrong(v.len()));
-                };
-                let r = ksk.switch_rows(
-                    ctx,
-                    &c2,
-                    (c0.data_mut(), Finish::CoeffToNtt),
-                    (c1.data_mut(), Finish::CoeffToNtt),
-                );
+                let c2 = v.pop().ok_or_else(|| relin_size(0))?;
+                let r = self.relin_core(CtPolys::Coeff(v), &c2, rk);
                 ctx.scratch.give(c2.into_data());
-                r?;
-                vec![
-                    c0.assume_representation::<Ntt>(),
-                    c1.assume_representation::<Ntt>(),
-                ]
+                r?
             }
             CtPolys::Ntt(mut v) => {
-                let (c2, c1, c0) = (v.pop(), v.pop(), v.pop());
-                let (Some(c2), Some(mut c1), Some(mut c0)) = (c2, c1, c0) else {
-                    return Err(wrong(v.len()));
-                };
+                let c2 = v.pop().ok_or_else(|| relin_size(0))?;
                 let c2 = ring.to_coeff(c2)?;
-                let r = ksk.switch_add_assign_ntt(ctx, &c2, &mut c0, &mut c1);
+                let r = self.relin_core(CtPolys::Ntt(v), &c2, rk);
                 ctx.scratch.give(c2.into_data());
-                r?;
-                vec![c0, c1]
+                r?
             }
         };
         a.polys = CtPolys::Ntt(out);
         a.seed = None;
         Ok(())
+    }
+
+    /// `(c_0, c_1) + KeySwitch(c_2)` in NTT form, for `c_0, c_1` in either
+    /// form (coefficient form: transformed forward inside the key-switch
+    /// kernel) and `c_2` in coefficient form.
+    fn relin_core(
+        &self,
+        c01: CtPolys,
+        c2: &RnsPoly<Coeff>,
+        rk: &RelinKey,
+    ) -> Result<Vec<RnsPoly<Ntt>>> {
+        let ctx = &*self.ctx;
+        let ksk = rk.key_switching_key();
+        match c01 {
+            CtPolys::Coeff(v) => {
+                let [mut c0, mut c1] =
+                    <[RnsPoly<Coeff>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?;
+                ksk.switch_rows(
+                    ctx,
+                    c2,
+                    (c0.data_mut(), Finish::CoeffToNtt),
+                    (c1.data_mut(), Finish::CoeffToNtt),
+                )?;
+                Ok(vec![
+                    c0.assume_representation::<Ntt>(),
+                    c1.assume_representation::<Ntt>(),
+                ])
+            }
+            CtPolys::Ntt(v) => {
+                let [mut c0, mut c1] =
+                    <[RnsPoly<Ntt>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?;
+                ksk.switch_add_assign_ntt(ctx, c2, &mut c0, &mut c1)?;
+                Ok(vec![c0, c1])
+            }
+        }
     }
 
     /// Checks context, key and size (3) for relinearization.
@@ -573,5 +605,13 @@ fn pair(a: &Ciphertext) -> Result<[PolyRef<'_>; 2]> {
             expected: "2",
             got: a.polys.len(),
         }),
+    }
+}
+
+fn relin_size(got: usize) -> Error {
+    Error::WrongCiphertextSize {
+        operation: "relinearize",
+        expected: "3",
+        got,
     }
 }
