@@ -25,7 +25,9 @@
 //! and its NTT-form rows enter the tensor over `q` directly (step 2 skips
 //! their forward NTT). So NTT-form inputs cost `4k` inverse NTTs instead
 //! of `4k` forward ones, and the words are the same (the NTT is a
-//! bijection and all residues are canonical). The three outputs are in
+//! bijection and all residues are canonical); when all inputs are in NTT
+//! form the tensor reads their rows in place instead of copying them. The
+//! three outputs are in
 //! coefficient form, which is what the key switch of `c_2` needs.
 //!
 //! # Data flow (both variants)
@@ -144,6 +146,7 @@ fn tensor_all(
     for (f, x) in q_ntt.iter_mut().zip(inputs) {
         *f = x.is_ntt();
     }
+    let all_ntt = inputs.iter().all(|x| x.is_ntt());
     let k = q_tables.len();
     type Task<'a> = (&'a NttTable, [&'a mut [u64]; 4], Option<usize>);
     let mut tasks: Vec<Task<'_>> = Vec::with_capacity(k + aux_tables.len());
@@ -157,6 +160,11 @@ fn tensor_all(
         .into_par_iter()
         .try_for_each(|(t, mut rows, q_limb)| -> Result<()> {
             let ntt_in = match q_limb {
+                Some(l) if all_ntt => {
+                    // Read the NTT-form rows in place: no copies.
+                    let src: Vec<&[u64]> = inputs.iter().map(|x| x.limb(l)).collect();
+                    return tensor_limb_ntt(t, &src, rows);
+                }
                 Some(l) => {
                     for (row, x) in rows.iter_mut().zip(inputs) {
                         row.copy_from_slice(x.limb(l));
@@ -167,6 +175,55 @@ fn tensor_all(
             };
             tensor_limb(t, rows, square, ntt_in)
         })
+}
+
+/// [`tensor_limb`] for inputs that are all in NTT form over this limb:
+/// reads `src = [a_0, a_1, b_0, b_1]` (`[a_0, a_1]` when squaring) where they
+/// are and writes `rows[0..3] = [c_0, c_1, c_2]` in coefficient form (the
+/// same words as [`tensor_limb`], without the four row copies).
+#[inline(never)]
+fn tensor_limb_ntt(t: &NttTable, src: &[&[u64]], rows: [&mut [u64]; 4]) -> Result<()> {
+    let m = *t.modulus();
+    let [r0, r1, r2, _] = rows;
+    match src {
+        [a0, a1] => {
+            for (((x0, x1), x2), (&a0, &a1)) in r0
+                .iter_mut()
+                .zip(r1.iter_mut())
+                .zip(r2.iter_mut())
+                .zip(a0.iter().zip(a1.iter()))
+            {
+                let c1 = m.mul(a0, a1);
+                *x0 = m.mul(a0, a0);
+                *x1 = m.add(c1, c1);
+                *x2 = m.mul(a1, a1);
+            }
+        }
+        [a0, a1, b0, b1] => {
+            for (((x0, x1), x2), ((&a0, &a1), (&b0, &b1))) in r0
+                .iter_mut()
+                .zip(r1.iter_mut())
+                .zip(r2.iter_mut())
+                .zip(a0.iter().zip(a1.iter()).zip(b0.iter().zip(b1.iter())))
+            {
+                let c0 = m.mul(a0, b0);
+                let c2 = m.mul(a1, b1);
+                let s = m.mul(a0 + a1, b0 + b1);
+                *x0 = c0;
+                *x1 = m.sub(m.sub(s, c0), c2);
+                *x2 = c2;
+            }
+        }
+        _ => {
+            return Err(Error::InvalidArgument(
+                "tensor needs 2 or 4 input rows".into(),
+            ))
+        }
+    }
+    t.backward(r0)?;
+    t.backward(r1)?;
+    t.backward(r2)?;
+    Ok(())
 }
 
 /// Checks the input shapes and returns the input polynomials in the order
