@@ -21,9 +21,10 @@
 //! Inputs may be in coefficient or NTT form (per ciphertext, see
 //! [`crate::bfv::ciphertext`]). An NTT-form input is inverse-transformed
 //! once, limb by limb (all `(input, limb)` pairs spread over the rayon
-//! pool), into a scratch copy that feeds the base extension of step 1,
-//! and its NTT-form rows enter the tensor over `q` directly (step 2 skips
-//! their forward NTT). So NTT-form inputs cost `4k` inverse NTTs instead
+//! pool), into the tensor buffer over `q` that step 2 overwrites anyway;
+//! that copy feeds the base extension of step 1, and the NTT-form rows
+//! enter the tensor over `q` directly (step 2 skips their forward NTT), so
+//! no buffer is added to the working set. So NTT-form inputs cost `4k` inverse NTTs instead
 //! of `4k` forward ones, and the words are the same (the NTT is a
 //! bijection and all residues are canonical); when all inputs are in NTT
 //! form the tensor reads their rows in place instead of copying them. The
@@ -33,7 +34,7 @@
 //! # Data flow (both variants)
 //!
 //! 0. **Inverse** (limb-wise, NTT-form inputs only): the coefficient-form
-//!    copies for the lift.
+//!    copies for the lift, in the tensor buffers over `q`.
 //! 1. **Lift** (coefficient-wise): every input polynomial is converted to
 //!    the auxiliary base by column chunks ([`crate::bfv::scratch`]), so the
 //!    whole conversion chain of a chunk (for BEHZ: `·m̃`, `FastBaseConv_I`,
@@ -244,19 +245,21 @@ fn collect_inputs<'a>(
 }
 
 /// Coefficient-form copies of the NTT-form inputs (`None` for the others),
-/// in buffers from the pool: one inverse NTT per limb, all `(input, limb)`
-/// pairs spread over the rayon pool. Return them with [`give_back`].
-fn inverse_copies(ctx: &BfvContext, inputs: &[PolyRef<'_>]) -> Result<Vec<Option<RnsPoly<Coeff>>>> {
+/// written into the tensor buffers over `q` (`q_bufs[i]` for input `i`,
+/// which the tensor only overwrites after the lift): one inverse NTT per
+/// limb, all `(input, limb)` pairs spread over the rayon pool. Hand the
+/// buffers back with [`restore`] before the tensor.
+fn inverse_copies(
+    ctx: &BfvContext,
+    inputs: &[PolyRef<'_>],
+    q_bufs: &mut [Scratch<'_>; 4],
+) -> Result<Vec<Option<RnsPoly<Coeff>>>> {
     let ring = ctx.ring();
     let (n, k) = (ring.n(), ring.limbs());
     let mut owned = Vec::with_capacity(inputs.len());
-    for x in inputs {
+    for (x, buf) in inputs.iter().zip(q_bufs.iter_mut()) {
         owned.push(if x.is_ntt() {
-            Some(RnsPoly::<Coeff>::from_data(
-                n,
-                k,
-                ctx.scratch.take_owned(k * n),
-            )?)
+            Some(RnsPoly::<Coeff>::from_data(n, k, buf.take_vec())?)
         } else {
             None
         });
@@ -274,16 +277,18 @@ fn inverse_copies(ctx: &BfvContext, inputs: &[PolyRef<'_>]) -> Result<Vec<Option
         t.backward(row)
     });
     if let Err(e) = r {
-        give_back(ctx, owned);
+        restore(q_bufs, &mut owned);
         return Err(e.into());
     }
     Ok(owned)
 }
 
-/// Returns the buffers of [`inverse_copies`] to the pool.
-fn give_back(ctx: &BfvContext, owned: Vec<Option<RnsPoly<Coeff>>>) {
-    for p in owned.into_iter().flatten() {
-        ctx.scratch.give(p.into_data());
+/// Returns the buffers of [`inverse_copies`] to their tensor slots.
+fn restore(q_bufs: &mut [Scratch<'_>; 4], owned: &mut [Option<RnsPoly<Coeff>>]) {
+    for (buf, o) in q_bufs.iter_mut().zip(owned.iter_mut()) {
+        if let Some(p) = o.take() {
+            buf.put_vec(p.into_data());
+        }
     }
 }
 
@@ -398,16 +403,18 @@ pub(crate) fn multiply_hps(
     b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
     let forms = collect_inputs(ctx, a, b)?;
-    let owned = inverse_copies(ctx, &forms)?;
-    let r = multiply_hps_inner(ctx, &forms, &owned);
-    give_back(ctx, owned);
-    r
+    let mut q_bufs = four(ctx, ctx.ring().limbs());
+    let mut owned = inverse_copies(ctx, &forms, &mut q_bufs)?;
+    multiply_hps_inner(ctx, &forms, &mut q_bufs, &mut owned)
 }
 
+/// [`multiply_hps`] after [`inverse_copies`] (whose buffers go back to
+/// `q_bufs` after the lift).
 fn multiply_hps_inner(
     ctx: &BfvContext,
     forms: &[PolyRef<'_>],
-    owned: &[Option<RnsPoly<Coeff>>],
+    q_bufs: &mut [Scratch<'_>; 4],
+    owned: &mut [Option<RnsPoly<Coeff>>],
 ) -> Result<[RnsPoly<Coeff>; 3]> {
     let inputs = coeff_views(forms, owned)?;
     let ring_q = ctx.ring();
@@ -444,13 +451,14 @@ fn multiply_hps_inner(
         )?;
     }
 
-    // Step 2: tensor in q ∪ P.
-    let mut q_bufs = four(ctx, k);
+    // Step 2: tensor in q ∪ P (the coefficient-form copies are dead now).
+    drop(inputs);
+    restore(q_bufs, owned);
     tensor_all(
         ring_q.tables(),
         ring_p.tables(),
         forms,
-        &mut q_bufs,
+        q_bufs,
         &mut p_bufs,
         n,
     )?;
@@ -509,16 +517,18 @@ pub(crate) fn multiply_behz(
     b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
     let forms = collect_inputs(ctx, a, b)?;
-    let owned = inverse_copies(ctx, &forms)?;
-    let r = multiply_behz_inner(ctx, &forms, &owned);
-    give_back(ctx, owned);
-    r
+    let mut q_bufs = four(ctx, ctx.ring().limbs());
+    let mut owned = inverse_copies(ctx, &forms, &mut q_bufs)?;
+    multiply_behz_inner(ctx, &forms, &mut q_bufs, &mut owned)
 }
 
+/// [`multiply_behz`] after [`inverse_copies`] (whose buffers go back to
+/// `q_bufs` after the lift).
 fn multiply_behz_inner(
     ctx: &BfvContext,
     forms: &[PolyRef<'_>],
-    owned: &[Option<RnsPoly<Coeff>>],
+    q_bufs: &mut [Scratch<'_>; 4],
+    owned: &mut [Option<RnsPoly<Coeff>>],
 ) -> Result<[RnsPoly<Coeff>; 3]> {
     let inputs = coeff_views(forms, owned)?;
     let ring_q = ctx.ring();
@@ -556,13 +566,14 @@ fn multiply_behz_inner(
         },
     )?;
 
-    // S2: tensor in q ∪ B_sk.
-    let mut q_bufs = four(ctx, k);
+    // S2: tensor in q ∪ B_sk (the coefficient-form copies are dead now).
+    drop(inputs);
+    restore(q_bufs, owned);
     tensor_all(
         ring_q.tables(),
         ring_bsk.tables(),
         forms,
-        &mut q_bufs,
+        q_bufs,
         &mut b_bufs,
         n,
     )?;
