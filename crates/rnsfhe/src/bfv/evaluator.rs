@@ -92,7 +92,9 @@ impl Evaluator {
 
     // ---------------------------------------------------------------- add
 
-    /// `a + b` (sizes may differ; the result has the larger size).
+    /// `a + b` (sizes may differ; the result has the larger size). Inputs
+    /// in the same form give that form; mixed forms give NTT form (the
+    /// coefficient-form operand is transformed, `k` NTTs per polynomial).
     pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.add_assign(&mut r, b)?;
@@ -104,7 +106,8 @@ impl Evaluator {
         self.add_sub_assign(a, b, false)
     }
 
-    /// `a − b` (sizes may differ; the result has the larger size).
+    /// `a − b` (sizes may differ; the result has the larger size; forms as
+    /// for [`Evaluator::add`]).
     pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.sub_assign(&mut r, b)?;
