@@ -87,8 +87,16 @@ impl Oracle {
         self.big_of_coeff(&self.ctx.ring().to_coeff(p.clone()).unwrap())
     }
 
+    /// The polynomials in coefficient form (NTT-form ciphertexts are
+    /// converted with the library's own transform).
     fn big_of_ct(&self, ct: &Ciphertext) -> Vec<BigPoly> {
-        ct.polys().iter().map(|p| self.big_of_coeff(p)).collect()
+        let coeff = Evaluator::new(&self.ctx).transform_from_ntt(ct).unwrap();
+        coeff
+            .coeff_polys()
+            .unwrap()
+            .iter()
+            .map(|p| self.big_of_coeff(p))
+            .collect()
     }
 
     fn reduce(&self, a: BigPoly) -> BigPoly {

@@ -222,8 +222,21 @@ fn plaintexts_and_ciphertexts_round_trip() {
     // Size 2 (public-key encryption: no seed).
     let b = f.ct_pk.to_bytes(ctx).unwrap();
     assert_eq!(b.len(), framed(2 * bits));
+    // Encryptions are in NTT form; the file holds coefficient form and a
+    // loaded ciphertext is in coefficient form.
+    let ev = Evaluator::new(ctx);
+    assert!(f.ct_pk.is_ntt_form());
     let ct = Ciphertext::from_bytes(ctx, &b).unwrap();
-    assert_eq!(ct, f.ct_pk);
+    assert!(!ct.is_ntt_form());
+    assert_eq!(ct, ev.transform_from_ntt(&f.ct_pk).unwrap());
+    assert_eq!(ev.transform_to_ntt(&ct).unwrap(), f.ct_pk);
+    assert_eq!(
+        ev.transform_from_ntt(&f.ct_pk)
+            .unwrap()
+            .to_bytes(ctx)
+            .unwrap(),
+        b
+    );
     assert_eq!(dec.decrypt(&ct).unwrap(), f.pt);
     assert!(!f.ct_pk.is_compressible());
     assert!(matches!(
@@ -246,7 +259,7 @@ fn plaintexts_and_ciphertexts_round_trip() {
     assert_eq!(f.ct_sk.to_bytes_smallest(ctx).unwrap(), comp);
     for bytes in [&full, &comp] {
         let ct = Ciphertext::from_bytes(ctx, bytes).unwrap();
-        assert_eq!(ct, f.ct_sk);
+        assert_eq!(ct, ev.transform_from_ntt(&f.ct_sk).unwrap());
         assert_eq!(
             &dec.decrypt(&ct).unwrap().coefficients()[..4],
             &[3, 1, 4, 0]

@@ -1,8 +1,9 @@
 //! The multi-threaded kernels (fused tensor, chunked conversions,
 //! limb-major key switching, fused encryption and decryption) give
 //! identical results for every rayon thread count, including pooled
-//! (reused) scratch buffers and a second-level relinearization
-//! decomposition, and the results decrypt correctly.
+//! (reused) scratch buffers, a second-level relinearization
+//! decomposition and ciphertexts in coefficient, NTT and mixed forms, and
+//! the results decrypt correctly.
 
 mod common;
 
@@ -53,6 +54,19 @@ fn run(ctx: &std::sync::Arc<BfvContext>, seed: u64) -> Outputs {
             let fused = ev.multiply_relin(&a, &b, &rk).unwrap();
             let sq = ev.square_relin(&a, &rk).unwrap();
             assert_eq!(relin, fused);
+            // Coefficient-form and mixed inputs: the same words; an
+            // NTT-form degree-2 input to relinearization as well.
+            let (ac, bc) = (
+                ev.transform_from_ntt(&a).unwrap(),
+                ev.transform_from_ntt(&b).unwrap(),
+            );
+            assert_eq!(ev.multiply(&ac, &bc).unwrap(), prod);
+            assert_eq!(ev.multiply(&ac, &b).unwrap(), prod);
+            assert_eq!(ev.multiply_relin(&a, &bc, &rk).unwrap(), fused);
+            let prod_ntt = ev.transform_to_ntt(&prod).unwrap();
+            assert_eq!(ev.relinearize(&prod_ntt, &rk).unwrap(), fused);
+            assert_eq!(dec.decrypt(&prod_ntt).unwrap(), dec.decrypt(&prod).unwrap());
+            cts.push(prod_ntt);
             let m3 = dec.decrypt(&prod).unwrap().coefficients().to_vec();
             let m2 = dec.decrypt(&relin).unwrap().coefficients().to_vec();
             let msq = dec.decrypt(&sq).unwrap().coefficients().to_vec();

@@ -1,35 +1,161 @@
-//! Ciphertexts: tuples `(c_0, …, c_{d})` of polynomials over `q`, stored in
-//! **coefficient form** (SEAL-style).
+//! Ciphertexts: tuples `(c_0, …, c_{d})` of polynomials over `q`, each
+//! ciphertext in **coefficient form** or in **NTT form** (evaluation
+//! form), tracked at run time ([`Ciphertext::is_ntt_form`]).
 //!
-//! Coefficient form is the natural input of every RNS step that is not a
-//! product: the decryption scalings (002 Algorithm 1, 000 eq. 6), the base
-//! extensions of both lift-and-scale procedures (000 §IV.A) and the digit
-//! decomposition of key switching all work on coefficients. Keys, on the
-//! other hand, are only ever used in products and are stored in NTT form.
+//! NTT form is OpenFHE's choice for BFV and the default here: encryption,
+//! relinearization, the fused products and rotations return NTT-form
+//! ciphertexts; [`crate::bfv::Evaluator::multiply`] without
+//! relinearization returns its degree-2 result in coefficient form (the
+//! key switch of `c_2` needs coefficients, and `c_0, c_1` are transformed
+//! in the same per-limb pass). Every operation accepts both forms, and
+//! [`crate::bfv::Evaluator::transform_to_ntt`] /
+//! [`crate::bfv::Evaluator::transform_from_ntt`] convert explicitly. The
+//! NTT is a bijection, so both forms give the same coefficient-form
+//! results bit for bit.
 //!
-//! The cost of the choice, in NTTs of one limb (`k` limbs of `q`, `k'` of
-//! the auxiliary base): a fused `multiply_relin` needs `4(k+k') + 3(k+k')
-//! + k² + 2k` in either form (NTT-form inputs trade the `4k` forward NTTs
-//! of the tensor for the `4k` inverse ones the base extension then needs;
-//! an NTT-form output trades the final `2k` inverse NTTs of the key switch
-//! for forward NTTs of `c_0, c_1`). Decryption needs `2k` here and would
-//! need `k` in NTT form (OpenFHE's choice), and plaintext products would
-//! save `4k`; `multiply` without relinearization would cost `3k` more. We
-//! keep coefficient form, like SEAL: see `docs/performance.md`.
+//! Coefficient form is what every RNS step that is not a product needs
+//! (the decryption scalings, the base extensions of both lift-and-scale
+//! procedures, the digit decomposition of key switching); products need
+//! NTT form. The cost in NTTs of one limb (`k` limbs of `q`, `k'` of the
+//! auxiliary base, one digit per limb):
+//!
+//! | operation | coefficient form (before) | NTT form (now) |
+//! |---|---|---|
+//! | public-key / secret-key encryption | `3k` / `2k` | `3k` / `2k` |
+//! | decryption (size 2) | `2k` | `k` |
+//! | `multiply` (no relin.) | `4(k+k') + 3(k+k')` | same, output in coefficient form |
+//! | `relinearize` of that output | `k² + 2k` | `k² + 2k` (2k forward of `c_0, c_1`) |
+//! | fused `multiply_relin` | `7(k+k') + k² + 2k` | same (the `4k` forward NTTs of the tensor become the `4k` inverse ones of the base extension) |
+//! | `multiply_plain` (non-constant, size 2) | `5k` | `k` (plaintext only; `3k` from coefficient form) |
+//! | `multiply_plain_ntt` (size 2) | `4k` | `0` (`2k` from coefficient form) |
+//! | rotation / `apply_galois` | `k² + 2k` | `k² + k` (either input form) |
+//! | `add_plain` / `sub_plain` | `0` | `k` (the NTT of `Δm`) |
+//! | `add` / `sub` / `negate` | `0` | `0` (mixed forms: `2k` per coefficient-form polynomial) |
 //!
 //! A fresh ciphertext has 2 polynomials (degree 1); [`crate::bfv::Evaluator::multiply`]
 //! gives 3 (degree 2) until [`crate::bfv::Evaluator::relinearize`].
 
-use rnsfhe_math::{Coeff, RnsPoly};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 
-/// A BFV ciphertext in coefficient form over `q`, tagged with its
+use crate::error::Result;
+
+/// The polynomials of a ciphertext in one of the two forms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CtPolys {
+    /// Coefficient form.
+    Coeff(Vec<RnsPoly<Coeff>>),
+    /// NTT (evaluation) form.
+    Ntt(Vec<RnsPoly<Ntt>>),
+}
+
+impl CtPolys {
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            CtPolys::Coeff(v) => v.len(),
+            CtPolys::Ntt(v) => v.len(),
+        }
+    }
+
+    /// Polynomial `i` as a form-tagged reference.
+    pub(crate) fn get(&self, i: usize) -> Option<PolyRef<'_>> {
+        match self {
+            CtPolys::Coeff(v) => v.get(i).map(PolyRef::Coeff),
+            CtPolys::Ntt(v) => v.get(i).map(PolyRef::Ntt),
+        }
+    }
+
+    /// Every polynomial, checked against `ring`.
+    pub(crate) fn check(&self, ring: &RnsRing) -> Result<()> {
+        match self {
+            CtPolys::Coeff(v) => v.iter().try_for_each(|p| ring.check(p))?,
+            CtPolys::Ntt(v) => v.iter().try_for_each(|p| ring.check(p))?,
+        }
+        Ok(())
+    }
+
+    /// In NTT form (forward NTT of every polynomial if needed).
+    pub(crate) fn into_ntt(self, ring: &RnsRing) -> Result<Vec<RnsPoly<Ntt>>> {
+        match self {
+            CtPolys::Coeff(v) => Ok(v
+                .into_iter()
+                .map(|p| ring.to_ntt(p))
+                .collect::<core::result::Result<_, _>>()?),
+            CtPolys::Ntt(v) => Ok(v),
+        }
+    }
+
+    /// Coefficient form, borrowed or inverse-transformed into a copy.
+    pub(crate) fn coeff_cow(
+        &self,
+        ring: &RnsRing,
+    ) -> Result<std::borrow::Cow<'_, [RnsPoly<Coeff>]>> {
+        match self {
+            CtPolys::Coeff(v) => Ok(std::borrow::Cow::Borrowed(v)),
+            CtPolys::Ntt(v) => Ok(std::borrow::Cow::Owned(
+                v.iter()
+                    .map(|p| ring.to_coeff(p.clone()))
+                    .collect::<core::result::Result<_, _>>()?,
+            )),
+        }
+    }
+
+    /// In coefficient form (inverse NTT of every polynomial if needed).
+    pub(crate) fn into_coeff(self, ring: &RnsRing) -> Result<Vec<RnsPoly<Coeff>>> {
+        match self {
+            CtPolys::Ntt(v) => Ok(v
+                .into_iter()
+                .map(|p| ring.to_coeff(p))
+                .collect::<core::result::Result<_, _>>()?),
+            CtPolys::Coeff(v) => Ok(v),
+        }
+    }
+}
+
+/// A borrowed polynomial tagged with its form.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum PolyRef<'a> {
+    /// Coefficient form.
+    Coeff(&'a RnsPoly<Coeff>),
+    /// NTT form.
+    Ntt(&'a RnsPoly<Ntt>),
+}
+
+impl PolyRef<'_> {
+    /// Row `l` (in the polynomial's own form).
+    pub(crate) fn limb(&self, l: usize) -> &[u64] {
+        match self {
+            PolyRef::Coeff(p) => p.limb(l),
+            PolyRef::Ntt(p) => p.limb(l),
+        }
+    }
+
+    /// Whether the polynomial is in NTT form.
+    pub(crate) fn is_ntt(&self) -> bool {
+        matches!(self, PolyRef::Ntt(_))
+    }
+
+    /// Checks the shape against `ring`.
+    pub(crate) fn check(&self, ring: &RnsRing) -> Result<()> {
+        match self {
+            PolyRef::Coeff(p) => ring.check(*p)?,
+            PolyRef::Ntt(p) => ring.check(*p)?,
+        }
+        Ok(())
+    }
+}
+
+/// A BFV ciphertext over `q` in coefficient or NTT form, tagged with its
 /// parameter id and the key id of the secret key it decrypts under.
-/// Equality compares ids and polynomials, not the compression seed.
+///
+/// Equality compares ids, the form and the polynomials (not the
+/// compression seed): the same ciphertext in the two forms compares
+/// unequal; bring both to one form first
+/// ([`crate::bfv::Evaluator::transform_from_ntt`]).
 #[derive(Clone, Debug)]
 pub struct Ciphertext {
     pub(crate) params_id: u64,
     pub(crate) key_id: u64,
-    pub(crate) polys: Vec<RnsPoly<Coeff>>,
+    pub(crate) polys: CtPolys,
     pub(crate) seed: Option<[u8; 32]>,
 }
 
@@ -44,11 +170,22 @@ impl PartialEq for Ciphertext {
 impl Eq for Ciphertext {}
 
 impl Ciphertext {
+    /// A coefficient-form ciphertext.
     pub(crate) fn new(params_id: u64, key_id: u64, polys: Vec<RnsPoly<Coeff>>) -> Self {
         Self {
             params_id,
             key_id,
-            polys,
+            polys: CtPolys::Coeff(polys),
+            seed: None,
+        }
+    }
+
+    /// An NTT-form ciphertext.
+    pub(crate) fn new_ntt(params_id: u64, key_id: u64, polys: Vec<RnsPoly<Ntt>>) -> Self {
+        Self {
+            params_id,
+            key_id,
+            polys: CtPolys::Ntt(polys),
             seed: None,
         }
     }
@@ -59,9 +196,29 @@ impl Ciphertext {
         self.polys.len()
     }
 
-    /// The polynomials `c_0, c_1, …` in coefficient form over `q`.
-    pub fn polys(&self) -> &[RnsPoly<Coeff>] {
-        &self.polys
+    /// Whether the polynomials are stored in NTT (evaluation) form.
+    pub fn is_ntt_form(&self) -> bool {
+        matches!(self.polys, CtPolys::Ntt(_))
+    }
+
+    /// The polynomials `c_0, c_1, …` if the ciphertext is in coefficient
+    /// form, `None` if it is in NTT form (see
+    /// [`crate::bfv::Evaluator::transform_from_ntt`]).
+    pub fn coeff_polys(&self) -> Option<&[RnsPoly<Coeff>]> {
+        match &self.polys {
+            CtPolys::Coeff(v) => Some(v),
+            CtPolys::Ntt(_) => None,
+        }
+    }
+
+    /// The polynomials `c_0, c_1, …` if the ciphertext is in NTT form
+    /// (rows in the bit-reversed order of [`rnsfhe_math::NttTable::forward`]),
+    /// `None` if it is in coefficient form.
+    pub fn ntt_polys(&self) -> Option<&[RnsPoly<Ntt>]> {
+        match &self.polys {
+            CtPolys::Ntt(v) => Some(v),
+            CtPolys::Coeff(_) => None,
+        }
     }
 
     /// The parameter id of the context the ciphertext was made for.
@@ -75,7 +232,8 @@ impl Ciphertext {
     }
 
     /// For a fresh secret-key encryption, the 32-byte seed from which
-    /// `c_1 = a` is expanded ([`rnsfhe_math::sampling::expand_uniform`]);
+    /// `c_1 = a` is expanded ([`rnsfhe_math::sampling::expand_uniform`],
+    /// in coefficient form: an NTT-form ciphertext holds `NTT(a)`);
     /// `None` once `c_1` has been modified or for public-key encryptions.
     /// A serializer can store the seed instead of `c_1`.
     pub fn seed(&self) -> Option<&[u8; 32]> {

@@ -10,6 +10,13 @@
 //! * HPS, 000 eq. 6 via [`rnsfhe_math::ScaleRoundToModulus`]: correct while
 //!   `‖v‖ < (Δ − |q|_t)/2`, like the textbook scheme.
 //!
+//! The ciphertext may be in either form ([`Ciphertext::is_ntt_form`]): in
+//! NTT form (the default) `c_0 + c_1·s (+ c_2·s² + …)` is computed
+//! pointwise per limb and one inverse NTT per limb brings it to
+//! coefficient form for the scaling (`k` NTTs in all, OpenFHE's cost); in
+//! coefficient form `c_1, c_2, …` are forward-transformed first (`2k` for a
+//! size-2 ciphertext). Both give the same words.
+//!
 //! No big integers and no per-coefficient allocation.
 
 use std::sync::{Arc, OnceLock};
@@ -18,7 +25,7 @@ use rayon::prelude::*;
 use rnsfhe_math::{Coeff, RnsPoly};
 use zeroize::Zeroize;
 
-use crate::bfv::ciphertext::Ciphertext;
+use crate::bfv::ciphertext::{Ciphertext, PolyRef};
 use crate::bfv::context::{BfvContext, GammaKind};
 use crate::bfv::keys::{check_key_id, SecretKey};
 use crate::bfv::noise;
@@ -72,8 +79,9 @@ impl Decryptor {
     /// fewer than 2 polynomials.
     ///
     /// Two fused, multi-threaded passes: per limb, `c_0 + c_1·s (+ …)` with
-    /// one forward NTT per polynomial, the products with the stored
-    /// `NTT(s)` and one inverse NTT (`dot_with_secret_into`); then per column
+    /// the products with the stored `NTT(s)` and one inverse NTT (plus one
+    /// forward NTT per polynomial but `c_0` for a coefficient-form
+    /// ciphertext; `dot_with_secret_into`); then per column
     /// chunk of 1024 coefficients (the whole polynomial on a one-thread
     /// pool), the scaling to `t` of the chosen variant. Intermediates live
     /// in zeroized scratch buffers.
@@ -140,9 +148,10 @@ pub(crate) fn dot_with_secret(
 }
 
 /// [`dot_with_secret`] into a limb-major buffer of `k·n` words: one rayon
-/// task per limb computes `c_d`, `c_d·s + c_{d−1}`, …, `(…)·s` with one
-/// forward NTT per polynomial and Barrett multiply-adds, one inverse NTT
-/// and the addition of `c_0`.
+/// task per limb computes `c_d`, `c_d·s + c_{d−1}`, …, `(…)·s` with Barrett
+/// multiply-adds and adds `c_0`, with one inverse NTT. A coefficient-form
+/// ciphertext costs one forward NTT per polynomial but `c_0` (which is
+/// added after the inverse NTT); an NTT-form one none.
 pub(crate) fn dot_with_secret_into(
     ctx: &BfvContext,
     ct: &Ciphertext,
@@ -172,9 +181,11 @@ fn dot_with_secret_shoup(
         });
     }
     let ring = ctx.ring();
-    for c in &ct.polys {
-        ring.check(c)?;
-    }
+    ct.polys.check(ring)?;
+    let is_ntt = ct.is_ntt_form();
+    let polys: Vec<PolyRef<'_>> = (0..ct.polys.len())
+        .filter_map(|i| ct.polys.get(i))
+        .collect();
     let (n, k) = (ring.n(), ring.limbs());
     if x.len() != k * n {
         return Err(Error::InvalidArgument(
@@ -182,7 +193,11 @@ fn dot_with_secret_shoup(
         ));
     }
     let s = sk.s_ntt();
-    let tail = &ct.polys[1..];
+    let (c0, tail) = polys.split_first().ok_or(Error::WrongCiphertextSize {
+        operation: "decrypt",
+        expected: "at least 2",
+        got: 0,
+    })?;
     x.par_chunks_exact_mut(n)
         .zip(ring.tables().par_iter())
         .enumerate()
@@ -193,14 +208,21 @@ fn dot_with_secret_shoup(
             let mut polys = tail.iter().rev();
             if let Some(last) = polys.next() {
                 row.copy_from_slice(last.limb(l));
-                table.forward(row)?;
+                if !is_ntt {
+                    table.forward(row)?;
+                }
             }
             // Horner: row ← row·s + NTT(c_i) for i = d−1 … 1.
             for c in polys {
-                tmp.0.clear();
-                tmp.0.extend_from_slice(c.limb(l));
-                table.forward(&mut tmp.0)?;
-                for ((r, &si), &ci) in row.iter_mut().zip(s_l).zip(tmp.0.iter()) {
+                let ci_ntt: &[u64] = if is_ntt {
+                    c.limb(l)
+                } else {
+                    tmp.0.clear();
+                    tmp.0.extend_from_slice(c.limb(l));
+                    table.forward(&mut tmp.0)?;
+                    &tmp.0
+                };
+                for ((r, &si), &ci) in row.iter_mut().zip(s_l).zip(ci_ntt) {
                     *r = m.mul_add(*r, si, ci);
                 }
             }
@@ -212,8 +234,14 @@ fn dot_with_secret_shoup(
                     }
                 }
             }
-            table.backward(row)?;
-            rnsfhe_math::ring::pointwise_add(&m, row, ct.polys[0].limb(l));
+            if is_ntt {
+                // NTT form: add c_0 before the single inverse NTT.
+                rnsfhe_math::ring::pointwise_add(&m, row, c0.limb(l));
+                table.backward(row)?;
+            } else {
+                table.backward(row)?;
+                rnsfhe_math::ring::pointwise_add(&m, row, c0.limb(l));
+            }
             Ok(())
         })
 }

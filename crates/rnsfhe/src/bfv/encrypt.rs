@@ -15,14 +15,14 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
 use rayon::prelude::*;
 use rnsfhe_math::sampling::{expand_uniform, rng_from_os, sample_ternary};
-use rnsfhe_math::{Coeff, RnsPoly};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 use zeroize::Zeroize;
 
 use crate::bfv::ciphertext::Ciphertext;
 use crate::bfv::context::BfvContext;
 use crate::bfv::keys::{PublicKey, SecretKey};
 use crate::bfv::plaintext::Plaintext;
-use crate::bfv::scratch::{add_signed_row, signed_row, signed_word, ShoupWords};
+use crate::bfv::scratch::{signed_row, signed_word, ShoupWords};
 use crate::error::{Error, Result};
 
 /// Encrypts plaintexts under a public key and/or a secret key.
@@ -92,10 +92,11 @@ impl Encryptor {
     /// `rng` in that order. Errors with [`Error::MissingKey`] without a
     /// public key and [`Error::ParameterMismatch`] for a foreign plaintext.
     ///
-    /// After sampling, one fused pass per limb (spread over the caller's
-    /// rayon pool): `NTT(u)` once, the two products with the public
-    /// key written straight into the output rows, two inverse NTTs, and a
-    /// final pass adding `e1 + Δm` and `e2` (3 NTTs per limb in all).
+    /// The result is in NTT form. After sampling, one fused pass per limb
+    /// (spread over the caller's rayon pool): `NTT(u)`, `NTT(e1 + Δm)` and
+    /// `NTT(e2)` (3 forward NTTs per limb in all, as many as the
+    /// coefficient-form result would cost), then the two products with the
+    /// public key added in place.
     pub fn encrypt_with_rng(&self, pt: &Plaintext, rng: &mut ChaCha20Rng) -> Result<Ciphertext> {
         let pk = self.pk.as_ref().ok_or(Error::MissingKey(
             "public-key encryption needs a public key",
@@ -122,8 +123,8 @@ impl Encryptor {
         ctx.gaussian().sample_into(rng, &mut e1);
         ctx.gaussian().sample_into(rng, &mut e2);
 
-        let mut c0 = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
-        let mut c1 = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut c0 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut c1 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
         let mut u_ntt = ctx.scratch.take_secret(k * n);
         let m = pt.coefficients();
         let result = c0
@@ -141,6 +142,13 @@ impl Encryptor {
                 if s0.len() != n || s1.len() != n {
                     return Err(Error::InvalidArgument("public key shape".into()));
                 }
+                let (d, ds) = (ctx.delta_mod_q()[l], ctx.delta_shoup()[l]);
+                for ((x, &e), &mj) in r0.iter_mut().zip(&e1).zip(m) {
+                    *x = q.add(signed_word(e, &q), q.mul_shoup(mj, d, ds));
+                }
+                signed_row(r1, &e2, &q);
+                table.forward(r0)?;
+                table.forward(r1)?;
                 for (((x0, x1), &ui), ((&p0, &p1), (&w0, &w1))) in
                     r0.iter_mut().zip(r1.iter_mut()).zip(ur.iter()).zip(
                         pk.pk0()
@@ -150,24 +158,16 @@ impl Encryptor {
                             .zip(s0.iter().zip(s1)),
                     )
                 {
-                    *x0 = q.mul_shoup(ui, p0, w0);
-                    *x1 = q.mul_shoup(ui, p1, w1);
+                    *x0 = q.add(*x0, q.mul_shoup(ui, p0, w0));
+                    *x1 = q.add(*x1, q.mul_shoup(ui, p1, w1));
                 }
-                table.backward(r0)?;
-                table.backward(r1)?;
-                let (d, ds) = (ctx.delta_mod_q()[l], ctx.delta_shoup()[l]);
-                for ((x, &e), &mj) in r0.iter_mut().zip(&e1).zip(m) {
-                    let v = signed_word(e, &q);
-                    *x = q.add(q.add(*x, v), q.mul_shoup(mj, d, ds));
-                }
-                add_signed_row(r1, &e2, &q);
                 Ok(())
             });
         u.zeroize();
         e1.zeroize();
         e2.zeroize();
         result?;
-        Ok(Ciphertext::new(ctx.id(), pk.key_id(), vec![c0, c1]))
+        Ok(Ciphertext::new_ntt(ctx.id(), pk.key_id(), vec![c0, c1]))
     }
 
     /// Secret-key encryption with an OS-seeded rng.
@@ -179,7 +179,9 @@ impl Encryptor {
     /// Secret-key encryption `([Δm − a·s + e]_q, a)`: draws a 32-byte seed
     /// then `e` from `rng`; `a = expand_uniform(seed)` in coefficient form,
     /// and the seed is kept in the ciphertext ([`Ciphertext::seed`]).
-    /// One fused pass per limb as in [`Encryptor::encrypt_with_rng`].
+    /// The result is in NTT form (`c_1 = NTT(a)`): one fused pass per limb
+    /// with the forward NTTs of `a` and of `Δm + e` (2 per limb, as many as
+    /// the coefficient-form result would cost).
     pub fn encrypt_symmetric_with_rng(
         &self,
         pt: &Plaintext,
@@ -197,7 +199,8 @@ impl Encryptor {
         let a: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
         let mut e = vec![0i64; n];
         ctx.gaussian().sample_into(rng, &mut e);
-        let mut c0 = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut c0 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut a = a.assume_representation::<Ntt>();
         let m = pt.coefficients();
         let s = sk.s_ntt();
         let sh = match self.s_shoup.get() {
@@ -210,28 +213,32 @@ impl Encryptor {
         let result = c0
             .data_mut()
             .par_chunks_exact_mut(n)
+            .zip(a.data_mut().par_chunks_exact_mut(n))
             .zip(ring.tables().par_iter())
             .enumerate()
-            .try_for_each(|(l, (r0, table))| -> Result<()> {
+            .try_for_each(|(l, ((r0, ra), table))| -> Result<()> {
                 let q = *table.modulus();
-                r0.copy_from_slice(a.limb(l));
-                table.forward(r0)?;
                 let sh_l = sh.limb(l, n);
                 if sh_l.len() != n {
                     return Err(Error::InvalidArgument("secret key shape".into()));
                 }
-                rnsfhe_math::ring::pointwise_mul_shoup(&q, r0, s.limb(l), sh_l);
-                table.backward(r0)?;
+                table.forward(ra)?;
                 let (d, ds) = (ctx.delta_mod_q()[l], ctx.delta_shoup()[l]);
                 for ((x, &ei), &mj) in r0.iter_mut().zip(&e).zip(m) {
-                    let v = q.sub(signed_word(ei, &q), *x);
-                    *x = q.add(v, q.mul_shoup(mj, d, ds));
+                    *x = q.add(signed_word(ei, &q), q.mul_shoup(mj, d, ds));
+                }
+                table.forward(r0)?;
+                // c_0 = NTT(Δm + e) − NTT(a)·NTT(s).
+                for ((x, &ai), (&si, &wi)) in
+                    r0.iter_mut().zip(ra.iter()).zip(s.limb(l).iter().zip(sh_l))
+                {
+                    *x = q.sub(*x, q.mul_shoup(ai, si, wi));
                 }
                 Ok(())
             });
         e.zeroize();
         result?;
-        let mut ct = Ciphertext::new(ctx.id(), sk.key_id(), vec![c0, a]);
+        let mut ct = Ciphertext::new_ntt(ctx.id(), sk.key_id(), vec![c0, a]);
         ct.seed = Some(seed);
         Ok(ct)
     }

@@ -3,6 +3,20 @@
 //! (000 §IV.A), relinearization in RNS decomposition form (000 §IV.B,
 //! 002 §4.5), squaring, exponentiation and balanced product trees.
 //!
+//! Ciphertexts may be in coefficient or NTT form
+//! ([`Ciphertext::is_ntt_form`]); every operation accepts both and the
+//! result's form is documented per operation (see
+//! [`crate::bfv::ciphertext`] for the NTT counts):
+//!
+//! * `add`/`sub`: same form, the form is kept; mixed forms, the
+//!   coefficient-form operand is brought to NTT form. `negate` keeps it.
+//! * `add_plain`/`sub_plain` keep the form (NTT form costs the `k` forward
+//!   NTTs of `Δm`); `multiply_plain` gives NTT form (a constant plaintext
+//!   keeps the form).
+//! * `multiply`/`square` give coefficient form (degree 2), from inputs in
+//!   any form; `relinearize`, `multiply_relin`, `square_relin`,
+//!   `exponentiate`, `multiply_many` give NTT form.
+//!
 //! Every operation checks that its inputs belong to the evaluator's
 //! context ([`Error::ParameterMismatch`]) and to the same secret key
 //! ([`Error::KeyMismatch`]), and that ciphertext sizes fit the operation
@@ -10,11 +24,12 @@
 
 use std::sync::Arc;
 
-use rnsfhe_math::{Coeff, RnsPoly};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
-use crate::bfv::ciphertext::Ciphertext;
+use crate::bfv::ciphertext::{Ciphertext, CtPolys, PolyRef};
 use crate::bfv::context::BfvContext;
 use crate::bfv::encrypt::add_scaled_plain;
+use crate::bfv::key_switching::Finish;
 use crate::bfv::keys::{check_key_id, RelinKey};
 use crate::bfv::lift_and_scale::{multiply_behz, multiply_hps};
 use crate::bfv::parameters::Variant;
@@ -77,7 +92,9 @@ impl Evaluator {
 
     // ---------------------------------------------------------------- add
 
-    /// `a + b` (sizes may differ; the result has the larger size).
+    /// `a + b` (sizes may differ; the result has the larger size). Inputs
+    /// in the same form give that form; mixed forms give NTT form (the
+    /// coefficient-form operand is transformed, `k` NTTs per polynomial).
     pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.add_assign(&mut r, b)?;
@@ -89,7 +106,8 @@ impl Evaluator {
         self.add_sub_assign(a, b, false)
     }
 
-    /// `a − b` (sizes may differ; the result has the larger size).
+    /// `a − b` (sizes may differ; the result has the larger size; forms as
+    /// for [`Evaluator::add`]).
     pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.sub_assign(&mut r, b)?;
@@ -104,26 +122,28 @@ impl Evaluator {
     fn add_sub_assign(&self, a: &mut Ciphertext, b: &Ciphertext, subtract: bool) -> Result<()> {
         self.check_pair(a, b)?;
         let ring = self.ctx.ring();
-        for (i, pb) in b.polys.iter().enumerate() {
-            if let Some(pa) = a.polys.get_mut(i) {
-                if subtract {
-                    ring.sub_assign(pa, pb)?;
-                } else {
-                    ring.add_assign(pa, pb)?;
-                }
-            } else {
-                let mut p = pb.clone();
-                if subtract {
-                    ring.neg_assign(&mut p)?;
-                }
-                a.polys.push(p);
+        b.polys.check(ring)?;
+        if !a.is_ntt_form() && b.is_ntt_form() {
+            self.transform_to_ntt_assign(a)?;
+        }
+        match (&mut a.polys, &b.polys) {
+            (CtPolys::Coeff(pa), CtPolys::Coeff(pb)) => add_sub_polys(ring, pa, pb, subtract)?,
+            (CtPolys::Ntt(pa), CtPolys::Ntt(pb)) => add_sub_polys(ring, pa, pb, subtract)?,
+            (CtPolys::Ntt(pa), CtPolys::Coeff(pb)) => {
+                let pb = CtPolys::Coeff(pb.clone()).into_ntt(ring)?;
+                add_sub_polys(ring, pa, &pb, subtract)?;
+            }
+            (CtPolys::Coeff(_), CtPolys::Ntt(_)) => {
+                return Err(Error::InvalidArgument(
+                    "ciphertext forms not reconciled".into(),
+                ))
             }
         }
         a.seed = None;
         Ok(())
     }
 
-    /// `−a`.
+    /// `−a` (in `a`'s form).
     pub fn negate(&self, a: &Ciphertext) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.negate_assign(&mut r)?;
@@ -134,16 +154,61 @@ impl Evaluator {
     pub fn negate_assign(&self, a: &mut Ciphertext) -> Result<()> {
         self.check(a)?;
         let ring = self.ctx.ring();
-        for p in a.polys.iter_mut() {
-            ring.neg_assign(p)?;
+        match &mut a.polys {
+            CtPolys::Coeff(v) => v.iter_mut().try_for_each(|p| ring.neg_assign(p))?,
+            CtPolys::Ntt(v) => v.iter_mut().try_for_each(|p| ring.neg_assign(p))?,
         }
         a.seed = None;
         Ok(())
     }
 
+    // ------------------------------------------------------ representation
+
+    /// `a` in NTT form (a copy if it already is; see
+    /// [`Evaluator::transform_to_ntt_assign`]).
+    pub fn transform_to_ntt(&self, a: &Ciphertext) -> Result<Ciphertext> {
+        let mut r = a.clone();
+        self.transform_to_ntt_assign(&mut r)?;
+        Ok(r)
+    }
+
+    /// Brings `a` to NTT form: one forward NTT per limb and polynomial
+    /// (SEAL's `transform_to_ntt_inplace`); nothing if it already is in NTT
+    /// form. The ciphertext (and its compression seed) is unchanged
+    /// mathematically.
+    pub fn transform_to_ntt_assign(&self, a: &mut Ciphertext) -> Result<()> {
+        self.ctx.check_id(a.params_id)?;
+        let ring = self.ctx.ring();
+        a.polys.check(ring)?;
+        let polys = core::mem::replace(&mut a.polys, CtPolys::Ntt(Vec::new()));
+        a.polys = CtPolys::Ntt(polys.into_ntt(ring)?);
+        Ok(())
+    }
+
+    /// `a` in coefficient form (a copy if it already is; see
+    /// [`Evaluator::transform_from_ntt_assign`]).
+    pub fn transform_from_ntt(&self, a: &Ciphertext) -> Result<Ciphertext> {
+        let mut r = a.clone();
+        self.transform_from_ntt_assign(&mut r)?;
+        Ok(r)
+    }
+
+    /// Brings `a` to coefficient form: one inverse NTT per limb and
+    /// polynomial (SEAL's `transform_from_ntt_inplace`); nothing if it
+    /// already is in coefficient form.
+    pub fn transform_from_ntt_assign(&self, a: &mut Ciphertext) -> Result<()> {
+        self.ctx.check_id(a.params_id)?;
+        let ring = self.ctx.ring();
+        a.polys.check(ring)?;
+        let polys = core::mem::replace(&mut a.polys, CtPolys::Coeff(Vec::new()));
+        a.polys = CtPolys::Coeff(polys.into_coeff(ring)?);
+        Ok(())
+    }
+
     // ---------------------------------------------------------- plaintext
 
-    /// `a + m` (adds `Δ·m` to `c_0`).
+    /// `a + m` (adds `Δ·m` to `c_0`; in NTT form, `NTT(Δ·m)`, which costs
+    /// `k` forward NTTs). The form of `a` is kept.
     pub fn add_plain(&self, a: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.add_plain_assign(&mut r, pt)?;
@@ -154,10 +219,46 @@ impl Evaluator {
     pub fn add_plain_assign(&self, a: &mut Ciphertext, pt: &Plaintext) -> Result<()> {
         self.check(a)?;
         self.check_plain(pt)?;
-        add_scaled_plain(&self.ctx, &mut a.polys[0], pt, false)
+        self.add_scaled(a, pt, false)
     }
 
-    /// `a − m` (subtracts `Δ·m` from `c_0`).
+    /// `c_0 ← c_0 ± Δ·m` in `a`'s form.
+    fn add_scaled(&self, a: &mut Ciphertext, pt: &Plaintext, subtract: bool) -> Result<()> {
+        let ctx = &*self.ctx;
+        let ring = ctx.ring();
+        a.polys.check(ring)?;
+        match &mut a.polys {
+            CtPolys::Coeff(v) => match v.first_mut() {
+                Some(c0) => add_scaled_plain(ctx, c0, pt, subtract),
+                None => Err(self.too_small(0)),
+            },
+            CtPolys::Ntt(v) => {
+                let c0 = v.first_mut().ok_or_else(|| self.too_small(0))?;
+                let (n, k) = (ring.n(), ring.limbs());
+                let mut dm = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+                dm.data_mut().fill(0);
+                add_scaled_plain(ctx, &mut dm, pt, false)?;
+                let dm = ring.to_ntt(dm)?;
+                let r = if subtract {
+                    ring.sub_assign(c0, &dm)
+                } else {
+                    ring.add_assign(c0, &dm)
+                };
+                ctx.scratch.give(dm.into_data());
+                Ok(r?)
+            }
+        }
+    }
+
+    fn too_small(&self, got: usize) -> Error {
+        Error::WrongCiphertextSize {
+            operation: "evaluation",
+            expected: "at least 2",
+            got,
+        }
+    }
+
+    /// `a − m` (subtracts `Δ·m` from `c_0`). The form of `a` is kept.
     pub fn sub_plain(&self, a: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.sub_plain_assign(&mut r, pt)?;
@@ -168,13 +269,15 @@ impl Evaluator {
     pub fn sub_plain_assign(&self, a: &mut Ciphertext, pt: &Plaintext) -> Result<()> {
         self.check(a)?;
         self.check_plain(pt)?;
-        add_scaled_plain(&self.ctx, &mut a.polys[0], pt, true)
+        self.add_scaled(a, pt, true)
     }
 
     /// `a · m`: every `c_i` is multiplied by the centered lift of `m`
     /// (coefficients in `(−t/2, t/2]`, which keeps the noise growth at
     /// `‖m‖∞ ≤ t/2`); a constant plaintext costs one scalar product per
-    /// limb, any other one NTT per polynomial and back.
+    /// limb (the form of `a` is kept), any other the `k` forward NTTs of
+    /// `m`, those of `a` if it is in coefficient form, and one pointwise
+    /// product per polynomial; the result is then in NTT form.
     pub fn multiply_plain(&self, a: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.multiply_plain_assign(&mut r, pt)?;
@@ -200,8 +303,13 @@ impl Evaluator {
         if pt.is_constant() {
             let c = coeffs.first().copied().unwrap_or(0);
             let scalars: Vec<u64> = ring.moduli().iter().map(|m| lift(m, c)).collect();
-            for p in a.polys.iter_mut() {
-                ring.mul_scalars_assign(p, &scalars)?;
+            match &mut a.polys {
+                CtPolys::Coeff(v) => v
+                    .iter_mut()
+                    .try_for_each(|p| ring.mul_scalars_assign(p, &scalars))?,
+                CtPolys::Ntt(v) => v
+                    .iter_mut()
+                    .try_for_each(|p| ring.mul_scalars_assign(p, &scalars))?,
             }
         } else {
             let mut m_poly: RnsPoly<Coeff> = ring.zero();
@@ -211,10 +319,9 @@ impl Evaluator {
                 }
             }
             let m_ntt = ring.to_ntt(m_poly)?;
-            for p in a.polys.iter_mut() {
-                let mut p_ntt = ring.to_ntt(core::mem::replace(p, RnsPoly::zero(0, 0)))?;
-                ring.mul_assign(&mut p_ntt, &m_ntt)?;
-                *p = ring.to_coeff(p_ntt)?;
+            self.transform_to_ntt_assign(a)?;
+            if let CtPolys::Ntt(v) = &mut a.polys {
+                v.iter_mut().try_for_each(|p| ring.mul_assign(p, &m_ntt))?;
             }
         }
         a.seed = None;
@@ -225,7 +332,10 @@ impl Evaluator {
 
     /// `a · b` without relinearization: both inputs must have 2
     /// polynomials; the result has 3. Uses the evaluator's variant for the
-    /// lift-and-scale (000 §IV.A.1 BEHZ or §IV.A.2 HPS).
+    /// lift-and-scale (000 §IV.A.1 BEHZ or §IV.A.2 HPS). The inputs may be
+    /// in either form (NTT-form inputs are inverse-transformed once for the
+    /// base extension and enter the tensor over `q` directly); the result
+    /// is in coefficient form, which is what relinearizing it needs.
     pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         self.check_pair(a, b)?;
         for ct in [a, b] {
@@ -237,8 +347,8 @@ impl Evaluator {
                 });
             }
         }
-        let pa = [&a.polys[0], &a.polys[1]];
-        let pb = [&b.polys[0], &b.polys[1]];
+        let pa = pair(a)?;
+        let pb = pair(b)?;
         let same = core::ptr::eq(a, b);
         let c = self.lift_and_scale(pa, if same { None } else { Some(pb) })?;
         Ok(Ciphertext::new(self.ctx.id(), a.key_id, c.into()))
@@ -255,14 +365,14 @@ impl Evaluator {
                 got: a.polys.len(),
             });
         }
-        let c = self.lift_and_scale([&a.polys[0], &a.polys[1]], None)?;
+        let c = self.lift_and_scale(pair(a)?, None)?;
         Ok(Ciphertext::new(self.ctx.id(), a.key_id, c.into()))
     }
 
     fn lift_and_scale(
         &self,
-        a: [&RnsPoly<Coeff>; 2],
-        b: Option<[&RnsPoly<Coeff>; 2]>,
+        a: [PolyRef<'_>; 2],
+        b: Option<[PolyRef<'_>; 2]>,
     ) -> Result<[RnsPoly<Coeff>; 3]> {
         match self.variant {
             Variant::Hps => multiply_hps(&self.ctx, a, b),
@@ -271,38 +381,101 @@ impl Evaluator {
     }
 
     /// Relinearizes a 3-polynomial ciphertext to 2 polynomials
-    /// (000 §IV.B, 002 eq. 17). Errors with [`Error::WrongCiphertextSize`]
-    /// for any other size (in particular for degree-1 ciphertexts).
+    /// (000 §IV.B, 002 eq. 17), in NTT form. Errors with
+    /// [`Error::WrongCiphertextSize`] for any other size (in particular
+    /// for degree-1 ciphertexts).
+    ///
+    /// From coefficient form (the output of [`Evaluator::multiply`]), the
+    /// per-limb key-switch kernel transforms `c_0, c_1` forward and adds the
+    /// key-switch sum in NTT form (`k² + 2k` NTTs, as many as the
+    /// coefficient-form result would cost); from NTT form, `c_2` is
+    /// inverse-transformed for the digit decomposition (`k² + k`).
     pub fn relinearize(&self, a: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
         self.check_relin_input(a, rk)?;
-        let mut c0 = a.polys[0].clone();
-        let mut c1 = a.polys[1].clone();
-        rk.key_switching_key()
-            .switch_add_assign(&self.ctx, &a.polys[2], &mut c0, &mut c1)?;
-        Ok(Ciphertext::new(self.ctx.id(), a.key_id, vec![c0, c1]))
+        let ring = self.ctx.ring();
+        a.polys.check(ring)?;
+        // Clone c_0, c_1 (they receive the sum); c_2 is only read.
+        let out = match &a.polys {
+            CtPolys::Coeff(v) => match v.as_slice() {
+                [c0, c1, c2] => {
+                    self.relin_core(CtPolys::Coeff(vec![c0.clone(), c1.clone()]), c2, rk)?
+                }
+                _ => return Err(relin_size(v.len())),
+            },
+            CtPolys::Ntt(v) => match v.as_slice() {
+                [c0, c1, c2] => {
+                    let c2 = ring.to_coeff(c2.clone())?;
+                    let r = self.relin_core(CtPolys::Ntt(vec![c0.clone(), c1.clone()]), &c2, rk);
+                    self.ctx.scratch.give(c2.into_data());
+                    r?
+                }
+                _ => return Err(relin_size(v.len())),
+            },
+        };
+        Ok(Ciphertext::new_ntt(self.ctx.id(), a.key_id, out))
     }
 
-    /// `a ← relinearize(a)`.
+    /// `a ← relinearize(a)` (in NTT form). On error `a` is left unchanged
+    /// unless the key switch itself failed.
     pub fn relinearize_assign(&self, a: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
         self.check_relin_input(a, rk)?;
-        let c2 = a.polys.pop().ok_or(Error::WrongCiphertextSize {
-            operation: "relinearize",
-            expected: "3",
-            got: 0,
-        })?;
-        let result = match &mut a.polys[..] {
-            [c0, c1] => rk
-                .key_switching_key()
-                .switch_add_assign(&self.ctx, &c2, c0, c1),
-            _ => Err(Error::WrongCiphertextSize {
-                operation: "relinearize",
-                expected: "3",
-                got: a.polys.len() + 1,
-            }),
+        let ctx = &*self.ctx;
+        let ring = ctx.ring();
+        a.polys.check(ring)?;
+        let polys = core::mem::replace(&mut a.polys, CtPolys::Ntt(Vec::new()));
+        let out = match polys {
+            CtPolys::Coeff(mut v) => {
+                let c2 = v.pop().ok_or_else(|| relin_size(0))?;
+                let r = self.relin_core(CtPolys::Coeff(v), &c2, rk);
+                ctx.scratch.give(c2.into_data());
+                r?
+            }
+            CtPolys::Ntt(mut v) => {
+                let c2 = v.pop().ok_or_else(|| relin_size(0))?;
+                let c2 = ring.to_coeff(c2)?;
+                let r = self.relin_core(CtPolys::Ntt(v), &c2, rk);
+                ctx.scratch.give(c2.into_data());
+                r?
+            }
         };
-        self.ctx.scratch.give(c2.into_data());
+        a.polys = CtPolys::Ntt(out);
         a.seed = None;
-        result
+        Ok(())
+    }
+
+    /// `(c_0, c_1) + KeySwitch(c_2)` in NTT form, for `c_0, c_1` in either
+    /// form (coefficient form: transformed forward inside the key-switch
+    /// kernel) and `c_2` in coefficient form.
+    fn relin_core(
+        &self,
+        c01: CtPolys,
+        c2: &RnsPoly<Coeff>,
+        rk: &RelinKey,
+    ) -> Result<Vec<RnsPoly<Ntt>>> {
+        let ctx = &*self.ctx;
+        let ksk = rk.key_switching_key();
+        match c01 {
+            CtPolys::Coeff(v) => {
+                let [mut c0, mut c1] =
+                    <[RnsPoly<Coeff>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?;
+                ksk.switch_rows(
+                    ctx,
+                    c2,
+                    (c0.data_mut(), Finish::CoeffToNtt),
+                    (c1.data_mut(), Finish::CoeffToNtt),
+                )?;
+                Ok(vec![
+                    c0.assume_representation::<Ntt>(),
+                    c1.assume_representation::<Ntt>(),
+                ])
+            }
+            CtPolys::Ntt(v) => {
+                let [mut c0, mut c1] =
+                    <[RnsPoly<Ntt>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?;
+                ksk.switch_add_assign_ntt(ctx, c2, &mut c0, &mut c1)?;
+                Ok(vec![c0, c1])
+            }
+        }
     }
 
     /// Checks context, key and size (3) for relinearization.
@@ -319,8 +492,9 @@ impl Evaluator {
         check_key_id(rk.key_id(), a.key_id)
     }
 
-    /// `relinearize(a · b)`: the product's third component goes straight
-    /// into the key switch and its buffer back to the scratch pool.
+    /// `relinearize(a · b)` in NTT form, from inputs in any form: the
+    /// product's third component goes straight into the key switch and its
+    /// buffer back to the scratch pool.
     pub fn multiply_relin(
         &self,
         a: &Ciphertext,
@@ -333,7 +507,7 @@ impl Evaluator {
         Ok(c)
     }
 
-    /// `relinearize(a²)`.
+    /// `relinearize(a²)` in NTT form.
     pub fn square_relin(&self, a: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
         self.check_relin_key(a, rk)?;
         let mut c = self.square(a)?;
@@ -349,7 +523,8 @@ impl Evaluator {
 
     /// `a^e` for `e ≥ 1` by left-to-right square-and-multiply, relinearizing
     /// after every product (`⌊log2 e⌋` squarings and `popcount(e) − 1`
-    /// multiplications). Errors with [`Error::InvalidArgument`] for `e = 0`.
+    /// multiplications); NTT form, except for `e = 1` (a copy of `a`).
+    /// Errors with [`Error::InvalidArgument`] for `e = 0`.
     pub fn exponentiate(&self, a: &Ciphertext, e: u64, rk: &RelinKey) -> Result<Ciphertext> {
         if e == 0 {
             return Err(Error::InvalidArgument(
@@ -370,8 +545,8 @@ impl Evaluator {
     }
 
     /// The product of all ciphertexts by a balanced binary tree of
-    /// [`Evaluator::multiply_relin`] (depth `⌈log2 len⌉`). Errors on an empty
-    /// slice.
+    /// [`Evaluator::multiply_relin`] (depth `⌈log2 len⌉`), in NTT form
+    /// (a copy of a single input). Errors on an empty slice.
     pub fn multiply_many(&self, cts: &[Ciphertext], rk: &RelinKey) -> Result<Ciphertext> {
         let (first, _) = cts.split_first().ok_or_else(|| {
             Error::InvalidArgument("multiply_many needs at least one ciphertext".into())
@@ -395,5 +570,51 @@ impl Evaluator {
         level.pop().ok_or_else(|| {
             Error::InvalidArgument("multiply_many needs at least one ciphertext".into())
         })
+    }
+}
+
+/// `a ← a ± b` polynomial by polynomial (sizes may differ; the result has
+/// the larger size).
+fn add_sub_polys<R: rnsfhe_math::Representation>(
+    ring: &rnsfhe_math::RnsRing,
+    a: &mut Vec<RnsPoly<R>>,
+    b: &[RnsPoly<R>],
+    subtract: bool,
+) -> Result<()> {
+    for (i, pb) in b.iter().enumerate() {
+        if let Some(pa) = a.get_mut(i) {
+            if subtract {
+                ring.sub_assign(pa, pb)?;
+            } else {
+                ring.add_assign(pa, pb)?;
+            }
+        } else {
+            let mut p = pb.clone();
+            if subtract {
+                ring.neg_assign(&mut p)?;
+            }
+            a.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// `(c_0, c_1)` of a ciphertext in its form.
+fn pair(a: &Ciphertext) -> Result<[PolyRef<'_>; 2]> {
+    match (a.polys.get(0), a.polys.get(1)) {
+        (Some(c0), Some(c1)) => Ok([c0, c1]),
+        _ => Err(Error::WrongCiphertextSize {
+            operation: "multiply",
+            expected: "2",
+            got: a.polys.len(),
+        }),
+    }
+}
+
+fn relin_size(got: usize) -> Error {
+    Error::WrongCiphertextSize {
+        operation: "relinearize",
+        expected: "3",
+        got,
     }
 }

@@ -20,6 +20,11 @@
 //! The ring-level maps (with tables precomputed per `(n, g)`) are
 //! [`rnsfhe_math::galois::GaloisTable`]; each Galois key carries the table
 //! of its element, so applying it never rebuilds one.
+//!
+//! Ciphertexts may come in either form and leave in NTT form: from NTT form
+//! the automorphism is the slot permutation of
+//! [`GaloisTable::apply_ntt_row`] and only `σ_g(c_1)` is inverse-transformed
+//! for the digit decomposition; the key-switch sum stays in NTT form.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -27,12 +32,12 @@ use std::sync::Arc;
 use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::galois::{galois_pow, is_galois_element, GaloisTable};
 use rnsfhe_math::sampling::rng_from_os;
-use rnsfhe_math::{Coeff, RnsPoly};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
-use crate::bfv::ciphertext::Ciphertext;
+use crate::bfv::ciphertext::{Ciphertext, CtPolys};
 use crate::bfv::context::BfvContext;
 use crate::bfv::evaluator::Evaluator;
-use crate::bfv::key_switching::KeySwitchingKey;
+use crate::bfv::key_switching::{Finish, KeySwitchingKey};
 use crate::bfv::keys::{check_key_id, SecretKey};
 use crate::bfv::plaintext::Plaintext;
 use crate::bfv::plaintext_ntt::PlaintextNtt;
@@ -322,18 +327,60 @@ impl Evaluator {
         check_key_id(gk.key_id, ct.key_id)
     }
 
-    /// `σ_g` on `ct` followed by the key switch back to `s`.
+    /// `σ_g` on `ct` followed by the key switch back to `s`; the result is
+    /// in NTT form. From NTT form, `σ_g` is the slot permutation of both
+    /// polynomials and `σ_g(c_1)` alone is inverse-transformed for the digit
+    /// decomposition (`k² + k` NTTs); from coefficient form, `σ_g` acts on
+    /// coefficients and `σ_g(c_0)` is forward-transformed inside the key
+    /// switch kernel (`k² + k`).
     fn apply_galois_key(&self, ct: &Ciphertext, key: &GaloisKey) -> Result<Ciphertext> {
         let ctx = self.context();
         let ring = ctx.ring();
-        let mut c0: RnsPoly<Coeff> = ring.zero();
-        let mut c1: RnsPoly<Coeff> = ring.zero();
-        key.table.apply_coeff_into(ring, &ct.polys[0], &mut c0)?;
-        key.table.apply_coeff_into(ring, &ct.polys[1], &mut c1)?;
-        let mut k1: RnsPoly<Coeff> = ring.zero();
-        key.ksk.switch_add_assign(ctx, &c1, &mut c0, &mut k1)?;
+        ct.polys.check(ring)?;
+        let (n, k) = (ring.n(), ring.limbs());
+        let mut c1: RnsPoly<Coeff> = RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut k1: RnsPoly<Ntt> = RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        k1.data_mut().fill(0);
+        let c0: RnsPoly<Ntt> = match &ct.polys {
+            CtPolys::Ntt(v) => {
+                let [p0, p1] = v.as_slice() else {
+                    return Err(self.galois_size(v.len()));
+                };
+                let mut c0: RnsPoly<Ntt> = RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+                key.table.apply_ntt_into(p0, &mut c0)?;
+                let mut c1n = c1.assume_representation::<Ntt>();
+                key.table.apply_ntt_into(p1, &mut c1n)?;
+                c1 = ring.to_coeff(c1n)?;
+                key.ksk.switch_add_assign_ntt(ctx, &c1, &mut c0, &mut k1)?;
+                c0
+            }
+            CtPolys::Coeff(v) => {
+                let [p0, p1] = v.as_slice() else {
+                    return Err(self.galois_size(v.len()));
+                };
+                let mut c0: RnsPoly<Coeff> =
+                    RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+                key.table.apply_coeff_into(ring, p0, &mut c0)?;
+                key.table.apply_coeff_into(ring, p1, &mut c1)?;
+                key.ksk.switch_rows(
+                    ctx,
+                    &c1,
+                    (c0.data_mut(), Finish::CoeffToNtt),
+                    (k1.data_mut(), Finish::Ntt),
+                )?;
+                c0.assume_representation::<Ntt>()
+            }
+        };
         ctx.scratch.give(c1.into_data());
-        Ok(Ciphertext::new(ctx.id(), ct.key_id, vec![c0, k1]))
+        Ok(Ciphertext::new_ntt(ctx.id(), ct.key_id, vec![c0, k1]))
+    }
+
+    fn galois_size(&self, got: usize) -> Error {
+        Error::WrongCiphertextSize {
+            operation: "apply_galois",
+            expected: "2",
+            got,
+        }
     }
 
     /// Applies `X ↦ X^element` to the plaintext of `ct` (SEAL's

@@ -16,7 +16,12 @@
 //! The inner products are accumulated lazily in `u128` (one modular
 //! reduction per group of digits, 000 §V.A) and cost `k·l` forward NTTs
 //! over `q` (`k·l` per limb), `2·k·l` pointwise products per limb and
-//! two inverse NTTs per limb; see [`KeySwitchingKey::switch`] for the
+//! two more NTTs per limb to combine the sum (in NTT form) with the
+//! outputs: two inverse NTTs of the sum for coefficient-form outputs
+//! ([`KeySwitchingKey::switch`]), two forward NTTs of `c_0, c_1` for
+//! relinearization into NTT form, none for outputs already in NTT form
+//! (rotations of NTT-form ciphertexts need one, for `σ(c_0)` from
+//! coefficient form). See `KeySwitchingKey::switch_rows` for the
 //! limb-major, multi-threaded kernel.
 
 use rand_chacha::ChaCha20Rng;
@@ -179,17 +184,7 @@ impl KeySwitchingKey {
 
     /// `out_0 += Σ d_{i,j}·key_{i,j}[0]` and `out_1 += Σ d_{i,j}·key_{i,j}[1]`
     /// (coefficient form over `q`): [`KeySwitchingKey::switch`] added in
-    /// place, as relinearization needs it (000 §IV.B).
-    ///
-    /// Limb-major kernel: one rayon task per output limb `q_l`, which for
-    /// every digit lifts `d_{i,j}` to `[0, 4q_l)` (a copy for 60-bit moduli),
-    /// runs a forward NTT, and accumulates the products with the two
-    /// key rows in `u128` over tiles of 64 coefficients (one reduction per
-    /// group of up to [`DIGIT_GROUP`] digits, 000 §V.A); then two inverse
-    /// NTTs and the additions. A task touches `DIGIT_GROUP + 2` rows of
-    /// scratch (768 KiB at `n = 2^14`), so it runs in L2, and the limbs are
-    /// independent, so they are spread over the caller's rayon pool with
-    /// identical results for every thread count.
+    /// place (see [`KeySwitchingKey::switch_rows`] for the kernel).
     pub(crate) fn switch_add_assign(
         &self,
         ctx: &BfvContext,
@@ -197,13 +192,69 @@ impl KeySwitchingKey {
         out0: &mut RnsPoly<Coeff>,
         out1: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
+        let ring = ctx.ring();
+        ring.check(out0)?;
+        ring.check(out1)?;
+        self.switch_rows(
+            ctx,
+            c,
+            (out0.data_mut(), Finish::Coeff),
+            (out1.data_mut(), Finish::Coeff),
+        )
+    }
+
+    /// The key switch with both outputs in NTT form:
+    /// `out_b += Σ NTT(d_{i,j})·key_{i,j}[b]`, with no inverse NTT at all.
+    pub(crate) fn switch_add_assign_ntt(
+        &self,
+        ctx: &BfvContext,
+        c: &RnsPoly<Coeff>,
+        out0: &mut RnsPoly<Ntt>,
+        out1: &mut RnsPoly<Ntt>,
+    ) -> Result<()> {
+        let ring = ctx.ring();
+        ring.check(out0)?;
+        ring.check(out1)?;
+        self.switch_rows(
+            ctx,
+            c,
+            (out0.data_mut(), Finish::Ntt),
+            (out1.data_mut(), Finish::Ntt),
+        )
+    }
+
+    /// Limb-major kernel of every key switch: one rayon task per output
+    /// limb `q_l`, which for every digit lifts `d_{i,j}` to `[0, 4q_l)` (a
+    /// copy for 60-bit moduli), runs a forward NTT, and accumulates the
+    /// products with the two key rows in `u128` over tiles of 64
+    /// coefficients (one reduction per group of up to [`DIGIT_GROUP`]
+    /// digits, 000 §V.A); then each output row (`k·n` words, limb-major) is
+    /// finished as its [`Finish`] says: inverse NTT of the sum and addition
+    /// (coefficient-form output), forward NTT of the row and addition
+    /// (coefficient-form row returned in NTT form), or addition only
+    /// (NTT-form output). A task touches `DIGIT_GROUP + 2` rows of scratch
+    /// (768 KiB at `n = 2^14`), so it runs in L2, and the limbs are
+    /// independent, so they are spread over the caller's rayon pool with
+    /// identical results for every thread count. The NTT is a bijection,
+    /// so all finishes give the same polynomial.
+    pub(crate) fn switch_rows(
+        &self,
+        ctx: &BfvContext,
+        c: &RnsPoly<Coeff>,
+        out0: (&mut [u64], Finish),
+        out1: (&mut [u64], Finish),
+    ) -> Result<()> {
         ctx.check_id(self.params_id)?;
         let ring = ctx.ring();
         ring.check(c)?;
-        ring.check(out0)?;
-        ring.check(out1)?;
         let n = ring.n();
         let k = ring.limbs();
+        let ((out0, mode0), (out1, mode1)) = (out0, out1);
+        if out0.len() != k * n || out1.len() != k * n {
+            return Err(Error::InvalidArgument(
+                "key-switch outputs must have k·n words".into(),
+            ));
+        }
         let moduli = ring.moduli();
         if self.digits_per_limb.len() != k {
             return Err(Error::InvalidArgument(
@@ -229,9 +280,8 @@ impl KeySwitchingKey {
         let digits: Vec<_> = positions.into_iter().zip(&self.keys).collect();
         let digit_bits = self.digit_bits;
         let group = DIGIT_GROUP.min(digits.len()).max(1);
-        out0.data_mut()
-            .par_chunks_exact_mut(n)
-            .zip(out1.data_mut().par_chunks_exact_mut(n))
+        out0.par_chunks_exact_mut(n)
+            .zip(out1.par_chunks_exact_mut(n))
             .zip(ring.tables().par_iter())
             .enumerate()
             .try_for_each_init(
@@ -261,18 +311,34 @@ impl KeySwitchingKey {
                         accumulate(&m, drows, &key_rows, acc0, acc1, n, first);
                         first = false;
                     }
-                    table.backward(acc0)?;
-                    table.backward(acc1)?;
-                    for (x, &y) in o0.iter_mut().zip(acc0.iter()) {
-                        *x = m.add(*x, y);
-                    }
-                    for (x, &y) in o1.iter_mut().zip(acc1.iter()) {
-                        *x = m.add(*x, y);
+                    for (o, acc, mode) in [(o0, acc0, mode0), (o1, acc1, mode1)] {
+                        match mode {
+                            Finish::Coeff => table.backward(acc)?,
+                            Finish::CoeffToNtt => table.forward(o)?,
+                            Finish::Ntt => {}
+                        }
+                        for (x, &y) in o.iter_mut().zip(acc.iter()) {
+                            *x = m.add(*x, y);
+                        }
                     }
                     Ok(())
                 },
             )
     }
+}
+
+/// How [`KeySwitchingKey::switch_rows`] combines the key-switch sum (in NTT
+/// form) with an output row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Finish {
+    /// The row is in coefficient form and stays so: inverse NTT of the
+    /// sum, then the addition.
+    Coeff,
+    /// The row is in coefficient form and leaves in NTT form: forward NTT
+    /// of the row, then the addition.
+    CoeffToNtt,
+    /// The row is in NTT form: the addition only.
+    Ntt,
 }
 
 /// Digits transformed and accumulated together (at most the number of
@@ -524,7 +590,25 @@ mod tests {
             let (mut x0, mut x1) = (c.clone(), c.clone());
             ring.add_assign(&mut x0, &e0).unwrap();
             ring.add_assign(&mut x1, &e1).unwrap();
-            assert_eq!((o0, o1), (x0, x1));
+            assert_eq!((o0, o1), (x0.clone(), x1.clone()));
+            // NTT-form finishes give the same polynomials.
+            let (mut n0, mut n1) = (c.clone(), c.clone());
+            ksk.switch_rows(
+                &ctx,
+                &c,
+                (n0.data_mut(), Finish::CoeffToNtt),
+                (n1.data_mut(), Finish::CoeffToNtt),
+            )
+            .unwrap();
+            let n0 = n0.assume_representation::<Ntt>();
+            let n1 = n1.assume_representation::<Ntt>();
+            assert_eq!(ring.to_coeff(n0.clone()).unwrap(), x0);
+            assert_eq!(ring.to_coeff(n1.clone()).unwrap(), x1);
+            let mut m0 = ring.to_ntt(c.clone()).unwrap();
+            let mut m1 = m0.clone();
+            ksk.switch_add_assign_ntt(&ctx, &c, &mut m0, &mut m1)
+                .unwrap();
+            assert_eq!((m0, m1), (n0, n1));
         }
     }
 }

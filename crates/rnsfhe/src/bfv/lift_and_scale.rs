@@ -16,14 +16,32 @@
 //! computed pointwise in NTT form over each base. Squaring uses
 //! `c_1 = 2 a_0 a_1`.
 //!
+//! # Input forms
+//!
+//! Inputs may be in coefficient or NTT form (per ciphertext, see
+//! [`crate::bfv::ciphertext`]). An NTT-form input is inverse-transformed
+//! once, limb by limb (all `(input, limb)` pairs spread over the rayon
+//! pool), into the tensor buffer over `q` that step 2 overwrites anyway;
+//! that copy feeds the base extension of step 1, and the NTT-form rows
+//! enter the tensor over `q` directly (step 2 skips their forward NTT), so
+//! no buffer is added to the working set. So NTT-form inputs cost `4k` inverse NTTs instead
+//! of `4k` forward ones, and the words are the same (the NTT is a
+//! bijection and all residues are canonical); when all inputs are in NTT
+//! form the tensor reads their rows in place instead of copying them. The
+//! three outputs are in
+//! coefficient form, which is what the key switch of `c_2` needs.
+//!
 //! # Data flow (both variants)
 //!
+//! 0. **Inverse** (limb-wise, NTT-form inputs only): the coefficient-form
+//!    copies for the lift, in the tensor buffers over `q`.
 //! 1. **Lift** (coefficient-wise): every input polynomial is converted to
 //!    the auxiliary base by column chunks ([`crate::bfv::scratch`]), so the
 //!    whole conversion chain of a chunk (for BEHZ: `·m̃`, `FastBaseConv_I`,
 //!    `SmMRq`) runs in cache, one rayon task per (polynomial, chunk).
 //! 2. **Tensor** (limb-wise): one task per limb of `q ∪ aux` copies the four
-//!    input rows of that limb, runs four forward NTTs (the SIMD kernel of
+//!    input rows of that limb, runs four forward NTTs (none for the rows of
+//!    NTT-form inputs over `q`; the SIMD kernel of
 //!    [`rnsfhe_math::NttTable::forward`] where the CPU has one), the fused Karatsuba pass
 //!    and three inverse NTTs — all on four rows (512 KiB at `n = 2^14`) that
 //!    stay in L2, with no other pass over memory.
@@ -42,19 +60,22 @@
 use rayon::prelude::*;
 use rnsfhe_math::{Coeff, NttTable, RnsPoly};
 
+use crate::bfv::ciphertext::PolyRef;
 use crate::bfv::context::BfvContext;
 use crate::bfv::scratch::{column_chunks, gather, gather_scaled, scatter, Scratch, CHUNK};
 use crate::error::{Error, Result};
 
 /// The tensor of one limb, in place. On entry `rows = [a_0, a_1, b_0, b_1]`
-/// in coefficient form (`[a_0, a_1, ·, ·]` when squaring); on exit
-/// `rows[0..3] = [c_0, c_1, c_2]` in coefficient form, canonical.
+/// (`[a_0, a_1, ·, ·]` when squaring), row `i` in NTT form (canonical)
+/// when `ntt_in[i]`, else in coefficient form; on exit `rows[0..3] = [c_0,
+/// c_1, c_2]` in coefficient form, canonical.
 #[inline(never)]
-fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> {
+fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool, ntt_in: [bool; 4]) -> Result<()> {
     let m = *t.modulus();
     let [r0, r1, r2, r3] = rows;
-    t.forward(r0)?;
-    t.forward(r1)?;
+    let fwd = |r: &mut [u64], done: bool| if done { Ok(()) } else { t.forward(r) };
+    fwd(r0, ntt_in[0])?;
+    fwd(r1, ntt_in[1])?;
     if square {
         for ((x0, x1), x2) in r0.iter_mut().zip(r1.iter_mut()).zip(r2.iter_mut()) {
             let (a0, a1) = (*x0, *x1);
@@ -64,8 +85,8 @@ fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool) -> Result<()> 
             *x2 = m.mul(a1, a1);
         }
     } else {
-        t.forward(r2)?;
-        t.forward(r3)?;
+        fwd(r2, ntt_in[2])?;
+        fwd(r3, ntt_in[3])?;
         for (((x0, x1), x2), &b1) in r0
             .iter_mut()
             .zip(r1.iter_mut())
@@ -109,18 +130,24 @@ fn four<'a>(ctx: &'a BfvContext, limbs: usize) -> [Scratch<'a>; 4] {
     core::array::from_fn(|_| ctx.scratch.take(len))
 }
 
-/// Step 2 over `q ∪ aux`: `q_bufs` receive copies of the input rows and
+/// Step 2 over `q ∪ aux`: `q_bufs` receive copies of the input rows (in
+/// their own form: the forward NTT of an NTT-form input is skipped) and
 /// `aux_bufs` already hold the lifted inputs (in the order `a_0, a_1, b_0,
 /// b_1`); both end with `c_0, c_1, c_2` in their first three buffers.
 fn tensor_all(
     q_tables: &[NttTable],
     aux_tables: &[NttTable],
-    inputs: &[&RnsPoly<Coeff>],
+    inputs: &[PolyRef<'_>],
     q_bufs: &mut [Scratch<'_>; 4],
     aux_bufs: &mut [Scratch<'_>; 4],
     n: usize,
 ) -> Result<()> {
     let square = inputs.len() == 2;
+    let mut q_ntt = [false; 4];
+    for (f, x) in q_ntt.iter_mut().zip(inputs) {
+        *f = x.is_ntt();
+    }
+    let all_ntt = inputs.iter().all(|x| x.is_ntt());
     let k = q_tables.len();
     type Task<'a> = (&'a NttTable, [&'a mut [u64]; 4], Option<usize>);
     let mut tasks: Vec<Task<'_>> = Vec::with_capacity(k + aux_tables.len());
@@ -133,30 +160,155 @@ fn tensor_all(
     tasks
         .into_par_iter()
         .try_for_each(|(t, mut rows, q_limb)| -> Result<()> {
-            if let Some(l) = q_limb {
-                for (row, x) in rows.iter_mut().zip(inputs) {
-                    row.copy_from_slice(x.limb(l));
+            let ntt_in = match q_limb {
+                Some(l) if all_ntt => {
+                    // Read the NTT-form rows in place: no copies.
+                    let src: Vec<&[u64]> = inputs.iter().map(|x| x.limb(l)).collect();
+                    return tensor_limb_ntt(t, &src, rows);
                 }
-            }
-            tensor_limb(t, rows, square)
+                Some(l) => {
+                    for (row, x) in rows.iter_mut().zip(inputs) {
+                        row.copy_from_slice(x.limb(l));
+                    }
+                    q_ntt
+                }
+                None => [false; 4],
+            };
+            tensor_limb(t, rows, square, ntt_in)
         })
+}
+
+/// [`tensor_limb`] for inputs that are all in NTT form over this limb:
+/// reads `src = [a_0, a_1, b_0, b_1]` (`[a_0, a_1]` when squaring) where they
+/// are and writes `rows[0..3] = [c_0, c_1, c_2]` in coefficient form (the
+/// same words as [`tensor_limb`], without the four row copies).
+#[inline(never)]
+fn tensor_limb_ntt(t: &NttTable, src: &[&[u64]], rows: [&mut [u64]; 4]) -> Result<()> {
+    let m = *t.modulus();
+    let [r0, r1, r2, _] = rows;
+    match src {
+        [a0, a1] => {
+            for (((x0, x1), x2), (&a0, &a1)) in r0
+                .iter_mut()
+                .zip(r1.iter_mut())
+                .zip(r2.iter_mut())
+                .zip(a0.iter().zip(a1.iter()))
+            {
+                let c1 = m.mul(a0, a1);
+                *x0 = m.mul(a0, a0);
+                *x1 = m.add(c1, c1);
+                *x2 = m.mul(a1, a1);
+            }
+        }
+        [a0, a1, b0, b1] => {
+            for (((x0, x1), x2), ((&a0, &a1), (&b0, &b1))) in r0
+                .iter_mut()
+                .zip(r1.iter_mut())
+                .zip(r2.iter_mut())
+                .zip(a0.iter().zip(a1.iter()).zip(b0.iter().zip(b1.iter())))
+            {
+                let c0 = m.mul(a0, b0);
+                let c2 = m.mul(a1, b1);
+                let s = m.mul(a0 + a1, b0 + b1);
+                *x0 = c0;
+                *x1 = m.sub(m.sub(s, c0), c2);
+                *x2 = c2;
+            }
+        }
+        _ => {
+            return Err(Error::InvalidArgument(
+                "tensor needs 2 or 4 input rows".into(),
+            ))
+        }
+    }
+    t.backward(r0)?;
+    t.backward(r1)?;
+    t.backward(r2)?;
+    Ok(())
 }
 
 /// Checks the input shapes and returns the input polynomials in the order
 /// `a_0, a_1[, b_0, b_1]`.
 fn collect_inputs<'a>(
     ctx: &BfvContext,
-    a: [&'a RnsPoly<Coeff>; 2],
-    b: Option<[&'a RnsPoly<Coeff>; 2]>,
-) -> Result<Vec<&'a RnsPoly<Coeff>>> {
+    a: [PolyRef<'a>; 2],
+    b: Option<[PolyRef<'a>; 2]>,
+) -> Result<Vec<PolyRef<'a>>> {
     let mut inputs = vec![a[0], a[1]];
     if let Some(b) = b {
         inputs.extend(b);
     }
     for x in &inputs {
-        ctx.ring().check(*x)?;
+        x.check(ctx.ring())?;
     }
     Ok(inputs)
+}
+
+/// Coefficient-form copies of the NTT-form inputs (`None` for the others),
+/// written into the tensor buffers over `q` (`q_bufs[i]` for input `i`,
+/// which the tensor only overwrites after the lift): one inverse NTT per
+/// limb, all `(input, limb)` pairs spread over the rayon pool. Hand the
+/// buffers back with [`restore`] before the tensor.
+fn inverse_copies(
+    ctx: &BfvContext,
+    inputs: &[PolyRef<'_>],
+    q_bufs: &mut [Scratch<'_>; 4],
+) -> Result<Vec<Option<RnsPoly<Coeff>>>> {
+    let ring = ctx.ring();
+    let (n, k) = (ring.n(), ring.limbs());
+    let mut owned = Vec::with_capacity(inputs.len());
+    for (x, buf) in inputs.iter().zip(q_bufs.iter_mut()) {
+        owned.push(if x.is_ntt() {
+            Some(RnsPoly::<Coeff>::from_data(n, k, buf.take_vec())?)
+        } else {
+            None
+        });
+    }
+    let mut tasks: Vec<(&[u64], &mut [u64], &NttTable)> = Vec::new();
+    for (x, o) in inputs.iter().zip(owned.iter_mut()) {
+        if let (PolyRef::Ntt(x), Some(o)) = (x, o) {
+            for (l, (row, t)) in o.limbs_iter_mut().zip(ring.tables()).enumerate() {
+                tasks.push((x.limb(l), row, t));
+            }
+        }
+    }
+    let r = tasks.into_par_iter().try_for_each(|(src, row, t)| {
+        row.copy_from_slice(src);
+        t.backward(row)
+    });
+    if let Err(e) = r {
+        restore(q_bufs, &mut owned);
+        return Err(e.into());
+    }
+    Ok(owned)
+}
+
+/// Returns the buffers of [`inverse_copies`] to their tensor slots.
+fn restore(q_bufs: &mut [Scratch<'_>; 4], owned: &mut [Option<RnsPoly<Coeff>>]) {
+    for (buf, o) in q_bufs.iter_mut().zip(owned.iter_mut()) {
+        if let Some(p) = o.take() {
+            buf.put_vec(p.into_data());
+        }
+    }
+}
+
+/// The coefficient-form view of every input: the input itself, or its
+/// copy from [`inverse_copies`].
+fn coeff_views<'a>(
+    inputs: &[PolyRef<'a>],
+    owned: &'a [Option<RnsPoly<Coeff>>],
+) -> Result<Vec<&'a RnsPoly<Coeff>>> {
+    inputs
+        .iter()
+        .zip(owned)
+        .map(|(x, o)| match (x, o) {
+            (PolyRef::Coeff(p), _) => Ok(*p),
+            (PolyRef::Ntt(_), Some(p)) => Ok(p),
+            (PolyRef::Ntt(_), None) => Err(Error::InvalidArgument(
+                "missing coefficient-form copy".into(),
+            )),
+        })
+        .collect()
 }
 
 /// Three zero-length-free output polynomials over `q` from the pool.
@@ -239,18 +391,32 @@ fn chunk_poly(buf: &mut Vec<u64>, limbs: usize, len: usize) -> Result<RnsPoly<Co
 }
 
 /// HPS lift-and-scale (000 §IV.A.2). `a`, `b` are degree-1 ciphertext
-/// polynomials over `q` in coefficient form (`b = None` squares `a`);
-/// returns `(c_0, c_1, c_2)` over `q`.
+/// polynomials over `q`, each pair in coefficient or NTT form (`b = None`
+/// squares `a`); returns `(c_0, c_1, c_2)` over `q` in coefficient form.
 ///
 /// On a one-thread pool the conversions run on whole polynomials, reading
 /// and writing the buffers directly (the chunk copies only pay off when the
 /// chunks are spread over threads); the words are the same either way.
 pub(crate) fn multiply_hps(
     ctx: &BfvContext,
-    a: [&RnsPoly<Coeff>; 2],
-    b: Option<[&RnsPoly<Coeff>; 2]>,
+    a: [PolyRef<'_>; 2],
+    b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
-    let inputs = collect_inputs(ctx, a, b)?;
+    let forms = collect_inputs(ctx, a, b)?;
+    let mut q_bufs = four(ctx, ctx.ring().limbs());
+    let mut owned = inverse_copies(ctx, &forms, &mut q_bufs)?;
+    multiply_hps_inner(ctx, &forms, &mut q_bufs, &mut owned)
+}
+
+/// [`multiply_hps`] after [`inverse_copies`] (whose buffers go back to
+/// `q_bufs` after the lift).
+fn multiply_hps_inner(
+    ctx: &BfvContext,
+    forms: &[PolyRef<'_>],
+    q_bufs: &mut [Scratch<'_>; 4],
+    owned: &mut [Option<RnsPoly<Coeff>>],
+) -> Result<[RnsPoly<Coeff>; 3]> {
+    let inputs = coeff_views(forms, owned)?;
     let ring_q = ctx.ring();
     let hps = &ctx.hps;
     let ring_p = &hps.ring_p;
@@ -285,13 +451,14 @@ pub(crate) fn multiply_hps(
         )?;
     }
 
-    // Step 2: tensor in q ∪ P.
-    let mut q_bufs = four(ctx, k);
+    // Step 2: tensor in q ∪ P (the coefficient-form copies are dead now).
+    drop(inputs);
+    restore(q_bufs, owned);
     tensor_all(
         ring_q.tables(),
         ring_p.tables(),
-        &inputs,
-        &mut q_bufs,
+        forms,
+        q_bufs,
         &mut p_bufs,
         n,
     )?;
@@ -346,10 +513,24 @@ pub(crate) fn multiply_hps(
 /// and are used for any thread count.
 pub(crate) fn multiply_behz(
     ctx: &BfvContext,
-    a: [&RnsPoly<Coeff>; 2],
-    b: Option<[&RnsPoly<Coeff>; 2]>,
+    a: [PolyRef<'_>; 2],
+    b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
-    let inputs = collect_inputs(ctx, a, b)?;
+    let forms = collect_inputs(ctx, a, b)?;
+    let mut q_bufs = four(ctx, ctx.ring().limbs());
+    let mut owned = inverse_copies(ctx, &forms, &mut q_bufs)?;
+    multiply_behz_inner(ctx, &forms, &mut q_bufs, &mut owned)
+}
+
+/// [`multiply_behz`] after [`inverse_copies`] (whose buffers go back to
+/// `q_bufs` after the lift).
+fn multiply_behz_inner(
+    ctx: &BfvContext,
+    forms: &[PolyRef<'_>],
+    q_bufs: &mut [Scratch<'_>; 4],
+    owned: &mut [Option<RnsPoly<Coeff>>],
+) -> Result<[RnsPoly<Coeff>; 3]> {
+    let inputs = coeff_views(forms, owned)?;
     let ring_q = ctx.ring();
     let behz = &ctx.behz;
     let ring_bsk = &behz.ring_bsk;
@@ -385,13 +566,14 @@ pub(crate) fn multiply_behz(
         },
     )?;
 
-    // S2: tensor in q ∪ B_sk.
-    let mut q_bufs = four(ctx, k);
+    // S2: tensor in q ∪ B_sk (the coefficient-form copies are dead now).
+    drop(inputs);
+    restore(q_bufs, owned);
     tensor_all(
         ring_q.tables(),
         ring_bsk.tables(),
-        &inputs,
-        &mut q_bufs,
+        forms,
+        q_bufs,
         &mut b_bufs,
         n,
     )?;
@@ -570,18 +752,29 @@ mod tests {
             let (a, b) = ([&p[0], &p[1]], [&p[2], &p[3]]);
             let expect_hps = [hps_ref(&ctx, a, Some(b)), hps_ref(&ctx, a, None)];
             let expect_behz = [behz_ref(&ctx, a, Some(b)), behz_ref(&ctx, a, None)];
+            let pn: Vec<RnsPoly<Ntt>> = p
+                .iter()
+                .map(|x| ctx.ring().to_ntt(x.clone()).unwrap())
+                .collect();
+            let ca = [PolyRef::Coeff(&p[0]), PolyRef::Coeff(&p[1])];
+            let cb = [PolyRef::Coeff(&p[2]), PolyRef::Coeff(&p[3])];
+            let na = [PolyRef::Ntt(&pn[0]), PolyRef::Ntt(&pn[1])];
+            let nb = [PolyRef::Ntt(&pn[2]), PolyRef::Ntt(&pn[3])];
             for threads in [1usize, 3] {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
                     .unwrap();
                 pool.install(|| {
-                    // Twice, so the second run uses pooled (stale) buffers.
+                    // Twice, so the second run uses pooled (stale) buffers;
+                    // every combination of coefficient- and NTT-form inputs.
                     for _ in 0..2 {
-                        assert_eq!(multiply_hps(&ctx, a, Some(b)).unwrap(), expect_hps[0]);
-                        assert_eq!(multiply_hps(&ctx, a, None).unwrap(), expect_hps[1]);
-                        assert_eq!(multiply_behz(&ctx, a, Some(b)).unwrap(), expect_behz[0]);
-                        assert_eq!(multiply_behz(&ctx, a, None).unwrap(), expect_behz[1]);
+                        for (fa, fb) in [(ca, cb), (na, nb), (ca, nb), (na, cb)] {
+                            assert_eq!(multiply_hps(&ctx, fa, Some(fb)).unwrap(), expect_hps[0]);
+                            assert_eq!(multiply_hps(&ctx, fa, None).unwrap(), expect_hps[1]);
+                            assert_eq!(multiply_behz(&ctx, fa, Some(fb)).unwrap(), expect_behz[0]);
+                            assert_eq!(multiply_behz(&ctx, fa, None).unwrap(), expect_behz[1]);
+                        }
                     }
                 });
             }

@@ -8,6 +8,9 @@
 //! * [`noise_norm`]: the textbook inherent noise `‖v‖∞` with
 //!   `c_0 + c_1 s + … ≡ Δ·m + v (mod q)` (000 §III.A.1, 002 eq. 5), where
 //!   `m` is the exact (big-integer) textbook decryption.
+//!
+//! Both accept ciphertexts in coefficient or NTT form (the phase
+//! `c_0 + c_1 s + …` is computed as in decryption and is the same either way).
 
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
-use crate::bfv::ciphertext::Ciphertext;
+use crate::bfv::ciphertext::{Ciphertext, CtPolys};
 use crate::bfv::context::BfvContext;
 use crate::bfv::evaluator::Evaluator;
 use crate::bfv::plaintext::Plaintext;
@@ -72,8 +72,9 @@ impl Evaluator {
         PlaintextNtt::new(self.context(), pt)
     }
 
-    /// `a · m` for a pre-transformed plaintext: per polynomial of `a`, one
-    /// forward NTT, one pointwise product and one inverse NTT. Equal to
+    /// `a · m` for a pre-transformed plaintext, in NTT form: one pointwise
+    /// product per polynomial of an NTT-form `a` (no NTT at all); a
+    /// coefficient-form `a` is forward-transformed first. Equal to
     /// [`Evaluator::multiply_plain`] with the original plaintext. Errors
     /// with [`Error::ParameterMismatch`] or [`Error::WrongCiphertextSize`]
     /// (fewer than 2 polynomials).
@@ -96,10 +97,10 @@ impl Evaluator {
             });
         }
         let ring = ctx.ring();
-        for p in a.polys.iter_mut() {
-            let mut p_ntt = ring.to_ntt(core::mem::replace(p, RnsPoly::zero(0, 0)))?;
-            ring.mul_assign(&mut p_ntt, &pt.poly)?;
-            *p = ring.to_coeff(p_ntt)?;
+        self.transform_to_ntt_assign(a)?;
+        if let CtPolys::Ntt(v) = &mut a.polys {
+            v.iter_mut()
+                .try_for_each(|p| ring.mul_assign(p, &pt.poly))?;
         }
         a.seed = None;
         Ok(())

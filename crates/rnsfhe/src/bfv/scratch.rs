@@ -344,6 +344,7 @@ pub(crate) fn signed_row(dst: &mut [u64], src: &[i64], m: &Modulus) {
 
 /// `row[j] ← row[j] + [c_j]_p` for small signed `c_j` (see [`signed_word`]).
 #[inline]
+#[cfg(test)]
 pub(crate) fn add_signed_row(row: &mut [u64], src: &[i64], m: &Modulus) {
     for (x, &c) in row.iter_mut().zip(src) {
         *x = m.add(*x, signed_word(c, m));

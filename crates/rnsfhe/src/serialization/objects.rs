@@ -21,7 +21,7 @@ use rnsfhe_math::sampling::expand_uniform;
 use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::bfv::ciphertext::Ciphertext;
+use crate::bfv::ciphertext::{Ciphertext, CtPolys};
 use crate::bfv::context::BfvContext;
 use crate::bfv::galois::GaloisKeys;
 use crate::bfv::key_switching::KeySwitchingKey;
@@ -314,8 +314,11 @@ impl ToBytes for Ciphertext {
         let size = check_ciphertext_size(self.polys.len())?;
         let len = mul(u64::from(size), poly_bits(ctx), "ciphertext size")?.div_ceil(8);
         let mut out = format::begin(Self::KIND, false, ctx.id(), self.key_id, size, len)?;
+        // The format stores coefficient form: NTT-form ciphertexts are
+        // inverse-transformed (into copies) first.
+        let polys = self.polys.coeff_cow(ctx.ring())?;
         let mut w = BitWriter::new(&mut out);
-        for p in &self.polys {
+        for p in polys.iter() {
             write_poly(&mut w, ctx, p)?;
         }
         w.finish();
@@ -328,8 +331,8 @@ impl ToBytes for Ciphertext {
     fn to_bytes_compressed(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
         ctx.check_id(self.params_id)?;
         let seed = self.compression_seed(ctx)?;
-        let c0 = self
-            .polys
+        let polys = self.polys.coeff_cow(ctx.ring())?;
+        let c0 = polys
             .first()
             .ok_or(FormatError::NotCompressible { kind: Self::KIND })?;
         let len = SEED_LEN as u64 + poly_bits(ctx).div_ceil(8);
@@ -355,9 +358,18 @@ impl Ciphertext {
             })
         };
         let seed = self.seed.ok_or_else(not)?;
-        match self.polys.get(1) {
-            Some(c1) if self.polys.len() == 2 && *c1 == expand(ctx, &seed) => Ok(seed),
-            _ => Err(not()),
+        if self.polys.len() != 2 {
+            return Err(not());
+        }
+        let a = expand(ctx, &seed);
+        let matches = match &self.polys {
+            CtPolys::Coeff(v) => v.get(1) == Some(&a),
+            CtPolys::Ntt(v) => v.get(1) == Some(&ctx.ring().to_ntt(a)?),
+        };
+        if matches {
+            Ok(seed)
+        } else {
+            Err(not())
         }
     }
 }
