@@ -536,6 +536,56 @@ pub fn karatsuba_rows_portable(
     }
 }
 
+/// [`karatsuba_rows`] out of place: `out = [a0·b0, a0·b1 + a1·b0, a1·b1]`
+/// mod `p` from `a = [a0, a1, b0, b1]`, over the common length; inputs and
+/// outputs in `[0, p)`. AVX-512F/DQ where available; the words of
+/// [`karatsuba_rows_into_portable`].
+pub fn karatsuba_rows_into(m: &Modulus, a: [&[u64]; 4], out: [&mut [u64]; 3]) {
+    let [o0, o1, o2] = out;
+    if !crate::simd::karatsuba_rows_into(m, a, [&mut *o0, &mut *o1, &mut *o2]) {
+        karatsuba_rows_into_portable(m, a, [o0, o1, o2]);
+    }
+}
+
+/// The portable reference of [`karatsuba_rows_into`].
+pub fn karatsuba_rows_into_portable(m: &Modulus, a: [&[u64]; 4], out: [&mut [u64]; 3]) {
+    let [a0, a1, b0, b1] = a;
+    let [o0, o1, o2] = out;
+    let ins = a0.iter().zip(a1).zip(b0.iter().zip(b1));
+    let outs = o0.iter_mut().zip(o1.iter_mut()).zip(o2.iter_mut());
+    for (((&p0, &p1), (&q0, &q1)), ((y0, y1), y2)) in ins.zip(outs) {
+        let c0 = m.mul(p0, q0);
+        let c2 = m.mul(p1, q1);
+        let s = m.mul(p0 + p1, q0 + q1);
+        *y0 = c0;
+        *y1 = m.sub(m.sub(s, c0), c2);
+        *y2 = c2;
+    }
+}
+
+/// [`square_rows`] out of place: `out = [a0², 2·a0·a1, a1²]` mod `p` from
+/// `a = [a0, a1]`. AVX-512F/DQ where available; the words of
+/// [`square_rows_into_portable`].
+pub fn square_rows_into(m: &Modulus, a: [&[u64]; 2], out: [&mut [u64]; 3]) {
+    let [o0, o1, o2] = out;
+    if !crate::simd::square_rows_into(m, a, [&mut *o0, &mut *o1, &mut *o2]) {
+        square_rows_into_portable(m, a, [o0, o1, o2]);
+    }
+}
+
+/// The portable reference of [`square_rows_into`].
+pub fn square_rows_into_portable(m: &Modulus, a: [&[u64]; 2], out: [&mut [u64]; 3]) {
+    let [a0, a1] = a;
+    let [o0, o1, o2] = out;
+    let outs = o0.iter_mut().zip(o1.iter_mut()).zip(o2.iter_mut());
+    for ((&p0, &p1), ((y0, y1), y2)) in a0.iter().zip(a1).zip(outs) {
+        let c1 = m.mul(p0, p1);
+        *y0 = m.mul(p0, p0);
+        *y1 = m.add(c1, c1);
+        *y2 = m.mul(p1, p1);
+    }
+}
+
 /// Point-wise square of `a0 + a1·Y`, in place: `a0 = a0²`, `a1 = 2·a0·a1`,
 /// `out = a1²` mod `p` over the common length; inputs and outputs in
 /// `[0, p)`. AVX-512F/DQ where available; the words of

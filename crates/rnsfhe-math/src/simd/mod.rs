@@ -454,6 +454,34 @@ pub(crate) fn karatsuba_rows(
     false
 }
 
+/// Out-of-place [`karatsuba_rows`] (`pointwise_avx512::karatsuba_rows_into`).
+pub(crate) fn karatsuba_rows_into(
+    m: &crate::Modulus,
+    a: [&[u64]; 4],
+    out: [&mut [u64]; 3],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_avx512::barrett_ok(m) && avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::karatsuba_rows_into(m, a, out) };
+        return true;
+    }
+    let _ = (m, a, out);
+    false
+}
+
+/// Out-of-place [`square_rows`] (`pointwise_avx512::square_rows_into`).
+pub(crate) fn square_rows_into(m: &crate::Modulus, a: [&[u64]; 2], out: [&mut [u64]; 3]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_avx512::barrett_ok(m) && avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now.
+        unsafe { pointwise_avx512::square_rows_into(m, a, out) };
+        return true;
+    }
+    let _ = (m, a, out);
+    false
+}
+
 /// Point-wise square of a degree-1 polynomial with AVX-512F/DQ
 /// (`pointwise_avx512::square_rows`); as [`karatsuba_rows`].
 pub(crate) fn square_rows(

@@ -206,9 +206,48 @@ pub(crate) fn mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
     }
 }
 
-/// The Karatsuba product of two degree-1 polynomials, point-wise
-/// (`ring::karatsuba_rows`): `(a0, a1, b0) ← (a0·b0, (a0+a1)(b0+b1) − a0·b0
-/// − a1·b1, a1·b1) mod p`, inputs in `[0, p)`. Requires [`barrett_ok`].
+impl Barrett64 {
+    /// `x·y mod p` for `x, y < 2p`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn mul(&self, x: __m512i, y: __m512i) -> __m512i {
+        self.reduce(mulhi64(x, y), _mm512_mullo_epi64(x, y))
+    }
+
+    /// `(x − y) mod p` for `x, y < p`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn sub(&self, x: __m512i, y: __m512i) -> __m512i {
+        csub(_mm512_sub_epi64(_mm512_add_epi64(x, self.p), y), self.p)
+    }
+
+    /// Karatsuba on 8 lanes: `(a0·b0, a0·b1 + a1·b0, a1·b1) mod p` from
+    /// `a0·b0`, `a1·b1` and `(a0+a1)(b0+b1)`; inputs below `p`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn karatsuba(&self, a0: __m512i, a1: __m512i, b0: __m512i, b1: __m512i) -> [__m512i; 3] {
+        let c0 = self.mul(a0, b0);
+        let c2 = self.mul(a1, b1);
+        let s = self.mul(_mm512_add_epi64(a0, a1), _mm512_add_epi64(b0, b1));
+        [c0, self.sub(self.sub(s, c0), c2), c2]
+    }
+
+    /// Squaring on 8 lanes: `(a0², 2·a0·a1, a1²) mod p`; inputs below `p`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn square(&self, a0: __m512i, a1: __m512i) -> [__m512i; 3] {
+        let c1 = self.mul(a0, a1);
+        [
+            self.mul(a0, a0),
+            csub(_mm512_add_epi64(c1, c1), self.p),
+            self.mul(a1, a1),
+        ]
+    }
+}
+
+/// The point-wise Karatsuba product of two degree-1 polynomials in place
+/// (`ring::karatsuba_rows`): `(a0, a1, b0) ← (a0·b0, a0·b1 + a1·b0, a1·b1)
+/// mod p`, inputs in `[0, p)`. Requires [`barrett_ok`].
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn karatsuba_rows(
     m: &Modulus,
@@ -218,7 +257,6 @@ pub(crate) fn karatsuba_rows(
     b1: &[u64],
 ) {
     let k = Barrett64::new(m);
-    let mulmod = |x: __m512i, y: __m512i| k.reduce(mulhi64(x, y), _mm512_mullo_epi64(x, y));
     let len = a0.len().min(a1.len()).min(b0.len()).min(b1.len());
     let (a0, a1, b0, b1) = (&mut a0[..len], &mut a1[..len], &mut b0[..len], &b1[..len]);
     let (v0, t0) = a0.as_chunks_mut::<8>();
@@ -226,52 +264,93 @@ pub(crate) fn karatsuba_rows(
     let (v2, t2) = b0.as_chunks_mut::<8>();
     let (v3, t3) = b1.as_chunks::<8>();
     for (((x0, x1), x2), x3) in v0.iter_mut().zip(v1.iter_mut()).zip(v2.iter_mut()).zip(v3) {
-        let (p0, p1, q0, q1) = (load(x0), load(x1), load(x2), load(x3));
-        let c0 = mulmod(p0, q0);
-        let c2 = mulmod(p1, q1);
-        let s = mulmod(_mm512_add_epi64(p0, p1), _mm512_add_epi64(q0, q1));
-        // s − c0 − c2 mod p, each step from [0, p) operands.
-        let d = csub(_mm512_sub_epi64(_mm512_add_epi64(s, k.p), c0), k.p);
-        let c1 = csub(_mm512_sub_epi64(_mm512_add_epi64(d, k.p), c2), k.p);
+        let [c0, c1, c2] = k.karatsuba(load(x0), load(x1), load(x2), load(x3));
         store(x0, c0);
         store(x1, c1);
         store(x2, c2);
     }
-    for (((x0, x1), x2), &y1) in t0.iter_mut().zip(t1.iter_mut()).zip(t2.iter_mut()).zip(t3) {
-        let (p0, p1, q0) = (*x0, *x1, *x2);
-        let c0 = m.mul(p0, q0);
-        let c2 = m.mul(p1, y1);
-        let s = m.mul(p0 + p1, q0 + y1);
-        *x0 = c0;
-        *x1 = m.sub(m.sub(s, c0), c2);
-        *x2 = c2;
-    }
+    crate::ring::karatsuba_rows_portable(m, t0, t1, t2, t3);
 }
 
-/// The square of a degree-1 polynomial, point-wise
+/// [`karatsuba_rows`] out of place: `(o0, o1, o2) ← (a0·b0, a0·b1 + a1·b0,
+/// a1·b1) mod p`. Requires [`barrett_ok`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn karatsuba_rows_into(m: &Modulus, a: [&[u64]; 4], out: [&mut [u64]; 3]) {
+    let k = Barrett64::new(m);
+    let [a0, a1, b0, b1] = a;
+    let [o0, o1, o2] = out;
+    let len = [
+        a0.len(),
+        a1.len(),
+        b0.len(),
+        b1.len(),
+        o0.len(),
+        o1.len(),
+        o2.len(),
+    ]
+    .into_iter()
+    .min()
+    .unwrap_or(0);
+    let (v0, t0) = a0[..len].as_chunks::<8>();
+    let (v1, t1) = a1[..len].as_chunks::<8>();
+    let (v2, t2) = b0[..len].as_chunks::<8>();
+    let (v3, t3) = b1[..len].as_chunks::<8>();
+    let (w0, u0) = o0[..len].as_chunks_mut::<8>();
+    let (w1, u1) = o1[..len].as_chunks_mut::<8>();
+    let (w2, u2) = o2[..len].as_chunks_mut::<8>();
+    let ins = v0.iter().zip(v1).zip(v2.iter().zip(v3));
+    let outs = w0.iter_mut().zip(w1.iter_mut()).zip(w2.iter_mut());
+    for (((x0, x1), (x2, x3)), ((y0, y1), y2)) in ins.zip(outs) {
+        let [c0, c1, c2] = k.karatsuba(load(x0), load(x1), load(x2), load(x3));
+        store(y0, c0);
+        store(y1, c1);
+        store(y2, c2);
+    }
+    crate::ring::karatsuba_rows_into_portable(m, [t0, t1, t2, t3], [u0, u1, u2]);
+}
+
+/// The point-wise square of a degree-1 polynomial in place
 /// (`ring::square_rows`): `(a0, a1, out) ← (a0², 2·a0·a1, a1²) mod p`,
 /// inputs in `[0, p)`. Requires [`barrett_ok`].
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn square_rows(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &mut [u64]) {
     let k = Barrett64::new(m);
-    let mulmod = |x: __m512i, y: __m512i| k.reduce(mulhi64(x, y), _mm512_mullo_epi64(x, y));
     let len = a0.len().min(a1.len()).min(out.len());
     let (a0, a1, out) = (&mut a0[..len], &mut a1[..len], &mut out[..len]);
     let (v0, t0) = a0.as_chunks_mut::<8>();
     let (v1, t1) = a1.as_chunks_mut::<8>();
     let (v2, t2) = out.as_chunks_mut::<8>();
     for ((x0, x1), x2) in v0.iter_mut().zip(v1.iter_mut()).zip(v2.iter_mut()) {
-        let (p0, p1) = (load(x0), load(x1));
-        let c1 = mulmod(p0, p1);
-        store(x0, mulmod(p0, p0));
-        store(x1, csub(_mm512_add_epi64(c1, c1), k.p));
-        store(x2, mulmod(p1, p1));
+        let [c0, c1, c2] = k.square(load(x0), load(x1));
+        store(x0, c0);
+        store(x1, c1);
+        store(x2, c2);
     }
-    for ((x0, x1), x2) in t0.iter_mut().zip(t1.iter_mut()).zip(t2.iter_mut()) {
-        let (p0, p1) = (*x0, *x1);
-        let c1 = m.mul(p0, p1);
-        *x0 = m.mul(p0, p0);
-        *x1 = m.add(c1, c1);
-        *x2 = m.mul(p1, p1);
+    crate::ring::square_rows_portable(m, t0, t1, t2);
+}
+
+/// [`square_rows`] out of place: `(o0, o1, o2) ← (a0², 2·a0·a1, a1²) mod
+/// p`. Requires [`barrett_ok`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn square_rows_into(m: &Modulus, a: [&[u64]; 2], out: [&mut [u64]; 3]) {
+    let k = Barrett64::new(m);
+    let [a0, a1] = a;
+    let [o0, o1, o2] = out;
+    let len = [a0.len(), a1.len(), o0.len(), o1.len(), o2.len()]
+        .into_iter()
+        .min()
+        .unwrap_or(0);
+    let (v0, t0) = a0[..len].as_chunks::<8>();
+    let (v1, t1) = a1[..len].as_chunks::<8>();
+    let (w0, u0) = o0[..len].as_chunks_mut::<8>();
+    let (w1, u1) = o1[..len].as_chunks_mut::<8>();
+    let (w2, u2) = o2[..len].as_chunks_mut::<8>();
+    let outs = w0.iter_mut().zip(w1.iter_mut()).zip(w2.iter_mut());
+    for ((x0, x1), ((y0, y1), y2)) in v0.iter().zip(v1).zip(outs) {
+        let [c0, c1, c2] = k.square(load(x0), load(x1));
+        store(y0, c0);
+        store(y1, c1);
+        store(y2, c2);
     }
+    crate::ring::square_rows_into_portable(m, [t0, t1], [u0, u1, u2]);
 }

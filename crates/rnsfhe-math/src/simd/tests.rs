@@ -1252,7 +1252,10 @@ fn pointwise_barrett_avx512_matches_portable() {
 /// (and the schoolbook formulas) for every width, edge inputs and tails.
 #[test]
 fn karatsuba_and_square_rows_match_portable() {
-    use crate::ring::{karatsuba_rows, karatsuba_rows_portable, square_rows, square_rows_portable};
+    use crate::ring::{
+        karatsuba_rows, karatsuba_rows_into, karatsuba_rows_portable, square_rows,
+        square_rows_into, square_rows_portable,
+    };
     let mut rng = ChaCha20Rng::seed_from_u64(605);
     let mut moduli = vec![3u64, 65537, (1 << 50) - 27, (1 << 61) - 1, 1 << 40];
     for bits in [30u32, 50, 59, 60, 61] {
@@ -1284,11 +1287,21 @@ fn karatsuba_and_square_rows_match_portable() {
                     assert_eq!(e1[i], (mm(a0[i], b1[i]) + mm(a1[i], b0[i])) % p);
                     assert_eq!(e2[i], mm(a1[i], b1[i]));
                 }
+                let (mut o0, mut o1, mut o2) = (vec![9; len], vec![9; len], vec![9; len]);
+                karatsuba_rows_into(&m, [&a0, &a1, &b0, &b1], [&mut o0, &mut o1, &mut o2]);
+                assert_eq!((&o0, &o1, &o2), (&e0, &e1, &e2), "into p={p} len={len}");
                 let (mut g0, mut g1, mut g2) = (a0.clone(), a1.clone(), b0.clone());
                 karatsuba_rows(&m, &mut g0, &mut g1, &mut g2, &b1);
                 assert_eq!((g0, g1, g2), (e0, e1, e2), "karatsuba p={p} len={len}");
                 let (mut e0, mut e1, mut e2) = (a0.clone(), a1.clone(), vec![0; len]);
                 square_rows_portable(&m, &mut e0, &mut e1, &mut e2);
+                let (mut o0, mut o1, mut o2) = (vec![9; len], vec![9; len], vec![9; len]);
+                square_rows_into(&m, [&a0, &a1], [&mut o0, &mut o1, &mut o2]);
+                assert_eq!(
+                    (&o0, &o1, &o2),
+                    (&e0, &e1, &e2),
+                    "square into p={p} len={len}"
+                );
                 let (mut g0, mut g1, mut g2) = (a0.clone(), a1.clone(), vec![7; len]);
                 square_rows(&m, &mut g0, &mut g1, &mut g2);
                 assert_eq!((g0, g1, g2), (e0, e1, e2), "square p={p} len={len}");

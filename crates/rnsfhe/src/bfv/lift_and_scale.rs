@@ -76,34 +76,14 @@ fn tensor_limb(t: &NttTable, rows: [&mut [u64]; 4], square: bool, ntt_in: [bool;
     let fwd = |r: &mut [u64], done: bool| if done { Ok(()) } else { t.forward(r) };
     fwd(r0, ntt_in[0])?;
     fwd(r1, ntt_in[1])?;
+    // The point-wise Karatsuba pass (AVX-512 where available; NTT outputs
+    // are canonical, the kernels' input range).
     if square {
-        for ((x0, x1), x2) in r0.iter_mut().zip(r1.iter_mut()).zip(r2.iter_mut()) {
-            let (a0, a1) = (*x0, *x1);
-            let c1 = m.mul(a0, a1);
-            *x0 = m.mul(a0, a0);
-            *x1 = m.add(c1, c1);
-            *x2 = m.mul(a1, a1);
-        }
+        rnsfhe_math::ring::square_rows(&m, r0, r1, r2);
     } else {
         fwd(r2, ntt_in[2])?;
         fwd(r3, ntt_in[3])?;
-        for (((x0, x1), x2), &b1) in r0
-            .iter_mut()
-            .zip(r1.iter_mut())
-            .zip(r2.iter_mut())
-            .zip(r3.iter())
-        {
-            // NTT outputs are below p (lazy ones would be below 4p < 2^63:
-            // the sums stay below 8p and (8p)^2 < 2^128 for p < 2^61, and
-            // `mul` reduces any u128).
-            let (a0, a1, b0) = (*x0, *x1, *x2);
-            let c0 = m.mul(a0, b0);
-            let c2 = m.mul(a1, b1);
-            let s = m.mul(a0 + a1, b0 + b1);
-            *x0 = c0;
-            *x1 = m.sub(m.sub(s, c0), c2);
-            *x2 = c2;
-        }
+        rnsfhe_math::ring::karatsuba_rows(&m, r0, r1, r2, r3);
     }
     t.backward(r0)?;
     t.backward(r1)?;
@@ -186,35 +166,15 @@ fn tensor_all(
 fn tensor_limb_ntt(t: &NttTable, src: &[&[u64]], rows: [&mut [u64]; 4]) -> Result<()> {
     let m = *t.modulus();
     let [r0, r1, r2, _] = rows;
-    match src {
+    match *src {
         [a0, a1] => {
-            for (((x0, x1), x2), (&a0, &a1)) in r0
-                .iter_mut()
-                .zip(r1.iter_mut())
-                .zip(r2.iter_mut())
-                .zip(a0.iter().zip(a1.iter()))
-            {
-                let c1 = m.mul(a0, a1);
-                *x0 = m.mul(a0, a0);
-                *x1 = m.add(c1, c1);
-                *x2 = m.mul(a1, a1);
-            }
+            rnsfhe_math::ring::square_rows_into(&m, [a0, a1], [&mut *r0, &mut *r1, &mut *r2])
         }
-        [a0, a1, b0, b1] => {
-            for (((x0, x1), x2), ((&a0, &a1), (&b0, &b1))) in r0
-                .iter_mut()
-                .zip(r1.iter_mut())
-                .zip(r2.iter_mut())
-                .zip(a0.iter().zip(a1.iter()).zip(b0.iter().zip(b1.iter())))
-            {
-                let c0 = m.mul(a0, b0);
-                let c2 = m.mul(a1, b1);
-                let s = m.mul(a0 + a1, b0 + b1);
-                *x0 = c0;
-                *x1 = m.sub(m.sub(s, c0), c2);
-                *x2 = c2;
-            }
-        }
+        [a0, a1, b0, b1] => rnsfhe_math::ring::karatsuba_rows_into(
+            &m,
+            [a0, a1, b0, b1],
+            [&mut *r0, &mut *r1, &mut *r2],
+        ),
         _ => {
             return Err(Error::InvalidArgument(
                 "tensor needs 2 or 4 input rows".into(),
