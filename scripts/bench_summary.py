@@ -49,27 +49,42 @@ def main(paths):
                 k = (l, v, t, s, op)
                 cells.append(f"{fmt(med.get(k))} ({fmt(low.get(k))})" if k in med else "-")
             print(f"| {s} | {op} | " + " | ".join(cells) + " |")
-    print("\nIssue-6 ratios (rnsfhe / peer, medians over rounds; best rnsfhe variant in brackets):\n")
+    # Ratios per round (rnsfhe and the peers of one round ran minutes
+    # apart), then the median and range over the rounds: less exposed to
+    # the VM's drift than a ratio of medians taken over different rounds.
+    rounds = []
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        rounds.append({(r["library"], r["variant"], r["threads"], (r["logn"], r["logq_target"]), r["op"]):
+                       r["median_ms"] for r in d["results"] if r.get("median_ms") is not None})
+    print("\nIssue-6 ratios rnsfhe HPS / peer (and best rnsfhe variant / peer): "
+          "median over rounds of the per-round ratio of medians, [min-max] over rounds.\n")
     print("| set | op | threads | vs OpenFHE-HPS | vs SEAL BEHZ | vs SEAL BEHZ+sp |")
     print("|---|---|---|---|---|---|")
+
+    def ratio(s, op, t, lib, var, th):
+        hps, best = [], []
+        for rd in rounds:
+            peer = rd.get((lib, var, th, s, op))
+            ours = [rd.get(("rnsfhe", v, t, s, op)) for v in ("HPS", "BEHZ")]
+            if peer is None or ours[0] is None:
+                continue
+            hps.append(ours[0] / peer)
+            best.append(min(x for x in ours if x is not None) / peer)
+        if not hps:
+            return "-"
+        return (f"{statistics.median(hps):.2f} [{min(hps):.2f}-{max(hps):.2f}] "
+                f"({statistics.median(best):.2f})")
+
     for s in sorted(sets):
         for op in ["mult_relin", "decrypt", "encrypt"]:
             for t in (1, 2):
-                ours = {v: med.get(("rnsfhe", v, t, s, op)) for v in ("HPS", "BEHZ")}
-                if ours["HPS"] is None:
+                if ("rnsfhe", "HPS", t, s, op) not in med:
                     continue
-                best_v = min((v for v in ours if ours[v] is not None), key=lambda v: ours[v])
-
-                def ratio(lib, var, th):
-                    peer = med.get((lib, var, th, s, op))
-                    if peer is None:
-                        return "-"
-                    return f"{ours['HPS'] / peer:.2f} ({ours[best_v] / peer:.2f} {best_v})"
-
-                seal_t = 1  # SEAL is single-threaded
-                print(f"| {s} | {op} | {t} | {ratio('openfhe', 'HPS', t)} | "
-                      f"{ratio('seal', 'BEHZ', seal_t) if t == 1 else '-'} | "
-                      f"{ratio('seal', 'BEHZ+sp', seal_t) if t == 1 else '-'} |")
+                print(f"| {s} | {op} | {t} | {ratio(s, op, t, 'openfhe', 'HPS', t)} | "
+                      f"{ratio(s, op, t, 'seal', 'BEHZ', 1) if t == 1 else '-'} | "
+                      f"{ratio(s, op, t, 'seal', 'BEHZ+sp', 1) if t == 1 else '-'} |")
 
 
 if __name__ == "__main__":
