@@ -91,6 +91,40 @@ fn bench_pointwise(c: &mut Criterion) {
     group.finish();
 }
 
+/// Fixed-operand (Shoup) products and the tensor's Karatsuba rows:
+/// portable reference against the dispatching entry point (AVX-512F where
+/// the CPU has it), e.g. `karatsuba_rows/n=16384/logp=60/dispatch`.
+fn bench_rows(c: &mut Criterion) {
+    use rnsfhe_math::ring::{
+        karatsuba_rows, karatsuba_rows_portable, pointwise_mul_shoup, pointwise_mul_shoup_portable,
+    };
+    let log_n = 14;
+    for log_p in LOG_P {
+        let (table, a) = setup(log_n, log_p);
+        let m = *table.modulus();
+        let p = m.value();
+        let ws: Vec<u64> = a
+            .iter()
+            .map(|&w| (((w as u128) << 64) / p as u128) as u64)
+            .collect();
+        let tag = format!("n={}/logp={log_p}", 1usize << log_n);
+        let mut x = a.clone();
+        c.bench_function(&format!("pointwise_mul_shoup/{tag}/portable"), |bn| {
+            bn.iter(|| pointwise_mul_shoup_portable(&m, black_box(&mut x), &a, &ws))
+        });
+        c.bench_function(&format!("pointwise_mul_shoup/{tag}/dispatch"), |bn| {
+            bn.iter(|| pointwise_mul_shoup(&m, black_box(&mut x), &a, &ws))
+        });
+        let (mut r0, mut r1, mut r2) = (a.clone(), a.clone(), a.clone());
+        c.bench_function(&format!("karatsuba_rows/{tag}/portable"), |bn| {
+            bn.iter(|| karatsuba_rows_portable(&m, black_box(&mut r0), &mut r1, &mut r2, &a))
+        });
+        c.bench_function(&format!("karatsuba_rows/{tag}/dispatch"), |bn| {
+            bn.iter(|| karatsuba_rows(&m, black_box(&mut r0), &mut r1, &mut r2, &a))
+        });
+    }
+}
+
 fn bench_ring_threads(c: &mut Criterion) {
     let mut group = c.benchmark_group("ring_to_ntt");
     let (n, limbs, log_p) = (1usize << 14, 8usize, 50u32);
@@ -124,6 +158,7 @@ criterion_group!(
     bench_forward,
     bench_backward,
     bench_pointwise,
+    bench_rows,
     bench_ring_threads
 );
 criterion_main!(benches);
