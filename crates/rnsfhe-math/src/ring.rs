@@ -503,6 +503,24 @@ pub fn pointwise_add_portable(m: &Modulus, a: &mut [u64], b: &[u64]) {
     }
 }
 
+/// One coefficient of the Karatsuba product: `[a0·b0, a0·b1 + a1·b0,
+/// a1·b1] mod p` from three products, inputs below `p` (the sums stay below
+/// `2p`, and `mul` reduces any 128-bit product).
+#[inline(always)]
+fn karatsuba_word(m: &Modulus, a0: u64, a1: u64, b0: u64, b1: u64) -> [u64; 3] {
+    let c0 = m.mul(a0, b0);
+    let c2 = m.mul(a1, b1);
+    let s = m.mul(a0 + a1, b0 + b1);
+    [c0, m.sub(m.sub(s, c0), c2), c2]
+}
+
+/// One coefficient of the square: `[a0², 2·a0·a1, a1²] mod p`.
+#[inline(always)]
+fn square_word(m: &Modulus, a0: u64, a1: u64) -> [u64; 3] {
+    let c1 = m.mul(a0, a1);
+    [m.mul(a0, a0), m.add(c1, c1), m.mul(a1, a1)]
+}
+
 /// Point-wise Karatsuba product of `(a0 + a1·Y)(b0 + b1·Y)` (000 §IV.A,
 /// Table 4: three products instead of four), in place: on return
 /// `a0 = a0·b0`, `a1 = (a0+a1)(b0+b1) − a0·b0 − a1·b1 = a0·b1 + a1·b0`,
@@ -525,14 +543,7 @@ pub fn karatsuba_rows_portable(
     b1: &[u64],
 ) {
     for (((x0, x1), x2), &y1) in a0.iter_mut().zip(a1.iter_mut()).zip(b0.iter_mut()).zip(b1) {
-        let (p0, p1, q0) = (*x0, *x1, *x2);
-        let c0 = m.mul(p0, q0);
-        let c2 = m.mul(p1, y1);
-        // The sums stay below 2p, and `mul` reduces any 128-bit product.
-        let s = m.mul(p0 + p1, q0 + y1);
-        *x0 = c0;
-        *x1 = m.sub(m.sub(s, c0), c2);
-        *x2 = c2;
+        [*x0, *x1, *x2] = karatsuba_word(m, *x0, *x1, *x2, y1);
     }
 }
 
@@ -554,12 +565,7 @@ pub fn karatsuba_rows_into_portable(m: &Modulus, a: [&[u64]; 4], out: [&mut [u64
     let ins = a0.iter().zip(a1).zip(b0.iter().zip(b1));
     let outs = o0.iter_mut().zip(o1.iter_mut()).zip(o2.iter_mut());
     for (((&p0, &p1), (&q0, &q1)), ((y0, y1), y2)) in ins.zip(outs) {
-        let c0 = m.mul(p0, q0);
-        let c2 = m.mul(p1, q1);
-        let s = m.mul(p0 + p1, q0 + q1);
-        *y0 = c0;
-        *y1 = m.sub(m.sub(s, c0), c2);
-        *y2 = c2;
+        [*y0, *y1, *y2] = karatsuba_word(m, p0, p1, q0, q1);
     }
 }
 
@@ -579,10 +585,7 @@ pub fn square_rows_into_portable(m: &Modulus, a: [&[u64]; 2], out: [&mut [u64]; 
     let [o0, o1, o2] = out;
     let outs = o0.iter_mut().zip(o1.iter_mut()).zip(o2.iter_mut());
     for ((&p0, &p1), ((y0, y1), y2)) in a0.iter().zip(a1).zip(outs) {
-        let c1 = m.mul(p0, p1);
-        *y0 = m.mul(p0, p0);
-        *y1 = m.add(c1, c1);
-        *y2 = m.mul(p1, p1);
+        [*y0, *y1, *y2] = square_word(m, p0, p1);
     }
 }
 
@@ -599,11 +602,7 @@ pub fn square_rows(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &mut [u64])
 /// The portable reference of [`square_rows`].
 pub fn square_rows_portable(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &mut [u64]) {
     for ((x0, x1), x2) in a0.iter_mut().zip(a1.iter_mut()).zip(out.iter_mut()) {
-        let (p0, p1) = (*x0, *x1);
-        let c1 = m.mul(p0, p1);
-        *x0 = m.mul(p0, p0);
-        *x1 = m.add(c1, c1);
-        *x2 = m.mul(p1, p1);
+        [*x0, *x1, *x2] = square_word(m, *x0, *x1);
     }
 }
 

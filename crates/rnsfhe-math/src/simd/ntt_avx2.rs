@@ -128,24 +128,10 @@ fn splat(tw: &Twiddle) -> Tw {
     )
 }
 
-/// Lane twiddles `[e0, e0, e1, e1]` (stage `t = 2`, two blocks).
+/// Twiddles given lane by lane, in kernel form.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn pair_tw(e: &[Twiddle; 2]) -> Tw {
-    let w = _mm256_set_epi64x(e[1].w as i64, e[1].w as i64, e[0].w as i64, e[0].w as i64);
-    let ws = _mm256_set_epi64x(
-        e[1].w_shoup as i64,
-        e[1].w_shoup as i64,
-        e[0].w_shoup as i64,
-        e[0].w_shoup as i64,
-    );
-    (w, _mm256_srli_epi64::<32>(w), ws)
-}
-
-/// Lane twiddles `[e0, e1, e2, e3]` (stage `t = 1`, four pairs).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn quad_tw(e: &[Twiddle; 4]) -> Tw {
+fn lane_tw(e: [&Twiddle; 4]) -> Tw {
     let w = _mm256_set_epi64x(e[3].w as i64, e[2].w as i64, e[1].w as i64, e[0].w as i64);
     let ws = _mm256_set_epi64x(
         e[3].w_shoup as i64,
@@ -154,6 +140,20 @@ fn quad_tw(e: &[Twiddle; 4]) -> Tw {
         e[0].w_shoup as i64,
     );
     (w, _mm256_srli_epi64::<32>(w), ws)
+}
+
+/// Lane twiddles `[e0, e0, e1, e1]` (stage `t = 2`, two blocks).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn pair_tw(e: &[Twiddle; 2]) -> Tw {
+    lane_tw([&e[0], &e[0], &e[1], &e[1]])
+}
+
+/// Lane twiddles `[e0, e1, e2, e3]` (stage `t = 1`, four pairs).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn quad_tw(e: &[Twiddle; 4]) -> Tw {
+    lane_tw([&e[0], &e[1], &e[2], &e[3]])
 }
 
 /// Forward butterfly: `x, y ∈ [0, 4p)` → `(x mod 2p + v, x mod 2p + 2p − v)`.

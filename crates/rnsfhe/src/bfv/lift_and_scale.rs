@@ -362,10 +362,30 @@ pub(crate) fn multiply_hps(
     a: [PolyRef<'_>; 2],
     b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
+    with_prepared_inputs(ctx, a, b, multiply_hps_inner)
+}
+
+/// The input handling both variants share: checks the inputs, takes the
+/// tensor buffers over `q`, inverse-transforms NTT-form inputs into them
+/// ([`inverse_copies`]), then runs the variant's `inner` step.
+fn with_prepared_inputs<F>(
+    ctx: &BfvContext,
+    a: [PolyRef<'_>; 2],
+    b: Option<[PolyRef<'_>; 2]>,
+    inner: F,
+) -> Result<[RnsPoly<Coeff>; 3]>
+where
+    F: for<'f, 'q> FnOnce(
+        &BfvContext,
+        &[PolyRef<'f>],
+        &mut [Scratch<'q>; 4],
+        &mut [Option<RnsPoly<Coeff>>],
+    ) -> Result<[RnsPoly<Coeff>; 3]>,
+{
     let forms = collect_inputs(ctx, a, b)?;
     let mut q_bufs = four(ctx, ctx.ring().limbs());
     let mut owned = inverse_copies(ctx, &forms, &mut q_bufs)?;
-    multiply_hps_inner(ctx, &forms, &mut q_bufs, &mut owned)
+    inner(ctx, &forms, &mut q_bufs, &mut owned)
 }
 
 /// [`multiply_hps`] after [`inverse_copies`] (whose buffers go back to
@@ -476,10 +496,7 @@ pub(crate) fn multiply_behz(
     a: [PolyRef<'_>; 2],
     b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
-    let forms = collect_inputs(ctx, a, b)?;
-    let mut q_bufs = four(ctx, ctx.ring().limbs());
-    let mut owned = inverse_copies(ctx, &forms, &mut q_bufs)?;
-    multiply_behz_inner(ctx, &forms, &mut q_bufs, &mut owned)
+    with_prepared_inputs(ctx, a, b, multiply_behz_inner)
 }
 
 /// [`multiply_behz`] after [`inverse_copies`] (whose buffers go back to
