@@ -1,14 +1,18 @@
 //! Security levels of the HomomorphicEncryption.org standard (ternary
 //! secret, classical attacks): the largest `log2 q` allowed for each ring
 //! degree `n` at 128-, 192- and 256-bit security (000 §VI.C), and the check
-//! that [`crate::bfv::BfvParametersBuilder::build`] applies.
+//! that every scheme's parameter builder applies ([`check`], which takes
+//! the degree, the bits of the whole modulus and the secret distribution,
+//! and knows nothing of schemes).
 //!
 //! ## What counts as `log2 q`
 //!
 //! The bound applies to the modulus of every public LWE sample: the
 //! ciphertext moduli `q_1 … q_k` plus any key-switching (special) moduli.
-//! rnsfhe relinearizes with the RNS decomposition (002 §4.5), which needs no
-//! special modulus, so `log2 q` is that of the ciphertext modulus alone. The
+//! With the RNS decomposition (002 §4.5) no special modulus is
+//! needed and `log2 q` is that of the ciphertext modulus alone; with hybrid
+//! key switching (special primes `P`, [`crate::rlwe::key_switching`]) it is
+//! `log2(Q·P)`. The
 //! auxiliary bases used only inside multiplication and decryption (BEHZ `B`,
 //! `m_sk`, `m̃`, `γ`; HPS `P`) never carry key material and do not count.
 //!
@@ -22,7 +26,6 @@
 
 use num_bigint::BigUint;
 
-use crate::bfv::parameters::BfvParameters;
 use crate::error::{Error, Result};
 
 use core::fmt;
@@ -160,13 +163,25 @@ pub fn modulus_bits(moduli: &[u64]) -> u32 {
     }
 }
 
-/// Errors with [`Error::InsecureParameters`] (naming the bound) when the
-/// ciphertext modulus of `params` exceeds the bound of its requested
-/// security level at its degree. Always `Ok` for [`SecurityLevel::None`].
-pub fn check_parameters(params: &BfvParameters) -> Result<()> {
-    let level = params.security_level();
-    let n = params.degree();
-    let log_q = modulus_bits(params.coeff_moduli());
+/// The distribution of the secret key, which selects the column of the
+/// HomomorphicEncryption.org table. rnsfhe draws ternary secrets (uniform
+/// over `{−1, 0, 1}`), the standard's default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SecretDistribution {
+    /// Uniform ternary secrets, `s ∈ {−1, 0, 1}^n` (000 §II.E).
+    #[default]
+    Ternary,
+}
+
+/// Errors with [`Error::InsecureParameters`] (naming the bound) when a ring
+/// of degree `n` whose public samples live modulo a modulus of `log_q` bits
+/// — the **whole** modulus, ciphertext moduli and key-switching (special)
+/// primes together — exceeds the bound of `level` for secrets drawn from
+/// `secret`. Always `Ok` for [`SecurityLevel::None`]. Schemes call this with
+/// [`modulus_bits`] of all their key moduli; it knows nothing of schemes.
+pub fn check(level: SecurityLevel, n: usize, log_q: u32, secret: SecretDistribution) -> Result<()> {
+    // One column today: the standard's tables for ternary secrets.
+    let SecretDistribution::Ternary = secret;
     if level.allows(n, log_q) {
         return Ok(());
     }
@@ -176,77 +191,4 @@ pub fn check_parameters(params: &BfvParameters) -> Result<()> {
         max_log_q: level.max_log_q(n).unwrap_or(0),
         level: level.bits(),
     })
-}
-
-/// `max_log_q − log_q` for `(n, log_q)` at `level`: how many more bits of
-/// ciphertext modulus the level would allow (negative if it is exceeded),
-/// `None` for [`SecurityLevel::None`] or a degree outside the tables.
-pub fn margin(level: SecurityLevel, n: usize, log_q: u32) -> Option<i64> {
-    level
-        .max_log_q(n)
-        .map(|max| i64::from(max) - i64::from(log_q))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn table_values_and_monotonicity() {
-        assert_eq!(SecurityLevel::Tc128.max_log_q(8192), Some(218));
-        assert_eq!(SecurityLevel::Tc192.max_log_q(32768), Some(611));
-        assert_eq!(SecurityLevel::Tc256.max_log_q(1024), Some(14));
-        assert_eq!(SecurityLevel::Tc128.max_log_q(65536), Some(1770));
-        assert_eq!(SecurityLevel::Tc128.max_log_q(512), None);
-        assert_eq!(SecurityLevel::None.max_log_q(4096), None);
-        let mut n = 1024;
-        while n < 131072 {
-            for l in [
-                SecurityLevel::Tc128,
-                SecurityLevel::Tc192,
-                SecurityLevel::Tc256,
-            ] {
-                let (a, b) = (l.max_log_q(n).unwrap(), l.max_log_q(2 * n).unwrap());
-                assert!(b > a && b <= 2 * a + 8, "n={n} {l}");
-            }
-            assert!(SecurityLevel::Tc128.max_log_q(n) > SecurityLevel::Tc192.max_log_q(n));
-            assert!(SecurityLevel::Tc192.max_log_q(n) > SecurityLevel::Tc256.max_log_q(n));
-            n *= 2;
-        }
-    }
-
-    #[test]
-    fn paper_sets_are_128_bit() {
-        for (logn, logq) in [
-            (12, 60),
-            (13, 120),
-            (14, 360),
-            (15, 600),
-            (16, 1020),
-            (16, 1770),
-        ] {
-            assert!(
-                SecurityLevel::Tc128.allows(1 << logn, logq),
-                "({logn}, {logq})"
-            );
-        }
-        assert!(!SecurityLevel::Tc128.allows(4096, 110));
-        assert!(SecurityLevel::None.allows(4096, 10_000));
-        assert_eq!(SecurityLevel::Tc128.min_degree(120), Some(8192));
-        assert_eq!(SecurityLevel::Tc128.min_degree(5000), None);
-        assert_eq!(SecurityLevel::highest_met(8192, 100), SecurityLevel::Tc256);
-        assert_eq!(SecurityLevel::highest_met(8192, 219), SecurityLevel::None);
-        assert_eq!(SecurityLevel::from_bits(192), Some(SecurityLevel::Tc192));
-        assert_eq!(SecurityLevel::from_bits(100), None);
-        assert_eq!(margin(SecurityLevel::Tc128, 8192, 120), Some(98));
-        assert_eq!(margin(SecurityLevel::None, 8192, 120), None);
-    }
-
-    #[test]
-    fn modulus_bits_is_bitlen_of_product() {
-        assert_eq!(modulus_bits(&[]), 0);
-        assert_eq!(modulus_bits(&[3]), 2);
-        assert_eq!(modulus_bits(&[(1 << 59) + 1, (1 << 59) + 1]), 119);
-        assert_eq!(modulus_bits(&[u64::MAX, u64::MAX]), 128);
-    }
 }

@@ -269,7 +269,7 @@ impl BfvParametersBuilder {
     /// 60 bits, moduli repeat, `q ≤ 2t` (no room for noise), `σ` is out of
     /// range or the digit size is out of range; errors with
     /// [`Error::InsecureParameters`] when `log2 q` exceeds the bound of the
-    /// requested security level ([`crate::security::check_parameters`]).
+    /// requested security level ([`crate::security::check`]).
     pub fn build(self) -> Result<BfvParameters> {
         let n = self
             .n
@@ -324,7 +324,12 @@ impl BfvParametersBuilder {
                 params.log2_q()
             )));
         }
-        crate::security::check_parameters(&params)?;
+        crate::security::check(
+            params.security_level(),
+            params.degree(),
+            crate::security::modulus_bits(params.coeff_moduli()),
+            crate::security::SecretDistribution::Ternary,
+        )?;
         Ok(params)
     }
 }

@@ -11,7 +11,7 @@
 
 use zeroize::Zeroize;
 
-use crate::serialization::error::FormatError;
+use crate::error::format::FormatError;
 
 /// Mask of the low `w` bits (`w ≤ 64`).
 #[inline(always)]

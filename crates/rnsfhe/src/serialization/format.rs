@@ -6,12 +6,12 @@
 //! size of the fixed parts, magic, version, the payload length against the
 //! input length, the checksum, then kind and flags.
 
-use core::fmt;
 
 use xxhash_rust::xxh64::xxh64;
 
 use crate::error::Result;
-use crate::serialization::error::FormatError;
+use crate::error::format::FormatError;
+pub use crate::error::format::ObjectKind;
 
 /// The first four bytes of every serialized object.
 pub const MAGIC: [u8; 4] = *b"RNSF";
@@ -30,83 +30,6 @@ pub const FLAG_SECRET: u8 = 0b01;
 /// replaced by the 32-byte seeds they expand from).
 pub const FLAG_SEED_COMPRESSED: u8 = 0b10;
 const KNOWN_FLAGS: u8 = FLAG_SECRET | FLAG_SEED_COMPRESSED;
-
-/// The kind of a serialized object (header byte 6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum ObjectKind {
-    /// [`crate::bfv::BfvParameters`].
-    Parameters = 1,
-    /// [`crate::bfv::PublicKey`].
-    PublicKey = 2,
-    /// [`crate::bfv::SecretKey`] (the only secret kind).
-    SecretKey = 3,
-    /// [`crate::bfv::RelinKey`].
-    RelinKey = 4,
-    /// [`crate::bfv::GaloisKeys`].
-    GaloisKeys = 5,
-    /// [`crate::bfv::Plaintext`].
-    Plaintext = 6,
-    /// [`crate::bfv::Ciphertext`] (any size ≥ 2, coefficient form).
-    Ciphertext = 7,
-    /// [`crate::bfv::PlaintextNtt`] (stored as its plaintext values).
-    PlaintextNtt = 8,
-}
-
-impl ObjectKind {
-    /// The kind for a header byte, if known.
-    pub fn from_code(code: u8) -> Option<Self> {
-        Some(match code {
-            1 => Self::Parameters,
-            2 => Self::PublicKey,
-            3 => Self::SecretKey,
-            4 => Self::RelinKey,
-            5 => Self::GaloisKeys,
-            6 => Self::Plaintext,
-            7 => Self::Ciphertext,
-            8 => Self::PlaintextNtt,
-            _ => return None,
-        })
-    }
-
-    /// The header byte.
-    pub fn code(self) -> u8 {
-        self as u8
-    }
-
-    /// Whether objects of this kind are secret material.
-    pub fn is_secret(self) -> bool {
-        self == Self::SecretKey
-    }
-
-    /// Whether objects of this kind may be seed-compressed.
-    pub fn is_compressible(self) -> bool {
-        matches!(
-            self,
-            Self::PublicKey | Self::RelinKey | Self::GaloisKeys | Self::Ciphertext
-        )
-    }
-
-    /// Human-readable name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Parameters => "parameter set",
-            Self::PublicKey => "public key",
-            Self::SecretKey => "secret key",
-            Self::RelinKey => "relinearization key",
-            Self::GaloisKeys => "Galois key set",
-            Self::Plaintext => "plaintext",
-            Self::Ciphertext => "ciphertext",
-            Self::PlaintextNtt => "NTT-form plaintext",
-        }
-    }
-}
-
-impl fmt::Display for ObjectKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// The decoded fixed header of a serialized object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

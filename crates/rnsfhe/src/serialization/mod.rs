@@ -86,7 +86,7 @@
 //! saved secret key are the caller's to protect (and zeroize).
 
 mod bits;
-mod error;
+
 mod format;
 mod objects;
 
@@ -95,7 +95,7 @@ use std::sync::Arc;
 use crate::bfv::context::BfvContext;
 use crate::error::Result;
 
-pub use error::FormatError;
+pub use crate::error::format::FormatError;
 pub use format::{
     Header, ObjectKind, CHECKSUM_LEN, CHECKSUM_SEED, FLAG_SECRET, FLAG_SEED_COMPRESSED,
     FORMAT_VERSION, HEADER_LEN, MAGIC,

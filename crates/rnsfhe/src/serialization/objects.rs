@@ -32,7 +32,7 @@ use crate::bfv::plaintext_ntt::PlaintextNtt;
 use crate::error::{Error, Result};
 use crate::security::SecurityLevel;
 use crate::serialization::bits::{BitReader, BitWriter};
-use crate::serialization::error::FormatError;
+use crate::error::format::FormatError;
 use crate::serialization::format::{self, Header, ObjectKind};
 use crate::serialization::{FromBytes, SerializedObject, ToBytes};
 

@@ -1,6 +1,8 @@
 //! Typed errors of the scheme layer. Every public fallible function of
 //! `rnsfhe` returns [`enum@Error`] instead of panicking.
 
+pub mod format;
+
 use rnsfhe_math::MathError;
 use thiserror::Error;
 
@@ -14,7 +16,7 @@ pub enum Error {
     /// Serialized data is malformed or does not fit the context (see
     /// [`crate::serialization`]).
     #[error("invalid serialized data: {0}")]
-    Format(#[from] crate::serialization::FormatError),
+    Format(#[from] format::FormatError),
 
     /// The parameters are invalid; the message says which one and why.
     #[error("invalid parameters: {0}")]
