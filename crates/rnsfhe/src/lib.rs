@@ -6,6 +6,7 @@
 
 pub mod bfv;
 pub mod error;
+pub mod rlwe;
 pub mod security;
 pub mod serialization;
 pub mod thread_safety;

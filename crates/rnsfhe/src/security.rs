@@ -192,3 +192,76 @@ pub fn check(level: SecurityLevel, n: usize, log_q: u32, secret: SecretDistribut
         level: level.bits(),
     })
 }
+
+/// `max_log_q − log_q` for `(n, log_q)` at `level`: how many more bits of
+/// ciphertext modulus the level would allow (negative if it is exceeded),
+/// `None` for [`SecurityLevel::None`] or a degree outside the tables.
+pub fn margin(level: SecurityLevel, n: usize, log_q: u32) -> Option<i64> {
+    level
+        .max_log_q(n)
+        .map(|max| i64::from(max) - i64::from(log_q))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_values_and_monotonicity() {
+        assert_eq!(SecurityLevel::Tc128.max_log_q(8192), Some(218));
+        assert_eq!(SecurityLevel::Tc192.max_log_q(32768), Some(611));
+        assert_eq!(SecurityLevel::Tc256.max_log_q(1024), Some(14));
+        assert_eq!(SecurityLevel::Tc128.max_log_q(65536), Some(1770));
+        assert_eq!(SecurityLevel::Tc128.max_log_q(512), None);
+        assert_eq!(SecurityLevel::None.max_log_q(4096), None);
+        let mut n = 1024;
+        while n < 131072 {
+            for l in [
+                SecurityLevel::Tc128,
+                SecurityLevel::Tc192,
+                SecurityLevel::Tc256,
+            ] {
+                let (a, b) = (l.max_log_q(n).unwrap(), l.max_log_q(2 * n).unwrap());
+                assert!(b > a && b <= 2 * a + 8, "n={n} {l}");
+            }
+            assert!(SecurityLevel::Tc128.max_log_q(n) > SecurityLevel::Tc192.max_log_q(n));
+            assert!(SecurityLevel::Tc192.max_log_q(n) > SecurityLevel::Tc256.max_log_q(n));
+            n *= 2;
+        }
+    }
+
+    #[test]
+    fn paper_sets_are_128_bit() {
+        for (logn, logq) in [
+            (12, 60),
+            (13, 120),
+            (14, 360),
+            (15, 600),
+            (16, 1020),
+            (16, 1770),
+        ] {
+            assert!(
+                SecurityLevel::Tc128.allows(1 << logn, logq),
+                "({logn}, {logq})"
+            );
+        }
+        assert!(!SecurityLevel::Tc128.allows(4096, 110));
+        assert!(SecurityLevel::None.allows(4096, 10_000));
+        assert_eq!(SecurityLevel::Tc128.min_degree(120), Some(8192));
+        assert_eq!(SecurityLevel::Tc128.min_degree(5000), None);
+        assert_eq!(SecurityLevel::highest_met(8192, 100), SecurityLevel::Tc256);
+        assert_eq!(SecurityLevel::highest_met(8192, 219), SecurityLevel::None);
+        assert_eq!(SecurityLevel::from_bits(192), Some(SecurityLevel::Tc192));
+        assert_eq!(SecurityLevel::from_bits(100), None);
+        assert_eq!(margin(SecurityLevel::Tc128, 8192, 120), Some(98));
+        assert_eq!(margin(SecurityLevel::None, 8192, 120), None);
+    }
+
+    #[test]
+    fn modulus_bits_is_bitlen_of_product() {
+        assert_eq!(modulus_bits(&[]), 0);
+        assert_eq!(modulus_bits(&[3]), 2);
+        assert_eq!(modulus_bits(&[(1 << 59) + 1, (1 << 59) + 1]), 119);
+        assert_eq!(modulus_bits(&[u64::MAX, u64::MAX]), 128);
+    }
+}

@@ -45,8 +45,9 @@ use rnsfhe_math::{
 };
 
 use crate::bfv::parameters::{BfvParameters, Variant};
-use crate::bfv::scratch::ScratchPool;
 use crate::error::{Error, Result};
+use crate::rlwe::context::{KeySwitchingMethod, RlweContext, SchemeContext};
+use crate::rlwe::scratch::ScratchPool;
 
 /// Bit size of the auxiliary primes of `B`, `m_sk` and `P`.
 pub const AUX_MODULUS_BITS: u32 = 60;
@@ -59,20 +60,22 @@ pub const M_TILDE: u64 = 1 << 32;
 #[derive(Debug)]
 pub struct BfvContext {
     params: BfvParameters,
-    id: u64,
-    ring: RnsRing,
+    /// Ring, sampler, key switching and scratch: the RLWE core.
+    rlwe: RlweContext,
     t: Modulus,
     delta: Vec<u64>,
     delta_shoup: Vec<u64>,
     t_mod_q: Vec<u64>,
     t_mod_q_shoup: Vec<u64>,
     q_mod_t: u64,
-    gaussian: DiscreteGaussian,
-    crt: PolyCrt,
     pub(crate) behz: BehzTables,
     pub(crate) hps: HpsTables,
-    /// Reusable temporaries of the evaluation kernels.
-    pub(crate) scratch: ScratchPool,
+}
+
+impl SchemeContext for BfvContext {
+    fn rlwe(&self) -> &RlweContext {
+        &self.rlwe
+    }
 }
 
 /// BEHZ precomputations (002 §3-4).
@@ -182,8 +185,6 @@ impl BfvContext {
             .map(|(m, &w)| m.shoup(w))
             .collect();
         let q_mod_t = big_mod(&q_big, t_val);
-        let gaussian = DiscreteGaussian::new(params.sigma())?;
-        let crt = PolyCrt::new(&base_q);
 
         // One pool of 60-bit NTT primes outside q and not dividing t.
         let log2_q = base_q.log2_product();
@@ -274,21 +275,27 @@ impl BfvContext {
             rho,
         };
 
-        Ok(Arc::new(Self {
-            id: params.id(),
-            params,
+        let rlwe = RlweContext::new(
+            params.id(),
             ring,
+            params.sigma(),
+            params.security_level(),
+            KeySwitchingMethod::RnsDecomposition {
+                digit_bits: params.relin_method().digit_bits(),
+            },
+            crate::bfv::galois::ROW_GENERATOR,
+        )?;
+        Ok(Arc::new(Self {
+            params,
+            rlwe,
             t,
             delta,
             delta_shoup,
             t_mod_q,
             t_mod_q_shoup,
             q_mod_t,
-            gaussian,
-            crt,
             behz,
             hps,
-            scratch: ScratchPool::default(),
         }))
     }
 
@@ -300,7 +307,7 @@ impl BfvContext {
     /// The parameter id ([`BfvParameters::id`]) recorded in every key,
     /// plaintext and ciphertext made with this context.
     pub fn id(&self) -> u64 {
-        self.id
+        self.rlwe.id()
     }
 
     /// The security level the parameters were checked against
@@ -321,7 +328,7 @@ impl BfvContext {
 
     /// The ring `R_q` (base `q` and NTT tables).
     pub fn ring(&self) -> &RnsRing {
-        &self.ring
+        self.rlwe.ring()
     }
 
     /// The plaintext modulus `t`.
@@ -341,12 +348,12 @@ impl BfvContext {
 
     /// The error sampler (σ from the parameters, tail cut at 6σ).
     pub fn gaussian(&self) -> &DiscreteGaussian {
-        &self.gaussian
+        self.rlwe.gaussian()
     }
 
     /// The CRT bridge for `q` (diagnostics and tests only).
     pub fn crt(&self) -> &PolyCrt {
-        &self.crt
+        self.rlwe.crt()
     }
 
     /// The BEHZ auxiliary base `B_sk = B ∪ {m_sk}` (`m_sk` last).
@@ -393,14 +400,12 @@ impl BfvContext {
     /// Errors with [`Error::ParameterMismatch`] unless `id` is this
     /// context's id.
     pub fn check_id(&self, id: u64) -> Result<()> {
-        if id == self.id {
-            Ok(())
-        } else {
-            Err(Error::ParameterMismatch {
-                expected: self.id,
-                found: id,
-            })
-        }
+        self.rlwe.check_id(id)
+    }
+
+    /// The scratch pool of the evaluation kernels.
+    pub(crate) fn scratch(&self) -> &ScratchPool {
+        &self.rlwe.scratch
     }
 
     /// `[t]_{q_i}`.

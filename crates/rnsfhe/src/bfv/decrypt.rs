@@ -27,12 +27,12 @@ use zeroize::Zeroize;
 
 use crate::bfv::ciphertext::{Ciphertext, PolyRef};
 use crate::bfv::context::{BfvContext, GammaKind};
-use crate::bfv::keys::{check_key_id, SecretKey};
 use crate::bfv::noise;
 use crate::bfv::parameters::Variant;
 use crate::bfv::plaintext::Plaintext;
-use crate::bfv::scratch::{gather, ShoupWords, CHUNK};
 use crate::error::{Error, Result};
+use crate::rlwe::keys::{check_key_id, SecretKey};
+use crate::rlwe::scratch::{gather, ShoupWords, CHUNK};
 
 /// Reduce `u128` accumulators of (≤ 60-bit)·(≤ 61-bit) products after this
 /// many limbs.
@@ -95,7 +95,7 @@ impl Decryptor {
                 self.s_shoup.get_or_init(|| w)
             }
         };
-        let mut x = ctx.scratch.take_secret(k * n);
+        let mut x = ctx.scratch().take_secret(k * n);
         dot_with_secret_shoup(ctx, ct, &self.sk, Some(s_shoup), x.as_mut_slice())?;
         let mut out = vec![0u64; n];
         let variant = self.variant;

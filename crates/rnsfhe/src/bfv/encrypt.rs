@@ -20,10 +20,10 @@ use zeroize::Zeroize;
 
 use crate::bfv::ciphertext::Ciphertext;
 use crate::bfv::context::BfvContext;
-use crate::bfv::keys::{PublicKey, SecretKey};
 use crate::bfv::plaintext::Plaintext;
-use crate::bfv::scratch::{signed_row, signed_word, ShoupWords};
 use crate::error::{Error, Result};
+use crate::rlwe::keys::{PublicKey, SecretKey};
+use crate::rlwe::scratch::{signed_row, signed_word, ShoupWords};
 
 /// Encrypts plaintexts under a public key and/or a secret key.
 #[derive(Clone, Debug)]
@@ -123,9 +123,9 @@ impl Encryptor {
         ctx.gaussian().sample_into(rng, &mut e1);
         ctx.gaussian().sample_into(rng, &mut e2);
 
-        let mut c0 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
-        let mut c1 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
-        let mut u_ntt = ctx.scratch.take_secret(k * n);
+        let mut c0 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch().take_owned(k * n))?;
+        let mut c1 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch().take_owned(k * n))?;
+        let mut u_ntt = ctx.scratch().take_secret(k * n);
         let m = pt.coefficients();
         let result = c0
             .data_mut()
@@ -199,7 +199,7 @@ impl Encryptor {
         let a: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
         let mut e = vec![0i64; n];
         ctx.gaussian().sample_into(rng, &mut e);
-        let mut c0 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut c0 = RnsPoly::<Ntt>::from_data(n, k, ctx.scratch().take_owned(k * n))?;
         let mut a = a.assume_representation::<Ntt>();
         let m = pt.coefficients();
         let s = sk.s_ntt();

@@ -29,12 +29,13 @@ use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 use crate::bfv::ciphertext::{Ciphertext, CtPolys, PolyRef};
 use crate::bfv::context::BfvContext;
 use crate::bfv::encrypt::add_scaled_plain;
-use crate::bfv::key_switching::Finish;
-use crate::bfv::keys::{check_key_id, RelinKey};
 use crate::bfv::lift_and_scale::{multiply_behz, multiply_hps};
 use crate::bfv::parameters::Variant;
 use crate::bfv::plaintext::Plaintext;
 use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::key_switching::Finish;
+use crate::rlwe::keys::{check_key_id, RelinKey};
 
 /// Evaluates homomorphic operations for one context, multiplying with the
 /// chosen [`Variant`].
@@ -235,7 +236,7 @@ impl Evaluator {
             CtPolys::Ntt(v) => {
                 let c0 = v.first_mut().ok_or_else(|| self.too_small(0))?;
                 let (n, k) = (ring.n(), ring.limbs());
-                let mut dm = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+                let mut dm = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch().take_owned(k * n))?;
                 dm.data_mut().fill(0);
                 add_scaled_plain(ctx, &mut dm, pt, false)?;
                 let dm = ring.to_ntt(dm)?;
@@ -244,7 +245,7 @@ impl Evaluator {
                 } else {
                     ring.add_assign(c0, &dm)
                 };
-                ctx.scratch.give(dm.into_data());
+                ctx.scratch().give(dm.into_data());
                 Ok(r?)
             }
         }
@@ -406,7 +407,7 @@ impl Evaluator {
                 [c0, c1, c2] => {
                     let c2 = ring.to_coeff(c2.clone())?;
                     let r = self.relin_core(CtPolys::Ntt(vec![c0.clone(), c1.clone()]), &c2, rk);
-                    self.ctx.scratch.give(c2.into_data());
+                    self.ctx.scratch().give(c2.into_data());
                     r?
                 }
                 _ => return Err(relin_size(v.len())),
@@ -427,14 +428,14 @@ impl Evaluator {
             CtPolys::Coeff(mut v) => {
                 let c2 = v.pop().ok_or_else(|| relin_size(0))?;
                 let r = self.relin_core(CtPolys::Coeff(v), &c2, rk);
-                ctx.scratch.give(c2.into_data());
+                ctx.scratch().give(c2.into_data());
                 r?
             }
             CtPolys::Ntt(mut v) => {
                 let c2 = v.pop().ok_or_else(|| relin_size(0))?;
                 let c2 = ring.to_coeff(c2)?;
                 let r = self.relin_core(CtPolys::Ntt(v), &c2, rk);
-                ctx.scratch.give(c2.into_data());
+                ctx.scratch().give(c2.into_data());
                 r?
             }
         };
@@ -459,7 +460,7 @@ impl Evaluator {
                 let [mut c0, mut c1] =
                     <[RnsPoly<Coeff>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?;
                 ksk.switch_rows(
-                    ctx,
+                    ctx.rlwe(),
                     c2,
                     (c0.data_mut(), Finish::CoeffToNtt),
                     (c1.data_mut(), Finish::CoeffToNtt),
@@ -472,7 +473,7 @@ impl Evaluator {
             CtPolys::Ntt(v) => {
                 let [mut c0, mut c1] =
                     <[RnsPoly<Ntt>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?;
-                ksk.switch_add_assign_ntt(ctx, c2, &mut c0, &mut c1)?;
+                ksk.switch_add_assign_ntt(ctx.rlwe(), c2, &mut c0, &mut c1)?;
                 Ok(vec![c0, c1])
             }
         }

@@ -25,11 +25,11 @@ use crate::bfv::context::BfvContext;
 use crate::bfv::decrypt::Decryptor;
 use crate::bfv::encrypt::Encryptor;
 use crate::bfv::evaluator::Evaluator;
-use crate::bfv::keys::{PublicKey, RelinKey, SecretKey};
 use crate::bfv::noise::invariant_noise_budget;
 use crate::bfv::parameters::{BfvParameters, Variant};
 use crate::bfv::plaintext::Plaintext;
 use crate::error::Result;
+use crate::rlwe::keys::{PublicKey, RelinKey, SecretKey};
 
 /// Outcome of one run of [`depth_experiment`].
 #[derive(Clone, Debug, PartialEq, Eq)]

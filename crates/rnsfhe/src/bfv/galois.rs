@@ -1,4 +1,5 @@
-//! Galois automorphisms of ciphertexts, Galois keys and slot rotations.
+//! Galois automorphisms of BFV ciphertexts and slot rotations (the keys
+//! are [`GaloisKeys`] of the RLWE core).
 //!
 //! For an odd `g` modulo `2n`, `σ_g : a(X) ↦ a(X^g)` is a ring
 //! automorphism of `R_q` and `R_t` that preserves coefficient norms. If
@@ -26,22 +27,19 @@
 //! [`GaloisTable::apply_ntt_row`] and only `σ_g(c_1)` is inverse-transformed
 //! for the digit decomposition; the key-switch sum stays in NTT form.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::galois::{galois_pow, is_galois_element, GaloisTable};
-use rnsfhe_math::sampling::rng_from_os;
+use rnsfhe_math::galois::{galois_pow, GaloisTable};
 use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
 use crate::bfv::ciphertext::{Ciphertext, CtPolys};
-use crate::bfv::context::BfvContext;
 use crate::bfv::evaluator::Evaluator;
-use crate::bfv::key_switching::{Finish, KeySwitchingKey};
-use crate::bfv::keys::{check_key_id, SecretKey};
 use crate::bfv::plaintext::Plaintext;
 use crate::bfv::plaintext_ntt::PlaintextNtt;
 use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
+pub use crate::rlwe::galois_keys::GaloisKeys;
+use crate::rlwe::galois_keys::{conjugation_element, default_elements, element_for_step};
+use crate::rlwe::key_switching::{Finish, KeySwitchingKey};
+use crate::rlwe::keys::check_key_id;
 
 /// The generator of the row rotations: `σ_3` rotates the batched rows left
 /// by one slot.
@@ -53,14 +51,13 @@ pub const ROW_GENERATOR: u64 = 3;
 /// multiples of `n/2` give `1` (the identity). `n` must be a power of two
 /// `≥ 4`.
 pub fn galois_element_for_step(n: usize, step: i64) -> u64 {
-    let half = (n / 2).max(1) as i64;
-    galois_pow(n, ROW_GENERATOR, step.rem_euclid(half) as u64)
+    element_for_step(n, ROW_GENERATOR, step)
 }
 
 /// The Galois element `2n − 1` (`X ↦ X^{−1}`) that swaps the two rows of
 /// the batched slot matrix.
 pub fn column_swap_element(n: usize) -> u64 {
-    2 * n as u64 - 1
+    conjugation_element(n)
 }
 
 /// The default set of Galois elements (SEAL's default `GaloisKeys`): the
@@ -68,196 +65,7 @@ pub fn column_swap_element(n: usize) -> u64 {
 /// duplicates, in that order. Any row rotation can be composed from these
 /// (see [`Evaluator::rotate_rows`]). `2·log2(n/2)` elements.
 pub fn default_galois_elements(n: usize) -> Vec<u64> {
-    let half = (n / 2).max(1) as i64;
-    let mut out: Vec<u64> = Vec::new();
-    let mut step = 1i64;
-    while step < half {
-        for e in [
-            galois_element_for_step(n, step),
-            galois_element_for_step(n, -step),
-        ] {
-            if !out.contains(&e) {
-                out.push(e);
-            }
-        }
-        step <<= 1;
-    }
-    out.push(column_swap_element(n));
-    out
-}
-
-/// One Galois key: the automorphism tables and the key-switching key from
-/// `σ_g(s)` to `s`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct GaloisKey {
-    table: GaloisTable,
-    ksk: KeySwitchingKey,
-}
-
-/// Galois keys (SEAL's `GaloisKeys`): for each Galois element `g`, a
-/// [`KeySwitchingKey`] from `σ_g(s)` to `s` in RNS decomposition form (with
-/// the context's relinearization decomposition), plus the precomputed
-/// [`GaloisTable`] of `σ_g`. Tagged with the parameter id and the key id of
-/// the secret key.
-///
-/// Size: `k·l` key pairs of `2·k·n` words per element (`l` digits per
-/// limb), like one relinearization key each.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GaloisKeys {
-    params_id: u64,
-    key_id: u64,
-    keys: BTreeMap<u64, GaloisKey>,
-}
-
-impl GaloisKeys {
-    /// Keys for the given Galois elements (each odd and in `[1, 2n)`,
-    /// duplicates ignored), with an OS-seeded rng. Errors with
-    /// [`Error::InvalidArgument`] for an invalid element.
-    pub fn generate(ctx: &Arc<BfvContext>, sk: &SecretKey, elements: &[u64]) -> Result<Self> {
-        let mut rng = rng_from_os()?;
-        Self::generate_with_rng(ctx, sk, elements, &mut rng)
-    }
-
-    /// Keys for the given Galois elements from `rng`: elements in the order
-    /// given (first occurrences), each drawing its key-switching key as
-    /// [`KeySwitchingKey::generate`] does.
-    pub fn generate_with_rng(
-        ctx: &Arc<BfvContext>,
-        sk: &SecretKey,
-        elements: &[u64],
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        ctx.check_id(sk.params_id())?;
-        let n = ctx.degree();
-        if let Some(&bad) = elements.iter().find(|&&g| !is_galois_element(n, g)) {
-            return Err(Error::InvalidArgument(format!(
-                "{bad} is not a Galois element for n = {n} (needs an odd value below {})",
-                2 * n
-            )));
-        }
-        let mut keys = BTreeMap::new();
-        for &g in elements {
-            if keys.contains_key(&g) {
-                continue;
-            }
-            let table = GaloisTable::new(n, g)?;
-            let mut target = table.apply_ntt(sk.s_ntt())?;
-            let ksk = KeySwitchingKey::generate(ctx, sk, &target, rng);
-            target.zeroize();
-            keys.insert(g, GaloisKey { table, ksk: ksk? });
-        }
-        Ok(Self {
-            params_id: ctx.id(),
-            key_id: sk.key_id(),
-            keys,
-        })
-    }
-
-    /// Keys for row rotations by the given steps (positive = left,
-    /// negative = right; [`galois_element_for_step`]), with an OS-seeded
-    /// rng. Steps that are multiples of `n/2` need no key and are skipped.
-    pub fn generate_for_steps(
-        ctx: &Arc<BfvContext>,
-        sk: &SecretKey,
-        steps: &[i64],
-    ) -> Result<Self> {
-        let mut rng = rng_from_os()?;
-        Self::generate_for_steps_with_rng(ctx, sk, steps, &mut rng)
-    }
-
-    /// [`GaloisKeys::generate_for_steps`] from `rng`.
-    pub fn generate_for_steps_with_rng(
-        ctx: &Arc<BfvContext>,
-        sk: &SecretKey,
-        steps: &[i64],
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        let n = ctx.degree();
-        let elements: Vec<u64> = steps
-            .iter()
-            .map(|&s| galois_element_for_step(n, s))
-            .filter(|&g| g != 1)
-            .collect();
-        Self::generate_with_rng(ctx, sk, &elements, rng)
-    }
-
-    /// The default keys ([`default_galois_elements`]): row rotations by
-    /// every `±2^i` and the column swap, enough for any rotation and for
-    /// [`Evaluator::sum_slots`]. OS-seeded rng.
-    pub fn generate_default(ctx: &Arc<BfvContext>, sk: &SecretKey) -> Result<Self> {
-        let mut rng = rng_from_os()?;
-        Self::generate_default_with_rng(ctx, sk, &mut rng)
-    }
-
-    /// [`GaloisKeys::generate_default`] from `rng`.
-    pub fn generate_default_with_rng(
-        ctx: &Arc<BfvContext>,
-        sk: &SecretKey,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        Self::generate_with_rng(ctx, sk, &default_galois_elements(ctx.degree()), rng)
-    }
-
-    /// The parameter id of the context the keys were made for.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The key id of the secret key.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
-
-    /// The Galois elements held, in increasing order.
-    pub fn elements(&self) -> Vec<u64> {
-        self.keys.keys().copied().collect()
-    }
-
-    /// Number of Galois elements held.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether no key is held.
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// Whether a key for `element` is held.
-    pub fn contains(&self, element: u64) -> bool {
-        self.keys.contains_key(&element)
-    }
-
-    /// The key-switching key (from `σ_element(s)` to `s`) for `element`.
-    pub fn key_switching_key(&self, element: u64) -> Option<&KeySwitchingKey> {
-        self.keys.get(&element).map(|k| &k.ksk)
-    }
-
-    /// Assembles keys from validated key-switching keys (deserialization);
-    /// the automorphism tables are rebuilt, and an invalid element is an
-    /// error.
-    pub(crate) fn from_parts(
-        ctx: &BfvContext,
-        key_id: u64,
-        keys: Vec<(u64, KeySwitchingKey)>,
-    ) -> Result<Self> {
-        let mut map = BTreeMap::new();
-        for (g, ksk) in keys {
-            let table = GaloisTable::new(ctx.degree(), g)?;
-            map.insert(g, GaloisKey { table, ksk });
-        }
-        Ok(Self {
-            params_id: ctx.id(),
-            key_id,
-            keys: map,
-        })
-    }
-
-    fn get(&self, element: u64) -> Result<&GaloisKey> {
-        self.keys
-            .get(&element)
-            .ok_or(Error::MissingGaloisKey { element })
-    }
+    default_elements(n, ROW_GENERATOR)
 }
 
 /// The elements whose composition rotates rows left by `s ∈ [1, n/2)`,
@@ -316,7 +124,7 @@ impl Evaluator {
     ) -> Result<()> {
         let ctx = self.context();
         ctx.check_id(ct.params_id)?;
-        ctx.check_id(gk.params_id)?;
+        ctx.check_id(gk.params_id())?;
         if ct.polys.len() != 2 {
             return Err(Error::WrongCiphertextSize {
                 operation,
@@ -324,7 +132,7 @@ impl Evaluator {
                 got: ct.polys.len(),
             });
         }
-        check_key_id(gk.key_id, ct.key_id)
+        check_key_id(gk.key_id(), ct.key_id)
     }
 
     /// `σ_g` on `ct` followed by the key switch back to `s`; the result is
@@ -333,25 +141,30 @@ impl Evaluator {
     /// decomposition (`k² + k` NTTs); from coefficient form, `σ_g` acts on
     /// coefficients and `σ_g(c_0)` is forward-transformed inside the key
     /// switch kernel (`k² + k`).
-    fn apply_galois_key(&self, ct: &Ciphertext, key: &GaloisKey) -> Result<Ciphertext> {
+    fn apply_galois_key(
+        &self,
+        ct: &Ciphertext,
+        (table, ksk): (&GaloisTable, &KeySwitchingKey),
+    ) -> Result<Ciphertext> {
         let ctx = self.context();
         let ring = ctx.ring();
         ct.polys.check(ring)?;
         let (n, k) = (ring.n(), ring.limbs());
-        let mut c1: RnsPoly<Coeff> = RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
-        let mut k1: RnsPoly<Ntt> = RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
+        let mut c1: RnsPoly<Coeff> = RnsPoly::from_data(n, k, ctx.scratch().take_owned(k * n))?;
+        let mut k1: RnsPoly<Ntt> = RnsPoly::from_data(n, k, ctx.scratch().take_owned(k * n))?;
         k1.data_mut().fill(0);
         let c0: RnsPoly<Ntt> = match &ct.polys {
             CtPolys::Ntt(v) => {
                 let [p0, p1] = v.as_slice() else {
                     return Err(self.galois_size(v.len()));
                 };
-                let mut c0: RnsPoly<Ntt> = RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
-                key.table.apply_ntt_into(p0, &mut c0)?;
+                let mut c0: RnsPoly<Ntt> =
+                    RnsPoly::from_data(n, k, ctx.scratch().take_owned(k * n))?;
+                table.apply_ntt_into(p0, &mut c0)?;
                 let mut c1n = c1.assume_representation::<Ntt>();
-                key.table.apply_ntt_into(p1, &mut c1n)?;
+                table.apply_ntt_into(p1, &mut c1n)?;
                 c1 = ring.to_coeff(c1n)?;
-                key.ksk.switch_add_assign_ntt(ctx, &c1, &mut c0, &mut k1)?;
+                ksk.switch_add_assign_ntt(ctx.rlwe(), &c1, &mut c0, &mut k1)?;
                 c0
             }
             CtPolys::Coeff(v) => {
@@ -359,11 +172,11 @@ impl Evaluator {
                     return Err(self.galois_size(v.len()));
                 };
                 let mut c0: RnsPoly<Coeff> =
-                    RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n))?;
-                key.table.apply_coeff_into(ring, p0, &mut c0)?;
-                key.table.apply_coeff_into(ring, p1, &mut c1)?;
-                key.ksk.switch_rows(
-                    ctx,
+                    RnsPoly::from_data(n, k, ctx.scratch().take_owned(k * n))?;
+                table.apply_coeff_into(ring, p0, &mut c0)?;
+                table.apply_coeff_into(ring, p1, &mut c1)?;
+                ksk.switch_rows(
+                    ctx.rlwe(),
                     &c1,
                     (c0.data_mut(), Finish::CoeffToNtt),
                     (k1.data_mut(), Finish::Ntt),
@@ -371,7 +184,7 @@ impl Evaluator {
                 c0.assume_representation::<Ntt>()
             }
         };
-        ctx.scratch.give(c1.into_data());
+        ctx.scratch().give(c1.into_data());
         Ok(Ciphertext::new_ntt(ctx.id(), ct.key_id, vec![c0, k1]))
     }
 

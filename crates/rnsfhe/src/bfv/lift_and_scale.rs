@@ -62,8 +62,8 @@ use rnsfhe_math::{Coeff, NttTable, RnsPoly};
 
 use crate::bfv::ciphertext::PolyRef;
 use crate::bfv::context::BfvContext;
-use crate::bfv::scratch::{column_chunks, gather, gather_scaled, scatter, Scratch, CHUNK};
 use crate::error::{Error, Result};
+use crate::rlwe::scratch::{column_chunks, gather, gather_scaled, scatter, Scratch, CHUNK};
 
 /// The tensor of one limb, in place. On entry `rows = [a_0, a_1, b_0, b_1]`
 /// (`[a_0, a_1, ·, ·]` when squaring), row `i` in NTT form (canonical)
@@ -107,7 +107,7 @@ fn limb_quads<'a>(bufs: &'a mut [Scratch<'_>; 4], n: usize) -> Vec<[&'a mut [u64
 /// Four scratch polynomials of `limbs` rows.
 fn four<'a>(ctx: &'a BfvContext, limbs: usize) -> [Scratch<'a>; 4] {
     let len = limbs * ctx.degree();
-    core::array::from_fn(|_| ctx.scratch.take(len))
+    core::array::from_fn(|_| ctx.scratch().take(len))
 }
 
 /// Step 2 over `q ∪ aux`: `q_bufs` receive copies of the input rows (in
@@ -274,7 +274,7 @@ fn coeff_views<'a>(
 /// Three zero-length-free output polynomials over `q` from the pool.
 fn outputs(ctx: &BfvContext) -> Result<[RnsPoly<Coeff>; 3]> {
     let (n, k) = (ctx.degree(), ctx.ring().limbs());
-    let mk = || RnsPoly::from_data(n, k, ctx.scratch.take_owned(k * n));
+    let mk = || RnsPoly::from_data(n, k, ctx.scratch().take_owned(k * n));
     Ok([mk()?, mk()?, mk()?])
 }
 
@@ -446,7 +446,7 @@ fn multiply_hps_inner(
     // Steps 3-4: [⌊t·c/q⌉]_P by eq. 8, then exactly back to q.
     let mut out = outputs(ctx)?;
     if one_thread {
-        let mut sc = RnsPoly::<Coeff>::from_data(n, kp, ctx.scratch.take_owned(kp * n))?;
+        let mut sc = RnsPoly::<Coeff>::from_data(n, kp, ctx.scratch().take_owned(kp * n))?;
         for ((o, qb), pb) in out.iter_mut().zip(q_bufs.iter_mut()).zip(p_bufs.iter_mut()) {
             let xq = RnsPoly::<Coeff>::from_data(n, k, qb.take_vec())?;
             let xp = RnsPoly::<Coeff>::from_data(n, kp, pb.take_vec())?;
@@ -458,7 +458,7 @@ fn multiply_hps_inner(
             pb.put_vec(xp.into_data());
             r?;
         }
-        ctx.scratch.give(sc.into_data());
+        ctx.scratch().give(sc.into_data());
         return Ok(out);
     }
     let (cq, cp) = (&q_bufs, &p_bufs);

@@ -2,7 +2,7 @@
 //! decryption and multiplication: BEHZ (002) and HPS (000 §III-IV).
 //!
 //! One module per concept: [`parameters`] and [`context`] (precomputation),
-//! [`keys`] and [`key_switching`], [`plaintext`] and [`ciphertext`],
+//! keys and key switching (in the RLWE core, [`crate::rlwe`], re-exported), [`plaintext`] and [`ciphertext`],
 //! [`encrypt`], [`decrypt`], [`evaluator`] with the lift-and-scale step in
 //! `lift_and_scale`, [`noise`] diagnostics and paper [`experiments`].
 
@@ -12,22 +12,24 @@ pub mod decrypt;
 pub mod encrypt;
 pub mod evaluator;
 pub mod experiments;
-pub mod key_switching;
-pub mod keys;
 mod lift_and_scale;
 pub mod noise;
 pub mod parameters;
 pub mod plaintext;
-mod scratch;
 pub mod selection;
 
+/// Key switching lives in the RLWE core (re-exported).
+pub use crate::rlwe::key_switching;
+pub use crate::rlwe::key_switching::KeySwitchingKey;
+/// Keys live in the RLWE core, shared with CKKS; re-exported here so that
+/// `rnsfhe::bfv::SecretKey` and `rnsfhe::bfv::keys::…` keep working.
+pub use crate::rlwe::keys;
+pub use crate::rlwe::keys::{PublicKey, RelinKey, SecretKey};
 pub use ciphertext::Ciphertext;
 pub use context::BfvContext;
 pub use decrypt::Decryptor;
 pub use encrypt::Encryptor;
 pub use evaluator::Evaluator;
-pub use key_switching::KeySwitchingKey;
-pub use keys::{PublicKey, RelinKey, SecretKey};
 pub use parameters::{BfvParameters, BfvParametersBuilder, RelinMethod, Variant};
 pub use plaintext::Plaintext;
 

@@ -19,8 +19,8 @@ use num_traits::{Signed, Zero};
 use crate::bfv::ciphertext::Ciphertext;
 use crate::bfv::context::BfvContext;
 use crate::bfv::decrypt::dot_with_secret;
-use crate::bfv::keys::SecretKey;
 use crate::error::Result;
+use crate::rlwe::keys::SecretKey;
 
 /// `‖[t·ct(s)]_q‖∞`, the numerator of the invariant noise.
 pub fn invariant_noise_norm(ctx: &BfvContext, ct: &Ciphertext, sk: &SecretKey) -> Result<BigUint> {

@@ -6,12 +6,11 @@
 //! size of the fixed parts, magic, version, the payload length against the
 //! input length, the checksum, then kind and flags.
 
-
 use xxhash_rust::xxh64::xxh64;
 
-use crate::error::Result;
 use crate::error::format::FormatError;
 pub use crate::error::format::ObjectKind;
+use crate::error::Result;
 
 /// The first four bytes of every serialized object.
 pub const MAGIC: [u8; 4] = *b"RNSF";

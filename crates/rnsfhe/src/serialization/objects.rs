@@ -24,15 +24,16 @@ use zeroize::{Zeroize, Zeroizing};
 use crate::bfv::ciphertext::{Ciphertext, CtPolys};
 use crate::bfv::context::BfvContext;
 use crate::bfv::galois::GaloisKeys;
-use crate::bfv::key_switching::KeySwitchingKey;
-use crate::bfv::keys::{PublicKey, RelinKey, SecretKey};
 use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
 use crate::bfv::plaintext::Plaintext;
 use crate::bfv::plaintext_ntt::PlaintextNtt;
+use crate::error::format::FormatError;
 use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::key_switching::KeySwitchingKey;
+use crate::rlwe::keys::{PublicKey, RelinKey, SecretKey};
 use crate::security::SecurityLevel;
 use crate::serialization::bits::{BitReader, BitWriter};
-use crate::error::format::FormatError;
 use crate::serialization::format::{self, Header, ObjectKind};
 use crate::serialization::{FromBytes, SerializedObject, ToBytes};
 
@@ -556,7 +557,7 @@ impl FromBytes for PublicKey {
 
 /// Number of key pairs of a key-switching key for `ctx` (`Σ_i l_i`).
 fn ksk_pairs(ctx: &BfvContext) -> u64 {
-    KeySwitchingKey::digits_for(ctx)
+    KeySwitchingKey::digits_for(ctx.rlwe())
         .iter()
         .map(|&d| d as u64)
         .sum()
@@ -660,7 +661,7 @@ fn read_ksks(
             pairs_out.push((k0, k1));
         }
         out.push(KeySwitchingKey::from_parts(
-            ctx,
+            ctx.rlwe(),
             key_id,
             pairs_out,
             compressed.then_some(seeds),
@@ -825,7 +826,11 @@ impl FromBytes for GaloisKeys {
         }
         let body = payload.get(elements_len..).unwrap_or(&[]);
         let keys = read_ksks(ctx, body, count, header.key_id, header.seed_compressed)?;
-        GaloisKeys::from_parts(ctx, header.key_id, elements.into_iter().zip(keys).collect())
+        GaloisKeys::from_parts(
+            ctx.rlwe(),
+            header.key_id,
+            elements.into_iter().zip(keys).collect(),
+        )
     }
 }
 

@@ -28,10 +28,10 @@ use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
 use rnsfhe_math::{Coeff, Modulus, Ntt, RnsPoly};
 
-use crate::bfv::context::BfvContext;
-use crate::bfv::keys::{rlwe_zero_sample, SecretKey};
-use crate::bfv::scratch::{lift_row, u128_terms};
 use crate::error::{Error, Result};
+use crate::rlwe::context::{RlweContext, SchemeContext};
+use crate::rlwe::keys::{rlwe_zero_sample, SecretKey};
+use crate::rlwe::scratch::{lift_row, u128_terms};
 
 /// A key-switching key in RNS decomposition form, stored in NTT form over
 /// `q`: for limb `i` and digit `j`, the pair
@@ -64,15 +64,16 @@ impl KeySwitchingKey {
     /// with the decomposition of the context's parameters. Draws one
     /// `(a, e)` per digit from `rng`, limb by limb, digits in increasing
     /// order.
-    pub fn generate(
-        ctx: &BfvContext,
+    pub fn generate<C: SchemeContext + ?Sized>(
+        ctx: &C,
         sk: &SecretKey,
         target: &RnsPoly<Ntt>,
         rng: &mut ChaCha20Rng,
     ) -> Result<Self> {
+        let ctx = ctx.rlwe();
         let ring = ctx.ring();
         ring.check(target)?;
-        let digit_bits = ctx.params().relin_method().digit_bits();
+        let digit_bits = ctx.key_switching().digit_bits();
         let digits_per_limb = digits_per_limb(ctx, digit_bits);
         let total: usize = digits_per_limb.iter().sum();
         let mut keys = Vec::with_capacity(total);
@@ -105,12 +106,12 @@ impl KeySwitchingKey {
     /// decomposition comes from `ctx`, and the number of pairs (and seeds)
     /// must match it.
     pub(crate) fn from_parts(
-        ctx: &BfvContext,
+        ctx: &RlweContext,
         key_id: u64,
         keys: Vec<(RnsPoly<Ntt>, RnsPoly<Ntt>)>,
         seeds: Option<Vec<[u8; 32]>>,
     ) -> Result<Self> {
-        let digit_bits = ctx.params().relin_method().digit_bits();
+        let digit_bits = ctx.key_switching().digit_bits();
         let digits_per_limb = digits_per_limb(ctx, digit_bits);
         let total: usize = digits_per_limb.iter().sum();
         if keys.len() != total || seeds.as_ref().is_some_and(|s| s.len() != total) {
@@ -130,8 +131,8 @@ impl KeySwitchingKey {
 
     /// Digits per limb of the context's decomposition (`Σ` is the number
     /// of key pairs).
-    pub(crate) fn digits_for(ctx: &BfvContext) -> Vec<usize> {
-        digits_per_limb(ctx, ctx.params().relin_method().digit_bits())
+    pub(crate) fn digits_for(ctx: &RlweContext) -> Vec<usize> {
+        digits_per_limb(ctx, ctx.key_switching().digit_bits())
     }
 
     /// The 32-byte seeds the `a` of each key pair was expanded from (NTT
@@ -170,11 +171,12 @@ impl KeySwitchingKey {
     /// Returns `(Σ d_{i,j}·key_{i,j}[0], Σ d_{i,j}·key_{i,j}[1])` in
     /// coefficient form, which decrypts (under `s`) to `c·s'` plus small
     /// noise. `c` is a coefficient-form polynomial over `q`.
-    pub fn switch(
+    pub fn switch<C: SchemeContext + ?Sized>(
         &self,
-        ctx: &BfvContext,
+        ctx: &C,
         c: &RnsPoly<Coeff>,
     ) -> Result<(RnsPoly<Coeff>, RnsPoly<Coeff>)> {
+        let ctx = ctx.rlwe();
         let ring = ctx.ring();
         let mut out0: RnsPoly<Coeff> = ring.zero();
         let mut out1: RnsPoly<Coeff> = ring.zero();
@@ -187,7 +189,7 @@ impl KeySwitchingKey {
     /// place (see [`KeySwitchingKey::switch_rows`] for the kernel).
     pub(crate) fn switch_add_assign(
         &self,
-        ctx: &BfvContext,
+        ctx: &RlweContext,
         c: &RnsPoly<Coeff>,
         out0: &mut RnsPoly<Coeff>,
         out1: &mut RnsPoly<Coeff>,
@@ -207,7 +209,7 @@ impl KeySwitchingKey {
     /// `out_b += Σ NTT(d_{i,j})·key_{i,j}[b]`, with no inverse NTT at all.
     pub(crate) fn switch_add_assign_ntt(
         &self,
-        ctx: &BfvContext,
+        ctx: &RlweContext,
         c: &RnsPoly<Coeff>,
         out0: &mut RnsPoly<Ntt>,
         out1: &mut RnsPoly<Ntt>,
@@ -239,7 +241,7 @@ impl KeySwitchingKey {
     /// so all finishes give the same polynomial.
     pub(crate) fn switch_rows(
         &self,
-        ctx: &BfvContext,
+        ctx: &RlweContext,
         c: &RnsPoly<Coeff>,
         out0: (&mut [u64], Finish),
         out1: (&mut [u64], Finish),
@@ -470,7 +472,7 @@ fn digit_row(row: &mut [u64], src: &[u64], w: u32, j: usize, m: &Modulus) {
 }
 
 /// Digits per limb: 1 without second level, else `⌈bitlen(q_i)/w⌉`.
-fn digits_per_limb(ctx: &BfvContext, digit_bits: Option<u32>) -> Vec<usize> {
+fn digits_per_limb(ctx: &RlweContext, digit_bits: Option<u32>) -> Vec<usize> {
     ctx.ring()
         .moduli()
         .iter()
@@ -484,21 +486,35 @@ fn digits_per_limb(ctx: &BfvContext, digit_bits: Option<u32>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bfv::parameters::BfvParameters;
+    use crate::rlwe::context::KeySwitchingMethod;
+    use rnsfhe_math::prime::generate_ntt_primes;
     use rnsfhe_math::sampling::{rng_from_seed, sample_uniform};
+    use rnsfhe_math::RnsRing;
+
+    /// A core context at n = 1024 with distinct NTT primes of the given
+    /// sizes and the RNS decomposition with optional `2^w` digits.
+    fn core_context(bits: &[u32], digit_bits: Option<u32>) -> RlweContext {
+        let mut moduli: Vec<u64> = Vec::new();
+        for &b in bits {
+            let p = generate_ntt_primes(b, 1024, 1, &moduli).unwrap();
+            moduli.extend(p);
+        }
+        let ring = RnsRing::from_moduli(1024, &moduli).unwrap();
+        RlweContext::new(
+            0x5eed,
+            ring,
+            3.19,
+            crate::SecurityLevel::None,
+            KeySwitchingMethod::RnsDecomposition { digit_bits },
+            3,
+        )
+        .unwrap()
+    }
 
     /// `switch(c)` under `s` equals `c·s'` up to `Σ d_{i,j} e_{i,j}`, whose
     /// size is below `digits·n·2^w·6σ` (002 Lemma 8).
     fn check_switch(digit_bits: Option<u32>) {
-        let params = BfvParameters::builder()
-            .security(crate::SecurityLevel::None)
-            .degree(1024)
-            .plain_modulus(65537)
-            .coeff_moduli_bits(&[50, 50, 40])
-            .relin_digit_bits(digit_bits)
-            .build()
-            .unwrap();
-        let ctx = BfvContext::new(params).unwrap();
+        let ctx = core_context(&[50, 50, 40], digit_bits);
         let ring = ctx.ring();
         let mut rng = rng_from_seed([7; 32]);
         let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
@@ -547,15 +563,7 @@ mod tests {
             (vec![30, 60, 45], None),
             (vec![60, 40], Some(7)),
         ] {
-            let params = BfvParameters::builder()
-                .security(crate::SecurityLevel::None)
-                .degree(1024)
-                .plain_modulus(65537)
-                .coeff_moduli_bits(&bits)
-                .relin_digit_bits(w)
-                .build()
-                .unwrap();
-            let ctx = BfvContext::new(params).unwrap();
+            let ctx = core_context(&bits, w);
             let ring = ctx.ring();
             let mut rng = rng_from_seed([9; 32]);
             let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();

@@ -19,17 +19,15 @@
 //! [`DiscreteGaussian::sample_into`]: rnsfhe_math::DiscreteGaussian::sample_into
 
 use core::fmt;
-use std::sync::Arc;
-
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
 use rnsfhe_math::sampling::{expand_uniform, rng_from_os, sample_ternary};
 use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 use zeroize::Zeroize;
 
-use crate::bfv::context::BfvContext;
-use crate::bfv::key_switching::KeySwitchingKey;
 use crate::error::{Error, Result};
+use crate::rlwe::context::{RlweContext, SchemeContext};
+use crate::rlwe::key_switching::KeySwitchingKey;
 
 /// A ternary secret key `s ∈ {−1, 0, 1}^n` (000 §II.E), kept in NTT form
 /// over `q` together with its signed coefficients. Zeroized on drop;
@@ -60,14 +58,19 @@ impl Drop for SecretKey {
 
 impl SecretKey {
     /// Samples a fresh ternary secret key with an OS-seeded ChaCha20 rng.
-    pub fn generate(ctx: &Arc<BfvContext>) -> Result<Self> {
+    pub fn generate<C: SchemeContext + ?Sized>(ctx: &C) -> Result<Self> {
+        let ctx = ctx.rlwe();
         let mut rng = rng_from_os()?;
         Self::generate_with_rng(ctx, &mut rng)
     }
 
     /// Samples a secret key from `rng` (key id first, then `n` ternary
     /// values), so that tests can reproduce it.
-    pub fn generate_with_rng(ctx: &Arc<BfvContext>, rng: &mut ChaCha20Rng) -> Result<Self> {
+    pub fn generate_with_rng<C: SchemeContext + ?Sized>(
+        ctx: &C,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self> {
+        let ctx = ctx.rlwe();
         let key_id = rng.next_u64();
         let coeffs = sample_ternary(rng, ctx.degree());
         Self::from_parts(ctx, key_id, coeffs)
@@ -76,11 +79,16 @@ impl SecretKey {
     /// Builds a secret key from given ternary coefficients (length `n`,
     /// values in `{−1, 0, 1}`) and a key id. For tests, oracles and
     /// deserialization; errors on wrong length or non-ternary values.
-    pub fn from_coefficients(ctx: &Arc<BfvContext>, key_id: u64, coeffs: &[i64]) -> Result<Self> {
+    pub fn from_coefficients<C: SchemeContext + ?Sized>(
+        ctx: &C,
+        key_id: u64,
+        coeffs: &[i64],
+    ) -> Result<Self> {
+        let ctx = ctx.rlwe();
         Self::from_parts(ctx, key_id, coeffs.to_vec())
     }
 
-    fn from_parts(ctx: &Arc<BfvContext>, key_id: u64, mut coeffs: Vec<i64>) -> Result<Self> {
+    fn from_parts(ctx: &RlweContext, key_id: u64, mut coeffs: Vec<i64>) -> Result<Self> {
         let n = ctx.degree();
         if coeffs.len() != n || coeffs.iter().any(|&c| !(-1..=1).contains(&c)) {
             coeffs.zeroize();
@@ -121,7 +129,7 @@ impl SecretKey {
     }
 
     /// Errors unless the key belongs to `ctx`.
-    pub(crate) fn check(&self, ctx: &BfvContext) -> Result<()> {
+    pub(crate) fn check(&self, ctx: &RlweContext) -> Result<()> {
         ctx.check_id(self.params_id)
     }
 }
@@ -140,7 +148,7 @@ pub(crate) fn check_key_id(expected: u64, found: u64) -> Result<()> {
 /// form), so that the seed alone can stand for `a` in a saved key. Returns
 /// the seed too.
 pub(crate) fn rlwe_zero_sample(
-    ctx: &BfvContext,
+    ctx: &RlweContext,
     sk: &SecretKey,
     rng: &mut ChaCha20Rng,
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])> {
@@ -183,17 +191,19 @@ impl Eq for PublicKey {}
 
 impl PublicKey {
     /// Generates a public key for `sk` with an OS-seeded rng.
-    pub fn generate(ctx: &Arc<BfvContext>, sk: &SecretKey) -> Result<Self> {
+    pub fn generate<C: SchemeContext + ?Sized>(ctx: &C, sk: &SecretKey) -> Result<Self> {
+        let ctx = ctx.rlwe();
         let mut rng = rng_from_os()?;
         Self::generate_with_rng(ctx, sk, &mut rng)
     }
 
     /// Generates a public key for `sk`, drawing `a` then `e` from `rng`.
-    pub fn generate_with_rng(
-        ctx: &Arc<BfvContext>,
+    pub fn generate_with_rng<C: SchemeContext + ?Sized>(
+        ctx: &C,
         sk: &SecretKey,
         rng: &mut ChaCha20Rng,
     ) -> Result<Self> {
+        let ctx = ctx.rlwe();
         sk.check(ctx)?;
         let (pk0, pk1, seed) = rlwe_zero_sample(ctx, sk, rng)?;
         Ok(Self {
@@ -260,17 +270,19 @@ pub struct RelinKey {
 
 impl RelinKey {
     /// Generates a relinearization key for `sk` with an OS-seeded rng.
-    pub fn generate(ctx: &Arc<BfvContext>, sk: &SecretKey) -> Result<Self> {
+    pub fn generate<C: SchemeContext + ?Sized>(ctx: &C, sk: &SecretKey) -> Result<Self> {
+        let ctx = ctx.rlwe();
         let mut rng = rng_from_os()?;
         Self::generate_with_rng(ctx, sk, &mut rng)
     }
 
     /// Generates a relinearization key for `sk` from `rng`.
-    pub fn generate_with_rng(
-        ctx: &Arc<BfvContext>,
+    pub fn generate_with_rng<C: SchemeContext + ?Sized>(
+        ctx: &C,
         sk: &SecretKey,
         rng: &mut ChaCha20Rng,
     ) -> Result<Self> {
+        let ctx = ctx.rlwe();
         sk.check(ctx)?;
         let ring = ctx.ring();
         let mut s2 = sk.s_ntt().clone();

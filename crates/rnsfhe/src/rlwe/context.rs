@@ -1,0 +1,163 @@
+//! The scheme-independent part of a context: the ring `R_Q`, the error
+//! sampler, the key-switching configuration and the scratch pool. Every
+//! scheme's context (`BfvContext`, `CkksContext`) owns one and hands it out
+//! through [`SchemeContext`], so that keys, RLWE samples, key switching and
+//! automorphisms exist once for all schemes (the layering of Lattigo's
+//! `core/rlwe`, `shared/design/layering.md`).
+
+use std::sync::Arc;
+
+use rnsfhe_math::crt::PolyCrt;
+use rnsfhe_math::{DiscreteGaussian, RnsRing};
+
+use crate::error::{Error, Result};
+use crate::rlwe::scratch::ScratchPool;
+use crate::security::SecurityLevel;
+
+/// How key-switching keys decompose the polynomial they switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeySwitchingMethod {
+    /// The RNS decomposition (002 §4.5, 003 §2.3): one digit per ciphertext
+    /// limb, optionally cut further into base-`2^w` digits (000 §IV.B,
+    /// `digit_bits = Some(w)`). Needs no special primes.
+    RnsDecomposition {
+        /// The second-level digit size `w`, if any.
+        digit_bits: Option<u32>,
+    },
+}
+
+impl KeySwitchingMethod {
+    /// The base-`2^w` digit size of the RNS decomposition, if any.
+    pub fn digit_bits(&self) -> Option<u32> {
+        match self {
+            KeySwitchingMethod::RnsDecomposition { digit_bits } => *digit_bits,
+        }
+    }
+}
+
+/// The RLWE core of one parameter set: ring, sampler, key-switching
+/// configuration and reusable buffers. Built by a scheme's context; shared
+/// by reference through [`SchemeContext`].
+#[derive(Debug)]
+pub struct RlweContext {
+    id: u64,
+    ring: RnsRing,
+    gaussian: DiscreteGaussian,
+    crt: PolyCrt,
+    security: SecurityLevel,
+    key_switching: KeySwitchingMethod,
+    rotation_generator: u64,
+    /// Reusable temporaries of the evaluation kernels.
+    pub(crate) scratch: ScratchPool,
+}
+
+impl RlweContext {
+    /// Builds the core for the ring `R_Q` of `ring`, with error standard
+    /// deviation `sigma`, the scheme's parameter id `id` (recorded in every
+    /// key and ciphertext), the security level the scheme checked, the
+    /// key-switching method and the generator `g` of the slot rotations
+    /// (`σ_{g^k}` rotates slots left by `k`: 3 for BFV's batching, 5 for
+    /// CKKS).
+    pub fn new(
+        id: u64,
+        ring: RnsRing,
+        sigma: f64,
+        security: SecurityLevel,
+        key_switching: KeySwitchingMethod,
+        rotation_generator: u64,
+    ) -> Result<Self> {
+        let gaussian = DiscreteGaussian::new(sigma)?;
+        let crt = PolyCrt::new(ring.base());
+        Ok(Self {
+            id,
+            ring,
+            gaussian,
+            crt,
+            security,
+            key_switching,
+            rotation_generator,
+            scratch: ScratchPool::default(),
+        })
+    }
+
+    /// The parameter id recorded in every key and ciphertext made with this
+    /// context.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Errors with [`Error::ParameterMismatch`] unless `id` is this
+    /// context's id.
+    pub fn check_id(&self, id: u64) -> Result<()> {
+        if id == self.id {
+            Ok(())
+        } else {
+            Err(Error::ParameterMismatch {
+                expected: self.id,
+                found: id,
+            })
+        }
+    }
+
+    /// Ring degree `n`.
+    pub fn degree(&self) -> usize {
+        self.ring.n()
+    }
+
+    /// The ring `R_Q` of the ciphertexts (all limbs).
+    pub fn ring(&self) -> &RnsRing {
+        &self.ring
+    }
+
+    /// The error sampler (σ from the parameters, tail cut at 6σ).
+    pub fn gaussian(&self) -> &DiscreteGaussian {
+        &self.gaussian
+    }
+
+    /// The CRT bridge for `Q` (diagnostics and tests only).
+    pub fn crt(&self) -> &PolyCrt {
+        &self.crt
+    }
+
+    /// The security level the scheme's parameters were checked against.
+    pub fn security_level(&self) -> SecurityLevel {
+        self.security
+    }
+
+    /// The key-switching method of every key-switching key of this context.
+    pub fn key_switching(&self) -> &KeySwitchingMethod {
+        &self.key_switching
+    }
+
+    /// The generator `g` of slot rotations: `σ_{g^k}` rotates left by `k`.
+    pub fn rotation_generator(&self) -> u64 {
+        self.rotation_generator
+    }
+}
+
+/// A scheme's context, seen as its RLWE core. Keys, key switching and
+/// Galois keys take any `SchemeContext`, so the same code serves BFV and
+/// CKKS. `Arc<C>` is one too, so `SecretKey::generate(&ctx)` works with the
+/// `Arc` every context constructor returns.
+pub trait SchemeContext: Send + Sync {
+    /// The RLWE core.
+    fn rlwe(&self) -> &RlweContext;
+}
+
+impl SchemeContext for RlweContext {
+    fn rlwe(&self) -> &RlweContext {
+        self
+    }
+}
+
+impl<T: SchemeContext + ?Sized> SchemeContext for Arc<T> {
+    fn rlwe(&self) -> &RlweContext {
+        (**self).rlwe()
+    }
+}
+
+impl<T: SchemeContext + ?Sized> SchemeContext for &T {
+    fn rlwe(&self) -> &RlweContext {
+        (**self).rlwe()
+    }
+}
