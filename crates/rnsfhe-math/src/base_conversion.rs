@@ -607,11 +607,67 @@ impl BaseConverter {
     ) -> Result<()> {
         self.check_kernel(kernel)?;
         self.check_shapes(input, output)?;
+        self.conv_i(kernel, input.n(), input.data(), output.data_mut());
+        Ok(())
+    }
+
+    /// [`BaseConverter::fast_base_conv`] on raw limb-major rows: `input`
+    /// holds the `k` rows of `n` residues over the source base (e.g. a
+    /// contiguous run of limbs of a larger polynomial), and `output` the
+    /// first `r` rows over the target base, `1 ≤ r ≤ k'`: only the residues
+    /// modulo `p_0, …, p_{r−1}` are computed (a prefix of the target base,
+    /// e.g. the limbs of a lower level). Same words as
+    /// [`BaseConverter::fast_base_conv`] on those rows. Errors with
+    /// [`crate::MathError::ShapeMismatch`] unless `input.len() = k·n` and
+    /// `output.len() = r·n` with `n ≥ 1` and `1 ≤ r ≤ k'`.
+    pub fn fast_base_conv_rows(&self, n: usize, input: &[u64], output: &mut [u64]) -> Result<()> {
+        self.check_rows(n, input, output)?;
+        self.conv_i(self.fast_base_conv_kernel(), n, input, output);
+        Ok(())
+    }
+
+    /// [`BaseConverter::fast_base_conv_exact`] (`FastBaseConv_F`, exact
+    /// centered result) on raw rows, with the shapes of
+    /// [`BaseConverter::fast_base_conv_rows`] (a prefix of the target rows).
+    pub fn fast_base_conv_exact_rows(
+        &self,
+        n: usize,
+        input: &[u64],
+        output: &mut [u64],
+    ) -> Result<()> {
+        self.check_rows(n, input, output)?;
+        match self.fast_base_conv_exact_kernel() {
+            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input, output),
+            _ => self.conv_f_portable(n, input, output),
+        }
+        Ok(())
+    }
+
+    /// Shapes of the `_rows` entry points: `k·n` input words, `r·n` output
+    /// words with `1 ≤ r ≤ k'`.
+    fn check_rows(&self, n: usize, input: &[u64], output: &[u64]) -> Result<()> {
+        if n == 0 {
+            return Err(crate::MathError::InvalidParameter("ring degree 0".into()));
+        }
+        check_shape("input length", self.from.len() * n, input.len())?;
+        let r = output.len() / n;
+        if output.len() % n != 0 || r == 0 || r > self.to.len() {
+            return Err(crate::MathError::ShapeMismatch {
+                what: "output length (a prefix of the target rows)",
+                expected: self.to.len() * n,
+                got: output.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `FastBaseConv_I` on checked rows with a kernel that
+    /// [`BaseConverter::supports`] (others run the portable code).
+    fn conv_i(&self, kernel: Kernel, n: usize, input: &[u64], output: &mut [u64]) {
         match kernel {
-            Kernel::Ifma52 => self.fast_base_conv_ifma(input, output),
-            Kernel::Avx512 => self.fast_base_conv_avx512::<false>(input, output),
-            // Rejected by `check_kernel`.
-            Kernel::Portable | Kernel::Avx2 => self.fast_base_conv_portable(input, output),
+            Kernel::Ifma52 => self.fast_base_conv_ifma(n, input, output),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<false>(n, input, output),
+            Kernel::Portable | Kernel::Avx2 => self.conv_i_portable(n, input, output),
         }
     }
 
@@ -636,21 +692,19 @@ impl BaseConverter {
     /// portable code. Shapes checked by the caller.
     fn fast_base_conv_avx512<const EXACT: bool>(
         &self,
-        input: &RnsPoly<Coeff>,
-        output: &mut RnsPoly<Coeff>,
-    ) -> Result<()> {
-        let n = input.n();
+        n: usize,
+        in_data: &[u64],
+        out_data: &mut [u64],
+    ) {
         let k = self.from.len();
         if n == 0 || k == 0 || self.weights30.is_empty() {
-            return self.portable_dispatch::<EXACT>(input, output);
+            return self.portable_dispatch::<EXACT>(n, in_data, out_data);
         }
         let terms = if EXACT { k + 1 } else { k };
         let block = if EXACT { self.block_f } else { self.block_i };
         // Row k of y1 (the high half of v) stays zero.
         let mut tile = SplitTile::new(k + 1);
         let mut ybuf = vec![0u64; k];
-        let in_data = input.data();
-        let out_data = output.data_mut();
         let band = (self.band_lo, self.band_hi);
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
@@ -671,7 +725,7 @@ impl BaseConverter {
                 Some(mask) => mask,
                 // The CPU had AVX-512F/DQ at construction: unreachable in
                 // practice, but leaves no path unhandled.
-                None => return self.portable_dispatch::<EXACT>(input, output),
+                None => return self.portable_dispatch::<EXACT>(n, in_data, out_data),
             };
             while ambiguous != 0 {
                 let c = ambiguous.trailing_zeros() as usize;
@@ -701,18 +755,13 @@ impl BaseConverter {
                 tile.dot(m, inv, w30, &w[..terms], block, out);
             }
         }
-        Ok(())
     }
 
-    fn portable_dispatch<const EXACT: bool>(
-        &self,
-        input: &RnsPoly<Coeff>,
-        output: &mut RnsPoly<Coeff>,
-    ) -> Result<()> {
+    fn portable_dispatch<const EXACT: bool>(&self, n: usize, input: &[u64], output: &mut [u64]) {
         if EXACT {
-            self.fast_base_conv_exact_portable(input, output)
+            self.conv_f_portable(n, input, output)
         } else {
-            self.fast_base_conv_portable(input, output)
+            self.conv_i_portable(n, input, output)
         }
     }
 
@@ -720,19 +769,12 @@ impl BaseConverter {
     /// first pass (vectorised too) writes `y` row-major (row `i` = `TILE` coefficients
     /// of limb `i`), so that the vector inner products read 8 consecutive
     /// coefficients of a row at once. Shapes checked by the caller.
-    fn fast_base_conv_ifma(
-        &self,
-        input: &RnsPoly<Coeff>,
-        output: &mut RnsPoly<Coeff>,
-    ) -> Result<()> {
-        let n = input.n();
+    fn fast_base_conv_ifma(&self, n: usize, in_data: &[u64], out_data: &mut [u64]) {
         let k = self.from.len();
         if n == 0 || k == 0 {
-            return self.fast_base_conv_portable(input, output);
+            return self.conv_i_portable(n, in_data, out_data);
         }
         let mut y = vec![0u64; TILE * k];
-        let in_data = input.data();
-        let out_data = output.data_mut();
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
             let consts = self
@@ -751,7 +793,7 @@ impl BaseConverter {
                 // portable rerun is only there to leave no path unhandled.
                 let (src, dst) = (&row[start..start + len], &mut yr[..len]);
                 if !crate::simd::base_conv_shoup_row(m, src, w, ws, dst) {
-                    return self.fast_base_conv_portable(input, output);
+                    return self.conv_i_portable(n, in_data, out_data);
                 }
             }
             let rows = out_data
@@ -765,11 +807,10 @@ impl BaseConverter {
                 // needs, and the CPU had IFMA52 at construction.
                 let out = &mut row[start..start + len];
                 if !crate::simd::base_conv_dot_rows(m.value(), &y, TILE, &w[..k], &ws[..k], out) {
-                    return self.fast_base_conv_portable(input, output);
+                    return self.conv_i_portable(n, in_data, out_data);
                 }
             }
         }
-        Ok(())
     }
 
     /// The portable (scalar) reference of [`BaseConverter::fast_base_conv`].
@@ -779,14 +820,18 @@ impl BaseConverter {
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
         self.check_shapes(input, output)?;
-        let n = input.n();
+        self.conv_i_portable(input.n(), input.data(), output.data_mut());
+        Ok(())
+    }
+
+    /// [`BaseConverter::fast_base_conv_portable`] on checked rows (the
+    /// output may hold a prefix of the target rows).
+    fn conv_i_portable(&self, n: usize, in_data: &[u64], out_data: &mut [u64]) {
         if n == 0 {
-            return Ok(());
+            return;
         }
         let k = self.from.len();
         let mut y = vec![0u64; TILE * k];
-        let in_data = input.data();
-        let out_data = output.data_mut();
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
             self.load_y::<false>(in_data, n, start, len, &mut y, k, &mut []);
@@ -804,7 +849,6 @@ impl BaseConverter {
                 );
             }
         }
-        Ok(())
     }
 
     /// `FastBaseConv_F` (000 eq. 5), exact: writes `[x]_q mod p_j` where
@@ -860,10 +904,12 @@ impl BaseConverter {
         }
         self.check_kernel(kernel)?;
         self.check_shapes(input, output)?;
+        let (n, input, output) = (input.n(), input.data(), output.data_mut());
         match kernel {
-            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(input, output),
-            _ => self.fast_base_conv_exact_portable(input, output),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input, output),
+            _ => self.conv_f_portable(n, input, output),
         }
+        Ok(())
     }
 
     /// The portable (scalar) reference of
@@ -874,16 +920,20 @@ impl BaseConverter {
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
         self.check_shapes(input, output)?;
-        let n = input.n();
+        self.conv_f_portable(input.n(), input.data(), output.data_mut());
+        Ok(())
+    }
+
+    /// [`BaseConverter::fast_base_conv_exact_portable`] on checked rows
+    /// (the output may hold a prefix of the target rows).
+    fn conv_f_portable(&self, n: usize, in_data: &[u64], out_data: &mut [u64]) {
         if n == 0 {
-            return Ok(());
+            return;
         }
         let k = self.from.len();
         let stride = k + 1;
         let mut y = vec![0u64; TILE * stride];
         let mut s = vec![0f64; TILE];
-        let in_data = input.data();
-        let out_data = output.data_mut();
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
             self.load_y::<true>(in_data, n, start, len, &mut y, stride, &mut s);
@@ -903,7 +953,6 @@ impl BaseConverter {
                 dot_tile(m, out, &y[..len * stride], w, self.block_f);
             }
         }
-        Ok(())
     }
 
     /// `v = ⌊s + 1/2⌋` from the estimate `ŝ`, or `None` when the fractional
@@ -1246,6 +1295,49 @@ mod tests {
         let empty = RnsPoly::<Coeff>::zero(0, 2);
         let mut empty_out = RnsPoly::<Coeff>::zero(0, 3);
         assert!(conv.fast_base_conv_exact(&empty, &mut empty_out).is_ok());
+    }
+
+    #[test]
+    fn row_entry_points_compute_prefixes_of_the_target() {
+        let mut rng = ChaCha20Rng::seed_from_u64(13);
+        // 40/50/60-bit bases: the IFMA, AVX-512F and portable paths.
+        for bits in [40u32, 50, 60] {
+            let primes = ntt_primes(bits, 9);
+            let from = RnsBase::new(&primes[..3]).unwrap();
+            let to = RnsBase::new(&primes[3..]).unwrap();
+            let conv = BaseConverter::new(&from, &to).unwrap();
+            let n = TILE + 5;
+            let xs: Vec<BigUint> = (0..n)
+                .map(|_| rng.gen_biguint_below(from.product()))
+                .collect();
+            let input = poly_of(&xs, &from);
+            let mut full_i = RnsPoly::<Coeff>::zero(n, to.len());
+            let mut full_f = RnsPoly::<Coeff>::zero(n, to.len());
+            conv.fast_base_conv(&input, &mut full_i).unwrap();
+            conv.fast_base_conv_exact(&input, &mut full_f).unwrap();
+            for r in 1..=to.len() {
+                // Surrounding words must not be touched.
+                let mut out = vec![7u64; r * n + 3];
+                conv.fast_base_conv_rows(n, input.data(), &mut out[..r * n])
+                    .unwrap();
+                assert_eq!(&out[..r * n], &full_i.data()[..r * n]);
+                assert_eq!(out[r * n..], [7, 7, 7]);
+                conv.fast_base_conv_exact_rows(n, input.data(), &mut out[..r * n])
+                    .unwrap();
+                assert_eq!(&out[..r * n], &full_f.data()[..r * n]);
+            }
+            let mut out = vec![0u64; (to.len() + 1) * n];
+            for bad in [0, n - 1, (to.len() + 1) * n] {
+                assert!(matches!(
+                    conv.fast_base_conv_rows(n, input.data(), &mut out[..bad]),
+                    Err(MathError::ShapeMismatch { .. })
+                ));
+            }
+            assert!(conv
+                .fast_base_conv_exact_rows(n, &input.data()[..n], &mut out[..n])
+                .is_err());
+            assert!(conv.fast_base_conv_rows(0, &[], &mut []).is_err());
+        }
     }
 
     #[test]

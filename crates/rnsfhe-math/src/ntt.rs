@@ -25,6 +25,7 @@
 //! Point-wise products are order-agnostic, so callers never need this.
 
 use core::fmt;
+use std::sync::Arc;
 
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
@@ -64,7 +65,10 @@ impl Twiddle {
 /// `2n`-th root `ψ` in bit-reversed order with Shoup quotients, the
 /// inverse powers, and `n^{-1}` (merged into the last inverse stage).
 ///
-/// Memory: `32·n` bytes (4 MiB for `n = 2^17`).
+/// Memory: `32·n` bytes (4 MiB for `n = 2^17`), held behind an [`Arc`]:
+/// cloning a table is cheap and shares the twiddles, which is how
+/// [`crate::RnsRing::sub_ring`] and [`crate::RnsRing::concat`] build level
+/// views of a ring without rebuilding tables.
 #[derive(Clone, PartialEq, Eq)]
 pub struct NttTable {
     n: usize,
@@ -73,10 +77,10 @@ pub struct NttTable {
     psi: u64,
     /// `fwd[k] = ψ^brv(k)` for `k ∈ [0, n)`; forward stage with `m` blocks
     /// reads the contiguous run `fwd[m..2m]`.
-    fwd: Vec<Twiddle>,
+    fwd: Arc<[Twiddle]>,
     /// `inv[k] = ψ^(−brv(k))` for `k ∈ [0, n)`; inverse stage with `h`
     /// blocks reads `inv[h..2h]`.
-    inv: Vec<Twiddle>,
+    inv: Arc<[Twiddle]>,
     /// `n^{-1} mod p`, applied to the sum output of the last inverse stage.
     n_inv: Twiddle,
     /// `ψ^(−brv(1)) · n^{-1} mod p`, applied to the difference output of the
@@ -179,8 +183,8 @@ impl NttTable {
             n,
             modulus,
             psi,
-            fwd,
-            inv,
+            fwd: fwd.into(),
+            inv: inv.into(),
             n_inv: Twiddle::new(&modulus, n_inv),
             inv_last: Twiddle::new(&modulus, modulus.mul(last, n_inv)),
         })
@@ -200,6 +204,12 @@ impl NttTable {
     /// are built from (`ψ^n ≡ −1 mod p`).
     pub fn psi(&self) -> u64 {
         self.psi
+    }
+
+    /// Whether `self` and `other` share the same twiddle storage (one is a
+    /// clone of the other), rather than merely holding equal values.
+    pub fn shares_twiddles(&self, other: &NttTable) -> bool {
+        Arc::ptr_eq(&self.fwd, &other.fwd) && Arc::ptr_eq(&self.inv, &other.inv)
     }
 
     /// In-place forward negacyclic NTT: coefficients in `[0, p)` (natural

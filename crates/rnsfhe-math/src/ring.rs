@@ -20,6 +20,8 @@
 //! Each residue is computed by the same code whatever the split, so the
 //! results are identical for every thread count.
 
+use core::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::error::{check_shape, MathError, Result};
@@ -61,6 +63,47 @@ impl RnsRing {
             .map(|&m| NttTable::new(n, m))
             .collect::<Result<Vec<_>>>()?;
         Ok(Self { n, base, tables })
+    }
+
+    /// The ring of the moduli at `range` (e.g. `0..l + 1` for the level-`l`
+    /// ring of a CKKS modulus chain, or the limbs of one key-switching
+    /// digit), sharing this ring's NTT tables: no table is rebuilt, only
+    /// the [`RnsBase`] constants of the sub-base ([`RnsBase::sub_base`],
+    /// `O(|range|²)` word operations and a few big-integer divisions).
+    /// Errors with [`MathError::InvalidParameter`] when `range` is empty or
+    /// not inside `0..limbs()`.
+    pub fn sub_ring(&self, range: Range<usize>) -> Result<RnsRing> {
+        let tables = self.tables.get(range.clone()).ok_or_else(|| {
+            MathError::InvalidParameter(format!(
+                "limb range {range:?} is outside the {} limbs of the ring",
+                self.limbs()
+            ))
+        })?;
+        let base = self.base.sub_base(range)?;
+        Ok(Self {
+            n: self.n,
+            base,
+            tables: tables.to_vec(),
+        })
+    }
+
+    /// The ring over `self ∪ other` (the moduli of `self` first, then those
+    /// of `other`), sharing the NTT tables of both, e.g. the key-switching
+    /// ring `Q·P`. Errors with [`MathError::ShapeMismatch`] when the degrees
+    /// differ and [`MathError::NotCoprime`] when a modulus of `other` is not
+    /// coprime to one of `self` (or the union exceeds
+    /// [`crate::rns_base::MAX_LIMBS`]).
+    pub fn concat(&self, other: &RnsRing) -> Result<RnsRing> {
+        check_shape("ring degree", self.n, other.n)?;
+        let base = self.base.extend(&other.base)?;
+        let mut tables = Vec::with_capacity(self.limbs() + other.limbs());
+        tables.extend_from_slice(&self.tables);
+        tables.extend_from_slice(&other.tables);
+        Ok(Self {
+            n: self.n,
+            base,
+            tables,
+        })
     }
 
     /// Shorthand for `RnsRing::new(n, RnsBase::new(moduli)?)`.
@@ -689,6 +732,70 @@ mod tests {
                 .collect();
             assert!(nested.iter().all(|v| *v == expect));
         }
+    }
+
+    #[test]
+    fn sub_ring_and_concat_share_tables_and_match_fresh_rings() {
+        let mut rng = ChaCha20Rng::seed_from_u64(701);
+        for n in [16usize, 1024] {
+            let mut moduli = generate_ntt_primes(50, n, 3, &[]).unwrap();
+            moduli.extend(generate_ntt_primes(60, n, 2, &moduli).unwrap());
+            moduli.extend(generate_ntt_primes(30, n, 1, &moduli).unwrap());
+            let ring = RnsRing::from_moduli(n, &moduli).unwrap();
+            for range in [0..1, 0..3, 2..5, 5..6, 0..6, 1..4] {
+                let sub = ring.sub_ring(range.clone()).unwrap();
+                let fresh = RnsRing::from_moduli(n, &moduli[range.clone()]).unwrap();
+                assert_eq!(sub, fresh);
+                for (t, u) in sub.tables().iter().zip(&ring.tables()[range.clone()]) {
+                    assert!(t.shares_twiddles(u));
+                }
+                assert!(!sub.tables()[0].shares_twiddles(&fresh.tables()[0]));
+                let a = random_poly::<Coeff>(&fresh, &mut rng);
+                let x = sub.to_ntt(a.clone()).unwrap();
+                assert_eq!(x, fresh.to_ntt(a.clone()).unwrap());
+                assert_eq!(sub.to_coeff(x).unwrap(), a);
+            }
+            let (q, p) = (ring.sub_ring(0..4).unwrap(), ring.sub_ring(4..6).unwrap());
+            let qp = q.concat(&p).unwrap();
+            assert_eq!(qp, ring);
+            for (t, u) in qp.tables().iter().zip(ring.tables()) {
+                assert!(t.shares_twiddles(u));
+            }
+            let pq = p.concat(&q).unwrap();
+            let mut swapped = moduli[4..].to_vec();
+            swapped.extend(&moduli[..4]);
+            let fresh = RnsRing::from_moduli(n, &swapped).unwrap();
+            assert_eq!(pq, fresh);
+            let a = random_poly::<Coeff>(&fresh, &mut rng);
+            assert_eq!(pq.to_ntt(a.clone()).unwrap(), fresh.to_ntt(a).unwrap());
+        }
+    }
+
+    #[test]
+    fn sub_ring_and_concat_errors() {
+        let p = generate_ntt_primes(50, 64, 3, &[]).unwrap();
+        let ring = RnsRing::from_moduli(64, &p).unwrap();
+        #[allow(clippy::reversed_empty_ranges)]
+        for range in [0..0, 2..2, 0..4, 3..4, 2..1, 7..9] {
+            assert!(
+                matches!(
+                    ring.sub_ring(range.clone()),
+                    Err(MathError::InvalidParameter(_))
+                ),
+                "{range:?}"
+            );
+        }
+        // Same moduli twice: not coprime.
+        assert!(matches!(
+            ring.concat(&ring.sub_ring(1..2).unwrap()),
+            Err(MathError::NotCoprime { .. })
+        ));
+        // Different degrees.
+        let other = RnsRing::from_moduli(32, &generate_ntt_primes(40, 32, 1, &p).unwrap()).unwrap();
+        assert!(matches!(
+            ring.concat(&other),
+            Err(MathError::ShapeMismatch { .. })
+        ));
     }
 
     #[test]
