@@ -74,6 +74,19 @@ pub enum MathError {
     /// A parameter is outside its documented range.
     #[error("invalid parameter: {0}")]
     InvalidParameter(String),
+    /// An integer (e.g. a scaled, rounded CKKS coefficient) does not fit
+    /// the centred range `(−Q/2, Q/2)` of the modulus `Q`.
+    #[error(
+        "coefficient {index}: value of {value_bits} bits does not fit a modulus Q of {modulus_bits} bits (needs |x| < Q/2)"
+    )]
+    ValueOutOfRange {
+        /// Index of the offending coefficient.
+        index: usize,
+        /// Bit length of its magnitude, `⌊log2 |x|⌋ + 1`.
+        value_bits: u32,
+        /// Bit length of `Q`, `⌊log2 Q⌋ + 1`.
+        modulus_bits: u64,
+    },
 }
 
 /// Shorthand for results of this crate.

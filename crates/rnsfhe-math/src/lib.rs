@@ -7,7 +7,8 @@
 //! [`RnsPoly`], [`RnsRing`]), base conversions and scaling
 //! ([`BaseConverter`], [`ScaleRoundToModulus`], [`ScaleRoundToBase`],
 //! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), the big-integer
-//! bridge ([`crt`]) and cryptographic samplers ([`sampling`]).
+//! bridge ([`crt`]), the CKKS canonical embedding and exact `f64` ↔ RNS
+//! conversions ([`embedding`]) and cryptographic samplers ([`sampling`]).
 //! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
 //! large polynomials over rayon threads ([`ring`]).
 //!
@@ -20,6 +21,7 @@
 
 pub mod base_conversion;
 pub mod crt;
+pub mod embedding;
 pub mod error;
 pub mod galois;
 pub mod modulus;
@@ -37,6 +39,7 @@ pub mod small_montgomery;
 
 pub use base_conversion::BaseConverter;
 pub use crt::PolyCrt;
+pub use embedding::{rns_to_f64_centered, round_to_rns, CkksEmbedding, Complex64, F64Crt};
 pub use error::{MathError, Result};
 pub use modulus::Modulus;
 pub use ntt::NttTable;
