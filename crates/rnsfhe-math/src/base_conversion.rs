@@ -312,6 +312,31 @@ impl SplitTile {
 pub(crate) static AVX512_BAND_FALLBACKS: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
 
+/// One output row of a conversion: the index `j` of the target modulus and
+/// the `n` words that receive the residues modulo `p_j`.
+type OutRow<'a> = (usize, &'a mut [u64]);
+
+/// The constants of one target modulus `p_j` (see [`BaseConverter`]).
+struct Target<'a> {
+    m: &'a Modulus,
+    inv: f64,
+    /// `[q̂_0]_{p_j}, …, [q̂_{k−1}]_{p_j}, [−q]_{p_j}`.
+    w: &'a [u64],
+    /// Split weights of `w` (AVX-512F), when computed.
+    w30: Option<&'a [[u64; 4]]>,
+    /// IFMA52 Shoup words of `w`, when computed.
+    ws52: Option<&'a [u64]>,
+    /// Whether this row runs the AVX-512F inner product.
+    avx: bool,
+}
+
+/// Row `t` of a table of `k + 1` words per target modulus (`None` when the
+/// table is empty or too short).
+#[inline(always)]
+fn k_plus_one_row<T>(table: &[T], k: usize, t: usize) -> Option<&[T]> {
+    table.get(t * (k + 1)..(t + 1) * (k + 1))
+}
+
 /// Precomputation for converting from base `q = {q_i}` (k moduli) to base
 /// `p = {p_j}` (k' moduli): `[q̂_i^{-1}]_{q_i}`, `[q̂_i]_{p_j}`, `[q]_{p_j}`, `1/q_i`.
 ///
@@ -607,7 +632,8 @@ impl BaseConverter {
     ) -> Result<()> {
         self.check_kernel(kernel)?;
         self.check_shapes(input, output)?;
-        self.conv_i(kernel, input.n(), input.data(), output.data_mut());
+        let n = input.n();
+        self.conv_i(kernel, n, input.data(), &mut Self::all_rows(output));
         Ok(())
     }
 
@@ -621,8 +647,29 @@ impl BaseConverter {
     /// [`crate::MathError::ShapeMismatch`] unless `input.len() = k·n` and
     /// `output.len() = r·n` with `n ≥ 1` and `1 ≤ r ≤ k'`.
     pub fn fast_base_conv_rows(&self, n: usize, input: &[u64], output: &mut [u64]) -> Result<()> {
-        self.check_rows(n, input, output)?;
-        self.conv_i(self.fast_base_conv_kernel(), n, input, output);
+        let mut outs = self.prefix_rows(n, input, output)?;
+        self.conv_i(self.fast_base_conv_kernel(), n, input, &mut outs);
+        Ok(())
+    }
+
+    /// [`BaseConverter::fast_base_conv`] into any selection of target rows:
+    /// each `(j, row)` of `rows` receives the `n` residues modulo `p_j`
+    /// (`j < k'`, in any order; `row.len() = n`), so a caller can write the
+    /// rows of a subset of the target base straight into their places in a
+    /// larger polynomial. `input` as in
+    /// [`BaseConverter::fast_base_conv_rows`]. Same words as
+    /// [`BaseConverter::fast_base_conv`]; errors with
+    /// [`crate::MathError::ShapeMismatch`] on a wrong length and
+    /// [`crate::MathError::InvalidParameter`] on `n = 0` or an index
+    /// `j ≥ k'`.
+    pub fn fast_base_conv_select(
+        &self,
+        n: usize,
+        input: &[u64],
+        rows: &mut [(usize, &mut [u64])],
+    ) -> Result<()> {
+        self.check_select(n, input, rows)?;
+        self.conv_i(self.fast_base_conv_kernel(), n, input, rows);
         Ok(())
     }
 
@@ -635,17 +682,23 @@ impl BaseConverter {
         input: &[u64],
         output: &mut [u64],
     ) -> Result<()> {
-        self.check_rows(n, input, output)?;
+        let mut outs = self.prefix_rows(n, input, output)?;
         match self.fast_base_conv_exact_kernel() {
-            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input, output),
-            _ => self.conv_f_portable(n, input, output),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input, &mut outs),
+            _ => self.conv_f_portable(n, input, &mut outs),
         }
         Ok(())
     }
 
-    /// Shapes of the `_rows` entry points: `k·n` input words, `r·n` output
-    /// words with `1 ≤ r ≤ k'`.
-    fn check_rows(&self, n: usize, input: &[u64], output: &[u64]) -> Result<()> {
+    /// Checks the shapes of the prefix entry points (`k·n` input words,
+    /// `r·n` output words with `1 ≤ r ≤ k'`) and splits `output` into its
+    /// rows `0..r`.
+    fn prefix_rows<'a>(
+        &self,
+        n: usize,
+        input: &[u64],
+        output: &'a mut [u64],
+    ) -> Result<Vec<OutRow<'a>>> {
         if n == 0 {
             return Err(crate::MathError::InvalidParameter("ring degree 0".into()));
         }
@@ -658,16 +711,40 @@ impl BaseConverter {
                 got: output.len(),
             });
         }
+        Ok(output.chunks_exact_mut(n).enumerate().collect())
+    }
+
+    /// Checks the shapes of [`BaseConverter::fast_base_conv_select`].
+    fn check_select(&self, n: usize, input: &[u64], rows: &[OutRow<'_>]) -> Result<()> {
+        if n == 0 {
+            return Err(crate::MathError::InvalidParameter("ring degree 0".into()));
+        }
+        check_shape("input length", self.from.len() * n, input.len())?;
+        for (j, row) in rows {
+            if *j >= self.to.len() {
+                return Err(crate::MathError::InvalidParameter(format!(
+                    "target row {j} outside a base of {} moduli",
+                    self.to.len()
+                )));
+            }
+            check_shape("output row length", n, row.len())?;
+        }
         Ok(())
+    }
+
+    /// All rows of a checked output polynomial.
+    fn all_rows(output: &mut RnsPoly<Coeff>) -> Vec<OutRow<'_>> {
+        let n = output.n().max(1);
+        output.data_mut().chunks_exact_mut(n).enumerate().collect()
     }
 
     /// `FastBaseConv_I` on checked rows with a kernel that
     /// [`BaseConverter::supports`] (others run the portable code).
-    fn conv_i(&self, kernel: Kernel, n: usize, input: &[u64], output: &mut [u64]) {
+    fn conv_i(&self, kernel: Kernel, n: usize, input: &[u64], outs: &mut [OutRow<'_>]) {
         match kernel {
-            Kernel::Ifma52 => self.fast_base_conv_ifma(n, input, output),
-            Kernel::Avx512 => self.fast_base_conv_avx512::<false>(n, input, output),
-            Kernel::Portable | Kernel::Avx2 => self.conv_i_portable(n, input, output),
+            Kernel::Ifma52 => self.fast_base_conv_ifma(n, input, outs),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<false>(n, input, outs),
+            Kernel::Portable | Kernel::Avx2 => self.conv_i_portable(n, input, outs),
         }
     }
 
@@ -694,11 +771,11 @@ impl BaseConverter {
         &self,
         n: usize,
         in_data: &[u64],
-        out_data: &mut [u64],
+        outs: &mut [OutRow<'_>],
     ) {
         let k = self.from.len();
         if n == 0 || k == 0 || self.weights30.is_empty() {
-            return self.portable_dispatch::<EXACT>(n, in_data, out_data);
+            return self.portable_dispatch::<EXACT>(n, in_data, outs);
         }
         let terms = if EXACT { k + 1 } else { k };
         let block = if EXACT { self.block_f } else { self.block_i };
@@ -725,7 +802,7 @@ impl BaseConverter {
                 Some(mask) => mask,
                 // The CPU had AVX-512F/DQ at construction: unreachable in
                 // practice, but leaves no path unhandled.
-                None => return self.portable_dispatch::<EXACT>(n, in_data, out_data),
+                None => return self.portable_dispatch::<EXACT>(n, in_data, outs),
             };
             while ambiguous != 0 {
                 let c = ambiguous.trailing_zeros() as usize;
@@ -741,38 +818,57 @@ impl BaseConverter {
                     *slot = v;
                 }
             }
-            let rows = out_data
-                .chunks_exact_mut(n)
-                .zip(self.to.moduli().iter().zip(&self.inv_to))
-                .zip(self.weights30.chunks_exact(k + 1))
-                .zip(self.weights.chunks_exact(k + 1).zip(&self.avx_rows));
-            for (((row, (m, &inv)), w30), (w, &avx)) in rows {
+            for (t, row) in outs.iter_mut() {
+                let Some(tg) = self.target(*t) else { continue };
                 let out = &mut row[start..start + len];
                 // y halves below 2^30 (q_i < 2^60, v < 2^30), split weights
                 // of w < p_j for p_j in (2^45, 2^60) (`avx`): checked at
                 // construction. Other rows: the portable inner product.
-                let w30 = if avx { &w30[..terms] } else { &[] };
-                tile.dot(m, inv, w30, &w[..terms], block, out);
+                let w30 = match tg.w30 {
+                    Some(w30) if tg.avx => &w30[..terms],
+                    _ => &[],
+                };
+                tile.dot(tg.m, tg.inv, w30, &tg.w[..terms], block, out);
             }
         }
     }
 
-    fn portable_dispatch<const EXACT: bool>(&self, n: usize, input: &[u64], output: &mut [u64]) {
+    fn portable_dispatch<const EXACT: bool>(
+        &self,
+        n: usize,
+        input: &[u64],
+        outs: &mut [OutRow<'_>],
+    ) {
         if EXACT {
-            self.conv_f_portable(n, input, output)
+            self.conv_f_portable(n, input, outs)
         } else {
-            self.conv_i_portable(n, input, output)
+            self.conv_i_portable(n, input, outs)
         }
+    }
+
+    /// The constants of target row `t` (`None` when `t ≥ k'`; the entry
+    /// points check the indices, so that never happens).
+    #[inline(always)]
+    fn target(&self, t: usize) -> Option<Target<'_>> {
+        let w = (k_plus_one_row(&self.weights, self.from.len(), t))?;
+        Some(Target {
+            m: self.to.moduli().get(t)?,
+            inv: *self.inv_to.get(t)?,
+            w,
+            w30: k_plus_one_row(&self.weights30, self.from.len(), t),
+            ws52: k_plus_one_row(&self.weights_shoup52, self.from.len(), t),
+            avx: self.avx_rows.get(t).copied().unwrap_or(false),
+        })
     }
 
     /// The IFMA52 path of [`BaseConverter::fast_base_conv`]: per tile, the
     /// first pass (vectorised too) writes `y` row-major (row `i` = `TILE` coefficients
     /// of limb `i`), so that the vector inner products read 8 consecutive
     /// coefficients of a row at once. Shapes checked by the caller.
-    fn fast_base_conv_ifma(&self, n: usize, in_data: &[u64], out_data: &mut [u64]) {
+    fn fast_base_conv_ifma(&self, n: usize, in_data: &[u64], outs: &mut [OutRow<'_>]) {
         let k = self.from.len();
         if n == 0 || k == 0 {
-            return self.conv_i_portable(n, in_data, out_data);
+            return self.conv_i_portable(n, in_data, outs);
         }
         let mut y = vec![0u64; TILE * k];
         for start in (0..n).step_by(TILE) {
@@ -793,21 +889,21 @@ impl BaseConverter {
                 // portable rerun is only there to leave no path unhandled.
                 let (src, dst) = (&row[start..start + len], &mut yr[..len]);
                 if !crate::simd::base_conv_shoup_row(m, src, w, ws, dst) {
-                    return self.conv_i_portable(n, in_data, out_data);
+                    return self.conv_i_portable(n, in_data, outs);
                 }
             }
-            let rows = out_data
-                .chunks_exact_mut(n)
-                .zip(self.to.moduli())
-                .zip(self.weights.chunks_exact(k + 1))
-                .zip(self.weights_shoup52.chunks_exact(k + 1));
-            for (((row, m), w), ws) in rows {
+            for (t, row) in outs.iter_mut() {
+                let Some(tg) = self.target(*t) else { continue };
+                let Some(ws) = tg.ws52 else {
+                    return self.conv_i_portable(n, in_data, outs);
+                };
                 // `weights_shoup52` is non-empty only if every modulus is
                 // below 2^50, so y_i < 2^50 and w < p_j < 2^50 as the kernel
                 // needs, and the CPU had IFMA52 at construction.
                 let out = &mut row[start..start + len];
-                if !crate::simd::base_conv_dot_rows(m.value(), &y, TILE, &w[..k], &ws[..k], out) {
-                    return self.conv_i_portable(n, in_data, out_data);
+                let (w, ws) = (&tg.w[..k], &ws[..k]);
+                if !crate::simd::base_conv_dot_rows(tg.m.value(), &y, TILE, w, ws, out) {
+                    return self.conv_i_portable(n, in_data, outs);
                 }
             }
         }
@@ -820,13 +916,14 @@ impl BaseConverter {
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
         self.check_shapes(input, output)?;
-        self.conv_i_portable(input.n(), input.data(), output.data_mut());
+        let n = input.n();
+        self.conv_i_portable(n, input.data(), &mut Self::all_rows(output));
         Ok(())
     }
 
     /// [`BaseConverter::fast_base_conv_portable`] on checked rows (the
     /// output may hold a prefix of the target rows).
-    fn conv_i_portable(&self, n: usize, in_data: &[u64], out_data: &mut [u64]) {
+    fn conv_i_portable(&self, n: usize, in_data: &[u64], outs: &mut [OutRow<'_>]) {
         if n == 0 {
             return;
         }
@@ -835,18 +932,10 @@ impl BaseConverter {
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
             self.load_y::<false>(in_data, n, start, len, &mut y, k, &mut []);
-            let rows = out_data
-                .chunks_exact_mut(n)
-                .zip(self.to.moduli())
-                .zip(self.weights.chunks_exact(k + 1));
-            for ((row, m), w) in rows {
-                dot_tile(
-                    m,
-                    &mut row[start..start + len],
-                    &y[..len * k],
-                    &w[..k],
-                    self.block_i,
-                );
+            for (t, row) in outs.iter_mut() {
+                let Some(tg) = self.target(*t) else { continue };
+                let out = &mut row[start..start + len];
+                dot_tile(tg.m, out, &y[..len * k], &tg.w[..k], self.block_i);
             }
         }
     }
@@ -904,10 +993,11 @@ impl BaseConverter {
         }
         self.check_kernel(kernel)?;
         self.check_shapes(input, output)?;
-        let (n, input, output) = (input.n(), input.data(), output.data_mut());
+        let n = input.n();
+        let mut outs = Self::all_rows(output);
         match kernel {
-            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input, output),
-            _ => self.conv_f_portable(n, input, output),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input.data(), &mut outs),
+            _ => self.conv_f_portable(n, input.data(), &mut outs),
         }
         Ok(())
     }
@@ -920,13 +1010,14 @@ impl BaseConverter {
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
         self.check_shapes(input, output)?;
-        self.conv_f_portable(input.n(), input.data(), output.data_mut());
+        let n = input.n();
+        self.conv_f_portable(n, input.data(), &mut Self::all_rows(output));
         Ok(())
     }
 
     /// [`BaseConverter::fast_base_conv_exact_portable`] on checked rows
     /// (the output may hold a prefix of the target rows).
-    fn conv_f_portable(&self, n: usize, in_data: &[u64], out_data: &mut [u64]) {
+    fn conv_f_portable(&self, n: usize, in_data: &[u64], outs: &mut [OutRow<'_>]) {
         if n == 0 {
             return;
         }
@@ -944,13 +1035,10 @@ impl BaseConverter {
                 };
                 yc[k] = v;
             }
-            let rows = out_data
-                .chunks_exact_mut(n)
-                .zip(self.to.moduli())
-                .zip(self.weights.chunks_exact(stride));
-            for ((row, m), w) in rows {
+            for (t, row) in outs.iter_mut() {
+                let Some(tg) = self.target(*t) else { continue };
                 let out = &mut row[start..start + len];
-                dot_tile(m, out, &y[..len * stride], w, self.block_f);
+                dot_tile(tg.m, out, &y[..len * stride], tg.w, self.block_f);
             }
         }
     }
@@ -1326,6 +1414,24 @@ mod tests {
                     .unwrap();
                 assert_eq!(&out[..r * n], &full_f.data()[..r * n]);
             }
+            // Any selection, in any order, written into separate rows.
+            let order = [4usize, 0, 5, 2];
+            let mut buf = vec![0u64; order.len() * n];
+            let mut rows: Vec<(usize, &mut [u64])> =
+                order.iter().copied().zip(buf.chunks_exact_mut(n)).collect();
+            conv.fast_base_conv_select(n, input.data(), &mut rows)
+                .unwrap();
+            for (row, &j) in buf.chunks_exact(n).zip(&order) {
+                assert_eq!(row, full_i.limb(j));
+            }
+            let mut short = vec![0u64; n - 1];
+            let mut one = vec![0u64; n];
+            assert!(conv
+                .fast_base_conv_select(n, input.data(), &mut [(0, &mut short[..])])
+                .is_err());
+            assert!(conv
+                .fast_base_conv_select(n, input.data(), &mut [(to.len(), &mut one[..])])
+                .is_err());
             let mut out = vec![0u64; (to.len() + 1) * n];
             for bad in [0, n - 1, (to.len() + 1) * n] {
                 assert!(matches!(
