@@ -124,6 +124,34 @@ pub enum Error {
         t: u64,
     },
 
+    /// Two CKKS ciphertexts (or a ciphertext and a plaintext) are at
+    /// different levels; bring them together with `mod_switch_to` /
+    /// `drop_to_level`, or enable automatic alignment.
+    #[error("level mismatch: {operation} got operands at levels {left} and {right}")]
+    LevelMismatch {
+        /// The operation that was attempted.
+        operation: &'static str,
+        /// Level of the left operand.
+        left: usize,
+        /// Level of the right operand.
+        right: usize,
+    },
+
+    /// Two CKKS operands have different scales (the message names both,
+    /// as powers of two).
+    #[error("scale mismatch: {0}")]
+    ScaleMismatch(String),
+
+    /// A CKKS ciphertext has no level left for the operation (e.g.
+    /// rescaling at level 0).
+    #[error("no level left: {0}")]
+    LevelExhausted(String),
+
+    /// A value to encode is not finite or does not fit the modulus at the
+    /// requested scale and level.
+    #[error("value out of range: {0}")]
+    ValueOutOfRange(String),
+
     /// An automorphism or rotation needs a Galois key for `element`
     /// (`X ↦ X^element`) that the given Galois keys do not hold.
     #[error("missing Galois key for element {element}")]

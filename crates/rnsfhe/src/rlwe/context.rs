@@ -11,11 +11,12 @@ use rnsfhe_math::crt::PolyCrt;
 use rnsfhe_math::{DiscreteGaussian, RnsRing};
 
 use crate::error::{Error, Result};
+use crate::rlwe::hybrid::SpecialPrimes;
 use crate::rlwe::scratch::ScratchPool;
 use crate::security::SecurityLevel;
 
 /// How key-switching keys decompose the polynomial they switch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KeySwitchingMethod {
     /// The RNS decomposition (002 §4.5, 003 §2.3): one digit per ciphertext
     /// limb, optionally cut further into base-`2^w` digits (000 §IV.B,
@@ -24,6 +25,14 @@ pub enum KeySwitchingMethod {
         /// The second-level digit size `w`, if any.
         digit_bits: Option<u32>,
     },
+    /// Hybrid key switching with special primes ([`crate::rlwe::hybrid`]):
+    /// `dnum` digits of `⌈k/dnum⌉` limbs, keys over `Q·P`.
+    Hybrid {
+        /// Number of digits.
+        dnum: usize,
+        /// The special primes `p_1, …, p_α`.
+        special: Vec<u64>,
+    },
 }
 
 impl KeySwitchingMethod {
@@ -31,6 +40,7 @@ impl KeySwitchingMethod {
     pub fn digit_bits(&self) -> Option<u32> {
         match self {
             KeySwitchingMethod::RnsDecomposition { digit_bits } => *digit_bits,
+            KeySwitchingMethod::Hybrid { .. } => None,
         }
     }
 }
@@ -46,6 +56,7 @@ pub struct RlweContext {
     crt: PolyCrt,
     security: SecurityLevel,
     key_switching: KeySwitchingMethod,
+    special: Option<SpecialPrimes>,
     rotation_generator: u64,
     /// Reusable temporaries of the evaluation kernels.
     pub(crate) scratch: ScratchPool,
@@ -68,6 +79,12 @@ impl RlweContext {
     ) -> Result<Self> {
         let gaussian = DiscreteGaussian::new(sigma)?;
         let crt = PolyCrt::new(ring.base());
+        let special = match &key_switching {
+            KeySwitchingMethod::RnsDecomposition { .. } => None,
+            KeySwitchingMethod::Hybrid { dnum, special } => {
+                Some(SpecialPrimes::new(&ring, special, *dnum)?)
+            }
+        };
         Ok(Self {
             id,
             ring,
@@ -75,6 +92,7 @@ impl RlweContext {
             crt,
             security,
             key_switching,
+            special,
             rotation_generator,
             scratch: ScratchPool::default(),
         })
@@ -127,6 +145,12 @@ impl RlweContext {
     /// The key-switching method of every key-switching key of this context.
     pub fn key_switching(&self) -> &KeySwitchingMethod {
         &self.key_switching
+    }
+
+    /// The special primes and tables of hybrid key switching, if the
+    /// method is [`KeySwitchingMethod::Hybrid`].
+    pub fn special_primes(&self) -> Option<&SpecialPrimes> {
+        self.special.as_ref()
     }
 
     /// The generator `g` of slot rotations: `σ_{g^k}` rotates left by `k`.

@@ -30,7 +30,8 @@ use rnsfhe_math::{Coeff, Modulus, Ntt, RnsPoly};
 
 use crate::error::{Error, Result};
 use crate::rlwe::context::{RlweContext, SchemeContext};
-use crate::rlwe::keys::{rlwe_zero_sample, SecretKey};
+use crate::rlwe::hybrid::{switch_hybrid, SpecialPrimes};
+use crate::rlwe::keys::{rlwe_zero_sample, rlwe_zero_sample_qp, SecretKey};
 use crate::rlwe::scratch::{lift_row, u128_terms};
 
 /// A key-switching key in RNS decomposition form, stored in NTT form over
@@ -73,6 +74,9 @@ impl KeySwitchingKey {
         let ctx = ctx.rlwe();
         let ring = ctx.ring();
         ring.check(target)?;
+        if let Some(sp) = ctx.special_primes() {
+            return Self::generate_hybrid(ctx, sp, sk, target, rng);
+        }
         let digit_bits = ctx.key_switching().digit_bits();
         let digits_per_limb = digits_per_limb(ctx, digit_bits);
         let total: usize = digits_per_limb.iter().sum();
@@ -100,6 +104,72 @@ impl KeySwitchingKey {
             keys,
             seeds: Some(seeds),
         })
+    }
+
+    /// The hybrid key (see [`crate::rlwe::hybrid`]): per digit `j`, an RLWE
+    /// sample over `Q·P` with `[P]_{q_i}·s'` added on the limbs of `Q_j`.
+    /// Draws `(seed, e)` per digit in order.
+    fn generate_hybrid(
+        ctx: &RlweContext,
+        sp: &SpecialPrimes,
+        sk: &SecretKey,
+        target: &RnsPoly<Ntt>,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self> {
+        let ring = ctx.ring();
+        let ranges = sp.digit_ranges();
+        let mut keys = Vec::with_capacity(ranges.len());
+        let mut seeds = Vec::with_capacity(ranges.len());
+        for range in &ranges {
+            let (mut k0, k1, seed) = rlwe_zero_sample_qp(ctx, sk, rng)?;
+            seeds.push(seed);
+            for i in range.clone() {
+                let m = ring.moduli()[i];
+                let factor = sp.p_mod_q()[i];
+                let fs = m.shoup(factor);
+                for (x, &y) in k0.limb_mut(i).iter_mut().zip(target.limb(i)) {
+                    *x = m.add(*x, m.mul_shoup(y, factor, fs));
+                }
+            }
+            keys.push((k0, k1));
+        }
+        Ok(Self {
+            params_id: ctx.id(),
+            key_id: sk.key_id(),
+            digit_bits: None,
+            digits_per_limb: Vec::new(),
+            keys,
+            seeds: Some(seeds),
+        })
+    }
+
+    /// Whether this is a hybrid key (pairs over `Q·P`, one per digit).
+    pub fn is_hybrid(&self) -> bool {
+        self.digits_per_limb.is_empty()
+    }
+
+    /// Hybrid key switch at the level of `c` (coefficient form over
+    /// `q_0 … q_l`, `c_ntt` its NTT form if at hand): `(ks_0, ks_1)` in NTT
+    /// form over `q_0 … q_l`, decrypting to `c·s'` plus the key-switching
+    /// noise ([`crate::rlwe::hybrid`]). Errors for an RNS-decomposition key
+    /// or a context without special primes.
+    pub fn switch_hybrid<C: SchemeContext + ?Sized>(
+        &self,
+        ctx: &C,
+        c: &RnsPoly<Coeff>,
+        c_ntt: Option<&RnsPoly<Ntt>>,
+    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+        let ctx = ctx.rlwe();
+        ctx.check_id(self.params_id)?;
+        let sp = match (ctx.special_primes(), self.is_hybrid()) {
+            (Some(sp), true) => sp,
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "hybrid key switching needs a hybrid key and special primes".into(),
+                ))
+            }
+        };
+        switch_hybrid(ctx, sp, &self.keys, c, c_ntt)
     }
 
     /// Assembles a key from validated key pairs (deserialization): the

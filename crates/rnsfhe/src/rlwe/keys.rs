@@ -38,6 +38,8 @@ pub struct SecretKey {
     key_id: u64,
     coeffs: Vec<i64>,
     s_ntt: RnsPoly<Ntt>,
+    /// `s` in NTT form over the special primes `P` (hybrid key switching).
+    s_ntt_p: Option<RnsPoly<Ntt>>,
 }
 
 impl fmt::Debug for SecretKey {
@@ -53,6 +55,9 @@ impl Drop for SecretKey {
     fn drop(&mut self) {
         self.coeffs.zeroize();
         self.s_ntt.zeroize();
+        if let Some(p) = self.s_ntt_p.as_mut() {
+            p.zeroize();
+        }
     }
 }
 
@@ -98,11 +103,19 @@ impl SecretKey {
         }
         let ring = ctx.ring();
         let s_ntt = ring.to_ntt(ring.from_signed(&coeffs)?)?;
+        let s_ntt_p = match ctx.special_primes() {
+            Some(sp) => {
+                let rp = sp.ring_p();
+                Some(rp.to_ntt(rp.from_signed(&coeffs)?)?)
+            }
+            None => None,
+        };
         Ok(Self {
             params_id: ctx.id(),
             key_id,
             coeffs,
             s_ntt,
+            s_ntt_p,
         })
     }
 
@@ -128,6 +141,11 @@ impl SecretKey {
         &self.s_ntt
     }
 
+    /// `s` in NTT form over the special primes, when the context has them.
+    pub(crate) fn s_ntt_p(&self) -> Option<&RnsPoly<Ntt>> {
+        self.s_ntt_p.as_ref()
+    }
+
     /// Errors unless the key belongs to `ctx`.
     pub(crate) fn check(&self, ctx: &RlweContext) -> Result<()> {
         ctx.check_id(self.params_id)
@@ -141,6 +159,48 @@ pub(crate) fn check_key_id(expected: u64, found: u64) -> Result<()> {
     } else {
         Err(Error::KeyMismatch { expected, found })
     }
+}
+
+/// An RLWE sample `(−[a·s + e]_{QP}, a)` in NTT form over `Q·P` (the ring
+/// of hybrid key-switching keys), drawn as [`rlwe_zero_sample`] draws its
+/// sample over `Q`. Errors unless the context has special primes.
+pub(crate) fn rlwe_zero_sample_qp(
+    ctx: &RlweContext,
+    sk: &SecretKey,
+    rng: &mut ChaCha20Rng,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])> {
+    let (sp, sp_s) = match (ctx.special_primes(), sk.s_ntt_p()) {
+        (Some(sp), Some(s)) => (sp, s),
+        _ => {
+            return Err(Error::InvalidArgument(
+                "hybrid key switching needs special primes in the context and the key".into(),
+            ))
+        }
+    };
+    let ring = sp.ring_qp();
+    let n = ctx.degree();
+    let mut seed = [0u8; 32];
+    rng.fill_bytes(&mut seed);
+    let a_coeff: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
+    let a = ring.to_ntt(a_coeff)?;
+    let mut e = vec![0i64; n];
+    ctx.gaussian().sample_into(rng, &mut e);
+    let mut b = ring.to_ntt(ring.from_signed(&e)?)?;
+    e.zeroize();
+    let k = ctx.ring().limbs();
+    let s_parts = [sk.s_ntt(), sp_s];
+    for (i, (row, a_row)) in b.limbs_iter_mut().zip(a.limbs_iter()).enumerate() {
+        let m = ring.moduli()[i];
+        let s_row = if i < k {
+            s_parts[0].limb(i)
+        } else {
+            s_parts[1].limb(i - k)
+        };
+        for ((x, &y), &z) in row.iter_mut().zip(a_row).zip(s_row) {
+            *x = m.neg(m.add(*x, m.mul(y, z)));
+        }
+    }
+    Ok((b, a, seed))
 }
 
 /// An RLWE sample `(−[a·s + e]_q, a)` in NTT form, drawing a 32-byte

@@ -2,7 +2,8 @@
 //! ([`RlweContext`], reached from a scheme's context through
 //! [`SchemeContext`]), secret and public keys and RLWE samples
 //! ([`keys`]), key-switching keys and key switching ([`key_switching`]),
-//! Galois keys ([`galois_keys`]) and the scratch pool of the kernels.
+//! hybrid key switching with special primes ([`hybrid`]), Galois keys
+//! ([`galois_keys`]) and the scratch pool of the kernels.
 //!
 //! A scheme adds only its encoding, its plaintext scaling and its
 //! multiplication: BFV's Δ, plaintext modulus, BEHZ/HPS decryption and
@@ -10,7 +11,9 @@
 //! Nothing here knows a scheme (see `shared/design/layering.md`).
 
 pub mod context;
+pub mod encryption;
 pub mod galois_keys;
+pub mod hybrid;
 pub mod key_switching;
 pub mod keys;
 pub(crate) mod scratch;

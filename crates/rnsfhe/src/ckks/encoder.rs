@@ -1,0 +1,157 @@
+//! The CKKS encoder (001 §II; Cheon-Kim-Kim-Song 2017 §3.2): up to `n/2`
+//! real or complex values `z` become the integer polynomial
+//! `m = ⌊Δ·σ^{-1}(z)⌉` with `σ` the canonical embedding
+//! (`m(ζ^{5^j}) = z_j`, `ζ = e^{iπ/n}`), computed with the special FFT of
+//! [`rnsfhe_math::embedding`] in `O(n log n)`, rounded exactly into the
+//! RNS limbs of a level and transformed to NTT form. Decoding inverts the
+//! steps: centred `f64` of the RNS coefficients (exact, correctly
+//! rounded), division by `Δ`, forward special FFT.
+//!
+//! Slot semantics follow SEAL and OpenFHE: the automorphism `X ↦ X^{5^k}`
+//! moves slot `(i + k) mod n/2` to slot `i` (left rotation by `k`), and
+//! `X ↦ X^{2n−1}` conjugates every slot.
+
+use std::sync::Arc;
+
+use rnsfhe_math::embedding::Complex64;
+use rnsfhe_math::{Coeff, MathError, RnsPoly};
+
+use crate::ckks::ciphertext::Plaintext;
+use crate::ckks::context::CkksContext;
+use crate::error::{Error, Result};
+
+/// Encodes real and complex vectors into [`Plaintext`]s and back.
+#[derive(Clone, Debug)]
+pub struct Encoder {
+    ctx: Arc<CkksContext>,
+}
+
+impl Encoder {
+    /// An encoder for `ctx`.
+    pub fn new(ctx: &Arc<CkksContext>) -> Self {
+        Self { ctx: ctx.clone() }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.ctx
+    }
+
+    /// Encodes up to `n/2` real values at the default scale `2^Δ` and the
+    /// top level.
+    pub fn encode(&self, values: &[f64]) -> Result<Plaintext> {
+        let c: Vec<Complex64> = values.iter().map(|&x| Complex64::from_real(x)).collect();
+        self.encode_complex_at(&c, self.ctx.params().default_scale(), self.ctx.max_level())
+    }
+
+    /// Encodes up to `n/2` real values at `scale` and `level`.
+    pub fn encode_at(&self, values: &[f64], scale: f64, level: usize) -> Result<Plaintext> {
+        let c: Vec<Complex64> = values.iter().map(|&x| Complex64::from_real(x)).collect();
+        self.encode_complex_at(&c, scale, level)
+    }
+
+    /// Encodes up to `n/2` complex values at the default scale and the top
+    /// level.
+    pub fn encode_complex(&self, values: &[Complex64]) -> Result<Plaintext> {
+        self.encode_complex_at(values, self.ctx.params().default_scale(), self.ctx.max_level())
+    }
+
+    /// Encodes up to `n/2` complex values (zero-padded) at `scale` and
+    /// `level`. Errors with [`Error::ValueOutOfRange`] for more than `n/2`
+    /// values, a NaN or infinite value or scale, or a scaled coefficient
+    /// that does not fit `q_0 … q_l` (its centred representative would
+    /// wrap), and [`Error::InvalidArgument`] for a level outside the
+    /// chain.
+    pub fn encode_complex_at(
+        &self,
+        values: &[Complex64],
+        scale: f64,
+        level: usize,
+    ) -> Result<Plaintext> {
+        let slots = self.ctx.slots();
+        if values.len() > slots {
+            return Err(Error::ValueOutOfRange(format!(
+                "{} values, but a CKKS plaintext at n = {} holds at most {slots}",
+                values.len(),
+                self.ctx.degree()
+            )));
+        }
+        if let Some((i, v)) = values
+            .iter()
+            .enumerate()
+            .find(|(_, v)| !(v.re.is_finite() && v.im.is_finite()))
+        {
+            return Err(Error::ValueOutOfRange(format!(
+                "value {i} is not finite ({} + {}i)",
+                v.re, v.im
+            )));
+        }
+        if !(scale.is_finite() && scale >= 1.0) {
+            return Err(Error::ValueOutOfRange(format!(
+                "scale {scale} must be finite and at least 1"
+            )));
+        }
+        let lv = self.ctx.level(level)?;
+        let n = self.ctx.degree();
+        let mut coeffs = vec![0f64; n];
+        self.ctx.embedding().encode(values, &mut coeffs)?;
+        let mut poly = RnsPoly::<Coeff>::zero(n, level + 1);
+        lv.crt
+            .round_to_rns(&coeffs, scale, &mut poly)
+            .map_err(|e| match e {
+                MathError::ValueOutOfRange { .. } => Error::ValueOutOfRange(format!(
+                    "at scale 2^{:.1} and level {level} the encoded values do not fit the modulus ({e})",
+                    scale.log2()
+                )),
+                e => Error::Math(e),
+            })?;
+        let poly = lv.ring.to_ntt(poly)?;
+        Ok(Plaintext {
+            params_id: self.ctx.id(),
+            scale,
+            len: values.len(),
+            poly,
+        })
+    }
+
+    /// Decodes the real parts of the first `pt.len()` slots.
+    pub fn decode(&self, pt: &Plaintext) -> Result<Vec<f64>> {
+        Ok(self.decode_complex(pt)?.into_iter().map(|c| c.re).collect())
+    }
+
+    /// Decodes the first `pt.len()` complex slots.
+    pub fn decode_complex(&self, pt: &Plaintext) -> Result<Vec<Complex64>> {
+        let mut all = self.decode_all(pt)?;
+        all.truncate(pt.len);
+        Ok(all)
+    }
+
+    /// Decodes all `n/2` complex slots.
+    pub fn decode_all(&self, pt: &Plaintext) -> Result<Vec<Complex64>> {
+        self.ctx.check_id(pt.params_id)?;
+        let lv = self.ctx.level(pt.level())?;
+        let coeff = lv.ring.to_coeff(pt.poly.clone())?;
+        decode_poly(&self.ctx, &coeff, pt.scale, pt.level())
+    }
+}
+
+/// Decodes a coefficient-form polynomial at `level` and `scale` into all
+/// `n/2` slots (shared with the decryptor).
+pub(crate) fn decode_poly(
+    ctx: &CkksContext,
+    coeff: &RnsPoly<Coeff>,
+    scale: f64,
+    level: usize,
+) -> Result<Vec<Complex64>> {
+    let lv = ctx.level(level)?;
+    let n = ctx.degree();
+    let mut real = vec![0f64; n];
+    lv.crt.to_f64_centered(coeff, &mut real)?;
+    let inv = 1.0 / scale;
+    for x in real.iter_mut() {
+        *x *= inv;
+    }
+    let mut out = vec![Complex64::ZERO; ctx.slots()];
+    ctx.embedding().decode(&real, &mut out)?;
+    Ok(out)
+}

@@ -1,0 +1,156 @@
+//! CKKS encryption (public key and secret key, seeded) and decryption with
+//! decoding. Both add or remove the encoded message on the RLWE core's
+//! encryptions of zero and phase ([`crate::rlwe::encryption`]); the scale
+//! and level travel with the plaintext and ciphertext.
+
+use std::sync::Arc;
+
+use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::embedding::Complex64;
+use rnsfhe_math::sampling::rng_from_os;
+
+use crate::ckks::ciphertext::{Ciphertext, Plaintext};
+use crate::ckks::context::CkksContext;
+use crate::ckks::encoder::decode_poly;
+use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::encryption::{encrypt_zero_public, encrypt_zero_secret, phase};
+use crate::rlwe::keys::{check_key_id, PublicKey, SecretKey};
+
+/// Encrypts CKKS plaintexts under a public key, a secret key, or both.
+#[derive(Clone, Debug)]
+pub struct Encryptor {
+    ctx: Arc<CkksContext>,
+    pk: Option<PublicKey>,
+    sk: Option<SecretKey>,
+}
+
+impl Encryptor {
+    /// A public-key encryptor.
+    pub fn from_public_key(ctx: &Arc<CkksContext>, pk: &PublicKey) -> Result<Self> {
+        ctx.check_id(pk.params_id())?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            pk: Some(pk.clone()),
+            sk: None,
+        })
+    }
+
+    /// A secret-key encryptor (seeded ciphertexts, half-size on disk).
+    pub fn from_secret_key(ctx: &Arc<CkksContext>, sk: &SecretKey) -> Result<Self> {
+        ctx.check_id(sk.params_id())?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            pk: None,
+            sk: Some(sk.clone()),
+        })
+    }
+
+    /// Encrypts `pt` (at its level and scale) with the public key and an
+    /// OS-seeded rng. Errors with [`Error::MissingKey`] without a public
+    /// key.
+    pub fn encrypt(&self, pt: &Plaintext) -> Result<Ciphertext> {
+        self.encrypt_with_rng(pt, &mut rng_from_os()?)
+    }
+
+    /// [`Encryptor::encrypt`] drawing from `rng` (ternary `u`, then `e_0`,
+    /// `e_1`).
+    pub fn encrypt_with_rng(&self, pt: &Plaintext, rng: &mut ChaCha20Rng) -> Result<Ciphertext> {
+        let pk = self.pk.as_ref().ok_or(Error::MissingKey("public key"))?;
+        self.ctx.check_id(pt.params_id)?;
+        let ring = self.ctx.ring_at(pt.level())?;
+        let (mut c0, c1) = encrypt_zero_public(self.ctx.rlwe(), ring, pk, rng)?;
+        ring.add_assign(&mut c0, &pt.poly)?;
+        Ok(Ciphertext {
+            params_id: self.ctx.id(),
+            key_id: pk.key_id(),
+            scale: pt.scale,
+            len: pt.len,
+            polys: vec![c0, c1],
+            seed: None,
+        })
+    }
+
+    /// Encrypts `pt` with the secret key (OS-seeded rng); `c_1` is
+    /// expanded from a recorded seed. Errors with [`Error::MissingKey`]
+    /// without a secret key.
+    pub fn encrypt_symmetric(&self, pt: &Plaintext) -> Result<Ciphertext> {
+        self.encrypt_symmetric_with_rng(pt, &mut rng_from_os()?)
+    }
+
+    /// [`Encryptor::encrypt_symmetric`] drawing from `rng` (seed, then
+    /// `e`).
+    pub fn encrypt_symmetric_with_rng(
+        &self,
+        pt: &Plaintext,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Ciphertext> {
+        let sk = self.sk.as_ref().ok_or(Error::MissingKey("secret key"))?;
+        self.ctx.check_id(pt.params_id)?;
+        let ring = self.ctx.ring_at(pt.level())?;
+        let (mut c0, c1, seed) = encrypt_zero_secret(self.ctx.rlwe(), ring, sk, rng)?;
+        ring.add_assign(&mut c0, &pt.poly)?;
+        Ok(Ciphertext {
+            params_id: self.ctx.id(),
+            key_id: sk.key_id(),
+            scale: pt.scale,
+            len: pt.len,
+            polys: vec![c0, c1],
+            seed: Some(seed),
+        })
+    }
+}
+
+/// Decrypts CKKS ciphertexts and decodes them.
+#[derive(Clone, Debug)]
+pub struct Decryptor {
+    ctx: Arc<CkksContext>,
+    sk: SecretKey,
+}
+
+impl Decryptor {
+    /// A decryptor for `sk`.
+    pub fn new(ctx: &Arc<CkksContext>, sk: &SecretKey) -> Result<Self> {
+        ctx.check_id(sk.params_id())?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            sk: sk.clone(),
+        })
+    }
+
+    /// The plaintext `c_0 + c_1·s (+ c_2·s²)` at the ciphertext's level
+    /// and scale. Errors for another context or key, or a size other than
+    /// 2 or 3.
+    pub fn decrypt(&self, ct: &Ciphertext) -> Result<Plaintext> {
+        self.ctx.check_id(ct.params_id)?;
+        check_key_id(self.sk.key_id(), ct.key_id)?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let poly = phase(self.ctx.rlwe(), ring, &self.sk, &ct.polys)?;
+        Ok(Plaintext {
+            params_id: ct.params_id,
+            scale: ct.scale,
+            len: ct.len,
+            poly,
+        })
+    }
+
+    /// Decrypts and decodes the real parts of the first `ct.len()` slots
+    /// (one inverse NTT, the exact centred conversion, the FFT).
+    pub fn decrypt_decode(&self, ct: &Ciphertext) -> Result<Vec<f64>> {
+        Ok(self
+            .decrypt_decode_complex(ct)?
+            .into_iter()
+            .map(|c| c.re)
+            .collect())
+    }
+
+    /// Decrypts and decodes the first `ct.len()` complex slots.
+    pub fn decrypt_decode_complex(&self, ct: &Ciphertext) -> Result<Vec<Complex64>> {
+        let pt = self.decrypt(ct)?;
+        let ring = self.ctx.ring_at(pt.level())?;
+        let coeff = ring.to_coeff(pt.poly)?;
+        let mut out = decode_poly(&self.ctx, &coeff, pt.scale, ct.level())?;
+        out.truncate(ct.len);
+        Ok(out)
+    }
+}

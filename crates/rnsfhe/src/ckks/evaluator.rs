@@ -1,0 +1,683 @@
+//! The CKKS evaluator (001 §II-III): additions, multiplications with
+//! relinearization by hybrid key switching, rescaling, level dropping,
+//! rotations and conjugation, slot sums and inner products.
+//!
+//! # Scales and levels
+//!
+//! Every ciphertext carries its scale `Δ` and level `l`. Additions need
+//! equal levels and scales (relative difference below [`SCALE_TOLERANCE`]);
+//! otherwise the error names both, unless automatic alignment is switched
+//! on ([`Evaluator::with_auto_align`], OpenFHE's `FLEXIBLEAUTO`-like
+//! behaviour): the operand at the higher level is brought down with
+//! [`Evaluator::drop_to_level`] and, when the scales still differ, it is
+//! multiplied by the integer `round(Δ_target·q_l/Δ_src)` and rescaled, so
+//! that its scale matches to within a relative `2^-40` at the cost of one
+//! level. Multiplications multiply the scales; [`Evaluator::rescale`]
+//! divides by the last prime `q_l` (exactly, with rounding, 001 §II,
+//! bit-identical to `⌊c/q_l⌉` over the integers) and divides the scale by
+//! `q_l`.
+//!
+//! # Forms
+//!
+//! Ciphertexts stay in NTT form (as in SEAL and OpenFHE for CKKS); only the
+//! key switch (inverse NTT of `c_2` or `σ(c_1)`, ModDown) and rescaling
+//! (the last limb) leave it internally.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rnsfhe_math::galois::GaloisTable;
+use rnsfhe_math::ring::karatsuba_rows_into;
+use rnsfhe_math::{Ntt, RnsPoly};
+
+use crate::ckks::ciphertext::{Ciphertext, Plaintext};
+use crate::ckks::context::CkksContext;
+use crate::ckks::encoder::Encoder;
+use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::galois_keys::{conjugation_element, element_for_step, GaloisKeys};
+use crate::rlwe::key_switching::KeySwitchingKey;
+use crate::rlwe::keys::{check_key_id, RelinKey};
+
+/// Largest relative difference of two scales that still counts as equal.
+/// Adding values at scales `Δ(1+ε)` and `Δ` adds a relative error `ε` to
+/// the second operand; `2^-40` is far below CKKS's precision.
+pub const SCALE_TOLERANCE: f64 = 1.0 / (1u64 << 40) as f64;
+
+/// Homomorphic operations on CKKS ciphertexts of one context.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    ctx: Arc<CkksContext>,
+    auto_align: bool,
+}
+
+impl Evaluator {
+    /// An evaluator with strict level and scale checks.
+    pub fn new(ctx: &Arc<CkksContext>) -> Self {
+        Self {
+            ctx: ctx.clone(),
+            auto_align: false,
+        }
+    }
+
+    /// Switches automatic alignment of levels and scales on or off (see
+    /// the module docs).
+    pub fn with_auto_align(mut self, on: bool) -> Self {
+        self.auto_align = on;
+        self
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.ctx
+    }
+
+    fn check(&self, ct: &Ciphertext) -> Result<()> {
+        self.ctx.check_id(ct.params_id)?;
+        if ct.polys.len() < 2 {
+            return Err(Error::WrongCiphertextSize {
+                operation: "evaluate",
+                expected: "2 or 3",
+                got: ct.polys.len(),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_pair(&self, a: &Ciphertext, b: &Ciphertext, op: &'static str) -> Result<()> {
+        self.check(a)?;
+        self.check(b)?;
+        check_key_id(a.key_id, b.key_id)?;
+        if a.level() != b.level() {
+            return Err(Error::LevelMismatch {
+                operation: op,
+                left: a.level(),
+                right: b.level(),
+            });
+        }
+        check_scales(a.scale, b.scale, op)
+    }
+
+    /// Brings `a` and `b` to a common level and scale when auto-alignment
+    /// is on (clones only the operand that changes).
+    fn align<'a>(
+        &self,
+        a: &'a Ciphertext,
+        b: &'a Ciphertext,
+    ) -> Result<(std::borrow::Cow<'a, Ciphertext>, std::borrow::Cow<'a, Ciphertext>)> {
+        use std::borrow::Cow;
+        if !self.auto_align
+            || (a.level() == b.level() && check_scales(a.scale, b.scale, "").is_ok())
+        {
+            return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
+        }
+        // Bring the higher operand down to the lower one's level and scale.
+        let (hi, lo, swapped) = if a.level() >= b.level() {
+            (a, b, false)
+        } else {
+            (b, a, true)
+        };
+        let adjusted = self.adjust_to(hi, lo.level(), lo.scale)?;
+        let (x, y) = if swapped {
+            (Cow::Borrowed(a), Cow::Owned(adjusted))
+        } else {
+            (Cow::Owned(adjusted), Cow::Borrowed(b))
+        };
+        // The adjustment may cost the level of `lo` when scales differ:
+        // drop the other operand too.
+        let level = x.level().min(y.level());
+        let x = if x.level() > level {
+            Cow::Owned(self.drop_to_level(&x, level)?)
+        } else {
+            x
+        };
+        let y = if y.level() > level {
+            Cow::Owned(self.drop_to_level(&y, level)?)
+        } else {
+            y
+        };
+        Ok((x, y))
+    }
+
+    /// `ct` brought to `level` with scale `scale`: dropped if the scales
+    /// already agree, else multiplied by `round(scale·q/Δ)` one level
+    /// above `level` and rescaled by `q`.
+    fn adjust_to(&self, ct: &Ciphertext, level: usize, scale: f64) -> Result<Ciphertext> {
+        if check_scales(ct.scale, scale, "").is_ok() {
+            return self.drop_to_level(ct, level);
+        }
+        if ct.level() <= level {
+            return Err(Error::ScaleMismatch(format!(
+                "cannot adjust scale 2^{:.4} to 2^{:.4} at level {level} without a spare level",
+                ct.scale.log2(),
+                scale.log2()
+            )));
+        }
+        let mut x = self.drop_to_level(ct, level + 1)?;
+        let q = self.ctx.params().coeff_moduli()[level + 1] as f64;
+        let factor = (scale * q / x.scale).round();
+        if !(1.0..(1u64 << 62) as f64).contains(&factor) {
+            return Err(Error::ScaleMismatch(format!(
+                "scale 2^{:.4} cannot be adjusted to 2^{:.4}",
+                ct.scale.log2(),
+                scale.log2()
+            )));
+        }
+        self.mul_integer_assign(&mut x, factor as u64)?;
+        x.scale *= factor;
+        self.rescale_assign(&mut x)?;
+        x.scale = scale;
+        Ok(x)
+    }
+
+    /// `a + b`. Equal levels and scales (or auto-alignment).
+    pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        let (a, b) = self.align(a, b)?;
+        self.check_pair(&a, &b, "add")?;
+        let mut out = a.into_owned();
+        self.add_polys(&mut out, &b, false)?;
+        Ok(out)
+    }
+
+    /// `a − b`.
+    pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        let (a, b) = self.align(a, b)?;
+        self.check_pair(&a, &b, "sub")?;
+        let mut out = a.into_owned();
+        self.add_polys(&mut out, &b, true)?;
+        Ok(out)
+    }
+
+    /// `a ← a + b` (strict checks).
+    pub fn add_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
+        self.check_pair(a, b, "add")?;
+        self.add_polys(a, b, false)
+    }
+
+    fn add_polys(&self, a: &mut Ciphertext, b: &Ciphertext, negate: bool) -> Result<()> {
+        let ring = self.ctx.ring_at(a.level())?;
+        while a.polys.len() < b.polys.len() {
+            a.polys.push(ring.zero());
+        }
+        for (x, y) in a.polys.iter_mut().zip(&b.polys) {
+            if negate {
+                ring.sub_assign(x, y)?;
+            } else {
+                ring.add_assign(x, y)?;
+            }
+        }
+        a.seed = None;
+        a.len = a.len.max(b.len);
+        Ok(())
+    }
+
+    /// `−ct`.
+    pub fn negate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let mut out = ct.clone();
+        for p in &mut out.polys {
+            ring.neg_assign(p)?;
+        }
+        out.seed = None;
+        Ok(out)
+    }
+
+    fn check_plain(&self, ct: &Ciphertext, pt: &Plaintext, op: &'static str) -> Result<()> {
+        self.check(ct)?;
+        self.ctx.check_id(pt.params_id)?;
+        if ct.level() != pt.level() {
+            return Err(Error::LevelMismatch {
+                operation: op,
+                left: ct.level(),
+                right: pt.level(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `ct + pt` (equal level and scale).
+    pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        self.check_plain(ct, pt, "add_plain")?;
+        check_scales(ct.scale, pt.scale, "add_plain")?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let mut out = ct.clone();
+        ring.add_assign(&mut out.polys[0], &pt.poly)?;
+        out.seed = None;
+        Ok(out)
+    }
+
+    /// `ct − pt` (equal level and scale).
+    pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        self.check_plain(ct, pt, "sub_plain")?;
+        check_scales(ct.scale, pt.scale, "sub_plain")?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let mut out = ct.clone();
+        ring.sub_assign(&mut out.polys[0], &pt.poly)?;
+        out.seed = None;
+        Ok(out)
+    }
+
+    /// `ct · pt` (equal level); the scale is the product of the scales.
+    pub fn multiply_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        self.check_plain(ct, pt, "multiply_plain")?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let mut out = ct.clone();
+        for p in &mut out.polys {
+            ring.mul_assign(p, &pt.poly)?;
+        }
+        out.scale *= pt.scale;
+        out.seed = None;
+        Ok(out)
+    }
+
+    /// `ct + c` for a real constant `c`, encoded exactly at the
+    /// ciphertext's scale (no level used).
+    pub fn add_const(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let scaled = c * ct.scale;
+        if !scaled.is_finite() {
+            return Err(Error::ValueOutOfRange(format!(
+                "constant {c} at scale 2^{:.1}",
+                ct.scale.log2()
+            )));
+        }
+        // A constant is the polynomial with constant coefficient c·Δ (all
+        // slots equal c); in NTT form every evaluation is that constant.
+        let pt = Encoder::new(&self.ctx).encode_at(
+            &vec![c; self.ctx.slots()],
+            ct.scale,
+            ct.level(),
+        )?;
+        let mut out = self.add_plain(ct, &pt)?;
+        out.len = ct.len;
+        Ok(out)
+    }
+
+    /// `ct · c` for a real constant `c`, encoded at the scale of the prime
+    /// that the next rescaling removes (so that after
+    /// [`Evaluator::rescale`] the scale is back to `ct.scale()`, within
+    /// a relative `2^-50`). Uses a level once rescaled.
+    pub fn multiply_const(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let l = ct.level();
+        if l == 0 {
+            return Err(Error::LevelExhausted(
+                "multiplying by a constant needs a level to rescale".into(),
+            ));
+        }
+        let q = self.ctx.params().coeff_moduli()[l] as f64;
+        let scaled = (c * q).round();
+        if !scaled.is_finite() || scaled.abs() >= (1u64 << 62) as f64 {
+            return Err(Error::ValueOutOfRange(format!(
+                "constant {c} does not fit at scale 2^{:.1}",
+                q.log2()
+            )));
+        }
+        let mut out = ct.clone();
+        let ring = self.ctx.ring_at(l)?;
+        let neg = scaled < 0.0;
+        self.mul_integer_assign(&mut out, scaled.abs() as u64)?;
+        if neg {
+            for p in &mut out.polys {
+                ring.neg_assign(p)?;
+            }
+        }
+        out.scale *= q;
+        out.seed = None;
+        Ok(out)
+    }
+
+    /// Multiplies every polynomial by a non-negative integer (scale
+    /// unchanged; the caller adjusts it).
+    fn mul_integer_assign(&self, ct: &mut Ciphertext, c: u64) -> Result<()> {
+        let ring = self.ctx.ring_at(ct.level())?;
+        let n = ring.n();
+        for p in &mut ct.polys {
+            p.data_mut()
+                .par_chunks_exact_mut(n)
+                .zip(ring.moduli().par_iter())
+                .for_each(|(row, m)| {
+                    let w = m.reduce(c);
+                    let ws = m.shoup(w);
+                    rnsfhe_math::ring::scalar_mul_shoup(m, row, w, ws);
+                });
+        }
+        ct.seed = None;
+        Ok(())
+    }
+
+    /// The tensor `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` (Karatsuba, one
+    /// pass per limb): a 3-polynomial ciphertext at scale `Δ_a·Δ_b`. Equal
+    /// levels (or auto-alignment); scales may differ.
+    pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        let (a, b) = if self.auto_align && a.level() != b.level() {
+            let l = a.level().min(b.level());
+            (self.drop_to_level(a, l)?, self.drop_to_level(b, l)?)
+        } else {
+            (a.clone(), b.clone())
+        };
+        self.check(&a)?;
+        self.check(&b)?;
+        check_key_id(a.key_id, b.key_id)?;
+        if a.level() != b.level() {
+            return Err(Error::LevelMismatch {
+                operation: "multiply",
+                left: a.level(),
+                right: b.level(),
+            });
+        }
+        let (Some([a0, a1]), Some([b0, b1])) = (
+            a.polys.get(..2).and_then(|s| <&[_; 2]>::try_from(s).ok()),
+            b.polys.get(..2).and_then(|s| <&[_; 2]>::try_from(s).ok()),
+        ) else {
+            return Err(Error::WrongCiphertextSize {
+                operation: "multiply",
+                expected: "2",
+                got: a.polys.len().max(b.polys.len()),
+            });
+        };
+        if a.polys.len() != 2 || b.polys.len() != 2 {
+            return Err(Error::WrongCiphertextSize {
+                operation: "multiply",
+                expected: "2",
+                got: a.polys.len().max(b.polys.len()),
+            });
+        }
+        let ring = self.ctx.ring_at(a.level())?;
+        let n = ring.n();
+        let k = ring.limbs();
+        let mut d: [RnsPoly<Ntt>; 3] = [ring.zero(), ring.zero(), ring.zero()];
+        let [d0, d1, d2] = &mut d;
+        d0.data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(d1.data_mut().par_chunks_exact_mut(n))
+            .zip(d2.data_mut().par_chunks_exact_mut(n))
+            .enumerate()
+            .for_each(|(i, ((o0, o1), o2))| {
+                if let Some(m) = ring.moduli().get(i) {
+                    karatsuba_rows_into(
+                        m,
+                        [a0.limb(i), a1.limb(i), b0.limb(i), b1.limb(i)],
+                        [o0, o1, o2],
+                    );
+                }
+            });
+        debug_assert_eq!(d0.limbs(), k);
+        Ok(Ciphertext {
+            params_id: a.params_id,
+            key_id: a.key_id,
+            scale: a.scale * b.scale,
+            len: a.len.max(b.len),
+            polys: d.into(),
+            seed: None,
+        })
+    }
+
+    /// Relinearizes a 3-polynomial ciphertext with hybrid key switching
+    /// (`c_2` inverse-transformed once, ModUp, inner product, ModDown).
+    pub fn relinearize(&self, ct: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
+        self.check(ct)?;
+        self.ctx.check_id(rk.params_id())?;
+        check_key_id(rk.key_id(), ct.key_id)?;
+        if ct.polys.len() != 3 {
+            return Err(Error::WrongCiphertextSize {
+                operation: "relinearize",
+                expected: "3",
+                got: ct.polys.len(),
+            });
+        }
+        let ring = self.ctx.ring_at(ct.level())?;
+        let c2 = &ct.polys[2];
+        let c2_coeff = ring.to_coeff(c2.clone())?;
+        let (k0, k1) = rk
+            .key_switching_key()
+            .switch_hybrid(&*self.ctx, &c2_coeff, Some(c2))?;
+        let mut out = Ciphertext {
+            params_id: ct.params_id,
+            key_id: ct.key_id,
+            scale: ct.scale,
+            len: ct.len,
+            polys: vec![ct.polys[0].clone(), ct.polys[1].clone()],
+            seed: None,
+        };
+        ring.add_assign(&mut out.polys[0], &k0)?;
+        ring.add_assign(&mut out.polys[1], &k1)?;
+        Ok(out)
+    }
+
+    /// Divides by the last prime `q_l` with rounding (exact RNS division,
+    /// 001 §II): level `l − 1`, scale `Δ/q_l`. Errors with
+    /// [`Error::LevelExhausted`] at level 0.
+    pub fn rescale(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let mut out = ct.clone();
+        self.rescale_assign(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`Evaluator::rescale`] in place.
+    pub fn rescale_assign(&self, ct: &mut Ciphertext) -> Result<()> {
+        self.check(ct)?;
+        let l = ct.level();
+        if l == 0 {
+            return Err(Error::LevelExhausted(
+                "cannot rescale a ciphertext at level 0".into(),
+            ));
+        }
+        let lv = self.ctx.level(l)?;
+        let rs = lv
+            .rescale
+            .as_ref()
+            .ok_or_else(|| Error::LevelExhausted("no rescaling table".into()))?;
+        for p in &mut ct.polys {
+            rs.rescale_ntt_assign(p)?;
+        }
+        ct.scale /= self.ctx.params().coeff_moduli()[l] as f64;
+        ct.seed = None;
+        Ok(())
+    }
+
+    /// `rescale(relinearize(multiply(a, b)))`, the usual CKKS product.
+    pub fn multiply_relin_rescale(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        rk: &RelinKey,
+    ) -> Result<Ciphertext> {
+        let mut out = self.relinearize(&self.multiply(a, b)?, rk)?;
+        self.rescale_assign(&mut out)?;
+        Ok(out)
+    }
+
+    /// `ct` at a lower `level` without rescaling (the limbs above are
+    /// dropped; the scale is unchanged). Errors for a level above the
+    /// ciphertext's.
+    pub fn drop_to_level(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
+        self.check(ct)?;
+        if level > ct.level() {
+            return Err(Error::InvalidArgument(format!(
+                "cannot raise a ciphertext from level {} to {level}",
+                ct.level()
+            )));
+        }
+        let mut out = ct.clone();
+        for p in &mut out.polys {
+            p.truncate_limbs(level + 1);
+        }
+        if level != ct.level() {
+            out.seed = None;
+        }
+        Ok(out)
+    }
+
+    /// A plaintext dropped to a lower level.
+    pub fn drop_plain_to_level(&self, pt: &Plaintext, level: usize) -> Result<Plaintext> {
+        self.ctx.check_id(pt.params_id)?;
+        if level > pt.level() {
+            return Err(Error::InvalidArgument(format!(
+                "cannot raise a plaintext from level {} to {level}",
+                pt.level()
+            )));
+        }
+        let mut out = pt.clone();
+        out.poly.truncate_limbs(level + 1);
+        Ok(out)
+    }
+
+    /// `σ_g(ct)` switched back to `s` with the Galois key of `g` (hybrid
+    /// key switching of `σ_g(c_1)`). Errors with
+    /// [`Error::MissingGaloisKey`].
+    pub fn apply_galois(&self, ct: &Ciphertext, element: u64, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.check(ct)?;
+        self.ctx.check_id(gk.params_id())?;
+        check_key_id(gk.key_id(), ct.key_id)?;
+        if ct.polys.len() != 2 {
+            return Err(Error::WrongCiphertextSize {
+                operation: "apply_galois",
+                expected: "2",
+                got: ct.polys.len(),
+            });
+        }
+        let (table, ksk) = gk.get(element)?;
+        self.apply_galois_key(ct, table, ksk)
+    }
+
+    fn apply_galois_key(
+        &self,
+        ct: &Ciphertext,
+        table: &GaloisTable,
+        ksk: &KeySwitchingKey,
+    ) -> Result<Ciphertext> {
+        let ring = self.ctx.ring_at(ct.level())?;
+        let mut c0 = ring.zero();
+        table.apply_ntt_into(&ct.polys[0], &mut c0)?;
+        let mut c1 = ring.zero();
+        table.apply_ntt_into(&ct.polys[1], &mut c1)?;
+        let c1_coeff = ring.to_coeff(c1.clone())?;
+        let (k0, k1) = ksk.switch_hybrid(&*self.ctx, &c1_coeff, Some(&c1))?;
+        ring.add_assign(&mut c0, &k0)?;
+        Ok(Ciphertext {
+            params_id: ct.params_id,
+            key_id: ct.key_id,
+            scale: ct.scale,
+            len: ct.len,
+            polys: vec![c0, k1],
+            seed: None,
+        })
+    }
+
+    /// Rotates the slots left by `steps` (right for negative steps):
+    /// slot `i` of the result holds slot `(i + steps) mod n/2`. Uses the
+    /// key of `5^steps` when present, otherwise composes the held keys of
+    /// `±2^i` (non-adjacent form); errors with [`Error::MissingGaloisKey`]
+    /// naming the element when neither works.
+    pub fn rotate(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let n = self.ctx.degree();
+        let half = (n / 2) as i64;
+        let s = steps.rem_euclid(half);
+        if s == 0 {
+            return Ok(ct.clone());
+        }
+        let g = self.ctx.rlwe().rotation_generator();
+        let element = element_for_step(n, g, s);
+        if gk.contains(element) {
+            return self.apply_galois(ct, element, gk);
+        }
+        // Compose from powers of two: non-adjacent form of s (or of
+        // s − n/2, whichever needs fewer held keys).
+        let mut acc = ct.clone();
+        let mut rest = s;
+        let mut pow = 1i64;
+        let mut terms = Vec::new();
+        while rest != 0 {
+            if rest & 1 == 1 {
+                let t = if rest & 3 == 1 { 1 } else { -1 };
+                terms.push(t * pow);
+                rest -= t;
+            }
+            rest >>= 1;
+            pow <<= 1;
+        }
+        for t in &terms {
+            let e = element_for_step(n, g, *t);
+            if !gk.contains(e) {
+                return Err(Error::MissingGaloisKey { element });
+            }
+        }
+        for t in terms {
+            acc = self.apply_galois(&acc, element_for_step(n, g, t), gk)?;
+        }
+        Ok(acc)
+    }
+
+    /// Complex conjugation of every slot (`X ↦ X^{2n−1}`).
+    pub fn conjugate(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.apply_galois(ct, conjugation_element(self.ctx.degree()), gk)
+    }
+
+    /// Every slot set to the sum of all `n/2` slots (rotate-and-add with
+    /// the `2^i` rotations, `log2(n/2)` key switches).
+    pub fn sum_slots(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let half = self.ctx.slots();
+        let mut acc = ct.clone();
+        let mut step = 1usize;
+        while step < half {
+            let r = self.rotate(&acc, step as i64, gk)?;
+            self.add_assign(&mut acc, &r)?;
+            step <<= 1;
+        }
+        acc.len = ct.len;
+        Ok(acc)
+    }
+
+    /// The inner product `Σ_i a_i b_i` in every slot:
+    /// [`Evaluator::multiply_relin_rescale`] then [`Evaluator::sum_slots`].
+    pub fn inner_product(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        rk: &RelinKey,
+        gk: &GaloisKeys,
+    ) -> Result<Ciphertext> {
+        let p = self.multiply_relin_rescale(a, b, rk)?;
+        self.sum_slots(&p, gk)
+    }
+
+    /// The inner product with a plaintext vector of weights (encoded at
+    /// the scale of the prime the rescaling removes), in every slot.
+    pub fn inner_product_plain(
+        &self,
+        a: &Ciphertext,
+        weights: &[f64],
+        gk: &GaloisKeys,
+    ) -> Result<Ciphertext> {
+        self.check(a)?;
+        let l = a.level();
+        if l == 0 {
+            return Err(Error::LevelExhausted(
+                "a plaintext product needs a level to rescale".into(),
+            ));
+        }
+        let q = self.ctx.params().coeff_moduli()[l] as f64;
+        let pt = Encoder::new(&self.ctx).encode_at(weights, q, l)?;
+        let mut p = self.multiply_plain(a, &pt)?;
+        self.rescale_assign(&mut p)?;
+        self.sum_slots(&p, gk)
+    }
+}
+
+/// Errors with [`Error::ScaleMismatch`] naming both scales unless they
+/// agree within [`SCALE_TOLERANCE`].
+pub(crate) fn check_scales(a: f64, b: f64, op: &str) -> Result<()> {
+    if ((a - b) / b).abs() <= SCALE_TOLERANCE {
+        Ok(())
+    } else {
+        Err(Error::ScaleMismatch(format!(
+            "{op} got operands at scales 2^{:.6} and 2^{:.6}",
+            a.log2(),
+            b.log2()
+        )))
+    }
+}

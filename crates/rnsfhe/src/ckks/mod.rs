@@ -1,0 +1,29 @@
+//! CKKS in full RNS (001 §II-III; Cheon-Kim-Kim-Song 2017 and its RNS
+//! variant by Cheon-Han-Kim-Kim-Song 2018) on the shared RLWE core:
+//! approximate arithmetic on vectors of `n/2` real or complex numbers.
+//!
+//! One module per concept: [`parameters`] (modulus chain, scale, hybrid
+//! key switching, security), [`context`] (level rings, embedding,
+//! rescaling tables), [`encoder`] (canonical embedding, exact rounding into
+//! RNS), [`ciphertext`] (plaintexts and ciphertexts with scale and level),
+//! [`encrypt`] (public/secret-key encryption, decryption and decoding),
+//! [`evaluator`] (arithmetic, relinearization, rescaling, rotations) and
+//! [`precision`]. Keys are the RLWE core's ([`crate::rlwe`]), generated with
+//! a [`CkksContext`].
+
+pub mod ciphertext;
+pub mod context;
+pub mod encoder;
+pub mod encrypt;
+pub mod evaluator;
+pub mod parameters;
+pub mod precision;
+
+pub use crate::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
+pub use ciphertext::{Ciphertext, Plaintext};
+pub use context::CkksContext;
+pub use encoder::Encoder;
+pub use encrypt::{Decryptor, Encryptor};
+pub use evaluator::Evaluator;
+pub use parameters::{CkksParameters, CkksParametersBuilder};
+pub use rnsfhe_math::embedding::Complex64;

@@ -1,0 +1,125 @@
+//! RLWE encryptions of zero and the phase, at any level (a prefix of the
+//! limbs of `Q`): the scheme-independent halves of encryption and
+//! decryption. A scheme adds its encoded message to an encryption of zero
+//! and decodes the phase (CKKS at its scale; BFV keeps its own fused
+//! kernels, which scale by `Δ` on the fly).
+//!
+//! Randomness order (documented so tests can reproduce it): public-key
+//! encryption draws the ternary `u` (`n` values), then `e_0`, then `e_1`
+//! (000 §II.E); secret-key encryption draws a 32-byte seed for `a`
+//! ([`expand_uniform`] over the level's base, coefficient form, then one
+//! NTT), then `e`.
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::RngCore;
+use rnsfhe_math::sampling::{expand_uniform, sample_ternary};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
+use zeroize::Zeroize;
+
+use crate::error::{Error, Result};
+use crate::rlwe::context::RlweContext;
+use crate::rlwe::keys::{PublicKey, SecretKey};
+
+/// The first `limbs` limbs of an NTT-form polynomial over `Q`.
+pub(crate) fn prefix(a: &RnsPoly<Ntt>, limbs: usize) -> Result<RnsPoly<Ntt>> {
+    let n = a.n();
+    let data = a
+        .data()
+        .get(..limbs * n)
+        .ok_or_else(|| Error::InvalidArgument(format!("no level with {limbs} limbs")))?;
+    Ok(RnsPoly::from_data(n, limbs, data.to_vec())?)
+}
+
+/// `(u·pk_0 + e_0, u·pk_1 + e_1)` in NTT form over `ring` (a level ring:
+/// the first `ring.limbs()` limbs of `Q`), with ternary `u` and Gaussian
+/// `e_0, e_1` (000 §II.E with `m = 0`). Decrypts to `e_0 + u·e + e_1·s`.
+pub fn encrypt_zero_public(
+    ctx: &RlweContext,
+    ring: &RnsRing,
+    pk: &PublicKey,
+    rng: &mut ChaCha20Rng,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    ctx.check_id(pk.params_id())?;
+    let n = ctx.degree();
+    let limbs = ring.limbs();
+    let mut u = sample_ternary(rng, n);
+    let u_ntt = ring.to_ntt(ring.from_signed(&u)?);
+    u.zeroize();
+    let mut u_ntt = u_ntt?;
+    let mut e = vec![0i64; n];
+    let mut out = Vec::with_capacity(2);
+    for pk_b in [pk.pk0(), pk.pk1()] {
+        ctx.gaussian().sample_into(rng, &mut e);
+        let mut c = ring.to_ntt(ring.from_signed(&e)?)?;
+        let pk_l = prefix(pk_b, limbs)?;
+        ring.mul_add_assign(&mut c, &u_ntt, &pk_l)?;
+        out.push(c);
+    }
+    e.zeroize();
+    u_ntt.zeroize();
+    let c1 = out.pop();
+    let c0 = out.pop();
+    match (c0, c1) {
+        (Some(c0), Some(c1)) => Ok((c0, c1)),
+        _ => Err(Error::InvalidArgument("encryption failed".into())),
+    }
+}
+
+/// `(−a·s + e, a)` in NTT form over `ring` (a level ring), `a` expanded
+/// from a fresh 32-byte seed (returned, so the ciphertext can be stored
+/// half-size). Decrypts to `e`.
+pub fn encrypt_zero_secret(
+    ctx: &RlweContext,
+    ring: &RnsRing,
+    sk: &SecretKey,
+    rng: &mut ChaCha20Rng,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])> {
+    ctx.check_id(sk.params_id())?;
+    let n = ctx.degree();
+    let mut seed = [0u8; 32];
+    rng.fill_bytes(&mut seed);
+    let a: RnsPoly<Ntt> = ring.to_ntt(expand_uniform::<Coeff>(&seed, ring.base(), n))?;
+    let mut e = vec![0i64; n];
+    ctx.gaussian().sample_into(rng, &mut e);
+    let mut c0 = ring.to_ntt(ring.from_signed(&e)?)?;
+    e.zeroize();
+    let mut s = prefix(sk.s_ntt(), ring.limbs())?;
+    let mut as_ = a.clone();
+    ring.mul_assign(&mut as_, &s)?;
+    s.zeroize();
+    ring.sub_assign(&mut c0, &as_)?;
+    as_.zeroize();
+    Ok((c0, a, seed))
+}
+
+/// The phase `c_0 + c_1·s (+ c_2·s²)` in NTT form over `ring` for a
+/// ciphertext of 2 or 3 NTT-form polynomials over `ring` (a level ring).
+/// **Secret-dependent**: the caller decodes it and zeroizes it.
+pub fn phase(
+    ctx: &RlweContext,
+    ring: &RnsRing,
+    sk: &SecretKey,
+    polys: &[RnsPoly<Ntt>],
+) -> Result<RnsPoly<Ntt>> {
+    ctx.check_id(sk.params_id())?;
+    if !(2..=3).contains(&polys.len()) {
+        return Err(Error::WrongCiphertextSize {
+            operation: "decrypt",
+            expected: "2 or 3",
+            got: polys.len(),
+        });
+    }
+    let mut s = prefix(sk.s_ntt(), ring.limbs())?;
+    let mut acc = polys[0].clone();
+    // Horner: ((c_2·s + c_1)·s) + c_0.
+    let mut h = polys[polys.len() - 1].clone();
+    for c in polys[1..polys.len() - 1].iter().rev() {
+        ring.mul_assign(&mut h, &s)?;
+        ring.add_assign(&mut h, c)?;
+    }
+    ring.mul_assign(&mut h, &s)?;
+    ring.add_assign(&mut acc, &h)?;
+    h.zeroize();
+    s.zeroize();
+    Ok(acc)
+}

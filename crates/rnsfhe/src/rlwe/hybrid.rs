@@ -1,0 +1,317 @@
+//! Hybrid key switching with special primes (Han-Ki 2020, "Better
+//! bootstrapping for approximate homomorphic encryption", §3; the key
+//! switching of Lattigo, SEAL (one limb per digit) and OpenFHE's
+//! `HYBRID`). Paper 004's relinearization version 2 (modulus raising by one
+//! large `p`, 004 §3.10 eqs. 11-12) is the case `dnum = 1`.
+//!
+//! The ciphertext limbs `q_0 … q_{k-1}` are grouped into `dnum` digits
+//! `Q_j` of `α = ⌈k/dnum⌉` consecutive limbs; `P = p_1 ⋯ p_α` is a product
+//! of special primes with `P ≥ max_j Q_j` (up to a small factor). The key
+//! for a target `s'` holds, per digit, an RLWE sample over `Q·P`:
+//!
+//! `key_j = (−a_j·s + e_j + P·[(Q/Q_j)^{-1}]_{Q_j}·(Q/Q_j)·s',  a_j)`,
+//!
+//! whose message part is `P·s'` modulo the primes of `Q_j` and `0` modulo
+//! every other prime of `Q` and of `P`. To switch `c` at level `l` (limbs
+//! `q_0 … q_l`):
+//!
+//! 1. **ModUp**: for each digit `j` meeting `[0, l]`, `d_j = [c]_{Q_j'}`
+//!    (`Q_j' = Q_j ∩ Q_l`) is extended to `Q_l·P` with FastBaseConv_I
+//!    (000 eq. 4): the result is `d_j + u·Q_j'` with `0 ≤ u < α`, and the
+//!    `u·Q_j'` term vanishes modulo `Q_l` after multiplication by the
+//!    gadget, so the approximate conversion is harmless.
+//! 2. **Inner product** in NTT form over `Q_l·P`:
+//!    `(ks_0, ks_1) = Σ_j d̃_j · key_j` (key limbs `q_0 … q_l` and all of
+//!    `P`; the same key serves every level, because modulo `q_i ≤ q_l` the
+//!    gadget of a truncated digit is still `P` on its limbs and `0`
+//!    elsewhere). This decrypts to `P·c·s' + Σ_j d̃_j e_j`.
+//! 3. **ModDown**: `ks_b ← (ks_b − FastBaseConv_F([ks_b]_P))·P^{-1}`
+//!    over `Q_l` with the exact centred conversion (000 eq. 5), i.e.
+//!    exactly `⌊ks_b / P⌉`; the result decrypts to `c·s' + (Σ_j d̃_j e_j)/P + small`, and the noise
+//!    `(Σ_j d̃_j e_j)/P` is about `dnum·α·(Q_j/P)·n·σ` — a few bits when
+//!    `P ≥ Q_j`.
+//!
+//! Transforms per switch at level `l` (`k_l = l + 1` limbs, `d` digits met):
+//! `d·(k_l + α) − k_l` forward NTTs for the extended digits (the digit's own
+//! limbs are already in NTT form when the input is), `2α` inverse and
+//! `2k_l` forward NTTs for ModDown. The RNS decomposition needs `k_l²`.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+use rnsfhe_math::ring::pointwise_mul_add;
+use rnsfhe_math::{BaseConverter, Coeff, Modulus, Ntt, RnsBase, RnsPoly, RnsRing};
+
+use crate::error::{Error, Result};
+use crate::rlwe::context::RlweContext;
+
+/// The special primes and the per-level conversion tables of hybrid key
+/// switching, owned by an [`RlweContext`].
+#[derive(Debug)]
+pub struct SpecialPrimes {
+    dnum: usize,
+    alpha: usize,
+    ring_p: RnsRing,
+    ring_qp: RnsRing,
+    /// `[P]_{q_i}`: the gadget factor of every digit on its own limbs.
+    p_mod_q: Vec<u64>,
+    /// `[P^{-1}]_{q_i}` with Shoup quotients.
+    p_inv_mod_q: Vec<(u64, u64)>,
+    /// FastBaseConv_I from `P` to `Q` (a prefix of the rows for a level).
+    down: BaseConverter,
+    /// Per level `l`, per digit met: its limb range and the converter from
+    /// `Q_j'` to `P ∪ (Q_l \ Q_j')` (`P` first).
+    up: Vec<Vec<(Range<usize>, BaseConverter)>>,
+}
+
+impl SpecialPrimes {
+    /// Precomputes hybrid key switching for the ring `ring_q` (`k` limbs),
+    /// special primes `special` and `dnum` digits (`1 ≤ dnum ≤ k`).
+    pub fn new(ring_q: &RnsRing, special: &[u64], dnum: usize) -> Result<Self> {
+        let k = ring_q.limbs();
+        if dnum == 0 || dnum > k || special.is_empty() {
+            return Err(Error::InvalidParameters(format!(
+                "hybrid key switching needs 1 ≤ dnum ≤ {k} and special primes"
+            )));
+        }
+        let alpha = k.div_ceil(dnum);
+        // The digits actually formed (e.g. k = 4, dnum = 3 gives α = 2 and
+        // two digits).
+        let dnum = k.div_ceil(alpha);
+        let n = ring_q.n();
+        let ring_p = RnsRing::from_moduli(n, special)?;
+        let ring_qp = ring_q.concat(&ring_p)?;
+        let base_q = ring_q.base();
+        let base_p = ring_p.base();
+        let p_mod_q: Vec<u64> = ring_q.moduli().iter().map(|m| base_p.product_mod(m)).collect();
+        let p_inv_mod_q = ring_q
+            .moduli()
+            .iter()
+            .zip(&p_mod_q)
+            .map(|(m, &pm)| {
+                let inv = m.inv(pm)?;
+                Ok((inv, m.shoup(inv)))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let down = BaseConverter::new(base_p, base_q)?;
+        let q_vals = base_q.values();
+        let p_vals = base_p.values();
+        let mut up = Vec::with_capacity(k);
+        for l in 0..k {
+            let mut digits = Vec::new();
+            for j in 0..dnum {
+                let start = j * alpha;
+                let end = ((j + 1) * alpha).min(l + 1);
+                if start >= end {
+                    break;
+                }
+                let from = RnsBase::new(&q_vals[start..end])?;
+                let mut to_vals = p_vals.clone();
+                to_vals.extend(q_vals[..start].iter().chain(&q_vals[end..=l]));
+                let to = RnsBase::new(&to_vals)?;
+                digits.push((start..end, BaseConverter::new(&from, &to)?));
+            }
+            up.push(digits);
+        }
+        Ok(Self {
+            dnum,
+            alpha,
+            ring_p,
+            ring_qp,
+            p_mod_q,
+            p_inv_mod_q,
+            down,
+            up,
+        })
+    }
+
+    /// Number of digits.
+    pub fn dnum(&self) -> usize {
+        self.dnum
+    }
+
+    /// Limbs per digit `α`.
+    pub fn alpha(&self) -> usize {
+        self.alpha
+    }
+
+    /// The ring `R_P` of the special primes.
+    pub fn ring_p(&self) -> &RnsRing {
+        &self.ring_p
+    }
+
+    /// The ring `R_{Q·P}` of the key-switching keys (`Q` limbs first).
+    pub fn ring_qp(&self) -> &RnsRing {
+        &self.ring_qp
+    }
+
+    /// `[P]_{q_i}`.
+    pub(crate) fn p_mod_q(&self) -> &[u64] {
+        &self.p_mod_q
+    }
+
+    /// The digit limb ranges at the top level.
+    pub fn digit_ranges(&self) -> Vec<Range<usize>> {
+        self.up
+            .last()
+            .map(|d| d.iter().map(|(r, _)| r.clone()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Hybrid key switch of `c` at level `l = c_coeff.limbs() − 1` with the key
+/// pairs `keys` (one per digit, NTT form over `Q·P`): returns
+/// `(ks_0, ks_1)` in NTT form over `Q_l`, which decrypts to `c·s'` plus the
+/// key-switching noise (see the module docs). `c_ntt`, when given, is the
+/// NTT form of `c_coeff` (saves the transforms of each digit's own limbs).
+pub(crate) fn switch_hybrid(
+    ctx: &RlweContext,
+    sp: &SpecialPrimes,
+    keys: &[(RnsPoly<Ntt>, RnsPoly<Ntt>)],
+    c_coeff: &RnsPoly<Coeff>,
+    c_ntt: Option<&RnsPoly<Ntt>>,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    let n = ctx.degree();
+    let kl = c_coeff.limbs();
+    let k = ctx.ring().limbs();
+    let kp = sp.ring_p.limbs();
+    if kl == 0 || kl > k || c_coeff.n() != n {
+        return Err(Error::InvalidArgument(format!(
+            "key switching needs a polynomial of 1 to {k} limbs of degree {n}"
+        )));
+    }
+    if let Some(cn) = c_ntt {
+        c_coeff.check_same_shape(cn)?;
+    }
+    let digits = sp
+        .up
+        .get(kl - 1)
+        .ok_or_else(|| Error::InvalidArgument("level outside the chain".into()))?;
+    if keys.len() != sp.dnum {
+        return Err(Error::InvalidArgument(format!(
+            "a hybrid key-switching key has {} key pairs, got {}",
+            sp.dnum,
+            keys.len()
+        )));
+    }
+    for (k0, k1) in keys {
+        sp.ring_qp.check(k0)?;
+        sp.ring_qp.check(k1)?;
+    }
+    let qp_tables = sp.ring_qp.tables();
+    // Row r of the extended polynomial over Q_l·P: r < kl is q_r, else
+    // p_{r−kl}; `key_row` maps it to the key's limb.
+    let rows = kl + kp;
+    let key_row = |r: usize| if r < kl { r } else { k + (r - kl) };
+    let mut acc0 = ctx.scratch.take(rows * n);
+    let mut acc1 = ctx.scratch.take(rows * n);
+    let mut ext = ctx.scratch.take(rows * n);
+    let mut conv = ctx.scratch.take((kp + kl) * n);
+    for (d, ((range, up), (k0, k1))) in digits.iter().zip(keys).enumerate() {
+        // ModUp: d_j's own rows, then the converted rows (P first, then the
+        // other limbs of Q_l in increasing order).
+        let own = c_coeff
+            .data()
+            .get(range.start * n..range.end * n)
+            .ok_or_else(|| Error::InvalidArgument("digit outside the input".into()))?;
+        let conv_rows = kp + kl - range.len();
+        let conv = conv
+            .as_mut_slice()
+            .get_mut(..conv_rows * n)
+            .ok_or_else(|| Error::InvalidArgument("scratch too small".into()))?;
+        up.fast_base_conv_rows(n, own, conv)?;
+        let ext = ext.as_mut_slice();
+        {
+            let (ext_q, ext_p) = ext.split_at_mut(kl * n);
+            ext_p.copy_from_slice(&conv[..kp * n]);
+            let mut others = conv[kp * n..].chunks_exact(n);
+            for (i, row) in ext_q.chunks_exact_mut(n).enumerate() {
+                if range.contains(&i) {
+                    match c_ntt {
+                        Some(cn) => row.copy_from_slice(cn.limb(i)),
+                        None => row.copy_from_slice(c_coeff.limb(i)),
+                    }
+                } else if let Some(src) = others.next() {
+                    row.copy_from_slice(src);
+                }
+            }
+        }
+        let first = d == 0;
+        ext.par_chunks_exact_mut(n)
+            .zip(acc0.as_mut_slice().par_chunks_exact_mut(n))
+            .zip(acc1.as_mut_slice().par_chunks_exact_mut(n))
+            .enumerate()
+            .try_for_each(|(r, ((row, a0), a1))| -> Result<()> {
+                let kr = key_row(r);
+                let table = qp_tables
+                    .get(kr)
+                    .ok_or_else(|| Error::InvalidArgument("key row".into()))?;
+                if !(c_ntt.is_some() && range.contains(&r)) {
+                    table.forward(row)?;
+                }
+                let m = table.modulus();
+                if first {
+                    a0.fill(0);
+                    a1.fill(0);
+                }
+                pointwise_mul_add(m, a0, row, k0.limb(kr));
+                pointwise_mul_add(m, a1, row, k1.limb(kr));
+                Ok(())
+            })?;
+    }
+    drop(ext);
+    // ModDown of both accumulators.
+    let out0 = mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut conv)?;
+    let out1 = mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut conv)?;
+    Ok((out0, out1))
+}
+
+/// `⌊x / P⌉` (exactly) over `Q_l` for `x` in NTT form over `Q_l·P`
+/// (rows `q_0 … q_l, p_1 … p_α`); the P rows are consumed.
+fn mod_down(
+    ctx: &RlweContext,
+    sp: &SpecialPrimes,
+    x: &mut [u64],
+    kl: usize,
+    conv: &mut crate::rlwe::scratch::Scratch<'_>,
+) -> Result<RnsPoly<Ntt>> {
+    let n = ctx.degree();
+    let k = ctx.ring().limbs();
+    let (xq, xp) = x.split_at_mut(kl * n);
+    let p_tables = sp.ring_p.tables();
+    xp.par_chunks_exact_mut(n)
+        .zip(p_tables.par_iter())
+        .try_for_each(|(row, t)| t.backward(row))?;
+    let conv = conv
+        .as_mut_slice()
+        .get_mut(..kl * n)
+        .ok_or_else(|| Error::InvalidArgument("scratch too small".into()))?;
+    // The exact centred conversion (FastBaseConv_F, 000 eq. 5) makes the
+    // result round(x/P) exactly: a rounding error of at most 1/2 in each of
+    // ks_0 and ks_1, where FastBaseConv_I would add up to α (and its
+    // product with s would cost about two bits of CKKS precision).
+    sp.down.fast_base_conv_exact_rows(n, xp, conv)?;
+    let mut out = RnsPoly::<Ntt>::from_data(n, kl, ctx.scratch.take_owned(kl * n))?;
+    let q_tables = ctx.ring().tables();
+    if kl > k {
+        return Err(Error::InvalidArgument("level outside the chain".into()));
+    }
+    out.data_mut()
+        .par_chunks_exact_mut(n)
+        .zip(conv.par_chunks_exact_mut(n))
+        .zip(xq.par_chunks_exact(n))
+        .enumerate()
+        .try_for_each(|(i, ((o, cv), xr))| -> Result<()> {
+            let t = q_tables
+                .get(i)
+                .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
+            t.forward(cv)?;
+            let m: &Modulus = t.modulus();
+            let (w, ws) = sp.p_inv_mod_q[i];
+            for ((o, &a), &b) in o.iter_mut().zip(xr).zip(cv.iter()) {
+                *o = m.mul_shoup(m.sub(a, b), w, ws);
+            }
+            Ok(())
+        })?;
+    Ok(out)
+}
