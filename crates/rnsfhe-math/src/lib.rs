@@ -6,7 +6,9 @@
 //! ([`prime`], [`NttTable`]), RNS bases and polynomials ([`RnsBase`],
 //! [`RnsPoly`], [`RnsRing`]), base conversions and scaling
 //! ([`BaseConverter`], [`ScaleRoundToModulus`], [`ScaleRoundToBase`],
-//! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), the big-integer
+//! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), divide-and-round
+//! by RNS moduli for levels and hybrid key switching ([`RescaleByLast`],
+//! [`HybridDecomposition`], [`ModDown`]), the big-integer
 //! bridge ([`crt`]) and cryptographic samplers ([`sampling`]).
 //! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
 //! large polynomials over rayon threads ([`ring`]).
@@ -22,6 +24,7 @@ pub mod base_conversion;
 pub mod crt;
 pub mod error;
 pub mod galois;
+pub mod mod_down;
 pub mod modulus;
 pub mod ntt;
 pub mod poly;
@@ -38,6 +41,7 @@ pub mod small_montgomery;
 pub use base_conversion::BaseConverter;
 pub use crt::PolyCrt;
 pub use error::{MathError, Result};
+pub use mod_down::{HybridDecomposition, ModDown, RescaleByLast};
 pub use modulus::Modulus;
 pub use ntt::NttTable;
 pub use poly::{Coeff, Ntt, Representation, RnsPoly};
