@@ -704,7 +704,7 @@ impl BaseConverter {
         }
         check_shape("input length", self.from.len() * n, input.len())?;
         let r = output.len() / n;
-        if output.len() % n != 0 || r == 0 || r > self.to.len() {
+        if !output.len().is_multiple_of(n) || r == 0 || r > self.to.len() {
             return Err(crate::MathError::ShapeMismatch {
                 what: "output length (a prefix of the target rows)",
                 expected: self.to.len() * n,

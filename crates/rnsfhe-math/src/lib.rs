@@ -6,8 +6,10 @@
 //! ([`prime`], [`NttTable`]), RNS bases and polynomials ([`RnsBase`],
 //! [`RnsPoly`], [`RnsRing`]), base conversions and scaling
 //! ([`BaseConverter`], [`ScaleRoundToModulus`], [`ScaleRoundToBase`],
-//! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), the big-integer
-//! bridge ([`crt`]), the CKKS canonical embedding and exact `f64` ↔ RNS
+//! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), divide-and-round
+//! by RNS moduli for levels and hybrid key switching ([`RescaleByLast`],
+//! [`HybridDecomposition`], [`ModDown`]), the big-integer bridge
+//! ([`crt`]), the CKKS canonical embedding and exact `f64` ↔ RNS
 //! conversions ([`embedding`]) and cryptographic samplers ([`sampling`]).
 //! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
 //! large polynomials over rayon threads ([`ring`]).
@@ -24,6 +26,7 @@ pub mod crt;
 pub mod embedding;
 pub mod error;
 pub mod galois;
+pub mod mod_down;
 pub mod modulus;
 pub mod ntt;
 pub mod poly;
@@ -41,6 +44,7 @@ pub use base_conversion::BaseConverter;
 pub use crt::PolyCrt;
 pub use embedding::{rns_to_f64_centered, round_to_rns, CkksEmbedding, Complex64, F64Crt};
 pub use error::{MathError, Result};
+pub use mod_down::{HybridDecomposition, ModDown, RescaleByLast};
 pub use modulus::Modulus;
 pub use ntt::NttTable;
 pub use poly::{Coeff, Ntt, Representation, RnsPoly};
