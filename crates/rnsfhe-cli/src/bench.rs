@@ -81,15 +81,31 @@ pub enum EncodingChoice {
     Coef,
 }
 
+mod ckks;
+
+/// The scheme `rnsfhe bench` times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemeChoice {
+    /// BFV at the paper's sets (000 Tables 8-9).
+    Bfv,
+    /// CKKS at the peer-benchmark sets (2^14, 2^15, 2^16).
+    Ckks,
+}
+
 /// Arguments of `rnsfhe bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
+    /// The scheme: bfv (paper sets, t = 65537) or ckks (sets 14, 15, 16 of
+    /// the CKKS peer benchmark; `--set 14`).
+    #[arg(long, value_enum, default_value = "bfv")]
+    scheme: SchemeChoice,
     /// Paper sets: comma list of log n (every paper set with that n),
     /// LOGN:LOGQ pairs, or 'all'. Default 12,13,14 unless --set is given.
     #[arg(long)]
     sets: Option<String>,
-    /// One parameter set LOGN,LOGQ, e.g. 13,120 (repeatable).
-    #[arg(long = "set", value_name = "LOGN,LOGQ", value_parser = parse_set)]
+    /// One parameter set LOGN,LOGQ, e.g. 13,120 (repeatable); with
+    /// `--scheme ckks` just LOGN (14, 15 or 16).
+    #[arg(long = "set", value_name = "LOGN,LOGQ", value_parser = parse_set_or_log_n)]
     set: Vec<(u32, u32)>,
     /// Which RNS variant(s) to time.
     #[arg(long, value_enum, default_value = "both")]
@@ -257,6 +273,10 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     let t_start = Instant::now();
     let load_start = loadavg();
     let date = utc_now();
+    if args.scheme == SchemeChoice::Ckks {
+        let threads = parse_threads(&args.threads)?;
+        return ckks::run(args, &threads);
+    }
     let sets = resolve_sets(args)?;
     let ops = resolve_ops(args.ops.as_deref())?;
     let threads = parse_threads(&args.threads)?;
@@ -402,7 +422,21 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
 }
 
 /// `--sets` and `--set`, deduplicated and sorted.
+/// `LOGN,LOGQ` as [`parse_set`], or a bare `LOGN` (for CKKS) as
+/// `(LOGN, 0)`.
+fn parse_set_or_log_n(s: &str) -> Result<(u32, u32), String> {
+    match s.trim().parse::<u32>() {
+        Ok(log_n) if (10..=17).contains(&log_n) => Ok((log_n, 0)),
+        _ => parse_set(s),
+    }
+}
+
 fn resolve_sets(args: &BenchArgs) -> CliResult<Vec<(u32, u32)>> {
+    if let Some(&(log_n, _)) = args.set.iter().find(|s| s.1 == 0) {
+        return Err(CliError(format!(
+            "--set {log_n}: BFV sets are LOGN,LOGQ (a bare LOGN is for --scheme ckks)"
+        )));
+    }
     let mut out: Vec<(u32, u32)> = args.set.clone();
     let spec = match (&args.sets, args.set.is_empty()) {
         (Some(s), _) => Some(s.as_str()),

@@ -89,15 +89,16 @@ impl CkksParameters {
     /// [`SecurityLevel::None`] and `dnum = 3` (OpenFHE's default; the peers
     /// run it with their checks off too).
     pub fn preset(log_n: u32) -> Result<Self> {
-        let (_, levels, scale_bits) = PRESETS
-            .iter()
-            .copied()
-            .find(|p| p.0 == log_n)
-            .ok_or_else(|| {
-                Error::InvalidParameters(format!(
-                    "no CKKS preset for n = 2^{log_n} (presets: 2^14, 2^15, 2^16)"
-                ))
-            })?;
+        let (_, levels, scale_bits) =
+            PRESETS
+                .iter()
+                .copied()
+                .find(|p| p.0 == log_n)
+                .ok_or_else(|| {
+                    Error::InvalidParameters(format!(
+                        "no CKKS preset for n = 2^{log_n} (presets: 2^14, 2^15, 2^16)"
+                    ))
+                })?;
         let mut b = CkksParameters::for_depth(levels, scale_bits, 60).degree(1 << log_n);
         if log_n == 14 {
             b = b.security(SecurityLevel::None).dnum(3);
@@ -330,7 +331,7 @@ impl CkksParametersBuilder {
             .scale_bits
             .unwrap_or_else(|| bits_of(*moduli.get(1).unwrap_or(&moduli[0])));
         let first_bits = bits_of(moduli[0]);
-        if scale_bits < 10 || scale_bits >= first_bits.max(11) + 1 || scale_bits > 60 {
+        if scale_bits < 10 || scale_bits >= first_bits || scale_bits > 60 {
             return Err(Error::InvalidParameters(format!(
                 "scale 2^{scale_bits} must be at least 2^10 and below the first prime ({first_bits} bits)"
             )));
@@ -511,24 +512,25 @@ mod tests {
 
     #[test]
     fn security_counts_the_special_primes() {
-        // 2^13: bound 218. Q = 60 + 3×40 = 180 fits; Q·P with 60-bit
-        // special primes needs dnum large enough for one special prime.
-        let p = CkksParameters::for_depth(3, 40, 60)
+        // 2^13: bound 218. Q = 60 + 2×40 = 140 fits; with 60-bit special
+        // primes only one fits (Q·P = 200 bits), so dnum = 3 (one limb per
+        // digit).
+        let p = CkksParameters::for_depth(2, 40, 60)
             .degree(8192)
             .build()
             .unwrap();
         assert!(p.log2_qp() <= 218);
         assert_eq!(p.special_moduli().len(), 1);
-        assert_eq!(p.dnum(), 4);
-        // dnum = 1 needs four special primes: refused.
-        let e = CkksParameters::for_depth(3, 40, 60)
+        assert_eq!(p.dnum(), 3);
+        // dnum = 1 needs three special primes: refused, naming the bound.
+        let e = CkksParameters::for_depth(2, 40, 60)
             .degree(8192)
             .dnum(1)
             .build()
             .unwrap_err();
-        assert!(matches!(e, Error::InsecureParameters { .. }), "{e}");
+        assert!(matches!(e, Error::InsecureParameters { max_log_q: 218, .. }), "{e}");
         // Without a degree: the smallest secure one.
-        let p = CkksParameters::for_depth(3, 40, 60).build().unwrap();
+        let p = CkksParameters::for_depth(2, 40, 60).build().unwrap();
         assert_eq!(p.degree(), 8192);
     }
 

@@ -18,6 +18,7 @@ use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
 use crate::rlwe::context::RlweContext;
+use crate::rlwe::hybrid::{mod_down, SpecialPrimes};
 use crate::rlwe::keys::{PublicKey, SecretKey};
 
 /// The first `limbs` limbs of an NTT-form polynomial over `Q`.
@@ -40,6 +41,11 @@ pub fn encrypt_zero_public(
     rng: &mut ChaCha20Rng,
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
     ctx.check_id(pk.params_id())?;
+    if let Some(sp) = ctx.special_primes() {
+        if pk.pk0().limbs() > ctx.ring().limbs() {
+            return encrypt_zero_public_qp(ctx, sp, ring.limbs(), pk, rng);
+        }
+    }
     let n = ctx.degree();
     let limbs = ring.limbs();
     let mut u = sample_ternary(rng, n);
@@ -54,6 +60,53 @@ pub fn encrypt_zero_public(
         let pk_l = prefix(pk_b, limbs)?;
         ring.mul_add_assign(&mut c, &u_ntt, &pk_l)?;
         out.push(c);
+    }
+    e.zeroize();
+    u_ntt.zeroize();
+    let c1 = out.pop();
+    let c0 = out.pop();
+    match (c0, c1) {
+        (Some(c0), Some(c1)) => Ok((c0, c1)),
+        _ => Err(Error::InvalidArgument("encryption failed".into())),
+    }
+}
+
+/// Public-key encryption of zero over `Q_l·P` followed by the exact
+/// division by `P` ([`crate::rlwe::hybrid`]'s ModDown), as SEAL encrypts:
+/// the noise `e_0 + u·e + e_1·s` shrinks by `P` and what remains is the
+/// rounding `r_0 + r_1·s` with `|r_b| ≤ 1/2` — about 3 bits of CKKS
+/// precision better than encrypting over `Q`.
+fn encrypt_zero_public_qp(
+    ctx: &RlweContext,
+    sp: &SpecialPrimes,
+    limbs: usize,
+    pk: &PublicKey,
+    rng: &mut ChaCha20Rng,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    let n = ctx.degree();
+    let k = ctx.ring().limbs();
+    let ring = sp.ring_qp_at(limbs - 1)?;
+    let kp = sp.ring_p().limbs();
+    let mut u = sample_ternary(rng, n);
+    let u_ntt = ring.to_ntt(ring.from_signed(&u)?);
+    u.zeroize();
+    let mut u_ntt = u_ntt?;
+    let mut e = vec![0i64; n];
+    let mut conv = ctx.scratch.take((limbs + kp) * n);
+    let mut out = Vec::with_capacity(2);
+    for pk_b in [pk.pk0(), pk.pk1()] {
+        ctx.gaussian().sample_into(rng, &mut e);
+        let mut c = ring.to_ntt(ring.from_signed(&e)?)?;
+        // u·pk_b on the rows q_0 … q_l and p_1 … p_α of the key.
+        for (r, (row, u_row)) in c.limbs_iter_mut().zip(u_ntt.limbs_iter()).enumerate() {
+            let kr = if r < limbs { r } else { k + (r - limbs) };
+            let m = ring.moduli()[r];
+            let key = pk_b
+                .get_limb(kr)
+                .ok_or_else(|| Error::InvalidArgument("public key too short".into()))?;
+            rnsfhe_math::ring::pointwise_mul_add(&m, row, u_row, key);
+        }
+        out.push(mod_down(ctx, sp, c.data_mut(), limbs, &mut conv)?);
     }
     e.zeroize();
     u_ntt.zeroize();

@@ -62,6 +62,8 @@ pub struct SpecialPrimes {
     /// Per level `l`, per digit met: its limb range and the converter from
     /// `Q_j'` to `P ∪ (Q_l \ Q_j')` (`P` first).
     up: Vec<Vec<(Range<usize>, BaseConverter)>>,
+    /// Per level `l`, the ring `Q_l·P` (tables shared).
+    level_qp: Vec<RnsRing>,
 }
 
 impl SpecialPrimes {
@@ -83,7 +85,11 @@ impl SpecialPrimes {
         let ring_qp = ring_q.concat(&ring_p)?;
         let base_q = ring_q.base();
         let base_p = ring_p.base();
-        let p_mod_q: Vec<u64> = ring_q.moduli().iter().map(|m| base_p.product_mod(m)).collect();
+        let p_mod_q: Vec<u64> = ring_q
+            .moduli()
+            .iter()
+            .map(|m| base_p.product_mod(m))
+            .collect();
         let p_inv_mod_q = ring_q
             .moduli()
             .iter()
@@ -113,6 +119,9 @@ impl SpecialPrimes {
             }
             up.push(digits);
         }
+        let level_qp = (0..k)
+            .map(|l| ring_q.sub_ring(0..l + 1)?.concat(&ring_p))
+            .collect::<core::result::Result<Vec<_>, _>>()?;
         Ok(Self {
             dnum,
             alpha,
@@ -122,6 +131,7 @@ impl SpecialPrimes {
             p_inv_mod_q,
             down,
             up,
+            level_qp,
         })
     }
 
@@ -143,6 +153,14 @@ impl SpecialPrimes {
     /// The ring `R_{Q·P}` of the key-switching keys (`Q` limbs first).
     pub fn ring_qp(&self) -> &RnsRing {
         &self.ring_qp
+    }
+
+    /// The ring `Q_l·P` of level `l` (`q_0 … q_l`, then the special
+    /// primes).
+    pub fn ring_qp_at(&self, level: usize) -> Result<&RnsRing> {
+        self.level_qp
+            .get(level)
+            .ok_or_else(|| Error::InvalidArgument(format!("level {level} outside the chain")))
     }
 
     /// `[P]_{q_i}`.
@@ -268,7 +286,7 @@ pub(crate) fn switch_hybrid(
 
 /// `⌊x / P⌉` (exactly) over `Q_l` for `x` in NTT form over `Q_l·P`
 /// (rows `q_0 … q_l, p_1 … p_α`); the P rows are consumed.
-fn mod_down(
+pub(crate) fn mod_down(
     ctx: &RlweContext,
     sp: &SpecialPrimes,
     x: &mut [u64],

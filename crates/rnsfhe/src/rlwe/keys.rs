@@ -227,7 +227,10 @@ pub(crate) fn rlwe_zero_sample(
     Ok((b, a, seed))
 }
 
-/// A public key `(pk0, pk1) = (−[a·s + e]_q, a)` in NTT form (000 §II.E).
+/// A public key `(pk0, pk1) = (−[a·s + e]_q, a)` in NTT form (000 §II.E),
+/// over `Q` — or over `Q·P` when the context has special primes (hybrid
+/// key switching), so that encryption can end with a division by `P` that
+/// removes almost all of its noise.
 /// Equality compares ids and polynomials, not the compression seed.
 #[derive(Clone, Debug)]
 pub struct PublicKey {
@@ -265,7 +268,14 @@ impl PublicKey {
     ) -> Result<Self> {
         let ctx = ctx.rlwe();
         sk.check(ctx)?;
-        let (pk0, pk1, seed) = rlwe_zero_sample(ctx, sk, rng)?;
+        // With special primes the public key lives over Q·P, so that
+        // encryption can divide its noise by P (SEAL's choice; see
+        // `rlwe::encryption::encrypt_zero_public`).
+        let (pk0, pk1, seed) = if ctx.special_primes().is_some() {
+            rlwe_zero_sample_qp(ctx, sk, rng)?
+        } else {
+            rlwe_zero_sample(ctx, sk, rng)?
+        };
         Ok(Self {
             params_id: ctx.id(),
             key_id: sk.key_id(),
