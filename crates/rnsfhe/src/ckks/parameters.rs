@@ -528,7 +528,10 @@ mod tests {
             .dnum(1)
             .build()
             .unwrap_err();
-        assert!(matches!(e, Error::InsecureParameters { max_log_q: 218, .. }), "{e}");
+        assert!(
+            matches!(e, Error::InsecureParameters { max_log_q: 218, .. }),
+            "{e}"
+        );
         // Without a degree: the smallest secure one.
         let p = CkksParameters::for_depth(2, 40, 60).build().unwrap();
         assert_eq!(p.degree(), 8192);
