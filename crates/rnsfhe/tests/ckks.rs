@@ -248,3 +248,31 @@ fn misuse_is_a_typed_error() {
     ));
     assert!(Decryptor::new(&s.ctx, &other.sk).is_err());
 }
+
+/// Every thread count gives the same words (as for BFV): products,
+/// relinearization, rescaling, rotations and encryption from a seeded rng.
+#[test]
+fn results_are_identical_for_every_thread_count() {
+    let s = setup(13, 2, Some(2));
+    let enc = Encoder::new(&s.ctx);
+    let x = data(s.ctx.slots(), 11);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let e = Encryptor::from_public_key(&s.ctx, &s.pk).unwrap();
+            let ct = e
+                .encrypt_with_rng(&enc.encode(&x).unwrap(), &mut rng_from_seed([8; 32]))
+                .unwrap();
+            let ev = Evaluator::new(&s.ctx);
+            let m = ev.multiply_relin_rescale(&ct, &ct, &s.rk).unwrap();
+            let r = ev.rotate(&m, 3, &s.gk).unwrap();
+            (ct, m, r)
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(3));
+}

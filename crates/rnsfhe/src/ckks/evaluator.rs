@@ -351,14 +351,16 @@ impl Evaluator {
     /// pass per limb): a 3-polynomial ciphertext at scale `Δ_a·Δ_b`. Equal
     /// levels (or auto-alignment); scales may differ.
     pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        let (a, b) = if self.auto_align && a.level() != b.level() {
+        if self.auto_align && a.level() != b.level() {
             let l = a.level().min(b.level());
-            (self.drop_to_level(a, l)?, self.drop_to_level(b, l)?)
-        } else {
-            (a.clone(), b.clone())
-        };
-        self.check(&a)?;
-        self.check(&b)?;
+            return self.multiply_same_level(&self.drop_to_level(a, l)?, &self.drop_to_level(b, l)?);
+        }
+        self.multiply_same_level(a, b)
+    }
+
+    fn multiply_same_level(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        self.check(a)?;
+        self.check(b)?;
         check_key_id(a.key_id, b.key_id)?;
         if a.level() != b.level() {
             return Err(Error::LevelMismatch {
@@ -367,9 +369,9 @@ impl Evaluator {
                 right: b.level(),
             });
         }
-        let (Some([a0, a1]), Some([b0, b1])) = (
-            a.polys.get(..2).and_then(|s| <&[_; 2]>::try_from(s).ok()),
-            b.polys.get(..2).and_then(|s| <&[_; 2]>::try_from(s).ok()),
+        let (Ok([a0, a1]), Ok([b0, b1])) = (
+            <&[RnsPoly<Ntt>; 2]>::try_from(a.polys.as_slice()),
+            <&[RnsPoly<Ntt>; 2]>::try_from(b.polys.as_slice()),
         ) else {
             return Err(Error::WrongCiphertextSize {
                 operation: "multiply",
@@ -377,17 +379,16 @@ impl Evaluator {
                 got: a.polys.len().max(b.polys.len()),
             });
         };
-        if a.polys.len() != 2 || b.polys.len() != 2 {
-            return Err(Error::WrongCiphertextSize {
-                operation: "multiply",
-                expected: "2",
-                got: a.polys.len().max(b.polys.len()),
-            });
-        }
         let ring = self.ctx.ring_at(a.level())?;
         let n = ring.n();
         let k = ring.limbs();
-        let mut d: [RnsPoly<Ntt>; 3] = [ring.zero(), ring.zero(), ring.zero()];
+        let scratch = &self.ctx.rlwe().scratch;
+        // Every word is written by the Karatsuba rows: no zeroing needed.
+        let mut d: [RnsPoly<Ntt>; 3] = [
+            RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
+            RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
+            RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
+        ];
         let [d0, d1, d2] = &mut d;
         d0.data_mut()
             .par_chunks_exact_mut(n)
@@ -403,7 +404,6 @@ impl Evaluator {
                     );
                 }
             });
-        debug_assert_eq!(d0.limbs(), k);
         Ok(Ciphertext {
             params_id: a.params_id,
             key_id: a.key_id,
@@ -417,6 +417,13 @@ impl Evaluator {
     /// Relinearizes a 3-polynomial ciphertext with hybrid key switching
     /// (`c_2` inverse-transformed once, ModUp, inner product, ModDown).
     pub fn relinearize(&self, ct: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
+        let mut out = ct.clone();
+        self.relinearize_assign(&mut out, rk)?;
+        Ok(out)
+    }
+
+    /// [`Evaluator::relinearize`] in place (no copy of `c_0`, `c_1`).
+    pub fn relinearize_assign(&self, ct: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
         self.check(ct)?;
         self.ctx.check_id(rk.params_id())?;
         check_key_id(rk.key_id(), ct.key_id)?;
@@ -428,22 +435,30 @@ impl Evaluator {
             });
         }
         let ring = self.ctx.ring_at(ct.level())?;
-        let c2 = &ct.polys[2];
-        let c2_coeff = ring.to_coeff(c2.clone())?;
-        let (k0, k1) = rk
-            .key_switching_key()
-            .switch_hybrid(&*self.ctx, &c2_coeff, Some(c2))?;
-        let mut out = Ciphertext {
-            params_id: ct.params_id,
-            key_id: ct.key_id,
-            scale: ct.scale,
-            len: ct.len,
-            polys: vec![ct.polys[0].clone(), ct.polys[1].clone()],
-            seed: None,
+        let (k0, k1) = {
+            let c2 = &ct.polys[2];
+            let mut c2_coeff = RnsPoly::<Ntt>::from_data(
+                c2.n(),
+                c2.limbs(),
+                self.ctx.rlwe().scratch.take_owned(c2.data().len()),
+            )?;
+            c2_coeff.data_mut().copy_from_slice(c2.data());
+            let c2_coeff = ring.to_coeff(c2_coeff)?;
+            let r = rk
+                .key_switching_key()
+                .switch_hybrid(&*self.ctx, &c2_coeff, Some(c2));
+            self.ctx.rlwe().scratch.give(c2_coeff.into_data());
+            r?
         };
-        ring.add_assign(&mut out.polys[0], &k0)?;
-        ring.add_assign(&mut out.polys[1], &k1)?;
-        Ok(out)
+        if let Some(c2) = ct.polys.pop() {
+            self.ctx.rlwe().scratch.give(c2.into_data());
+        }
+        ring.add_assign(&mut ct.polys[0], &k0)?;
+        ring.add_assign(&mut ct.polys[1], &k1)?;
+        self.ctx.rlwe().scratch.give(k0.into_data());
+        self.ctx.rlwe().scratch.give(k1.into_data());
+        ct.seed = None;
+        Ok(())
     }
 
     /// Divides by the last prime `q_l` with rounding (exact RNS division,
@@ -484,7 +499,8 @@ impl Evaluator {
         b: &Ciphertext,
         rk: &RelinKey,
     ) -> Result<Ciphertext> {
-        let mut out = self.relinearize(&self.multiply(a, b)?, rk)?;
+        let mut out = self.multiply(a, b)?;
+        self.relinearize_assign(&mut out, rk)?;
         self.rescale_assign(&mut out)?;
         Ok(out)
     }
