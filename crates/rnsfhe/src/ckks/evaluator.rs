@@ -353,7 +353,8 @@ impl Evaluator {
     pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         if self.auto_align && a.level() != b.level() {
             let l = a.level().min(b.level());
-            return self.multiply_same_level(&self.drop_to_level(a, l)?, &self.drop_to_level(b, l)?);
+            return self
+                .multiply_same_level(&self.drop_to_level(a, l)?, &self.drop_to_level(b, l)?);
         }
         self.multiply_same_level(a, b)
     }
