@@ -75,23 +75,61 @@ fn every_operation_matches_float64() {
         };
         check("fresh", dec.decrypt_decode(&cx).unwrap(), x.clone(), 20.0);
         let sum: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
-        check("add", dec.decrypt_decode(&ev.add(&cx, &cy).unwrap()).unwrap(), sum, 20.0);
+        check(
+            "add",
+            dec.decrypt_decode(&ev.add(&cx, &cy).unwrap()).unwrap(),
+            sum,
+            20.0,
+        );
         let diff: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
-        check("sub", dec.decrypt_decode(&ev.sub(&cx, &cy).unwrap()).unwrap(), diff, 20.0);
+        check(
+            "sub",
+            dec.decrypt_decode(&ev.sub(&cx, &cy).unwrap()).unwrap(),
+            diff,
+            20.0,
+        );
         let prod: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a * b).collect();
         let m = ev.multiply_relin_rescale(&cx, &cy, &s.rk).unwrap();
         assert_eq!(m.level(), 2);
-        check("mult_relin_rescale", dec.decrypt_decode(&m).unwrap(), prod.clone(), 20.0);
+        check(
+            "mult_relin_rescale",
+            dec.decrypt_decode(&m).unwrap(),
+            prod.clone(),
+            20.0,
+        );
         // Degree-2 decryption before relinearization.
         let t = ev.multiply(&cx, &cy).unwrap();
-        check("tensor", dec.decrypt_decode(&t).unwrap(), prod.clone(), 20.0);
+        check(
+            "tensor",
+            dec.decrypt_decode(&t).unwrap(),
+            prod.clone(),
+            20.0,
+        );
         let rot: Vec<f64> = (0..half).map(|i| x[(i + 1) % half]).collect();
-        check("rotate 1", dec.decrypt_decode(&ev.rotate(&cx, 1, &s.gk).unwrap()).unwrap(), rot, 20.0);
+        check(
+            "rotate 1",
+            dec.decrypt_decode(&ev.rotate(&cx, 1, &s.gk).unwrap())
+                .unwrap(),
+            rot,
+            20.0,
+        );
         let rot: Vec<f64> = (0..half).map(|i| x[(i + half - 1) % half]).collect();
-        check("rotate -1", dec.decrypt_decode(&ev.rotate(&cx, -1, &s.gk).unwrap()).unwrap(), rot, 20.0);
+        check(
+            "rotate -1",
+            dec.decrypt_decode(&ev.rotate(&cx, -1, &s.gk).unwrap())
+                .unwrap(),
+            rot,
+            20.0,
+        );
         // 5 = 4 + 1 composed from held keys (non-adjacent form).
         let rot: Vec<f64> = (0..half).map(|i| x[(i + 5) % half]).collect();
-        check("rotate 5 (composed)", dec.decrypt_decode(&ev.rotate(&cx, 5, &s.gk).unwrap()).unwrap(), rot, 19.0);
+        check(
+            "rotate 5 (composed)",
+            dec.decrypt_decode(&ev.rotate(&cx, 5, &s.gk).unwrap())
+                .unwrap(),
+            rot,
+            19.0,
+        );
         // Depth 3: x·y·x·y.
         let m2 = ev.multiply_relin_rescale(&m, &m, &s.rk).unwrap();
         let m3 = ev.multiply_relin_rescale(&m2, &ev.drop_to_level(&cx, 1).unwrap(), &s.rk);
@@ -116,18 +154,24 @@ fn complex_values_conjugation_and_constants() {
     let sym = Encryptor::from_secret_key(&s.ctx, &s.sk).unwrap();
     let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
     let ev = Evaluator::new(&s.ctx);
-    let ct = sym.encrypt_symmetric(&enc.encode_complex(&z).unwrap()).unwrap();
+    let ct = sym
+        .encrypt_symmetric(&enc.encode_complex(&z).unwrap())
+        .unwrap();
     assert!(ct.seed().is_some());
     let mut rng = rng_from_seed([4; 32]);
     let gk = GaloisKeys::generate_default_with_rng(&s.ctx, &s.sk, &mut rng).unwrap();
-    let conj = dec.decrypt_decode_complex(&ev.conjugate(&ct, &gk).unwrap()).unwrap();
+    let conj = dec
+        .decrypt_decode_complex(&ev.conjugate(&ct, &gk).unwrap())
+        .unwrap();
     let err = conj
         .iter()
         .zip(&z)
         .map(|(a, b)| (*a - b.conj()).abs())
         .fold(0.0, f64::max);
     assert!(-err.log2() > 20.0, "conjugate: {:.1} bits", -err.log2());
-    let got = dec.decrypt_decode(&ev.add_const(&ct, 0.25).unwrap()).unwrap();
+    let got = dec
+        .decrypt_decode(&ev.add_const(&ct, 0.25).unwrap())
+        .unwrap();
     let want: Vec<f64> = z.iter().map(|c| c.re + 0.25).collect();
     assert!(precision_bits(&got, &want).unwrap() > 20.0);
     let c = ev.rescale(&ev.multiply_const(&ct, -1.5).unwrap()).unwrap();
@@ -139,7 +183,9 @@ fn complex_values_conjugation_and_constants() {
     let x = data(half, 9);
     let cx = sym.encrypt_symmetric(&enc.encode(&x).unwrap()).unwrap();
     let total: f64 = x.iter().sum();
-    let got = dec.decrypt_decode(&ev.sum_slots(&cx, &gk).unwrap()).unwrap();
+    let got = dec
+        .decrypt_decode(&ev.sum_slots(&cx, &gk).unwrap())
+        .unwrap();
     assert!(precision_bits(&got, &vec![total; half]).unwrap() > 14.0);
 }
 
@@ -153,7 +199,14 @@ fn misuse_is_a_typed_error() {
     let x = data(half, 1);
     let a = encryptor.encrypt(&enc.encode(&x).unwrap()).unwrap();
     let low = ev.drop_to_level(&a, 1).unwrap();
-    assert!(matches!(ev.add(&a, &low), Err(Error::LevelMismatch { left: 2, right: 1, .. })));
+    assert!(matches!(
+        ev.add(&a, &low),
+        Err(Error::LevelMismatch {
+            left: 2,
+            right: 1,
+            ..
+        })
+    ));
     let m = ev.multiply(&a, &a).unwrap();
     let m = ev.relinearize(&m, &s.rk).unwrap();
     assert!(matches!(ev.add(&m, &a), Err(Error::ScaleMismatch(_))));
@@ -165,14 +218,32 @@ fn misuse_is_a_typed_error() {
     assert!(precision_bits(&dec.decrypt_decode(&r).unwrap(), &want).unwrap() > 18.0);
     // Missing rotation key, too many values, NaN, values that do not fit.
     let empty = GaloisKeys::generate_for_steps(&s.ctx, &s.sk, &[]).unwrap();
-    assert!(matches!(ev.rotate(&a, 1, &empty), Err(Error::MissingGaloisKey { .. })));
-    assert!(matches!(enc.encode(&vec![0.0; half + 1]), Err(Error::ValueOutOfRange(_))));
-    assert!(matches!(enc.encode(&[f64::NAN]), Err(Error::ValueOutOfRange(_))));
-    assert!(matches!(enc.encode(&[1e40]), Err(Error::ValueOutOfRange(_))));
+    assert!(matches!(
+        ev.rotate(&a, 1, &empty),
+        Err(Error::MissingGaloisKey { .. })
+    ));
+    assert!(matches!(
+        enc.encode(&vec![0.0; half + 1]),
+        Err(Error::ValueOutOfRange(_))
+    ));
+    assert!(matches!(
+        enc.encode(&[f64::NAN]),
+        Err(Error::ValueOutOfRange(_))
+    ));
+    assert!(matches!(
+        enc.encode(&[1e40]),
+        Err(Error::ValueOutOfRange(_))
+    ));
     // Objects of another context.
     let other = setup(11, 1, None);
     assert!(matches!(
-        ev.add(&a, &Encryptor::from_public_key(&other.ctx, &other.pk).unwrap().encrypt(&Encoder::new(&other.ctx).encode(&x).unwrap()).unwrap()),
+        ev.add(
+            &a,
+            &Encryptor::from_public_key(&other.ctx, &other.pk)
+                .unwrap()
+                .encrypt(&Encoder::new(&other.ctx).encode(&x).unwrap())
+                .unwrap()
+        ),
         Err(Error::ParameterMismatch { .. })
     ));
     assert!(Decryptor::new(&s.ctx, &other.sk).is_err());

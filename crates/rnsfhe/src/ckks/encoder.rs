@@ -53,7 +53,11 @@ impl Encoder {
     /// Encodes up to `n/2` complex values at the default scale and the top
     /// level.
     pub fn encode_complex(&self, values: &[Complex64]) -> Result<Plaintext> {
-        self.encode_complex_at(values, self.ctx.params().default_scale(), self.ctx.max_level())
+        self.encode_complex_at(
+            values,
+            self.ctx.params().default_scale(),
+            self.ctx.max_level(),
+        )
     }
 
     /// Encodes up to `n/2` complex values (zero-padded) at `scale` and

@@ -104,7 +104,10 @@ impl Evaluator {
         &self,
         a: &'a Ciphertext,
         b: &'a Ciphertext,
-    ) -> Result<(std::borrow::Cow<'a, Ciphertext>, std::borrow::Cow<'a, Ciphertext>)> {
+    ) -> Result<(
+        std::borrow::Cow<'a, Ciphertext>,
+        std::borrow::Cow<'a, Ciphertext>,
+    )> {
         use std::borrow::Cow;
         if !self.auto_align
             || (a.level() == b.level() && check_scales(a.scale, b.scale, "").is_ok())
@@ -284,11 +287,8 @@ impl Evaluator {
         }
         // A constant is the polynomial with constant coefficient c·Δ (all
         // slots equal c); in NTT form every evaluation is that constant.
-        let pt = Encoder::new(&self.ctx).encode_at(
-            &vec![c; self.ctx.slots()],
-            ct.scale,
-            ct.level(),
-        )?;
+        let pt =
+            Encoder::new(&self.ctx).encode_at(&vec![c; self.ctx.slots()], ct.scale, ct.level())?;
         let mut out = self.add_plain(ct, &pt)?;
         out.len = ct.len;
         Ok(out)
@@ -527,7 +527,12 @@ impl Evaluator {
     /// `σ_g(ct)` switched back to `s` with the Galois key of `g` (hybrid
     /// key switching of `σ_g(c_1)`). Errors with
     /// [`Error::MissingGaloisKey`].
-    pub fn apply_galois(&self, ct: &Ciphertext, element: u64, gk: &GaloisKeys) -> Result<Ciphertext> {
+    pub fn apply_galois(
+        &self,
+        ct: &Ciphertext,
+        element: u64,
+        gk: &GaloisKeys,
+    ) -> Result<Ciphertext> {
         self.check(ct)?;
         self.ctx.check_id(gk.params_id())?;
         check_key_id(gk.key_id(), ct.key_id)?;

@@ -89,15 +89,16 @@ impl CkksParameters {
     /// [`SecurityLevel::None`] and `dnum = 3` (OpenFHE's default; the peers
     /// run it with their checks off too).
     pub fn preset(log_n: u32) -> Result<Self> {
-        let (_, levels, scale_bits) = PRESETS
-            .iter()
-            .copied()
-            .find(|p| p.0 == log_n)
-            .ok_or_else(|| {
-                Error::InvalidParameters(format!(
-                    "no CKKS preset for n = 2^{log_n} (presets: 2^14, 2^15, 2^16)"
-                ))
-            })?;
+        let (_, levels, scale_bits) =
+            PRESETS
+                .iter()
+                .copied()
+                .find(|p| p.0 == log_n)
+                .ok_or_else(|| {
+                    Error::InvalidParameters(format!(
+                        "no CKKS preset for n = 2^{log_n} (presets: 2^14, 2^15, 2^16)"
+                    ))
+                })?;
         let mut b = CkksParameters::for_depth(levels, scale_bits, 60).degree(1 << log_n);
         if log_n == 14 {
             b = b.security(SecurityLevel::None).dnum(3);
@@ -330,7 +331,7 @@ impl CkksParametersBuilder {
             .scale_bits
             .unwrap_or_else(|| bits_of(*moduli.get(1).unwrap_or(&moduli[0])));
         let first_bits = bits_of(moduli[0]);
-        if scale_bits < 10 || scale_bits >= first_bits.max(11) + 1 || scale_bits > 60 {
+        if scale_bits < 10 || scale_bits > first_bits.max(11) || scale_bits > 60 {
             return Err(Error::InvalidParameters(format!(
                 "scale 2^{scale_bits} must be at least 2^10 and below the first prime ({first_bits} bits)"
             )));

@@ -24,7 +24,11 @@ pub fn precision_bits(got: &[f64], expected: &[f64]) -> Result<f64> {
         }
         max = max.max((g - e).abs());
     }
-    Ok(if max == 0.0 { f64::INFINITY } else { -max.log2() })
+    Ok(if max == 0.0 {
+        f64::INFINITY
+    } else {
+        -max.log2()
+    })
 }
 
 /// Mean bits of precision `−log2 |got_i − expected_i|` averaged in the
@@ -39,7 +43,11 @@ pub fn precision_bits_rms(got: &[f64], expected: &[f64]) -> Result<f64> {
         .map(|(g, e)| (g - e) * (g - e))
         .sum::<f64>()
         / n;
-    Ok(if ms == 0.0 { f64::INFINITY } else { -0.5 * ms.log2() })
+    Ok(if ms == 0.0 {
+        f64::INFINITY
+    } else {
+        -0.5 * ms.log2()
+    })
 }
 
 #[cfg(test)]
@@ -48,7 +56,10 @@ mod tests {
 
     #[test]
     fn bits_of_agreement() {
-        assert_eq!(precision_bits(&[1.0, 2.0], &[1.0, 2.0 + 2f64.powi(-20)]).unwrap(), 20.0);
+        assert_eq!(
+            precision_bits(&[1.0, 2.0], &[1.0, 2.0 + 2f64.powi(-20)]).unwrap(),
+            20.0
+        );
         assert!(precision_bits(&[1.0], &[1.0]).unwrap().is_infinite());
         assert!(precision_bits(&[1.0], &[1.0, 2.0]).is_err());
         assert!(precision_bits(&[f64::NAN], &[1.0]).is_err());

@@ -83,7 +83,11 @@ impl SpecialPrimes {
         let ring_qp = ring_q.concat(&ring_p)?;
         let base_q = ring_q.base();
         let base_p = ring_p.base();
-        let p_mod_q: Vec<u64> = ring_q.moduli().iter().map(|m| base_p.product_mod(m)).collect();
+        let p_mod_q: Vec<u64> = ring_q
+            .moduli()
+            .iter()
+            .map(|m| base_p.product_mod(m))
+            .collect();
         let p_inv_mod_q = ring_q
             .moduli()
             .iter()
