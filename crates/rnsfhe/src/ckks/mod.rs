@@ -7,8 +7,9 @@
 //! rescaling tables), [`encoder`] (canonical embedding, exact rounding into
 //! RNS), [`ciphertext`] (plaintexts and ciphertexts with scale and level),
 //! [`encrypt`] (public/secret-key encryption, decryption and decoding),
-//! [`evaluator`] (arithmetic, relinearization, rescaling, rotations) and
-//! [`precision`]. Keys are the RLWE core's ([`crate::rlwe`]), generated with
+//! [`evaluator`] (arithmetic, relinearization, rescaling, rotations),
+//! [`polynomial`] (Chebyshev approximations and baby-step giant-step
+//! polynomial evaluation) and [`precision`]. Keys are the RLWE core's ([`crate::rlwe`]), generated with
 //! a [`CkksContext`].
 
 pub mod ciphertext;
@@ -17,6 +18,7 @@ pub mod encoder;
 pub mod encrypt;
 pub mod evaluator;
 pub mod parameters;
+pub mod polynomial;
 pub mod precision;
 
 pub use crate::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
@@ -26,4 +28,5 @@ pub use encoder::Encoder;
 pub use encrypt::{Decryptor, Encryptor};
 pub use evaluator::Evaluator;
 pub use parameters::{CkksParameters, CkksParametersBuilder};
+pub use polynomial::{depth_for_degree, ChebyshevApprox};
 pub use rnsfhe_math::embedding::Complex64;
