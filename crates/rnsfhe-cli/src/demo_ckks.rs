@@ -31,7 +31,7 @@ const MIN_BITS: f64 = 12.0;
 pub fn run(security: SecurityLevel, seed: Option<u64>) -> CliResult<bool> {
     outln!();
     outln!("== CKKS (approximate arithmetic on real numbers, 001) ==");
-    let sigmoid = ChebyshevApprox::sigmoid(-8.0, 8.0, 15);
+    let sigmoid = ChebyshevApprox::sigmoid(-8.0, 8.0, 15)?;
     let depth = 3 + sigmoid.depth();
     let params = CkksParameters::for_depth(depth, 40, 60)
         .security(security)
@@ -90,7 +90,10 @@ pub fn run(security: SecurityLevel, seed: Option<u64>) -> CliResult<bool> {
     let sq = ev.multiply_relin_rescale(&cx, &cx, &rk)?;
     let sum_sq = ev.sum_slots(&sq, &gk)?;
     let c_mean_sq = ev.rescale(&ev.multiply_const(&sum_sq, inv_n)?)?;
-    let c_var = ev.sub(&c_mean_sq, &ev.multiply_relin_rescale(&c_mean, &c_mean, &rk)?)?;
+    let c_var = ev.sub(
+        &c_mean_sq,
+        &ev.multiply_relin_rescale(&c_mean, &c_mean, &rk)?,
+    )?;
     step("mean and variance (sums over all slots)", t0);
     let got_mean = dec.decrypt_decode(&c_mean)?[0] / scale_in;
     let got_var = dec.decrypt_decode(&c_var)?[0] / (scale_in * scale_in);

@@ -19,6 +19,7 @@
 mod bench;
 mod common;
 mod demo;
+mod demo_ckks;
 mod depth;
 mod files;
 mod params;

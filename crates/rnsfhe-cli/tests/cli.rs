@@ -40,7 +40,12 @@ fn demo_is_correct_for_both_variants() {
         out.contains("== HPS ==") && out.contains("== BEHZ =="),
         "{out}"
     );
-    assert!(out.contains("all results correct (HPS, BEHZ)"), "{out}");
+    assert!(out.contains("all results correct (HPS, BEHZ, CKKS)"), "{out}");
+    // The CKKS part: mean, variance and sigmoid beside plaintext, in bits.
+    assert!(out.contains("== CKKS"), "{out}");
+    for want in ["mean ", "variance ", "sigmoid(", "bits against the same polynomial"] {
+        assert!(out.contains(want), "missing {want}: {out}");
+    }
     assert!(!out.contains("WRONG"), "{out}");
     // Expected values: <a, b> = 157, (Σ x)^2 = 10000, p(21) = 28691.
     for want in ["157", "10000", "28691", "noise budget", "ms", "Galois keys"] {
@@ -51,6 +56,9 @@ fn demo_is_correct_for_both_variants() {
         .filter(|l| l.trim_end().ends_with(" ok"))
         .count();
     assert_eq!(ok_lines, 6, "{out}");
+    // --scheme bfv leaves CKKS out.
+    let o = rnsfhe(&["demo", "--seed", "5", "--scheme", "bfv"]);
+    assert!(stdout(&o).contains("all results correct (HPS, BEHZ)\n"));
 }
 
 #[test]

@@ -114,13 +114,25 @@ impl Evaluator {
         {
             return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
         }
-        // Bring the higher operand down to the lower one's level and scale.
+        // Bring the higher operand down to the lower one's level and scale;
+        // at equal levels, `a` is adjusted to `b`'s scale one level down.
         let (hi, lo, swapped) = if a.level() >= b.level() {
             (a, b, false)
         } else {
             (b, a, true)
         };
-        let adjusted = self.adjust_to(hi, lo.level(), lo.scale)?;
+        let target = if hi.level() == lo.level() {
+            lo.level().checked_sub(1).ok_or_else(|| {
+                Error::ScaleMismatch(format!(
+                    "scales 2^{:.6} and 2^{:.6} at level 0 cannot be aligned",
+                    a.scale.log2(),
+                    b.scale.log2()
+                ))
+            })?
+        } else {
+            lo.level()
+        };
+        let adjusted = self.adjust_to(hi, target, lo.scale)?;
         let (x, y) = if swapped {
             (Cow::Borrowed(a), Cow::Owned(adjusted))
         } else {
