@@ -40,10 +40,18 @@ fn demo_is_correct_for_both_variants() {
         out.contains("== HPS ==") && out.contains("== BEHZ =="),
         "{out}"
     );
-    assert!(out.contains("all results correct (HPS, BEHZ, CKKS)"), "{out}");
+    assert!(
+        out.contains("all results correct (HPS, BEHZ, CKKS)"),
+        "{out}"
+    );
     // The CKKS part: mean, variance and sigmoid beside plaintext, in bits.
     assert!(out.contains("== CKKS"), "{out}");
-    for want in ["mean ", "variance ", "sigmoid(", "bits against the same polynomial"] {
+    for want in [
+        "mean ",
+        "variance ",
+        "sigmoid(",
+        "bits against the same polynomial",
+    ] {
         assert!(out.contains(want), "missing {want}: {out}");
     }
     assert!(!out.contains("WRONG"), "{out}");

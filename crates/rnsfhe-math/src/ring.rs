@@ -357,8 +357,15 @@ impl RnsRing {
         check_shape("coefficient count", self.n, coeffs.len())?;
         let mut a = self.zero::<Coeff>();
         for (row, m) in a.limbs_iter_mut().zip(self.moduli()) {
+            let p = m.value();
             for (x, &c) in row.iter_mut().zip(coeffs) {
-                *x = m.reduce_i64(c);
+                // Small values (errors, ternary secrets) need no division:
+                // c + p·[c < 0], branch-free; others take the Barrett path.
+                *x = if c.unsigned_abs() < p {
+                    (c as u64).wrapping_add(p & ((c >> 63) as u64))
+                } else {
+                    m.reduce_i64(c)
+                };
             }
         }
         Ok(a)

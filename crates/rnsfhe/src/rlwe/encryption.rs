@@ -18,7 +18,7 @@ use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
 use crate::rlwe::context::RlweContext;
-use crate::rlwe::hybrid::{mod_down, SpecialPrimes};
+use crate::rlwe::hybrid::{mod_down_plus, SpecialPrimes};
 use crate::rlwe::keys::{PublicKey, SecretKey};
 
 /// The first `limbs` limbs of an NTT-form polynomial over `Q`.
@@ -94,20 +94,35 @@ fn encrypt_zero_public_qp(
     let mut e = vec![0i64; n];
     let mut conv = ctx.scratch.take((limbs + kp) * n);
     let mut out = Vec::with_capacity(2);
+    let mut c = ctx.scratch.take((limbs + kp) * n);
     for pk_b in [pk.pk0(), pk.pk1()] {
         ctx.gaussian().sample_into(rng, &mut e);
-        let mut c = ring.to_ntt(ring.from_signed(&e)?)?;
-        // u·pk_b on the rows q_0 … q_l and p_1 … p_α of the key.
-        for (r, (row, u_row)) in c.limbs_iter_mut().zip(u_ntt.limbs_iter()).enumerate() {
+        // u·pk_b on the rows q_0 … q_l and p_1 … p_α of the key; e_b joins
+        // inside the division by P (no transform of its own).
+        for (r, (row, u_row)) in c
+            .as_mut_slice()
+            .chunks_exact_mut(n)
+            .zip(u_ntt.limbs_iter())
+            .enumerate()
+        {
             let kr = if r < limbs { r } else { k + (r - limbs) };
             let m = ring.moduli()[r];
             let key = pk_b
                 .get_limb(kr)
                 .ok_or_else(|| Error::InvalidArgument("public key too short".into()))?;
-            rnsfhe_math::ring::pointwise_mul_add(&m, row, u_row, key);
+            row.copy_from_slice(u_row);
+            rnsfhe_math::ring::pointwise_mul(&m, row, key);
         }
-        out.push(mod_down(ctx, sp, c.data_mut(), limbs, &mut conv)?);
+        out.push(mod_down_plus(
+            ctx,
+            sp,
+            c.as_mut_slice(),
+            Some(&e),
+            limbs,
+            &mut conv,
+        )?);
     }
+    drop(c);
     e.zeroize();
     u_ntt.zeroize();
     let c1 = out.pop();

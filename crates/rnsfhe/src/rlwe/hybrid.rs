@@ -293,13 +293,38 @@ pub(crate) fn mod_down(
     kl: usize,
     conv: &mut crate::rlwe::scratch::Scratch<'_>,
 ) -> Result<RnsPoly<Ntt>> {
+    mod_down_plus(ctx, sp, x, None, kl, conv)
+}
+
+/// [`mod_down`] of `x + e` for a small coefficient-form `e` given apart
+/// (encryption's error): `e` is added to the P rows after their inverse
+/// NTT and to the Q rows together with the converted P part, before the
+/// one forward NTT those rows need anyway — the same words as adding
+/// `NTT(e)` to `x` first, without its `k_l + α` transforms.
+pub(crate) fn mod_down_plus(
+    ctx: &RlweContext,
+    sp: &SpecialPrimes,
+    x: &mut [u64],
+    e: Option<&[i64]>,
+    kl: usize,
+    conv: &mut crate::rlwe::scratch::Scratch<'_>,
+) -> Result<RnsPoly<Ntt>> {
     let n = ctx.degree();
     let k = ctx.ring().limbs();
     let (xq, xp) = x.split_at_mut(kl * n);
     let p_tables = sp.ring_p.tables();
     xp.par_chunks_exact_mut(n)
         .zip(p_tables.par_iter())
-        .try_for_each(|(row, t)| t.backward(row))?;
+        .try_for_each(|(row, t)| -> Result<()> {
+            t.backward(row)?;
+            if let Some(e) = e {
+                let m = t.modulus();
+                for (x, &c) in row.iter_mut().zip(e) {
+                    *x = m.add(*x, m.reduce_i64(c));
+                }
+            }
+            Ok(())
+        })?;
     let conv = conv
         .as_mut_slice()
         .get_mut(..kl * n)
@@ -323,11 +348,24 @@ pub(crate) fn mod_down(
             let t = q_tables
                 .get(i)
                 .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
-            t.forward(cv)?;
             let m: &Modulus = t.modulus();
+            // cv ← [e − conv]_{q_i} (coefficient form), then one NTT.
+            match e {
+                Some(e) => {
+                    for (c, &v) in cv.iter_mut().zip(e) {
+                        *c = m.sub(m.reduce_i64(v), *c);
+                    }
+                }
+                None => {
+                    for c in cv.iter_mut() {
+                        *c = m.neg(*c);
+                    }
+                }
+            }
+            t.forward(cv)?;
             let (w, ws) = sp.p_inv_mod_q[i];
             for ((o, &a), &b) in o.iter_mut().zip(xr).zip(cv.iter()) {
-                *o = m.mul_shoup(m.sub(a, b), w, ws);
+                *o = m.mul_shoup(m.add(a, b), w, ws);
             }
             Ok(())
         })?;
