@@ -21,6 +21,7 @@ mod common;
 mod demo;
 mod depth;
 mod files;
+mod heaan_bench;
 mod params;
 mod svg;
 
