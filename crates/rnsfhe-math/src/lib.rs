@@ -7,7 +7,9 @@
 //! [`RnsPoly`], [`RnsRing`]), base conversions and scaling
 //! ([`BaseConverter`], [`ScaleRoundToModulus`], [`ScaleRoundToBase`],
 //! [`SmallMontgomery`], [`ShenoyKumaresan`], [`RnsFloor`]), the big-integer
-//! bridge ([`crt`]) and cryptographic samplers ([`sampling`]).
+//! bridge ([`crt`]), non-RNS HEAAN's multiplication of polynomials with
+//! multi-precision coefficients and its HE Mul experiment ([`heaan`],
+//! 001 §III-B, §IV-V) and cryptographic samplers ([`sampling`]).
 //! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
 //! large polynomials over rayon threads ([`ring`]).
 //!
