@@ -125,10 +125,10 @@ pub struct BenchArgs {
     threads: String,
     /// Timed samples per op (log n < 16).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
-    reps: u64,
+    pub(crate) reps: u64,
     /// Timed samples per op for log n ≥ 16.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
-    reps_large: u64,
+    pub(crate) reps_large: u64,
     /// Untimed warm-up calls per op.
     #[arg(long, default_value_t = 1)]
     warmup: u64,
@@ -138,13 +138,35 @@ pub struct BenchArgs {
     ops: Option<String>,
     /// Write the results as JSON in the peers harness layout.
     #[arg(long, value_name = "FILE")]
-    json: Option<String>,
+    pub(crate) json: Option<String>,
     /// Skip the correctness checks.
     #[arg(long)]
     no_checks: bool,
     /// No progress on stderr.
     #[arg(long)]
-    quiet: bool,
+    pub(crate) quiet: bool,
+    /// Run an experiment instead of the BFV parameter sets: 'heaan-mul' is
+    /// the HE Mul of non-RNS HEAAN (paper 001 §III-B, Fig. 2) at N = 2^16,
+    /// log q = log Q = 1200, log p = 30, timed per stage (CRT, NTT,
+    /// point-wise, iNTT, iCRT, rest) beside 001's Fig. 3. Uses --threads,
+    /// --json, --reps (log N < 16) / --reps-large, --quiet.
+    #[arg(long, value_enum)]
+    pub(crate) experiment: Option<Experiment>,
+    /// heaan-mul: bits of the word-size NTT primes (50: AVX-512 IFMA52
+    /// kernels where the CPU has them; 60: 64-bit kernels).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(20..=61))]
+    pub(crate) prime_bits: u32,
+    /// heaan-mul: log2 N (default 16; smaller for quick runs and tests).
+    #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(3..=17))]
+    pub(crate) log_n: Option<u32>,
+}
+
+/// `--experiment`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Experiment {
+    /// HE Mul of HEAAN (001 §III-B, Fig. 2-3): big-integer polynomial
+    /// products through CRT, NTT, point-wise products, iNTT and iCRT.
+    HeaanMul,
 }
 
 /// Statistics of one op, per call.
@@ -270,6 +292,10 @@ struct BenchJson<'a> {
 
 /// Runs the benchmark.
 pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
+    if let Some(Experiment::HeaanMul) = args.experiment {
+        let threads = parse_threads(&args.threads)?;
+        return crate::heaan_bench::run(args, &threads);
+    }
     let t_start = Instant::now();
     let load_start = loadavg();
     let date = utc_now();

@@ -22,6 +22,7 @@ mod demo;
 mod demo_ckks;
 mod depth;
 mod files;
+mod heaan_bench;
 mod params;
 mod svg;
 

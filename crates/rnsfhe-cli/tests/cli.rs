@@ -155,6 +155,80 @@ fn simd_can_be_switched_off_by_environment() {
     }
 }
 
+/// `bench --experiment heaan-mul` at N = 2^10 (hidden `--log-n`): the
+/// per-stage table beside 001's Fig. 3 numbers and the JSON file.
+#[test]
+fn heaan_mul_experiment_prints_stages_and_json() {
+    let dir = tmp_dir("heaan");
+    let json = dir.join("heaan.json");
+    let o = rnsfhe(&[
+        "bench",
+        "--experiment",
+        "heaan-mul",
+        "--log-n",
+        "10",
+        "--threads",
+        "1,2",
+        "--reps",
+        "2",
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(stderr(&o).is_empty(), "--quiet: {}", stderr(&o));
+    assert!(
+        out.contains("N = 2^10, log q = 1200, log Q = 1200, log p = 30"),
+        "{out}"
+    );
+    let header = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("stage"))
+        .expect("table header");
+    assert!(
+        header.contains("1 thread") && header.contains("2 threads"),
+        "{header}"
+    );
+    for stage in ["CRT", "NTT", "point-wise", "iNTT", "iCRT", "rest", "total"] {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(stage))
+            .unwrap_or_else(|| panic!("no {stage} row: {out}"));
+        // Two numbers, one per thread count.
+        let nums: Vec<f64> = line
+            .split_whitespace()
+            .filter_map(|t| t.parse().ok())
+            .collect();
+        assert_eq!(nums.len(), 2, "{line}");
+    }
+    for paper in ["5,108", "345", "119", "95.8 %"] {
+        assert!(out.contains(paper), "missing {paper}: {out}");
+    }
+    let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(d["schema"], "rnsfhe-heaan-mul/1");
+    assert_eq!(d["params"]["n"], 1024);
+    assert_eq!(d["params"]["log_q"], 1200);
+    assert_eq!(d["paper"]["ref1_ms"], 5108.0);
+    let results = d["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for (r, t) in results.iter().zip([1, 2]) {
+        assert_eq!(r["threads"], t);
+        assert_eq!(r["runs_ms"].as_array().unwrap().len(), 2);
+        let b = &r["best_ms"];
+        let sum: f64 = ["crt", "ntt", "pointwise", "intt", "icrt", "rest"]
+            .iter()
+            .map(|k| b[k].as_f64().unwrap())
+            .sum();
+        let total = b["total"].as_f64().unwrap();
+        assert!(
+            total > 0.0 && (sum - total).abs() < 1e-6 * total.max(1.0),
+            "{b}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bench_json_has_the_harness_layout() {
     let dir = tmp_dir("bench");
@@ -358,6 +432,8 @@ fn help_works_for_every_subcommand() {
         "--threads",
         "--reps",
         "--json",
+        "--experiment",
+        "--prime-bits",
     ] {
         assert!(out.contains(flag), "bench --help lacks {flag}");
     }
@@ -396,6 +472,10 @@ fn bad_arguments_give_one_line_and_nonzero_exit() {
         &["bench", "--set", "12,60", "--threads", "0"],
         &["bench", "--set", "12,60", "--ops", "nope"],
         &["bench", "--set", "16,1020", "--encoding", "packed"],
+        &["bench", "--experiment", "nope"],
+        &["bench", "--experiment", "heaan-mul", "--threads", "0"],
+        &["bench", "--experiment", "heaan-mul", "--prime-bits", "62"],
+        &["bench", "--experiment", "heaan-mul", "--log-n", "2"],
         &["depth", "--variant", "foo"],
         &["depth", "--set", "12,200"],
         &["depth", "--set", "12,60", "--runs", "0"],

@@ -308,30 +308,9 @@ impl PolyCrt {
                 }
             }
             // Step 2 (001 §V-A, Algo. 6): the row of Y times the k × W table.
+            // S = Σ y_i q̂_i < k·q < 2^{64(W+1)}, so the top word is exact.
             for ys in ytile[..len * k].chunks_exact(k) {
-                // Output word by output word: `lo` sums the low halves of the
-                // products y_i · q̂_{i,w} (they land in word w), `hi` the high
-                // halves (they land in word w + 1). Each addend is < 2^64 and
-                // there are k ≤ 256 of them, so the u128 sums stay in
-                // registers without overflow and the carries are propagated
-                // once per word instead of once per product (the delayed
-                // carry propagation of 001 §V-A).
-                let mut carry = 0u128;
-                let mut prev_hi = 0u128;
-                for (dst, q_col) in acc.iter_mut().zip(self.q_hat_cols.chunks_exact(k)) {
-                    let (mut lo, mut hi) = (0u128, 0u128);
-                    for (&y, &qw) in ys.iter().zip(q_col) {
-                        let p = y as u128 * qw as u128;
-                        lo += p as u64 as u128;
-                        hi += p >> 64;
-                    }
-                    let t = lo + prev_hi + carry;
-                    *dst = t as u64;
-                    carry = t >> 64;
-                    prev_hi = hi;
-                }
-                // The top word: S < 2^{64(W+1)}, so nothing carries out.
-                acc[w] = (prev_hi + carry) as u64;
+                row_times_table(ys, &self.q_hat_cols, &mut acc);
                 // S / q = Σ y_i / q_i exactly; its floor is v (000 §II.D.2).
                 let v_est: f64 = ys
                     .iter()
@@ -355,11 +334,47 @@ impl PolyCrt {
     }
 }
 
+/// One row of the matrix-matrix product of 001 §V-A (Algo. 6) with delayed
+/// carry propagation: `acc = Σ_i ys[i] · T_i`, where `T` is a `k × W` table
+/// of 64-bit words stored column-major (`cols[w·k + i]` is word `w`,
+/// little-endian, of row `T_i`; `k = ys.len()`, `W = cols.len() / k`) and
+/// `acc` has `W + 1` words.
+///
+/// Output word by output word: `lo` sums the low halves of the products
+/// `y_i · T_{i,w}` (they land in word `w`), `hi` the high halves (they land
+/// in word `w + 1`). Each addend is below 2^64 and there are `k` of them, so
+/// the `u128` sums stay in registers without overflow and the carries are
+/// propagated once per word instead of once per product. `acc[..W]` is the
+/// sum modulo `2^{64W}` whatever its size; `acc[W]` is its next word,
+/// exact when the sum is below `2^{64(W+1)}` (truncated otherwise).
+#[inline]
+pub(crate) fn row_times_table(ys: &[u64], cols: &[u64], acc: &mut [u64]) {
+    let k = ys.len().max(1);
+    let w = cols.len() / k;
+    let mut carry = 0u128;
+    let mut prev_hi = 0u128;
+    for (dst, col) in acc.iter_mut().zip(cols.chunks_exact(k)) {
+        let (mut lo, mut hi) = (0u128, 0u128);
+        for (&y, &t) in ys.iter().zip(col) {
+            let p = y as u128 * t as u128;
+            lo += p as u64 as u128;
+            hi += p >> 64;
+        }
+        let t = lo + prev_hi + carry;
+        *dst = t as u64;
+        carry = t >> 64;
+        prev_hi = hi;
+    }
+    if let Some(top) = acc.get_mut(w) {
+        *top = (prev_hi + carry) as u64;
+    }
+}
+
 /// `[x]_{q_i}` for `x = Σ_w digits[w] · 2^{64w}` (any length), given
 /// `pows = [2^{64w}]_{q_i}` for `w = 0..=T` (the last entry is the radix
 /// between chunks of `T` words) and `p128 = [2^128]_{q_i}`.
 #[inline]
-fn reduce_words(m: &Modulus, digits: &[u64], pows: &[u64], p128: u64) -> u64 {
+pub(crate) fn reduce_words(m: &Modulus, digits: &[u64], pows: &[u64], p128: u64) -> u64 {
     let (chunk_pows, radix) = match pows.split_last() {
         Some((&radix, chunk_pows)) if !chunk_pows.is_empty() => (chunk_pows, radix),
         // Unreachable with the tables built by PolyCrt::new (T ≥ 1); Horner

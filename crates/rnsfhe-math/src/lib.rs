@@ -10,7 +10,9 @@
 //! by RNS moduli for levels and hybrid key switching ([`RescaleByLast`],
 //! [`HybridDecomposition`], [`ModDown`]), the big-integer bridge
 //! ([`crt`]), the CKKS canonical embedding and exact `f64` ↔ RNS
-//! conversions ([`embedding`]) and cryptographic samplers ([`sampling`]).
+//! conversions ([`embedding`]), non-RNS HEAAN's multiplication of
+//! polynomials with multi-precision coefficients and its HE Mul experiment
+//! ([`heaan`], 001 §III-B, §IV-V) and cryptographic samplers ([`sampling`]).
 //! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
 //! large polynomials over rayon threads ([`ring`]).
 //!
@@ -26,6 +28,7 @@ pub mod crt;
 pub mod embedding;
 pub mod error;
 pub mod galois;
+pub mod heaan;
 pub mod mod_down;
 pub mod modulus;
 pub mod ntt;
@@ -44,6 +47,7 @@ pub use base_conversion::BaseConverter;
 pub use crt::PolyCrt;
 pub use embedding::{rns_to_f64_centered, round_to_rns, CkksEmbedding, Complex64, F64Crt};
 pub use error::{MathError, Result};
+pub use heaan::{BigPolyMultiplier, StageTimes};
 pub use mod_down::{HybridDecomposition, ModDown, RescaleByLast};
 pub use modulus::Modulus;
 pub use ntt::NttTable;

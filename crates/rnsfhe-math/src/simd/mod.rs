@@ -70,6 +70,8 @@ pub(crate) mod base_conv_avx512;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod base_conv_ifma;
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod bigcrt_ifma;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_avx512;
@@ -324,6 +326,31 @@ pub(crate) fn pointwise_mul_add(m: &crate::Modulus, acc: &mut [u64], a: &[u64], 
     false
 }
 
+/// `out ← a ⊙ b mod p` (out of place) with IFMA52; as [`pointwise_mul`].
+pub(crate) fn pointwise_mul_to(m: &crate::Modulus, out: &mut [u64], a: &[u64], b: &[u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_ifma::modulus_ok(m) && ifma_available() {
+        // SAFETY: AVX-512F and IFMA52 checked just now.
+        unsafe { pointwise_ifma::mul_to(m, out, a, b) };
+        return true;
+    }
+    let _ = (m, out, a, b);
+    false
+}
+
+/// The degree-1 tensor `[a0·b0, a0·b1 + a1·b0, a1·b1]` from
+/// `a = [a0, a1, b0, b1]` in one pass with IFMA52; as [`pointwise_mul`].
+pub(crate) fn tensor_rows(m: &crate::Modulus, a: [&[u64]; 4], out: [&mut [u64]; 3]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if pointwise_ifma::modulus_ok(m) && ifma_available() {
+        // SAFETY: AVX-512F and IFMA52 checked just now.
+        unsafe { pointwise_ifma::tensor(m, a, out) };
+        return true;
+    }
+    let _ = (m, a, out);
+    false
+}
+
 /// `a ← a ⊙ w mod p` by Shoup's method with AVX-512F/DQ; `false` (nothing
 /// done) if the CPU lacks them. Any modulus; `w_i < p`, `ws_i` their Shoup
 /// words.
@@ -354,6 +381,109 @@ pub(crate) fn scalar_mul_shoup(m: &crate::Modulus, a: &mut [u64], c: u64, cs: u6
         return true;
     }
     let _ = (m, a, c, cs);
+    false
+}
+
+/// Constants of one NTT prime for the IFMA CRT of multi-precision
+/// coefficients ([`crate::heaan::BigPolyMultiplier`]): `p < 2^50`,
+/// `c52 = [2^52]_p` and its 52-bit Shoup word `⌊c52·2^52/p⌋`, and
+/// `one_shoup = ⌊2^52/p⌋`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CrtPrime {
+    pub(crate) p: u64,
+    pub(crate) c52: u64,
+    pub(crate) c52_shoup: u64,
+    pub(crate) one_shoup: u64,
+}
+
+/// Constants of one NTT prime for the IFMA inverse CRT: `p < 2^50`,
+/// `inv = 1/p` in `f64`, `w = [q̂^{-1}]_p` and its 52-bit Shoup word.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IcrtPrime {
+    pub(crate) p: u64,
+    pub(crate) inv: f64,
+    pub(crate) w: u64,
+    pub(crate) w_shoup: u64,
+}
+
+/// Digit columns the IFMA inverse CRT accumulates in registers at once;
+/// its table's row stride must be a multiple of it.
+pub(crate) const ICRT_BLOCK: usize = 12;
+
+/// Coefficients per sub-block of the IFMA CRT and inverse CRT: their
+/// digit and residue tiles stay in L1/L2 while the rows are read or written
+/// in runs of 512 bytes.
+pub(crate) const BIGCRT_SUB: usize = 64;
+
+/// Scratch words the IFMA inverse CRT needs for `k` primes, a table stride
+/// of `stride` digits and `w_out` output words.
+pub(crate) fn icrt_scratch_len(k: usize, stride: usize, w_out: usize) -> usize {
+    8 * ((BIGCRT_SUB / 8) * (k + 1) + (stride + 2) + w_out)
+}
+
+/// The most 48-bit digits the IFMA CRT takes (inputs up to 3024 bits):
+/// with `D ≤ 63` its high halves sum to `H < D·2^46 + D < 2^52`.
+pub(crate) const CRT_MAX_DIGITS: usize = 63;
+
+/// Scratch words the IFMA CRT needs for `w` input words and `digits`
+/// 48-bit digits.
+pub(crate) fn crt_scratch_len(w: usize, digits: usize) -> usize {
+    let triples = digits.div_ceil(4);
+    8 * 3 * triples.max(w.div_ceil(3)) + (BIGCRT_SUB / 8) * 8 * 4 * triples
+}
+
+/// Whether the IFMA CRT/iCRT kernels of the big-polynomial multiplier can
+/// run here (AVX-512F, DQ and IFMA52, SIMD not switched off).
+#[inline]
+pub(crate) fn bigcrt_ifma_available() -> bool {
+    ifma_available() && avx512_available()
+}
+
+/// The IFMA CRT of `bigcrt_ifma::crt` (same arguments, 48-bit digits);
+/// `false` (nothing done) if the CPU lacks the features or
+/// `digits > CRT_MAX_DIGITS`. Requires every `p < 2^50`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn big_crt(
+    input: &[u64],
+    w: usize,
+    digits: usize,
+    pows: &[u64],
+    stride: usize,
+    primes: &[CrtPrime],
+    rows: &mut [&mut [u64]],
+    scratch: &mut [u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if digits <= CRT_MAX_DIGITS && bigcrt_ifma_available() {
+        // SAFETY: AVX-512F, DQ and IFMA52 checked just now.
+        unsafe { bigcrt_ifma::crt(input, w, digits, pows, stride, primes, rows, scratch) };
+        return true;
+    }
+    let _ = (input, w, digits, pows, stride, primes, rows, scratch);
+    false
+}
+
+/// The IFMA inverse CRT of `bigcrt_ifma::icrt` (same arguments); `false`
+/// (nothing done) if the CPU lacks the features. Requires every
+/// `p < 2^50`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn big_icrt(
+    rows: &[&[u64]],
+    primes: &[IcrtPrime],
+    table: &[u64],
+    stride: usize,
+    out_bits: u32,
+    w_out: usize,
+    out: &mut [u64],
+    scratch: &mut [u64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if bigcrt_ifma_available() {
+        // SAFETY: AVX-512F, DQ and IFMA52 checked just now.
+        unsafe { bigcrt_ifma::icrt(rows, primes, table, stride, out_bits, w_out, out, scratch) };
+        return true;
+    }
+    let _ = (rows, primes, table, stride, out_bits, w_out, out, scratch);
     false
 }
 
