@@ -311,3 +311,41 @@ fn hybrid_key_sizes_and_noise_by_dnum() {
         assert!(noise_bits <= 13 + 4, "noise {noise_bits} bits");
     }
 }
+
+/// The fused product (one exact division by `P·q_l`) is within one unit per
+/// coefficient of relinearizing then rescaling (two exact divisions).
+#[test]
+fn fused_relinearize_rescale_matches_the_two_step_product() {
+    for dnum in [1usize, 2, 4] {
+        let ctx = context(10, 3, dnum);
+        let q = ctx.params().coeff_moduli().to_vec();
+        let mut rng = rng_from_seed([9; 32]);
+        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let enc = Encryptor::from_secret_key(&ctx, &sk).unwrap();
+        let x: Vec<f64> = (0..512).map(|i| (i as f64 * 0.11).sin()).collect();
+        let a = enc
+            .encrypt_symmetric(&Encoder::new(&ctx).encode(&x).unwrap())
+            .unwrap();
+        let ev = Evaluator::new(&ctx);
+        let mut cur = a.clone();
+        while cur.level() > 0 {
+            let fused = ev.multiply_relin_rescale(&cur, &cur, &rk).unwrap();
+            let two = ev
+                .rescale(
+                    &ev.relinearize(&ev.multiply(&cur, &cur).unwrap(), &rk)
+                        .unwrap(),
+                )
+                .unwrap();
+            assert_eq!(fused.level(), two.level());
+            assert_eq!(fused.scale(), two.scale());
+            let ql = &q[..fused.level() + 1];
+            for (f, t) in fused.polys().iter().zip(two.polys()) {
+                for (x, y) in ints(f, ql).iter().zip(ints(t, ql)) {
+                    assert!((x - &y).abs() <= BigInt::from(1), "dnum {dnum}: {x} vs {y}");
+                }
+            }
+            cur = fused;
+        }
+    }
+}

@@ -505,17 +505,54 @@ impl Evaluator {
         Ok(())
     }
 
-    /// `rescale(relinearize(multiply(a, b)))`, the usual CKKS product.
+    /// The usual CKKS product: multiply, relinearize and rescale, with the
+    /// relinearization's division by `P` and the rescaling's division by
+    /// `q_l` done as one exact division by `P·q_l`
+    /// ([`crate::rlwe::hybrid`]) — the result differs from
+    /// `rescale(relinearize(multiply(a, b)))` by at most one unit per
+    /// coefficient (one rounding instead of two) and needs `2l + 1` fewer
+    /// forward NTTs. Level `l − 1`, scale `Δ_a·Δ_b/q_l`; errors with
+    /// [`Error::LevelExhausted`] at level 0.
     pub fn multiply_relin_rescale(
         &self,
         a: &Ciphertext,
         b: &Ciphertext,
         rk: &RelinKey,
     ) -> Result<Ciphertext> {
-        let mut out = self.multiply(a, b)?;
-        self.relinearize_assign(&mut out, rk)?;
-        self.rescale_assign(&mut out)?;
-        Ok(out)
+        let mut t = self.multiply(a, b)?;
+        let l = t.level();
+        if l == 0 {
+            return Err(Error::LevelExhausted(
+                "cannot rescale a ciphertext at level 0".into(),
+            ));
+        }
+        self.ctx.check_id(rk.params_id())?;
+        check_key_id(rk.key_id(), t.key_id)?;
+        let ring = self.ctx.ring_at(l)?;
+        let scratch = &self.ctx.rlwe().scratch;
+        let c2 = t
+            .polys
+            .pop()
+            .ok_or_else(|| Error::InvalidArgument("empty tensor".into()))?;
+        let mut c2_coeff =
+            RnsPoly::<Ntt>::from_data(c2.n(), c2.limbs(), scratch.take_owned(c2.data().len()))?;
+        c2_coeff.data_mut().copy_from_slice(c2.data());
+        let c2_coeff = ring.to_coeff(c2_coeff)?;
+        let [d0, d1] = t.polys.as_mut_slice() else {
+            return Err(Error::InvalidArgument("tensor of the wrong size".into()));
+        };
+        let r = rk.key_switching_key().relinearize_rescale_hybrid(
+            self.ctx.rlwe(),
+            &c2_coeff,
+            &c2,
+            d0,
+            d1,
+        );
+        scratch.give(c2_coeff.into_data());
+        scratch.give(c2.into_data());
+        r?;
+        t.scale /= self.ctx.params().coeff_moduli()[l] as f64;
+        Ok(t)
     }
 
     /// `ct` at a lower `level` without rescaling (the limbs above are

@@ -64,6 +64,9 @@ pub struct SpecialPrimes {
     up: Vec<Vec<(Range<usize>, BaseConverter)>>,
     /// Per level `l`, the ring `Q_l·P` (tables shared).
     level_qp: Vec<RnsRing>,
+    /// Per level `l ≥ 1`: FastBaseConv_F from `{q_l} ∪ P` to `Q_{l−1}` and
+    /// `[(P·q_l)^{-1}]_{q_i}` (Shoup) — key switching fused with rescaling.
+    down_last: Vec<Option<(BaseConverter, Vec<(u64, u64)>)>>,
 }
 
 impl SpecialPrimes {
@@ -122,6 +125,22 @@ impl SpecialPrimes {
         let level_qp = (0..k)
             .map(|l| ring_q.sub_ring(0..l + 1)?.concat(&ring_p))
             .collect::<core::result::Result<Vec<_>, _>>()?;
+        let mut down_last = vec![None];
+        for l in 1..k {
+            let mut from_vals = vec![q_vals[l]];
+            from_vals.extend(&p_vals);
+            let from = RnsBase::new(&from_vals)?;
+            let to = RnsBase::new(&q_vals[..l])?;
+            let inv = ring_q.moduli()[..l]
+                .iter()
+                .zip(&p_mod_q)
+                .map(|(m, &pm)| {
+                    let i = m.inv(m.mul(pm, m.reduce(q_vals[l])))?;
+                    Ok((i, m.shoup(i)))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            down_last.push(Some((BaseConverter::new(&from, &to)?, inv)));
+        }
         Ok(Self {
             dnum,
             alpha,
@@ -132,6 +151,7 @@ impl SpecialPrimes {
             down,
             up,
             level_qp,
+            down_last,
         })
     }
 
@@ -189,6 +209,118 @@ pub(crate) fn switch_hybrid(
     c_coeff: &RnsPoly<Coeff>,
     c_ntt: Option<&RnsPoly<Ntt>>,
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    let kl = c_coeff.limbs();
+    let (mut acc0, mut acc1) = mod_up_inner_product(ctx, sp, keys, c_coeff, c_ntt)?;
+    let mut conv = ctx.scratch.take((kl + sp.ring_p.limbs()) * ctx.degree());
+    let out0 = mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut conv)?;
+    let out1 = mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut conv)?;
+    Ok((out0, out1))
+}
+
+/// Relinearization fused with rescaling (the "ModDown by `P·q_l`" of
+/// Lattigo and OpenFHE): for a tensor `(d_0, d_1, d_2)` at level `l ≥ 1`
+/// (NTT form), with `(a_0, a_1)` the inner products of the hybrid key
+/// switch of `d_2` over `Q_l·P` (before ModDown), returns
+/// `⌊(P·d_b + a_b) / (P·q_l)⌉` over `Q_{l−1}` for `b = 0, 1` — exactly, by
+/// the centred conversion of the `q_l` and `P` rows — which decrypts to
+/// `(d_0 + d_1 s + d_2 s²)/q_l` plus the rounding and key-switching noise,
+/// like relinearizing then rescaling, with one division instead of two
+/// (`2(α + 1)` inverse and `2l` forward NTTs instead of `2(α + 1)` and
+/// `2(2l + 1)`). `d_0`, `d_1` are overwritten and truncated to `l` limbs.
+pub(crate) fn relinearize_rescale_hybrid(
+    ctx: &RlweContext,
+    sp: &SpecialPrimes,
+    keys: &[(RnsPoly<Ntt>, RnsPoly<Ntt>)],
+    c2_coeff: &RnsPoly<Coeff>,
+    c2_ntt: &RnsPoly<Ntt>,
+    d0: &mut RnsPoly<Ntt>,
+    d1: &mut RnsPoly<Ntt>,
+) -> Result<()> {
+    let n = ctx.degree();
+    let kl = c2_coeff.limbs();
+    let l = kl - 1;
+    let (conv_last, inv) = sp
+        .down_last
+        .get(l)
+        .and_then(|x| x.as_ref())
+        .ok_or_else(|| Error::LevelExhausted("cannot rescale at level 0".into()))?;
+    d0.check_same_shape(c2_ntt)?;
+    d1.check_same_shape(c2_ntt)?;
+    let (mut acc0, mut acc1) = mod_up_inner_product(ctx, sp, keys, c2_coeff, Some(c2_ntt))?;
+    let q_tables = ctx.ring().tables();
+    let p_tables = sp.ring_p.tables();
+    let mut conv = ctx.scratch.take(l * n);
+    for (acc, d) in [(&mut acc0, &mut *d0), (&mut acc1, &mut *d1)] {
+        let x = acc.as_mut_slice();
+        // x ← a + P·d on the Q rows (P·d vanishes modulo P).
+        x[..kl * n]
+            .par_chunks_exact_mut(n)
+            .zip(d.data().par_chunks_exact(n))
+            .enumerate()
+            .for_each(|(i, (xr, dr))| {
+                if let Some(m) = q_tables.get(i).map(|t| *t.modulus()) {
+                    let w = sp.p_mod_q[i];
+                    let ws = m.shoup(w);
+                    for (a, &b) in xr.iter_mut().zip(dr) {
+                        *a = m.add(*a, m.mul_shoup(b, w, ws));
+                    }
+                }
+            });
+        // Rows q_l, p_1 … p_α (contiguous) back to coefficient form.
+        let (xq, xlast) = x.split_at_mut(l * n);
+        xlast
+            .par_chunks_exact_mut(n)
+            .enumerate()
+            .try_for_each(|(r, row)| -> Result<()> {
+                let t = if r == 0 {
+                    q_tables.get(l)
+                } else {
+                    p_tables.get(r - 1)
+                };
+                t.ok_or_else(|| Error::InvalidArgument("table".into()))?
+                    .backward(row)?;
+                Ok(())
+            })?;
+        let conv = conv.as_mut_slice();
+        conv_last.fast_base_conv_exact_rows(n, xlast, conv)?;
+        d.data_mut()[..l * n]
+            .par_chunks_exact_mut(n)
+            .zip(conv.par_chunks_exact_mut(n))
+            .zip(xq.par_chunks_exact(n))
+            .enumerate()
+            .try_for_each(|(i, ((o, cv), xr))| -> Result<()> {
+                let t = q_tables
+                    .get(i)
+                    .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
+                let m = t.modulus();
+                for c in cv.iter_mut() {
+                    *c = m.neg(*c);
+                }
+                t.forward(cv)?;
+                let (w, ws) = inv[i];
+                for ((o, &a), &b) in o.iter_mut().zip(xr).zip(cv.iter()) {
+                    *o = m.mul_shoup(m.add(a, b), w, ws);
+                }
+                Ok(())
+            })?;
+        d.truncate_limbs(l);
+    }
+    Ok(())
+}
+
+/// ModUp of every digit of `c` and the inner products with the key pairs:
+/// the two accumulators over `Q_l·P` (rows `q_0 … q_l, p_1 … p_α`), NTT
+/// form, before the division by `P`.
+fn mod_up_inner_product<'a>(
+    ctx: &'a RlweContext,
+    sp: &SpecialPrimes,
+    keys: &[(RnsPoly<Ntt>, RnsPoly<Ntt>)],
+    c_coeff: &RnsPoly<Coeff>,
+    c_ntt: Option<&RnsPoly<Ntt>>,
+) -> Result<(
+    crate::rlwe::scratch::Scratch<'a>,
+    crate::rlwe::scratch::Scratch<'a>,
+)> {
     let n = ctx.degree();
     let kl = c_coeff.limbs();
     let k = ctx.ring().limbs();
@@ -278,10 +410,8 @@ pub(crate) fn switch_hybrid(
             })?;
     }
     drop(ext);
-    // ModDown of both accumulators.
-    let out0 = mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut conv)?;
-    let out1 = mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut conv)?;
-    Ok((out0, out1))
+    drop(conv);
+    Ok((acc0, acc1))
 }
 
 /// `⌊x / P⌉` (exactly) over `Q_l` for `x` in NTT form over `Q_l·P`

@@ -172,6 +172,32 @@ impl KeySwitchingKey {
         switch_hybrid(ctx, sp, &self.keys, c, c_ntt)
     }
 
+    /// Relinearization fused with rescaling for a tensor `(d_0, d_1, c_2)`
+    /// at level `l ≥ 1` ([`crate::rlwe::hybrid`]): `d_0`, `d_1` become
+    /// `⌊(P·d_b + a_b)/(P·q_l)⌉` over `q_0 … q_{l−1}`. Errors as
+    /// [`KeySwitchingKey::switch_hybrid`], and at level 0.
+    pub(crate) fn relinearize_rescale_hybrid(
+        &self,
+        ctx: &RlweContext,
+        c2_coeff: &RnsPoly<Coeff>,
+        c2_ntt: &RnsPoly<Ntt>,
+        d0: &mut RnsPoly<Ntt>,
+        d1: &mut RnsPoly<Ntt>,
+    ) -> Result<()> {
+        ctx.check_id(self.params_id)?;
+        let sp = match (ctx.special_primes(), self.is_hybrid()) {
+            (Some(sp), true) => sp,
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "hybrid key switching needs a hybrid key and special primes".into(),
+                ))
+            }
+        };
+        crate::rlwe::hybrid::relinearize_rescale_hybrid(
+            ctx, sp, &self.keys, c2_coeff, c2_ntt, d0, d1,
+        )
+    }
+
     /// Assembles a key from validated key pairs (deserialization): the
     /// decomposition comes from `ctx`, and the number of pairs (and seeds)
     /// must match it.
