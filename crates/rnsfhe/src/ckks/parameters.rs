@@ -330,7 +330,7 @@ impl CkksParametersBuilder {
             .scale_bits
             .unwrap_or_else(|| bits_of(*moduli.get(1).unwrap_or(&moduli[0])));
         let first_bits = bits_of(moduli[0]);
-        if scale_bits < 10 || scale_bits >= first_bits.max(11) + 1 || scale_bits > 60 {
+        if scale_bits < 10 || scale_bits > first_bits.max(11) || scale_bits > 60 {
             return Err(Error::InvalidParameters(format!(
                 "scale 2^{scale_bits} must be at least 2^10 and below the first prime ({first_bits} bits)"
             )));
