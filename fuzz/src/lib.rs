@@ -1,5 +1,6 @@
-//! Shared pieces of the fuzz targets: the fixed context every target loads
-//! into, the checks run on each input, and the seed objects of the corpus.
+//! Shared pieces of the fuzz targets: the fixed contexts every target loads
+//! into (one BFV, one CKKS), the checks run on each input, and the seed
+//! objects of the corpus.
 
 use std::sync::{Arc, OnceLock};
 
@@ -7,8 +8,10 @@ use rnsfhe::bfv::{
     BfvContext, BfvParameters, Encryptor, Evaluator, GaloisKeys, Plaintext, PlaintextNtt,
     PublicKey, RelinKey, SecretKey,
 };
+use rnsfhe::ckks::{self, CkksContext, CkksParameters};
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::serialization::{inspect, FromBytes, ToBytes, CHECKSUM_LEN};
+use rnsfhe::SecurityLevel;
 
 /// `n = 2048`, two moduli of 28 and 26 bits (different packed widths,
 /// 54 bits in all: within the 128-bit bound), `t = 65537` (17-bit values,
@@ -51,7 +54,11 @@ pub fn check<T: FromBytes + ToBytes>(data: &[u8]) {
             } else {
                 obj.to_bytes(ctx)
             };
-            assert_eq!(again.as_deref().ok(), Some(input), "non-canonical encoding accepted");
+            assert_eq!(
+                again.as_deref().ok(),
+                Some(input),
+                "non-canonical encoding accepted"
+            );
         }
     }
 }
@@ -83,18 +90,195 @@ pub fn seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let ct_sym = enc.encrypt_symmetric_with_rng(&pt, &mut rng).expect("ct");
     let ct3 = Evaluator::new(ctx).multiply(&ct, &ct_sym).expect("ct3");
     vec![
-        ("load_parameters", "params", ctx.params().to_bytes().expect("params")),
+        (
+            "load_parameters",
+            "params",
+            ctx.params().to_bytes().expect("params"),
+        ),
         ("load_secret_key", "sk", sk.to_bytes(ctx).expect("sk")),
         ("load_public_key", "pk_full", pk.to_bytes(ctx).expect("pk")),
-        ("load_public_key", "pk_seed", pk.to_bytes_compressed(ctx).expect("pk")),
+        (
+            "load_public_key",
+            "pk_seed",
+            pk.to_bytes_compressed(ctx).expect("pk"),
+        ),
         ("load_relin_key", "rk_full", rk.to_bytes(ctx).expect("rk")),
-        ("load_relin_key", "rk_seed", rk.to_bytes_compressed(ctx).expect("rk")),
+        (
+            "load_relin_key",
+            "rk_seed",
+            rk.to_bytes_compressed(ctx).expect("rk"),
+        ),
         ("load_galois_keys", "gk_full", gk.to_bytes(ctx).expect("gk")),
-        ("load_galois_keys", "gk_seed", gk.to_bytes_compressed(ctx).expect("gk")),
+        (
+            "load_galois_keys",
+            "gk_seed",
+            gk.to_bytes_compressed(ctx).expect("gk"),
+        ),
         ("load_plaintext", "pt", pt.to_bytes(ctx).expect("pt")),
-        ("load_plaintext_ntt", "pt_ntt", pt_ntt.to_bytes(ctx).expect("pt")),
+        (
+            "load_plaintext_ntt",
+            "pt_ntt",
+            pt_ntt.to_bytes(ctx).expect("pt"),
+        ),
         ("load_ciphertext", "ct2_full", ct.to_bytes(ctx).expect("ct")),
-        ("load_ciphertext", "ct2_seed", ct_sym.to_bytes_compressed(ctx).expect("ct")),
-        ("load_ciphertext", "ct3_full", ct3.to_bytes(ctx).expect("ct")),
+        (
+            "load_ciphertext",
+            "ct2_seed",
+            ct_sym.to_bytes_compressed(ctx).expect("ct"),
+        ),
+        (
+            "load_ciphertext",
+            "ct3_full",
+            ct3.to_bytes(ctx).expect("ct"),
+        ),
+    ]
+}
+
+/// The CKKS context of the `ckks_*` targets: `n = 1024`, a chain of 28-,
+/// 22- and 22-bit primes (two packed widths), one 30-bit special prime,
+/// `dnum = 3` (hybrid keys of three pairs over `Q·P`), scale `2^22`.
+/// Insecure on purpose (small and fast; the security check is recorded as
+/// off).
+pub fn ckks_context() -> &'static Arc<CkksContext> {
+    static CTX: OnceLock<Arc<CkksContext>> = OnceLock::new();
+    CTX.get_or_init(|| {
+        let params = CkksParameters::builder()
+            .degree(1024)
+            .coeff_moduli_bits(&[28, 22, 22])
+            .special_moduli_bits(&[30])
+            .dnum(3)
+            .scale_bits(22)
+            .security(SecurityLevel::None)
+            .build()
+            .expect("fuzz CKKS parameters");
+        CkksContext::new(params).expect("fuzz CKKS context")
+    })
+}
+
+/// [`check`] for an object of the CKKS context.
+pub fn check_ckks<T: FromBytes<CkksContext> + ToBytes<CkksContext>>(data: &[u8]) {
+    let ctx = ckks_context();
+    let resealed = resealed(data);
+    for input in std::iter::once(data).chain(resealed.as_deref()) {
+        if let Ok(obj) = T::from_bytes(ctx, input) {
+            let compressed = inspect(input).map(|h| h.seed_compressed).unwrap_or(false);
+            let again = if compressed {
+                obj.to_bytes_compressed(ctx.as_ref())
+            } else {
+                obj.to_bytes(ctx.as_ref())
+            };
+            assert_eq!(
+                again.as_deref().ok(),
+                Some(input),
+                "non-canonical encoding accepted"
+            );
+        }
+    }
+}
+
+/// [`check`] for CKKS parameters (no context).
+pub fn check_ckks_parameters(data: &[u8]) {
+    let resealed = resealed(data);
+    for input in std::iter::once(data).chain(resealed.as_deref()) {
+        if let Ok(p) = CkksParameters::from_bytes(input) {
+            assert_eq!(p.to_bytes().ok().as_deref(), Some(input));
+        }
+    }
+}
+
+/// Seed objects of the `ckks_*` targets: `(target, file name, bytes)`.
+pub fn ckks_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let ctx = ckks_context();
+    let mut rng = rng_from_seed([6; 32]);
+    let sk = ckks::SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
+    let pk = ckks::PublicKey::generate_with_rng(ctx, &sk, &mut rng).expect("pk");
+    let rk = ckks::RelinKey::generate_with_rng(ctx, &sk, &mut rng).expect("rk");
+    let gk = ckks::GaloisKeys::generate_for_steps_with_rng(ctx, &sk, &[1], &mut rng).expect("gk");
+    let enc = ckks::Encoder::new(ctx);
+    let pt = enc.encode(&[0.5, -1.0, 0.25]).expect("pt");
+    let pt_low = enc.encode_at(&[1.0, 2.0], 2f64.powi(20), 1).expect("pt");
+    let ct = ckks::Encryptor::from_public_key(ctx, &pk)
+        .and_then(|e| e.encrypt_with_rng(&pt, &mut rng))
+        .expect("ct");
+    let sym = ckks::Encryptor::from_secret_key(ctx, &sk).expect("enc");
+    let ct_sym = sym.encrypt_symmetric_with_rng(&pt, &mut rng).expect("ct");
+    let ct_low = sym
+        .encrypt_symmetric_with_rng(&pt_low, &mut rng)
+        .expect("ct");
+    let ev = ckks::Evaluator::new(ctx);
+    let ct3 = ev.multiply(&ct, &ct_sym).expect("ct3");
+    let ct_rescaled = ev
+        .relinearize(&ct3, &rk)
+        .and_then(|c| ev.rescale(&c))
+        .expect("rescale");
+    let c = ctx.as_ref();
+    vec![
+        (
+            "ckks_load_parameters",
+            "params",
+            ctx.params().to_bytes().expect("params"),
+        ),
+        ("ckks_load_secret_key", "sk", sk.to_bytes(c).expect("sk")),
+        (
+            "ckks_load_public_key",
+            "pk_full",
+            pk.to_bytes(c).expect("pk"),
+        ),
+        (
+            "ckks_load_public_key",
+            "pk_seed",
+            pk.to_bytes_compressed(c).expect("pk"),
+        ),
+        (
+            "ckks_load_relin_key",
+            "rk_full",
+            rk.to_bytes(c).expect("rk"),
+        ),
+        (
+            "ckks_load_relin_key",
+            "rk_seed",
+            rk.to_bytes_compressed(c).expect("rk"),
+        ),
+        (
+            "ckks_load_galois_keys",
+            "gk_full",
+            gk.to_bytes(c).expect("gk"),
+        ),
+        (
+            "ckks_load_galois_keys",
+            "gk_seed",
+            gk.to_bytes_compressed(c).expect("gk"),
+        ),
+        ("ckks_load_plaintext", "pt_top", pt.to_bytes(c).expect("pt")),
+        (
+            "ckks_load_plaintext",
+            "pt_level1",
+            pt_low.to_bytes(c).expect("pt"),
+        ),
+        (
+            "ckks_load_ciphertext",
+            "ct2_full",
+            ct.to_bytes(c).expect("ct"),
+        ),
+        (
+            "ckks_load_ciphertext",
+            "ct2_seed",
+            ct_sym.to_bytes_compressed(c).expect("ct"),
+        ),
+        (
+            "ckks_load_ciphertext",
+            "ct2_seed_level1",
+            ct_low.to_bytes_compressed(c).expect("ct"),
+        ),
+        (
+            "ckks_load_ciphertext",
+            "ct3_full",
+            ct3.to_bytes(c).expect("ct"),
+        ),
+        (
+            "ckks_load_ciphertext",
+            "ct2_level1",
+            ct_rescaled.to_bytes(c).expect("ct"),
+        ),
     ]
 }

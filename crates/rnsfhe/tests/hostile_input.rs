@@ -16,6 +16,7 @@ use rnsfhe::bfv::{
     BfvContext, BfvParameters, Ciphertext, GaloisKeys, Plaintext, PlaintextNtt, PublicKey,
     RelinKey, SecretKey,
 };
+use rnsfhe::ckks::CkksParameters;
 use rnsfhe::serialization::{
     inspect, poly_bits, FormatError, FromBytes, ObjectKind, ToBytes, CHECKSUM_LEN, HEADER_LEN,
     SEED_LEN,
@@ -79,6 +80,12 @@ fn load(kind: ObjectKind, ctx: &Arc<BfvContext>, bytes: &[u8]) -> rnsfhe::Result
         ObjectKind::Ciphertext => again::<Ciphertext>(ctx, bytes),
         ObjectKind::GaloisKeys => again::<GaloisKeys>(ctx, bytes),
         ObjectKind::PlaintextNtt => again::<PlaintextNtt>(ctx, bytes),
+        // CKKS objects (tests/ckks_hostile_input.rs): parameters need no
+        // context; plaintexts and ciphertexts have no BFV loader.
+        ObjectKind::CkksParameters => CkksParameters::from_bytes(bytes)?.to_bytes(),
+        ObjectKind::CkksPlaintext | ObjectKind::CkksCiphertext => Err(Error::InvalidArgument(
+            format!("{kind} objects have no BFV loader"),
+        )),
     }
 }
 

@@ -2,7 +2,10 @@
 //! `cargo run --release --bin gen_corpus`).
 
 fn main() -> std::io::Result<()> {
-    for (target, name, bytes) in rnsfhe_fuzz::seed_objects() {
+    for (target, name, bytes) in rnsfhe_fuzz::seed_objects()
+        .into_iter()
+        .chain(rnsfhe_fuzz::ckks_seed_objects())
+    {
         let dir = std::path::Path::new("corpus").join(target);
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join(name), bytes)?;

@@ -192,18 +192,24 @@ pub enum FormatError {
 }
 
 /// The kind of a serialized object (header byte 6).
+///
+/// Keys (kinds 2 to 5) belong to the RLWE core and are shared by both
+/// schemes: which scheme, and so which key-switching layout, follows from
+/// the parameter id of the context they are loaded into. Parameters,
+/// plaintexts and ciphertexts have one kind per scheme.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum ObjectKind {
     /// [`crate::bfv::BfvParameters`].
     Parameters = 1,
-    /// [`crate::bfv::PublicKey`].
+    /// [`crate::rlwe::PublicKey`] (BFV or CKKS context).
     PublicKey = 2,
-    /// [`crate::bfv::SecretKey`] (the only secret kind).
+    /// [`crate::rlwe::SecretKey`] (BFV or CKKS context; the only secret
+    /// kind).
     SecretKey = 3,
-    /// [`crate::bfv::RelinKey`].
+    /// [`crate::rlwe::RelinKey`] (BFV or CKKS context).
     RelinKey = 4,
-    /// [`crate::bfv::GaloisKeys`].
+    /// [`crate::rlwe::GaloisKeys`] (BFV or CKKS context).
     GaloisKeys = 5,
     /// [`crate::bfv::Plaintext`].
     Plaintext = 6,
@@ -211,6 +217,13 @@ pub enum ObjectKind {
     Ciphertext = 7,
     /// [`crate::bfv::PlaintextNtt`] (stored as its plaintext values).
     PlaintextNtt = 8,
+    /// [`crate::ckks::CkksParameters`].
+    CkksParameters = 9,
+    /// [`crate::ckks::Plaintext`] (scale, length, level; coefficient form).
+    CkksPlaintext = 10,
+    /// [`crate::ckks::Ciphertext`] (scale, length, level, size 2 or 3;
+    /// coefficient form).
+    CkksCiphertext = 11,
 }
 
 impl ObjectKind {
@@ -225,6 +238,9 @@ impl ObjectKind {
             6 => Self::Plaintext,
             7 => Self::Ciphertext,
             8 => Self::PlaintextNtt,
+            9 => Self::CkksParameters,
+            10 => Self::CkksPlaintext,
+            11 => Self::CkksCiphertext,
             _ => return None,
         })
     }
@@ -243,7 +259,11 @@ impl ObjectKind {
     pub fn is_compressible(self) -> bool {
         matches!(
             self,
-            Self::PublicKey | Self::RelinKey | Self::GaloisKeys | Self::Ciphertext
+            Self::PublicKey
+                | Self::RelinKey
+                | Self::GaloisKeys
+                | Self::Ciphertext
+                | Self::CkksCiphertext
         )
     }
 
@@ -258,6 +278,9 @@ impl ObjectKind {
             Self::Plaintext => "plaintext",
             Self::Ciphertext => "ciphertext",
             Self::PlaintextNtt => "NTT-form plaintext",
+            Self::CkksParameters => "CKKS parameter set",
+            Self::CkksPlaintext => "CKKS plaintext",
+            Self::CkksCiphertext => "CKKS ciphertext",
         }
     }
 }

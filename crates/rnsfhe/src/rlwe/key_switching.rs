@@ -199,8 +199,9 @@ impl KeySwitchingKey {
     }
 
     /// Assembles a key from validated key pairs (deserialization): the
-    /// decomposition comes from `ctx`, and the number of pairs (and seeds)
-    /// must match it.
+    /// decomposition comes from `ctx` (RNS decomposition, pairs over `q`;
+    /// or hybrid, one pair over `Q·P` per digit), and the number of pairs
+    /// (and seeds) must match it ([`KeySwitchingKey::pairs_for`]).
     pub(crate) fn from_parts(
         ctx: &RlweContext,
         key_id: u64,
@@ -208,12 +209,20 @@ impl KeySwitchingKey {
         seeds: Option<Vec<[u8; 32]>>,
     ) -> Result<Self> {
         let digit_bits = ctx.key_switching().digit_bits();
-        let digits_per_limb = digits_per_limb(ctx, digit_bits);
-        let total: usize = digits_per_limb.iter().sum();
+        let digits_per_limb = match ctx.special_primes() {
+            Some(_) => Vec::new(),
+            None => digits_per_limb(ctx, digit_bits),
+        };
+        let total = Self::pairs_for(ctx);
+        let ring = Self::key_ring(ctx);
         if keys.len() != total || seeds.as_ref().is_some_and(|s| s.len() != total) {
             return Err(Error::InvalidArgument(format!(
                 "a key-switching key for these parameters has {total} key pairs"
             )));
+        }
+        for (k0, k1) in &keys {
+            ring.check(k0)?;
+            ring.check(k1)?;
         }
         Ok(Self {
             params_id: ctx.id(),
@@ -225,10 +234,28 @@ impl KeySwitchingKey {
         })
     }
 
-    /// Digits per limb of the context's decomposition (`Σ` is the number
-    /// of key pairs).
-    pub(crate) fn digits_for(ctx: &RlweContext) -> Vec<usize> {
-        digits_per_limb(ctx, ctx.key_switching().digit_bits())
+    /// Number of key pairs of a key-switching key of `ctx`: `Σ_i l_i` for
+    /// the RNS decomposition (`l_i` digits of limb `i`), the number of
+    /// digits `dnum` for hybrid key switching.
+    pub fn pairs_for<C: SchemeContext + ?Sized>(ctx: &C) -> usize {
+        let ctx = ctx.rlwe();
+        match ctx.special_primes() {
+            Some(sp) => sp.digit_ranges().len(),
+            None => digits_per_limb(ctx, ctx.key_switching().digit_bits())
+                .iter()
+                .sum(),
+        }
+    }
+
+    /// The ring the key pairs of `ctx` live in: `R_q` for the RNS
+    /// decomposition, `R_{Q·P}` ([`SpecialPrimes::ring_qp`]) for hybrid key
+    /// switching.
+    pub fn key_ring<C: SchemeContext + ?Sized>(ctx: &C) -> &rnsfhe_math::RnsRing {
+        let ctx = ctx.rlwe();
+        match ctx.special_primes() {
+            Some(sp) => sp.ring_qp(),
+            None => ctx.ring(),
+        }
     }
 
     /// The 32-byte seeds the `a` of each key pair was expanded from (NTT

@@ -42,15 +42,16 @@ pub struct Header {
     pub secret: bool,
     /// Whether the object is seed-compressed ([`FLAG_SEED_COMPRESSED`]).
     pub seed_compressed: bool,
-    /// The parameter id ([`crate::bfv::BfvContext::id`]) the object
-    /// belongs to.
+    /// The parameter id ([`crate::bfv::BfvContext::id`] or
+    /// [`crate::ckks::CkksContext::id`]) the object belongs to.
     pub params_id: u64,
     /// The key id of the secret key the object belongs to (0 for
     /// parameters and plaintexts).
     pub key_id: u64,
-    /// Kind-specific count: moduli for parameters, polynomials for
-    /// ciphertexts (2 for public keys, 1 for secret keys and plaintexts),
-    /// key pairs for relinearization keys, elements for Galois keys.
+    /// Kind-specific count: moduli for parameters (chain primes for CKKS),
+    /// polynomials for ciphertexts (2 for public keys, 1 for secret keys
+    /// and plaintexts), key pairs for relinearization keys (digits for
+    /// hybrid keys), elements for Galois keys.
     pub count: u32,
     /// Payload length in bytes.
     pub payload_len: u64,

@@ -9,8 +9,9 @@
 //!
 //! * a 40-byte header: magic `RNSF`, format version, [`ObjectKind`],
 //!   flags ([`FLAG_SECRET`] on secret keys, [`FLAG_SEED_COMPRESSED`]), the
-//!   parameter id ([`crate::bfv::BfvContext::id`]), the key id, a small
-//!   kind-specific count and the payload length, all little-endian;
+//!   parameter id ([`crate::bfv::BfvContext::id`],
+//!   [`crate::ckks::CkksContext::id`]), the key id, a small kind-specific
+//!   count and the payload length, all little-endian;
 //! * the payload: polynomials in coefficient form, every residue modulo
 //!   `q_i` packed in exactly `⌈log2 q_i⌉` bits (LSB first), plaintext
 //!   values in `⌈log2 t⌉` bits, secret keys in 2 bits per coefficient;
@@ -80,6 +81,43 @@
 //! | [`crate::bfv::Plaintext`] | `Plaintext` | no |
 //! | [`crate::bfv::PlaintextNtt`] (stored as its plaintext values) | `PlaintextNtt` | no |
 //! | [`crate::bfv::Ciphertext`] (sizes 2 to [`MAX_CIPHERTEXT_SIZE`]) | `Ciphertext` | fresh secret-key encryptions |
+//! | [`crate::ckks::CkksParameters`] (`to_bytes`/`from_bytes` without context) | `CkksParameters` | no |
+//! | [`crate::ckks::Plaintext`] (scale, length, level) | `CkksPlaintext` | no |
+//! | [`crate::ckks::Ciphertext`] (scale, length, level, sizes 2 and 3) | `CkksCiphertext` | fresh secret-key encryptions |
+//!
+//! # CKKS
+//!
+//! Keys are the RLWE core's ([`crate::rlwe`]) and implement [`ToBytes`] and
+//! [`FromBytes`] for both contexts ([`crate::bfv::BfvContext`] and
+//! [`crate::ckks::CkksContext`]) with the same kinds; the parameter id binds
+//! a file to its context, and under a CKKS context relinearization and
+//! Galois keys are hybrid (one pair over `Q·P` per digit). CKKS plaintexts
+//! and ciphertexts store their scale (exact `f64` bits), number of encoded
+//! values and level (as their limb count) in a 24-byte prefix
+//! ([`CKKS_PREFIX_LEN`]), then their polynomials in coefficient form over
+//! the limbs of their level; loaders check the level against the chain,
+//! the scale (finite, `≥ 1`) and the length (`≤ n/2`).
+//!
+//! ```
+//! use rnsfhe::ckks::{CkksContext, CkksParameters, Encoder, Encryptor, Ciphertext, RelinKey, SecretKey};
+//! use rnsfhe::serialization::{FromBytes, ToBytes};
+//! use rnsfhe::SecurityLevel;
+//! # fn main() -> rnsfhe::Result<()> {
+//! let params = CkksParameters::for_depth(2, 30, 40)
+//!     .degree(1024).security(SecurityLevel::None).build()?;
+//! let ctx = CkksContext::new(CkksParameters::from_bytes(&params.to_bytes()?)?)?;
+//! let sk = SecretKey::generate(&ctx)?;
+//! let rk = RelinKey::generate(&ctx, &sk)?;
+//! let rk2 = RelinKey::from_bytes(&ctx, &rk.to_bytes_compressed(&ctx)?)?;
+//! assert_eq!(rk, rk2);
+//! let pt = Encoder::new(&ctx).encode(&[1.5, -2.0])?;
+//! let ct = Encryptor::from_secret_key(&ctx, &sk)?.encrypt_symmetric(&pt)?;
+//! let bytes = ct.to_bytes_compressed(&ctx)?; // the seed instead of `c_1`
+//! let ct2 = Ciphertext::from_bytes(&ctx, &bytes)?;
+//! assert_eq!((ct2.level(), ct2.scale()), (ct.level(), ct.scale()));
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! Objects that hold secret material in memory never print it through
 //! `Debug`, and [`crate::bfv::SecretKey`] zeroizes on drop; the bytes of a
@@ -87,6 +125,7 @@
 
 mod bits;
 
+mod ckks;
 mod format;
 mod objects;
 
@@ -96,11 +135,12 @@ use crate::bfv::context::BfvContext;
 use crate::error::Result;
 
 pub use crate::error::format::FormatError;
+pub use ckks::{CKKS_MAX_CIPHERTEXT_SIZE, CKKS_PREFIX_LEN};
 pub use format::{
     Header, ObjectKind, CHECKSUM_LEN, CHECKSUM_SEED, FLAG_SECRET, FLAG_SEED_COMPRESSED,
     FORMAT_VERSION, HEADER_LEN, MAGIC,
 };
-pub use objects::{packed_width, poly_bits, MAX_CIPHERTEXT_SIZE, SEED_LEN};
+pub use objects::{packed_width, poly_bits, ring_poly_bits, MAX_CIPHERTEXT_SIZE, SEED_LEN};
 
 /// A type with a serialized form of a fixed [`ObjectKind`].
 pub trait SerializedObject {
@@ -111,14 +151,21 @@ pub trait SerializedObject {
 /// Saving an object. The context gives the moduli (and so the packed
 /// widths) and must be the object's own ([`crate::Error::ParameterMismatch`]
 /// otherwise).
-pub trait ToBytes: SerializedObject {
+///
+/// The context type `C` defaults to [`BfvContext`]; objects of the RLWE core
+/// (keys) implement the trait for both [`BfvContext`] and
+/// [`crate::ckks::CkksContext`], CKKS plaintexts and ciphertexts for it
+/// only. It is also implemented for `Arc<C>` and `&C` whenever it is for
+/// `C`, so that `x.to_bytes(&ctx)` works with the `Arc` every context
+/// constructor returns, whichever scheme it is.
+pub trait ToBytes<C: ?Sized = BfvContext>: SerializedObject {
     /// The full form.
-    fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>>;
+    fn to_bytes(&self, ctx: &C) -> Result<Vec<u8>>;
 
     /// The seed-compressed form (uniform polynomials replaced by their
     /// 32-byte seeds). Errors with [`FormatError::NotCompressible`] when
     /// the object holds no seed (see [`ToBytes::is_compressible`]).
-    fn to_bytes_compressed(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
+    fn to_bytes_compressed(&self, ctx: &C) -> Result<Vec<u8>> {
         let _ = ctx;
         Err(FormatError::NotCompressible { kind: Self::KIND }.into())
     }
@@ -131,7 +178,7 @@ pub trait ToBytes: SerializedObject {
     }
 
     /// The compressed form when available, the full form otherwise.
-    fn to_bytes_smallest(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
+    fn to_bytes_smallest(&self, ctx: &C) -> Result<Vec<u8>> {
         if self.is_compressible() {
             self.to_bytes_compressed(ctx)
         } else {
@@ -140,12 +187,51 @@ pub trait ToBytes: SerializedObject {
     }
 }
 
+impl<T: ToBytes<C>, C: ?Sized> ToBytes<Arc<C>> for T {
+    fn to_bytes(&self, ctx: &Arc<C>) -> Result<Vec<u8>> {
+        ToBytes::<C>::to_bytes(self, ctx)
+    }
+
+    fn to_bytes_compressed(&self, ctx: &Arc<C>) -> Result<Vec<u8>> {
+        ToBytes::<C>::to_bytes_compressed(self, ctx)
+    }
+
+    fn is_compressible(&self) -> bool {
+        ToBytes::<C>::is_compressible(self)
+    }
+
+    fn to_bytes_smallest(&self, ctx: &Arc<C>) -> Result<Vec<u8>> {
+        ToBytes::<C>::to_bytes_smallest(self, ctx)
+    }
+}
+
+impl<T: ToBytes<C>, C: ?Sized> ToBytes<&C> for T {
+    fn to_bytes(&self, ctx: &&C) -> Result<Vec<u8>> {
+        ToBytes::<C>::to_bytes(self, ctx)
+    }
+
+    fn to_bytes_compressed(&self, ctx: &&C) -> Result<Vec<u8>> {
+        ToBytes::<C>::to_bytes_compressed(self, ctx)
+    }
+
+    fn is_compressible(&self) -> bool {
+        ToBytes::<C>::is_compressible(self)
+    }
+
+    fn to_bytes_smallest(&self, ctx: &&C) -> Result<Vec<u8>> {
+        ToBytes::<C>::to_bytes_smallest(self, ctx)
+    }
+}
+
 /// Loading an object of the given context from untrusted bytes (either
 /// form). Never panics; see the [module documentation](self) for the
-/// checks and their errors.
-pub trait FromBytes: SerializedObject + Sized {
+/// checks and their errors. The context type defaults to [`BfvContext`]
+/// (see [`ToBytes`]); keys load into either scheme's context, e.g.
+/// `<SecretKey as FromBytes<CkksContext>>::from_bytes(&ctx, &bytes)` or just
+/// `SecretKey::from_bytes(&ckks_ctx, &bytes)`.
+pub trait FromBytes<C: ?Sized = BfvContext>: SerializedObject + Sized {
     /// Parses and validates `bytes` as an object of `ctx`.
-    fn from_bytes(ctx: &Arc<BfvContext>, bytes: &[u8]) -> Result<Self>;
+    fn from_bytes(ctx: &Arc<C>, bytes: &[u8]) -> Result<Self>;
 }
 
 /// Reads and checks the container (magic, version, lengths, checksum,

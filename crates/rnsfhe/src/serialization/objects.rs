@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use rnsfhe_math::galois::is_galois_element;
 use rnsfhe_math::sampling::expand_uniform;
-use rnsfhe_math::{Coeff, Ntt, RnsPoly};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::bfv::ciphertext::{Ciphertext, CtPolys};
@@ -27,9 +27,10 @@ use crate::bfv::galois::GaloisKeys;
 use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
 use crate::bfv::plaintext::Plaintext;
 use crate::bfv::plaintext_ntt::PlaintextNtt;
+use crate::ckks::context::CkksContext;
 use crate::error::format::FormatError;
 use crate::error::{Error, Result};
-use crate::rlwe::context::SchemeContext;
+use crate::rlwe::context::{RlweContext, SchemeContext};
 use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::{PublicKey, RelinKey, SecretKey};
 use crate::security::SecurityLevel;
@@ -55,19 +56,25 @@ pub fn packed_width(m: u64) -> u32 {
     64 - m.saturating_sub(1).leading_zeros()
 }
 
-/// Bits of one packed polynomial over `q`: `n·Σ ⌈log2 q_i⌉`.
-pub fn poly_bits(ctx: &BfvContext) -> u64 {
-    let per_coeff: u64 = ctx
-        .ring()
+/// Bits of one packed polynomial over the full `q` of a context (BFV or
+/// CKKS): `n·Σ ⌈log2 q_i⌉`.
+pub fn poly_bits<C: SchemeContext + ?Sized>(ctx: &C) -> u64 {
+    ring_poly_bits(ctx.rlwe().ring())
+}
+
+/// Bits of one packed polynomial over the moduli of `ring` (a CKKS level
+/// ring, or `Q·P` for hybrid key-switching keys): `n·Σ ⌈log2 m_i⌉`.
+pub fn ring_poly_bits(ring: &RnsRing) -> u64 {
+    let per_coeff: u64 = ring
         .moduli()
         .iter()
         .map(|m| u64::from(packed_width(m.value())))
         .sum();
-    ctx.degree() as u64 * per_coeff
+    ring.n() as u64 * per_coeff
 }
 
 /// `a·b`, or a [`FormatError::InvalidCount`] for `what` on overflow.
-fn mul(a: u64, b: u64, what: &'static str) -> Result<u64> {
+pub(crate) fn mul(a: u64, b: u64, what: &'static str) -> Result<u64> {
     a.checked_mul(b).ok_or_else(|| {
         FormatError::InvalidCount {
             what,
@@ -79,7 +86,7 @@ fn mul(a: u64, b: u64, what: &'static str) -> Result<u64> {
     })
 }
 
-fn add(a: u64, b: u64, what: &'static str) -> Result<u64> {
+pub(crate) fn add(a: u64, b: u64, what: &'static str) -> Result<u64> {
     a.checked_add(b).ok_or_else(|| {
         FormatError::InvalidCount {
             what,
@@ -92,7 +99,7 @@ fn add(a: u64, b: u64, what: &'static str) -> Result<u64> {
 }
 
 /// Errors unless the header's payload length is `expected`.
-fn check_payload_len(header: &Header, expected: u64) -> Result<()> {
+pub(crate) fn check_payload_len(header: &Header, expected: u64) -> Result<()> {
     if header.payload_len != expected {
         return Err(FormatError::PayloadLength {
             expected,
@@ -103,7 +110,7 @@ fn check_payload_len(header: &Header, expected: u64) -> Result<()> {
     Ok(())
 }
 
-fn check_count(what: &'static str, found: u32, min: u64, max: u64) -> Result<()> {
+pub(crate) fn check_count(what: &'static str, found: u32, min: u64, max: u64) -> Result<()> {
     let f = u64::from(found);
     if f < min || f > max {
         return Err(FormatError::InvalidCount {
@@ -117,7 +124,7 @@ fn check_count(what: &'static str, found: u32, min: u64, max: u64) -> Result<()>
     Ok(())
 }
 
-fn check_zero_key_id(header: &Header) -> Result<()> {
+pub(crate) fn check_zero_key_id(header: &Header) -> Result<()> {
     if header.key_id != 0 {
         return Err(FormatError::NonZeroReserved {
             field: "key id",
@@ -128,7 +135,7 @@ fn check_zero_key_id(header: &Header) -> Result<()> {
     Ok(())
 }
 
-fn count_u32(x: usize, what: &'static str) -> Result<u32> {
+pub(crate) fn count_u32(x: usize, what: &'static str) -> Result<u32> {
     u32::try_from(x).map_err(|_| {
         FormatError::InvalidCount {
             what,
@@ -142,9 +149,9 @@ fn count_u32(x: usize, what: &'static str) -> Result<u32> {
 
 // ----------------------------------------------------------- polynomials
 
-/// Appends the packed residues of a coefficient-form polynomial.
-fn write_poly(w: &mut BitWriter<'_>, ctx: &BfvContext, p: &RnsPoly<Coeff>) -> Result<()> {
-    let ring = ctx.ring();
+/// Appends the packed residues of a coefficient-form polynomial over
+/// `ring`.
+pub(crate) fn write_poly(w: &mut BitWriter<'_>, ring: &RnsRing, p: &RnsPoly<Coeff>) -> Result<()> {
     ring.check(p)?;
     for (row, m) in p.limbs_iter().zip(ring.moduli()) {
         let width = packed_width(m.value());
@@ -155,10 +162,13 @@ fn write_poly(w: &mut BitWriter<'_>, ctx: &BfvContext, p: &RnsPoly<Coeff>) -> Re
     Ok(())
 }
 
-/// Reads one packed polynomial, rejecting residues `≥ q_i`. `poly` is its
-/// index in the file, for the error message.
-fn read_poly(r: &mut BitReader<'_>, ctx: &BfvContext, poly: usize) -> Result<RnsPoly<Coeff>> {
-    let ring = ctx.ring();
+/// Reads one packed polynomial over `ring`, rejecting residues `≥ q_i`.
+/// `poly` is its index in the file, for the error message.
+pub(crate) fn read_poly(
+    r: &mut BitReader<'_>,
+    ring: &RnsRing,
+    poly: usize,
+) -> Result<RnsPoly<Coeff>> {
     let mut p: RnsPoly<Coeff> = ring.zero();
     for (limb, (row, m)) in p.limbs_iter_mut().zip(ring.moduli()).enumerate() {
         let q = m.value();
@@ -181,7 +191,7 @@ fn read_poly(r: &mut BitReader<'_>, ctx: &BfvContext, poly: usize) -> Result<Rns
     Ok(p)
 }
 
-fn read_seed(payload: &[u8], at: usize) -> Result<[u8; SEED_LEN]> {
+pub(crate) fn read_seed(payload: &[u8], at: usize) -> Result<[u8; SEED_LEN]> {
     let mut seed = [0u8; SEED_LEN];
     let src = payload
         .get(at..at + SEED_LEN)
@@ -193,15 +203,20 @@ fn read_seed(payload: &[u8], at: usize) -> Result<[u8; SEED_LEN]> {
     Ok(seed)
 }
 
-/// The uniform polynomial a seed expands to, in coefficient form.
-fn expand(ctx: &BfvContext, seed: &[u8; SEED_LEN]) -> RnsPoly<Coeff> {
-    expand_uniform(seed, ctx.ring().base(), ctx.degree())
+/// The uniform polynomial over `ring` a seed expands to, in coefficient
+/// form.
+pub(crate) fn expand(ring: &RnsRing, seed: &[u8; SEED_LEN]) -> RnsPoly<Coeff> {
+    expand_uniform(seed, ring.base(), ring.n())
 }
 
 /// Checks a context id and opens the container.
-fn open_for<'a>(ctx: &BfvContext, bytes: &'a [u8], kind: ObjectKind) -> Result<(Header, &'a [u8])> {
+pub(crate) fn open_for<'a, C: SchemeContext + ?Sized>(
+    ctx: &C,
+    bytes: &'a [u8],
+    kind: ObjectKind,
+) -> Result<(Header, &'a [u8])> {
     let (header, payload) = format::open(bytes, kind)?;
-    ctx.check_id(header.params_id)?;
+    ctx.rlwe().check_id(header.params_id)?;
     Ok((header, payload))
 }
 
@@ -320,7 +335,7 @@ impl ToBytes for Ciphertext {
         let polys = self.polys.coeff_cow(ctx.ring())?;
         let mut w = BitWriter::new(&mut out);
         for p in polys.iter() {
-            write_poly(&mut w, ctx, p)?;
+            write_poly(&mut w, ctx.ring(), p)?;
         }
         w.finish();
         format::finish(out)
@@ -340,17 +355,24 @@ impl ToBytes for Ciphertext {
         let mut out = format::begin(Self::KIND, true, ctx.id(), self.key_id, 2, len)?;
         out.extend_from_slice(&seed);
         let mut w = BitWriter::new(&mut out);
-        write_poly(&mut w, ctx, c0)?;
+        write_poly(&mut w, ctx.ring(), c0)?;
         w.finish();
         format::finish(out)
     }
 
     fn is_compressible(&self) -> bool {
-        self.seed.is_some() && self.polys.len() == 2
+        Ciphertext::is_compressible(self)
     }
 }
 
 impl Ciphertext {
+    /// Whether the ciphertext can be written seed-compressed
+    /// ([`ToBytes::to_bytes_compressed`]): a fresh secret-key encryption
+    /// of size 2 that remembers the seed of `c_1`.
+    pub fn is_compressible(&self) -> bool {
+        self.seed.is_some() && self.polys.len() == 2
+    }
+
     /// The seed, if it still expands to `c_1` of a size-2 ciphertext.
     fn compression_seed(&self, ctx: &BfvContext) -> Result<[u8; SEED_LEN]> {
         let not = || {
@@ -362,7 +384,7 @@ impl Ciphertext {
         if self.polys.len() != 2 {
             return Err(not());
         }
-        let a = expand(ctx, &seed);
+        let a = expand(ctx.ring(), &seed);
         let matches = match &self.polys {
             CtPolys::Coeff(v) => v.get(1) == Some(&a),
             CtPolys::Ntt(v) => v.get(1) == Some(&ctx.ring().to_ntt(a)?),
@@ -384,9 +406,9 @@ impl FromBytes for Ciphertext {
             check_payload_len(&header, SEED_LEN as u64 + bits.div_ceil(8))?;
             let seed = read_seed(payload, 0)?;
             let mut r = BitReader::new(payload.get(SEED_LEN..).unwrap_or(&[]));
-            let c0 = read_poly(&mut r, ctx, 0)?;
+            let c0 = read_poly(&mut r, ctx.ring(), 0)?;
             r.finish()?;
-            let c1 = expand(ctx, &seed);
+            let c1 = expand(ctx.ring(), &seed);
             let mut ct = Ciphertext::new(ctx.id(), header.key_id, vec![c0, c1]);
             ct.seed = Some(seed);
             return Ok(ct);
@@ -404,171 +426,165 @@ impl FromBytes for Ciphertext {
         )?;
         let mut r = BitReader::new(payload);
         let polys = (0..size)
-            .map(|i| read_poly(&mut r, ctx, i))
+            .map(|i| read_poly(&mut r, ctx.ring(), i))
             .collect::<Result<Vec<_>>>()?;
         r.finish()?;
         Ok(Ciphertext::new(ctx.id(), header.key_id, polys))
     }
 }
 
-// ------------------------------------------------------------- secret key
-
-impl SerializedObject for SecretKey {
-    const KIND: ObjectKind = ObjectKind::SecretKey;
-}
+// ------------------------------------------------------------------- keys
+//
+// Keys belong to the RLWE core and load into any scheme's context: the
+// layout depends only on the core (`q`, and for key-switching keys the
+// decomposition: RNS digits over `q`, or hybrid digits over `Q·P`). Each
+// writer and reader below takes the core; `impl_key_serialization!` gives
+// every key type its `ToBytes`/`FromBytes` for both `BfvContext` and
+// `CkksContext`.
 
 /// Two-bit codes of the ternary coefficients: `0 ↦ 0`, `1 ↦ 1`, `−1 ↦ 2`
 /// (3 is invalid).
 const SK_CODE_BITS: u32 = 2;
 
-fn secret_key_len(ctx: &BfvContext) -> u64 {
+fn secret_key_len(ctx: &RlweContext) -> u64 {
     (ctx.degree() as u64 * u64::from(SK_CODE_BITS)).div_ceil(8)
 }
 
-impl ToBytes for SecretKey {
-    /// The ternary coefficients in 2 bits each (the NTT form is recomputed
-    /// on load). The output is secret material: zeroize it after use.
-    fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
-        ctx.check_id(self.params_id())?;
-        let len = secret_key_len(ctx);
-        let mut out = format::begin(Self::KIND, false, ctx.id(), self.key_id(), 1, len)?;
-        let mut w = BitWriter::new(&mut out);
-        for &c in self.coefficients() {
-            // Branch-free in the secret value: (c & 3) maps 0, 1, −1 to 0, 1, 3;
-            // clearing bit 0 when bit 1 is set gives 0, 1, 2.
-            let u = (c as u64) & 3;
-            w.write(u & !(u >> 1), SK_CODE_BITS);
-        }
-        w.finish();
-        format::finish(out)
-    }
+impl SerializedObject for SecretKey {
+    const KIND: ObjectKind = ObjectKind::SecretKey;
 }
 
-impl FromBytes for SecretKey {
-    fn from_bytes(ctx: &Arc<BfvContext>, bytes: &[u8]) -> Result<Self> {
-        let (header, payload) = open_for(ctx, bytes, Self::KIND)?;
-        check_count("secret key polynomial count", header.count, 1, 1)?;
-        check_payload_len(&header, secret_key_len(ctx))?;
-        let mut coeffs = Zeroizing::new(vec![0i64; ctx.degree()]);
-        let mut r = BitReader::new(payload);
-        for (index, c) in coeffs.iter_mut().enumerate() {
-            let mut code = r.read(SK_CODE_BITS)?;
-            if code == 3 {
-                return Err(FormatError::InvalidSecretCoefficient { index, code: 3 }.into());
-            }
-            // 0, 1, 2 ↦ 0, 1, −1 without a branch on the value.
-            *c = (code & 1) as i64 - (code >> 1) as i64;
-            code.zeroize();
-        }
-        r.finish()?;
-        SecretKey::from_coefficients(ctx, header.key_id, &coeffs)
+/// The ternary coefficients in 2 bits each (the NTT form is recomputed on
+/// load). The output is secret material: zeroize it after use.
+fn secret_key_to_bytes(sk: &SecretKey, ctx: &RlweContext) -> Result<Vec<u8>> {
+    ctx.check_id(sk.params_id())?;
+    let len = secret_key_len(ctx);
+    let mut out = format::begin(ObjectKind::SecretKey, false, ctx.id(), sk.key_id(), 1, len)?;
+    let mut w = BitWriter::new(&mut out);
+    for &c in sk.coefficients() {
+        // Branch-free in the secret value: (c & 3) maps 0, 1, −1 to 0, 1, 3;
+        // clearing bit 0 when bit 1 is set gives 0, 1, 2.
+        let u = (c as u64) & 3;
+        w.write(u & !(u >> 1), SK_CODE_BITS);
     }
+    w.finish();
+    format::finish(out)
 }
 
-// ------------------------------------------------------------- public key
+fn secret_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<SecretKey> {
+    let (header, payload) = open_for(ctx, bytes, ObjectKind::SecretKey)?;
+    check_count("secret key polynomial count", header.count, 1, 1)?;
+    check_payload_len(&header, secret_key_len(ctx))?;
+    let mut coeffs = Zeroizing::new(vec![0i64; ctx.degree()]);
+    let mut r = BitReader::new(payload);
+    for (index, c) in coeffs.iter_mut().enumerate() {
+        let mut code = r.read(SK_CODE_BITS)?;
+        if code == 3 {
+            return Err(FormatError::InvalidSecretCoefficient { index, code: 3 }.into());
+        }
+        // 0, 1, 2 ↦ 0, 1, −1 without a branch on the value.
+        *c = (code & 1) as i64 - (code >> 1) as i64;
+        code.zeroize();
+    }
+    r.finish()?;
+    SecretKey::from_coefficients(ctx, header.key_id, &coeffs)
+}
 
 impl SerializedObject for PublicKey {
     const KIND: ObjectKind = ObjectKind::PublicKey;
 }
 
-impl ToBytes for PublicKey {
-    /// `pk0` then `pk1 = a`, in coefficient form.
-    fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
-        ctx.check_id(self.params_id())?;
-        let ring = ctx.ring();
-        let len = (2 * poly_bits(ctx)).div_ceil(8);
-        let mut out = format::begin(Self::KIND, false, ctx.id(), self.key_id(), 2, len)?;
-        let mut w = BitWriter::new(&mut out);
-        write_poly(&mut w, ctx, &ring.to_coeff(self.pk0().clone())?)?;
-        write_poly(&mut w, ctx, &ring.to_coeff(self.pk1().clone())?)?;
-        w.finish();
-        format::finish(out)
-    }
-
-    /// The seed of `a` then `pk0` in coefficient form.
-    fn to_bytes_compressed(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
-        ctx.check_id(self.params_id())?;
-        let seed = checked_key_seed(ctx, self.seed(), self.pk1(), Self::KIND)?;
-        let len = SEED_LEN as u64 + poly_bits(ctx).div_ceil(8);
-        let mut out = format::begin(Self::KIND, true, ctx.id(), self.key_id(), 2, len)?;
-        out.extend_from_slice(&seed);
-        let mut w = BitWriter::new(&mut out);
-        write_poly(&mut w, ctx, &ctx.ring().to_coeff(self.pk0().clone())?)?;
-        w.finish();
-        format::finish(out)
-    }
-
-    fn is_compressible(&self) -> bool {
-        self.seed().is_some()
-    }
+/// `pk0` then `pk1 = a`, in coefficient form over `q`.
+fn public_key_to_bytes(pk: &PublicKey, ctx: &RlweContext) -> Result<Vec<u8>> {
+    ctx.check_id(pk.params_id())?;
+    let ring = ctx.ring();
+    let len = (2 * ring_poly_bits(ring)).div_ceil(8);
+    let mut out = format::begin(ObjectKind::PublicKey, false, ctx.id(), pk.key_id(), 2, len)?;
+    let mut w = BitWriter::new(&mut out);
+    write_poly(&mut w, ring, &ring.to_coeff(pk.pk0().clone())?)?;
+    write_poly(&mut w, ring, &ring.to_coeff(pk.pk1().clone())?)?;
+    w.finish();
+    format::finish(out)
 }
 
-/// The seed of a key's `a`, checked to expand to `a` (NTT form).
+/// The seed of `a` then `pk0` in coefficient form.
+fn public_key_to_bytes_compressed(pk: &PublicKey, ctx: &RlweContext) -> Result<Vec<u8>> {
+    ctx.check_id(pk.params_id())?;
+    let ring = ctx.ring();
+    let seed = checked_key_seed(ring, pk.seed(), pk.pk1(), ObjectKind::PublicKey)?;
+    let len = SEED_LEN as u64 + ring_poly_bits(ring).div_ceil(8);
+    let mut out = format::begin(ObjectKind::PublicKey, true, ctx.id(), pk.key_id(), 2, len)?;
+    out.extend_from_slice(&seed);
+    let mut w = BitWriter::new(&mut out);
+    write_poly(&mut w, ring, &ring.to_coeff(pk.pk0().clone())?)?;
+    w.finish();
+    format::finish(out)
+}
+
+/// The seed of a key's `a` (NTT form over `ring`), checked to expand to
+/// `a`.
 fn checked_key_seed(
-    ctx: &BfvContext,
+    ring: &RnsRing,
     seed: Option<&[u8; SEED_LEN]>,
     a: &RnsPoly<Ntt>,
     kind: ObjectKind,
 ) -> Result<[u8; SEED_LEN]> {
     let seed = *seed.ok_or(FormatError::NotCompressible { kind })?;
-    if ctx.ring().to_ntt(expand(ctx, &seed))? != *a {
+    if ring.to_ntt(expand(ring, &seed))? != *a {
         return Err(FormatError::NotCompressible { kind }.into());
     }
     Ok(seed)
 }
 
-impl FromBytes for PublicKey {
-    fn from_bytes(ctx: &Arc<BfvContext>, bytes: &[u8]) -> Result<Self> {
-        let (header, payload) = open_for(ctx, bytes, Self::KIND)?;
-        check_count("public key polynomial count", header.count, 2, 2)?;
-        let ring = ctx.ring();
-        let bits = poly_bits(ctx);
-        if header.seed_compressed {
-            check_payload_len(&header, SEED_LEN as u64 + bits.div_ceil(8))?;
-            let seed = read_seed(payload, 0)?;
-            let mut r = BitReader::new(payload.get(SEED_LEN..).unwrap_or(&[]));
-            let pk0 = read_poly(&mut r, ctx, 0)?;
-            r.finish()?;
-            let pk1 = ring.to_ntt(expand(ctx, &seed))?;
-            return Ok(PublicKey::from_parts(
-                ctx.id(),
-                header.key_id,
-                ring.to_ntt(pk0)?,
-                pk1,
-                Some(seed),
-            ));
-        }
-        check_payload_len(&header, (2 * bits).div_ceil(8))?;
-        let mut r = BitReader::new(payload);
-        let pk0 = read_poly(&mut r, ctx, 0)?;
-        let pk1 = read_poly(&mut r, ctx, 1)?;
+fn public_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<PublicKey> {
+    let (header, payload) = open_for(ctx, bytes, ObjectKind::PublicKey)?;
+    check_count("public key polynomial count", header.count, 2, 2)?;
+    let ring = ctx.ring();
+    let bits = ring_poly_bits(ring);
+    if header.seed_compressed {
+        check_payload_len(&header, SEED_LEN as u64 + bits.div_ceil(8))?;
+        let seed = read_seed(payload, 0)?;
+        let mut r = BitReader::new(payload.get(SEED_LEN..).unwrap_or(&[]));
+        let pk0 = read_poly(&mut r, ring, 0)?;
         r.finish()?;
-        Ok(PublicKey::from_parts(
+        let pk1 = ring.to_ntt(expand(ring, &seed))?;
+        return Ok(PublicKey::from_parts(
             ctx.id(),
             header.key_id,
             ring.to_ntt(pk0)?,
-            ring.to_ntt(pk1)?,
-            None,
-        ))
+            pk1,
+            Some(seed),
+        ));
     }
+    check_payload_len(&header, (2 * bits).div_ceil(8))?;
+    let mut r = BitReader::new(payload);
+    let pk0 = read_poly(&mut r, ring, 0)?;
+    let pk1 = read_poly(&mut r, ring, 1)?;
+    r.finish()?;
+    Ok(PublicKey::from_parts(
+        ctx.id(),
+        header.key_id,
+        ring.to_ntt(pk0)?,
+        ring.to_ntt(pk1)?,
+        None,
+    ))
 }
 
 // ----------------------------------------------------- key-switching keys
 
-/// Number of key pairs of a key-switching key for `ctx` (`Σ_i l_i`).
-fn ksk_pairs(ctx: &BfvContext) -> u64 {
-    KeySwitchingKey::digits_for(ctx.rlwe())
-        .iter()
-        .map(|&d| d as u64)
-        .sum()
+/// Number of key pairs of a key-switching key for `ctx` (`Σ_i l_i` for the
+/// RNS decomposition, `dnum` for hybrid key switching).
+fn ksk_pairs(ctx: &RlweContext) -> u64 {
+    KeySwitchingKey::pairs_for(ctx) as u64
 }
 
-/// Payload bytes of `count` key-switching keys (full or compressed). In
-/// full form the pairs `(k0, k1)` of all keys form one bit stream; in
-/// compressed form all seeds come first, then one bit stream of the `k0`s.
-fn ksk_body_len(ctx: &BfvContext, count: u64, compressed: bool) -> Result<u64> {
+/// Payload bytes of `count` key-switching keys (full or compressed), each
+/// polynomial over [`KeySwitchingKey::key_ring`]. In full form the pairs
+/// `(k0, k1)` of all keys form one bit stream; in compressed form all seeds
+/// come first, then one bit stream of the `k0`s.
+fn ksk_body_len(ctx: &RlweContext, count: u64, compressed: bool) -> Result<u64> {
     let pairs = mul(ksk_pairs(ctx), count, "key count")?;
-    let bits = poly_bits(ctx);
+    let bits = ring_poly_bits(KeySwitchingKey::key_ring(ctx));
     if compressed {
         let seeds = mul(pairs, SEED_LEN as u64, "key count")?;
         let polys = mul(pairs, bits, "key count")?.div_ceil(8);
@@ -581,16 +597,16 @@ fn ksk_body_len(ctx: &BfvContext, count: u64, compressed: bool) -> Result<u64> {
 /// Writes the bodies of `keys` (see [`ksk_body_len`]).
 fn write_ksks(
     out: &mut Vec<u8>,
-    ctx: &BfvContext,
+    ctx: &RlweContext,
     keys: &[&KeySwitchingKey],
     compressed: bool,
     kind: ObjectKind,
 ) -> Result<()> {
-    let ring = ctx.ring();
+    let ring = KeySwitchingKey::key_ring(ctx);
     let expected = ksk_pairs(ctx) as usize;
     for k in keys {
         ctx.check_id(k.params_id())?;
-        if k.keys().len() != expected {
+        if k.keys().len() != expected || k.is_hybrid() != ctx.special_primes().is_some() {
             return Err(FormatError::InvalidCount {
                 what: "key pairs",
                 found: k.keys().len() as u64,
@@ -604,16 +620,16 @@ fn write_ksks(
         for k in keys {
             let seeds = k.seeds().ok_or(FormatError::NotCompressible { kind })?;
             for (seed, (_, a)) in seeds.iter().zip(k.keys()) {
-                out.extend_from_slice(&checked_key_seed(ctx, Some(seed), a, kind)?);
+                out.extend_from_slice(&checked_key_seed(ring, Some(seed), a, kind)?);
             }
         }
     }
     let mut w = BitWriter::new(out);
     for k in keys {
         for (k0, k1) in k.keys() {
-            write_poly(&mut w, ctx, &ring.to_coeff(k0.clone())?)?;
+            write_poly(&mut w, ring, &ring.to_coeff(k0.clone())?)?;
             if !compressed {
-                write_poly(&mut w, ctx, &ring.to_coeff(k1.clone())?)?;
+                write_poly(&mut w, ring, &ring.to_coeff(k1.clone())?)?;
             }
         }
     }
@@ -623,13 +639,13 @@ fn write_ksks(
 
 /// Reads `count` key-switching-key bodies for `key_id`.
 fn read_ksks(
-    ctx: &BfvContext,
+    ctx: &RlweContext,
     payload: &[u8],
     count: usize,
     key_id: u64,
     compressed: bool,
 ) -> Result<Vec<KeySwitchingKey>> {
-    let ring = ctx.ring();
+    let ring = KeySwitchingKey::key_ring(ctx);
     let pairs = ksk_pairs(ctx) as usize;
     let seeds_len = if compressed {
         count * pairs * SEED_LEN
@@ -647,21 +663,21 @@ fn read_ksks(
         let mut pairs_out = Vec::with_capacity(pairs);
         let mut seeds = Vec::with_capacity(if compressed { pairs } else { 0 });
         for j in 0..pairs {
-            let k0 = ring.to_ntt(read_poly(&mut r, ctx, poly)?)?;
+            let k0 = ring.to_ntt(read_poly(&mut r, ring, poly)?)?;
             poly += 1;
             let k1 = if compressed {
                 let seed = read_seed(payload, (key * pairs + j) * SEED_LEN)?;
                 seeds.push(seed);
-                ring.to_ntt(expand(ctx, &seed))?
+                ring.to_ntt(expand(ring, &seed))?
             } else {
-                let k1 = ring.to_ntt(read_poly(&mut r, ctx, poly)?)?;
+                let k1 = ring.to_ntt(read_poly(&mut r, ring, poly)?)?;
                 poly += 1;
                 k1
             };
             pairs_out.push((k0, k1));
         }
         out.push(KeySwitchingKey::from_parts(
-            ctx.rlwe(),
+            ctx,
             key_id,
             pairs_out,
             compressed.then_some(seeds),
@@ -675,104 +691,141 @@ impl SerializedObject for RelinKey {
     const KIND: ObjectKind = ObjectKind::RelinKey;
 }
 
-impl RelinKey {
-    fn write(&self, ctx: &BfvContext, compressed: bool) -> Result<Vec<u8>> {
-        let ksk = self.key_switching_key();
-        ctx.check_id(ksk.params_id())?;
-        let pairs = count_u32(ksk.keys().len(), "key pairs")?;
-        let len = ksk_body_len(ctx, 1, compressed)?;
-        let mut out = format::begin(Self::KIND, compressed, ctx.id(), ksk.key_id(), pairs, len)?;
-        write_ksks(&mut out, ctx, &[ksk], compressed, Self::KIND)?;
-        format::finish(out)
-    }
+/// For each key pair `(k0, k1)` (limb-major then digit for the RNS
+/// decomposition; digit by digit, over `Q·P`, for hybrid keys), both in
+/// coefficient form; compressed: the seeds of all `k1 = a`, then the `k0`s.
+fn relin_key_to_bytes(rk: &RelinKey, ctx: &RlweContext, compressed: bool) -> Result<Vec<u8>> {
+    let ksk = rk.key_switching_key();
+    ctx.check_id(ksk.params_id())?;
+    let pairs = count_u32(ksk.keys().len(), "key pairs")?;
+    let len = ksk_body_len(ctx, 1, compressed)?;
+    let kind = ObjectKind::RelinKey;
+    let mut out = format::begin(kind, compressed, ctx.id(), ksk.key_id(), pairs, len)?;
+    write_ksks(&mut out, ctx, &[ksk], compressed, kind)?;
+    format::finish(out)
 }
 
-impl ToBytes for RelinKey {
-    /// For each key pair `(k0, k1)`, limb-major then digit, both in
-    /// coefficient form.
-    fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
-        self.write(ctx, false)
-    }
-
-    /// The seeds of all `k1 = a` (one per pair), then the `k0`s.
-    fn to_bytes_compressed(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
-        self.write(ctx, true)
-    }
-
-    fn is_compressible(&self) -> bool {
-        self.key_switching_key().seeds().is_some()
-    }
+fn relin_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<RelinKey> {
+    let (header, payload) = open_for(ctx, bytes, ObjectKind::RelinKey)?;
+    let pairs = ksk_pairs(ctx);
+    check_count("key pairs", header.count, pairs, pairs)?;
+    check_payload_len(&header, ksk_body_len(ctx, 1, header.seed_compressed)?)?;
+    let mut keys = read_ksks(ctx, payload, 1, header.key_id, header.seed_compressed)?;
+    let ksk = keys.pop().ok_or(FormatError::InvalidCount {
+        what: "key count",
+        found: 0,
+        min: 1,
+        max: 1,
+    })?;
+    Ok(RelinKey::from_key_switching_key(ksk))
 }
-
-impl FromBytes for RelinKey {
-    fn from_bytes(ctx: &Arc<BfvContext>, bytes: &[u8]) -> Result<Self> {
-        let (header, payload) = open_for(ctx, bytes, Self::KIND)?;
-        let pairs = ksk_pairs(ctx);
-        check_count("key pairs", header.count, pairs, pairs)?;
-        check_payload_len(&header, ksk_body_len(ctx, 1, header.seed_compressed)?)?;
-        let mut keys = read_ksks(ctx, payload, 1, header.key_id, header.seed_compressed)?;
-        let ksk = keys.pop().ok_or(FormatError::InvalidCount {
-            what: "key count",
-            found: 0,
-            min: 1,
-            max: 1,
-        })?;
-        Ok(RelinKey::from_key_switching_key(ksk))
-    }
-}
-
-// ------------------------------------------------------------ Galois keys
 
 impl SerializedObject for GaloisKeys {
     const KIND: ObjectKind = ObjectKind::GaloisKeys;
 }
 
-impl GaloisKeys {
-    /// Payload: the `G` elements (`u64`, strictly increasing), then the
-    /// `G` key-switching-key bodies in element order (see [`ksk_body_len`]).
-    fn write(&self, ctx: &BfvContext, compressed: bool) -> Result<Vec<u8>> {
-        ctx.check_id(self.params_id())?;
-        let elements = self.elements();
-        let count = count_u32(elements.len(), "Galois element count")?;
-        let keys = elements
-            .iter()
-            .map(|&g| {
-                self.key_switching_key(g).ok_or_else(|| {
-                    Error::from(FormatError::InvalidField {
-                        field: "Galois elements",
-                        reason: format!("no key for element {g}"),
-                    })
+/// Payload: the `G` elements (`u64`, strictly increasing), then the `G`
+/// key-switching-key bodies in element order (see [`ksk_body_len`]).
+fn galois_keys_to_bytes(gk: &GaloisKeys, ctx: &RlweContext, compressed: bool) -> Result<Vec<u8>> {
+    ctx.check_id(gk.params_id())?;
+    let elements = gk.elements();
+    let count = count_u32(elements.len(), "Galois element count")?;
+    let keys = elements
+        .iter()
+        .map(|&g| {
+            gk.key_switching_key(g).ok_or_else(|| {
+                Error::from(FormatError::InvalidField {
+                    field: "Galois elements",
+                    reason: format!("no key for element {g}"),
                 })
             })
-            .collect::<Result<Vec<_>>>()?;
-        let len = add(
-            mul(u64::from(count), 8, "Galois element count")?,
-            ksk_body_len(ctx, u64::from(count), compressed)?,
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let len = add(
+        mul(u64::from(count), 8, "Galois element count")?,
+        ksk_body_len(ctx, u64::from(count), compressed)?,
+        "Galois element count",
+    )?;
+    let kind = ObjectKind::GaloisKeys;
+    let mut out = format::begin(kind, compressed, ctx.id(), gk.key_id(), count, len)?;
+    for g in &elements {
+        out.extend_from_slice(&g.to_le_bytes());
+    }
+    write_ksks(&mut out, ctx, &keys, compressed, kind)?;
+    format::finish(out)
+}
+
+fn galois_keys_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<GaloisKeys> {
+    let (header, payload) = open_for(ctx, bytes, ObjectKind::GaloisKeys)?;
+    let n = ctx.degree();
+    // At most n distinct odd elements below 2n.
+    check_count("Galois element count", header.count, 0, n as u64)?;
+    let count = header.count as usize;
+    let elements_len = 8 * count;
+    check_payload_len(
+        &header,
+        add(
+            elements_len as u64,
+            ksk_body_len(ctx, count as u64, header.seed_compressed)?,
             "Galois element count",
-        )?;
-        let mut out = format::begin(Self::KIND, compressed, ctx.id(), self.key_id(), count, len)?;
-        for g in &elements {
-            out.extend_from_slice(&g.to_le_bytes());
+        )?,
+    )?;
+    let mut elements = Vec::with_capacity(count);
+    for (i, chunk) in payload
+        .get(..elements_len)
+        .unwrap_or(&[])
+        .chunks_exact(8)
+        .enumerate()
+    {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let g = u64::from_le_bytes(w);
+        if !is_galois_element(n, g) {
+            return Err(FormatError::InvalidField {
+                field: "Galois elements",
+                reason: format!("{g} is not a Galois element for n = {n} (odd, below 2n)"),
+            }
+            .into());
         }
-        write_ksks(&mut out, ctx, &keys, compressed, Self::KIND)?;
-        format::finish(out)
+        if i > 0 && elements.last().is_some_and(|&prev| prev >= g) {
+            return Err(FormatError::InvalidField {
+                field: "Galois elements",
+                reason: format!("element {g} at position {i} is not larger than its predecessor"),
+            }
+            .into());
+        }
+        elements.push(g);
+    }
+    let body = payload.get(elements_len..).unwrap_or(&[]);
+    let keys = read_ksks(ctx, body, count, header.key_id, header.seed_compressed)?;
+    GaloisKeys::from_parts(ctx, header.key_id, elements.into_iter().zip(keys).collect())
+}
+
+// Inherent `is_compressible` methods: `x.is_compressible()` takes no
+// context, so with the trait implemented for several contexts the trait
+// method alone would be ambiguous at the call site.
+
+impl PublicKey {
+    /// Whether the key can be written seed-compressed
+    /// ([`ToBytes::to_bytes_compressed`]): it remembers the seed of `a`.
+    pub fn is_compressible(&self) -> bool {
+        self.seed().is_some()
     }
 }
 
-impl ToBytes for GaloisKeys {
-    /// The elements, then for each element its key pairs `(k0, k1)` in
-    /// coefficient form (one stream for all keys).
-    fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
-        self.write(ctx, false)
+impl RelinKey {
+    /// Whether the key can be written seed-compressed
+    /// ([`ToBytes::to_bytes_compressed`]): it remembers the seeds of its
+    /// key pairs.
+    pub fn is_compressible(&self) -> bool {
+        self.key_switching_key().seeds().is_some()
     }
+}
 
-    /// The elements, the seeds of every `k1 = a` (all keys), then the
-    /// `k0`s.
-    fn to_bytes_compressed(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
-        self.write(ctx, true)
-    }
-
-    fn is_compressible(&self) -> bool {
+impl GaloisKeys {
+    /// Whether the keys can be written seed-compressed
+    /// ([`ToBytes::to_bytes_compressed`]): every key remembers its seeds.
+    pub fn is_compressible(&self) -> bool {
         self.elements().iter().all(|&g| {
             self.key_switching_key(g)
                 .is_some_and(|k| k.seeds().is_some())
@@ -780,59 +833,97 @@ impl ToBytes for GaloisKeys {
     }
 }
 
-impl FromBytes for GaloisKeys {
-    fn from_bytes(ctx: &Arc<BfvContext>, bytes: &[u8]) -> Result<Self> {
-        let (header, payload) = open_for(ctx, bytes, Self::KIND)?;
-        let n = ctx.degree();
-        // At most n distinct odd elements below 2n.
-        check_count("Galois element count", header.count, 0, n as u64)?;
-        let count = header.count as usize;
-        let elements_len = 8 * count;
-        check_payload_len(
-            &header,
-            add(
-                elements_len as u64,
-                ksk_body_len(ctx, count as u64, header.seed_compressed)?,
-                "Galois element count",
-            )?,
-        )?;
-        let mut elements = Vec::with_capacity(count);
-        for (i, chunk) in payload
-            .get(..elements_len)
-            .unwrap_or(&[])
-            .chunks_exact(8)
-            .enumerate()
-        {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(chunk);
-            let g = u64::from_le_bytes(w);
-            if !is_galois_element(n, g) {
-                return Err(FormatError::InvalidField {
-                    field: "Galois elements",
-                    reason: format!("{g} is not a Galois element for n = {n} (odd, below 2n)"),
-                }
-                .into());
+/// `ToBytes` and `FromBytes` of every key type for one scheme's context,
+/// all delegating to the core ([`SchemeContext::rlwe`]).
+macro_rules! impl_key_serialization {
+    ($ctx:ty) => {
+        impl ToBytes<$ctx> for SecretKey {
+            /// The ternary coefficients in 2 bits each (the NTT form is
+            /// recomputed on load). The output is secret material: zeroize
+            /// it after use.
+            fn to_bytes(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                secret_key_to_bytes(self, ctx.rlwe())
             }
-            if i > 0 && elements.last().is_some_and(|&prev| prev >= g) {
-                return Err(FormatError::InvalidField {
-                    field: "Galois elements",
-                    reason: format!(
-                        "element {g} at position {i} is not larger than its predecessor"
-                    ),
-                }
-                .into());
-            }
-            elements.push(g);
         }
-        let body = payload.get(elements_len..).unwrap_or(&[]);
-        let keys = read_ksks(ctx, body, count, header.key_id, header.seed_compressed)?;
-        GaloisKeys::from_parts(
-            ctx.rlwe(),
-            header.key_id,
-            elements.into_iter().zip(keys).collect(),
-        )
-    }
+
+        impl FromBytes<$ctx> for SecretKey {
+            fn from_bytes(ctx: &Arc<$ctx>, bytes: &[u8]) -> Result<Self> {
+                secret_key_from_bytes(ctx.rlwe(), bytes)
+            }
+        }
+
+        impl ToBytes<$ctx> for PublicKey {
+            /// `pk0` then `pk1 = a`, in coefficient form.
+            fn to_bytes(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                public_key_to_bytes(self, ctx.rlwe())
+            }
+
+            /// The seed of `a` then `pk0` in coefficient form.
+            fn to_bytes_compressed(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                public_key_to_bytes_compressed(self, ctx.rlwe())
+            }
+
+            fn is_compressible(&self) -> bool {
+                PublicKey::is_compressible(self)
+            }
+        }
+
+        impl FromBytes<$ctx> for PublicKey {
+            fn from_bytes(ctx: &Arc<$ctx>, bytes: &[u8]) -> Result<Self> {
+                public_key_from_bytes(ctx.rlwe(), bytes)
+            }
+        }
+
+        impl ToBytes<$ctx> for RelinKey {
+            /// For each key pair `(k0, k1)`, both in coefficient form.
+            fn to_bytes(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                relin_key_to_bytes(self, ctx.rlwe(), false)
+            }
+
+            /// The seeds of all `k1 = a` (one per pair), then the `k0`s.
+            fn to_bytes_compressed(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                relin_key_to_bytes(self, ctx.rlwe(), true)
+            }
+
+            fn is_compressible(&self) -> bool {
+                RelinKey::is_compressible(self)
+            }
+        }
+
+        impl FromBytes<$ctx> for RelinKey {
+            fn from_bytes(ctx: &Arc<$ctx>, bytes: &[u8]) -> Result<Self> {
+                relin_key_from_bytes(ctx.rlwe(), bytes)
+            }
+        }
+
+        impl ToBytes<$ctx> for GaloisKeys {
+            /// The elements, then for each element its key pairs `(k0, k1)`
+            /// in coefficient form (one stream for all keys).
+            fn to_bytes(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                galois_keys_to_bytes(self, ctx.rlwe(), false)
+            }
+
+            /// The elements, the seeds of every `k1 = a` (all keys), then
+            /// the `k0`s.
+            fn to_bytes_compressed(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                galois_keys_to_bytes(self, ctx.rlwe(), true)
+            }
+
+            fn is_compressible(&self) -> bool {
+                GaloisKeys::is_compressible(self)
+            }
+        }
+
+        impl FromBytes<$ctx> for GaloisKeys {
+            fn from_bytes(ctx: &Arc<$ctx>, bytes: &[u8]) -> Result<Self> {
+                galois_keys_from_bytes(ctx.rlwe(), bytes)
+            }
+        }
+    };
 }
+
+impl_key_serialization!(BfvContext);
+impl_key_serialization!(CkksContext);
 
 // ------------------------------------------------------------- parameters
 

@@ -119,3 +119,98 @@ pub fn set_u64(bytes: &mut [u8], at: usize, v: u64) {
     bytes[at..at + 8].copy_from_slice(&v.to_le_bytes());
     reseal(bytes);
 }
+
+// ------------------------------------------------------------------- CKKS
+
+use rnsfhe::ckks;
+
+/// CKKS at `n = 4096`, secure at 128 bits: the chain `q_0` of 30 bits and two
+/// 24-bit scaling primes (two packed widths), one 30-bit special prime,
+/// `dnum = 3` (one limb per digit), scale `2^24`; `log2(Q·P) = 108`.
+pub fn ckks_params() -> ckks::CkksParameters {
+    ckks::CkksParameters::builder()
+        .degree(4096)
+        .coeff_moduli_bits(&[30, 24, 24])
+        .special_moduli_bits(&[30])
+        .dnum(3)
+        .scale_bits(24)
+        .build()
+        .unwrap()
+}
+
+/// Like [`ckks_params`] with two digits of two limbs over two special
+/// primes (`dnum = 2`, `α = 2`; insecure on purpose, recorded as such).
+pub fn ckks_params_dnum2() -> ckks::CkksParameters {
+    ckks::CkksParameters::builder()
+        .degree(4096)
+        .coeff_moduli_bits(&[30, 24, 24, 24])
+        .special_moduli_bits(&[30, 29])
+        .dnum(2)
+        .scale_bits(24)
+        .security(rnsfhe::SecurityLevel::None)
+        .build()
+        .unwrap()
+}
+
+/// Everything of one CKKS context, generated from a fixed seed.
+pub struct CkksFixture {
+    pub ctx: Arc<ckks::CkksContext>,
+    pub sk: ckks::SecretKey,
+    pub pk: ckks::PublicKey,
+    pub rk: ckks::RelinKey,
+    /// Rotation by one slot and conjugation.
+    pub gk: ckks::GaloisKeys,
+    /// At the top level and default scale, 5 values.
+    pub pt: ckks::Plaintext,
+    /// At level 1, scale `2^20`, all slots.
+    pub pt_low: ckks::Plaintext,
+    /// Public-key encryption of `pt` (no seed).
+    pub ct_pk: ckks::Ciphertext,
+    /// Secret-key encryption of `pt` (seeded).
+    pub ct_sk: ckks::Ciphertext,
+    /// Secret-key encryption of `pt_low` (seeded, level 1).
+    pub ct_sk_low: ckks::Ciphertext,
+    /// `ct_pk · ct_sk` before relinearization (size 3, top level).
+    pub ct3: ckks::Ciphertext,
+    /// `ct3` relinearized and rescaled (size 2, level 1).
+    pub ct_rescaled: ckks::Ciphertext,
+}
+
+pub fn ckks_fixture(params: ckks::CkksParameters, seed: u64) -> CkksFixture {
+    let ctx = ckks::CkksContext::new(params).unwrap();
+    let mut rng = rng(seed);
+    let sk = ckks::SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let pk = ckks::PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let rk = ckks::RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let n = ctx.degree() as u64;
+    let five = rnsfhe::rlwe::galois_keys::element_for_step(ctx.degree(), 5, 1);
+    let gk = ckks::GaloisKeys::generate_with_rng(&ctx, &sk, &[2 * n - 1, five], &mut rng).unwrap();
+    let enc = ckks::Encoder::new(&ctx);
+    let pt = enc.encode(&[0.5, -0.25, 0.125, 1.0, -1.0]).unwrap();
+    let values: Vec<f64> = (0..ctx.slots()).map(|i| (i as f64 / 100.0).sin()).collect();
+    let pt_low = enc.encode_at(&values, (20f64).exp2(), 1).unwrap();
+    let pub_enc = ckks::Encryptor::from_public_key(&ctx, &pk).unwrap();
+    let sym_enc = ckks::Encryptor::from_secret_key(&ctx, &sk).unwrap();
+    let ct_pk = pub_enc.encrypt_with_rng(&pt, &mut rng).unwrap();
+    let ct_sk = sym_enc.encrypt_symmetric_with_rng(&pt, &mut rng).unwrap();
+    let ct_sk_low = sym_enc
+        .encrypt_symmetric_with_rng(&pt_low, &mut rng)
+        .unwrap();
+    let ev = ckks::Evaluator::new(&ctx);
+    let ct3 = ev.multiply(&ct_pk, &ct_sk).unwrap();
+    let ct_rescaled = ev.rescale(&ev.relinearize(&ct3, &rk).unwrap()).unwrap();
+    CkksFixture {
+        ctx,
+        sk,
+        pk,
+        rk,
+        gk,
+        pt,
+        pt_low,
+        ct_pk,
+        ct_sk,
+        ct_sk_low,
+        ct3,
+        ct_rescaled,
+    }
+}
