@@ -136,7 +136,8 @@ fn stream(ctx: &CkksContext, b: &[u8]) -> (usize, u64, RnsRing) {
         }
         ObjectKind::PublicKey => {
             let polys = if h.seed_compressed { 1 } else { 2 };
-            (seed, polys, ctx.ring_at(ctx.max_level()).unwrap().clone())
+            // CKKS public keys live over Q·P, like the key-switching keys.
+            (seed, polys, KeySwitchingKey::key_ring(ctx).clone())
         }
         ObjectKind::RelinKey | ObjectKind::GaloisKeys => {
             let g = if h.kind == ObjectKind::GaloisKeys {

@@ -13,7 +13,7 @@ use rnsfhe::ckks::{
 };
 use rnsfhe::rlwe::KeySwitchingKey;
 use rnsfhe::serialization::{
-    inspect, poly_bits, ring_poly_bits, FormatError, FromBytes, ObjectKind, ToBytes, CHECKSUM_LEN,
+    inspect, ring_poly_bits, FormatError, FromBytes, ObjectKind, ToBytes, CHECKSUM_LEN,
     CKKS_PREFIX_LEN, HEADER_LEN, SEED_LEN,
 };
 use rnsfhe::{Error, SecurityLevel};
@@ -106,11 +106,12 @@ fn keys_round_trip_with_hybrid_key_switching() {
         let sk = SecretKey::from_bytes(ctx, &b).unwrap();
         assert_eq!(sk.coefficients(), f.sk.coefficients());
         assert_eq!(sk.key_id(), f.sk.key_id());
-        // Public key over Q.
+        // Public key over Q·P (encryption divides by P).
         let full = f.pk.to_bytes(ctx).unwrap();
         let comp = f.pk.to_bytes_compressed(ctx).unwrap();
-        assert_eq!(full.len(), framed((2 * poly_bits(ctx)).div_ceil(8)));
-        assert_eq!(comp.len(), framed(32 + poly_bits(ctx).div_ceil(8)));
+        let pk_bits = qp_bits(ctx);
+        assert_eq!(full.len(), framed((2 * pk_bits).div_ceil(8)));
+        assert_eq!(comp.len(), framed(32 + pk_bits.div_ceil(8)));
         for b in [&full, &comp] {
             let pk = PublicKey::from_bytes(ctx, b).unwrap();
             assert_eq!(pk, f.pk);

@@ -66,8 +66,12 @@ pub struct SpecialPrimes {
     level_qp: Vec<RnsRing>,
     /// Per level `l ≥ 1`: FastBaseConv_F from `{q_l} ∪ P` to `Q_{l−1}` and
     /// `[(P·q_l)^{-1}]_{q_i}` (Shoup) — key switching fused with rescaling.
-    down_last: Vec<Option<(BaseConverter, Vec<(u64, u64)>)>>,
+    down_last: Vec<Option<DownLast>>,
 }
+
+/// The converter `{q_l} ∪ P → Q_{l−1}` and `[(P·q_l)^{-1}]_{q_i}` (value,
+/// Shoup quotient) of one level.
+type DownLast = (BaseConverter, Vec<(u64, u64)>);
 
 impl SpecialPrimes {
     /// Precomputes hybrid key switching for the ring `ring_q` (`k` limbs),

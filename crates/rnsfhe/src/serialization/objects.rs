@@ -494,10 +494,12 @@ impl SerializedObject for PublicKey {
     const KIND: ObjectKind = ObjectKind::PublicKey;
 }
 
-/// `pk0` then `pk1 = a`, in coefficient form over `q`.
+/// `pk0` then `pk1 = a`, in coefficient form over `q` (over `Q·P` in a
+/// context with special primes).
 fn public_key_to_bytes(pk: &PublicKey, ctx: &RlweContext) -> Result<Vec<u8>> {
     ctx.check_id(pk.params_id())?;
-    let ring = ctx.ring();
+    // Over Q, or over Q·P when the context has special primes (CKKS).
+    let ring = KeySwitchingKey::key_ring(ctx);
     let len = (2 * ring_poly_bits(ring)).div_ceil(8);
     let mut out = format::begin(ObjectKind::PublicKey, false, ctx.id(), pk.key_id(), 2, len)?;
     let mut w = BitWriter::new(&mut out);
@@ -510,7 +512,8 @@ fn public_key_to_bytes(pk: &PublicKey, ctx: &RlweContext) -> Result<Vec<u8>> {
 /// The seed of `a` then `pk0` in coefficient form.
 fn public_key_to_bytes_compressed(pk: &PublicKey, ctx: &RlweContext) -> Result<Vec<u8>> {
     ctx.check_id(pk.params_id())?;
-    let ring = ctx.ring();
+    // Over Q, or over Q·P when the context has special primes (CKKS).
+    let ring = KeySwitchingKey::key_ring(ctx);
     let seed = checked_key_seed(ring, pk.seed(), pk.pk1(), ObjectKind::PublicKey)?;
     let len = SEED_LEN as u64 + ring_poly_bits(ring).div_ceil(8);
     let mut out = format::begin(ObjectKind::PublicKey, true, ctx.id(), pk.key_id(), 2, len)?;
@@ -539,7 +542,8 @@ fn checked_key_seed(
 fn public_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<PublicKey> {
     let (header, payload) = open_for(ctx, bytes, ObjectKind::PublicKey)?;
     check_count("public key polynomial count", header.count, 2, 2)?;
-    let ring = ctx.ring();
+    // Over Q, or over Q·P when the context has special primes (CKKS).
+    let ring = KeySwitchingKey::key_ring(ctx);
     let bits = ring_poly_bits(ring);
     if header.seed_compressed {
         check_payload_len(&header, SEED_LEN as u64 + bits.div_ceil(8))?;
