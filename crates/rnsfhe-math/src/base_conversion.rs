@@ -355,10 +355,14 @@ pub struct BaseConverter {
     /// single `(k+1)`-term inner product.
     weights: Vec<u64>,
     /// `⌊w·2^52/p_j⌋` for every entry `w` of `weights` (same layout), when
-    /// every modulus of both bases is below 2^50 and the CPU has IFMA52:
-    /// the twiddle-like constants of the IFMA inner products of
-    /// [`BaseConverter::fast_base_conv`]. Empty otherwise.
+    /// every source modulus and at least one target modulus is below 2^50
+    /// and the CPU has IFMA52: the twiddle-like constants of the IFMA inner
+    /// products of [`BaseConverter::fast_base_conv`]; zero (and unused) in
+    /// the rows of wider targets (`ifma_rows`). Empty otherwise.
     weights_shoup52: Vec<u64>,
+    /// Per target modulus, whether it is below 2^50 (its row runs the IFMA
+    /// inner product; the others an exact scalar one in the IFMA path).
+    ifma_rows: Vec<bool>,
     /// [`split_weight`] of every entry of `weights` (same layout), when the
     /// AVX-512F kernels apply ([`avx512_source_ok`] and at least one target
     /// modulus in `(2^45, 2^60)`); the rows of the other targets are zero
@@ -401,16 +405,30 @@ impl BaseConverter {
         }
         let q_bits = max_bits(from);
         let p_bits = max_bits(to);
+        // IFMA needs sources below 2^50 and at least one target row below
+        // 2^50; the other rows (e.g. a 60-bit first CKKS prime among
+        // 40-bit ones) take an exact scalar inner product in that path.
+        let ifma_rows: Vec<bool> = to
+            .moduli()
+            .iter()
+            .map(|m| m.bits() <= crate::simd::IFMA_MAX_BITS)
+            .collect();
         let ifma_ok = q_bits <= crate::simd::IFMA_MAX_BITS
-            && p_bits <= crate::simd::IFMA_MAX_BITS
+            && ifma_rows.iter().any(|&r| r)
             && crate::simd::ifma_available();
         let weights_shoup52 = if ifma_ok {
             weights
                 .chunks_exact(k + 1)
                 .zip(to.moduli())
                 .flat_map(|(row, m)| {
-                    row.iter()
-                        .map(move |&w| ((u128::from(w) << 52) / u128::from(m.value())) as u64)
+                    let ok = m.bits() <= crate::simd::IFMA_MAX_BITS;
+                    row.iter().map(move |&w| {
+                        if ok {
+                            ((u128::from(w) << 52) / u128::from(m.value())) as u64
+                        } else {
+                            0
+                        }
+                    })
                 })
                 .collect()
         } else {
@@ -443,6 +461,7 @@ impl BaseConverter {
             to: to.clone(),
             weights,
             weights_shoup52,
+            ifma_rows,
             weights30,
             avx_rows,
             inv_to: to.moduli().iter().map(|m| 1.0 / m.value() as f64).collect(),
@@ -894,12 +913,27 @@ impl BaseConverter {
             }
             for (t, row) in outs.iter_mut() {
                 let Some(tg) = self.target(*t) else { continue };
+                if !self.ifma_rows.get(*t).copied().unwrap_or(false) {
+                    // A target of 51..61 bits: y_i < 2^50 and w < 2^61, so
+                    // each product is below 2^111 and k < 2^17 of them fit
+                    // a u128; one exact reduction gives the canonical word.
+                    let out = &mut row[start..start + len];
+                    for (c, o) in out.iter_mut().enumerate() {
+                        let mut acc: u128 = 0;
+                        for (yr, &w) in y.chunks_exact(TILE).zip(&tg.w[..k]) {
+                            acc += u128::from(yr[c]) * u128::from(w);
+                        }
+                        *o = tg.m.reduce_u128(acc);
+                    }
+                    continue;
+                }
                 let Some(ws) = tg.ws52 else {
                     return self.conv_i_portable(n, in_data, outs);
                 };
-                // `weights_shoup52` is non-empty only if every modulus is
-                // below 2^50, so y_i < 2^50 and w < p_j < 2^50 as the kernel
-                // needs, and the CPU had IFMA52 at construction.
+                // `weights_shoup52` is non-empty only if every source
+                // modulus is below 2^50 (so y_i < 2^50), this row's p_j is
+                // below 2^50 (so w < p_j < 2^50) as the kernel needs, and
+                // the CPU had IFMA52 at construction.
                 let out = &mut row[start..start + len];
                 let (w, ws) = (&tg.w[..k], &ws[..k]);
                 if !crate::simd::base_conv_dot_rows(tg.m.value(), &y, TILE, w, ws, out) {

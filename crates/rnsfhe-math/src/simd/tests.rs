@@ -375,9 +375,13 @@ fn fast_base_conv_ifma_matches_portable() {
         (vec![49; 20], vec![50; 3]),
         (vec![36; 2], vec![50; 64]),
         (vec![45; 64], vec![21; 2]),
-        // A 51-bit modulus anywhere sends everything to the portable path.
+        // A 51-bit source modulus sends everything to another path.
         (vec![50, 51], vec![50]),
         (vec![50], vec![60]),
+        // Narrow sources with some wide targets (CKKS's 60-bit first prime
+        // among 40-bit ones): IFMA rows plus exact scalar rows.
+        (vec![40; 3], vec![50, 60, 40, 61, 40]),
+        (vec![50], vec![60, 50]),
     ];
     for (from_bits, to_bits) in configs {
         let mut used = Vec::new();
@@ -395,7 +399,7 @@ fn fast_base_conv_ifma_matches_portable() {
         let (qs, ps) = (pick(&from_bits), pick(&to_bits));
         let conv =
             BaseConverter::new(&RnsBase::new(&qs).unwrap(), &RnsBase::new(&ps).unwrap()).unwrap();
-        let narrow = from_bits.iter().chain(&to_bits).all(|&b| b <= 50);
+        let narrow = from_bits.iter().all(|&b| b <= 50) && to_bits.iter().any(|&b| b <= 50);
         assert_eq!(
             conv.fast_base_conv_kernel(),
             if narrow && ifma_available() {
@@ -650,11 +654,15 @@ fn fast_base_conv_avx512_mixed_targets_match_portable() {
         } else {
             Kernel::Portable
         };
-        assert_eq!(
-            conv.fast_base_conv_kernel(),
-            expect_kernel,
-            "q={qs:?} p={ps:?}"
-        );
+        // Narrow sources with a narrow target row prefer IFMA (wide rows
+        // then take the exact scalar product inside that path).
+        let narrow = qs.iter().all(|&q| q < 1 << 50) && ps.iter().any(|&p| p < 1 << 50);
+        let expect_i = if narrow && ifma_available() {
+            Kernel::Ifma52
+        } else {
+            expect_kernel
+        };
+        assert_eq!(conv.fast_base_conv_kernel(), expect_i, "q={qs:?} p={ps:?}");
         assert_eq!(conv.fast_base_conv_exact_kernel(), expect_kernel);
         for n in [1usize, 7, 9, 128, 131, 300] {
             for fill in conv_fills() {
