@@ -349,3 +349,35 @@ fn fused_relinearize_rescale_matches_the_two_step_product() {
         }
     }
 }
+
+/// Public-key encryption over `Q·p_1` then division by `p_1`: the fresh
+/// noise is the rounding `r_0 + r_1·s` with `|r_b| ≤ 1/2` plus
+/// `(e_0 + u·e + e_1·s)/p_1 ≪ 1`, so every coefficient of
+/// `phase − m` is at most `(1 + ‖s‖_1)/2 + 1` — far below the
+/// `≈ 6σ·√n`-sized noise of an encryption over `Q` alone.
+#[test]
+fn public_key_encryption_noise_is_the_rounding_of_the_division() {
+    use rnsfhe::ckks::{Decryptor, PublicKey};
+    let ctx = context(11, 2, 1);
+    let q = ctx.params().coeff_moduli().to_vec();
+    let mut rng = rng_from_seed([12; 32]);
+    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let hw: i64 = sk.coefficients().iter().map(|c| c.abs()).sum();
+    let pt = Encoder::new(&ctx).encode(&[0.25, -0.5]).unwrap();
+    let m = ints(pt.poly(), &q);
+    let dec = Decryptor::new(&ctx, &sk).unwrap();
+    for level in [2usize, 0] {
+        let ev = Evaluator::new(&ctx);
+        let p = ev.drop_plain_to_level(&pt, level).unwrap();
+        let ct = Encryptor::from_public_key(&ctx, &pk)
+            .unwrap()
+            .encrypt_with_rng(&p, &mut rng)
+            .unwrap();
+        let ph = ints(dec.decrypt(&ct).unwrap().poly(), &q[..=level]);
+        let max = ph.iter().zip(&m).map(|(a, b)| (a - b).abs()).max().unwrap();
+        let bound = BigInt::from((1 + hw) / 2 + 1);
+        assert!(max <= bound, "level {level}: noise {max} > {bound}");
+        assert!(max > BigInt::from(0));
+    }
+}

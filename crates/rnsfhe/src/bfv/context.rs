@@ -44,7 +44,7 @@ use rnsfhe_math::{
     ScaleRoundToModulus, ShenoyKumaresan, SmallMontgomery,
 };
 
-use crate::bfv::parameters::{BfvParameters, Variant};
+use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
 use crate::error::{Error, Result};
 use crate::rlwe::context::{KeySwitchingMethod, RlweContext, SchemeContext};
 use crate::rlwe::scratch::ScratchPool;
@@ -201,6 +201,7 @@ impl BfvContext {
         let pool_size = count_p.max(count_b + 1);
         let mut exclude = q_vals.clone();
         exclude.push(t_val);
+        exclude.extend(params.special_moduli());
         let pool = generate_ntt_primes(AUX_MODULUS_BITS, n, pool_size, &exclude)?;
         let pool: Vec<u64> = pool
             .into_iter()
@@ -280,8 +281,14 @@ impl BfvContext {
             ring,
             params.sigma(),
             params.security_level(),
-            KeySwitchingMethod::RnsDecomposition {
-                digit_bits: params.relin_method().digit_bits(),
+            match params.relin_method() {
+                RelinMethod::Hybrid { dnum } => KeySwitchingMethod::Hybrid {
+                    dnum,
+                    special: params.special_moduli().to_vec(),
+                },
+                m => KeySwitchingMethod::RnsDecomposition {
+                    digit_bits: m.digit_bits(),
+                },
             },
             crate::bfv::galois::ROW_GENERATOR,
         )?;

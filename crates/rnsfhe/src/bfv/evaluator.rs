@@ -455,6 +455,27 @@ impl Evaluator {
     ) -> Result<Vec<RnsPoly<Ntt>>> {
         let ctx = &*self.ctx;
         let ksk = rk.key_switching_key();
+        if ksk.is_hybrid() {
+            // Hybrid key switching (special primes): the switch gives NTT
+            // form over q; c_0, c_1 join it in NTT form.
+            let (k0, k1) = ksk.switch_hybrid(ctx.rlwe(), c2, None)?;
+            let ring = ctx.ring();
+            let [mut c0, mut c1] = match c01 {
+                CtPolys::Ntt(v) => {
+                    <[RnsPoly<Ntt>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?
+                }
+                CtPolys::Coeff(v) => {
+                    let [c0, c1] =
+                        <[RnsPoly<Coeff>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?;
+                    [ring.to_ntt(c0)?, ring.to_ntt(c1)?]
+                }
+            };
+            ring.add_assign(&mut c0, &k0)?;
+            ring.add_assign(&mut c1, &k1)?;
+            ctx.scratch().give(k0.into_data());
+            ctx.scratch().give(k1.into_data());
+            return Ok(vec![c0, c1]);
+        }
         match c01 {
             CtPolys::Coeff(v) => {
                 let [mut c0, mut c1] =

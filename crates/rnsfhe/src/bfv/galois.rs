@@ -149,6 +149,9 @@ impl Evaluator {
         let ctx = self.context();
         let ring = ctx.ring();
         ct.polys.check(ring)?;
+        if ksk.is_hybrid() {
+            return self.apply_galois_hybrid(ct, table, ksk);
+        }
         let (n, k) = (ring.n(), ring.limbs());
         let mut c1: RnsPoly<Coeff> = RnsPoly::from_data(n, k, ctx.scratch().take_owned(k * n))?;
         let mut k1: RnsPoly<Ntt> = RnsPoly::from_data(n, k, ctx.scratch().take_owned(k * n))?;
@@ -185,6 +188,36 @@ impl Evaluator {
             }
         };
         ctx.scratch().give(c1.into_data());
+        Ok(Ciphertext::new_ntt(ctx.id(), ct.key_id, vec![c0, k1]))
+    }
+
+    /// [`Self::apply_galois_key`] with a hybrid key (special primes):
+    /// `σ_g` in NTT form, then the hybrid switch of `σ_g(c_1)`.
+    fn apply_galois_hybrid(
+        &self,
+        ct: &Ciphertext,
+        table: &GaloisTable,
+        ksk: &KeySwitchingKey,
+    ) -> Result<Ciphertext> {
+        let ctx = self.context();
+        let ring = ctx.ring();
+        let (p0, p1) = match &ct.polys {
+            CtPolys::Ntt(v) => match v.as_slice() {
+                [p0, p1] => (p0.clone(), p1.clone()),
+                _ => return Err(self.galois_size(v.len())),
+            },
+            CtPolys::Coeff(v) => match v.as_slice() {
+                [p0, p1] => (ring.to_ntt(p0.clone())?, ring.to_ntt(p1.clone())?),
+                _ => return Err(self.galois_size(v.len())),
+            },
+        };
+        let mut c0: RnsPoly<Ntt> = ring.zero();
+        table.apply_ntt_into(&p0, &mut c0)?;
+        let mut c1: RnsPoly<Ntt> = ring.zero();
+        table.apply_ntt_into(&p1, &mut c1)?;
+        let c1_coeff = ring.to_coeff(c1.clone())?;
+        let (k0, k1) = ksk.switch_hybrid(ctx.rlwe(), &c1_coeff, Some(&c1))?;
+        ring.add_assign(&mut c0, &k0)?;
         Ok(Ciphertext::new_ntt(ctx.id(), ct.key_id, vec![c0, k1]))
     }
 

@@ -63,13 +63,22 @@ pub enum RelinMethod {
         /// Digit size `w` in bits.
         digit_bits: u32,
     },
+    /// Hybrid key switching with special primes from the RLWE core
+    /// ([`crate::rlwe::hybrid`]): the moduli grouped into `dnum` digits of
+    /// `⌈k/dnum⌉` limbs, keys over `q·P`; `dnum = 1` is 004 §3.10's
+    /// relinearization version 2. The special primes are
+    /// [`BfvParameters::special_moduli`]; the security check counts them.
+    Hybrid {
+        /// Number of digits, `1 ≤ dnum ≤ k`.
+        dnum: usize,
+    },
 }
 
 impl RelinMethod {
     /// The second-level digit size `w`, if any.
     pub fn digit_bits(&self) -> Option<u32> {
         match self {
-            RelinMethod::RnsDecomposition => None,
+            RelinMethod::RnsDecomposition | RelinMethod::Hybrid { .. } => None,
             RelinMethod::RnsDecompositionWithDigits { digit_bits } => Some(*digit_bits),
         }
     }
@@ -92,6 +101,7 @@ pub struct BfvParameters {
     sigma: f64,
     variant: Variant,
     relin: RelinMethod,
+    special: Vec<u64>,
     security: SecurityLevel,
 }
 
@@ -130,7 +140,12 @@ impl BfvParameters {
         self.variant
     }
 
-    /// The relinearization (key-switching) decomposition.
+    /// The special primes of [`RelinMethod::Hybrid`] (empty otherwise).
+    pub fn special_moduli(&self) -> &[u64] {
+        &self.special
+    }
+
+    /// The relinearization (key-switching) method.
     pub fn relin_method(&self) -> RelinMethod {
         self.relin
     }
@@ -166,6 +181,14 @@ impl BfvParameters {
             h.write_u64(q);
         }
         h.write_u64(u64::from(self.relin.digit_bits().unwrap_or(0)));
+        // Hybrid parameters only: ids of the other methods are unchanged.
+        if let RelinMethod::Hybrid { dnum } = self.relin {
+            h.write_u64(0x4859_4252_4944); // "HYBRID"
+            h.write_u64(dnum as u64);
+            for &p in &self.special {
+                h.write_u64(p);
+            }
+        }
         h.finish()
     }
 }
@@ -180,6 +203,7 @@ pub struct BfvParametersBuilder {
     sigma: f64,
     variant: Variant,
     relin: RelinMethod,
+    special_bits: Option<Vec<u32>>,
     security: SecurityLevel,
 }
 
@@ -192,6 +216,7 @@ impl Default for BfvParametersBuilder {
             sigma: DEFAULT_SIGMA,
             variant: Variant::default(),
             relin: RelinMethod::default(),
+            special_bits: None,
             security: SecurityLevel::default(),
         }
     }
@@ -236,6 +261,13 @@ impl BfvParametersBuilder {
     /// Default RNS variant (default [`Variant::Hps`]).
     pub fn variant(mut self, variant: Variant) -> Self {
         self.variant = variant;
+        self
+    }
+
+    /// Sizes of the special primes for [`RelinMethod::Hybrid`] (default:
+    /// `⌈k/dnum⌉` primes of [`crate::rlwe::hybrid::default_special_bits`]).
+    pub fn special_moduli_bits(mut self, bits: &[u32]) -> Self {
+        self.special_bits = Some(bits.to_vec());
         self
     }
 
@@ -308,6 +340,36 @@ impl BfvParametersBuilder {
             ModuliSpec::Bits(bits) => generate_moduli(n, t, &bits)?,
         };
         validate_moduli(n, t, &moduli)?;
+        let special = match self.relin {
+            RelinMethod::Hybrid { dnum } => {
+                let k = moduli.len();
+                if dnum == 0 || dnum > k {
+                    return Err(invalid(format!(
+                        "dnum = {dnum} must be in [1, {k}] (the number of moduli)"
+                    )));
+                }
+                let alpha = k.div_ceil(dnum);
+                let bits = match &self.special_bits {
+                    Some(b) if !b.is_empty() => b.clone(),
+                    _ => vec![crate::rlwe::hybrid::default_special_bits(&moduli, alpha); alpha],
+                };
+                let mut exclude = moduli.clone();
+                exclude.push(t);
+                let mut sp: Vec<u64> = Vec::with_capacity(bits.len());
+                for &b in &bits {
+                    if !(MIN_MODULUS_BITS..=MAX_MODULUS_BITS).contains(&b) {
+                        return Err(invalid(format!(
+                            "special prime size {b} bits is outside [{MIN_MODULUS_BITS}, {MAX_MODULUS_BITS}]"
+                        )));
+                    }
+                    let p = generate_ntt_primes(b, n, 1, &exclude)?;
+                    exclude.extend(&p);
+                    sp.extend(p);
+                }
+                sp
+            }
+            _ => Vec::new(),
+        };
         let params = BfvParameters {
             n,
             t,
@@ -315,6 +377,7 @@ impl BfvParametersBuilder {
             sigma: self.sigma,
             variant: self.variant,
             relin: self.relin,
+            special,
             security: self.security,
         };
         // Δ = ⌊q/t⌋ must leave room for noise: require q > 2t·2^2.
@@ -324,10 +387,13 @@ impl BfvParametersBuilder {
                 params.log2_q()
             )));
         }
+        // The whole modulus of the key material: q and the special primes.
+        let mut all = params.moduli.clone();
+        all.extend(&params.special);
         crate::security::check(
             params.security_level(),
             params.degree(),
-            crate::security::modulus_bits(params.coeff_moduli()),
+            crate::security::modulus_bits(&all),
             crate::security::SecretDistribution::Ternary,
         )?;
         Ok(params)

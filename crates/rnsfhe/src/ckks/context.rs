@@ -73,7 +73,8 @@ impl CkksContext {
                 special: params.special_moduli().to_vec(),
             },
             SLOT_GENERATOR,
-        )?;
+        )?
+        .with_public_key_over_qp(true);
         let embedding = CkksEmbedding::new(n)?;
         Ok(Arc::new(Self {
             params,

@@ -38,24 +38,7 @@ pub const MAX_MODULI: usize = 64;
 /// (bits), as in SEAL and OpenFHE.
 pub const SPECIAL_PRIME_BITS: u32 = 60;
 
-/// Bits by which the default `P` exceeds the largest key-switching digit:
-/// the key-switching noise is about `(Q_j/P)·α·n·σ`, so `2^10` keeps it
-/// below the rounding term of the division by `P`.
-pub const SPECIAL_MARGIN_BITS: u32 = 10;
-
-/// The size of each of the `alpha` default special primes: the smallest
-/// that makes `P ≥ 2^10 · max_j Q_j`, at most 60 bits. Smaller primes are
-/// cheaper: at 50 bits and below, NTTs and base conversions run on the
-/// 52-bit IFMA kernels (about 2× faster than the 60-bit AVX-512F ones), and
-/// `log2(Q·P)` leaves more room under the security bound.
-pub fn default_special_bits(moduli: &[u64], alpha: usize) -> u32 {
-    let max_digit: f64 = moduli
-        .chunks(alpha.max(1))
-        .map(|c| c.iter().map(|&q| (q as f64).log2()).sum::<f64>())
-        .fold(0.0, f64::max);
-    let per = ((max_digit + SPECIAL_MARGIN_BITS as f64) / alpha.max(1) as f64).ceil() as u32;
-    per.clamp(MIN_MODULUS_BITS, SPECIAL_PRIME_BITS)
-}
+pub use crate::rlwe::hybrid::{default_special_bits, SPECIAL_MARGIN_BITS};
 
 /// The peer-benchmark parameter sets `(log2 n, L, scale bits)` with a 60-bit
 /// first prime (`shared/peers/bench_peers_ckks.py`).

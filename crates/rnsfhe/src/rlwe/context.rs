@@ -58,6 +58,7 @@ pub struct RlweContext {
     key_switching: KeySwitchingMethod,
     special: Option<SpecialPrimes>,
     rotation_generator: u64,
+    public_key_over_qp: bool,
     /// Reusable temporaries of the evaluation kernels.
     pub(crate) scratch: ScratchPool,
 }
@@ -94,8 +95,22 @@ impl RlweContext {
             key_switching,
             special,
             rotation_generator,
+            public_key_over_qp: false,
             scratch: ScratchPool::default(),
         })
+    }
+
+    /// Public keys over `Q·P` (when the context has special primes), so
+    /// that encryption divides its noise by `P` (CKKS's choice; BFV keeps
+    /// its public key over `Q` for its fused encryption kernels).
+    pub fn with_public_key_over_qp(mut self, on: bool) -> Self {
+        self.public_key_over_qp = on && self.special.is_some();
+        self
+    }
+
+    /// Whether public keys live over `Q·P` ([`Self::with_public_key_over_qp`]).
+    pub fn public_key_over_qp(&self) -> bool {
+        self.public_key_over_qp
     }
 
     /// The parameter id recorded in every key and ciphertext made with this

@@ -12,14 +12,16 @@
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
+use rayon::prelude::*;
 use rnsfhe_math::sampling::{expand_uniform, sample_ternary};
 use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
 use crate::rlwe::context::RlweContext;
-use crate::rlwe::hybrid::{mod_down_plus, SpecialPrimes};
+use crate::rlwe::hybrid::SpecialPrimes;
 use crate::rlwe::keys::{PublicKey, SecretKey};
+use crate::rlwe::scratch::signed_word;
 
 /// The first `limbs` limbs of an NTT-form polynomial over `Q`.
 pub(crate) fn prefix(a: &RnsPoly<Ntt>, limbs: usize) -> Result<RnsPoly<Ntt>> {
@@ -53,7 +55,7 @@ pub fn encrypt_zero_public(
     u.zeroize();
     let mut u_ntt = u_ntt?;
     let mut e = vec![0i64; n];
-    let mut out = Vec::with_capacity(2);
+    let mut out: Vec<RnsPoly<Ntt>> = Vec::with_capacity(2);
     for pk_b in [pk.pk0(), pk.pk1()] {
         ctx.gaussian().sample_into(rng, &mut e);
         let mut c = ring.to_ntt(ring.from_signed(&e)?)?;
@@ -63,19 +65,22 @@ pub fn encrypt_zero_public(
     }
     e.zeroize();
     u_ntt.zeroize();
-    let c1 = out.pop();
-    let c0 = out.pop();
-    match (c0, c1) {
-        (Some(c0), Some(c1)) => Ok((c0, c1)),
-        _ => Err(Error::InvalidArgument("encryption failed".into())),
-    }
+    pair(out)
 }
 
-/// Public-key encryption of zero over `Q_l·P` followed by the exact
-/// division by `P` ([`crate::rlwe::hybrid`]'s ModDown), as SEAL encrypts:
-/// the noise `e_0 + u·e + e_1·s` shrinks by `P` and what remains is the
-/// rounding `r_0 + r_1·s` with `|r_b| ≤ 1/2` — about 3 bits of CKKS
-/// precision better than encrypting over `Q`.
+/// Public-key encryption of zero over `Q_l·p_1` (the first special prime)
+/// followed by the exact rounded division by `p_1`, as SEAL encrypts (it
+/// has a single special prime): the noise `e_0 + u·e + e_1·s` shrinks by
+/// `p_1` and what remains is the rounding `r_0 + r_1·s` with
+/// `|r_b| ≤ 1/2` — about 3 bits of CKKS precision better than encrypting
+/// over `Q`. One special prime suffices (`u·e + e_1·s ≪ p_1`), so the
+/// public key's other special rows are not used here, and the conversion
+/// from `p_1` is just its centred residue. The error `e_b` is added after
+/// the inverse NTT of the `p_1` row and inside the one forward NTT the
+/// `Q_l` rows need anyway (no transform of its own):
+/// `c_b = (u·pk_b + NTT([e_b − v_b]_{q_i}))·p_1^{-1}` with
+/// `v_b = centred [u·pk_b + e_b]_{p_1}` — the same words as transforming
+/// `e_b` first.
 fn encrypt_zero_public_qp(
     ctx: &RlweContext,
     sp: &SpecialPrimes,
@@ -85,27 +90,40 @@ fn encrypt_zero_public_qp(
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
     let n = ctx.degree();
     let k = ctx.ring().limbs();
-    let ring = sp.ring_qp_at(limbs - 1)?;
-    let kp = sp.ring_p().limbs();
+    let ring = sp.ring_q1_at(limbs - 1)?;
+    let q_tables = ctx.ring().tables();
+    let p_table = sp
+        .ring_p()
+        .tables()
+        .first()
+        .ok_or_else(|| Error::InvalidArgument("no special prime".into()))?;
+    let pm = *p_table.modulus();
+    let p = pm.value();
+    let inv: Vec<(u64, u64)> = ctx.ring().moduli()[..limbs]
+        .iter()
+        .map(|m| {
+            let i = m.inv(m.reduce(p))?;
+            Ok((i, m.shoup(i)))
+        })
+        .collect::<Result<_>>()?;
     let mut u = sample_ternary(rng, n);
     let u_ntt = ring.to_ntt(ring.from_signed(&u)?);
     u.zeroize();
     let mut u_ntt = u_ntt?;
     let mut e = vec![0i64; n];
-    let mut conv = ctx.scratch.take((limbs + kp) * n);
-    let mut out = Vec::with_capacity(2);
-    let mut c = ctx.scratch.take((limbs + kp) * n);
+    let mut x = ctx.scratch.take((limbs + 1) * n);
+    let mut c_p = vec![0u64; n];
+    let mut out: Vec<RnsPoly<Ntt>> = Vec::with_capacity(2);
     for pk_b in [pk.pk0(), pk.pk1()] {
         ctx.gaussian().sample_into(rng, &mut e);
-        // u·pk_b on the rows q_0 … q_l and p_1 … p_α of the key; e_b joins
-        // inside the division by P (no transform of its own).
-        for (r, (row, u_row)) in c
+        // u·pk_b on the rows q_0 … q_l and p_1 of the key (NTT form).
+        for (r, (row, u_row)) in x
             .as_mut_slice()
             .chunks_exact_mut(n)
             .zip(u_ntt.limbs_iter())
             .enumerate()
         {
-            let kr = if r < limbs { r } else { k + (r - limbs) };
+            let kr = if r < limbs { r } else { k };
             let m = ring.moduli()[r];
             let key = pk_b
                 .get_limb(kr)
@@ -113,24 +131,43 @@ fn encrypt_zero_public_qp(
             row.copy_from_slice(u_row);
             rnsfhe_math::ring::pointwise_mul(&m, row, key);
         }
-        out.push(mod_down_plus(
-            ctx,
-            sp,
-            c.as_mut_slice(),
-            Some(&e),
-            limbs,
-            &mut conv,
-        )?);
+        let (xq, xp) = x.as_mut_slice().split_at_mut(limbs * n);
+        p_table.backward(xp)?;
+        // c = [u·pk_b + e_b]_{p_1}; its centred value v is c, or c − p_1
+        // when c > p_1/2 (selected by a mask below: random signs would
+        // make a branch mispredict half the time).
+        for ((cv, &xv), &ev) in c_p.iter_mut().zip(xp.iter()).zip(&e) {
+            *cv = pm.add(xv, signed_word(ev, &pm));
+        }
+        let mut o = RnsPoly::<Ntt>::from_data(n, limbs, ctx.scratch.take_owned(limbs * n))?;
+        o.data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(xq.par_chunks_exact(n))
+            .enumerate()
+            .try_for_each(|(i, (orow, xr))| -> Result<()> {
+                let t = q_tables
+                    .get(i)
+                    .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
+                let m = t.modulus();
+                let p_mod = m.reduce(p);
+                for ((d, &ev), &c) in orow.iter_mut().zip(&e).zip(&c_p) {
+                    let wrap = ((p / 2).wrapping_sub(c) >> 63).wrapping_neg() & p_mod;
+                    let vq = m.sub(m.reduce(c), wrap);
+                    *d = m.sub(signed_word(ev, m), vq);
+                }
+                t.forward(orow)?;
+                let (w, ws) = inv[i];
+                for (d, &a) in orow.iter_mut().zip(xr) {
+                    *d = m.mul_shoup(m.add(a, *d), w, ws);
+                }
+                Ok(())
+            })?;
+        out.push(o);
     }
-    drop(c);
     e.zeroize();
+    c_p.zeroize();
     u_ntt.zeroize();
-    let c1 = out.pop();
-    let c0 = out.pop();
-    match (c0, c1) {
-        (Some(c0), Some(c1)) => Ok((c0, c1)),
-        _ => Err(Error::InvalidArgument("encryption failed".into())),
-    }
+    pair(out)
 }
 
 /// `(−a·s + e, a)` in NTT form over `ring` (a level ring), `a` expanded
@@ -190,4 +227,14 @@ pub fn phase(
     h.zeroize();
     s.zeroize();
     Ok(acc)
+}
+
+/// The two polynomials of an encryption of zero, in order.
+fn pair(mut v: Vec<RnsPoly<Ntt>>) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    let c1 = v.pop();
+    let c0 = v.pop();
+    match (c0, c1) {
+        (Some(c0), Some(c1)) => Ok((c0, c1)),
+        _ => Err(Error::InvalidArgument("encryption failed".into())),
+    }
 }

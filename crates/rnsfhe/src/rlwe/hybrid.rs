@@ -45,6 +45,26 @@ use rnsfhe_math::{BaseConverter, Coeff, Modulus, Ntt, RnsBase, RnsPoly, RnsRing}
 use crate::error::{Error, Result};
 use crate::rlwe::context::RlweContext;
 
+/// Bits by which the default `P` exceeds the largest key-switching digit:
+/// the key-switching noise is about `(Q_j/P)·α·n·σ`, so `2^10` keeps it
+/// below the rounding term of the division by `P`.
+pub const SPECIAL_MARGIN_BITS: u32 = 10;
+
+/// The size of each of the `alpha` default special primes for a chain
+/// `moduli` cut into digits of `alpha` limbs: the smallest that makes
+/// `P ≥ 2^10 · max_j Q_j`, between 20 and 60 bits. Smaller primes are
+/// cheaper: at 50 bits and below, NTTs and base conversions run on the
+/// 52-bit IFMA kernels (about 2× faster than the 60-bit AVX-512F ones), and
+/// `log2(Q·P)` leaves more room under the security bound.
+pub fn default_special_bits(moduli: &[u64], alpha: usize) -> u32 {
+    let max_digit: f64 = moduli
+        .chunks(alpha.max(1))
+        .map(|c| c.iter().map(|&q| (q as f64).log2()).sum::<f64>())
+        .fold(0.0, f64::max);
+    let per = ((max_digit + SPECIAL_MARGIN_BITS as f64) / alpha.max(1) as f64).ceil() as u32;
+    per.clamp(20, 60)
+}
+
 /// The special primes and the per-level conversion tables of hybrid key
 /// switching, owned by an [`RlweContext`].
 #[derive(Debug)]
@@ -64,6 +84,8 @@ pub struct SpecialPrimes {
     up: Vec<Vec<(Range<usize>, BaseConverter)>>,
     /// Per level `l`, the ring `Q_l·P` (tables shared).
     level_qp: Vec<RnsRing>,
+    /// Per level `l`, the ring `Q_l·p_1` of public-key encryption.
+    level_q1: Vec<RnsRing>,
     /// Per level `l ≥ 1`: FastBaseConv_F from `{q_l} ∪ P` to `Q_{l−1}` and
     /// `[(P·q_l)^{-1}]_{q_i}` (Shoup) — key switching fused with rescaling.
     down_last: Vec<Option<DownLast>>,
@@ -129,6 +151,10 @@ impl SpecialPrimes {
         let level_qp = (0..k)
             .map(|l| ring_q.sub_ring(0..l + 1)?.concat(&ring_p))
             .collect::<core::result::Result<Vec<_>, _>>()?;
+        let p1 = ring_p.sub_ring(0..1)?;
+        let level_q1 = (0..k)
+            .map(|l| ring_q.sub_ring(0..l + 1)?.concat(&p1))
+            .collect::<core::result::Result<Vec<_>, _>>()?;
         let mut down_last = vec![None];
         for l in 1..k {
             let mut from_vals = vec![q_vals[l]];
@@ -155,6 +181,7 @@ impl SpecialPrimes {
             down,
             up,
             level_qp,
+            level_q1,
             down_last,
         })
     }
@@ -183,6 +210,14 @@ impl SpecialPrimes {
     /// primes).
     pub fn ring_qp_at(&self, level: usize) -> Result<&RnsRing> {
         self.level_qp
+            .get(level)
+            .ok_or_else(|| Error::InvalidArgument(format!("level {level} outside the chain")))
+    }
+
+    /// The ring `Q_l·p_1` of level `l` (`q_0 … q_l`, then the first
+    /// special prime): public-key encryption works there.
+    pub fn ring_q1_at(&self, level: usize) -> Result<&RnsRing> {
+        self.level_q1
             .get(level)
             .ok_or_else(|| Error::InvalidArgument(format!("level {level} outside the chain")))
     }
@@ -287,26 +322,7 @@ pub(crate) fn relinearize_rescale_hybrid(
             })?;
         let conv = conv.as_mut_slice();
         conv_last.fast_base_conv_exact_rows(n, xlast, conv)?;
-        d.data_mut()[..l * n]
-            .par_chunks_exact_mut(n)
-            .zip(conv.par_chunks_exact_mut(n))
-            .zip(xq.par_chunks_exact(n))
-            .enumerate()
-            .try_for_each(|(i, ((o, cv), xr))| -> Result<()> {
-                let t = q_tables
-                    .get(i)
-                    .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
-                let m = t.modulus();
-                for c in cv.iter_mut() {
-                    *c = m.neg(*c);
-                }
-                t.forward(cv)?;
-                let (w, ws) = inv[i];
-                for ((o, &a), &b) in o.iter_mut().zip(xr).zip(cv.iter()) {
-                    *o = m.mul_shoup(m.add(a, b), w, ws);
-                }
-                Ok(())
-            })?;
+        divide_rows(q_tables, &mut d.data_mut()[..l * n], conv, xq, inv, n)?;
         d.truncate_limbs(l);
     }
     Ok(())
@@ -427,38 +443,13 @@ pub(crate) fn mod_down(
     kl: usize,
     conv: &mut crate::rlwe::scratch::Scratch<'_>,
 ) -> Result<RnsPoly<Ntt>> {
-    mod_down_plus(ctx, sp, x, None, kl, conv)
-}
-
-/// [`mod_down`] of `x + e` for a small coefficient-form `e` given apart
-/// (encryption's error): `e` is added to the P rows after their inverse
-/// NTT and to the Q rows together with the converted P part, before the
-/// one forward NTT those rows need anyway — the same words as adding
-/// `NTT(e)` to `x` first, without its `k_l + α` transforms.
-pub(crate) fn mod_down_plus(
-    ctx: &RlweContext,
-    sp: &SpecialPrimes,
-    x: &mut [u64],
-    e: Option<&[i64]>,
-    kl: usize,
-    conv: &mut crate::rlwe::scratch::Scratch<'_>,
-) -> Result<RnsPoly<Ntt>> {
     let n = ctx.degree();
     let k = ctx.ring().limbs();
     let (xq, xp) = x.split_at_mut(kl * n);
     let p_tables = sp.ring_p.tables();
     xp.par_chunks_exact_mut(n)
         .zip(p_tables.par_iter())
-        .try_for_each(|(row, t)| -> Result<()> {
-            t.backward(row)?;
-            if let Some(e) = e {
-                let m = t.modulus();
-                for (x, &c) in row.iter_mut().zip(e) {
-                    *x = m.add(*x, m.reduce_i64(c));
-                }
-            }
-            Ok(())
-        })?;
+        .try_for_each(|(row, t)| t.backward(row))?;
     let conv = conv
         .as_mut_slice()
         .get_mut(..kl * n)
@@ -473,8 +464,23 @@ pub(crate) fn mod_down_plus(
     if kl > k {
         return Err(Error::InvalidArgument("level outside the chain".into()));
     }
-    out.data_mut()
-        .par_chunks_exact_mut(n)
+    divide_rows(q_tables, out.data_mut(), conv, xq, &sp.p_inv_mod_q, n)?;
+    Ok(out)
+}
+
+/// The last step of every division by `D` (`P`, or `P·q_l`):
+/// `out_i = (x_i − NTT(conv_i))·[D^{-1}]_{q_i}` for each limb `i` of
+/// `out`, where `conv` holds the exact centred conversion of `[x]_D`
+/// (coefficient form, consumed) and `x` the NTT-form rows over `q_i`.
+fn divide_rows(
+    q_tables: &[rnsfhe_math::NttTable],
+    out: &mut [u64],
+    conv: &mut [u64],
+    xq: &[u64],
+    inv: &[(u64, u64)],
+    n: usize,
+) -> Result<()> {
+    out.par_chunks_exact_mut(n)
         .zip(conv.par_chunks_exact_mut(n))
         .zip(xq.par_chunks_exact(n))
         .enumerate()
@@ -483,25 +489,17 @@ pub(crate) fn mod_down_plus(
                 .get(i)
                 .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
             let m: &Modulus = t.modulus();
-            // cv ← [e − conv]_{q_i} (coefficient form), then one NTT.
-            match e {
-                Some(e) => {
-                    for (c, &v) in cv.iter_mut().zip(e) {
-                        *c = m.sub(m.reduce_i64(v), *c);
-                    }
-                }
-                None => {
-                    for c in cv.iter_mut() {
-                        *c = m.neg(*c);
-                    }
-                }
+            for c in cv.iter_mut() {
+                *c = m.neg(*c);
             }
             t.forward(cv)?;
-            let (w, ws) = sp.p_inv_mod_q[i];
+            let (w, ws) = inv
+                .get(i)
+                .copied()
+                .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
             for ((o, &a), &b) in o.iter_mut().zip(xr).zip(cv.iter()) {
                 *o = m.mul_shoup(m.add(a, b), w, ws);
             }
             Ok(())
-        })?;
-    Ok(out)
+        })
 }

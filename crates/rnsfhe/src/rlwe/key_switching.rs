@@ -143,6 +143,17 @@ impl KeySwitchingKey {
         })
     }
 
+    /// The context's hybrid tables, or an error for an RNS-decomposition
+    /// key or a context without special primes.
+    fn hybrid_tables<'a>(&self, ctx: &'a RlweContext) -> Result<&'a SpecialPrimes> {
+        match (ctx.special_primes(), self.is_hybrid()) {
+            (Some(sp), true) => Ok(sp),
+            _ => Err(Error::InvalidArgument(
+                "hybrid key switching needs a hybrid key and special primes".into(),
+            )),
+        }
+    }
+
     /// Whether this is a hybrid key (pairs over `Q·P`, one per digit).
     pub fn is_hybrid(&self) -> bool {
         self.digits_per_limb.is_empty()
@@ -161,14 +172,7 @@ impl KeySwitchingKey {
     ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
         let ctx = ctx.rlwe();
         ctx.check_id(self.params_id)?;
-        let sp = match (ctx.special_primes(), self.is_hybrid()) {
-            (Some(sp), true) => sp,
-            _ => {
-                return Err(Error::InvalidArgument(
-                    "hybrid key switching needs a hybrid key and special primes".into(),
-                ))
-            }
-        };
+        let sp = self.hybrid_tables(ctx)?;
         switch_hybrid(ctx, sp, &self.keys, c, c_ntt)
     }
 
@@ -185,14 +189,7 @@ impl KeySwitchingKey {
         d1: &mut RnsPoly<Ntt>,
     ) -> Result<()> {
         ctx.check_id(self.params_id)?;
-        let sp = match (ctx.special_primes(), self.is_hybrid()) {
-            (Some(sp), true) => sp,
-            _ => {
-                return Err(Error::InvalidArgument(
-                    "hybrid key switching needs a hybrid key and special primes".into(),
-                ))
-            }
-        };
+        let sp = self.hybrid_tables(ctx)?;
         crate::rlwe::hybrid::relinearize_rescale_hybrid(
             ctx, sp, &self.keys, c2_coeff, c2_ntt, d0, d1,
         )

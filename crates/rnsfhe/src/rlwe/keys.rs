@@ -271,7 +271,7 @@ impl PublicKey {
         // With special primes the public key lives over Q·P, so that
         // encryption can divide its noise by P (SEAL's choice; see
         // `rlwe::encryption::encrypt_zero_public`).
-        let (pk0, pk1, seed) = if ctx.special_primes().is_some() {
+        let (pk0, pk1, seed) = if ctx.public_key_over_qp() {
             rlwe_zero_sample_qp(ctx, sk, rng)?
         } else {
             rlwe_zero_sample(ctx, sk, rng)?

@@ -494,12 +494,21 @@ impl SerializedObject for PublicKey {
     const KIND: ObjectKind = ObjectKind::PublicKey;
 }
 
+/// The ring of public keys: `Q`, or `Q·P` where the scheme keeps them
+/// there ([`RlweContext::public_key_over_qp`], CKKS).
+fn public_key_ring(ctx: &RlweContext) -> &RnsRing {
+    match ctx.special_primes() {
+        Some(sp) if ctx.public_key_over_qp() => sp.ring_qp(),
+        _ => ctx.ring(),
+    }
+}
+
 /// `pk0` then `pk1 = a`, in coefficient form over `q` (over `Q·P` in a
-/// context with special primes).
+/// CKKS context).
 fn public_key_to_bytes(pk: &PublicKey, ctx: &RlweContext) -> Result<Vec<u8>> {
     ctx.check_id(pk.params_id())?;
     // Over Q, or over Q·P when the context has special primes (CKKS).
-    let ring = KeySwitchingKey::key_ring(ctx);
+    let ring = public_key_ring(ctx);
     let len = (2 * ring_poly_bits(ring)).div_ceil(8);
     let mut out = format::begin(ObjectKind::PublicKey, false, ctx.id(), pk.key_id(), 2, len)?;
     let mut w = BitWriter::new(&mut out);
@@ -513,7 +522,7 @@ fn public_key_to_bytes(pk: &PublicKey, ctx: &RlweContext) -> Result<Vec<u8>> {
 fn public_key_to_bytes_compressed(pk: &PublicKey, ctx: &RlweContext) -> Result<Vec<u8>> {
     ctx.check_id(pk.params_id())?;
     // Over Q, or over Q·P when the context has special primes (CKKS).
-    let ring = KeySwitchingKey::key_ring(ctx);
+    let ring = public_key_ring(ctx);
     let seed = checked_key_seed(ring, pk.seed(), pk.pk1(), ObjectKind::PublicKey)?;
     let len = SEED_LEN as u64 + ring_poly_bits(ring).div_ceil(8);
     let mut out = format::begin(ObjectKind::PublicKey, true, ctx.id(), pk.key_id(), 2, len)?;
@@ -543,7 +552,7 @@ fn public_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<PublicKey> {
     let (header, payload) = open_for(ctx, bytes, ObjectKind::PublicKey)?;
     check_count("public key polynomial count", header.count, 2, 2)?;
     // Over Q, or over Q·P when the context has special primes (CKKS).
-    let ring = KeySwitchingKey::key_ring(ctx);
+    let ring = public_key_ring(ctx);
     let bits = ring_poly_bits(ring);
     if header.seed_compressed {
         check_payload_len(&header, SEED_LEN as u64 + bits.div_ceil(8))?;
@@ -966,7 +975,17 @@ impl BfvParameters {
     /// Serializes the parameters (`n`, `t`, σ, variant, relinearization
     /// digits, security level and the moduli; layout in `docs/format.md`). The header's
     /// parameter id is [`BfvParameters::id`].
+    ///
+    /// Parameters with [`crate::bfv::RelinMethod::Hybrid`] have no encoding
+    /// in format version 1 (its parameter record has no field for special
+    /// primes): an [`Error::InvalidArgument`] says so; their keys and
+    /// ciphertexts serialize as usual.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        if !self.special_moduli().is_empty() {
+            return Err(Error::InvalidArgument(
+                "BFV parameters with hybrid key switching (special primes) cannot be written in format version 1".into(),
+            ));
+        }
         let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
         let len = PARAMS_FIXED_LEN + 8 * u64::from(k);
         let mut out = format::begin(ObjectKind::Parameters, false, self.id(), 0, k, len)?;
