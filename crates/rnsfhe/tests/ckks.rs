@@ -276,3 +276,43 @@ fn results_are_identical_for_every_thread_count() {
     assert_eq!(one, run(2));
     assert_eq!(one, run(3));
 }
+
+/// The one-pass `encrypt_values` decrypts like `encrypt(encode(x))`, at the
+/// same precision, for real and complex values at several levels.
+#[test]
+fn one_pass_encode_encrypt_matches_the_two_step_path() {
+    let s = setup(12, 2, None);
+    let enc = Encoder::new(&s.ctx);
+    let e = Encryptor::from_public_key(&s.ctx, &s.pk).unwrap();
+    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
+    let x = data(s.ctx.slots(), 21);
+    let one = e.encrypt_values(&x).unwrap();
+    let two = e.encrypt(&enc.encode(&x).unwrap()).unwrap();
+    assert_eq!(
+        (one.level(), one.scale(), one.len()),
+        (two.level(), two.scale(), two.len())
+    );
+    let b1 = precision_bits(&dec.decrypt_decode(&one).unwrap(), &x).unwrap();
+    let b2 = precision_bits(&dec.decrypt_decode(&two).unwrap(), &x).unwrap();
+    assert!(b1 > 22.0 && (b1 - b2).abs() < 2.0, "{b1} vs {b2}");
+    let z: Vec<Complex64> = x.iter().map(|&v| Complex64::new(v, -v / 2.0)).collect();
+    for level in [0usize, 1] {
+        let ct = e
+            .encrypt_complex_values_with_rng(&z, 2f64.powi(30), level, &mut rng_from_seed([2; 32]))
+            .unwrap();
+        assert_eq!(ct.level(), level);
+        let got = dec.decrypt_decode_complex(&ct).unwrap();
+        let err = got
+            .iter()
+            .zip(&z)
+            .map(|(a, b)| (*a - *b).abs())
+            .fold(0.0, f64::max);
+        assert!(-err.log2() > 14.0, "level {level}: {:.1} bits", -err.log2());
+    }
+    assert!(matches!(
+        e.encrypt_values(&[f64::NAN]),
+        Err(Error::ValueOutOfRange(_))
+    ));
+    let sym = Encryptor::from_secret_key(&s.ctx, &s.sk).unwrap();
+    assert!(matches!(sym.encrypt_values(&x), Err(Error::MissingKey(_))));
+}

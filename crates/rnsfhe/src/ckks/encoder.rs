@@ -19,6 +19,7 @@ use rnsfhe_math::{Coeff, MathError, RnsPoly};
 use crate::ckks::ciphertext::Plaintext;
 use crate::ckks::context::CkksContext;
 use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
 
 /// Encodes real and complex vectors into [`Plaintext`]s and back.
 #[derive(Clone, Debug)]
@@ -72,6 +73,25 @@ impl Encoder {
         scale: f64,
         level: usize,
     ) -> Result<Plaintext> {
+        let poly = self.encode_coeff(values, scale, level)?;
+        let poly = self.ctx.level(level)?.ring.to_ntt(poly)?;
+        Ok(Plaintext {
+            params_id: self.ctx.id(),
+            scale,
+            len: values.len(),
+            poly,
+        })
+    }
+
+    /// The encoded polynomial `⌊Δ·σ^{-1}(z)⌉` in coefficient form over
+    /// `q_0 … q_l` (what [`Encoder::encode_complex_at`] transforms), with
+    /// the same checks and errors.
+    pub(crate) fn encode_coeff(
+        &self,
+        values: &[Complex64],
+        scale: f64,
+        level: usize,
+    ) -> Result<RnsPoly<Coeff>> {
         let slots = self.ctx.slots();
         if values.len() > slots {
             return Err(Error::ValueOutOfRange(format!(
@@ -99,7 +119,11 @@ impl Encoder {
         let n = self.ctx.degree();
         let mut coeffs = vec![0f64; n];
         self.ctx.embedding().encode(values, &mut coeffs)?;
-        let mut poly = RnsPoly::<Coeff>::zero(n, level + 1);
+        // Every residue is written by round_to_rns: a pooled buffer (stale
+        // contents) spares the page faults of a fresh one.
+        let words = (level + 1) * n;
+        let mut poly =
+            RnsPoly::<Coeff>::from_data(n, level + 1, self.ctx.rlwe().scratch.take_owned(words))?;
         lv.crt
             .round_to_rns(&coeffs, scale, &mut poly)
             .map_err(|e| match e {
@@ -109,13 +133,7 @@ impl Encoder {
                 )),
                 e => Error::Math(e),
             })?;
-        let poly = lv.ring.to_ntt(poly)?;
-        Ok(Plaintext {
-            params_id: self.ctx.id(),
-            scale,
-            len: values.len(),
-            poly,
-        })
+        Ok(poly)
     }
 
     /// Decodes the real parts of the first `pt.len()` slots.

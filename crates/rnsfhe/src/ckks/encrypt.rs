@@ -11,10 +11,12 @@ use rnsfhe_math::sampling::rng_from_os;
 
 use crate::ckks::ciphertext::{Ciphertext, Plaintext};
 use crate::ckks::context::CkksContext;
-use crate::ckks::encoder::decode_poly;
+use crate::ckks::encoder::{decode_poly, Encoder};
 use crate::error::{Error, Result};
 use crate::rlwe::context::SchemeContext;
-use crate::rlwe::encryption::{encrypt_zero_public, encrypt_zero_secret, phase};
+use crate::rlwe::encryption::{
+    encrypt_public_coeff, encrypt_zero_public, encrypt_zero_secret, phase,
+};
 use crate::rlwe::keys::{check_key_id, PublicKey, SecretKey};
 
 /// Encrypts CKKS plaintexts under a public key, a secret key, or both.
@@ -66,6 +68,47 @@ impl Encryptor {
             key_id: pk.key_id(),
             scale: pt.scale,
             len: pt.len,
+            polys: vec![c0, c1],
+            seed: None,
+        })
+    }
+
+    /// Encodes and encrypts up to `n/2` real values at the default scale
+    /// and the top level with the public key, in one pass: the encoded
+    /// polynomial stays in coefficient form and joins the encryption inside
+    /// its division by the special prime, saving the `L + 1` NTTs of
+    /// [`Encoder::encode`] (same ciphertext distribution as
+    /// `encrypt(&encoder.encode(values)?)`). Errors as both.
+    pub fn encrypt_values(&self, values: &[f64]) -> Result<Ciphertext> {
+        let c: Vec<Complex64> = values.iter().map(|&x| Complex64::from_real(x)).collect();
+        self.encrypt_complex_values_with_rng(
+            &c,
+            self.ctx.params().default_scale(),
+            self.ctx.max_level(),
+            &mut rng_from_os()?,
+        )
+    }
+
+    /// [`Encryptor::encrypt_values`] for complex values at a chosen scale
+    /// and level, drawing from `rng`.
+    pub fn encrypt_complex_values_with_rng(
+        &self,
+        values: &[Complex64],
+        scale: f64,
+        level: usize,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Ciphertext> {
+        let pk = self.pk.as_ref().ok_or(Error::MissingKey("public key"))?;
+        let m = Encoder::new(&self.ctx).encode_coeff(values, scale, level)?;
+        let ring = self.ctx.ring_at(level)?;
+        let r = encrypt_public_coeff(self.ctx.rlwe(), ring, pk, &m, rng);
+        self.ctx.rlwe().scratch.give(m.into_data());
+        let (c0, c1) = r?;
+        Ok(Ciphertext {
+            params_id: self.ctx.id(),
+            key_id: pk.key_id(),
+            scale,
+            len: values.len(),
             polys: vec![c0, c1],
             seed: None,
         })

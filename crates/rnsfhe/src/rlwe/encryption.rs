@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::rlwe::context::RlweContext;
 use crate::rlwe::hybrid::SpecialPrimes;
 use crate::rlwe::keys::{PublicKey, SecretKey};
-use crate::rlwe::scratch::signed_word;
+use crate::rlwe::scratch::{signed_row, signed_word};
 
 /// The first `limbs` limbs of an NTT-form polynomial over `Q`.
 pub(crate) fn prefix(a: &RnsPoly<Ntt>, limbs: usize) -> Result<RnsPoly<Ntt>> {
@@ -45,7 +45,7 @@ pub fn encrypt_zero_public(
     ctx.check_id(pk.params_id())?;
     if let Some(sp) = ctx.special_primes() {
         if pk.pk0().limbs() > ctx.ring().limbs() {
-            return encrypt_zero_public_qp(ctx, sp, ring.limbs(), pk, rng);
+            return encrypt_zero_public_qp(ctx, sp, ring.limbs(), pk, None, rng);
         }
     }
     let n = ctx.degree();
@@ -86,9 +86,17 @@ fn encrypt_zero_public_qp(
     sp: &SpecialPrimes,
     limbs: usize,
     pk: &PublicKey,
+    message: Option<&RnsPoly<Coeff>>,
     rng: &mut ChaCha20Rng,
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
     let n = ctx.degree();
+    if let Some(m) = message {
+        if m.limbs() != limbs || m.n() != n {
+            return Err(Error::InvalidArgument(
+                "the message must have the level's limbs and degree n".into(),
+            ));
+        }
+    }
     let k = ctx.ring().limbs();
     let ring = sp.ring_q1_at(limbs - 1)?;
     let q_tables = ctx.ring().tables();
@@ -106,21 +114,33 @@ fn encrypt_zero_public_qp(
             Ok((i, m.shoup(i)))
         })
         .collect::<Result<_>>()?;
+    // u in NTT form in a pooled buffer (zeroized when the guard drops): a
+    // fresh 2^16 × 26-limb polynomial per call costs more in page faults
+    // than its transforms.
     let mut u = sample_ternary(rng, n);
-    let u_ntt = ring.to_ntt(ring.from_signed(&u)?);
+    let mut u_buf = ctx.scratch.take_secret((limbs + 1) * n);
+    let transformed = u_buf
+        .as_mut_slice()
+        .par_chunks_exact_mut(n)
+        .zip(ring.tables().par_iter())
+        .try_for_each(|(row, t)| {
+            signed_row(row, &u, t.modulus());
+            t.forward(row)
+        });
     u.zeroize();
-    let mut u_ntt = u_ntt?;
+    transformed?;
     let mut e = vec![0i64; n];
     let mut x = ctx.scratch.take((limbs + 1) * n);
     let mut c_p = vec![0u64; n];
     let mut out: Vec<RnsPoly<Ntt>> = Vec::with_capacity(2);
-    for pk_b in [pk.pk0(), pk.pk1()] {
+    for (b, pk_b) in [pk.pk0(), pk.pk1()].into_iter().enumerate() {
         ctx.gaussian().sample_into(rng, &mut e);
+        let msg = if b == 0 { message } else { None };
         // u·pk_b on the rows q_0 … q_l and p_1 of the key (NTT form).
         for (r, (row, u_row)) in x
             .as_mut_slice()
             .chunks_exact_mut(n)
-            .zip(u_ntt.limbs_iter())
+            .zip(u_buf.as_slice().chunks_exact(n))
             .enumerate()
         {
             let kr = if r < limbs { r } else { k };
@@ -155,6 +175,14 @@ fn encrypt_zero_public_qp(
                     let vq = m.sub(m.reduce(c), wrap);
                     *d = m.sub(signed_word(ev, m), vq);
                 }
+                // A coefficient-form message joins here as p_1·m, so that
+                // the division leaves m: no transform of its own.
+                if let Some(msg) = msg {
+                    let ps = m.shoup(p_mod);
+                    for (d, &x) in orow.iter_mut().zip(msg.limb(i)) {
+                        *d = m.add(*d, m.mul_shoup(x, p_mod, ps));
+                    }
+                }
                 t.forward(orow)?;
                 let (w, ws) = inv[i];
                 for (d, &a) in orow.iter_mut().zip(xr) {
@@ -166,8 +194,31 @@ fn encrypt_zero_public_qp(
     }
     e.zeroize();
     c_p.zeroize();
-    u_ntt.zeroize();
+    drop(u_buf);
     pair(out)
+}
+
+/// Public-key encryption of a coefficient-form message `m` (over the
+/// limbs of `ring`, residues reduced): `(c_0 + m, c_1)` in NTT form. With a
+/// public key over `Q·P` the message joins inside the division by `p_1`
+/// (as `p_1·m`) and costs no NTT; otherwise it is transformed and added.
+pub fn encrypt_public_coeff(
+    ctx: &RlweContext,
+    ring: &RnsRing,
+    pk: &PublicKey,
+    m: &RnsPoly<Coeff>,
+    rng: &mut ChaCha20Rng,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    ctx.check_id(pk.params_id())?;
+    ring.check(m)?;
+    if let Some(sp) = ctx.special_primes() {
+        if pk.pk0().limbs() > ctx.ring().limbs() {
+            return encrypt_zero_public_qp(ctx, sp, ring.limbs(), pk, Some(m), rng);
+        }
+    }
+    let (mut c0, c1) = encrypt_zero_public(ctx, ring, pk, rng)?;
+    ring.add_assign(&mut c0, &ring.to_ntt(m.clone())?)?;
+    Ok((c0, c1))
 }
 
 /// `(−a·s + e, a)` in NTT form over `ring` (a level ring), `a` expanded
