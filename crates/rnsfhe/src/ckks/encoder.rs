@@ -136,6 +136,48 @@ impl Encoder {
         Ok(poly)
     }
 
+    /// The real constant `c` in every slot at `scale` and `level`: the
+    /// polynomial `⌊c·Δ⌉` (a constant term only, `σ^{-1}` of a constant
+    /// vector), whose NTT form is that constant in every position — no FFT
+    /// and no transform. Same plaintext as [`Encoder::encode_at`] of `n/2`
+    /// copies of `c`, up to the FFT's rounding of the zero coefficients;
+    /// same errors.
+    pub fn encode_constant(&self, c: f64, scale: f64, level: usize) -> Result<Plaintext> {
+        if !c.is_finite() {
+            return Err(Error::ValueOutOfRange(format!(
+                "constant {c} is not finite"
+            )));
+        }
+        if !(scale.is_finite() && scale >= 1.0) {
+            return Err(Error::ValueOutOfRange(format!(
+                "scale {scale} must be finite and at least 1"
+            )));
+        }
+        let lv = self.ctx.level(level)?;
+        let limbs = level + 1;
+        let mut one = RnsPoly::<Coeff>::zero(1, limbs);
+        lv.crt
+            .round_to_rns(&[c], scale, &mut one)
+            .map_err(|e| match e {
+                MathError::ValueOutOfRange { .. } => Error::ValueOutOfRange(format!(
+                    "the constant {c} at scale 2^{:.1} does not fit level {level} ({e})",
+                    scale.log2()
+                )),
+                e => Error::Math(e),
+            })?;
+        let n = self.ctx.degree();
+        let mut data = Vec::with_capacity(limbs * n);
+        for i in 0..limbs {
+            data.extend(std::iter::repeat_n(one.limb(i)[0], n));
+        }
+        Ok(Plaintext {
+            params_id: self.ctx.id(),
+            scale,
+            len: self.ctx.slots(),
+            poly: RnsPoly::from_data(n, limbs, data)?,
+        })
+    }
+
     /// Decodes the real parts of the first `pt.len()` slots.
     pub fn decode(&self, pt: &Plaintext) -> Result<Vec<f64>> {
         Ok(self.decode_complex(pt)?.into_iter().map(|c| c.re).collect())

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rnsfhe_math::galois::GaloisTable;
 use rnsfhe_math::ring::karatsuba_rows_into;
-use rnsfhe_math::{Ntt, RnsPoly};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
 use crate::ckks::ciphertext::{Ciphertext, Plaintext};
 use crate::ckks::context::CkksContext;
@@ -70,6 +70,17 @@ impl Evaluator {
     /// The context.
     pub fn context(&self) -> &Arc<CkksContext> {
         &self.ctx
+    }
+
+    /// The coefficient form of an NTT-form polynomial at its level, in a
+    /// pooled buffer (the caller gives it back): the input of every key
+    /// switch.
+    fn coeff_copy(&self, p: &RnsPoly<Ntt>) -> Result<RnsPoly<Coeff>> {
+        let ring = self.ctx.ring_at(p.limbs().saturating_sub(1))?;
+        let buf = self.ctx.rlwe().scratch.take_owned(p.data().len());
+        let mut c = RnsPoly::<Ntt>::from_data(p.n(), p.limbs(), buf)?;
+        c.data_mut().copy_from_slice(p.data());
+        Ok(ring.to_coeff(c)?)
     }
 
     fn check(&self, ct: &Ciphertext) -> Result<()> {
@@ -297,10 +308,7 @@ impl Evaluator {
                 ct.scale.log2()
             )));
         }
-        // A constant is the polynomial with constant coefficient c·Δ (all
-        // slots equal c); in NTT form every evaluation is that constant.
-        let pt =
-            Encoder::new(&self.ctx).encode_at(&vec![c; self.ctx.slots()], ct.scale, ct.level())?;
+        let pt = Encoder::new(&self.ctx).encode_constant(c, ct.scale, ct.level())?;
         let mut out = self.add_plain(ct, &pt)?;
         out.len = ct.len;
         Ok(out)
@@ -450,13 +458,7 @@ impl Evaluator {
         let ring = self.ctx.ring_at(ct.level())?;
         let (k0, k1) = {
             let c2 = &ct.polys[2];
-            let mut c2_coeff = RnsPoly::<Ntt>::from_data(
-                c2.n(),
-                c2.limbs(),
-                self.ctx.rlwe().scratch.take_owned(c2.data().len()),
-            )?;
-            c2_coeff.data_mut().copy_from_slice(c2.data());
-            let c2_coeff = ring.to_coeff(c2_coeff)?;
+            let c2_coeff = self.coeff_copy(c2)?;
             let r = rk
                 .key_switching_key()
                 .switch_hybrid(&*self.ctx, &c2_coeff, Some(c2));
@@ -528,16 +530,12 @@ impl Evaluator {
         }
         self.ctx.check_id(rk.params_id())?;
         check_key_id(rk.key_id(), t.key_id)?;
-        let ring = self.ctx.ring_at(l)?;
         let scratch = &self.ctx.rlwe().scratch;
         let c2 = t
             .polys
             .pop()
             .ok_or_else(|| Error::InvalidArgument("empty tensor".into()))?;
-        let mut c2_coeff =
-            RnsPoly::<Ntt>::from_data(c2.n(), c2.limbs(), scratch.take_owned(c2.data().len()))?;
-        c2_coeff.data_mut().copy_from_slice(c2.data());
-        let c2_coeff = ring.to_coeff(c2_coeff)?;
+        let c2_coeff = self.coeff_copy(&c2)?;
         let [d0, d1] = t.polys.as_mut_slice() else {
             return Err(Error::InvalidArgument("tensor of the wrong size".into()));
         };
@@ -624,8 +622,10 @@ impl Evaluator {
         table.apply_ntt_into(&ct.polys[0], &mut c0)?;
         let mut c1 = ring.zero();
         table.apply_ntt_into(&ct.polys[1], &mut c1)?;
-        let c1_coeff = ring.to_coeff(c1.clone())?;
-        let (k0, k1) = ksk.switch_hybrid(&*self.ctx, &c1_coeff, Some(&c1))?;
+        let c1_coeff = self.coeff_copy(&c1)?;
+        let r = ksk.switch_hybrid(&*self.ctx, &c1_coeff, Some(&c1));
+        self.ctx.rlwe().scratch.give(c1_coeff.into_data());
+        let (k0, k1) = r?;
         ring.add_assign(&mut c0, &k0)?;
         Ok(Ciphertext {
             params_id: ct.params_id,

@@ -369,8 +369,7 @@ impl Evaluator {
 
     /// The constant `c` in every slot, encoded at `scale` and `level`.
     fn constant_plain(&self, c: f64, scale: f64, level: usize) -> Result<Plaintext> {
-        let ctx = self.context();
-        Encoder::new(ctx).encode_at(&vec![c; ctx.slots()], scale, level)
+        Encoder::new(self.context()).encode_constant(c, scale, level)
     }
 
     /// `Σ_{i ≥ 1} c_i T_i + c_0` at `level` and exactly `scale`: every

@@ -82,8 +82,6 @@ pub struct SpecialPrimes {
     /// Per level `l`, per digit met: its limb range and the converter from
     /// `Q_j'` to `P ∪ (Q_l \ Q_j')` (`P` first).
     up: Vec<Vec<(Range<usize>, BaseConverter)>>,
-    /// Per level `l`, the ring `Q_l·P` (tables shared).
-    level_qp: Vec<RnsRing>,
     /// Per level `l`, the ring `Q_l·p_1` of public-key encryption.
     level_q1: Vec<RnsRing>,
     /// Per level `l ≥ 1`: FastBaseConv_F from `{q_l} ∪ P` to `Q_{l−1}` and
@@ -148,9 +146,6 @@ impl SpecialPrimes {
             }
             up.push(digits);
         }
-        let level_qp = (0..k)
-            .map(|l| ring_q.sub_ring(0..l + 1)?.concat(&ring_p))
-            .collect::<core::result::Result<Vec<_>, _>>()?;
         let p1 = ring_p.sub_ring(0..1)?;
         let level_q1 = (0..k)
             .map(|l| ring_q.sub_ring(0..l + 1)?.concat(&p1))
@@ -180,7 +175,6 @@ impl SpecialPrimes {
             p_inv_mod_q,
             down,
             up,
-            level_qp,
             level_q1,
             down_last,
         })
@@ -204,14 +198,6 @@ impl SpecialPrimes {
     /// The ring `R_{Q·P}` of the key-switching keys (`Q` limbs first).
     pub fn ring_qp(&self) -> &RnsRing {
         &self.ring_qp
-    }
-
-    /// The ring `Q_l·P` of level `l` (`q_0 … q_l`, then the special
-    /// primes).
-    pub fn ring_qp_at(&self, level: usize) -> Result<&RnsRing> {
-        self.level_qp
-            .get(level)
-            .ok_or_else(|| Error::InvalidArgument(format!("level {level} outside the chain")))
     }
 
     /// The ring `Q_l·p_1` of level `l` (`q_0 … q_l`, then the first
