@@ -110,11 +110,7 @@ impl Encoder {
                 v.re, v.im
             )));
         }
-        if !(scale.is_finite() && scale >= 1.0) {
-            return Err(Error::ValueOutOfRange(format!(
-                "scale {scale} must be finite and at least 1"
-            )));
-        }
+        check_scale(scale)?;
         let lv = self.ctx.level(level)?;
         let n = self.ctx.degree();
         let mut coeffs = vec![0f64; n];
@@ -126,13 +122,7 @@ impl Encoder {
             RnsPoly::<Coeff>::from_data(n, level + 1, self.ctx.rlwe().scratch.take_owned(words))?;
         lv.crt
             .round_to_rns(&coeffs, scale, &mut poly)
-            .map_err(|e| match e {
-                MathError::ValueOutOfRange { .. } => Error::ValueOutOfRange(format!(
-                    "at scale 2^{:.1} and level {level} the encoded values do not fit the modulus ({e})",
-                    scale.log2()
-                )),
-                e => Error::Math(e),
-            })?;
+            .map_err(|e| fit_error(e, scale, level))?;
         Ok(poly)
     }
 
@@ -148,23 +138,13 @@ impl Encoder {
                 "constant {c} is not finite"
             )));
         }
-        if !(scale.is_finite() && scale >= 1.0) {
-            return Err(Error::ValueOutOfRange(format!(
-                "scale {scale} must be finite and at least 1"
-            )));
-        }
+        check_scale(scale)?;
         let lv = self.ctx.level(level)?;
         let limbs = level + 1;
         let mut one = RnsPoly::<Coeff>::zero(1, limbs);
         lv.crt
             .round_to_rns(&[c], scale, &mut one)
-            .map_err(|e| match e {
-                MathError::ValueOutOfRange { .. } => Error::ValueOutOfRange(format!(
-                    "the constant {c} at scale 2^{:.1} does not fit level {level} ({e})",
-                    scale.log2()
-                )),
-                e => Error::Math(e),
-            })?;
+            .map_err(|e| fit_error(e, scale, level))?;
         let n = self.ctx.degree();
         let mut data = Vec::with_capacity(limbs * n);
         for i in 0..limbs {
@@ -196,6 +176,30 @@ impl Encoder {
         let lv = self.ctx.level(pt.level())?;
         let coeff = lv.ring.to_coeff(pt.poly.clone())?;
         decode_poly(&self.ctx, &coeff, pt.scale, pt.level())
+    }
+}
+
+/// [`Error::ValueOutOfRange`] for scaled values that do not fit the modulus
+/// of `level` (other arithmetic-layer errors pass through).
+fn fit_error(e: MathError, scale: f64, level: usize) -> Error {
+    match e {
+        MathError::ValueOutOfRange { .. } => Error::ValueOutOfRange(format!(
+            "at scale 2^{:.1} and level {level} the encoded values do not fit the modulus ({e})",
+            scale.log2()
+        )),
+        e => Error::Math(e),
+    }
+}
+
+/// Errors with [`Error::ValueOutOfRange`] unless `scale` is finite and at
+/// least 1.
+fn check_scale(scale: f64) -> Result<()> {
+    if scale.is_finite() && scale >= 1.0 {
+        Ok(())
+    } else {
+        Err(Error::ValueOutOfRange(format!(
+            "scale {scale} must be finite and at least 1"
+        )))
     }
 }
 
