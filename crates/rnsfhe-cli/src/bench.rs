@@ -702,6 +702,10 @@ fn bench_set(
                 "B_sk {} + m~ 2^32",
                 compress_bits(&moduli_bits(ctx.behz_base_bsk().values().as_slice()))
             ),
+            Variant::HpsPOverQ | Variant::HpsPOverQLeveled => format!(
+                "P' {}",
+                compress_bits(&moduli_bits(ctx.hps_poverq_base_p().values().as_slice()))
+            ),
         };
         let vrec = VariantRecord {
             library: "rnsfhe",

@@ -96,6 +96,12 @@ pub enum OneVariant {
     Hps,
     /// Bajard-Eynard-Hasan-Zucca.
     Behz,
+    /// HPS "P over Q" (KPZ21).
+    #[value(name = "hpspoverq")]
+    HpsPOverQ,
+    /// HPS "P over Q", leveled (a modulus switch after every product).
+    #[value(name = "hpspoverqleveled")]
+    HpsPOverQLeveled,
 }
 
 impl From<OneVariant> for Variant {
@@ -103,16 +109,15 @@ impl From<OneVariant> for Variant {
         match v {
             OneVariant::Hps => Variant::Hps,
             OneVariant::Behz => Variant::Behz,
+            OneVariant::HpsPOverQ => Variant::HpsPOverQ,
+            OneVariant::HpsPOverQLeveled => Variant::HpsPOverQLeveled,
         }
     }
 }
 
 /// "HPS" / "BEHZ".
 pub fn variant_upper(v: Variant) -> &'static str {
-    match v {
-        Variant::Hps => "HPS",
-        Variant::Behz => "BEHZ",
-    }
+    v.name()
 }
 
 /// "hps" / "behz".
@@ -120,6 +125,8 @@ pub fn variant_lower(v: Variant) -> &'static str {
     match v {
         Variant::Hps => "hps",
         Variant::Behz => "behz",
+        Variant::HpsPOverQ => "hpspoverq",
+        Variant::HpsPOverQLeveled => "hpspoverqleveled",
     }
 }
 

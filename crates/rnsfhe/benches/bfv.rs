@@ -73,6 +73,8 @@ fn variant_name(v: Variant) -> &'static str {
     match v {
         Variant::Hps => "hps",
         Variant::Behz => "behz",
+        Variant::HpsPOverQ => "hpspoverq",
+        Variant::HpsPOverQLeveled => "hpspoverqleveled",
     }
 }
 

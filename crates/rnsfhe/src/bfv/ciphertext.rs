@@ -56,6 +56,15 @@ impl CtPolys {
         }
     }
 
+    /// Number of limbs (of the first polynomial; [`CtPolys::check`]
+    /// checks that all agree). The level is `limbs − 1`.
+    pub(crate) fn limbs(&self) -> usize {
+        match self {
+            CtPolys::Coeff(v) => v.first().map_or(0, |p| p.limbs()),
+            CtPolys::Ntt(v) => v.first().map_or(0, |p| p.limbs()),
+        }
+    }
+
     /// Polynomial `i` as a form-tagged reference.
     pub(crate) fn get(&self, i: usize) -> Option<PolyRef<'_>> {
         match self {
@@ -129,6 +138,14 @@ impl PolyRef<'_> {
         }
     }
 
+    /// Number of limbs.
+    pub(crate) fn limbs(&self) -> usize {
+        match self {
+            PolyRef::Coeff(p) => p.limbs(),
+            PolyRef::Ntt(p) => p.limbs(),
+        }
+    }
+
     /// Whether the polynomial is in NTT form.
     pub(crate) fn is_ntt(&self) -> bool {
         matches!(self, PolyRef::Ntt(_))
@@ -194,6 +211,14 @@ impl Ciphertext {
     /// after a multiplication).
     pub fn size(&self) -> usize {
         self.polys.len()
+    }
+
+    /// The level `l`: the ciphertext lives modulo `Q_l = q_0 ⋯ q_l`
+    /// (`l + 1` limbs). Fresh ciphertexts are at the top level
+    /// ([`crate::bfv::BfvContext::max_level`]);
+    /// [`crate::bfv::Evaluator::mod_switch_to_next`] lowers it by one.
+    pub fn level(&self) -> usize {
+        self.polys.limbs().saturating_sub(1)
     }
 
     /// Whether the polynomials are stored in NTT (evaluation) form.

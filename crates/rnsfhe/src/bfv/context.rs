@@ -35,13 +35,13 @@
 //!   working modulo `γt < 2^61`). For larger `t` (about 40 bits and more)
 //!   `γ` is a 61-bit prime and Algorithm 1 is used as written.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rnsfhe_math::crt::PolyCrt;
 use rnsfhe_math::prime::generate_ntt_primes;
 use rnsfhe_math::{
-    BaseConverter, DiscreteGaussian, Modulus, RnsBase, RnsFloor, RnsRing, ScaleRoundToBase,
-    ScaleRoundToModulus, ShenoyKumaresan, SmallMontgomery,
+    BaseConverter, DiscreteGaussian, Modulus, RescaleByLast, RnsBase, RnsFloor, RnsRing,
+    ScaleRoundToBase, ScaleRoundToModulus, ShenoyKumaresan, SmallMontgomery,
 };
 
 use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
@@ -63,13 +63,14 @@ pub struct BfvContext {
     /// Ring, sampler, key switching and scratch: the RLWE core.
     rlwe: RlweContext,
     t: Modulus,
-    delta: Vec<u64>,
-    delta_shoup: Vec<u64>,
-    t_mod_q: Vec<u64>,
-    t_mod_q_shoup: Vec<u64>,
-    q_mod_t: u64,
-    pub(crate) behz: BehzTables,
-    pub(crate) hps: HpsTables,
+    /// The auxiliary primes (60-bit, outside `q` and the special primes),
+    /// from which every level takes its bases.
+    pool: Vec<u64>,
+    /// The tables of the top level `k − 1` (modulus `q`).
+    top: BfvLevel,
+    /// Per lower level `l < k − 1` (modulus `Q_l = q_0 ⋯ q_l`): the tables
+    /// of every variant, built on first use.
+    levels: Vec<OnceLock<BfvLevel>>,
 }
 
 impl SchemeContext for BfvContext {
@@ -161,43 +162,14 @@ impl BfvContext {
         let n = params.degree();
         let t_val = params.plain_modulus();
         let q_vals = params.coeff_moduli().to_vec();
-        let k = q_vals.len();
         let base_q = RnsBase::new(&q_vals)?;
         let ring = RnsRing::new(n, base_q.clone())?;
         let t = Modulus::new(t_val)?;
 
-        // Δ = ⌊q/t⌋ and friends (big integers: precomputation only).
-        let q_big = base_q.product().clone();
-        let delta_big = &q_big / t_val;
-        let mut delta = Vec::with_capacity(k);
-        let mut delta_shoup = Vec::with_capacity(k);
-        let mut t_mod_q = Vec::with_capacity(k);
-        for m in ring.moduli() {
-            let d = big_mod(&delta_big, m.value());
-            delta.push(d);
-            delta_shoup.push(m.shoup(d));
-            t_mod_q.push(m.reduce(t_val));
-        }
-        let t_mod_q_shoup = ring
-            .moduli()
-            .iter()
-            .zip(&t_mod_q)
-            .map(|(m, &w)| m.shoup(w))
-            .collect();
-        let q_mod_t = big_mod(&q_big, t_val);
-
-        // One pool of 60-bit NTT primes outside q and not dividing t.
-        let log2_q = base_q.log2_product();
-        let log2_n = (n as f64).log2();
-        let log2_t = (t_val as f64).log2();
-        let rho = (2.0 * k as f64 + 1.0) / M_TILDE as f64;
-        let need_p = log2_q + log2_n + log2_t + 2.0;
-        // λ = ⌊m_sk/8⌋ ≥ 2^56 for a 60-bit m_sk.
-        let log2_lambda = (AUX_MODULUS_BITS - 4) as f64;
-        let need_bound = log2_n + log2_t + log2_q + 2.0 * (1.0 + rho).log2() + 1.0;
-        let per = AUX_MODULUS_BITS as f64 - 1.0; // every pool prime exceeds 2^59
-        let count_p = ((need_p / per).ceil() as usize).max(1);
-        let count_b = (((need_bound - log2_lambda) / per).ceil().max(1.0)) as usize;
+        // One pool of 60-bit NTT primes outside q and not dividing t, large
+        // enough for the auxiliary bases of the top level (the lower levels
+        // use prefixes of it).
+        let (count_p, count_b, _) = aux_counts(&base_q, n, t_val);
         let pool_size = count_p.max(count_b + 1);
         let mut exclude = q_vals.clone();
         exclude.push(t_val);
@@ -212,69 +184,8 @@ impl BfvContext {
                 "auxiliary base too small: not enough 60-bit NTT primes coprime to t".into(),
             ));
         }
-
-        // ---- HPS ----
-        let p_vals = &pool[..count_p];
-        let base_p = RnsBase::new(p_vals)?;
-        if base_p.log2_product() < need_p {
-            return Err(Error::InvalidParameters(format!(
-                "auxiliary base P too small: {:.1} bits < {need_p:.1}",
-                base_p.log2_product()
-            )));
-        }
-        let ring_p = RnsRing::new(n, base_p.clone())?;
-        let hps = HpsTables {
-            conv_q_to_p: BaseConverter::new(&base_q, &base_p)?,
-            conv_p_to_q: BaseConverter::new(&base_p, &base_q)?,
-            scale_to_p: ScaleRoundToBase::new(&base_q, &base_p, t_val)?,
-            scale_to_t: ScaleRoundToModulus::new(&base_q, &t)?,
-            ring_p,
-        };
-
-        // ---- BEHZ ----
-        let mut bsk_vals: Vec<u64> = pool[..count_b].to_vec();
-        let m_sk = pool[count_b];
-        bsk_vals.push(m_sk);
-        let base_b = RnsBase::new(&pool[..count_b])?;
-        let lambda_log2 = ((m_sk / 8) as f64).log2();
-        if base_b.log2_product() + lambda_log2 < need_bound {
-            return Err(Error::InvalidParameters(
-                "auxiliary base B too small for the Shenoy-Kumaresan bound".into(),
-            ));
-        }
-        let base_bsk = RnsBase::new(&bsk_vals)?;
-        let mut bskm_vals = bsk_vals.clone();
-        bskm_vals.push(M_TILDE);
-        let base_bsk_mtilde = RnsBase::new(&bskm_vals)?;
-        let ring_bsk = RnsRing::new(n, base_bsk.clone())?;
-        let m_tilde_mod_q: Vec<u64> = ring.moduli().iter().map(|m| m.reduce(M_TILDE)).collect();
-        let m_tilde_mod_q_shoup = ring
-            .moduli()
-            .iter()
-            .zip(&m_tilde_mod_q)
-            .map(|(m, &w)| m.shoup(w))
-            .collect();
-        let t_mod_bsk: Vec<u64> = base_bsk.moduli().iter().map(|m| m.reduce(t_val)).collect();
-        let t_mod_bsk_shoup = base_bsk
-            .moduli()
-            .iter()
-            .zip(&t_mod_bsk)
-            .map(|(m, &w)| m.shoup(w))
-            .collect();
-        let dec = behz_decrypt_tables(&base_q, &t, n)?;
-        let behz = BehzTables {
-            conv_q_to_bsk_mtilde: BaseConverter::new(&base_q, &base_bsk_mtilde)?,
-            sm_mrq: SmallMontgomery::new(&base_q, &base_bsk, M_TILDE)?,
-            floor: RnsFloor::new(&base_q, &base_bsk)?,
-            sk_conv: ShenoyKumaresan::new(&base_bsk, &base_q)?,
-            ring_bsk,
-            m_tilde_mod_q,
-            m_tilde_mod_q_shoup,
-            t_mod_bsk,
-            t_mod_bsk_shoup,
-            dec,
-            rho,
-        };
+        let top = BfvLevel::new(&ring, &t, &pool)?;
+        let levels = (1..q_vals.len()).map(|_| OnceLock::new()).collect();
 
         let rlwe = RlweContext::new(
             params.id(),
@@ -296,14 +207,72 @@ impl BfvContext {
             params,
             rlwe,
             t,
-            delta,
-            delta_shoup,
-            t_mod_q,
-            t_mod_q_shoup,
-            q_mod_t,
-            behz,
-            hps,
+            pool,
+            top,
+            levels,
         }))
+    }
+
+    /// The highest level, `k − 1` for `k` moduli (fresh ciphertexts).
+    pub fn max_level(&self) -> usize {
+        self.levels.len()
+    }
+
+    /// The tables of the top level (fresh ciphertexts).
+    #[cfg(test)]
+    pub(crate) fn top(&self) -> &BfvLevel {
+        &self.top
+    }
+
+    /// The tables of `level` (`0 ≤ level ≤ max_level`), built on first
+    /// use (a lower level costs about as much as the top one: its own
+    /// auxiliary bases and converters). Errors with
+    /// [`Error::InvalidArgument`] for a level above the top.
+    pub(crate) fn level(&self, level: usize) -> Result<LevelCtx<'_>> {
+        if level == self.max_level() {
+            return Ok(LevelCtx {
+                ctx: self,
+                lv: &self.top,
+            });
+        }
+        let slot = self.levels.get(level).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "level {level} does not exist (levels 0 to {})",
+                self.max_level()
+            ))
+        })?;
+        let lv = match slot.get() {
+            Some(lv) => lv,
+            None => {
+                let ring = self.ring().sub_ring(0..level + 1)?;
+                let built = BfvLevel::new(&ring, &self.t, &self.pool)?;
+                slot.get_or_init(|| built)
+            }
+        };
+        Ok(LevelCtx { ctx: self, lv })
+    }
+
+    /// The tables for a polynomial of `limbs` limbs (level `limbs − 1`).
+    pub(crate) fn level_for_limbs(&self, limbs: usize) -> Result<LevelCtx<'_>> {
+        if limbs == 0 {
+            return Err(Error::InvalidArgument(
+                "a ciphertext has at least one limb".into(),
+            ));
+        }
+        self.level(limbs - 1)
+    }
+
+    /// The ring `R_{Q_l}` of `level` (`Q_l = q_0 ⋯ q_l`).
+    /// (the NTT tables are shared, not copied; no level tables are built).
+    /// Errors with [`Error::InvalidArgument`] above the top level.
+    pub fn ring_at(&self, level: usize) -> Result<RnsRing> {
+        if level > self.max_level() {
+            return Err(Error::InvalidArgument(format!(
+                "level {level} does not exist (levels 0 to {})",
+                self.max_level()
+            )));
+        }
+        Ok(self.ring().sub_ring(0..level + 1)?)
     }
 
     /// The parameters.
@@ -345,12 +314,12 @@ impl BfvContext {
 
     /// `[Δ]_{q_i}` with `Δ = ⌊q/t⌋`.
     pub fn delta_mod_q(&self) -> &[u64] {
-        &self.delta
+        &self.top.delta
     }
 
     /// `r_t(q) = q mod t`.
     pub fn q_mod_t(&self) -> u64 {
-        self.q_mod_t
+        self.top.q_mod_t
     }
 
     /// The error sampler (σ from the parameters, tail cut at 6σ).
@@ -365,12 +334,13 @@ impl BfvContext {
 
     /// The BEHZ auxiliary base `B_sk = B ∪ {m_sk}` (`m_sk` last).
     pub fn behz_base_bsk(&self) -> &RnsBase {
-        self.behz.ring_bsk.base()
+        self.top.behz.ring_bsk.base()
     }
 
     /// The BEHZ redundant modulus `m_sk` (last limb of `B_sk`).
     pub fn behz_m_sk(&self) -> u64 {
-        self.behz
+        self.top
+            .behz
             .ring_bsk
             .moduli()
             .last()
@@ -385,23 +355,35 @@ impl BfvContext {
 
     /// The BEHZ decryption modulus `γ`.
     pub fn behz_gamma(&self) -> u64 {
-        self.behz.dec.gamma
+        self.top.behz.dec.gamma
     }
 
     /// Whether BEHZ decryption uses the power-of-two `γ` shortcut of
     /// 002 Lemma 3.
     pub fn behz_gamma_is_power_of_two(&self) -> bool {
-        matches!(self.behz.dec.kind, GammaKind::PowerOfTwo { .. })
+        matches!(self.top.behz.dec.kind, GammaKind::PowerOfTwo { .. })
     }
 
     /// `ρ = (2k+1)/m̃` of 002 Lemma 4.
     pub fn behz_rho(&self) -> f64 {
-        self.behz.rho
+        self.top.behz.rho
     }
 
     /// The HPS auxiliary base `P`.
     pub fn hps_base_p(&self) -> &RnsBase {
-        self.hps.ring_p.base()
+        self.top.hps.ring_p.base()
+    }
+
+    /// The HPS P-over-Q auxiliary base `P'` of the top level
+    /// ([`Variant::HpsPOverQ`]).
+    pub fn hps_poverq_base_p(&self) -> &RnsBase {
+        self.top.poverq.ring_p.base()
+    }
+
+    /// The HPS P-over-Q auxiliary base `P'` used at `level` (built with
+    /// the level's tables on first use).
+    pub fn hps_poverq_base_p_at(&self, level: usize) -> Result<RnsBase> {
+        Ok(self.level(level)?.poverq.ring_p.base().clone())
     }
 
     /// Errors with [`Error::ParameterMismatch`] unless `id` is this
@@ -415,6 +397,237 @@ impl BfvContext {
         &self.rlwe.scratch
     }
 
+    /// `[Δ]_{q_i}` Shoup quotients.
+    pub(crate) fn delta_shoup(&self) -> &[u64] {
+        &self.top.delta_shoup
+    }
+}
+
+/// The numbers of auxiliary primes for a base `q`: `|P|` (HPS), `|B|`
+/// (BEHZ, without `m_sk`) and `|P'|` (HPS P-over-Q), by the bounds of the
+/// module docs.
+fn aux_counts(base_q: &RnsBase, n: usize, t: u64) -> (usize, usize, usize) {
+    let log2_q = base_q.log2_product();
+    let log2_n = (n as f64).log2();
+    let log2_t = (t as f64).log2();
+    let k = base_q.len();
+    let rho = (2.0 * k as f64 + 1.0) / M_TILDE as f64;
+    let need_p = log2_q + log2_n + log2_t + 2.0;
+    // λ = ⌊m_sk/8⌋ ≥ 2^56 for a 60-bit m_sk.
+    let log2_lambda = (AUX_MODULUS_BITS - 4) as f64;
+    let need_bound = log2_n + log2_t + log2_q + 2.0 * (1.0 + rho).log2() + 1.0;
+    let per = AUX_MODULUS_BITS as f64 - 1.0; // every pool prime exceeds 2^59
+    let count_p = ((need_p / per).ceil() as usize).max(1);
+    let count_b = (((need_bound - log2_lambda) / per).ceil().max(1.0)) as usize;
+    let count_pq = (((log2_q + 1.0) / per).ceil() as usize).max(1);
+    (count_p, count_b, count_pq)
+}
+
+/// The tables of one level `l` (modulus `Q_l = q_0 ⋯ q_l`, `k_l = l + 1`
+/// limbs) for every variant: `Δ_l = ⌊Q_l/t⌋`, the BEHZ and HPS auxiliary
+/// bases and converters (as for the top level, module docs), the HPS
+/// P-over-Q tables (KPZ21 Alg. 2) and the division by `q_l` that switches
+/// to level `l − 1`.
+#[derive(Debug)]
+pub(crate) struct BfvLevel {
+    /// `R_{Q_l}` (NTT tables shared with the top ring).
+    pub(crate) ring: RnsRing,
+    pub(crate) delta: Vec<u64>,
+    pub(crate) delta_shoup: Vec<u64>,
+    pub(crate) t_mod_q: Vec<u64>,
+    pub(crate) t_mod_q_shoup: Vec<u64>,
+    pub(crate) q_mod_t: u64,
+    pub(crate) behz: BehzTables,
+    pub(crate) hps: HpsTables,
+    pub(crate) poverq: POverQTables,
+    /// `x ↦ ⌊x/q_l⌉` to level `l − 1` (both forms); `None` at level 0.
+    pub(crate) down: Option<RescaleByLast>,
+    /// The CRT bridge for `Q_l` (diagnostics: noise), built on first use.
+    crt: OnceLock<PolyCrt>,
+}
+
+/// HPS P-over-Q tables (KPZ21 Alg. 2, OpenFHE's `HPSPOVERQ`): an auxiliary
+/// base `P'` with `P' ≥ 2·Q_l`, the exact converters both ways,
+/// `[P']_{q_i}` and `[−Q_l^{-1}]_{p_j}` for `⌊P'·x/Q_l⌉`, and the scaler
+/// `⌊t·x/P'⌉` from `Q_l ∪ P'` to `Q_l`.
+#[derive(Debug)]
+pub(crate) struct POverQTables {
+    pub(crate) ring_p: RnsRing,
+    pub(crate) conv_q_to_p: BaseConverter,
+    pub(crate) conv_p_to_q: BaseConverter,
+    /// `[P']_{q_i}` and Shoup quotients.
+    pub(crate) p_mod_q: Vec<u64>,
+    pub(crate) p_mod_q_shoup: Vec<u64>,
+    /// `[−Q_l^{-1}]_{p_j}` and Shoup quotients.
+    pub(crate) neg_q_inv_p: Vec<u64>,
+    pub(crate) neg_q_inv_p_shoup: Vec<u64>,
+    /// `⌊t·x/P'⌉` into `Q_l` (000 eq. 8 with the roles of the bases swapped).
+    pub(crate) scale_to_q: ScaleRoundToBase,
+}
+
+impl BfvLevel {
+    /// Builds the tables for the base of `ring`, taking auxiliary primes
+    /// from the front of `pool`.
+    fn new(ring: &RnsRing, t: &Modulus, pool: &[u64]) -> Result<Self> {
+        let base_q = ring.base().clone();
+        let n = ring.n();
+        let t_val = t.value();
+        let k = base_q.len();
+        let (count_p, count_b, count_pq) = aux_counts(&base_q, n, t_val);
+        if pool.len() < count_p.max(count_b + 1).max(count_pq) {
+            return Err(Error::InvalidParameters(
+                "auxiliary base too small: not enough 60-bit NTT primes coprime to t".into(),
+            ));
+        }
+
+        // Δ = ⌊q/t⌋ and friends (big integers: precomputation only).
+        let q_big = base_q.product().clone();
+        let delta_big = &q_big / t_val;
+        let mut delta = Vec::with_capacity(k);
+        let mut delta_shoup = Vec::with_capacity(k);
+        let mut t_mod_q = Vec::with_capacity(k);
+        for m in ring.moduli() {
+            let d = big_mod(&delta_big, m.value());
+            delta.push(d);
+            delta_shoup.push(m.shoup(d));
+            t_mod_q.push(m.reduce(t_val));
+        }
+        let t_mod_q_shoup = ring
+            .moduli()
+            .iter()
+            .zip(&t_mod_q)
+            .map(|(m, &w)| m.shoup(w))
+            .collect();
+        let q_mod_t = big_mod(&q_big, t_val);
+        let log2_q = base_q.log2_product();
+        let log2_n = (n as f64).log2();
+        let log2_t = (t_val as f64).log2();
+        let rho = (2.0 * k as f64 + 1.0) / M_TILDE as f64;
+
+        // ---- HPS ----
+        let need_p = log2_q + log2_n + log2_t + 2.0;
+        let base_p = RnsBase::new(&pool[..count_p])?;
+        if base_p.log2_product() < need_p {
+            return Err(Error::InvalidParameters(format!(
+                "auxiliary base P too small: {:.1} bits < {need_p:.1}",
+                base_p.log2_product()
+            )));
+        }
+        let ring_p = RnsRing::new(n, base_p.clone())?;
+        let hps = HpsTables {
+            conv_q_to_p: BaseConverter::new(&base_q, &base_p)?,
+            conv_p_to_q: BaseConverter::new(&base_p, &base_q)?,
+            scale_to_p: ScaleRoundToBase::new(&base_q, &base_p, t_val)?,
+            scale_to_t: ScaleRoundToModulus::new(&base_q, t)?,
+            ring_p,
+        };
+
+        // ---- HPS P-over-Q ----
+        let base_pq = RnsBase::new(&pool[..count_pq])?;
+        let ring_pq = RnsRing::new(n, base_pq.clone())?;
+        let p_big = base_pq.product().clone();
+        let p_mod_q: Vec<u64> = ring
+            .moduli()
+            .iter()
+            .map(|m| big_mod(&p_big, m.value()))
+            .collect();
+        let p_mod_q_shoup = ring
+            .moduli()
+            .iter()
+            .zip(&p_mod_q)
+            .map(|(m, &w)| m.shoup(w))
+            .collect();
+        let mut neg_q_inv_p = Vec::with_capacity(count_pq);
+        for m in base_pq.moduli() {
+            neg_q_inv_p.push(m.neg(m.inv(big_mod(&q_big, m.value()))?));
+        }
+        let neg_q_inv_p_shoup = base_pq
+            .moduli()
+            .iter()
+            .zip(&neg_q_inv_p)
+            .map(|(m, &w)| m.shoup(w))
+            .collect();
+        let poverq = POverQTables {
+            conv_q_to_p: BaseConverter::new(&base_q, &base_pq)?,
+            conv_p_to_q: BaseConverter::new(&base_pq, &base_q)?,
+            p_mod_q,
+            p_mod_q_shoup,
+            neg_q_inv_p,
+            neg_q_inv_p_shoup,
+            scale_to_q: ScaleRoundToBase::new(&base_pq, &base_q, t_val)?,
+            ring_p: ring_pq,
+        };
+
+        // ---- BEHZ ----
+        let need_bound = log2_n + log2_t + log2_q + 2.0 * (1.0 + rho).log2() + 1.0;
+        let mut bsk_vals: Vec<u64> = pool[..count_b].to_vec();
+        let m_sk = pool[count_b];
+        bsk_vals.push(m_sk);
+        let base_b = RnsBase::new(&pool[..count_b])?;
+        let lambda_log2 = ((m_sk / 8) as f64).log2();
+        if base_b.log2_product() + lambda_log2 < need_bound {
+            return Err(Error::InvalidParameters(
+                "auxiliary base B too small for the Shenoy-Kumaresan bound".into(),
+            ));
+        }
+        let base_bsk = RnsBase::new(&bsk_vals)?;
+        let mut bskm_vals = bsk_vals.clone();
+        bskm_vals.push(M_TILDE);
+        let base_bsk_mtilde = RnsBase::new(&bskm_vals)?;
+        let ring_bsk = RnsRing::new(n, base_bsk.clone())?;
+        let m_tilde_mod_q: Vec<u64> = ring.moduli().iter().map(|m| m.reduce(M_TILDE)).collect();
+        let m_tilde_mod_q_shoup = ring
+            .moduli()
+            .iter()
+            .zip(&m_tilde_mod_q)
+            .map(|(m, &w)| m.shoup(w))
+            .collect();
+        let t_mod_bsk: Vec<u64> = base_bsk.moduli().iter().map(|m| m.reduce(t_val)).collect();
+        let t_mod_bsk_shoup = base_bsk
+            .moduli()
+            .iter()
+            .zip(&t_mod_bsk)
+            .map(|(m, &w)| m.shoup(w))
+            .collect();
+        let dec = behz_decrypt_tables(&base_q, t, n)?;
+        let behz = BehzTables {
+            conv_q_to_bsk_mtilde: BaseConverter::new(&base_q, &base_bsk_mtilde)?,
+            sm_mrq: SmallMontgomery::new(&base_q, &base_bsk, M_TILDE)?,
+            floor: RnsFloor::new(&base_q, &base_bsk)?,
+            sk_conv: ShenoyKumaresan::new(&base_bsk, &base_q)?,
+            ring_bsk,
+            m_tilde_mod_q,
+            m_tilde_mod_q_shoup,
+            t_mod_bsk,
+            t_mod_bsk_shoup,
+            dec,
+            rho,
+        };
+        let down = if k > 1 {
+            Some(RescaleByLast::from_ring(ring, 1)?)
+        } else {
+            None
+        };
+        Ok(Self {
+            ring: ring.clone(),
+            delta,
+            delta_shoup,
+            t_mod_q,
+            t_mod_q_shoup,
+            q_mod_t,
+            behz,
+            hps,
+            poverq,
+            down,
+            crt: OnceLock::new(),
+        })
+    }
+
+    /// The ring `R_{Q_l}`.
+    pub(crate) fn ring(&self) -> &RnsRing {
+        &self.ring
+    }
+
     /// `[t]_{q_i}`.
     pub(crate) fn t_mod_q(&self) -> &[u64] {
         &self.t_mod_q
@@ -425,9 +638,51 @@ impl BfvContext {
         &self.t_mod_q_shoup
     }
 
-    /// `[Δ]_{q_i}` Shoup quotients.
+    /// `[Δ_l]_{q_i}` Shoup quotients.
     pub(crate) fn delta_shoup(&self) -> &[u64] {
         &self.delta_shoup
+    }
+
+    /// `[Δ_l]_{q_i}` with `Δ_l = ⌊Q_l/t⌋`.
+    pub(crate) fn delta_mod_q(&self) -> &[u64] {
+        &self.delta
+    }
+
+    /// The CRT bridge for `Q_l`.
+    pub(crate) fn crt(&self) -> &PolyCrt {
+        self.crt.get_or_init(|| PolyCrt::new(self.ring.base()))
+    }
+}
+
+/// The tables of one level together with the context (scratch pool, `t`,
+/// ids): what the level-aware kernels take. Dereferences to [`BfvLevel`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LevelCtx<'a> {
+    pub(crate) ctx: &'a BfvContext,
+    pub(crate) lv: &'a BfvLevel,
+}
+
+impl core::ops::Deref for LevelCtx<'_> {
+    type Target = BfvLevel;
+    fn deref(&self) -> &BfvLevel {
+        self.lv
+    }
+}
+
+impl<'a> LevelCtx<'a> {
+    /// The scratch pool of the context.
+    pub(crate) fn scratch(&self) -> &'a ScratchPool {
+        self.ctx.scratch()
+    }
+
+    /// Ring degree `n`.
+    pub(crate) fn degree(&self) -> usize {
+        self.ctx.degree()
+    }
+
+    /// The plaintext modulus `t`.
+    pub(crate) fn plain_modulus(&self) -> &Modulus {
+        self.ctx.plain_modulus()
     }
 }
 

@@ -26,7 +26,7 @@ use rnsfhe_math::{Coeff, RnsPoly};
 use zeroize::Zeroize;
 
 use crate::bfv::ciphertext::{Ciphertext, PolyRef};
-use crate::bfv::context::{BfvContext, GammaKind};
+use crate::bfv::context::{BfvContext, GammaKind, LevelCtx};
 use crate::bfv::noise;
 use crate::bfv::parameters::Variant;
 use crate::bfv::plaintext::Plaintext;
@@ -87,7 +87,8 @@ impl Decryptor {
     /// in zeroized scratch buffers.
     pub fn decrypt(&self, ct: &Ciphertext) -> Result<Plaintext> {
         let ctx = &*self.ctx;
-        let (n, k) = (ctx.degree(), ctx.ring().limbs());
+        let lv = ctx.level_for_limbs(ct.polys.limbs())?;
+        let (n, k) = (ctx.degree(), lv.ring().limbs());
         let s_shoup = match self.s_shoup.get() {
             Some(w) => w,
             None => {
@@ -100,8 +101,8 @@ impl Decryptor {
         let mut out = vec![0u64; n];
         let variant = self.variant;
         let scale = |xc: &RnsPoly<Coeff>, o: &mut [u64]| match variant {
-            Variant::Hps => ctx.hps.scale_to_t.apply(xc, o).map_err(Error::from),
-            Variant::Behz => behz_scale(ctx, xc, o),
+            Variant::Behz => behz_scale(&lv, xc, o),
+            _ => lv.hps.scale_to_t.apply(xc, o).map_err(Error::from),
         };
         if rayon::current_num_threads() == 1 {
             // One thread: scale the whole polynomial in place of the
@@ -142,7 +143,7 @@ pub(crate) fn dot_with_secret(
     ct: &Ciphertext,
     sk: &SecretKey,
 ) -> Result<RnsPoly<Coeff>> {
-    let mut x: RnsPoly<Coeff> = ctx.ring().zero();
+    let mut x: RnsPoly<Coeff> = ctx.level_for_limbs(ct.polys.limbs())?.ring().zero();
     dot_with_secret_into(ctx, ct, sk, x.data_mut())?;
     Ok(x)
 }
@@ -180,7 +181,8 @@ fn dot_with_secret_shoup(
             got: ct.polys.len(),
         });
     }
-    let ring = ctx.ring();
+    let lv = ctx.level_for_limbs(ct.polys.limbs())?;
+    let ring = lv.ring();
     ct.polys.check(ring)?;
     let is_ntt = ct.is_ntt_form();
     let polys: Vec<PolyRef<'_>> = (0..ct.polys.len())
@@ -260,7 +262,7 @@ impl Drop for SecretBuf {
 /// `[⌊t·x/q⌉]_t` for `x` in coefficient form over `q`.
 /// `x` may hold any number of coefficients (e.g. a column chunk); `out`
 /// has as many.
-pub(crate) fn behz_scale(ctx: &BfvContext, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
+pub(crate) fn behz_scale(ctx: &LevelCtx<'_>, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
     let ring = ctx.ring();
     if x.limbs() != ring.limbs() {
         return Err(Error::InvalidArgument(
@@ -402,9 +404,9 @@ mod tests {
             .collect();
         let x = ctx.crt().decompose_poly(&coeffs).unwrap();
         let mut behz = vec![0u64; n];
-        behz_scale(&ctx, &x, &mut behz).unwrap();
+        behz_scale(&ctx.level(ctx.max_level()).unwrap(), &x, &mut behz).unwrap();
         let mut hps = vec![0u64; n];
-        ctx.hps.scale_to_t.apply(&x, &mut hps).unwrap();
+        ctx.top().hps.scale_to_t.apply(&x, &mut hps).unwrap();
         assert_eq!(behz, m, "BEHZ");
         assert_eq!(hps, m, "HPS");
     }

@@ -247,7 +247,7 @@ impl Encryptor {
 /// `c ← c ± Δ·m` over `q` (`Δ = ⌊q/t⌋`), with Shoup products; `m` in
 /// `[0, t)` (any word is fine for the Shoup product).
 pub(crate) fn add_scaled_plain(
-    ctx: &BfvContext,
+    ctx: &crate::bfv::context::BfvLevel,
     c: &mut RnsPoly<Coeff>,
     pt: &Plaintext,
     subtract: bool,

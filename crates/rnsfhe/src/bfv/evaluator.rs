@@ -22,14 +22,15 @@
 //! ([`Error::KeyMismatch`]), and that ciphertext sizes fit the operation
 //! ([`Error::WrongCiphertextSize`]).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
 use crate::bfv::ciphertext::{Ciphertext, CtPolys, PolyRef};
-use crate::bfv::context::BfvContext;
+use crate::bfv::context::{BfvContext, LevelCtx};
 use crate::bfv::encrypt::add_scaled_plain;
-use crate::bfv::lift_and_scale::{multiply_behz, multiply_hps};
+use crate::bfv::lift_and_scale::{multiply_behz, multiply_hps, multiply_hps_poverq};
 use crate::bfv::parameters::Variant;
 use crate::bfv::plaintext::Plaintext;
 use crate::error::{Error, Result};
@@ -43,6 +44,7 @@ use crate::rlwe::keys::{check_key_id, RelinKey};
 pub struct Evaluator {
     ctx: Arc<BfvContext>,
     variant: Variant,
+    auto_align: bool,
 }
 
 impl Evaluator {
@@ -56,7 +58,22 @@ impl Evaluator {
         Self {
             ctx: Arc::clone(ctx),
             variant,
+            auto_align: false,
         }
+    }
+
+    /// With `on`, binary operations on ciphertexts at different levels
+    /// first switch the higher one down to the lower level
+    /// ([`Evaluator::mod_switch_to`]); without (the default) they fail
+    /// with [`Error::LevelMismatch`] naming both levels.
+    pub fn with_auto_align(mut self, on: bool) -> Self {
+        self.auto_align = on;
+        self
+    }
+
+    /// Whether automatic level alignment is on.
+    pub fn auto_align(&self) -> bool {
+        self.auto_align
     }
 
     /// The variant used by [`Evaluator::multiply`].
@@ -91,6 +108,98 @@ impl Evaluator {
         self.ctx.check_id(pt.params_id())
     }
 
+    /// The level tables of `a`, with its shape checked against them.
+    fn level_of(&self, a: &Ciphertext) -> Result<LevelCtx<'_>> {
+        let lv = self.ctx.level_for_limbs(a.polys.limbs())?;
+        a.polys.check(lv.ring())?;
+        Ok(lv)
+    }
+
+    /// `a` and `b` at one level: unchanged when they agree; else
+    /// [`Error::LevelMismatch`], or with auto-alignment the higher one
+    /// switched down (a copy).
+    fn aligned<'x>(
+        &self,
+        a: &'x Ciphertext,
+        b: &'x Ciphertext,
+        operation: &'static str,
+    ) -> Result<(Cow<'x, Ciphertext>, Cow<'x, Ciphertext>)> {
+        let (la, lb) = (a.level(), b.level());
+        if la == lb {
+            return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
+        }
+        if !self.auto_align {
+            return Err(Error::LevelMismatch {
+                operation,
+                left: la,
+                right: lb,
+            });
+        }
+        if la > lb {
+            Ok((Cow::Owned(self.mod_switch_to(a, lb)?), Cow::Borrowed(b)))
+        } else {
+            Ok((Cow::Borrowed(a), Cow::Owned(self.mod_switch_to(b, la)?)))
+        }
+    }
+
+    // ------------------------------------------------- modulus switching
+
+    /// `a` switched to the next level (`Q_l → Q_{l−1}`): every polynomial
+    /// becomes `⌊c/q_l⌉` over `q_0 … q_{l−1}` (000 §II.E's scale
+    /// invariance: `⌊(Q_{l−1}/Q_l)·c⌉` decrypts to the same message with
+    /// `Δ_{l−1}`, the noise divided by `q_l` plus the rounding term
+    /// `(t/Q_{l−1})·‖r_0 + r_1·s‖`, `|r_i| ≤ 1/2`). The form is kept (NTT
+    /// form: only the dropped limb is inverse-transformed). Errors with
+    /// [`Error::LevelExhausted`] at level 0.
+    pub fn mod_switch_to_next(&self, a: &Ciphertext) -> Result<Ciphertext> {
+        let mut r = a.clone();
+        self.mod_switch_to_next_assign(&mut r)?;
+        Ok(r)
+    }
+
+    /// `a ← mod_switch_to_next(a)`.
+    pub fn mod_switch_to_next_assign(&self, a: &mut Ciphertext) -> Result<()> {
+        self.check(a)?;
+        let lv = self.level_of(a)?;
+        let down = lv.down.as_ref().ok_or_else(|| {
+            Error::LevelExhausted(
+                "modulus switching at level 0: the ciphertext has one modulus left".into(),
+            )
+        })?;
+        match &mut a.polys {
+            CtPolys::Coeff(v) => v
+                .iter_mut()
+                .try_for_each(|p| down.rescale_coeff_assign(p))?,
+            CtPolys::Ntt(v) => v.iter_mut().try_for_each(|p| down.rescale_ntt_assign(p))?,
+        }
+        a.seed = None;
+        Ok(())
+    }
+
+    /// `a` switched down to `level` (`0 ≤ level ≤ a.level()`; a copy when
+    /// equal). Errors with [`Error::InvalidArgument`] for a level above
+    /// `a`'s.
+    pub fn mod_switch_to(&self, a: &Ciphertext, level: usize) -> Result<Ciphertext> {
+        let mut r = a.clone();
+        self.mod_switch_to_assign(&mut r, level)?;
+        Ok(r)
+    }
+
+    /// `a ← mod_switch_to(a, level)`.
+    pub fn mod_switch_to_assign(&self, a: &mut Ciphertext, level: usize) -> Result<()> {
+        self.check(a)?;
+        if level > a.level() {
+            return Err(Error::InvalidArgument(format!(
+                "cannot switch a ciphertext at level {} up to level {level}",
+                a.level()
+            )));
+        }
+        while a.level() > level {
+            self.mod_switch_to_next_assign(a)?;
+        }
+        Ok(())
+    }
+
     // ---------------------------------------------------------------- add
 
     /// `a + b` (sizes may differ; the result has the larger size). Inputs
@@ -122,12 +231,29 @@ impl Evaluator {
 
     fn add_sub_assign(&self, a: &mut Ciphertext, b: &Ciphertext, subtract: bool) -> Result<()> {
         self.check_pair(a, b)?;
-        let ring = self.ctx.ring();
+        let op = if subtract { "sub" } else { "add" };
+        let b = match a.level().cmp(&b.level()) {
+            core::cmp::Ordering::Equal => Cow::Borrowed(b),
+            _ if !self.auto_align => {
+                return Err(Error::LevelMismatch {
+                    operation: op,
+                    left: a.level(),
+                    right: b.level(),
+                })
+            }
+            core::cmp::Ordering::Greater => {
+                self.mod_switch_to_assign(a, b.level())?;
+                Cow::Borrowed(b)
+            }
+            core::cmp::Ordering::Less => Cow::Owned(self.mod_switch_to(b, a.level())?),
+        };
+        let lv = self.level_of(a)?;
+        let ring = lv.ring();
         b.polys.check(ring)?;
         if !a.is_ntt_form() && b.is_ntt_form() {
             self.transform_to_ntt_assign(a)?;
         }
-        match (&mut a.polys, &b.polys) {
+        match (&mut a.polys, &b.as_ref().polys) {
             (CtPolys::Coeff(pa), CtPolys::Coeff(pb)) => add_sub_polys(ring, pa, pb, subtract)?,
             (CtPolys::Ntt(pa), CtPolys::Ntt(pb)) => add_sub_polys(ring, pa, pb, subtract)?,
             (CtPolys::Ntt(pa), CtPolys::Coeff(pb)) => {
@@ -154,7 +280,8 @@ impl Evaluator {
     /// `a ← −a`.
     pub fn negate_assign(&self, a: &mut Ciphertext) -> Result<()> {
         self.check(a)?;
-        let ring = self.ctx.ring();
+        let lv = self.level_of(a)?;
+        let ring = lv.ring();
         match &mut a.polys {
             CtPolys::Coeff(v) => v.iter_mut().try_for_each(|p| ring.neg_assign(p))?,
             CtPolys::Ntt(v) => v.iter_mut().try_for_each(|p| ring.neg_assign(p))?,
@@ -179,8 +306,8 @@ impl Evaluator {
     /// mathematically.
     pub fn transform_to_ntt_assign(&self, a: &mut Ciphertext) -> Result<()> {
         self.ctx.check_id(a.params_id)?;
-        let ring = self.ctx.ring();
-        a.polys.check(ring)?;
+        let lv = self.level_of(a)?;
+        let ring = lv.ring();
         let polys = core::mem::replace(&mut a.polys, CtPolys::Ntt(Vec::new()));
         a.polys = CtPolys::Ntt(polys.into_ntt(ring)?);
         Ok(())
@@ -199,8 +326,8 @@ impl Evaluator {
     /// already is in coefficient form.
     pub fn transform_from_ntt_assign(&self, a: &mut Ciphertext) -> Result<()> {
         self.ctx.check_id(a.params_id)?;
-        let ring = self.ctx.ring();
-        a.polys.check(ring)?;
+        let lv = self.level_of(a)?;
+        let ring = lv.ring();
         let polys = core::mem::replace(&mut a.polys, CtPolys::Coeff(Vec::new()));
         a.polys = CtPolys::Coeff(polys.into_coeff(ring)?);
         Ok(())
@@ -226,11 +353,11 @@ impl Evaluator {
     /// `c_0 ← c_0 ± Δ·m` in `a`'s form.
     fn add_scaled(&self, a: &mut Ciphertext, pt: &Plaintext, subtract: bool) -> Result<()> {
         let ctx = &*self.ctx;
-        let ring = ctx.ring();
-        a.polys.check(ring)?;
+        let lv = self.level_of(a)?;
+        let ring = lv.ring();
         match &mut a.polys {
             CtPolys::Coeff(v) => match v.first_mut() {
-                Some(c0) => add_scaled_plain(ctx, c0, pt, subtract),
+                Some(c0) => add_scaled_plain(&lv, c0, pt, subtract),
                 None => Err(self.too_small(0)),
             },
             CtPolys::Ntt(v) => {
@@ -238,7 +365,7 @@ impl Evaluator {
                 let (n, k) = (ring.n(), ring.limbs());
                 let mut dm = RnsPoly::<Coeff>::from_data(n, k, ctx.scratch().take_owned(k * n))?;
                 dm.data_mut().fill(0);
-                add_scaled_plain(ctx, &mut dm, pt, false)?;
+                add_scaled_plain(&lv, &mut dm, pt, false)?;
                 let dm = ring.to_ntt(dm)?;
                 let r = if subtract {
                     ring.sub_assign(c0, &dm)
@@ -290,7 +417,8 @@ impl Evaluator {
         self.check(a)?;
         self.check_plain(pt)?;
         let ctx = &*self.ctx;
-        let ring = ctx.ring();
+        let lv = self.level_of(a)?;
+        let ring = lv.ring();
         let t = ctx.plain_modulus().value();
         let half = t / 2;
         let lift = |m: &rnsfhe_math::Modulus, v: u64| -> u64 {
@@ -348,11 +476,22 @@ impl Evaluator {
                 });
             }
         }
-        let pa = pair(a)?;
-        let pb = pair(b)?;
         let same = core::ptr::eq(a, b);
+        let (a, b) = self.aligned(a, b, "multiply")?;
+        let pa = pair(&a)?;
+        let pb = pair(&b)?;
         let c = self.lift_and_scale(pa, if same { None } else { Some(pb) })?;
         Ok(Ciphertext::new(self.ctx.id(), a.key_id, c.into()))
+    }
+
+    /// [`Variant::HpsPOverQLeveled`]: the relinearized product switched one
+    /// level down (after the key switch, so that its noise is divided by
+    /// `q_l` too); other variants: unchanged.
+    fn finish_product(&self, mut c: Ciphertext) -> Result<Ciphertext> {
+        if self.variant == Variant::HpsPOverQLeveled && c.level() > 0 {
+            self.mod_switch_to_next_assign(&mut c)?;
+        }
+        Ok(c)
     }
 
     /// `a²` without relinearization (3 tensor products instead of 3
@@ -375,9 +514,11 @@ impl Evaluator {
         a: [PolyRef<'_>; 2],
         b: Option<[PolyRef<'_>; 2]>,
     ) -> Result<[RnsPoly<Coeff>; 3]> {
+        let lv = self.ctx.level_for_limbs(a[0].limbs())?;
         match self.variant {
-            Variant::Hps => multiply_hps(&self.ctx, a, b),
-            Variant::Behz => multiply_behz(&self.ctx, a, b),
+            Variant::Hps => multiply_hps(&lv, a, b),
+            Variant::Behz => multiply_behz(&lv, a, b),
+            Variant::HpsPOverQ | Variant::HpsPOverQLeveled => multiply_hps_poverq(&lv, a, b),
         }
     }
 
@@ -393,8 +534,8 @@ impl Evaluator {
     /// inverse-transformed for the digit decomposition (`k² + k`).
     pub fn relinearize(&self, a: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
         self.check_relin_input(a, rk)?;
-        let ring = self.ctx.ring();
-        a.polys.check(ring)?;
+        let lv = self.level_of(a)?;
+        let ring = lv.ring();
         // Clone c_0, c_1 (they receive the sum); c_2 is only read.
         let out = match &a.polys {
             CtPolys::Coeff(v) => match v.as_slice() {
@@ -421,8 +562,8 @@ impl Evaluator {
     pub fn relinearize_assign(&self, a: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
         self.check_relin_input(a, rk)?;
         let ctx = &*self.ctx;
-        let ring = ctx.ring();
-        a.polys.check(ring)?;
+        let lv = self.level_of(a)?;
+        let ring = lv.ring();
         let polys = core::mem::replace(&mut a.polys, CtPolys::Ntt(Vec::new()));
         let out = match polys {
             CtPolys::Coeff(mut v) => {
@@ -459,7 +600,8 @@ impl Evaluator {
             // Hybrid key switching (special primes): the switch gives NTT
             // form over q; c_0, c_1 join it in NTT form.
             let (k0, k1) = ksk.switch_hybrid(ctx.rlwe(), c2, None)?;
-            let ring = ctx.ring();
+            let lv = ctx.level_for_limbs(c2.limbs())?;
+            let ring = lv.ring();
             let [mut c0, mut c1] = match c01 {
                 CtPolys::Ntt(v) => {
                     <[RnsPoly<Ntt>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?
@@ -526,7 +668,7 @@ impl Evaluator {
         self.check_relin_key(a, rk)?;
         let mut c = self.multiply(a, b)?;
         self.relinearize_assign(&mut c, rk)?;
-        Ok(c)
+        self.finish_product(c)
     }
 
     /// `relinearize(a²)` in NTT form.
@@ -534,7 +676,7 @@ impl Evaluator {
         self.check_relin_key(a, rk)?;
         let mut c = self.square(a)?;
         self.relinearize_assign(&mut c, rk)?;
-        Ok(c)
+        self.finish_product(c)
     }
 
     /// Fails early (before any work) when `rk` does not fit `a`.

@@ -147,7 +147,8 @@ impl Evaluator {
         (table, ksk): (&GaloisTable, &KeySwitchingKey),
     ) -> Result<Ciphertext> {
         let ctx = self.context();
-        let ring = ctx.ring();
+        let lv = ctx.level_for_limbs(ct.polys.limbs())?;
+        let ring = lv.ring();
         ct.polys.check(ring)?;
         if ksk.is_hybrid() {
             return self.apply_galois_hybrid(ct, table, ksk);
@@ -200,7 +201,8 @@ impl Evaluator {
         ksk: &KeySwitchingKey,
     ) -> Result<Ciphertext> {
         let ctx = self.context();
-        let ring = ctx.ring();
+        let lv = ctx.level_for_limbs(ct.polys.limbs())?;
+        let ring = lv.ring();
         let (p0, p1) = match &ct.polys {
             CtPolys::Ntt(v) => match v.as_slice() {
                 [p0, p1] => (p0.clone(), p1.clone()),

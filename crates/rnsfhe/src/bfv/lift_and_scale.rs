@@ -61,7 +61,7 @@ use rayon::prelude::*;
 use rnsfhe_math::{Coeff, NttTable, RnsPoly};
 
 use crate::bfv::ciphertext::PolyRef;
-use crate::bfv::context::BfvContext;
+use crate::bfv::context::LevelCtx;
 use crate::error::{Error, Result};
 use crate::rlwe::scratch::{column_chunks, gather, gather_scaled, scatter, Scratch, CHUNK};
 
@@ -105,7 +105,7 @@ fn limb_quads<'a>(bufs: &'a mut [Scratch<'_>; 4], n: usize) -> Vec<[&'a mut [u64
 }
 
 /// Four scratch polynomials of `limbs` rows.
-fn four<'a>(ctx: &'a BfvContext, limbs: usize) -> [Scratch<'a>; 4] {
+fn four<'a>(ctx: &LevelCtx<'a>, limbs: usize) -> [Scratch<'a>; 4] {
     let len = limbs * ctx.degree();
     core::array::from_fn(|_| ctx.scratch().take(len))
 }
@@ -190,7 +190,7 @@ fn tensor_limb_ntt(t: &NttTable, src: &[&[u64]], rows: [&mut [u64]; 4]) -> Resul
 /// Checks the input shapes and returns the input polynomials in the order
 /// `a_0, a_1[, b_0, b_1]`.
 fn collect_inputs<'a>(
-    ctx: &BfvContext,
+    ctx: &LevelCtx<'_>,
     a: [PolyRef<'a>; 2],
     b: Option<[PolyRef<'a>; 2]>,
 ) -> Result<Vec<PolyRef<'a>>> {
@@ -210,7 +210,7 @@ fn collect_inputs<'a>(
 /// limb, all `(input, limb)` pairs spread over the rayon pool. Hand the
 /// buffers back with [`restore`] before the tensor.
 fn inverse_copies(
-    ctx: &BfvContext,
+    ctx: &LevelCtx<'_>,
     inputs: &[PolyRef<'_>],
     q_bufs: &mut [Scratch<'_>; 4],
 ) -> Result<Vec<Option<RnsPoly<Coeff>>>> {
@@ -272,7 +272,7 @@ fn coeff_views<'a>(
 }
 
 /// Three zero-length-free output polynomials over `q` from the pool.
-fn outputs(ctx: &BfvContext) -> Result<[RnsPoly<Coeff>; 3]> {
+fn outputs(ctx: &LevelCtx<'_>) -> Result<[RnsPoly<Coeff>; 3]> {
     let (n, k) = (ctx.degree(), ctx.ring().limbs());
     let mk = || RnsPoly::from_data(n, k, ctx.scratch().take_owned(k * n));
     Ok([mk()?, mk()?, mk()?])
@@ -358,7 +358,7 @@ fn chunk_poly(buf: &mut Vec<u64>, limbs: usize, len: usize) -> Result<RnsPoly<Co
 /// and writing the buffers directly (the chunk copies only pay off when the
 /// chunks are spread over threads); the words are the same either way.
 pub(crate) fn multiply_hps(
-    ctx: &BfvContext,
+    ctx: &LevelCtx<'_>,
     a: [PolyRef<'_>; 2],
     b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
@@ -369,14 +369,14 @@ pub(crate) fn multiply_hps(
 /// tensor buffers over `q`, inverse-transforms NTT-form inputs into them
 /// ([`inverse_copies`]), then runs the variant's `inner` step.
 fn with_prepared_inputs<F>(
-    ctx: &BfvContext,
+    ctx: &LevelCtx<'_>,
     a: [PolyRef<'_>; 2],
     b: Option<[PolyRef<'_>; 2]>,
     inner: F,
 ) -> Result<[RnsPoly<Coeff>; 3]>
 where
     F: for<'f, 'q> FnOnce(
-        &BfvContext,
+        &LevelCtx<'_>,
         &[PolyRef<'f>],
         &mut [Scratch<'q>; 4],
         &mut [Option<RnsPoly<Coeff>>],
@@ -391,7 +391,7 @@ where
 /// [`multiply_hps`] after [`inverse_copies`] (whose buffers go back to
 /// `q_bufs` after the lift).
 fn multiply_hps_inner(
-    ctx: &BfvContext,
+    ctx: &LevelCtx<'_>,
     forms: &[PolyRef<'_>],
     q_bufs: &mut [Scratch<'_>; 4],
     owned: &mut [Option<RnsPoly<Coeff>>],
@@ -487,12 +487,199 @@ fn multiply_hps_inner(
     Ok(out)
 }
 
+/// HPS P-over-Q lift-and-scale (Kim-Polyakov-Zucca 2021, Alg. 2;
+/// [`crate::bfv::Variant::HpsPOverQ`]). Same contract as [`multiply_hps`]
+/// (`b = None` multiplies `a` by itself; the scaled copy of `a` is its own
+/// operand, so there is no squaring shortcut):
+///
+/// 1. `a` extended exactly to `P'` (`FastBaseConv_F`, 000 eq. 5);
+///    `b'' = ⌊P'·b/Q⌉` computed in `P'` as `−[P'·b]_Q · Q^{-1}` (the centred
+///    residue `[P'·b]_Q` converted exactly; `P'·b ≡ 0` modulo `P'`), then
+///    extended exactly back to `Q`;
+/// 2. the tensor `a ⊗ b''` over `Q ∪ P'` (Karatsuba, as for HPS);
+/// 3. `[⌊t·c/P'⌉]_Q` by 000 eq. 8 with the roles of the bases swapped.
+///
+/// The tensor is only known modulo `Q·P'`, which is enough: a multiple
+/// `Q·P'·v` becomes `t·Q·v ≡ 0 (mod Q)` after the scaling, so `P'` only
+/// needs to exceed `Q` for the noise (the rounding of `b''` adds
+/// `t/P'·a ⊗ ε`, `|ε| ≤ 1/2`), not `t·n·Q` as HPS's `P` does.
+pub(crate) fn multiply_hps_poverq(
+    ctx: &LevelCtx<'_>,
+    a: [PolyRef<'_>; 2],
+    b: Option<[PolyRef<'_>; 2]>,
+) -> Result<[RnsPoly<Coeff>; 3]> {
+    with_prepared_inputs(ctx, a, b, multiply_hps_poverq_inner)
+}
+
+/// [`multiply_hps_poverq`] after [`inverse_copies`].
+fn multiply_hps_poverq_inner(
+    ctx: &LevelCtx<'_>,
+    forms: &[PolyRef<'_>],
+    q_bufs: &mut [Scratch<'_>; 4],
+    owned: &mut [Option<RnsPoly<Coeff>>],
+) -> Result<[RnsPoly<Coeff>; 3]> {
+    let views = coeff_views(forms, owned)?;
+    let ring_q = ctx.ring();
+    let pq = &ctx.poverq;
+    let ring_p = &pq.ring_p;
+    let (n, k, kp) = (ring_q.n(), ring_q.limbs(), ring_p.limbs());
+    let chunk = CHUNK.min(n);
+    // The second operand is `b`, or `a` itself when squaring.
+    let (a_in, b_in): ([&RnsPoly<Coeff>; 2], [&RnsPoly<Coeff>; 2]) = match views.as_slice() {
+        [a0, a1] => ([a0, a1], [a0, a1]),
+        [a0, a1, b0, b1] => ([a0, a1], [b0, b1]),
+        _ => {
+            return Err(Error::InvalidArgument(
+                "tensor needs 2 or 4 input polynomials".into(),
+            ))
+        }
+    };
+    let q_moduli = ring_q.moduli();
+    let p_moduli = ring_p.moduli();
+
+    // Step 1: a → P' exactly; b'' = ⌊P'·b/Q⌉ in P' and back to Q exactly.
+    let mut p_bufs = four(ctx, kp);
+    let mut bq: [Scratch<'_>; 2] = core::array::from_fn(|_| ctx.scratch().take(k * n));
+    {
+        let (pa, pb) = p_bufs.split_at_mut(2);
+        // (source, start, P' rows, Q rows of b'' if scaled)
+        type Task<'x, 'y> = (
+            &'x RnsPoly<Coeff>,
+            usize,
+            Vec<&'y mut [u64]>,
+            Option<Vec<&'y mut [u64]>>,
+        );
+        let mut tasks: Vec<Task<'_, '_>> = Vec::new();
+        for (x, buf) in a_in.iter().zip(pa.iter_mut()) {
+            for (c, rows) in column_chunks(buf.as_mut_slice(), n, chunk)
+                .into_iter()
+                .enumerate()
+            {
+                tasks.push((*x, c * chunk, rows, None));
+            }
+        }
+        for ((x, buf), qb) in b_in.iter().zip(pb.iter_mut()).zip(bq.iter_mut()) {
+            let p_chunks = column_chunks(buf.as_mut_slice(), n, chunk);
+            let q_chunks = column_chunks(qb.as_mut_slice(), n, chunk);
+            for (c, (rows, qrows)) in p_chunks.into_iter().zip(q_chunks).enumerate() {
+                tasks.push((*x, c * chunk, rows, Some(qrows)));
+            }
+        }
+        let p_scale = (q_moduli, pq.p_mod_q.as_slice(), pq.p_mod_q_shoup.as_slice());
+        tasks.into_par_iter().try_for_each_init(
+            ChunkState::default,
+            |st, (x, start, mut rows, qrows)| -> Result<()> {
+                let len = rows.first().map_or(0, |r| r.len());
+                let mut yc = chunk_poly(&mut st.b, kp, len)?;
+                match qrows {
+                    None => {
+                        let xc = gather(x.data(), n, start, len, core::mem::take(&mut st.a))?;
+                        pq.conv_q_to_p.fast_base_conv_exact(&xc, &mut yc)?;
+                        st.a = xc.into_data();
+                    }
+                    Some(mut qrows) => {
+                        let xc = gather_scaled(
+                            x.data(),
+                            n,
+                            start,
+                            len,
+                            p_scale,
+                            core::mem::take(&mut st.a),
+                        )?;
+                        pq.conv_q_to_p.fast_base_conv_exact(&xc, &mut yc)?;
+                        st.a = xc.into_data();
+                        for ((row, m), (&w, &ws)) in yc
+                            .limbs_iter_mut()
+                            .zip(p_moduli)
+                            .zip(pq.neg_q_inv_p.iter().zip(&pq.neg_q_inv_p_shoup))
+                        {
+                            for v in row.iter_mut() {
+                                *v = m.mul_shoup(*v, w, ws);
+                            }
+                        }
+                        let mut zq = chunk_poly(&mut st.c, k, len)?;
+                        pq.conv_p_to_q.fast_base_conv_exact(&yc, &mut zq)?;
+                        scatter(&zq, &mut qrows);
+                        st.c = zq.into_data();
+                    }
+                }
+                scatter(&yc, &mut rows);
+                st.b = yc.into_data();
+                Ok(())
+            },
+        )?;
+    }
+
+    // Step 2: tensor a ⊗ b'' over Q ∪ P' (the coefficient-form copies are
+    // dead now; b'' enters over Q in coefficient form).
+    drop(views);
+    restore(q_bufs, owned);
+    let bq_polys = [
+        RnsPoly::<Coeff>::from_data(n, k, bq[0].take_vec())?,
+        RnsPoly::<Coeff>::from_data(n, k, bq[1].take_vec())?,
+    ];
+    let tensor_inputs = [
+        forms[0],
+        forms[1],
+        PolyRef::Coeff(&bq_polys[0]),
+        PolyRef::Coeff(&bq_polys[1]),
+    ];
+    let r = tensor_all(
+        ring_q.tables(),
+        ring_p.tables(),
+        &tensor_inputs,
+        q_bufs,
+        &mut p_bufs,
+        n,
+    );
+    for (b, p) in bq.iter_mut().zip(bq_polys) {
+        b.put_vec(p.into_data());
+    }
+    r?;
+
+    // Step 3: [⌊t·c/P'⌉]_Q (eq. 8 from P' into Q).
+    let mut out = outputs(ctx)?;
+    if rayon::current_num_threads() == 1 {
+        for ((o, qb), pb) in out.iter_mut().zip(q_bufs.iter_mut()).zip(p_bufs.iter_mut()) {
+            let xq = RnsPoly::<Coeff>::from_data(n, k, qb.take_vec())?;
+            let xp = RnsPoly::<Coeff>::from_data(n, kp, pb.take_vec())?;
+            let r = pq.scale_to_q.apply(&xp, &xq, o);
+            qb.put_vec(xq.into_data());
+            pb.put_vec(xp.into_data());
+            r?;
+        }
+        return Ok(out);
+    }
+    let (cq, cp) = (&q_bufs, &p_bufs);
+    scale_all(&mut out, n, ChunkState::default, |st, tau, start, rows| {
+        let (xq, xp) = match (cq.get(tau), cp.get(tau)) {
+            (Some(xq), Some(xp)) => (xq.as_slice(), xp.as_slice()),
+            _ => {
+                return Err(Error::InvalidArgument(
+                    "tensor component out of range".into(),
+                ))
+            }
+        };
+        let len = rows.first().map_or(0, |r| r.len());
+        let xq = gather(xq, n, start, len, core::mem::take(&mut st.a))?;
+        let xp = gather(xp, n, start, len, core::mem::take(&mut st.b))?;
+        let mut oc = chunk_poly(&mut st.d, k, len)?;
+        pq.scale_to_q.apply(&xp, &xq, &mut oc)?;
+        scatter(&oc, rows);
+        st.a = xq.into_data();
+        st.b = xp.into_data();
+        st.d = oc.into_data();
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// BEHZ lift-and-scale (002 Algorithm 3, steps S0-S4; 000 §IV.A.1).
 /// Same contract as [`multiply_hps`]. Both conversion steps transform the
 /// input on the way (`·m̃`, `·t`), so the chunked copies cost nothing extra
 /// and are used for any thread count.
 pub(crate) fn multiply_behz(
-    ctx: &BfvContext,
+    ctx: &LevelCtx<'_>,
     a: [PolyRef<'_>; 2],
     b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
@@ -502,7 +689,7 @@ pub(crate) fn multiply_behz(
 /// [`multiply_behz`] after [`inverse_copies`] (whose buffers go back to
 /// `q_bufs` after the lift).
 fn multiply_behz_inner(
-    ctx: &BfvContext,
+    ctx: &LevelCtx<'_>,
     forms: &[PolyRef<'_>],
     q_bufs: &mut [Scratch<'_>; 4],
     owned: &mut [Option<RnsPoly<Coeff>>],
@@ -637,7 +824,7 @@ mod tests {
     }
 
     fn hps_ref(
-        ctx: &BfvContext,
+        ctx: &LevelCtx<'_>,
         a: [&RnsPoly<Coeff>; 2],
         b: Option<[&RnsPoly<Coeff>; 2]>,
     ) -> [RnsPoly<Coeff>; 3] {
@@ -670,7 +857,7 @@ mod tests {
     }
 
     fn behz_ref(
-        ctx: &BfvContext,
+        ctx: &LevelCtx<'_>,
         a: [&RnsPoly<Coeff>; 2],
         b: Option<[&RnsPoly<Coeff>; 2]>,
     ) -> [RnsPoly<Coeff>; 3] {

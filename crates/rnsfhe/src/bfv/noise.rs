@@ -9,6 +9,8 @@
 //!   `c_0 + c_1 s + … ≡ Δ·m + v (mod q)` (000 §III.A.1, 002 eq. 5), where
 //!   `m` is the exact (big-integer) textbook decryption.
 //!
+//! `q` is the modulus `Q_l` of the ciphertext's level.
+//!
 //! Both accept ciphertexts in coefficient or NTT form (the phase
 //! `c_0 + c_1 s + …` is computed as in decryption and is the same either way).
 
@@ -25,8 +27,9 @@ use crate::rlwe::keys::SecretKey;
 /// `‖[t·ct(s)]_q‖∞`, the numerator of the invariant noise.
 pub fn invariant_noise_norm(ctx: &BfvContext, ct: &Ciphertext, sk: &SecretKey) -> Result<BigUint> {
     let mut x = dot_with_secret(ctx, ct, sk)?;
-    ctx.ring().mul_scalars_assign(&mut x, ctx.t_mod_q())?;
-    let coeffs = ctx.crt().reconstruct_poly_centered(&x)?;
+    let lv = ctx.level_for_limbs(x.limbs())?;
+    lv.ring().mul_scalars_assign(&mut x, lv.t_mod_q())?;
+    let coeffs = lv.crt().reconstruct_poly_centered(&x)?;
     Ok(max_abs(&coeffs))
 }
 
@@ -35,7 +38,11 @@ pub fn invariant_noise_norm(ctx: &BfvContext, ct: &Ciphertext, sk: &SecretKey) -
 /// may fail.
 pub fn invariant_noise_budget(ctx: &BfvContext, ct: &Ciphertext, sk: &SecretKey) -> Result<u32> {
     let norm = invariant_noise_norm(ctx, ct, sk)?;
-    let q_bits = ctx.ring().base().product_bits() as i64;
+    let q_bits = ctx
+        .level_for_limbs(ct.level() + 1)?
+        .ring()
+        .base()
+        .product_bits() as i64;
     let budget = q_bits - norm.bits() as i64 - 1;
     Ok(budget.max(0) as u32)
 }
@@ -44,8 +51,9 @@ pub fn invariant_noise_budget(ctx: &BfvContext, ct: &Ciphertext, sk: &SecretKey)
 /// exact textbook decryption `[⌊t·[ct(s)]_q/q⌉]_t`.
 pub fn noise_norm(ctx: &BfvContext, ct: &Ciphertext, sk: &SecretKey) -> Result<BigUint> {
     let x = dot_with_secret(ctx, ct, sk)?;
-    let coeffs = ctx.crt().reconstruct_poly_centered(&x)?;
-    let q = BigInt::from_biguint(Sign::Plus, ctx.ring().base().product().clone());
+    let lv = ctx.level_for_limbs(x.limbs())?;
+    let coeffs = lv.crt().reconstruct_poly_centered(&x)?;
+    let q = BigInt::from_biguint(Sign::Plus, lv.ring().base().product().clone());
     let t = BigInt::from(ctx.plain_modulus().value());
     let delta = &q / &t;
     let two_q = &q * 2u32;

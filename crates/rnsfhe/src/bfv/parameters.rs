@@ -46,6 +46,47 @@ pub enum Variant {
     /// the default.
     #[default]
     Hps,
+    /// HPS "P over Q" (Kim-Polyakov-Zucca 2021, Alg. 2; OpenFHE's
+    /// `HPSPOVERQ`): one operand extended exactly to `Q ∪ P'`, the other
+    /// scaled to `⌊P'·c/Q⌉` in `P'` and extended back, the tensor over
+    /// `Q ∪ P'`, and `⌊t·c/P'⌉` straight into `Q`, so the result needs no
+    /// conversion back from the auxiliary base and `P'` only has to cover
+    /// `Q` (not `t·n·Q`). Not bit-identical to HPS (the rounding of the
+    /// scaled operand adds a noise term of size about `t·n·Q/P'`), equally
+    /// exact in distribution.
+    HpsPOverQ,
+    /// [`Variant::HpsPOverQ`], and every relinearized product
+    /// (`multiply_relin`, `square_relin`, and through them `exponentiate`
+    /// and `multiply_many`) is switched one level down after the key
+    /// switch, so every later product runs on one limb fewer (OpenFHE's
+    /// `HPSPOVERQLEVELED` reduces the modulus inside the multiplication
+    /// instead). `multiply`/`square` without relinearization keep the
+    /// level; a product at level 0 stays there. A switch costs
+    /// `log2 q_l` bits of budget where the product's noise growth (about
+    /// `log2 t + log2 n` bits) is smaller, so this suits circuits with
+    /// fewer products than moduli.
+    HpsPOverQLeveled,
+}
+
+impl Variant {
+    /// Every variant, in the order of their serialization codes.
+    pub const ALL: [Variant; 4] = [
+        Variant::Behz,
+        Variant::Hps,
+        Variant::HpsPOverQ,
+        Variant::HpsPOverQLeveled,
+    ];
+
+    /// The name OpenFHE gives the technique (`BEHZ`, `HPS`, `HPSPOVERQ`,
+    /// `HPSPOVERQLEVELED`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Variant::Behz => "BEHZ",
+            Variant::Hps => "HPS",
+            Variant::HpsPOverQ => "HPSPOVERQ",
+            Variant::HpsPOverQLeveled => "HPSPOVERQLEVELED",
+        }
+    }
 }
 
 /// How degree-2 ciphertexts are relinearized (and, later, how Galois keys

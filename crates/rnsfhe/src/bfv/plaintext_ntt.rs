@@ -96,11 +96,13 @@ impl Evaluator {
                 got: a.polys.len(),
             });
         }
-        let ring = ctx.ring();
+        // A ciphertext at level l multiplies with the first l + 1 limbs
+        // of the plaintext (NTT form is per limb).
+        let ring = ctx.level_for_limbs(a.polys.limbs())?.ring().clone();
+        let m = crate::rlwe::encryption::prefix(&pt.poly, ring.limbs())?;
         self.transform_to_ntt_assign(a)?;
         if let CtPolys::Ntt(v) = &mut a.polys {
-            v.iter_mut()
-                .try_for_each(|p| ring.mul_assign(p, &pt.poly))?;
+            v.iter_mut().try_for_each(|p| ring.mul_assign(p, &m))?;
         }
         a.seed = None;
         Ok(())

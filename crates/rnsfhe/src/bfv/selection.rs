@@ -92,8 +92,8 @@ pub fn split_log_q(log_q: u32, max_bits: u32) -> Result<Vec<u32>> {
 /// `n`: `2√n` for HPS, `n` for BEHZ (see the module docs).
 pub fn selection_expansion_factor(variant: Variant, n: usize) -> f64 {
     match variant {
-        Variant::Hps => 2.0 * (n as f64).sqrt(),
         Variant::Behz => n as f64,
+        _ => 2.0 * (n as f64).sqrt(),
     }
 }
 

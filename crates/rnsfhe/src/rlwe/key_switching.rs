@@ -297,7 +297,9 @@ impl KeySwitchingKey {
         c: &RnsPoly<Coeff>,
     ) -> Result<(RnsPoly<Coeff>, RnsPoly<Coeff>)> {
         let ctx = ctx.rlwe();
-        let ring = ctx.ring();
+        let ring = ctx
+            .ring()
+            .sub_ring(0..c.limbs().clamp(1, ctx.ring().limbs()))?;
         let mut out0: RnsPoly<Coeff> = ring.zero();
         let mut out1: RnsPoly<Coeff> = ring.zero();
         self.switch_add_assign(ctx, c, &mut out0, &mut out1)?;
@@ -314,9 +316,6 @@ impl KeySwitchingKey {
         out0: &mut RnsPoly<Coeff>,
         out1: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        let ring = ctx.ring();
-        ring.check(out0)?;
-        ring.check(out1)?;
         self.switch_rows(
             ctx,
             c,
@@ -334,9 +333,6 @@ impl KeySwitchingKey {
         out0: &mut RnsPoly<Ntt>,
         out1: &mut RnsPoly<Ntt>,
     ) -> Result<()> {
-        let ring = ctx.ring();
-        ring.check(out0)?;
-        ring.check(out1)?;
         self.switch_rows(
             ctx,
             c,
@@ -368,9 +364,18 @@ impl KeySwitchingKey {
     ) -> Result<()> {
         ctx.check_id(self.params_id)?;
         let ring = ctx.ring();
-        ring.check(c)?;
         let n = ring.n();
-        let k = ring.limbs();
+        // A ciphertext at level l switches with the first l + 1 limbs of
+        // every key pair and only the digits of those limbs: digit i's key
+        // encrypts s'·g_i with g_i ≡ δ_ij (mod q_j), which holds modulo
+        // every prefix of q.
+        let k = c.limbs();
+        if c.n() != n || k == 0 || k > ring.limbs() {
+            return Err(Error::InvalidArgument(format!(
+                "key switching needs a polynomial of degree {n} with 1 to {} limbs",
+                ring.limbs()
+            )));
+        }
         let ((out0, mode0), (out1, mode1)) = (out0, out1);
         if out0.len() != k * n || out1.len() != k * n {
             return Err(Error::InvalidArgument(
@@ -378,7 +383,7 @@ impl KeySwitchingKey {
             ));
         }
         let moduli = ring.moduli();
-        if self.digits_per_limb.len() != k {
+        if self.digits_per_limb.len() != ring.limbs() {
             return Err(Error::InvalidArgument(
                 "key-switching key does not match the modulus count".into(),
             ));
@@ -390,7 +395,8 @@ impl KeySwitchingKey {
             .enumerate()
             .flat_map(|(i, &count)| (0..count).map(move |j| (i, j)))
             .collect();
-        if self.keys.len() != positions.len() {
+        let total: usize = self.digits_per_limb.iter().sum();
+        if self.keys.len() != total {
             return Err(Error::InvalidArgument(
                 "key-switching key has the wrong number of digits".into(),
             ));
@@ -399,12 +405,16 @@ impl KeySwitchingKey {
             ring.check(k0)?;
             ring.check(k1)?;
         }
-        let digits: Vec<_> = positions.into_iter().zip(&self.keys).collect();
+        let digits: Vec<_> = positions
+            .into_iter()
+            .zip(&self.keys)
+            .filter(|((i, _), _)| *i < k)
+            .collect();
         let digit_bits = self.digit_bits;
         let group = DIGIT_GROUP.min(digits.len()).max(1);
         out0.par_chunks_exact_mut(n)
             .zip(out1.par_chunks_exact_mut(n))
-            .zip(ring.tables().par_iter())
+            .zip(ring.tables()[..k].par_iter())
             .enumerate()
             .try_for_each_init(
                 || ctx.scratch.take((group + 2) * n),

@@ -328,14 +328,17 @@ impl ToBytes for Ciphertext {
     fn to_bytes(&self, ctx: &BfvContext) -> Result<Vec<u8>> {
         ctx.check_id(self.params_id)?;
         let size = check_ciphertext_size(self.polys.len())?;
-        let len = mul(u64::from(size), poly_bits(ctx), "ciphertext size")?.div_ceil(8);
+        // A ciphertext at level l stores its l + 1 limbs only; the reader
+        // recovers the level from the payload length (distinct per level).
+        let ring = ctx.ring_at(self.level())?;
+        let len = mul(u64::from(size), ring_poly_bits(&ring), "ciphertext size")?.div_ceil(8);
         let mut out = format::begin(Self::KIND, false, ctx.id(), self.key_id, size, len)?;
         // The format stores coefficient form: NTT-form ciphertexts are
         // inverse-transformed (into copies) first.
-        let polys = self.polys.coeff_cow(ctx.ring())?;
+        let polys = self.polys.coeff_cow(&ring)?;
         let mut w = BitWriter::new(&mut out);
         for p in polys.iter() {
-            write_poly(&mut w, ctx.ring(), p)?;
+            write_poly(&mut w, &ring, p)?;
         }
         w.finish();
         format::finish(out)
@@ -420,13 +423,31 @@ impl FromBytes for Ciphertext {
             u64::from(MAX_CIPHERTEXT_SIZE),
         )?;
         let size = header.count as usize;
-        check_payload_len(
-            &header,
-            mul(size as u64, bits, "ciphertext size")?.div_ceil(8),
-        )?;
+        // The level is the one whose payload length matches (lengths grow
+        // strictly with the level); none matching is the top level's
+        // length error.
+        let mut ring = None;
+        for level in (0..=ctx.max_level()).rev() {
+            let r = ctx.ring_at(level)?;
+            let expected = mul(size as u64, ring_poly_bits(&r), "ciphertext size")?.div_ceil(8);
+            if expected == header.payload_len {
+                ring = Some(r);
+                break;
+            }
+        }
+        let ring = match ring {
+            Some(r) => r,
+            None => {
+                check_payload_len(
+                    &header,
+                    mul(size as u64, bits, "ciphertext size")?.div_ceil(8),
+                )?;
+                ctx.ring().clone()
+            }
+        };
         let mut r = BitReader::new(payload);
         let polys = (0..size)
-            .map(|i| read_poly(&mut r, ctx.ring(), i))
+            .map(|i| read_poly(&mut r, &ring, i))
             .collect::<Result<Vec<_>>>()?;
         r.finish()?;
         Ok(Ciphertext::new(ctx.id(), header.key_id, polys))
@@ -948,6 +969,8 @@ fn variant_code(v: Variant) -> u8 {
     match v {
         Variant::Behz => 0,
         Variant::Hps => 1,
+        Variant::HpsPOverQ => 2,
+        Variant::HpsPOverQLeveled => 3,
     }
 }
 
@@ -1030,10 +1053,14 @@ impl BfvParameters {
         let variant = match payload.get(24) {
             Some(0) => Variant::Behz,
             Some(1) => Variant::Hps,
+            Some(2) => Variant::HpsPOverQ,
+            Some(3) => Variant::HpsPOverQLeveled,
             other => {
                 return Err(FormatError::InvalidField {
                     field: "variant",
-                    reason: format!("unknown variant code {other:?} (0 = BEHZ, 1 = HPS)"),
+                    reason: format!(
+                        "unknown variant code {other:?} (0 = BEHZ, 1 = HPS, 2 = HPSPOVERQ, 3 = HPSPOVERQLEVELED)"
+                    ),
                 }
                 .into())
             }

@@ -1,0 +1,520 @@
+//! BFV levels: modulus switching (exact against a big-integer reference of
+//! the rounding formula), decryption and every operation at every level,
+//! the HPS P-over-Q multiplication (exact against a big-integer reference
+//! of KPZ21 Alg. 2) and its leveled form, level errors, automatic
+//! alignment, serialization at a level, random circuits mixing levels for
+//! every variant, and thread-count determinism.
+
+mod common;
+
+use std::sync::Arc;
+
+use num_bigint::{BigInt, Sign};
+use num_integer::Integer;
+use num_traits::Zero;
+use rand::Rng;
+use rnsfhe::bfv::{
+    BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator, GaloisKeys, Plaintext,
+    PlaintextNtt, PublicKey, RelinKey, RelinMethod, SecretKey, Variant,
+};
+use rnsfhe::rnsfhe_math::crt::PolyCrt;
+use rnsfhe::rnsfhe_math::{Coeff, RnsBase, RnsPoly};
+use rnsfhe::serialization::{FromBytes, ToBytes};
+use rnsfhe::{Error, SecurityLevel};
+
+type BigPoly = Vec<BigInt>;
+
+fn ctx_with(n: usize, bits: &[u32], relin: RelinMethod) -> Arc<BfvContext> {
+    let mut b = BfvParameters::builder()
+        .degree(n)
+        .plain_modulus(65537)
+        .coeff_moduli_bits(bits)
+        .relin_method(relin)
+        .security(SecurityLevel::None);
+    if let RelinMethod::Hybrid { .. } = relin {
+        b = b.special_moduli_bits(&[60]);
+    }
+    BfvContext::new(b.build().unwrap()).unwrap()
+}
+
+fn small_ctx() -> Arc<BfvContext> {
+    ctx_with(1024, &[50, 40, 40, 40, 40], RelinMethod::RnsDecomposition)
+}
+
+struct Keys {
+    sk: SecretKey,
+    pk: PublicKey,
+    rk: RelinKey,
+}
+
+fn keys(ctx: &Arc<BfvContext>, seed: u64) -> Keys {
+    let mut rng = common::rng(seed);
+    let sk = SecretKey::generate_with_rng(ctx, &mut rng).unwrap();
+    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
+    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
+    Keys { sk, pk, rk }
+}
+
+fn encrypt(ctx: &Arc<BfvContext>, k: &Keys, m: &[u64], seed: u64) -> Ciphertext {
+    let pt = Plaintext::new(ctx, m).unwrap();
+    Encryptor::from_public_key(ctx, &k.pk)
+        .unwrap()
+        .encrypt_with_rng(&pt, &mut common::rng(seed))
+        .unwrap()
+}
+
+fn big_poly(base: &RnsBase, p: &RnsPoly<Coeff>) -> BigPoly {
+    PolyCrt::new(base)
+        .reconstruct_poly(p)
+        .unwrap()
+        .into_iter()
+        .map(|x| BigInt::from_biguint(Sign::Plus, x))
+        .collect()
+}
+
+fn coeff_polys(ev: &Evaluator, ct: &Ciphertext) -> Vec<RnsPoly<Coeff>> {
+    ev.transform_from_ntt(ct)
+        .unwrap()
+        .coeff_polys()
+        .unwrap()
+        .to_vec()
+}
+
+fn big(base: &RnsBase) -> BigInt {
+    BigInt::from_biguint(Sign::Plus, base.product().clone())
+}
+
+fn center(x: &BigInt, q: &BigInt) -> BigInt {
+    let r = x.mod_floor(q);
+    if &r * 2 > *q {
+        r - q
+    } else {
+        r
+    }
+}
+
+/// `⌊x/d⌉` with ties up (`⌊(2x + d)/2d⌋`).
+fn round_div(x: &BigInt, d: &BigInt) -> BigInt {
+    let two_d: BigInt = d * 2;
+    let num: BigInt = x * 2 + d;
+    num.div_floor(&two_d)
+}
+
+fn mul_neg(a: &[BigInt], b: &[BigInt]) -> BigPoly {
+    let n = a.len();
+    let mut r = vec![BigInt::zero(); n];
+    for (i, ai) in a.iter().enumerate() {
+        for (j, bj) in b.iter().enumerate() {
+            let term = ai * bj;
+            if i + j >= n {
+                r[i + j - n] -= term;
+            } else {
+                r[i + j] += term;
+            }
+        }
+    }
+    r
+}
+
+#[test]
+fn mod_switch_is_the_rounding_formula_bit_for_bit() {
+    let ctx = small_ctx();
+    let k = keys(&ctx, 1);
+    let ev = Evaluator::new(&ctx);
+    let n = ctx.degree();
+    let m = common::random_plain(&mut common::rng(2), n, 65537);
+    let mut ct = ev
+        .multiply(&encrypt(&ctx, &k, &m, 3), &encrypt(&ctx, &k, &m, 4))
+        .unwrap();
+    assert!(!ct.is_ntt_form());
+    for level in (1..=ctx.max_level()).rev() {
+        let base = ctx.ring_at(level).unwrap().base().clone();
+        let base_next = ctx.ring_at(level - 1).unwrap().base().clone();
+        let q_next = big(&base_next);
+        let ql = BigInt::from(*base.values().last().unwrap());
+        let want: Vec<BigPoly> = coeff_polys(&ev, &ct)
+            .iter()
+            .map(|p| {
+                big_poly(&base, p)
+                    .iter()
+                    .map(|x| round_div(x, &ql).mod_floor(&q_next))
+                    .collect()
+            })
+            .collect();
+        // Coefficient form and NTT form give the same polynomial.
+        let from_coeff = ev.mod_switch_to_next(&ct).unwrap();
+        let from_ntt = ev
+            .mod_switch_to_next(&ev.transform_to_ntt(&ct).unwrap())
+            .unwrap();
+        assert!(from_ntt.is_ntt_form());
+        assert_eq!(from_coeff.level(), level - 1);
+        for c in [&from_coeff, &from_ntt] {
+            let got: Vec<BigPoly> = coeff_polys(&ev, c)
+                .iter()
+                .map(|p| big_poly(&base_next, p))
+                .collect();
+            assert_eq!(got, want, "level {level}");
+        }
+        ct = from_coeff;
+    }
+    // Level 0 has nothing left to drop.
+    assert!(matches!(
+        ev.mod_switch_to_next(&ct),
+        Err(Error::LevelExhausted(_))
+    ));
+}
+
+#[test]
+fn decryption_after_switching_to_every_level() {
+    for relin in [
+        RelinMethod::RnsDecomposition,
+        RelinMethod::Hybrid { dnum: 2 },
+    ] {
+        let ctx = ctx_with(1024, &[50, 40, 40, 40], relin);
+        let k = keys(&ctx, 10);
+        let ev = Evaluator::new(&ctx);
+        let n = ctx.degree();
+        let m = common::random_plain(&mut common::rng(11), n, 65537);
+        let mut ct = encrypt(&ctx, &k, &m, 12);
+        assert_eq!(ct.level(), ctx.max_level());
+        let dec0 = Decryptor::new(&ctx, &k.sk).unwrap();
+        let mut budget = dec0.invariant_noise_budget(&ct).unwrap();
+        loop {
+            for v in Variant::ALL {
+                let dec = Decryptor::with_variant(&ctx, &k.sk, v).unwrap();
+                assert_eq!(
+                    dec.decrypt(&ct).unwrap().coefficients(),
+                    &m[..],
+                    "{v:?} at {}",
+                    ct.level()
+                );
+            }
+            let b = dec0.invariant_noise_budget(&ct).unwrap();
+            assert!(b > 0 && b <= budget, "budget {b} after {budget}");
+            budget = b;
+            if ct.level() == 0 {
+                break;
+            }
+            ev.mod_switch_to_next_assign(&mut ct).unwrap();
+        }
+    }
+}
+
+/// `⌊t·(a ⊗ ⌊P'·b/Q⌉)/P'⌉ mod Q` in big integers (KPZ21 Alg. 2, with the
+/// centred lifts the exact conversions use).
+fn poverq_reference(
+    a: &[BigPoly],
+    b: &[BigPoly],
+    q: &BigInt,
+    p: &BigInt,
+    t: &BigInt,
+) -> Vec<BigPoly> {
+    let a: Vec<BigPoly> = a
+        .iter()
+        .map(|x| x.iter().map(|v| center(v, q)).collect())
+        .collect();
+    let b: Vec<BigPoly> = b
+        .iter()
+        .map(|x| {
+            x.iter()
+                .map(|v| center(&round_div(&(p * center(v, q)), q), p))
+                .collect()
+        })
+        .collect();
+    let c0 = mul_neg(&a[0], &b[0]);
+    let mut c1 = mul_neg(&a[0], &b[1]);
+    for (x, y) in c1.iter_mut().zip(mul_neg(&a[1], &b[0])) {
+        *x += y;
+    }
+    let c2 = mul_neg(&a[1], &b[1]);
+    [c0, c1, c2]
+        .into_iter()
+        .map(|c| {
+            c.iter()
+                .map(|x| round_div(&(x * t), p).mod_floor(q))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
+    let ctx = ctx_with(1024, &[50, 40, 40], RelinMethod::RnsDecomposition);
+    let k = keys(&ctx, 20);
+    let n = ctx.degree();
+    let t = BigInt::from(65537u64);
+    let ev = Evaluator::with_variant(&ctx, Variant::HpsPOverQ);
+    let m1 = common::random_plain(&mut common::rng(21), n, 65537);
+    let m2 = common::random_plain(&mut common::rng(22), n, 65537);
+    let mut a = encrypt(&ctx, &k, &m1, 23);
+    let mut b = encrypt(&ctx, &k, &m2, 24);
+    let dec = Decryptor::new(&ctx, &k.sk).unwrap();
+    let prod = common::plain_mul(&m1, &m2, 65537);
+    for level in (0..=ctx.max_level()).rev() {
+        let base = ctx.ring_at(level).unwrap().base().clone();
+        let q = big(&base);
+        let p = big(&ctx.hps_poverq_base_p_at(level).unwrap());
+        assert!(p > &q * 2, "P' must exceed 2Q");
+        let ba: Vec<BigPoly> = coeff_polys(&ev, &a)
+            .iter()
+            .map(|x| big_poly(&base, x))
+            .collect();
+        let bb: Vec<BigPoly> = coeff_polys(&ev, &b)
+            .iter()
+            .map(|x| big_poly(&base, x))
+            .collect();
+        let want = poverq_reference(&ba, &bb, &q, &p, &t);
+        let c = ev.multiply(&a, &b).unwrap();
+        assert_eq!(c.level(), level);
+        let got: Vec<BigPoly> = coeff_polys(&ev, &c)
+            .iter()
+            .map(|x| big_poly(&base, x))
+            .collect();
+        assert_eq!(got, want, "level {level}");
+        // Squaring uses the scaled copy of a as its second operand.
+        let sq = ev.square(&a).unwrap();
+        let want_sq = poverq_reference(&ba, &ba, &q, &p, &t);
+        let got_sq: Vec<BigPoly> = coeff_polys(&ev, &sq)
+            .iter()
+            .map(|x| big_poly(&base, x))
+            .collect();
+        assert_eq!(got_sq, want_sq, "square at level {level}");
+        // Decrypted as it is (size 3): at level 0 a single 50-bit prime
+        // leaves no room for the key-switching noise of the RNS
+        // decomposition (about n·q_0·σ).
+        assert_eq!(dec.decrypt(&c).unwrap().coefficients(), &prod[..]);
+        if level > 0 {
+            assert_eq!(
+                dec.decrypt(&ev.relinearize(&c, &k.rk).unwrap())
+                    .unwrap()
+                    .coefficients(),
+                &prod[..]
+            );
+        }
+        if level > 0 {
+            ev.mod_switch_to_next_assign(&mut a).unwrap();
+            ev.mod_switch_to_next_assign(&mut b).unwrap();
+        }
+    }
+}
+
+#[test]
+fn every_variant_multiplies_and_rotates_at_every_level() {
+    for relin in [
+        RelinMethod::RnsDecomposition,
+        RelinMethod::Hybrid { dnum: 3 },
+    ] {
+        let ctx = ctx_with(2048, &[60, 50, 50, 50], relin);
+        let k = keys(&ctx, 30);
+        let n = ctx.degree();
+        let mut rng = common::rng(31);
+        let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &k.sk, &[1, -3], &mut rng).unwrap();
+        let enc = rnsfhe::bfv::BatchEncoder::new(&ctx).unwrap();
+        let dec = Decryptor::new(&ctx, &k.sk).unwrap();
+        let v1: Vec<u64> = (0..n).map(|_| rng.gen_range(0..65537)).collect();
+        let v2: Vec<u64> = (0..n).map(|_| rng.gen_range(0..65537)).collect();
+        let prod: Vec<u64> = v1.iter().zip(&v2).map(|(a, b)| a * b % 65537).collect();
+        let pk_enc = Encryptor::from_public_key(&ctx, &k.pk).unwrap();
+        let c1 = pk_enc.encrypt(&enc.encode(&v1).unwrap()).unwrap();
+        let c2 = pk_enc.encrypt(&enc.encode(&v2).unwrap()).unwrap();
+        let base_ev = Evaluator::new(&ctx);
+        // Key switching at level 0 needs the special prime: with the RNS
+        // decomposition its noise (about n·q_0·σ) exceeds one prime.
+        let lowest = usize::from(!matches!(relin, RelinMethod::Hybrid { .. }));
+        for level in (lowest..=ctx.max_level()).rev() {
+            let a = base_ev.mod_switch_to(&c1, level).unwrap();
+            let b = base_ev.mod_switch_to(&c2, level).unwrap();
+            for v in Variant::ALL {
+                let ev = Evaluator::with_variant(&ctx, v);
+                let c = ev.multiply_relin(&a, &b, &k.rk).unwrap();
+                let want_level = if v == Variant::HpsPOverQLeveled {
+                    level.saturating_sub(1)
+                } else {
+                    level
+                };
+                assert_eq!(c.level(), want_level, "{v:?}");
+                assert_eq!(
+                    enc.decode(&dec.decrypt(&c).unwrap()).unwrap(),
+                    prod,
+                    "{v:?} at level {level}"
+                );
+            }
+            // Rotations, plaintext operations and NTT plaintexts at the level.
+            let r = base_ev.rotate_rows(&a, 1, &gk).unwrap();
+            assert_eq!(r.level(), level);
+            let got = enc.decode(&dec.decrypt(&r).unwrap()).unwrap();
+            let half = n / 2;
+            for i in 0..n {
+                let row = i / half;
+                let j = (i % half + 1) % half;
+                assert_eq!(got[i], v1[row * half + j]);
+            }
+            let pt2 = enc.encode(&v2).unwrap();
+            let mp = base_ev.multiply_plain(&a, &pt2).unwrap();
+            assert_eq!(enc.decode(&dec.decrypt(&mp).unwrap()).unwrap(), prod);
+            let mpn = base_ev
+                .multiply_plain_ntt(&a, &PlaintextNtt::new(&ctx, &pt2).unwrap())
+                .unwrap();
+            assert_eq!(enc.decode(&dec.decrypt(&mpn).unwrap()).unwrap(), prod);
+            let ap = base_ev.add_plain(&a, &pt2).unwrap();
+            let sum: Vec<u64> = v1.iter().zip(&v2).map(|(x, y)| (x + y) % 65537).collect();
+            assert_eq!(enc.decode(&dec.decrypt(&ap).unwrap()).unwrap(), sum);
+            let ap = base_ev
+                .add_plain(&base_ev.transform_from_ntt(&a).unwrap(), &pt2)
+                .unwrap();
+            assert_eq!(enc.decode(&dec.decrypt(&ap).unwrap()).unwrap(), sum);
+        }
+    }
+}
+
+#[test]
+fn level_errors_and_automatic_alignment() {
+    let ctx = small_ctx();
+    let k = keys(&ctx, 40);
+    let n = ctx.degree();
+    let m1 = common::random_plain(&mut common::rng(41), n, 65537);
+    let m2 = common::random_plain(&mut common::rng(42), n, 65537);
+    let a = encrypt(&ctx, &k, &m1, 43);
+    let ev = Evaluator::new(&ctx);
+    let b = ev.mod_switch_to(&encrypt(&ctx, &k, &m2, 44), 1).unwrap();
+    let top = ctx.max_level();
+    match ev.add(&a, &b) {
+        Err(Error::LevelMismatch { left, right, .. }) => assert_eq!((left, right), (top, 1)),
+        other => panic!("expected a level mismatch, got {other:?}"),
+    }
+    let msg = ev.multiply(&b, &a).unwrap_err().to_string();
+    assert!(msg.contains("levels 1 and 4"), "{msg}");
+    assert!(ev.sub(&a, &b).is_err());
+    // Switching up is refused; level 0 is the floor.
+    assert!(matches!(
+        ev.mod_switch_to(&b, 2),
+        Err(Error::InvalidArgument(_))
+    ));
+    let z = ev.mod_switch_to(&a, 0).unwrap();
+    assert!(matches!(
+        ev.mod_switch_to_next(&z),
+        Err(Error::LevelExhausted(_))
+    ));
+    // With alignment the higher operand comes down.
+    let al = Evaluator::new(&ctx).with_auto_align(true);
+    let dec = Decryptor::new(&ctx, &k.sk).unwrap();
+    for (x, y) in [(&a, &b), (&b, &a)] {
+        let s = al.add(x, y).unwrap();
+        assert_eq!(s.level(), 1);
+        assert_eq!(
+            dec.decrypt(&s).unwrap().coefficients(),
+            common::plain_add(&m1, &m2, 65537)
+        );
+        let p = al.multiply_relin(x, y, &k.rk).unwrap();
+        assert_eq!(p.level(), 1);
+        assert_eq!(
+            dec.decrypt(&p).unwrap().coefficients(),
+            common::plain_mul(&m1, &m2, 65537)
+        );
+    }
+    // Keys of another context.
+    let other = ctx_with(1024, &[50, 40, 40, 40], RelinMethod::RnsDecomposition);
+    let ko = keys(&other, 45);
+    assert!(matches!(
+        ev.relinearize(&ev.multiply(&a, &a).unwrap(), &ko.rk),
+        Err(Error::ParameterMismatch { .. })
+    ));
+    assert!(Evaluator::new(&other).mod_switch_to_next(&a).is_err());
+}
+
+#[test]
+fn a_switched_ciphertext_serializes_smaller_and_loads_at_its_level() {
+    let ctx = small_ctx();
+    let k = keys(&ctx, 50);
+    let n = ctx.degree();
+    let m = common::random_plain(&mut common::rng(51), n, 65537);
+    let ev = Evaluator::new(&ctx);
+    let ct = encrypt(&ctx, &k, &m, 52);
+    let full = ct.to_bytes(&ctx).unwrap();
+    let dec = Decryptor::new(&ctx, &k.sk).unwrap();
+    let mut last = full.len();
+    for level in (0..ctx.max_level()).rev() {
+        let low = ev.mod_switch_to(&ct, level).unwrap();
+        let bytes = low.to_bytes(&ctx).unwrap();
+        assert!(bytes.len() < last, "level {level}: {} bytes", bytes.len());
+        last = bytes.len();
+        let back = Ciphertext::from_bytes(&ctx, &bytes).unwrap();
+        assert_eq!(back.level(), level);
+        assert_eq!(back, ev.transform_from_ntt(&low).unwrap());
+        assert_eq!(dec.decrypt(&back).unwrap().coefficients(), &m[..]);
+        // A truncated file is refused, never misread as another level.
+        assert!(Ciphertext::from_bytes(&ctx, &bytes[..bytes.len() - 9]).is_err());
+    }
+}
+
+#[test]
+fn random_circuits_mixing_levels_decrypt_for_every_variant() {
+    let ctx = ctx_with(2048, &[60, 60, 60, 60, 60], RelinMethod::RnsDecomposition);
+    let k = keys(&ctx, 60);
+    let n = ctx.degree();
+    let t = 65537;
+    let dec = Decryptor::new(&ctx, &k.sk).unwrap();
+    for (vi, v) in Variant::ALL.into_iter().enumerate() {
+        let ev = Evaluator::with_variant(&ctx, v).with_auto_align(true);
+        let mut rng = common::rng(61 + vi as u64);
+        let mut vals: Vec<(Ciphertext, Vec<u64>)> = (0..3)
+            .map(|i| {
+                let m = common::random_plain(&mut rng, n, t);
+                (encrypt(&ctx, &k, &m, 100 + i), m)
+            })
+            .collect();
+        let mut products = 0;
+        for _ in 0..12 {
+            let i = rng.gen_range(0..vals.len());
+            let j = rng.gen_range(0..vals.len());
+            let (a, ma) = vals[i].clone();
+            let (b, mb) = vals[j].clone();
+            let r = match rng.gen_range(0..5) {
+                0 => (ev.add(&a, &b).unwrap(), common::plain_add(&ma, &mb, t)),
+                1 => (ev.sub(&a, &b).unwrap(), common::plain_sub(&ma, &mb, t)),
+                2 if products < 2 && a.level() > 0 && b.level() > 0 => {
+                    products += 1;
+                    (
+                        ev.multiply_relin(&a, &b, &k.rk).unwrap(),
+                        common::plain_mul(&ma, &mb, t),
+                    )
+                }
+                3 if a.level() > 0 => (ev.mod_switch_to_next(&a).unwrap(), ma),
+                _ => (ev.negate(&a).unwrap(), common::plain_neg(&ma, t)),
+            };
+            assert_eq!(dec.decrypt(&r.0).unwrap().coefficients(), &r.1[..], "{v:?}");
+            vals.push(r);
+        }
+    }
+}
+
+#[test]
+fn leveled_products_and_switches_do_not_depend_on_the_thread_count() {
+    let ctx = ctx_with(2048, &[60, 50, 50, 50], RelinMethod::RnsDecomposition);
+    let k = keys(&ctx, 70);
+    let n = ctx.degree();
+    let m1 = common::random_plain(&mut common::rng(71), n, 65537);
+    let m2 = common::random_plain(&mut common::rng(72), n, 65537);
+    let a = encrypt(&ctx, &k, &m1, 73);
+    let b = encrypt(&ctx, &k, &m2, 74);
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            Variant::ALL
+                .into_iter()
+                .map(|v| {
+                    let ev = Evaluator::with_variant(&ctx, v);
+                    let x = ev.mod_switch_to(&a, 2).unwrap();
+                    let y = ev.mod_switch_to(&b, 2).unwrap();
+                    let p = ev.multiply_relin(&x, &y, &k.rk).unwrap();
+                    let s = ev.square(&p).unwrap();
+                    (p, s)
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(run(1), run(2));
+}
