@@ -784,6 +784,7 @@ mod tests {
     //! for products and squares, on 1 and 3 threads.
     use super::*;
     use crate::bfv::parameters::BfvParameters;
+    use crate::bfv::BfvContext;
     use rnsfhe_math::sampling::{rng_from_seed, sample_uniform};
     use rnsfhe_math::{Ntt, RnsRing};
 
@@ -907,7 +908,8 @@ mod tests {
                 .security(crate::SecurityLevel::None)
                 .build()
                 .unwrap();
-            let ctx = BfvContext::new(params).unwrap();
+            let ctx_arc = BfvContext::new(params).unwrap();
+            let ctx = ctx_arc.level(ctx_arc.max_level()).unwrap();
             let mut rng = rng_from_seed([5; 32]);
             let base = ctx.ring().base();
             let p: Vec<RnsPoly<Coeff>> = (0..4)
