@@ -22,7 +22,7 @@ use rand::Rng;
 use rnsfhe::bfv::selection::{split_log_q, PAPER_SETS};
 use rnsfhe::bfv::{
     BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey,
-    RelinKey, SecretKey, Variant,
+    RelinKey, RelinMethod, SecretKey, Variant,
 };
 use rnsfhe::security::modulus_bits;
 use rnsfhe::SecurityLevel;
@@ -107,9 +107,16 @@ pub struct BenchArgs {
     /// `--scheme ckks` just LOGN (14, 15 or 16).
     #[arg(long = "set", value_name = "LOGN,LOGQ", value_parser = parse_set_or_log_n)]
     set: Vec<(u32, u32)>,
-    /// Which RNS variant(s) to time.
-    #[arg(long, value_enum, default_value = "both")]
-    variant: VariantChoice,
+    /// Which RNS variant(s) to time, comma list: hps, behz, both (= hps,behz),
+    /// hpspoverq, hpspoverqleveled, all.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "both")]
+    variant: Vec<VariantChoice>,
+    /// Key switching for relinearization: rns (RNS decomposition, one
+    /// digit per modulus, no extra primes: OpenFHE's BV), hybrid (special
+    /// primes, the fewest digits that keep 128-bit security) or
+    /// hybrid:DNUM.
+    #[arg(long, default_value = "rns")]
+    relin: String,
     /// Largest modulus size in bits: log q is split into the fewest moduli
     /// of at most this size, as evenly as possible (360 → 6×60,
     /// 1770 → 30×59).
@@ -306,7 +313,7 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     let sets = resolve_sets(args)?;
     let ops = resolve_ops(args.ops.as_deref())?;
     let threads = parse_threads(&args.threads)?;
-    let variants = args.variant.variants();
+    let variants = VariantChoice::variants_of(&args.variant);
     if args.encoding == EncodingChoice::Packed {
         if let Some(&(log_n, log_q)) = sets.iter().find(|s| s.0 >= 16) {
             return Err(CliError(format!(
@@ -317,7 +324,7 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     // Validate every set (security, moduli) before printing anything.
     let params: Vec<BfvParameters> = sets
         .iter()
-        .map(|&(log_n, log_q)| set_parameters(log_n, log_q, args.moduli_bits))
+        .map(|&(log_n, log_q)| set_parameters(log_n, log_q, args.moduli_bits, &args.relin))
         .collect::<CliResult<_>>()?;
     // One pool per thread count, built once and reused for every set.
     let pools: Vec<(usize, rayon::ThreadPool)> = threads
@@ -549,16 +556,39 @@ type SetResult = Vec<(VariantRecord, Vec<Record>)>;
 
 /// The parameters of one set: `log_q` split into moduli of at most
 /// `max_bits` bits, t = 65537, 128-bit security enforced.
-fn set_parameters(log_n: u32, log_q: u32, max_bits: u32) -> CliResult<BfvParameters> {
+fn set_parameters(log_n: u32, log_q: u32, max_bits: u32, relin: &str) -> CliResult<BfvParameters> {
     let bits = split_log_q(log_q, max_bits)
         .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))?;
-    BfvParameters::builder()
-        .degree(1usize << log_n)
-        .plain_modulus(PLAIN_MODULUS)
-        .coeff_moduli_bits(&bits)
-        .security(SecurityLevel::Tc128)
-        .build()
-        .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))
+    let build = |method: RelinMethod| {
+        BfvParameters::builder()
+            .degree(1usize << log_n)
+            .plain_modulus(PLAIN_MODULUS)
+            .coeff_moduli_bits(&bits)
+            .relin_method(method)
+            .security(SecurityLevel::Tc128)
+            .build()
+    };
+    let err = |e: rnsfhe::Error| CliError(format!("set ({log_n}, {log_q}): {e}"));
+    match relin {
+        "rns" => build(RelinMethod::RnsDecomposition).map_err(err),
+        "hybrid" => {
+            // The fewest digits (largest special modulus) that stays secure.
+            let mut last = None;
+            for dnum in 1..=bits.len() {
+                match build(RelinMethod::Hybrid { dnum }) {
+                    Ok(p) => return Ok(p),
+                    Err(e) => last = Some(e),
+                }
+            }
+            Err(last.map_or_else(|| CliError("no hybrid parameters".into()), err))
+        }
+        other => match other.strip_prefix("hybrid:").map(str::parse::<usize>) {
+            Some(Ok(dnum)) => build(RelinMethod::Hybrid { dnum }).map_err(err),
+            _ => Err(CliError(format!(
+                "--relin {other}: use rns, hybrid or hybrid:DNUM"
+            ))),
+        },
+    }
 }
 
 /// Times every op for every variant of one parameter set with `threads`

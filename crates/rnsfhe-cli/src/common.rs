@@ -76,6 +76,15 @@ pub enum VariantChoice {
     Behz,
     /// Both, HPS first.
     Both,
+    /// HPS "P over Q" (KPZ21 Alg. 2).
+    #[value(name = "hpspoverq")]
+    HpsPOverQ,
+    /// HPS "P over Q", leveled (a modulus switch after every relinearized
+    /// product).
+    #[value(name = "hpspoverqleveled")]
+    HpsPOverQLeveled,
+    /// All four: HPS, BEHZ, HPSPOVERQ, HPSPOVERQLEVELED.
+    All,
 }
 
 impl VariantChoice {
@@ -85,7 +94,26 @@ impl VariantChoice {
             VariantChoice::Hps => vec![Variant::Hps],
             VariantChoice::Behz => vec![Variant::Behz],
             VariantChoice::Both => vec![Variant::Hps, Variant::Behz],
+            VariantChoice::HpsPOverQ => vec![Variant::HpsPOverQ],
+            VariantChoice::HpsPOverQLeveled => vec![Variant::HpsPOverQLeveled],
+            VariantChoice::All => vec![
+                Variant::Hps,
+                Variant::Behz,
+                Variant::HpsPOverQ,
+                Variant::HpsPOverQLeveled,
+            ],
         }
+    }
+
+    /// The variants of a comma list of choices, each once, in order.
+    pub fn variants_of(choices: &[VariantChoice]) -> Vec<Variant> {
+        let mut out: Vec<Variant> = Vec::new();
+        for v in choices.iter().flat_map(|c| c.variants()) {
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        out
     }
 }
 

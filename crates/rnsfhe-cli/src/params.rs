@@ -43,6 +43,11 @@ pub fn run(args: &ParamsArgs) -> CliResult<ExitCode> {
     let (delta, delta_name) = match variant {
         Variant::Hps => ("δ = 2√n, heuristic (000 Table 10)", "HPS"),
         Variant::Behz => ("δ = n, worst case (000 Table 5, §VI.E)", "BEHZ"),
+        Variant::HpsPOverQ => ("δ = 2√n, heuristic (as HPS)", "HPSPOVERQ"),
+        Variant::HpsPOverQLeveled => (
+            "δ = 2√n, heuristic (as HPS; each relinearized product also drops a level)",
+            "HPSPOVERQLEVELED",
+        ),
     };
     outln!("variant           {delta_name} (depth guaranteed with {delta})");
     outln!("plaintext modulus t = {}", args.t);
@@ -68,6 +73,27 @@ pub fn run(args: &ParamsArgs) -> CliResult<ExitCode> {
             args.security
         ),
         _ => outln!("security          none (no check requested: NOT secure for real use)"),
+    }
+    // The level chain: Q_l = q_0 ⋯ q_l, what `mod_switch_to(l)` leaves.
+    outln!("level chain       (mod_switch_to_next drops the last modulus; a size-2 ciphertext at level l takes 2·n·Σ⌈log2 q_i⌉ bits)");
+    let mut acc = 0f64;
+    let mut bytes_bits = 0u64;
+    let chain: Vec<(usize, f64, u64)> = p
+        .coeff_moduli()
+        .iter()
+        .enumerate()
+        .map(|(l, &q)| {
+            acc += (q as f64).log2();
+            bytes_bits += u64::from(64 - q.leading_zeros());
+            (l, acc, 2 * n as u64 * bytes_bits / 8)
+        })
+        .collect();
+    for (l, log_ql, bytes) in chain.iter().rev() {
+        outln!(
+            "  level {l:>2}        {} moduli, log2 Q_{l} = {log_ql:.1}, ciphertext {:.1} KiB",
+            l + 1,
+            *bytes as f64 / 1024.0
+        );
     }
     outln!(
         "predicted depth   {} (requested {}); heuristic δ = 2√n: {}, worst case δ = n: {}, BEHZ fit δ = n^0.7: {}",

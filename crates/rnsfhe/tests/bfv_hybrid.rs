@@ -131,8 +131,14 @@ fn security_counts_special_primes_and_ids_differ() {
         .relin_method(RelinMethod::Hybrid { dnum: 4 })
         .build()
         .is_err());
-    // No encoding in format version 1: a clear error.
-    assert!(matches!(ok.to_bytes(), Err(Error::InvalidArgument(_))));
+    // Hybrid parameters round-trip (relinearization byte 0xFF, dnum and
+    // the special primes after the moduli); damaged extras are refused.
+    let bytes = ok.to_bytes().unwrap();
+    let back = BfvParameters::from_bytes(&bytes).unwrap();
+    assert_eq!(back.id(), ok.id());
+    assert_eq!(back.special_moduli(), ok.special_moduli());
+    assert_eq!(back.relin_method(), RelinMethod::Hybrid { dnum: 3 });
+    assert!(BfvParameters::from_bytes(&bytes[..bytes.len() - 8]).is_err());
 }
 
 /// Noise left by one relinearization: hybrid (every dnum) against the RNS

@@ -254,7 +254,7 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
         let base = ctx.ring_at(level).unwrap().base().clone();
         let q = big(&base);
         let p = big(&ctx.hps_poverq_base_p_at(level).unwrap());
-        assert!(p > &q * 2, "P' must exceed 2Q");
+        assert!(&p * 4 > q, "P' must exceed Q/4");
         let ba: Vec<BigPoly> = coeff_polys(&ev, &a)
             .iter()
             .map(|x| big_poly(&base, x))

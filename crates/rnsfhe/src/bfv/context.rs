@@ -419,7 +419,10 @@ fn aux_counts(base_q: &RnsBase, n: usize, t: u64) -> (usize, usize, usize) {
     let per = AUX_MODULUS_BITS as f64 - 1.0; // every pool prime exceeds 2^59
     let count_p = ((need_p / per).ceil() as usize).max(1);
     let count_b = (((need_bound - log2_lambda) / per).ceil().max(1.0)) as usize;
-    let count_pq = (((log2_q + 1.0) / per).ceil() as usize).max(1);
+    // P' ≥ Q/4 (checked on the actual primes in `BfvLevel::new`): the
+    // rounding term of P-over-Q is then at most 4·t·n·‖a‖/Q in relative
+    // size, the order of the inherent noise growth of a product.
+    let count_pq = (((log2_q - 2.0) / (AUX_MODULUS_BITS as f64)).ceil() as usize).max(1);
     (count_p, count_b, count_pq)
 }
 
@@ -447,7 +450,7 @@ pub(crate) struct BfvLevel {
 }
 
 /// HPS P-over-Q tables (KPZ21 Alg. 2, OpenFHE's `HPSPOVERQ`): an auxiliary
-/// base `P'` with `P' ≥ 2·Q_l`, the exact converters both ways,
+/// base `P'` with `P' ≥ Q_l/4` (as many primes as `Q_l` for 60-bit moduli), the exact converters both ways,
 /// `[P']_{q_i}` and `[−Q_l^{-1}]_{p_j}` for `⌊P'·x/Q_l⌉`, and the scaler
 /// `⌊t·x/P'⌉` from `Q_l ∪ P'` to `Q_l`.
 #[derive(Debug)]
@@ -523,6 +526,15 @@ impl BfvLevel {
         };
 
         // ---- HPS P-over-Q ----
+        let mut count_pq = count_pq;
+        while RnsBase::new(&pool[..count_pq])?.log2_product() < log2_q - 2.0 {
+            count_pq += 1;
+            if count_pq > pool.len() {
+                return Err(Error::InvalidParameters(
+                    "auxiliary base P' too small for HPS P-over-Q".into(),
+                ));
+            }
+        }
         let base_pq = RnsBase::new(&pool[..count_pq])?;
         let ring_pq = RnsRing::new(n, base_pq.clone())?;
         let p_big = base_pq.product().clone();

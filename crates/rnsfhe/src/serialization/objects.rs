@@ -48,6 +48,8 @@ pub const SEED_LEN: usize = 32;
 
 /// Bytes of the fixed part of a parameter payload (before the moduli).
 const PARAMS_FIXED_LEN: u64 = 28;
+/// Relinearization byte of hybrid parameters (digit sizes are ≤ 60).
+const HYBRID_RELIN_CODE: u8 = 0xFF;
 
 // ------------------------------------------------------------------ layout
 
@@ -999,27 +1001,42 @@ impl BfvParameters {
     /// digits, security level and the moduli; layout in `docs/format.md`). The header's
     /// parameter id is [`BfvParameters::id`].
     ///
-    /// Parameters with [`crate::bfv::RelinMethod::Hybrid`] have no encoding
-    /// in format version 1 (its parameter record has no field for special
-    /// primes): an [`Error::InvalidArgument`] says so; their keys and
-    /// ciphertexts serialize as usual.
+    /// Parameters with [`crate::bfv::RelinMethod::Hybrid`] mark the
+    /// relinearization byte `0xFF` and append `dnum`, the number of special
+    /// primes and the special primes after the moduli (`docs/format.md`).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        if !self.special_moduli().is_empty() {
-            return Err(Error::InvalidArgument(
-                "BFV parameters with hybrid key switching (special primes) cannot be written in format version 1".into(),
-            ));
-        }
         let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
-        let len = PARAMS_FIXED_LEN + 8 * u64::from(k);
+        let special = self.special_moduli();
+        let hybrid = match self.relin_method() {
+            RelinMethod::Hybrid { dnum } => Some(count_u32(dnum, "dnum")?),
+            _ => None,
+        };
+        let s = count_u32(special.len(), "special prime count")?;
+        let extra = if hybrid.is_some() {
+            8 + 8 * u64::from(s)
+        } else {
+            0
+        };
+        let len = PARAMS_FIXED_LEN + 8 * u64::from(k) + extra;
         let mut out = format::begin(ObjectKind::Parameters, false, self.id(), 0, k, len)?;
         out.extend_from_slice(&(self.degree() as u64).to_le_bytes());
         out.extend_from_slice(&self.plain_modulus().to_le_bytes());
         out.extend_from_slice(&self.sigma().to_bits().to_le_bytes());
         out.push(variant_code(self.variant()));
-        out.push(self.relin_method().digit_bits().unwrap_or(0) as u8);
+        out.push(match hybrid {
+            Some(_) => HYBRID_RELIN_CODE,
+            None => self.relin_method().digit_bits().unwrap_or(0) as u8,
+        });
         out.extend_from_slice(&security_bits(self).to_le_bytes());
         for &q in self.coeff_moduli() {
             out.extend_from_slice(&q.to_le_bytes());
+        }
+        if let Some(dnum) = hybrid {
+            out.extend_from_slice(&dnum.to_le_bytes());
+            out.extend_from_slice(&s.to_le_bytes());
+            for &p in special {
+                out.extend_from_slice(&p.to_le_bytes());
+            }
         }
         format::finish(out)
     }
@@ -1039,7 +1056,8 @@ impl BfvParameters {
             1,
             crate::bfv::parameters::MAX_MODULI as u64,
         )?;
-        check_payload_len(&header, PARAMS_FIXED_LEN + 8 * u64::from(header.count))?;
+        let k_len = PARAMS_FIXED_LEN + 8 * u64::from(header.count);
+        let hybrid = payload.get(25) == Some(&HYBRID_RELIN_CODE);
         let word = |at: usize| -> u64 {
             let mut w = [0u8; 8];
             if let Some(s) = payload.get(at..at + 8) {
@@ -1066,6 +1084,32 @@ impl BfvParameters {
             }
         };
         let digits = payload.get(25).copied().unwrap_or(0);
+        // Hybrid: `dnum` and the special primes after the moduli.
+        let (dnum, special) = if hybrid {
+            if header.payload_len < k_len + 8 {
+                return Err(FormatError::PayloadLength {
+                    expected: k_len + 8,
+                    found: header.payload_len,
+                }
+                .into());
+            }
+            let w = word(k_len as usize);
+            let (dnum, s) = (w & 0xFFFF_FFFF, w >> 32);
+            check_count(
+                "special prime count",
+                u32::try_from(s).unwrap_or(u32::MAX),
+                1,
+                crate::bfv::parameters::MAX_MODULI as u64,
+            )?;
+            check_payload_len(&header, k_len + 8 + 8 * s)?;
+            let special: Vec<u64> = (0..s as usize)
+                .map(|i| word(k_len as usize + 8 + 8 * i))
+                .collect();
+            (usize::try_from(dnum).unwrap_or(usize::MAX), special)
+        } else {
+            check_payload_len(&header, k_len)?;
+            (0, Vec::new())
+        };
         let security = u16::from_le_bytes([
             payload.get(26).copied().unwrap_or(0),
             payload.get(27).copied().unwrap_or(0),
@@ -1083,13 +1127,16 @@ impl BfvParameters {
             .coeff_moduli(&moduli)
             .sigma(sigma)
             .variant(variant)
-            .relin_method(if digits == 0 {
+            .relin_method(if hybrid {
+                RelinMethod::Hybrid { dnum }
+            } else if digits == 0 {
                 RelinMethod::RnsDecomposition
             } else {
                 RelinMethod::RnsDecompositionWithDigits {
                     digit_bits: u32::from(digits),
                 }
-            });
+            })
+            .special_moduli(&special);
         let params = with_security(builder, security)?.build()?;
         let computed = params.id();
         if computed != header.params_id {
