@@ -279,6 +279,10 @@ fn arithmetic_matches_slots_mod_t() {
             decrypt_slots(&s, &mixed),
             slot_op(&slot_op(&x, &y, mulm), &y, addm)
         );
+        let mut acc = sw.clone();
+        ev.add_assign(&mut acc, &b1).unwrap();
+        ev.sub_assign(&mut acc, &b1).unwrap();
+        assert_eq!(decrypt_slots(&s, &acc), slot_op(&x, &y, mulm));
         // Operations on the switched product (σ ≠ 1).
         assert_eq!(
             decrypt_slots(&s, &ev.add_plain(&sw, &px).unwrap()),

@@ -184,15 +184,33 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// `a ← a + b`.
+    /// `a ← a + b` (in place at equal levels).
     pub fn add_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
-        *a = self.add(a, b)?;
-        Ok(())
+        self.add_sub_assign(a, b, false, "add")
     }
 
     /// `a ← a − b`.
     pub fn sub_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
-        *a = self.sub(a, b)?;
+        self.add_sub_assign(a, b, true, "sub")
+    }
+
+    fn add_sub_assign(
+        &self,
+        a: &mut Ciphertext,
+        b: &Ciphertext,
+        negate: bool,
+        op: &'static str,
+    ) -> Result<()> {
+        if a.level() == b.level() {
+            self.check(a)?;
+            self.check(b)?;
+            check_key_id(a.key_id, b.key_id)?;
+            return self.combine(a, b, negate);
+        }
+        let (x, y) = self.align_levels(a, b, op)?;
+        let mut out = x.into_owned();
+        self.combine(&mut out, &y, negate)?;
+        *a = out;
         Ok(())
     }
 
