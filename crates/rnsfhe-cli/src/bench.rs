@@ -81,6 +81,7 @@ pub enum EncodingChoice {
     Coef,
 }
 
+mod bgv;
 mod ckks;
 
 /// The scheme `rnsfhe bench` times.
@@ -90,6 +91,8 @@ pub enum SchemeChoice {
     Bfv,
     /// CKKS at the peer-benchmark sets (2^14, 2^15, 2^16).
     Ckks,
+    /// BGV with hybrid key switching (sets 13, 14, 15; `--set 13`).
+    Bgv,
 }
 
 /// Arguments of `rnsfhe bench`.
@@ -309,6 +312,10 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     if args.scheme == SchemeChoice::Ckks {
         let threads = parse_threads(&args.threads)?;
         return ckks::run(args, &threads);
+    }
+    if args.scheme == SchemeChoice::Bgv {
+        let threads = parse_threads(&args.threads)?;
+        return bgv::run(args, &threads);
     }
     let sets = resolve_sets(args)?;
     let ops = resolve_ops(args.ops.as_deref())?;

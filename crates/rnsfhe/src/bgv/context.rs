@@ -1,0 +1,242 @@
+//! The BGV context: the RLWE core with hybrid key switching, one ring per
+//! level (views sharing the NTT tables), the plaintext modulus and, per
+//! level, the modulus-switching tables (level `l ≥ 1`) and the exact
+//! decryption tables (every level).
+
+use std::sync::Arc;
+
+use rnsfhe_math::{Modulus, RnsRing};
+
+use crate::bfv::galois::ROW_GENERATOR;
+use crate::bgv::parameters::BgvParameters;
+use crate::error::{Error, Result};
+use crate::rlwe::context::{KeySwitchingMethod, RlweContext, SchemeContext};
+use crate::security::SecurityLevel;
+
+/// A value modulo some prime with its Shoup quotient.
+pub(crate) type Shoup = (u64, u64);
+
+/// The modulus switch `q_0 … q_l → q_0 … q_{l−1}` with the
+/// `t`-correction (see [`crate::bgv`]): constants for
+/// `c' = (c − δ)·q_l^{-1}`, `δ = a − q_l·k`, `a = [c]_{q_l}` centred,
+/// `k = [a·q_l^{-1}]_t` centred.
+#[derive(Debug)]
+pub(crate) struct ModSwitch {
+    /// The dropped prime `q_l`.
+    pub(crate) ql: Modulus,
+    /// `[q_l]_t`.
+    pub(crate) ql_mod_t: u64,
+    /// `[q_l^{-1}]_t` with Shoup quotient.
+    pub(crate) ql_inv_t: Shoup,
+    /// Per kept limb `i`: `[q_l]_{q_i}`.
+    pub(crate) ql_mod_q: Vec<u64>,
+    /// Per kept limb `i`: `[q_l^{-1}]_{q_i}` with Shoup quotient.
+    pub(crate) ql_inv_q: Vec<Shoup>,
+}
+
+/// Exact decryption at one level: `[x]_t` of the centred representative
+/// `x ∈ (−Q_l/2, Q_l/2]` of an RNS value, as
+/// `x = Σ_i y_i·Q̂_i − v·Q_l` with `y_i = [x_i·Q̂_i^{-1}]_{q_i}`,
+/// `Q̂_i = Q_l/q_i` and `v = round(Σ_i y_i/q_i)` (000 §III, HPS).
+#[derive(Debug)]
+pub(crate) struct DecryptTables {
+    /// `[Q̂_i^{-1}]_{q_i}` with Shoup quotients.
+    pub(crate) qhat_inv: Vec<Shoup>,
+    /// `[Q̂_i]_t`.
+    pub(crate) qhat_mod_t: Vec<u64>,
+    /// `1/q_i` in `f64`.
+    pub(crate) inv_q: Vec<f64>,
+    /// `[Q_l]_t`.
+    pub(crate) q_mod_t: u64,
+}
+
+/// Per-level tables of one BGV level `l` (limbs `q_0 … q_l`).
+#[derive(Debug)]
+pub(crate) struct Level {
+    pub(crate) ring: RnsRing,
+    /// The switch to level `l − 1` (absent at level 0).
+    pub(crate) switch: Option<ModSwitch>,
+    pub(crate) decrypt: DecryptTables,
+}
+
+/// All precomputations for one BGV parameter set, built once and shared
+/// through `Arc` by encoders, encryptors, decryptors and evaluators.
+#[derive(Debug)]
+pub struct BgvContext {
+    params: BgvParameters,
+    rlwe: RlweContext,
+    levels: Vec<Level>,
+    t: Modulus,
+    /// `[t]_{q_i}` and `[t^{-1}]_{q_i}` with Shoup quotients, all limbs.
+    t_mod_q: Vec<Shoup>,
+    t_inv_q: Vec<Shoup>,
+}
+
+impl SchemeContext for BgvContext {
+    fn rlwe(&self) -> &RlweContext {
+        &self.rlwe
+    }
+}
+
+impl BgvContext {
+    /// Precomputes everything for `params`.
+    pub fn new(params: BgvParameters) -> Result<Arc<Self>> {
+        let n = params.degree();
+        let t = Modulus::new(params.plain_modulus())?;
+        let ring = RnsRing::from_moduli(n, params.coeff_moduli())?;
+        let mut t_mod_q = Vec::with_capacity(ring.limbs());
+        let mut t_inv_q = Vec::with_capacity(ring.limbs());
+        for m in ring.moduli() {
+            let w = m.reduce(t.value());
+            let i = m.inv(w)?;
+            t_mod_q.push((w, m.shoup(w)));
+            t_inv_q.push((i, m.shoup(i)));
+        }
+        let mut levels = Vec::with_capacity(ring.limbs());
+        for l in 0..ring.limbs() {
+            let lr = ring.sub_ring(0..l + 1)?;
+            let switch = if l > 0 {
+                Some(mod_switch_tables(&lr, &t)?)
+            } else {
+                None
+            };
+            let decrypt = decrypt_tables(&lr, &t)?;
+            levels.push(Level {
+                ring: lr,
+                switch,
+                decrypt,
+            });
+        }
+        let rlwe = RlweContext::new(
+            params.id(),
+            ring,
+            params.sigma(),
+            params.security_level(),
+            KeySwitchingMethod::Hybrid {
+                dnum: params.dnum(),
+                special: params.special_moduli().to_vec(),
+            },
+            ROW_GENERATOR,
+        )?
+        .with_public_key_over_qp(true);
+        Ok(Arc::new(Self {
+            params,
+            rlwe,
+            levels,
+            t,
+            t_mod_q,
+            t_inv_q,
+        }))
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &BgvParameters {
+        &self.params
+    }
+
+    /// The parameter id recorded in every object of this context.
+    pub fn id(&self) -> u64 {
+        self.rlwe.id()
+    }
+
+    /// Ring degree `n`.
+    pub fn degree(&self) -> usize {
+        self.params.degree()
+    }
+
+    /// The plaintext modulus `t`.
+    pub fn plain_modulus(&self) -> &Modulus {
+        &self.t
+    }
+
+    /// The highest level `L`.
+    pub fn max_level(&self) -> usize {
+        self.params.max_level()
+    }
+
+    /// The security level the parameters were checked against.
+    pub fn security_level(&self) -> SecurityLevel {
+        self.params.security_level()
+    }
+
+    /// The ring of level `l` (limbs `q_0 … q_l`).
+    pub fn ring_at(&self, level: usize) -> Result<&RnsRing> {
+        self.level(level).map(|l| &l.ring)
+    }
+
+    /// Errors with [`Error::ParameterMismatch`] unless `id` is this
+    /// context's.
+    pub fn check_id(&self, id: u64) -> Result<()> {
+        self.rlwe.check_id(id)
+    }
+
+    pub(crate) fn level(&self, level: usize) -> Result<&Level> {
+        self.levels.get(level).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "level {level} is outside the chain (levels 0 to {})",
+                self.max_level()
+            ))
+        })
+    }
+
+    /// `[t]_{q_i}` (with Shoup quotients) for the first `limbs` limbs.
+    pub(crate) fn t_mod_q(&self, limbs: usize) -> &[Shoup] {
+        &self.t_mod_q[..limbs.min(self.t_mod_q.len())]
+    }
+
+    /// `[t^{-1}]_{q_i}` (with Shoup quotients) for the first `limbs` limbs.
+    pub(crate) fn t_inv_q(&self, limbs: usize) -> &[Shoup] {
+        &self.t_inv_q[..limbs.min(self.t_inv_q.len())]
+    }
+}
+
+fn mod_switch_tables(ring: &RnsRing, t: &Modulus) -> Result<ModSwitch> {
+    let (kept, last) = ring.moduli().split_at(ring.limbs() - 1);
+    let ql = *last
+        .first()
+        .ok_or_else(|| Error::InvalidArgument("empty level".into()))?;
+    let ql_mod_t = t.reduce(ql.value());
+    let inv_t = t.inv(ql_mod_t)?;
+    let mut ql_mod_q = Vec::with_capacity(kept.len());
+    let mut ql_inv_q = Vec::with_capacity(kept.len());
+    for m in kept {
+        let w = m.reduce(ql.value());
+        let i = m.inv(w)?;
+        ql_mod_q.push(w);
+        ql_inv_q.push((i, m.shoup(i)));
+    }
+    Ok(ModSwitch {
+        ql,
+        ql_mod_t,
+        ql_inv_t: (inv_t, t.shoup(inv_t)),
+        ql_mod_q,
+        ql_inv_q,
+    })
+}
+
+fn decrypt_tables(ring: &RnsRing, t: &Modulus) -> Result<DecryptTables> {
+    let moduli = ring.moduli();
+    let mut qhat_inv = Vec::with_capacity(moduli.len());
+    let mut qhat_mod_t = Vec::with_capacity(moduli.len());
+    let mut q_mod_t = 1u64;
+    for (i, m) in moduli.iter().enumerate() {
+        q_mod_t = t.mul(q_mod_t, t.reduce(m.value()));
+        let mut h = 1u64;
+        let mut ht = 1u64;
+        for (j, o) in moduli.iter().enumerate() {
+            if j != i {
+                h = m.mul(h, m.reduce(o.value()));
+                ht = t.mul(ht, t.reduce(o.value()));
+            }
+        }
+        let hi = m.inv(h)?;
+        qhat_inv.push((hi, m.shoup(hi)));
+        qhat_mod_t.push(ht);
+    }
+    Ok(DecryptTables {
+        qhat_inv,
+        qhat_mod_t,
+        inv_q: moduli.iter().map(|m| 1.0 / m.value() as f64).collect(),
+        q_mod_t,
+    })
+}

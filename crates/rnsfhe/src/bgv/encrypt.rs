@@ -1,0 +1,212 @@
+//! BGV encryption (public key and secret key, seeded) and decryption.
+//!
+//! The keys are the RLWE core's, with errors `e` (not `t·e`); encryption
+//! multiplies an encryption of zero by `t` and adds the centred lift of the
+//! message: `(t·c_0 + m, t·c_1)` decrypts to `m + t·(e_0 + u·e + e_1·s)`.
+//! Decryption reduces the phase `[c_0 + c_1 s]_{Q_l}` exactly (centred)
+//! modulo `t` and multiplies by `σ^{-1}`.
+
+use std::sync::Arc;
+
+use num_bigint::BigInt;
+use num_traits::{Signed, Zero};
+use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::crt::PolyCrt;
+use rnsfhe_math::sampling::rng_from_os;
+
+use crate::bfv::noise::log2_big;
+use crate::bgv::ciphertext::Ciphertext;
+use crate::bgv::context::BgvContext;
+use crate::bgv::kernels::{lift_centered_ntt, mul_scalars_shoup_assign, reduce_centered_mod_t};
+use crate::bgv::plaintext::Plaintext;
+use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::encryption::{encrypt_zero_public, encrypt_zero_secret, phase};
+use crate::rlwe::keys::{check_key_id, PublicKey, SecretKey};
+
+/// Encrypts BGV plaintexts under a public key or a secret key.
+#[derive(Clone, Debug)]
+pub struct Encryptor {
+    ctx: Arc<BgvContext>,
+    pk: Option<PublicKey>,
+    sk: Option<SecretKey>,
+}
+
+impl Encryptor {
+    /// A public-key encryptor.
+    pub fn from_public_key(ctx: &Arc<BgvContext>, pk: &PublicKey) -> Result<Self> {
+        ctx.check_id(pk.params_id())?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            pk: Some(pk.clone()),
+            sk: None,
+        })
+    }
+
+    /// A secret-key encryptor (seeded ciphertexts).
+    pub fn from_secret_key(ctx: &Arc<BgvContext>, sk: &SecretKey) -> Result<Self> {
+        ctx.check_id(sk.params_id())?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            pk: None,
+            sk: Some(sk.clone()),
+        })
+    }
+
+    /// Encrypts `pt` at the top level with the public key and an OS-seeded
+    /// rng. Errors with [`Error::MissingKey`] without a public key.
+    pub fn encrypt(&self, pt: &Plaintext) -> Result<Ciphertext> {
+        self.encrypt_at_with_rng(pt, self.ctx.max_level(), &mut rng_from_os()?)
+    }
+
+    /// [`Encryptor::encrypt`] drawing from `rng` (ternary `u`, then `e_0`,
+    /// `e_1`).
+    pub fn encrypt_with_rng(&self, pt: &Plaintext, rng: &mut ChaCha20Rng) -> Result<Ciphertext> {
+        self.encrypt_at_with_rng(pt, self.ctx.max_level(), rng)
+    }
+
+    /// Public-key encryption of `pt` directly at `level`.
+    pub fn encrypt_at_with_rng(
+        &self,
+        pt: &Plaintext,
+        level: usize,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Ciphertext> {
+        let pk = self.pk.as_ref().ok_or(Error::MissingKey("public key"))?;
+        self.ctx.check_id(pt.params_id)?;
+        let ring = self.ctx.ring_at(level)?;
+        let (mut c0, mut c1) = encrypt_zero_public(self.ctx.rlwe(), ring, pk, rng)?;
+        self.finish(&mut c0, &mut c1, pt, level)?;
+        Ok(Ciphertext {
+            params_id: self.ctx.id(),
+            key_id: pk.key_id(),
+            correction: 1,
+            polys: vec![c0, c1],
+        })
+    }
+
+    /// Encrypts `pt` at the top level with the secret key (OS-seeded rng):
+    /// `(t·(−a·s + e) + m, t·a)`. Errors with [`Error::MissingKey`]
+    /// without a secret key.
+    pub fn encrypt_symmetric(&self, pt: &Plaintext) -> Result<Ciphertext> {
+        self.encrypt_symmetric_with_rng(pt, &mut rng_from_os()?)
+    }
+
+    /// [`Encryptor::encrypt_symmetric`] drawing from `rng` (seed, then
+    /// `e`).
+    pub fn encrypt_symmetric_with_rng(
+        &self,
+        pt: &Plaintext,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Ciphertext> {
+        let sk = self.sk.as_ref().ok_or(Error::MissingKey("secret key"))?;
+        self.ctx.check_id(pt.params_id)?;
+        let level = self.ctx.max_level();
+        let ring = self.ctx.ring_at(level)?;
+        let (mut c0, mut c1, _seed) = encrypt_zero_secret(self.ctx.rlwe(), ring, sk, rng)?;
+        self.finish(&mut c0, &mut c1, pt, level)?;
+        Ok(Ciphertext {
+            params_id: self.ctx.id(),
+            key_id: sk.key_id(),
+            correction: 1,
+            polys: vec![c0, c1],
+        })
+    }
+
+    /// `(c_0, c_1) ← (t·c_0 + m, t·c_1)`.
+    fn finish(
+        &self,
+        c0: &mut rnsfhe_math::RnsPoly<rnsfhe_math::Ntt>,
+        c1: &mut rnsfhe_math::RnsPoly<rnsfhe_math::Ntt>,
+        pt: &Plaintext,
+        level: usize,
+    ) -> Result<()> {
+        let ring = self.ctx.ring_at(level)?;
+        let tq = self.ctx.t_mod_q(ring.limbs());
+        mul_scalars_shoup_assign(ring, c0, tq)?;
+        mul_scalars_shoup_assign(ring, c1, tq)?;
+        let m = lift_centered_ntt(&self.ctx, ring, &pt.coeffs, 1)?;
+        ring.add_assign(c0, &m)?;
+        Ok(())
+    }
+}
+
+/// Decrypts BGV ciphertexts; noise diagnostics.
+#[derive(Clone, Debug)]
+pub struct Decryptor {
+    ctx: Arc<BgvContext>,
+    sk: SecretKey,
+}
+
+impl Decryptor {
+    /// A decryptor for `sk`.
+    pub fn new(ctx: &Arc<BgvContext>, sk: &SecretKey) -> Result<Self> {
+        ctx.check_id(sk.params_id())?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            sk: sk.clone(),
+        })
+    }
+
+    fn phase_coeff(&self, ct: &Ciphertext) -> Result<rnsfhe_math::RnsPoly<rnsfhe_math::Coeff>> {
+        self.ctx.check_id(ct.params_id)?;
+        check_key_id(self.sk.key_id(), ct.key_id)?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let p = phase(self.ctx.rlwe(), ring, &self.sk, &ct.polys)?;
+        Ok(ring.to_coeff(p)?)
+    }
+
+    /// `m = [[c_0 + c_1 s (+ c_2 s²)]_{Q_l}]_t · σ^{-1} mod t`, at any
+    /// level. Errors for another context or key, or a size other than 2
+    /// or 3.
+    pub fn decrypt(&self, ct: &Ciphertext) -> Result<Plaintext> {
+        let mut x = self.phase_coeff(ct)?;
+        let level = self.ctx.level(ct.level())?;
+        let t = self.ctx.plain_modulus();
+        let r = reduce_centered_mod_t(t, &level.ring, &level.decrypt, &x);
+        x.zeroize();
+        let mut coeffs = r?;
+        let inv = t.inv(t.reduce(ct.correction))?;
+        if inv != 1 {
+            let s = t.shoup(inv);
+            for c in &mut coeffs {
+                *c = t.mul_shoup(*c, inv, s);
+            }
+        }
+        Ok(Plaintext {
+            params_id: ct.params_id,
+            coeffs,
+        })
+    }
+
+    /// `log2 ‖[c_0 + c_1 s]_{Q_l}‖∞` of the centred phase `m·σ + t·e`
+    /// (`0` for a zero phase). Diagnostics: big integers.
+    pub fn phase_log2(&self, ct: &Ciphertext) -> Result<f64> {
+        let mut x = self.phase_coeff(ct)?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let coeffs = PolyCrt::new(ring.base()).reconstruct_poly_centered(&x);
+        x.zeroize();
+        let max = coeffs?
+            .iter()
+            .map(|c| c.abs())
+            .max()
+            .unwrap_or_else(BigInt::zero);
+        Ok(max.to_biguint().map_or(0.0, |m| log2_big(&m)))
+    }
+
+    /// The noise budget in bits: `⌊log2(Q_l/2) − log2 ‖m·σ + t·e‖∞⌋`
+    /// (clamped at 0), the bits left before the centred phase reaches
+    /// `Q_l/2` and decryption fails. A modulus switch lowers `Q_l` by
+    /// `log2 q_l` bits and the phase by about as much, so the budget
+    /// changes only by the switch's rounding noise.
+    pub fn noise_budget(&self, ct: &Ciphertext) -> Result<u32> {
+        let ring = self.ctx.ring_at(ct.level())?;
+        let log_q: f64 = ring
+            .moduli()
+            .iter()
+            .map(|m| (m.value() as f64).log2())
+            .sum();
+        let b = log_q - 1.0 - self.phase_log2(ct)?;
+        Ok(if b > 0.0 { b.floor() as u32 } else { 0 })
+    }
+}

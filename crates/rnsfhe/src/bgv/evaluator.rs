@@ -1,0 +1,619 @@
+//! The BGV evaluator: additions, plaintext operations, multiplications
+//! with relinearization by hybrid key switching, modulus switching and
+//! slot rotations, on NTT-form ciphertexts (see [`crate::bgv`] for the
+//! maths).
+//!
+//! # Levels and correction factors
+//!
+//! Every ciphertext carries its level `l` and its correction factor
+//! `σ ∈ Z_t^*`. Binary operations need equal levels: otherwise they fail
+//! with [`Error::LevelMismatch`] naming both levels, unless automatic
+//! alignment is on ([`Evaluator::with_auto_align`]), which modulus-switches
+//! the operand at the higher level down (exact, and it lowers that
+//! operand's noise). Additions and subtractions of operands with different
+//! `σ` are always allowed: one operand is multiplied by the scalar
+//! `σ_other·σ^{-1} mod t` (centred, the smaller of the two candidates), which
+//! multiplies its noise by at most `t/2` — as OpenFHE does when it adjusts
+//! `scalingFactorInt`. Multiplications multiply the factors; no
+//! adjustment is needed. [`Evaluator::mod_switch_to_next`] (BGV's rescale)
+//! divides `σ` by `q_l` modulo `t`.
+//!
+//! # Key switching with a `t`-multiple noise
+//!
+//! The relinearization and Galois keys are the RLWE core's (error `e`,
+//! not `t·e`). To switch a polynomial `x` (`c_2`, or `σ_g(c_1)`), the
+//! evaluator switches `y = [t^{-1}·x]_{Q_l}` and multiplies the result by
+//! `t`: from `d_0 + d_1 s = y·s' + e_ks (mod Q_l)` it gets
+//! `t·d_0 + t·d_1 s = x·s' + t·e_ks` — all key-switching noise, including
+//! ModDown's rounding, is a multiple of `t` and leaves the message alone.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rnsfhe_math::galois::GaloisTable;
+use rnsfhe_math::ring::{karatsuba_rows_into, square_rows_into};
+use rnsfhe_math::{Ntt, RnsPoly};
+
+use crate::bfv::galois::{column_swap_element, galois_element_for_step, ROW_GENERATOR};
+use crate::bgv::ciphertext::Ciphertext;
+use crate::bgv::context::BgvContext;
+use crate::bgv::kernels::{
+    add_scaled_assign, lift_centered_ntt, mod_switch_poly, mul_scalars_shoup_assign,
+    mul_signed_assign,
+};
+use crate::bgv::plaintext::Plaintext;
+use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::galois_keys::GaloisKeys;
+use crate::rlwe::key_switching::KeySwitchingKey;
+use crate::rlwe::keys::{check_key_id, RelinKey};
+
+/// Homomorphic operations on BGV ciphertexts of one context.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    ctx: Arc<BgvContext>,
+    auto_align: bool,
+}
+
+impl Evaluator {
+    /// An evaluator with strict level checks.
+    pub fn new(ctx: &Arc<BgvContext>) -> Self {
+        Self {
+            ctx: ctx.clone(),
+            auto_align: false,
+        }
+    }
+
+    /// Switches automatic level alignment on or off (see the module
+    /// docs).
+    pub fn with_auto_align(mut self, on: bool) -> Self {
+        self.auto_align = on;
+        self
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Arc<BgvContext> {
+        &self.ctx
+    }
+
+    fn check(&self, ct: &Ciphertext) -> Result<()> {
+        self.ctx.check_id(ct.params_id)?;
+        if !(2..=3).contains(&ct.polys.len()) {
+            return Err(Error::WrongCiphertextSize {
+                operation: "evaluate",
+                expected: "2 or 3",
+                got: ct.polys.len(),
+            });
+        }
+        let ring = self.ctx.ring_at(ct.level())?;
+        for p in &ct.polys {
+            ring.check(p)?;
+        }
+        Ok(())
+    }
+
+    /// Both operands at one level: equal levels, or (auto-alignment) the
+    /// higher one switched down.
+    fn align_levels<'a>(
+        &self,
+        a: &'a Ciphertext,
+        b: &'a Ciphertext,
+        op: &'static str,
+    ) -> Result<(Cow<'a, Ciphertext>, Cow<'a, Ciphertext>)> {
+        self.check(a)?;
+        self.check(b)?;
+        check_key_id(a.key_id, b.key_id)?;
+        let (la, lb) = (a.level(), b.level());
+        if la == lb {
+            return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
+        }
+        if !self.auto_align {
+            return Err(Error::LevelMismatch {
+                operation: op,
+                left: la,
+                right: lb,
+            });
+        }
+        if la > lb {
+            Ok((Cow::Owned(self.mod_switch_to(a, lb)?), Cow::Borrowed(b)))
+        } else {
+            Ok((Cow::Borrowed(a), Cow::Owned(self.mod_switch_to(b, la)?)))
+        }
+    }
+
+    /// `σ_to·σ_from^{-1} mod t`, centred.
+    fn ratio(&self, to: u64, from: u64) -> Result<i64> {
+        let t = self.ctx.plain_modulus();
+        let r = t.mul(t.reduce(to), t.inv(t.reduce(from))?);
+        Ok(t.center(r))
+    }
+
+    /// `a ± b` at equal levels, bringing one operand to the other's `σ`.
+    fn combine(&self, a: &mut Ciphertext, b: &Ciphertext, negate: bool) -> Result<()> {
+        let ring = self.ctx.ring_at(a.level())?;
+        let scaled_b;
+        let b = if a.correction == b.correction {
+            b
+        } else {
+            let to_a = self.ratio(a.correction, b.correction)?;
+            let to_b = self.ratio(b.correction, a.correction)?;
+            if to_a.unsigned_abs() <= to_b.unsigned_abs() {
+                let mut c = b.clone();
+                for p in &mut c.polys {
+                    mul_signed_assign(ring, p, to_a)?;
+                }
+                c.correction = a.correction;
+                scaled_b = c;
+                &scaled_b
+            } else {
+                for p in &mut a.polys {
+                    mul_signed_assign(ring, p, to_b)?;
+                }
+                a.correction = b.correction;
+                b
+            }
+        };
+        while a.polys.len() < b.polys.len() {
+            a.polys.push(ring.zero());
+        }
+        for (x, y) in a.polys.iter_mut().zip(&b.polys) {
+            if negate {
+                ring.sub_assign(x, y)?;
+            } else {
+                ring.add_assign(x, y)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `a + b` (sizes 2 or 3). Equal levels (or auto-alignment); different
+    /// correction factors are reconciled (module docs).
+    pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        let (a, b) = self.align_levels(a, b, "add")?;
+        let mut out = a.into_owned();
+        self.combine(&mut out, &b, false)?;
+        Ok(out)
+    }
+
+    /// `a − b`.
+    pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        let (a, b) = self.align_levels(a, b, "sub")?;
+        let mut out = a.into_owned();
+        self.combine(&mut out, &b, true)?;
+        Ok(out)
+    }
+
+    /// `a ← a + b` (in place at equal levels).
+    pub fn add_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
+        self.add_sub_assign(a, b, false, "add")
+    }
+
+    /// `a ← a − b`.
+    pub fn sub_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
+        self.add_sub_assign(a, b, true, "sub")
+    }
+
+    fn add_sub_assign(
+        &self,
+        a: &mut Ciphertext,
+        b: &Ciphertext,
+        negate: bool,
+        op: &'static str,
+    ) -> Result<()> {
+        if a.level() == b.level() {
+            self.check(a)?;
+            self.check(b)?;
+            check_key_id(a.key_id, b.key_id)?;
+            return self.combine(a, b, negate);
+        }
+        let (x, y) = self.align_levels(a, b, op)?;
+        let mut out = x.into_owned();
+        self.combine(&mut out, &y, negate)?;
+        *a = out;
+        Ok(())
+    }
+
+    /// `−ct`.
+    pub fn negate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let mut out = ct.clone();
+        self.negate_assign(&mut out)?;
+        Ok(out)
+    }
+
+    /// `ct ← −ct`.
+    pub fn negate_assign(&self, ct: &mut Ciphertext) -> Result<()> {
+        self.check(ct)?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        for p in &mut ct.polys {
+            ring.neg_assign(p)?;
+        }
+        Ok(())
+    }
+
+    /// `ct·c` for a plaintext scalar `c ∈ [0, t)` (multiplied as its
+    /// centred representative; noise × at most `t/2`).
+    pub fn multiply_scalar(&self, ct: &Ciphertext, c: u64) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let t = self.ctx.plain_modulus();
+        if c >= t.value() {
+            return Err(Error::PlaintextOutOfRange {
+                index: 0,
+                value: c,
+                t: t.value(),
+            });
+        }
+        let ring = self.ctx.ring_at(ct.level())?;
+        let mut out = ct.clone();
+        for p in &mut out.polys {
+            mul_signed_assign(ring, p, t.center(c))?;
+        }
+        Ok(out)
+    }
+
+    fn check_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<()> {
+        self.check(ct)?;
+        self.ctx.check_id(pt.params_id)?;
+        let t = self.ctx.plain_modulus().value();
+        if pt.coeffs.len() != self.ctx.degree() {
+            return Err(Error::PlaintextTooLong {
+                len: pt.coeffs.len(),
+                n: self.ctx.degree(),
+            });
+        }
+        if let Some((index, &value)) = pt.coeffs.iter().enumerate().find(|(_, &v)| v >= t) {
+            return Err(Error::PlaintextOutOfRange { index, value, t });
+        }
+        Ok(())
+    }
+
+    /// `ct + pt` (the plaintext is multiplied by `σ` first).
+    pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        self.add_sub_plain(ct, pt, false)
+    }
+
+    /// `ct − pt`.
+    pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        self.add_sub_plain(ct, pt, true)
+    }
+
+    fn add_sub_plain(&self, ct: &Ciphertext, pt: &Plaintext, negate: bool) -> Result<Ciphertext> {
+        self.check_plain(ct, pt)?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let m = lift_centered_ntt(&self.ctx, ring, &pt.coeffs, ct.correction)?;
+        let mut out = ct.clone();
+        if negate {
+            ring.sub_assign(&mut out.polys[0], &m)?;
+        } else {
+            ring.add_assign(&mut out.polys[0], &m)?;
+        }
+        Ok(out)
+    }
+
+    /// `ct · pt` (the plaintext lifted centred into `R_{Q_l}`; noise ×
+    /// at most `n·t/2`). `σ` is unchanged.
+    pub fn multiply_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
+        self.check_plain(ct, pt)?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let m = lift_centered_ntt(&self.ctx, ring, &pt.coeffs, 1)?;
+        let mut out = ct.clone();
+        for p in &mut out.polys {
+            ring.mul_assign(p, &m)?;
+        }
+        Ok(out)
+    }
+
+    /// The tensor `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` in NTT form (no
+    /// base extension in BGV): a 3-polynomial ciphertext with
+    /// `σ = σ_a·σ_b`. Equal levels (or auto-alignment).
+    pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
+        let (a, b) = self.align_levels(a, b, "multiply")?;
+        let (Ok([a0, a1]), Ok([b0, b1])) = (
+            <&[RnsPoly<Ntt>; 2]>::try_from(a.polys.as_slice()),
+            <&[RnsPoly<Ntt>; 2]>::try_from(b.polys.as_slice()),
+        ) else {
+            return Err(Error::WrongCiphertextSize {
+                operation: "multiply",
+                expected: "2",
+                got: a.polys.len().max(b.polys.len()),
+            });
+        };
+        let ring = self.ctx.ring_at(a.level())?;
+        let n = ring.n();
+        let k = ring.limbs();
+        let mut d: [RnsPoly<Ntt>; 3] = [
+            RnsPoly::zero(n, k),
+            RnsPoly::zero(n, k),
+            RnsPoly::zero(n, k),
+        ];
+        let [d0, d1, d2] = &mut d;
+        d0.data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(d1.data_mut().par_chunks_exact_mut(n))
+            .zip(d2.data_mut().par_chunks_exact_mut(n))
+            .enumerate()
+            .for_each(|(i, ((o0, o1), o2))| {
+                if let Some(m) = ring.moduli().get(i) {
+                    karatsuba_rows_into(
+                        m,
+                        [a0.limb(i), a1.limb(i), b0.limb(i), b1.limb(i)],
+                        [o0, o1, o2],
+                    );
+                }
+            });
+        let t = self.ctx.plain_modulus();
+        Ok(Ciphertext {
+            params_id: a.params_id,
+            key_id: a.key_id,
+            correction: t.mul(a.correction, b.correction),
+            polys: d.into(),
+        })
+    }
+
+    /// `ct²` (`(c_0², 2 c_0 c_1, c_1²)`, `σ²`).
+    pub fn square(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let Ok([a0, a1]) = <&[RnsPoly<Ntt>; 2]>::try_from(ct.polys.as_slice()) else {
+            return Err(Error::WrongCiphertextSize {
+                operation: "square",
+                expected: "2",
+                got: ct.polys.len(),
+            });
+        };
+        let ring = self.ctx.ring_at(ct.level())?;
+        let n = ring.n();
+        let k = ring.limbs();
+        let mut d: [RnsPoly<Ntt>; 3] = [
+            RnsPoly::zero(n, k),
+            RnsPoly::zero(n, k),
+            RnsPoly::zero(n, k),
+        ];
+        let [d0, d1, d2] = &mut d;
+        d0.data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(d1.data_mut().par_chunks_exact_mut(n))
+            .zip(d2.data_mut().par_chunks_exact_mut(n))
+            .enumerate()
+            .for_each(|(i, ((o0, o1), o2))| {
+                if let Some(m) = ring.moduli().get(i) {
+                    square_rows_into(m, [a0.limb(i), a1.limb(i)], [o0, o1, o2]);
+                }
+            });
+        let t = self.ctx.plain_modulus();
+        Ok(Ciphertext {
+            params_id: ct.params_id,
+            key_id: ct.key_id,
+            correction: t.mul(ct.correction, ct.correction),
+            polys: d.into(),
+        })
+    }
+
+    /// The hybrid key switch of `x` (NTT form at its level) with the
+    /// `t`-correction: `(d_0, d_1)` with `t·d_0 + t·d_1 s = x·s' + t·e`
+    /// — returned *before* the multiplication by `t` (the caller folds it
+    /// into its addition).
+    fn switch_t(
+        &self,
+        x: &RnsPoly<Ntt>,
+        ksk: &KeySwitchingKey,
+    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+        let ring = self.ctx.ring_at(x.limbs().saturating_sub(1))?;
+        let scratch = &self.ctx.rlwe().scratch;
+        let tinv = self.ctx.t_inv_q(ring.limbs());
+        let n = ring.n();
+        // y = t^{-1}·x, NTT form, and a coefficient-form copy.
+        let mut y = RnsPoly::<Ntt>::from_data(n, x.limbs(), scratch.take_owned(x.data().len()))?;
+        y.data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(x.data().par_chunks_exact(n))
+            .zip(ring.moduli().par_iter())
+            .zip(tinv.par_iter())
+            .for_each(|(((o, xr), m), &(w, ws))| {
+                for (d, &v) in o.iter_mut().zip(xr) {
+                    *d = m.mul_shoup(v, w, ws);
+                }
+            });
+        let mut yc = RnsPoly::<Ntt>::from_data(n, x.limbs(), scratch.take_owned(x.data().len()))?;
+        yc.data_mut().copy_from_slice(y.data());
+        let yc = ring.to_coeff(yc)?;
+        let r = ksk.switch_hybrid(&*self.ctx, &yc, Some(&y));
+        scratch.give(yc.into_data());
+        scratch.give(y.into_data());
+        r
+    }
+
+    /// Relinearizes a 3-polynomial ciphertext (hybrid key switching of
+    /// `c_2` with the `t`-correction).
+    pub fn relinearize(&self, ct: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
+        let mut out = ct.clone();
+        self.relinearize_assign(&mut out, rk)?;
+        Ok(out)
+    }
+
+    /// [`Evaluator::relinearize`] in place.
+    pub fn relinearize_assign(&self, ct: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
+        self.check(ct)?;
+        self.ctx.check_id(rk.params_id())?;
+        check_key_id(rk.key_id(), ct.key_id)?;
+        if ct.polys.len() != 3 {
+            return Err(Error::WrongCiphertextSize {
+                operation: "relinearize",
+                expected: "3",
+                got: ct.polys.len(),
+            });
+        }
+        let ring = self.ctx.ring_at(ct.level())?;
+        let (k0, k1) = self.switch_t(&ct.polys[2], rk.key_switching_key())?;
+        ct.polys.pop();
+        let tq = self.ctx.t_mod_q(ring.limbs());
+        add_scaled_assign(ring, &mut ct.polys[0], &k0, tq)?;
+        add_scaled_assign(ring, &mut ct.polys[1], &k1, tq)?;
+        let scratch = &self.ctx.rlwe().scratch;
+        scratch.give(k0.into_data());
+        scratch.give(k1.into_data());
+        Ok(())
+    }
+
+    /// `relinearize(multiply(a, b))` (no modulus switch: call
+    /// [`Evaluator::mod_switch_to_next`] after it, as BGV circuits do
+    /// before the next multiplication).
+    pub fn multiply_relin(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        rk: &RelinKey,
+    ) -> Result<Ciphertext> {
+        let mut out = self.multiply(a, b)?;
+        self.relinearize_assign(&mut out, rk)?;
+        Ok(out)
+    }
+
+    /// Modulus switch from level `l` to `l − 1` (see [`crate::bgv`]):
+    /// `c' = (c − δ)/q_l` with `δ ≡ c (mod q_l)`, `δ ≡ 0 (mod t)`;
+    /// `σ' = σ·q_l^{-1} mod t`. Errors with [`Error::LevelExhausted`] at
+    /// level 0.
+    pub fn mod_switch_to_next(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        let mut out = ct.clone();
+        self.mod_switch_to_next_assign(&mut out)?;
+        Ok(out)
+    }
+
+    /// [`Evaluator::mod_switch_to_next`] in place.
+    pub fn mod_switch_to_next_assign(&self, ct: &mut Ciphertext) -> Result<()> {
+        self.check(ct)?;
+        let l = ct.level();
+        if l == 0 {
+            return Err(Error::LevelExhausted(
+                "cannot modulus-switch a ciphertext at level 0".into(),
+            ));
+        }
+        let lv = self.ctx.level(l)?;
+        for p in &mut ct.polys {
+            mod_switch_poly(&self.ctx, lv, p)?;
+        }
+        let t = self.ctx.plain_modulus();
+        if let Some(sw) = lv.switch.as_ref() {
+            let (w, ws) = sw.ql_inv_t;
+            ct.correction = t.mul_shoup(ct.correction, w, ws);
+        }
+        Ok(())
+    }
+
+    /// BGV's rescale: [`Evaluator::mod_switch_to_next`].
+    pub fn rescale(&self, ct: &Ciphertext) -> Result<Ciphertext> {
+        self.mod_switch_to_next(ct)
+    }
+
+    /// Modulus-switches down to `level` (no-op at the same level). Errors
+    /// with [`Error::InvalidArgument`] for a level above the ciphertext's.
+    pub fn mod_switch_to(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
+        self.check(ct)?;
+        if level > ct.level() {
+            return Err(Error::InvalidArgument(format!(
+                "cannot raise a ciphertext from level {} to {level}",
+                ct.level()
+            )));
+        }
+        let mut out = ct.clone();
+        while out.level() > level {
+            self.mod_switch_to_next_assign(&mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// `σ_g(ct)` switched back to `s` with the Galois key of `g`. Errors
+    /// with [`Error::MissingGaloisKey`].
+    pub fn apply_galois(
+        &self,
+        ct: &Ciphertext,
+        element: u64,
+        gk: &GaloisKeys,
+    ) -> Result<Ciphertext> {
+        self.check(ct)?;
+        self.ctx.check_id(gk.params_id())?;
+        check_key_id(gk.key_id(), ct.key_id)?;
+        if ct.polys.len() != 2 {
+            return Err(Error::WrongCiphertextSize {
+                operation: "apply_galois",
+                expected: "2",
+                got: ct.polys.len(),
+            });
+        }
+        let (table, ksk) = gk.get(element)?;
+        self.apply_galois_key(ct, table, ksk)
+    }
+
+    fn apply_galois_key(
+        &self,
+        ct: &Ciphertext,
+        table: &GaloisTable,
+        ksk: &KeySwitchingKey,
+    ) -> Result<Ciphertext> {
+        let ring = self.ctx.ring_at(ct.level())?;
+        let mut c0 = ring.zero();
+        table.apply_ntt_into(&ct.polys[0], &mut c0)?;
+        let mut c1 = ring.zero();
+        table.apply_ntt_into(&ct.polys[1], &mut c1)?;
+        let (k0, mut k1) = self.switch_t(&c1, ksk)?;
+        let tq = self.ctx.t_mod_q(ring.limbs());
+        add_scaled_assign(ring, &mut c0, &k0, tq)?;
+        mul_scalars_shoup_assign(ring, &mut k1, tq)?;
+        self.ctx.rlwe().scratch.give(k0.into_data());
+        Ok(Ciphertext {
+            params_id: ct.params_id,
+            key_id: ct.key_id,
+            correction: ct.correction,
+            polys: vec![c0, k1],
+        })
+    }
+
+    /// Rotates both rows of the `2 × (n/2)` slot matrix left by `steps`
+    /// (right for negative steps), with BFV's Galois elements
+    /// ([`galois_element_for_step`]). Uses the key of `3^steps` when
+    /// present, otherwise composes the held keys of `±2^i` (non-adjacent
+    /// form); errors with [`Error::MissingGaloisKey`] naming the element
+    /// when neither works.
+    pub fn rotate_rows(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let n = self.ctx.degree();
+        let half = (n / 2) as i64;
+        let s = steps.rem_euclid(half);
+        if s == 0 {
+            return Ok(ct.clone());
+        }
+        let element = galois_element_for_step(n, s);
+        if gk.contains(element) {
+            return self.apply_galois(ct, element, gk);
+        }
+        let mut terms = Vec::new();
+        let (mut rest, mut pow) = (s, 1i64);
+        while rest != 0 {
+            if rest & 1 == 1 {
+                let t = if rest & 3 == 1 { 1 } else { -1 };
+                terms.push(t * pow);
+                rest -= t;
+            }
+            rest >>= 1;
+            pow <<= 1;
+        }
+        let elements: Vec<u64> = terms
+            .iter()
+            .map(|&t| crate::rlwe::galois_keys::element_for_step(n, ROW_GENERATOR, t))
+            // A term ±n/2 is the identity on the rows.
+            .filter(|&e| e != 1)
+            .collect();
+        if elements.iter().any(|&e| !gk.contains(e)) {
+            return Err(Error::MissingGaloisKey { element });
+        }
+        let mut acc = ct.clone();
+        for e in elements {
+            acc = self.apply_galois(&acc, e, gk)?;
+        }
+        Ok(acc)
+    }
+
+    /// Swaps the two rows of the slot matrix (`X ↦ X^{2n−1}`).
+    pub fn rotate_columns(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.apply_galois(ct, column_swap_element(self.ctx.degree()), gk)
+    }
+}
