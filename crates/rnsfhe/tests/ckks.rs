@@ -179,6 +179,22 @@ fn complex_values_conjugation_and_constants() {
     let want: Vec<f64> = z.iter().map(|c| -1.5 * c.re).collect();
     assert!(precision_bits(&got, &want).unwrap() > 20.0);
     assert!((c.scale() / ct.scale() - 1.0).abs() < 1e-9);
+    // Rotations composed from the default (power-of-two) keys, including
+    // steps whose non-adjacent form contains ±n/2 (a whole turn, no key).
+    let y = data(half, 10);
+    let cy = sym.encrypt_symmetric(&enc.encode(&y).unwrap()).unwrap();
+    for steps in [-3i64, -1, 3, 7, half as i64 - 3, -(half as i64) + 5] {
+        let got = dec
+            .decrypt_decode(&ev.rotate(&cy, steps, &gk).unwrap())
+            .unwrap();
+        let want: Vec<f64> = (0..half)
+            .map(|i| y[(i as i64 + steps).rem_euclid(half as i64) as usize])
+            .collect();
+        assert!(
+            precision_bits(&got, &want).unwrap() > 20.0,
+            "rotate by {steps}"
+        );
+    }
     // Sum of slots with the default keys.
     let x = data(half, 9);
     let cx = sym.encrypt_symmetric(&enc.encode(&x).unwrap()).unwrap();

@@ -670,6 +670,9 @@ impl Evaluator {
             rest >>= 1;
             pow <<= 1;
         }
+        // A term ±n/2 is a whole turn of the slots (the identity): the
+        // NAF of s close to n/2 ends with one, and it has no key.
+        terms.retain(|t| t.rem_euclid(half) != 0);
         for t in &terms {
             let e = element_for_step(n, g, *t);
             if !gk.contains(e) {
