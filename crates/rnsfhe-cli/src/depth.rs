@@ -32,9 +32,15 @@ pub struct DepthArgs {
     /// Plaintext modulus t (000 Table 10 uses 2 and 65537).
     #[arg(long, default_value_t = 65537)]
     t: u64,
-    /// Which RNS variant(s) to run.
-    #[arg(long, value_enum, default_value = "both")]
-    variant: VariantChoice,
+    /// Which RNS variant(s) to run, comma list: hps, behz, both,
+    /// hpspoverq, hpspoverqleveled, all.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "both")]
+    variant: Vec<VariantChoice>,
+    /// Also run the same experiment with BGV on the same moduli and t
+    /// (multiply by Enc(1), relinearize, switch one modulus down; the chain
+    /// of moduli bounds its depth).
+    #[arg(long)]
+    bgv: bool,
     /// Runs per variant (000 used 1024).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     runs: u64,
@@ -90,7 +96,20 @@ pub fn run(args: &DepthArgs) -> CliResult<ExitCode> {
     let bits = moduli_bits(params.coeff_moduli());
     let logq = modulus_bits(params.coeff_moduli());
     let ctx = BfvContext::new(params)?;
-    let variants = args.variant.variants();
+    let variants = VariantChoice::variants_of(&args.variant);
+    let bgv_params = if args.bgv {
+        Some(
+            rnsfhe::bgv::BgvParameters::builder()
+                .degree(ctx.degree())
+                .plain_modulus(args.t)
+                .coeff_moduli(ctx.params().coeff_moduli())
+                .security(ctx.params().security_level())
+                .build()
+                .map_err(|e| CliError(format!("BGV on the same moduli: {e}")))?,
+        )
+    } else {
+        None
+    };
 
     outln!(
         "depth experiment (000 §VI.E, Table 10): n = 2^{log_n}, log2 q = {logq} ({}), t = {}, {} run(s), seeds {}..{}, at most {max_steps} multiplications",
@@ -138,6 +157,17 @@ pub fn run(args: &DepthArgs) -> CliResult<ExitCode> {
         }
     }
     bar.finish_and_clear();
+    let mut bgv_depths = Vec::new();
+    let mut bgv_traces = Vec::new();
+    let mut bgv_exhausted = false;
+    if let Some(p) = &bgv_params {
+        for r in 0..args.runs {
+            let (d, budgets, exhausted) = bgv_depth_run(p, max_steps, &mut rng(args.seed + r))?;
+            bgv_depths.push(d);
+            bgv_traces.push(budgets);
+            bgv_exhausted |= exhausted;
+        }
+    }
 
     outln!();
     outln!(
@@ -172,6 +202,32 @@ pub fn run(args: &DepthArgs) -> CliResult<ExitCode> {
             moduli_bits: bits.clone(),
             depths: depths[i].clone(),
             mean_budgets: mean_budgets(&traces[i]),
+        });
+    }
+    if bgv_params.is_some() {
+        let max_depth = bgv_depths.iter().copied().min().unwrap_or(0);
+        outln!(
+            "| BGV (same moduli) | {max_depth}{} | – | – | {} |",
+            if bgv_exhausted {
+                " (the chain of moduli ended first)"
+            } else {
+                ""
+            },
+            summarize_runs(&bgv_depths)
+        );
+        records.push(DepthRecord {
+            variant: "bgv",
+            logn: log_n,
+            logq,
+            t: args.t,
+            runs: args.runs,
+            max_depth,
+            estimated_depth: estimated,
+            textbook_depth: textbook,
+            hit_limit: bgv_exhausted,
+            moduli_bits: bits.clone(),
+            depths: bgv_depths.clone(),
+            mean_budgets: mean_budgets(&bgv_traces),
         });
     }
     outln!("(000 §VI.E: HPS follows the heuristic δ = 2√n estimate; BEHZ grows faster, fitted by δ ≈ n^0.7)");
@@ -264,4 +320,45 @@ mod tests {
             vec![11.0, 5.0, 0.0]
         );
     }
+}
+
+/// One BGV run of the same experiment: encrypt a random `m` and `1`,
+/// then repeatedly multiply by `Enc(1)` (brought to the product's level),
+/// relinearize and switch one modulus down, until decryption differs from
+/// `m`, level 0 is reached (the chain ends) or `max_steps`. Returns the
+/// depth, the noise budget after each step and whether the chain ended.
+fn bgv_depth_run(
+    params: &rnsfhe::bgv::BgvParameters,
+    max_steps: usize,
+    rng: &mut rnsfhe::ChaCha20Rng,
+) -> CliResult<(usize, Vec<u32>, bool)> {
+    use rand::Rng;
+    use rnsfhe::bgv::{
+        BgvContext, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey, SecretKey,
+    };
+    let ctx = BgvContext::new(params.clone())?;
+    let sk = SecretKey::generate_with_rng(&ctx, rng)?;
+    let pk = PublicKey::generate_with_rng(&ctx, &sk, rng)?;
+    let rk = RelinKey::generate_with_rng(&ctx, &sk, rng)?;
+    let t = params.plain_modulus();
+    let values: Vec<u64> = (0..params.degree()).map(|_| rng.gen_range(0..t)).collect();
+    let m = Plaintext::new(&ctx, &values)?;
+    let enc = Encryptor::from_public_key(&ctx, &pk)?;
+    let dec = Decryptor::new(&ctx, &sk)?;
+    let ev = Evaluator::new(&ctx).with_auto_align(true);
+    let mut ct = enc.encrypt_with_rng(&m, rng)?;
+    let one = enc.encrypt_with_rng(&Plaintext::constant(&ctx, 1)?, rng)?;
+    let mut budgets = Vec::new();
+    for depth in 0..max_steps {
+        if ct.level() == 0 {
+            return Ok((depth, budgets, true));
+        }
+        let p = ev.multiply_relin(&ct, &one, &rk)?;
+        ct = ev.mod_switch_to_next(&p)?;
+        budgets.push(dec.noise_budget(&ct)?);
+        if dec.decrypt(&ct)? != m {
+            return Ok((depth, budgets, false));
+        }
+    }
+    Ok((max_steps, budgets, false))
 }

@@ -203,6 +203,10 @@ pub enum Op {
     Sum,
     /// The inner product with CT2 or VALUES, in every slot (needs galois.key).
     Dot,
+    /// CT switched down to `--level` (default: one level down), so that the
+    /// file sent back is smaller (the decryption result is the same while
+    /// the noise budget lasts).
+    Modswitch,
 }
 
 /// Arguments of `rnsfhe eval`.
@@ -225,6 +229,10 @@ pub struct EvalArgs {
     /// Output ciphertext file.
     #[arg(long)]
     out: PathBuf,
+    /// `--op modswitch`: the target level (0 = one modulus left; `rnsfhe
+    /// params` lists the chain). Default: one level below the input's.
+    #[arg(long)]
+    level: Option<usize>,
 }
 
 /// `rnsfhe eval`.
@@ -290,7 +298,19 @@ pub fn eval(args: &EvalArgs) -> CliResult<ExitCode> {
             }
             Operand::Plain(p) => ev.dot_product(&a, p, &galois()?)?,
         },
+        Op::Modswitch => {
+            if b.is_some() || plain.is_some() {
+                return Err("--op modswitch takes one ciphertext".into());
+            }
+            match args.level {
+                Some(l) => ev.mod_switch_to(&a, l)?,
+                None => ev.mod_switch_to_next(&a)?,
+            }
+        }
     };
+    if args.level.is_some() && args.op != Op::Modswitch {
+        return Err("--level is for --op modswitch".into());
+    }
     write(&args.out, &out.to_bytes(&ctx)?, false)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -168,6 +168,39 @@ fn round_trip_through_files() {
         assert_eq!(got, want, "{op}");
         assert!(budget > 0, "{op}");
     }
+    // Mod-switching before sending back: a smaller file, the same values;
+    // a level above the input's is refused.
+    let low = d.join("low.ct");
+    ok(&[
+        "eval",
+        "--keys",
+        s(&server),
+        "--op",
+        "modswitch",
+        "--in",
+        s(&a),
+        "--out",
+        s(&low),
+    ]);
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(size(&low) < size(&a), "{} !< {}", size(&low), size(&a));
+    assert_eq!(decrypt_json(&keys, &low).0, vec![1, 2, 3, -4]);
+    fails(
+        &[
+            "eval",
+            "--keys",
+            s(&server),
+            "--op",
+            "modswitch",
+            "--in",
+            s(&low),
+            "--level",
+            "1",
+            "--out",
+            s(&d.join("up.ct")),
+        ],
+        "cannot switch",
+    );
     // Plain text output, trimmed after the last non-zero value.
     let out = ok(&["decrypt", "--keys", s(&keys), "--in", s(&a)]);
     assert_eq!(out.lines().collect::<Vec<_>>(), ["1", "2", "3", "65533"]);

@@ -71,7 +71,9 @@ pub fn depth_experiment(
     let one = Plaintext::constant(ctx, 1)?;
     let enc = Encryptor::from_public_key(ctx, &pk)?;
     let dec = Decryptor::with_variant(ctx, &sk, variant)?;
-    let ev = Evaluator::with_variant(ctx, variant);
+    // Auto-alignment: with the leveled variant the product drops a level
+    // and Enc(1) follows it down.
+    let ev = Evaluator::with_variant(ctx, variant).with_auto_align(true);
     let mut ct = enc.encrypt_with_rng(&m, rng)?;
     let ct_one = enc.encrypt_with_rng(&one, rng)?;
     let mut depth = 0;
