@@ -46,7 +46,11 @@ pub const OPS: [&str; 8] = [
     "mult_norelin",
     "relin",
 ];
-const OP_DOC: [(&str, &str); 8] = [
+const OP_DOC: [(&str, &str); 9] = [
+    (
+        "mult_chain5",
+        "x·y_1·…·y_5: five sequential mult_relin with fresh operands (brought to the product's level; HPSPOVERQLEVELED drops a level per product), end to end",
+    ),
     ("keygen", "secret + public key generation"),
     ("relin_keygen", "relinearization key generation"),
     (
@@ -114,11 +118,13 @@ pub struct BenchArgs {
     /// hpspoverq, hpspoverqleveled, all.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "both")]
     variant: Vec<VariantChoice>,
-    /// Key switching for relinearization: rns (RNS decomposition, one
+    /// Key switching for relinearization: auto (the library's default:
+    /// hybrid where it is estimated faster at 128-bit security,
+    /// `fastest_relin_method`), rns (RNS decomposition, one
     /// digit per modulus, no extra primes: OpenFHE's BV), hybrid (special
     /// primes, the fewest digits that keep 128-bit security) or
     /// hybrid:DNUM.
-    #[arg(long, default_value = "rns")]
+    #[arg(long, default_value = "auto")]
     relin: String,
     /// Largest modulus size in bits: log q is split into the fewest moduli
     /// of at most this size, as evenly as possible (360 → 6×60,
@@ -222,7 +228,7 @@ struct Record {
 #[derive(Clone, Debug, Serialize)]
 struct VariantParams {
     moduli: String,
-    key_switching: &'static str,
+    key_switching: String,
     aux_base: String,
     security: String,
     log2_q_exact: f64,
@@ -517,18 +523,26 @@ fn resolve_sets(args: &BenchArgs) -> CliResult<Vec<(u32, u32)>> {
     Ok(out)
 }
 
+/// Ops timed only when asked for (`--ops`), after the default ones.
+pub const EXTRA_OPS: [&str; 1] = ["mult_chain5"];
+
 fn resolve_ops(spec: Option<&str>) -> CliResult<Vec<&'static str>> {
     let Some(spec) = spec else {
         return Ok(OPS.to_vec());
     };
     let mut out = Vec::new();
     for tok in spec.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        let op = OPS.iter().find(|&&o| o == tok).ok_or_else(|| {
-            CliError(format!(
-                "--ops: unknown op '{tok}' (known: {})",
-                OPS.join(", ")
-            ))
-        })?;
+        let op = OPS
+            .iter()
+            .chain(&EXTRA_OPS)
+            .find(|&&o| o == tok)
+            .ok_or_else(|| {
+                CliError(format!(
+                    "--ops: unknown op '{tok}' (known: {}, {})",
+                    OPS.join(", "),
+                    EXTRA_OPS.join(", ")
+                ))
+            })?;
         if !out.contains(op) {
             out.push(*op);
         }
@@ -536,7 +550,12 @@ fn resolve_ops(spec: Option<&str>) -> CliResult<Vec<&'static str>> {
     if out.is_empty() {
         return Err("--ops: no op given".into());
     }
-    Ok(OPS.iter().copied().filter(|o| out.contains(o)).collect())
+    Ok(OPS
+        .iter()
+        .chain(&EXTRA_OPS)
+        .copied()
+        .filter(|o| out.contains(o))
+        .collect())
 }
 
 fn parse_threads(spec: &str) -> CliResult<Vec<usize>> {
@@ -577,6 +596,13 @@ fn set_parameters(log_n: u32, log_q: u32, max_bits: u32, relin: &str) -> CliResu
     };
     let err = |e: rnsfhe::Error| CliError(format!("set ({log_n}, {log_q}): {e}"));
     match relin {
+        "auto" => BfvParameters::builder()
+            .degree(1usize << log_n)
+            .plain_modulus(PLAIN_MODULUS)
+            .coeff_moduli_bits(&bits)
+            .security(SecurityLevel::Tc128)
+            .build()
+            .map_err(err),
         "rns" => build(RelinMethod::RnsDecomposition).map_err(err),
         "hybrid" => {
             // The fewest digits (largest special modulus) that stays secure.
@@ -592,7 +618,7 @@ fn set_parameters(log_n: u32, log_q: u32, max_bits: u32, relin: &str) -> CliResu
         other => match other.strip_prefix("hybrid:").map(str::parse::<usize>) {
             Some(Ok(dnum)) => build(RelinMethod::Hybrid { dnum }).map_err(err),
             _ => Err(CliError(format!(
-                "--relin {other}: use rns, hybrid or hybrid:DNUM"
+                "--relin {other}: use auto, rns, hybrid or hybrid:DNUM"
             ))),
         },
     }
@@ -678,6 +704,23 @@ fn bench_set(
         let ev = Evaluator::with_variant(ctx, variant);
         let dec = Decryptor::with_variant(ctx, &sk, variant)?;
         let ct3 = ev.multiply(&ct_a, &ct_b)?;
+        // The chain op: fresh operands y_i = Enc(b), aligned to the
+        // product's level inside the timed call.
+        let chain_ev = Evaluator::with_variant(ctx, variant).with_auto_align(true);
+        let chain_ys: Vec<_> = if ops.contains(&"mult_chain5") {
+            (0..5)
+                .map(|_| enc.encrypt(&pt_b))
+                .collect::<rnsfhe::Result<_>>()?
+        } else {
+            Vec::new()
+        };
+        let chain = || -> rnsfhe::Result<_> {
+            let mut acc = ct_a.clone();
+            for y in &chain_ys {
+                acc = chain_ev.multiply_relin(&acc, y, &rk)?;
+            }
+            Ok(acc)
+        };
 
         let mut checks = Checks::default();
         if !args.no_checks {
@@ -687,6 +730,22 @@ fn bench_set(
                 Some(decode(&dec.decrypt(&ev.multiply_relin(&ct_a, &ct_b, &rk)?)?)? == prod);
             checks.relin = Some(decode(&dec.decrypt(&ev.relinearize(&ct3, &rk)?)?)? == prod);
             checks.fresh_noise_budget = Some(dec.invariant_noise_budget(&ct_a)?);
+            if !chain_ys.is_empty() {
+                let want: Vec<u64> = if batch.is_some() {
+                    let b5: Vec<u64> = b
+                        .iter()
+                        .map(|&y| (0..5).fold(1, |acc, _| acc * y % t))
+                        .collect();
+                    a.iter().zip(&b5).map(|(x, y)| x * y % t).collect()
+                } else {
+                    (0..5).fold(a.clone(), |acc, _| sparse_negacyclic_mul(&acc, &b, t))
+                };
+                let got = decode(&dec.decrypt(&chain()?)?)?;
+                if got != want {
+                    progress(format!("{tag} mult_chain5: WRONG result"));
+                    checks.mult_relin = Some(false);
+                }
+            }
             if !checks.all_ok() {
                 progress(format!("{tag} correctness checks: {}", checks.summary()));
             }
@@ -707,6 +766,7 @@ fn bench_set(
                 "mult_relin" => time_op(reps, warmup, || ev.multiply_relin(&ct_a, &ct_b, &rk)),
                 "mult_norelin" => time_op(reps, warmup, || ev.multiply(&ct_a, &ct_b)),
                 "relin" => time_op(reps, warmup, || ev.relinearize(&ct3, &rk)),
+                "mult_chain5" => time_op(reps, warmup, chain),
                 other => return Err(CliError(format!("unknown op {other}"))),
             }?;
             progress(format!(
@@ -744,6 +804,16 @@ fn bench_set(
                 compress_bits(&moduli_bits(ctx.hps_poverq_base_p().values().as_slice()))
             ),
         };
+        let special = ctx.params().special_moduli();
+        let mut all_moduli = q.clone();
+        all_moduli.extend(special);
+        let key_switching = match ctx.params().relin_method() {
+            RelinMethod::Hybrid { dnum } => format!(
+                "hybrid, dnum = {dnum}, special primes {}",
+                compress_bits(&moduli_bits(special))
+            ),
+            _ => "RNS decomposition (no special prime)".to_string(),
+        };
         let vrec = VariantRecord {
             library: "rnsfhe",
             variant: vname,
@@ -755,12 +825,12 @@ fn bench_set(
             plain_modulus: PLAIN_MODULUS,
             logq,
             limbs,
-            logq_total: logq,
-            limbs_total: limbs,
+            logq_total: modulus_bits(&all_moduli),
+            limbs_total: all_moduli.len(),
             moduli_bits: mbits.clone(),
             params: VariantParams {
                 moduli: compress_bits(&mbits),
-                key_switching: "RNS decomposition (no special prime)",
+                key_switching: key_switching.clone(),
                 aux_base,
                 security: ctx.security_level().to_string(),
                 log2_q_exact: ctx.params().log2_q(),
