@@ -308,20 +308,6 @@ fn mean_budgets(traces: &[Vec<u32>]) -> Vec<f64> {
         .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn summaries() {
-        assert_eq!(summarize_runs(&[3, 2, 3, 3]), "2, 3×3");
-        assert_eq!(
-            mean_budgets(&[vec![10, 4, 0], vec![12, 6]]),
-            vec![11.0, 5.0, 0.0]
-        );
-    }
-}
-
 /// One BGV run of the same experiment: encrypt a random `m` and `1`,
 /// then repeatedly multiply by `Enc(1)` (brought to the product's level),
 /// relinearize and switch one modulus down, until decryption differs from
@@ -361,4 +347,18 @@ fn bgv_depth_run(
         }
     }
     Ok((max_steps, budgets, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries() {
+        assert_eq!(summarize_runs(&[3, 2, 3, 3]), "2, 3×3");
+        assert_eq!(
+            mean_budgets(&[vec![10, 4, 0], vec![12, 6]]),
+            vec![11.0, 5.0, 0.0]
+        );
+    }
 }

@@ -165,6 +165,46 @@ fn mod_switch_is_the_rounding_formula_bit_for_bit() {
 }
 
 #[test]
+fn mod_switch_to_a_lower_level_is_one_rounding_bit_for_bit() {
+    let ctx = small_ctx();
+    let k = keys(&ctx, 5);
+    let ev = Evaluator::new(&ctx);
+    let n = ctx.degree();
+    let m = common::random_plain(&mut common::rng(6), n, 65537);
+    let ct = encrypt(&ctx, &k, &m, 7);
+    let top = ctx.max_level();
+    let base = ctx.ring_at(top).unwrap().base().clone();
+    let dec = Decryptor::new(&ctx, &k.sk).unwrap();
+    for level in 0..top {
+        let base_to = ctx.ring_at(level).unwrap().base().clone();
+        let q_to = big(&base_to);
+        let d = big(&base) / &q_to;
+        let want: Vec<BigPoly> = coeff_polys(&ev, &ct)
+            .iter()
+            .map(|p| {
+                big_poly(&base, p)
+                    .iter()
+                    .map(|x| round_div(x, &d).mod_floor(&q_to))
+                    .collect()
+            })
+            .collect();
+        for c in [ct.clone(), ev.transform_from_ntt(&ct).unwrap()] {
+            let low = ev.mod_switch_to(&c, level).unwrap();
+            assert_eq!(low.level(), level);
+            assert_eq!(low.is_ntt_form(), c.is_ntt_form());
+            let got: Vec<BigPoly> = coeff_polys(&ev, &low)
+                .iter()
+                .map(|p| big_poly(&base_to, p))
+                .collect();
+            assert_eq!(got, want, "to level {level}");
+            assert_eq!(dec.decrypt(&low).unwrap().coefficients(), &m[..]);
+        }
+    }
+    // The same level is a copy.
+    assert_eq!(ev.mod_switch_to(&ct, top).unwrap(), ct);
+}
+
+#[test]
 fn decryption_after_switching_to_every_level() {
     for relin in [
         RelinMethod::RnsDecomposition,
@@ -344,10 +384,10 @@ fn every_variant_multiplies_and_rotates_at_every_level() {
             assert_eq!(r.level(), level);
             let got = enc.decode(&dec.decrypt(&r).unwrap()).unwrap();
             let half = n / 2;
-            for i in 0..n {
+            for (i, &g) in got.iter().enumerate() {
                 let row = i / half;
                 let j = (i % half + 1) % half;
-                assert_eq!(got[i], v1[row * half + j]);
+                assert_eq!(g, v1[row * half + j]);
             }
             let pt2 = enc.encode(&v2).unwrap();
             let mp = base_ev.multiply_plain(&a, &pt2).unwrap();

@@ -445,6 +445,9 @@ pub(crate) struct BfvLevel {
     pub(crate) poverq: POverQTables,
     /// `x ↦ ⌊x/q_l⌉` to level `l − 1` (both forms); `None` at level 0.
     pub(crate) down: Option<RescaleByLast>,
+    /// `x ↦ ⌊x/(q_{l−r+1} ⋯ q_l)⌉` to level `l − r` in one rounding, for
+    /// `r ≥ 2` (entry `r − 2`), built on first use.
+    down_by: Vec<OnceLock<RescaleByLast>>,
     /// The CRT bridge for `Q_l` (diagnostics: noise), built on first use.
     crt: OnceLock<PolyCrt>,
 }
@@ -631,8 +634,34 @@ impl BfvLevel {
             hps,
             poverq,
             down,
+            down_by: (2..k).map(|_| OnceLock::new()).collect(),
             crt: OnceLock::new(),
         })
+    }
+
+    /// The division by the last `r` moduli (`1 ≤ r ≤ l`), to level `l − r`.
+    pub(crate) fn down_by(&self, r: usize) -> Result<&RescaleByLast> {
+        if r == 1 {
+            return self.down.as_ref().ok_or_else(|| {
+                Error::LevelExhausted(
+                    "modulus switching at level 0: the ciphertext has one modulus left".into(),
+                )
+            });
+        }
+        let slot = r
+            .checked_sub(2)
+            .and_then(|i| self.down_by.get(i))
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "cannot drop {r} of the {} moduli",
+                    self.ring.limbs()
+                ))
+            })?;
+        if let Some(d) = slot.get() {
+            return Ok(d);
+        }
+        let d = RescaleByLast::from_ring(&self.ring, r)?;
+        Ok(slot.get_or_init(|| d))
     }
 
     /// The ring `R_{Q_l}`.

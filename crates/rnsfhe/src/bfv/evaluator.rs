@@ -177,8 +177,10 @@ impl Evaluator {
     }
 
     /// `a` switched down to `level` (`0 ≤ level ≤ a.level()`; a copy when
-    /// equal). Errors with [`Error::InvalidArgument`] for a level above
-    /// `a`'s.
+    /// equal) in one rounding: `⌊c/(q_{level+1} ⋯ q_l)⌉` (one base
+    /// conversion from the dropped limbs; no intermediate levels, so no
+    /// accumulated rounding). Errors with [`Error::InvalidArgument`] for a
+    /// level above `a`'s.
     pub fn mod_switch_to(&self, a: &Ciphertext, level: usize) -> Result<Ciphertext> {
         let mut r = a.clone();
         self.mod_switch_to_assign(&mut r, level)?;
@@ -194,9 +196,19 @@ impl Evaluator {
                 a.level()
             )));
         }
-        while a.level() > level {
-            self.mod_switch_to_next_assign(a)?;
+        let r = a.level() - level;
+        if r == 0 {
+            return Ok(());
         }
+        let lv = self.level_of(a)?;
+        let down = lv.down_by(r)?;
+        match &mut a.polys {
+            CtPolys::Coeff(v) => v
+                .iter_mut()
+                .try_for_each(|p| down.rescale_coeff_assign(p))?,
+            CtPolys::Ntt(v) => v.iter_mut().try_for_each(|p| down.rescale_ntt_assign(p))?,
+        }
+        a.seed = None;
         Ok(())
     }
 
@@ -666,17 +678,53 @@ impl Evaluator {
         rk: &RelinKey,
     ) -> Result<Ciphertext> {
         self.check_relin_key(a, rk)?;
-        let mut c = self.multiply(a, b)?;
-        self.relinearize_assign(&mut c, rk)?;
-        self.finish_product(c)
+        let c = self.multiply(a, b)?;
+        self.relinearize_finish(c, rk)
     }
 
     /// `relinearize(a²)` in NTT form.
     pub fn square_relin(&self, a: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
         self.check_relin_key(a, rk)?;
-        let mut c = self.square(a)?;
-        self.relinearize_assign(&mut c, rk)?;
-        self.finish_product(c)
+        let c = self.square(a)?;
+        self.relinearize_finish(c, rk)
+    }
+
+    /// Relinearizes a fresh tensor (coefficient form) and, for
+    /// [`Variant::HpsPOverQLeveled`], switches it one level down — with a
+    /// hybrid key in one exact division by `P·q_l` after the inner product
+    /// (the CKKS `multiply_relin_rescale` path of the core: one rounding,
+    /// and `2l + 1` fewer forward NTTs than a separate switch).
+    fn relinearize_finish(&self, mut c: Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
+        let fused = self.variant == Variant::HpsPOverQLeveled
+            && c.level() > 0
+            && rk.key_switching_key().is_hybrid();
+        if !fused {
+            self.relinearize_assign(&mut c, rk)?;
+            return self.finish_product(c);
+        }
+        let ctx = &*self.ctx;
+        let lv = self.level_of(&c)?;
+        let ring = lv.ring();
+        let CtPolys::Coeff(v) = core::mem::replace(&mut c.polys, CtPolys::Ntt(Vec::new())) else {
+            return Err(Error::InvalidArgument(
+                "a fresh tensor is in coefficient form".into(),
+            ));
+        };
+        let [c0, c1, c2] = <[RnsPoly<Coeff>; 3]>::try_from(v).map_err(|v| relin_size(v.len()))?;
+        let c2_ntt = ring.to_ntt(c2.clone())?;
+        let mut d0 = ring.to_ntt(c0)?;
+        let mut d1 = ring.to_ntt(c1)?;
+        let r = rk.key_switching_key().relinearize_rescale_hybrid(
+            ctx.rlwe(),
+            &c2,
+            &c2_ntt,
+            &mut d0,
+            &mut d1,
+        );
+        ctx.scratch().give(c2.into_data());
+        ctx.scratch().give(c2_ntt.into_data());
+        r?;
+        Ok(Ciphertext::new_ntt(ctx.id(), c.key_id, vec![d0, d1]))
     }
 
     /// Fails early (before any work) when `rk` does not fit `a`.
