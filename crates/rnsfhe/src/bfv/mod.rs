@@ -1,5 +1,14 @@
-//! The BFV scheme in full RNS (000 §II.E), with both RNS variants of
-//! decryption and multiplication: BEHZ (002) and HPS (000 §III-IV).
+//! The BFV scheme in full RNS (000 §II.E), with the RNS techniques of
+//! decryption and multiplication: BEHZ (002), HPS (000 §III-IV) and HPS
+//! "P over Q", plain and leveled (Kim-Polyakov-Zucca 2021, Alg. 2;
+//! [`Variant`]).
+//!
+//! Ciphertexts carry a level `l` (modulus `Q_l = q_0 ⋯ q_l`):
+//! [`Evaluator::mod_switch_to_next`] / [`Evaluator::mod_switch_to`] divide
+//! by the dropped moduli with rounding (BFV is scale-invariant, so the
+//! message is unchanged), and every operation, decryption and the file
+//! format work at any level, with the per-level tables of
+//! [`context::BfvContext`] built on first use.
 //!
 //! One module per concept: [`parameters`] and [`context`] (precomputation),
 //! keys and key switching (in the RLWE core, [`crate::rlwe`], re-exported), [`plaintext`] and [`ciphertext`],
