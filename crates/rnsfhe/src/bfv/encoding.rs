@@ -74,29 +74,23 @@ fn bit_reverse(k: usize, log_n: u32) -> usize {
     }
 }
 
-// ------------------------------------------------------------------ batch
+// ------------------------------------------------------------ slot layout
 
-/// SIMD encoder: `n` values modulo a batching prime `t` per plaintext,
-/// laid out as a `2 × (n/2)` matrix exactly like SEAL's `BatchEncoder`
-/// (see the [module docs](self) for the layout). Slot-wise addition and
-/// multiplication of the decoded vectors (modulo `t`) correspond to
-/// addition and multiplication of plaintexts and ciphertexts.
+/// SEAL's slot layout modulo a batching prime `t ≡ 1 (mod 2n)`, shared by
+/// the BFV and BGV batch encoders: an NTT table modulo `t` and the map from
+/// slot index (matrix order) to position in the bit-reversed NTT output of
+/// [`NttTable::forward`]. Works on raw coefficient vectors; the encoders
+/// add the context tags.
 #[derive(Clone, Debug)]
-pub struct BatchEncoder {
-    ctx: Arc<BfvContext>,
+pub(crate) struct SlotLayout {
     ntt: NttTable,
-    /// Slot index (matrix order) → position in the bit-reversed NTT
-    /// output of [`NttTable::forward`] modulo `t`.
     index_map: Vec<u32>,
 }
 
-impl BatchEncoder {
-    /// Builds the encoder (an NTT table modulo `t` and the slot map).
-    /// Errors with [`Error::BatchingUnsupported`] unless `t` is a prime
-    /// `≡ 1 (mod 2n)` (for example 65537 up to `n = 2^15`).
-    pub fn new(ctx: &Arc<BfvContext>) -> Result<Self> {
-        let n = ctx.degree();
-        let t = ctx.plain_modulus().value();
+impl SlotLayout {
+    /// The layout for degree `n` and plaintext modulus `t`. Errors with
+    /// [`Error::BatchingUnsupported`] unless `t` is a prime `≡ 1 (mod 2n)`.
+    pub(crate) fn new(n: usize, t: u64) -> Result<Self> {
         let unsupported = Error::BatchingUnsupported { t, n };
         let modulus = Modulus::new(t).map_err(|_| unsupported.clone())?;
         let ntt = NttTable::new(n, modulus).map_err(|_| unsupported)?;
@@ -113,10 +107,73 @@ impl BatchEncoder {
             index_map[row + j] = bit_reverse((e1 - 1) / 2, log_n) as u32;
             pos = (pos * 3) & (two_n - 1);
         }
+        Ok(Self { ntt, index_map })
+    }
+
+    /// Number of slots, `n`.
+    pub(crate) fn slots(&self) -> usize {
+        self.index_map.len()
+    }
+
+    /// `ψ`, the minimal primitive `2n`-th root of unity modulo `t`.
+    pub(crate) fn root(&self) -> u64 {
+        self.ntt.psi()
+    }
+
+    /// The coefficients of the plaintext with slot `i` ← `values[i]` (the
+    /// rest zero), values in `[0, t)`. Errors with
+    /// [`Error::PlaintextTooLong`] or [`Error::PlaintextOutOfRange`].
+    pub(crate) fn encode(&self, t: u64, values: &[u64]) -> Result<Vec<u64>> {
+        check_len(values.len(), self.slots())?;
+        let mut buf = vec![0u64; self.slots()];
+        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
+            buf[p as usize] = check_unsigned(t, i, v)?;
+        }
+        self.ntt.backward(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// [`SlotLayout::encode`] of signed values in `(−t/2, t/2]`. Errors
+    /// with [`Error::PlaintextTooLong`] or [`Error::SignedValueOutOfRange`].
+    pub(crate) fn encode_signed(&self, t: u64, values: &[i64]) -> Result<Vec<u64>> {
+        check_len(values.len(), self.slots())?;
+        let mut buf = vec![0u64; self.slots()];
+        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
+            buf[p as usize] = signed_to_residue(t, i, v)?;
+        }
+        self.ntt.backward(&mut buf)?;
+        Ok(buf)
+    }
+
+    /// The `n` slot values in `[0, t)` of the plaintext coefficients.
+    pub(crate) fn decode(&self, coeffs: &[u64]) -> Result<Vec<u64>> {
+        let mut buf = coeffs.to_vec();
+        self.ntt.forward(&mut buf)?;
+        Ok(self.index_map.iter().map(|&p| buf[p as usize]).collect())
+    }
+}
+
+// ------------------------------------------------------------------ batch
+
+/// SIMD encoder: `n` values modulo a batching prime `t` per plaintext,
+/// laid out as a `2 × (n/2)` matrix exactly like SEAL's `BatchEncoder`
+/// (see the [module docs](self) for the layout). Slot-wise addition and
+/// multiplication of the decoded vectors (modulo `t`) correspond to
+/// addition and multiplication of plaintexts and ciphertexts.
+#[derive(Clone, Debug)]
+pub struct BatchEncoder {
+    ctx: Arc<BfvContext>,
+    layout: SlotLayout,
+}
+
+impl BatchEncoder {
+    /// Builds the encoder (an NTT table modulo `t` and the slot map).
+    /// Errors with [`Error::BatchingUnsupported`] unless `t` is a prime
+    /// `≡ 1 (mod 2n)` (for example 65537 up to `n = 2^15`).
+    pub fn new(ctx: &Arc<BfvContext>) -> Result<Self> {
         Ok(Self {
+            layout: SlotLayout::new(ctx.degree(), ctx.plain_modulus().value())?,
             ctx: Arc::clone(ctx),
-            ntt,
-            index_map,
         })
     }
 
@@ -127,12 +184,12 @@ impl BatchEncoder {
 
     /// Number of slots, `n`.
     pub fn slot_count(&self) -> usize {
-        self.index_map.len()
+        self.layout.slots()
     }
 
     /// Length of one matrix row, `n/2`.
     pub fn row_size(&self) -> usize {
-        self.index_map.len() / 2
+        self.layout.slots() / 2
     }
 
     /// The exponent `e` (odd, `< 2n`) such that slot `slot` holds
@@ -155,7 +212,7 @@ impl BatchEncoder {
     /// `ψ`, the minimal primitive `2n`-th root of unity modulo `t` that
     /// defines the slots.
     pub fn root(&self) -> u64 {
-        self.ntt.psi()
+        self.layout.root()
     }
 
     /// Encodes up to `n` values in `[0, t)` (slot `i` ← `values[i]`, the rest
@@ -163,12 +220,8 @@ impl BatchEncoder {
     /// [`Error::PlaintextOutOfRange`].
     pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
         let t = self.ctx.plain_modulus().value();
-        check_len(values.len(), self.slot_count())?;
-        let mut buf = vec![0u64; self.slot_count()];
-        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
-            buf[p as usize] = check_unsigned(t, i, v)?;
-        }
-        self.finish_encode(buf)
+        let buf = self.layout.encode(t, values)?;
+        Ok(Plaintext::from_raw(self.ctx.id(), buf))
     }
 
     /// Encodes up to `n` signed values in `(−t/2, t/2]` (negatives as
@@ -176,16 +229,7 @@ impl BatchEncoder {
     /// [`Error::SignedValueOutOfRange`].
     pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
         let t = self.ctx.plain_modulus().value();
-        check_len(values.len(), self.slot_count())?;
-        let mut buf = vec![0u64; self.slot_count()];
-        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
-            buf[p as usize] = signed_to_residue(t, i, v)?;
-        }
-        self.finish_encode(buf)
-    }
-
-    fn finish_encode(&self, mut buf: Vec<u64>) -> Result<Plaintext> {
-        self.ntt.backward(&mut buf)?;
+        let buf = self.layout.encode_signed(t, values)?;
         Ok(Plaintext::from_raw(self.ctx.id(), buf))
     }
 
@@ -193,9 +237,7 @@ impl BatchEncoder {
     /// [`Error::ParameterMismatch`] for a plaintext of another context.
     pub fn decode(&self, pt: &Plaintext) -> Result<Vec<u64>> {
         self.ctx.check_id(pt.params_id())?;
-        let mut buf = pt.coefficients().to_vec();
-        self.ntt.forward(&mut buf)?;
-        Ok(self.index_map.iter().map(|&p| buf[p as usize]).collect())
+        self.layout.decode(pt.coefficients())
     }
 
     /// The `n` slot values as signed integers in `(−t/2, t/2]`.
@@ -344,7 +386,7 @@ mod tests {
         let c = ctx(1024, 12289);
         let enc = BatchEncoder::new(&c).unwrap();
         let mut seen = vec![false; 1024];
-        for &p in &enc.index_map {
+        for &p in &enc.layout.index_map {
             assert!(!seen[p as usize]);
             seen[p as usize] = true;
         }

@@ -160,12 +160,14 @@ impl Evaluator {
     /// `a ← mod_switch_to_next(a)`.
     pub fn mod_switch_to_next_assign(&self, a: &mut Ciphertext) -> Result<()> {
         self.check(a)?;
+        self.drop_moduli(a, 1)
+    }
+
+    /// Divides every polynomial of `a` by its last `r ≥ 1` moduli with
+    /// one rounding, in its form.
+    fn drop_moduli(&self, a: &mut Ciphertext, r: usize) -> Result<()> {
         let lv = self.level_of(a)?;
-        let down = lv.down.as_ref().ok_or_else(|| {
-            Error::LevelExhausted(
-                "modulus switching at level 0: the ciphertext has one modulus left".into(),
-            )
-        })?;
+        let down = lv.down_by(r)?;
         match &mut a.polys {
             CtPolys::Coeff(v) => v
                 .iter_mut()
@@ -196,20 +198,10 @@ impl Evaluator {
                 a.level()
             )));
         }
-        let r = a.level() - level;
-        if r == 0 {
-            return Ok(());
+        match a.level() - level {
+            0 => Ok(()),
+            r => self.drop_moduli(a, r),
         }
-        let lv = self.level_of(a)?;
-        let down = lv.down_by(r)?;
-        match &mut a.polys {
-            CtPolys::Coeff(v) => v
-                .iter_mut()
-                .try_for_each(|p| down.rescale_coeff_assign(p))?,
-            CtPolys::Ntt(v) => v.iter_mut().try_for_each(|p| down.rescale_ntt_assign(p))?,
-        }
-        a.seed = None;
-        Ok(())
     }
 
     // ---------------------------------------------------------------- add

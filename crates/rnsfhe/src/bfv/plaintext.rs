@@ -21,22 +21,9 @@ impl Plaintext {
     /// than `n` values are given and [`Error::PlaintextOutOfRange`] when a
     /// value is `≥ t`.
     pub fn new(ctx: &Arc<BfvContext>, values: &[u64]) -> Result<Self> {
-        let n = ctx.degree();
-        let t = ctx.plain_modulus().value();
-        if values.len() > n {
-            return Err(Error::PlaintextTooLong {
-                len: values.len(),
-                n,
-            });
-        }
-        if let Some((index, &value)) = values.iter().enumerate().find(|(_, &v)| v >= t) {
-            return Err(Error::PlaintextOutOfRange { index, value, t });
-        }
-        let mut coeffs = vec![0u64; n];
-        coeffs[..values.len()].copy_from_slice(values);
         Ok(Self {
             params_id: ctx.id(),
-            coeffs,
+            coeffs: checked_coefficients(ctx.degree(), ctx.plain_modulus().value(), values)?,
         })
     }
 
@@ -80,4 +67,22 @@ impl Plaintext {
     pub(crate) fn from_raw(params_id: u64, coeffs: Vec<u64>) -> Self {
         Self { params_id, coeffs }
     }
+}
+
+/// `values` zero-padded to `n` coefficients, each checked to be `< t`
+/// (shared by the BFV and BGV plaintexts). Errors with
+/// [`Error::PlaintextTooLong`] or [`Error::PlaintextOutOfRange`].
+pub(crate) fn checked_coefficients(n: usize, t: u64, values: &[u64]) -> Result<Vec<u64>> {
+    if values.len() > n {
+        return Err(Error::PlaintextTooLong {
+            len: values.len(),
+            n,
+        });
+    }
+    if let Some((index, &value)) = values.iter().enumerate().find(|(_, &v)| v >= t) {
+        return Err(Error::PlaintextOutOfRange { index, value, t });
+    }
+    let mut coeffs = vec![0u64; n];
+    coeffs[..values.len()].copy_from_slice(values);
+    Ok(coeffs)
 }

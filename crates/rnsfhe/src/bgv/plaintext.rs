@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::bgv::context::BgvContext;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// A plaintext polynomial with exactly `n` coefficients in `[0, t)`,
 /// tagged with the parameter id of its context.
@@ -18,26 +18,17 @@ pub struct Plaintext {
 
 impl Plaintext {
     /// A plaintext with the given coefficients (constant term first),
-    /// zero-padded to `n`. Errors with [`Error::PlaintextTooLong`] when more
-    /// than `n` values are given and [`Error::PlaintextOutOfRange`] when a
+    /// zero-padded to `n`. Errors with [`crate::Error::PlaintextTooLong`] when more
+    /// than `n` values are given and [`crate::Error::PlaintextOutOfRange`] when a
     /// value is `≥ t`.
     pub fn new(ctx: &Arc<BgvContext>, values: &[u64]) -> Result<Self> {
-        let n = ctx.degree();
-        let t = ctx.plain_modulus().value();
-        if values.len() > n {
-            return Err(Error::PlaintextTooLong {
-                len: values.len(),
-                n,
-            });
-        }
-        if let Some((index, &value)) = values.iter().enumerate().find(|(_, &v)| v >= t) {
-            return Err(Error::PlaintextOutOfRange { index, value, t });
-        }
-        let mut coeffs = vec![0u64; n];
-        coeffs[..values.len()].copy_from_slice(values);
         Ok(Self {
             params_id: ctx.id(),
-            coeffs,
+            coeffs: crate::bfv::plaintext::checked_coefficients(
+                ctx.degree(),
+                ctx.plain_modulus().value(),
+                values,
+            )?,
         })
     }
 
