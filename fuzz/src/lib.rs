@@ -95,6 +95,19 @@ pub fn seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             "params",
             ctx.params().to_bytes().expect("params"),
         ),
+        (
+            "load_parameters",
+            "params_hybrid",
+            BfvParameters::builder()
+                .degree(2048)
+                .plain_modulus(65537)
+                .coeff_moduli_bits(&[28, 26])
+                .relin_method(rnsfhe::bfv::RelinMethod::Hybrid { dnum: 2 })
+                .security(SecurityLevel::None)
+                .build()
+                .and_then(|p| p.to_bytes())
+                .expect("hybrid params"),
+        ),
         ("load_secret_key", "sk", sk.to_bytes(ctx).expect("sk")),
         ("load_public_key", "pk_full", pk.to_bytes(ctx).expect("pk")),
         (
@@ -130,6 +143,14 @@ pub fn seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             "load_ciphertext",
             "ct3_full",
             ct3.to_bytes(ctx).expect("ct"),
+        ),
+        (
+            "load_ciphertext",
+            "ct2_level0",
+            Evaluator::new(ctx)
+                .mod_switch_to_next(&ct)
+                .and_then(|c| c.to_bytes(ctx))
+                .expect("ct at level 0"),
         ),
     ]
 }

@@ -372,6 +372,69 @@ fn merge_with_peers_harness(json: &std::path::Path) {
     assert!(out.contains("| mult_relin |"), "{out}");
 }
 
+/// The leveled-BFV options: the level chain of `params`, every technique
+/// and the chain op in `bench` (with its correctness checks), the technique
+/// lists and the BGV row of `depth`.
+#[test]
+fn levels_techniques_and_bgv_on_the_command_line() {
+    let o = rnsfhe(&["params", "--depth", "2", "--t", "65537"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.contains("level chain"), "{out}");
+    assert!(
+        out.contains("level  0") && out.contains("log2 Q_0"),
+        "{out}"
+    );
+    let o = rnsfhe(&[
+        "bench",
+        "--set",
+        "14,360",
+        "--variant",
+        "hpspoverq,hpspoverqleveled",
+        "--relin",
+        "rns",
+        "--ops",
+        "mult_relin,mult_chain5",
+        "--reps",
+        "1",
+        "--quiet",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(
+        out.contains("HPSPOVERQ 1T median") && out.contains("HPSPOVERQLEVELED 1T median"),
+        "{out}"
+    );
+    assert!(out.contains("| mult_chain5 |"), "{out}");
+    assert!(
+        out.contains("checks HPSPOVERQLEVELED 1T: enc/dec ok, add ok, mult_relin ok"),
+        "{out}"
+    );
+    let o = rnsfhe(&["bench", "--set", "13,120", "--relin", "sideways"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--relin sideways"), "{}", stderr(&o));
+    let o = rnsfhe(&[
+        "depth",
+        "--set",
+        "13,120",
+        "--variant",
+        "hps,hpspoverqleveled",
+        "--bgv",
+        "--runs",
+        "1",
+        "--max-steps",
+        "6",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(
+        out.contains("| HPS |") && out.contains("| HPSPOVERQLEVELED |"),
+        "{out}"
+    );
+    assert!(out.contains("| BGV (same moduli) |"), "{out}");
+    assert!(!out.contains("| BEHZ |"), "{out}");
+}
+
 #[test]
 fn depth_json_and_plot() {
     let dir = tmp_dir("depth");
