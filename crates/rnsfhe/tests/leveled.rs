@@ -558,3 +558,35 @@ fn leveled_products_and_switches_do_not_depend_on_the_thread_count() {
     };
     assert_eq!(run(1), run(2));
 }
+
+/// Composite operations align their own operands: with the leveled
+/// technique `exponentiate` and `multiply_many` mix levels internally and
+/// must not need `with_auto_align`.
+#[test]
+fn exponentiate_and_multiply_many_with_the_leveled_technique() {
+    let ctx = ctx_with(2048, &[60, 60, 60, 60, 60], RelinMethod::Hybrid { dnum: 5 });
+    let k = keys(&ctx, 80);
+    let n = ctx.degree();
+    let t = 65537;
+    let dec = Decryptor::new(&ctx, &k.sk).unwrap();
+    let ev = Evaluator::with_variant(&ctx, Variant::HpsPOverQLeveled);
+    assert!(!ev.auto_align());
+    let ms: Vec<Vec<u64>> = (0..3)
+        .map(|i| common::random_plain(&mut common::rng(81 + i), n, t))
+        .collect();
+    let cts: Vec<Ciphertext> = ms
+        .iter()
+        .enumerate()
+        .map(|(i, m)| encrypt(&ctx, &k, m, 90 + i as u64))
+        .collect();
+    // a^5: squarings and a product with `a`, one level down per product.
+    let p5 = ev.exponentiate(&cts[0], 5, &k.rk).unwrap();
+    let want5 = (0..4).fold(ms[0].clone(), |acc, _| common::plain_mul(&acc, &ms[0], t));
+    assert_eq!(dec.decrypt(&p5).unwrap().coefficients(), &want5[..]);
+    assert_eq!(p5.level(), ctx.max_level() - 3);
+    // A tree of 3: (x0·x1)·x2 with x2 still at the top level.
+    let prod = ev.multiply_many(&cts, &k.rk).unwrap();
+    let want = common::plain_mul(&common::plain_mul(&ms[0], &ms[1], t), &ms[2], t);
+    assert_eq!(dec.decrypt(&prod).unwrap().coefficients(), &want[..]);
+    assert_eq!(prod.level(), ctx.max_level() - 2);
+}

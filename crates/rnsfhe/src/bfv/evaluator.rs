@@ -76,6 +76,11 @@ impl Evaluator {
         self.auto_align
     }
 
+    /// This evaluator with alignment on (for composite operations).
+    fn aligning(&self) -> Self {
+        self.clone().with_auto_align(true)
+    }
+
     /// The variant used by [`Evaluator::multiply`].
     pub fn variant(&self) -> Variant {
         self.variant
@@ -725,8 +730,9 @@ impl Evaluator {
         check_key_id(rk.key_id(), a.key_id)
     }
 
-    /// `a^e` for `e ≥ 1` by left-to-right square-and-multiply, relinearizing
-    /// after every product (`⌊log2 e⌋` squarings and `popcount(e) − 1`
+    /// `a^e` for `e ≥ 1` by left-to-right square-and-multiply (operands at
+    /// different levels aligned whatever [`Evaluator::auto_align`] says),
+    /// relinearizing after every product (`⌊log2 e⌋` squarings and `popcount(e) − 1`
     /// multiplications); NTT form, except for `e = 1` (a copy of `a`).
     /// Errors with [`Error::InvalidArgument`] for `e = 0`.
     pub fn exponentiate(&self, a: &Ciphertext, e: u64, rk: &RelinKey) -> Result<Ciphertext> {
@@ -737,12 +743,17 @@ impl Evaluator {
         }
         self.check(a)?;
         self.check_relin_key(a, rk)?;
+        // The operands of one composite operation are aligned whatever the
+        // setting: with the leveled technique `acc` drops a level per
+        // product and `a` follows it (switched from its own level once per
+        // product).
+        let ev = self.aligning();
         let mut acc = a.clone();
         let top = 63 - e.leading_zeros();
         for bit in (0..top).rev() {
-            acc = self.square_relin(&acc, rk)?;
+            acc = ev.square_relin(&acc, rk)?;
             if (e >> bit) & 1 == 1 {
-                acc = self.multiply_relin(&acc, a, rk)?;
+                acc = ev.multiply_relin(&acc, a, rk)?;
             }
         }
         Ok(acc)
@@ -759,12 +770,15 @@ impl Evaluator {
             self.check_pair(first, ct)?;
         }
         self.check_relin_key(first, rk)?;
+        // Aligned as in `exponentiate`: with the leveled technique the
+        // products of one tree level end at different levels.
+        let ev = self.aligning();
         let mut level: Vec<Ciphertext> = cts.to_vec();
         while level.len() > 1 {
             let mut next = Vec::with_capacity(level.len().div_ceil(2));
             let mut it = level.chunks_exact(2);
             for pair in &mut it {
-                next.push(self.multiply_relin(&pair[0], &pair[1], rk)?);
+                next.push(ev.multiply_relin(&pair[0], &pair[1], rk)?);
             }
             if let Some(last) = it.remainder().first() {
                 next.push(last.clone());
