@@ -277,6 +277,26 @@ fn poverq_reference(
         .collect()
 }
 
+/// The textbook tensor `⌊t·(a ⊗ b)/Q⌉ mod Q` with centred lifts.
+fn textbook_tensor(a: &[BigPoly], b: &[BigPoly], q: &BigInt, t: &BigInt) -> Vec<BigPoly> {
+    let c = |x: &BigPoly| x.iter().map(|v| center(v, q)).collect::<BigPoly>();
+    let (a0, a1, b0, b1) = (c(&a[0]), c(&a[1]), c(&b[0]), c(&b[1]));
+    let c0 = mul_neg(&a0, &b0);
+    let mut c1 = mul_neg(&a0, &b1);
+    for (x, y) in c1.iter_mut().zip(mul_neg(&a1, &b0)) {
+        *x += y;
+    }
+    let c2 = mul_neg(&a1, &b1);
+    [c0, c1, c2]
+        .into_iter()
+        .map(|c| {
+            c.iter()
+                .map(|x| round_div(&(x * t), q).mod_floor(q))
+                .collect()
+        })
+        .collect()
+}
+
 #[test]
 fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
     let ctx = ctx_with(1024, &[50, 40, 40], RelinMethod::RnsDecomposition);
@@ -311,6 +331,19 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
             .map(|x| big_poly(&base, x))
             .collect();
         assert_eq!(got, want, "level {level}");
+        // Against the textbook ⌊t·(a ⊗ b)/Q⌉ (what HPS computes up to ±1):
+        // the difference is the rounding term t/P'·(a ⊗ ε), |ε| ≤ 1/2, so
+        // at most t·n·Q/(2P') + 1 per coefficient.
+        let textbook = textbook_tensor(&ba, &bb, &q, &t);
+        let two_p: BigInt = &p * 2;
+        let bound: BigInt = &t * BigInt::from(n) * &q / two_p + 1;
+        for (x, y) in got.iter().flatten().zip(textbook.iter().flatten()) {
+            let d = center(&(x - y), &q);
+            assert!(
+                d.magnitude() <= bound.magnitude(),
+                "level {level}: {d} > {bound}"
+            );
+        }
         // Squaring uses the scaled copy of a as its second operand.
         let sq = ev.square(&a).unwrap();
         let want_sq = poverq_reference(&ba, &ba, &q, &p, &t);
