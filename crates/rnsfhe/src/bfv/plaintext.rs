@@ -1,11 +1,50 @@
 //! Plaintexts: polynomials of `R_t = Z_t[X]/(X^n + 1)` with coefficients
-//! in `[0, t)` (000 §II.A). Values `≥ t` are rejected, never reduced
-//! silently.
+//! in `[0, t)` (000 §II.A), shared by BFV and BGV (the integer schemes:
+//! [`IntegerContext`]). Values `≥ t` are rejected, never reduced silently.
 
 use std::sync::Arc;
 
+use rnsfhe_math::Modulus;
+
 use crate::bfv::context::BfvContext;
+use crate::bgv::context::BgvContext;
 use crate::error::{Error, Result};
+
+/// What a plaintext of `R_t` needs from the context of an integer scheme
+/// (BFV, BGV): the degree `n`, the plaintext modulus `t` and the parameter
+/// id it is tagged with.
+pub trait IntegerContext {
+    /// Ring degree `n`.
+    fn degree(&self) -> usize;
+    /// The plaintext modulus `t`.
+    fn plain_modulus(&self) -> &Modulus;
+    /// The parameter id plaintexts are tagged with.
+    fn id(&self) -> u64;
+}
+
+impl IntegerContext for BfvContext {
+    fn degree(&self) -> usize {
+        BfvContext::degree(self)
+    }
+    fn plain_modulus(&self) -> &Modulus {
+        BfvContext::plain_modulus(self)
+    }
+    fn id(&self) -> u64 {
+        BfvContext::id(self)
+    }
+}
+
+impl IntegerContext for BgvContext {
+    fn degree(&self) -> usize {
+        BgvContext::degree(self)
+    }
+    fn plain_modulus(&self) -> &Modulus {
+        BgvContext::plain_modulus(self)
+    }
+    fn id(&self) -> u64 {
+        BgvContext::id(self)
+    }
+}
 
 /// A plaintext polynomial with exactly `n` coefficients in `[0, t)`,
 /// tagged with the parameter id of its context.
@@ -20,7 +59,7 @@ impl Plaintext {
     /// zero-padded to `n`. Errors with [`Error::PlaintextTooLong`] when more
     /// than `n` values are given and [`Error::PlaintextOutOfRange`] when a
     /// value is `≥ t`.
-    pub fn new(ctx: &Arc<BfvContext>, values: &[u64]) -> Result<Self> {
+    pub fn new<C: IntegerContext>(ctx: &Arc<C>, values: &[u64]) -> Result<Self> {
         Ok(Self {
             params_id: ctx.id(),
             coeffs: checked_coefficients(ctx.degree(), ctx.plain_modulus().value(), values)?,
@@ -28,7 +67,7 @@ impl Plaintext {
     }
 
     /// The zero plaintext.
-    pub fn zero(ctx: &Arc<BfvContext>) -> Self {
+    pub fn zero<C: IntegerContext>(ctx: &Arc<C>) -> Self {
         Self {
             params_id: ctx.id(),
             coeffs: vec![0; ctx.degree()],
@@ -36,13 +75,13 @@ impl Plaintext {
     }
 
     /// The constant polynomial `c` (errors when `c ≥ t`).
-    pub fn constant(ctx: &Arc<BfvContext>, c: u64) -> Result<Self> {
+    pub fn constant<C: IntegerContext>(ctx: &Arc<C>, c: u64) -> Result<Self> {
         Self::new(ctx, &[c])
     }
 
     /// Builds a plaintext from signed values, reducing each modulo `t`
     /// (for convenience; `new` is the strict constructor).
-    pub fn from_signed(ctx: &Arc<BfvContext>, values: &[i64]) -> Result<Self> {
+    pub fn from_signed<C: IntegerContext>(ctx: &Arc<C>, values: &[i64]) -> Result<Self> {
         let t = ctx.plain_modulus();
         let reduced: Vec<u64> = values.iter().map(|&v| t.reduce_i64(v)).collect();
         Self::new(ctx, &reduced)

@@ -46,10 +46,10 @@ impl BatchEncoder {
     /// [`crate::Error::PlaintextOutOfRange`].
     pub fn encode(&self, values: &[u64]) -> Result<Plaintext> {
         let t = self.ctx.plain_modulus().value();
-        Ok(Plaintext {
-            params_id: self.ctx.id(),
-            coeffs: self.layout.encode(t, values)?,
-        })
+        Ok(Plaintext::from_raw(
+            self.ctx.id(),
+            self.layout.encode(t, values)?,
+        ))
     }
 
     /// Encodes up to `n` signed values in `(−t/2, t/2]`. Errors with
@@ -57,18 +57,18 @@ impl BatchEncoder {
     /// [`crate::Error::SignedValueOutOfRange`].
     pub fn encode_signed(&self, values: &[i64]) -> Result<Plaintext> {
         let t = self.ctx.plain_modulus().value();
-        Ok(Plaintext {
-            params_id: self.ctx.id(),
-            coeffs: self.layout.encode_signed(t, values)?,
-        })
+        Ok(Plaintext::from_raw(
+            self.ctx.id(),
+            self.layout.encode_signed(t, values)?,
+        ))
     }
 
     /// The `n` slot values in `[0, t)`. Errors with
     /// [`crate::Error::ParameterMismatch`] for a plaintext of another
     /// context.
     pub fn decode(&self, pt: &Plaintext) -> Result<Vec<u64>> {
-        self.ctx.check_id(pt.params_id)?;
-        self.layout.decode(&pt.coeffs)
+        self.ctx.check_id(pt.params_id())?;
+        self.layout.decode(pt.coefficients())
     }
 
     /// The `n` slot values as signed integers in `(−t/2, t/2]`.

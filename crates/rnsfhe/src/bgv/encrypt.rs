@@ -73,7 +73,7 @@ impl Encryptor {
         rng: &mut ChaCha20Rng,
     ) -> Result<Ciphertext> {
         let pk = self.pk.as_ref().ok_or(Error::MissingKey("public key"))?;
-        self.ctx.check_id(pt.params_id)?;
+        self.ctx.check_id(pt.params_id())?;
         let ring = self.ctx.ring_at(level)?;
         let (mut c0, mut c1) = encrypt_zero_public(self.ctx.rlwe(), ring, pk, rng)?;
         self.finish(&mut c0, &mut c1, pt, level)?;
@@ -100,7 +100,7 @@ impl Encryptor {
         rng: &mut ChaCha20Rng,
     ) -> Result<Ciphertext> {
         let sk = self.sk.as_ref().ok_or(Error::MissingKey("secret key"))?;
-        self.ctx.check_id(pt.params_id)?;
+        self.ctx.check_id(pt.params_id())?;
         let level = self.ctx.max_level();
         let ring = self.ctx.ring_at(level)?;
         let (mut c0, mut c1, _seed) = encrypt_zero_secret(self.ctx.rlwe(), ring, sk, rng)?;
@@ -125,7 +125,7 @@ impl Encryptor {
         let tq = self.ctx.t_mod_q(ring.limbs());
         mul_scalars_shoup_assign(ring, c0, tq)?;
         mul_scalars_shoup_assign(ring, c1, tq)?;
-        let m = lift_centered_ntt(&self.ctx, ring, &pt.coeffs, 1)?;
+        let m = lift_centered_ntt(&self.ctx, ring, pt.coefficients(), 1)?;
         ring.add_assign(c0, &m)?;
         Ok(())
     }
@@ -173,10 +173,7 @@ impl Decryptor {
                 *c = t.mul_shoup(*c, inv, s);
             }
         }
-        Ok(Plaintext {
-            params_id: ct.params_id,
-            coeffs,
-        })
+        Ok(Plaintext::from_raw(ct.params_id, coeffs))
     }
 
     /// `log2 ‖[c_0 + c_1 s]_{Q_l}‖∞` of the centred phase `m·σ + t·e`

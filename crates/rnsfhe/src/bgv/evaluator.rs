@@ -253,15 +253,15 @@ impl Evaluator {
 
     fn check_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<()> {
         self.check(ct)?;
-        self.ctx.check_id(pt.params_id)?;
+        self.ctx.check_id(pt.params_id())?;
         let t = self.ctx.plain_modulus().value();
-        if pt.coeffs.len() != self.ctx.degree() {
+        if pt.coefficients().len() != self.ctx.degree() {
             return Err(Error::PlaintextTooLong {
-                len: pt.coeffs.len(),
+                len: pt.coefficients().len(),
                 n: self.ctx.degree(),
             });
         }
-        if let Some((index, &value)) = pt.coeffs.iter().enumerate().find(|(_, &v)| v >= t) {
+        if let Some((index, &value)) = pt.coefficients().iter().enumerate().find(|(_, &v)| v >= t) {
             return Err(Error::PlaintextOutOfRange { index, value, t });
         }
         Ok(())
@@ -280,7 +280,7 @@ impl Evaluator {
     fn add_sub_plain(&self, ct: &Ciphertext, pt: &Plaintext, negate: bool) -> Result<Ciphertext> {
         self.check_plain(ct, pt)?;
         let ring = self.ctx.ring_at(ct.level())?;
-        let m = lift_centered_ntt(&self.ctx, ring, &pt.coeffs, ct.correction)?;
+        let m = lift_centered_ntt(&self.ctx, ring, pt.coefficients(), ct.correction)?;
         let mut out = ct.clone();
         if negate {
             ring.sub_assign(&mut out.polys[0], &m)?;
@@ -295,7 +295,7 @@ impl Evaluator {
     pub fn multiply_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         self.check_plain(ct, pt)?;
         let ring = self.ctx.ring_at(ct.level())?;
-        let m = lift_centered_ntt(&self.ctx, ring, &pt.coeffs, 1)?;
+        let m = lift_centered_ntt(&self.ctx, ring, pt.coefficients(), 1)?;
         let mut out = ct.clone();
         for p in &mut out.polys {
             ring.mul_assign(p, &m)?;
