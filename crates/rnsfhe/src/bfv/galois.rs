@@ -27,7 +27,7 @@
 //! [`GaloisTable::apply_ntt_row`] and only `σ_g(c_1)` is inverse-transformed
 //! for the digit decomposition; the key-switch sum stays in NTT form.
 
-use rnsfhe_math::galois::{galois_pow, GaloisTable};
+use rnsfhe_math::galois::GaloisTable;
 use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
 use crate::bfv::ciphertext::{Ciphertext, CtPolys};
@@ -66,53 +66,6 @@ pub fn column_swap_element(n: usize) -> u64 {
 /// (see [`Evaluator::rotate_rows`]). `2·log2(n/2)` elements.
 pub fn default_galois_elements(n: usize) -> Vec<u64> {
     default_elements(n, ROW_GENERATOR)
-}
-
-/// The elements whose composition rotates rows left by `s ∈ [1, n/2)`,
-/// each `±2^i` term as its own element; `None` unless all are in `gk`.
-fn compose(n: usize, terms: &[(bool, u64)], gk: &GaloisKeys) -> Option<Vec<u64>> {
-    let half = (n / 2) as u64;
-    let mut out = Vec::with_capacity(terms.len());
-    for &(negative, pow) in terms {
-        let pow = pow & (half - 1);
-        if pow == 0 {
-            continue;
-        }
-        let e = galois_pow(n, ROW_GENERATOR, if negative { half - pow } else { pow });
-        if !gk.contains(e) {
-            return None;
-        }
-        out.push(e);
-    }
-    Some(out)
-}
-
-/// Non-adjacent form of `s` as `(negative, 2^i)` terms.
-fn naf(mut s: u64) -> Vec<(bool, u64)> {
-    let mut out = Vec::new();
-    let mut pow = 1u64;
-    while s != 0 {
-        if s & 1 == 1 {
-            if s & 3 == 1 {
-                out.push((false, pow));
-                s -= 1;
-            } else {
-                out.push((true, pow));
-                s += 1;
-            }
-        }
-        s >>= 1;
-        pow <<= 1;
-    }
-    out
-}
-
-/// Binary representation of `s` as `(negative, 2^i)` terms.
-fn binary(s: u64, negative: bool) -> Vec<(bool, u64)> {
-    (0..64)
-        .filter(|i| (s >> i) & 1 == 1)
-        .map(|i| (negative, 1u64 << i))
-        .collect()
 }
 
 impl Evaluator {
@@ -255,20 +208,7 @@ impl Evaluator {
     /// form of `n/2 − (steps mod n/2)` (right rotations). Errors with
     /// [`Error::MissingGaloisKey`] naming the exact element otherwise.
     pub fn rotation_elements(&self, steps: i64, gk: &GaloisKeys) -> Result<Vec<u64>> {
-        let n = self.context().degree();
-        let half = (n / 2) as u64;
-        let s = steps.rem_euclid(half as i64) as u64;
-        if s == 0 {
-            return Ok(Vec::new());
-        }
-        let direct = galois_pow(n, ROW_GENERATOR, s);
-        if gk.contains(direct) {
-            return Ok(vec![direct]);
-        }
-        [naf(s), binary(s, false), binary(half - s, true)]
-            .iter()
-            .find_map(|terms| compose(n, terms, gk))
-            .ok_or(Error::MissingGaloisKey { element: direct })
+        gk.rotation_elements(self.context().degree(), ROW_GENERATOR, steps)
     }
 
     /// Rotates both rows of the batched slot matrix left by `steps` (right
@@ -349,22 +289,6 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn naf_and_binary_reconstruct() {
-        for s in 1u64..2000 {
-            let v: i128 = naf(s)
-                .iter()
-                .map(|&(neg, p)| if neg { -(p as i128) } else { p as i128 })
-                .sum();
-            assert_eq!(v, s as i128);
-            // Non-adjacent: no two consecutive non-zero digits.
-            let pows: Vec<u64> = naf(s).iter().map(|&(_, p)| p).collect();
-            assert!(pows.windows(2).all(|w| w[1] >= 4 * w[0]));
-            let b: u64 = binary(s, false).iter().map(|&(_, p)| p).sum();
-            assert_eq!(b, s);
-        }
-    }
 
     #[test]
     fn elements() {

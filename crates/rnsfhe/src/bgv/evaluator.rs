@@ -35,7 +35,7 @@ use rnsfhe_math::galois::GaloisTable;
 use rnsfhe_math::ring::{karatsuba_rows_into, square_rows_into};
 use rnsfhe_math::{Ntt, RnsPoly};
 
-use crate::bfv::galois::{column_swap_element, galois_element_for_step, ROW_GENERATOR};
+use crate::bfv::galois::{column_swap_element, ROW_GENERATOR};
 use crate::bgv::ciphertext::Ciphertext;
 use crate::bgv::context::BgvContext;
 use crate::bgv::kernels::{
@@ -569,44 +569,14 @@ impl Evaluator {
 
     /// Rotates both rows of the `2 × (n/2)` slot matrix left by `steps`
     /// (right for negative steps), with BFV's Galois elements
-    /// ([`galois_element_for_step`]). Uses the key of `3^steps` when
+    /// ([`crate::bfv::galois::galois_element_for_step`]). Uses the key of `3^steps` when
     /// present, otherwise composes the held keys of `±2^i` (non-adjacent
     /// form); errors with [`Error::MissingGaloisKey`] naming the element
     /// when neither works.
     pub fn rotate_rows(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
         self.check(ct)?;
-        let n = self.ctx.degree();
-        let half = (n / 2) as i64;
-        let s = steps.rem_euclid(half);
-        if s == 0 {
-            return Ok(ct.clone());
-        }
-        let element = galois_element_for_step(n, s);
-        if gk.contains(element) {
-            return self.apply_galois(ct, element, gk);
-        }
-        let mut terms = Vec::new();
-        let (mut rest, mut pow) = (s, 1i64);
-        while rest != 0 {
-            if rest & 1 == 1 {
-                let t = if rest & 3 == 1 { 1 } else { -1 };
-                terms.push(t * pow);
-                rest -= t;
-            }
-            rest >>= 1;
-            pow <<= 1;
-        }
-        let elements: Vec<u64> = terms
-            .iter()
-            .map(|&t| crate::rlwe::galois_keys::element_for_step(n, ROW_GENERATOR, t))
-            // A term ±n/2 is the identity on the rows.
-            .filter(|&e| e != 1)
-            .collect();
-        if elements.iter().any(|&e| !gk.contains(e)) {
-            return Err(Error::MissingGaloisKey { element });
-        }
         let mut acc = ct.clone();
-        for e in elements {
+        for e in gk.rotation_elements(self.ctx.degree(), ROW_GENERATOR, steps)? {
             acc = self.apply_galois(&acc, e, gk)?;
         }
         Ok(acc)

@@ -35,7 +35,7 @@ use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::Encoder;
 use crate::error::{Error, Result};
 use crate::rlwe::context::SchemeContext;
-use crate::rlwe::galois_keys::{conjugation_element, element_for_step, GaloisKeys};
+use crate::rlwe::galois_keys::{conjugation_element, GaloisKeys};
 use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::{check_key_id, RelinKey};
 
@@ -639,48 +639,17 @@ impl Evaluator {
 
     /// Rotates the slots left by `steps` (right for negative steps):
     /// slot `i` of the result holds slot `(i + steps) mod n/2`. Uses the
-    /// key of `5^steps` when present, otherwise composes the held keys of
-    /// `±2^i` (non-adjacent form); errors with [`Error::MissingGaloisKey`]
-    /// naming the element when neither works.
+    /// key of `5^steps` when present, otherwise composes held keys of
+    /// powers of two ([`GaloisKeys::rotation_elements`], shared with BFV
+    /// and BGV); errors with [`Error::MissingGaloisKey`] naming the
+    /// element when neither works.
     pub fn rotate(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
         self.check(ct)?;
         let n = self.ctx.degree();
-        let half = (n / 2) as i64;
-        let s = steps.rem_euclid(half);
-        if s == 0 {
-            return Ok(ct.clone());
-        }
         let g = self.ctx.rlwe().rotation_generator();
-        let element = element_for_step(n, g, s);
-        if gk.contains(element) {
-            return self.apply_galois(ct, element, gk);
-        }
-        // Compose from powers of two: non-adjacent form of s (or of
-        // s − n/2, whichever needs fewer held keys).
         let mut acc = ct.clone();
-        let mut rest = s;
-        let mut pow = 1i64;
-        let mut terms = Vec::new();
-        while rest != 0 {
-            if rest & 1 == 1 {
-                let t = if rest & 3 == 1 { 1 } else { -1 };
-                terms.push(t * pow);
-                rest -= t;
-            }
-            rest >>= 1;
-            pow <<= 1;
-        }
-        // A term ±n/2 is a whole turn of the slots (the identity): the
-        // NAF of s close to n/2 ends with one, and it has no key.
-        terms.retain(|t| t.rem_euclid(half) != 0);
-        for t in &terms {
-            let e = element_for_step(n, g, *t);
-            if !gk.contains(e) {
-                return Err(Error::MissingGaloisKey { element });
-            }
-        }
-        for t in terms {
-            acc = self.apply_galois(&acc, element_for_step(n, g, t), gk)?;
+        for e in gk.rotation_elements(n, g, steps)? {
+            acc = self.apply_galois(&acc, e, gk)?;
         }
         Ok(acc)
     }

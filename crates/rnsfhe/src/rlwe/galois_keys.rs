@@ -86,6 +86,51 @@ pub struct GaloisKeys {
 }
 
 impl GaloisKeys {
+    /// The Galois elements whose automorphisms, applied in order, rotate
+    /// the slots by `steps` (positive = left) for ring degree `n` and slot
+    /// generator `generator` (3 for the BFV/BGV rows, 5 for CKKS): none
+    /// for a multiple of `n/2`; the element of the exact step if held;
+    /// otherwise the first of these compositions whose keys are all held:
+    /// the non-adjacent form of `steps mod n/2` (terms `±2^i`; a term
+    /// `±n/2` is a whole turn and dropped), its binary form (left
+    /// rotations `2^i`), the binary form of `n/2 − (steps mod n/2)` (right
+    /// rotations). Errors with [`Error::MissingGaloisKey`] naming the
+    /// exact element otherwise.
+    pub fn rotation_elements(&self, n: usize, generator: u64, steps: i64) -> Result<Vec<u64>> {
+        let half = (n / 2).max(1) as u64;
+        let s = steps.rem_euclid(half as i64) as u64;
+        if s == 0 {
+            return Ok(Vec::new());
+        }
+        let direct = galois_pow(n, generator, s);
+        if self.contains(direct) {
+            return Ok(vec![direct]);
+        }
+        [naf(s), binary(s, false), binary(half - s, true)]
+            .iter()
+            .find_map(|terms| self.compose(n, generator, terms))
+            .ok_or(Error::MissingGaloisKey { element: direct })
+    }
+
+    /// The elements of `terms` (`(negative, 2^i)`, a rotation by `∓2^i`
+    /// each, multiples of `n/2` dropped); `None` unless all are held.
+    fn compose(&self, n: usize, generator: u64, terms: &[(bool, u64)]) -> Option<Vec<u64>> {
+        let half = (n / 2).max(1) as u64;
+        let mut out = Vec::with_capacity(terms.len());
+        for &(negative, pow) in terms {
+            let pow = pow & (half - 1);
+            if pow == 0 {
+                continue;
+            }
+            let e = galois_pow(n, generator, if negative { half - pow } else { pow });
+            if !self.contains(e) {
+                return None;
+            }
+            out.push(e);
+        }
+        Some(out)
+    }
+
     /// Keys for the given Galois elements (each odd and in `[1, 2n)`,
     /// duplicates ignored), with an OS-seeded rng. Errors with
     /// [`Error::InvalidArgument`] for an invalid element.
@@ -247,5 +292,54 @@ impl GaloisKeys {
             .get(&element)
             .map(|k| (&k.table, &k.ksk))
             .ok_or(Error::MissingGaloisKey { element })
+    }
+}
+
+/// Non-adjacent form of `s` as `(negative, 2^i)` terms.
+fn naf(mut s: u64) -> Vec<(bool, u64)> {
+    let mut out = Vec::new();
+    let mut pow = 1u64;
+    while s != 0 {
+        if s & 1 == 1 {
+            if s & 3 == 1 {
+                out.push((false, pow));
+                s -= 1;
+            } else {
+                out.push((true, pow));
+                s += 1;
+            }
+        }
+        s >>= 1;
+        pow <<= 1;
+    }
+    out
+}
+
+/// Binary representation of `s` as `(negative, 2^i)` terms.
+fn binary(s: u64, negative: bool) -> Vec<(bool, u64)> {
+    (0..64)
+        .filter(|i| (s >> i) & 1 == 1)
+        .map(|i| (negative, 1u64 << i))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn naf_and_binary_reconstruct() {
+        for s in 1u64..2000 {
+            let v: i128 = naf(s)
+                .iter()
+                .map(|&(neg, p)| if neg { -(p as i128) } else { p as i128 })
+                .sum();
+            assert_eq!(v, s as i128);
+            // Non-adjacent: no two consecutive non-zero digits.
+            let pows: Vec<u64> = naf(s).iter().map(|&(_, p)| p).collect();
+            assert!(pows.windows(2).all(|w| w[1] >= 4 * w[0]));
+            let b: u64 = binary(s, false).iter().map(|&(_, p)| p).sum();
+            assert_eq!(b, s);
+        }
     }
 }
