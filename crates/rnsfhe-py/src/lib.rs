@@ -1,0 +1,33 @@
+//! Python bindings of `rnsfhe` (PyO3, abi3 for CPython ≥ 3.9).
+//!
+//! The compiled module is `rnsfhe._rnsfhe`; the pure-Python package
+//! `rnsfhe` (in `python/rnsfhe/`) re-exports its classes as
+//! `rnsfhe.bfv.Context`, `rnsfhe.ckks.Context`, … Every Rust error becomes
+//! an exception derived from `rnsfhe.Error` carrying the Rust message
+//! ([`errors`]); nothing reachable from Python unwraps or panics.
+//!
+//! Values cross the boundary as NumPy arrays, converted through their raw
+//! bytes ([`convert`]), so the crate needs no NumPy headers at build time.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod bfv;
+pub mod ckks;
+pub mod convert;
+pub mod errors;
+pub mod keys;
+
+use pyo3::prelude::*;
+
+/// The extension module `rnsfhe._rnsfhe`.
+#[pymodule]
+fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    keys::register(m)?;
+    bfv::register(m)?;
+    ckks::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,168 @@
+"""Basic behaviour of the rnsfhe Python package (BFV, CKKS, pickling, errors)."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import rnsfhe
+
+T = 65537
+
+
+@pytest.fixture(scope="module")
+def bfv():
+    ctx = rnsfhe.bfv.Context.for_depth(depth=2, t=T)
+    keys = ctx.keygen(rotations=[1, 3, -2])
+    return ctx, keys
+
+
+@pytest.fixture(scope="module")
+def ckks():
+    ctx = rnsfhe.ckks.Context.for_depth(depth=2, scale_bits=40)
+    keys = ctx.keygen(rotations=[1, 2])
+    return ctx, keys
+
+
+def signed(x):
+    """Centred representative modulo T, as decrypt returns it."""
+    r = np.mod(x, T)
+    return np.where(r > T // 2, r - T, r)
+
+
+def test_bfv_round_trip_and_arithmetic(bfv):
+    ctx, keys = bfv
+    rng = np.random.default_rng(1)
+    a = rng.integers(-1000, 1000, size=64)
+    b = rng.integers(-1000, 1000, size=64)
+    ca = ctx.encrypt(a, keys.public())
+    cb = ctx.encrypt(b, keys)
+    sk = keys.secret()
+    assert np.array_equal(ca.decrypt(sk), a)
+    assert np.array_equal((ca + cb).decrypt(sk), signed(a + b))
+    assert np.array_equal((ca - cb).decrypt(sk), signed(a - b))
+    assert np.array_equal((ca * cb).decrypt(sk), signed(a * b))
+    assert np.array_equal((-ca).decrypt(keys), signed(-a))
+    assert np.array_equal((ca + 5).decrypt(sk), signed(a + 5))
+    assert np.array_equal((7 - ca).decrypt(sk), signed(7 - a))
+    assert np.array_equal((ca * b).decrypt(sk), signed(a * b))
+    assert np.array_equal((b * ca).decrypt(sk), signed(a * b))
+    assert np.array_equal((b + ca).decrypt(sk), signed(a + b))
+    assert np.array_equal((ca * cb * ca).decrypt(sk), signed(a * b * a))
+
+
+def test_bfv_rotation(bfv):
+    ctx, keys = bfv
+    row = ctx.slots // 2
+    x = np.arange(row) - row // 2
+    ct = ctx.encrypt(x, keys.public())
+    for k in (1, 3, -2):
+        assert np.array_equal(ct.rotate(k).decrypt(keys), np.roll(x, -k))
+    with pytest.raises(rnsfhe.MissingKeyError):
+        ct.rotate(5)
+
+
+def test_ckks_round_trip_and_arithmetic(ckks):
+    ctx, keys = ckks
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-1, 1, size=32)
+    y = rng.uniform(-1, 1, size=32)
+    cx = ctx.encrypt(x, keys.public())
+    cy = ctx.encrypt(y, keys.public())
+    sk = keys.secret()
+    tol = 2.0**-20
+    assert np.allclose(cx.decrypt(sk), x, atol=tol, rtol=0)
+    assert np.allclose((cx + cy).decrypt(sk), x + y, atol=tol, rtol=0)
+    assert np.allclose((cx - cy).decrypt(sk), x - y, atol=tol, rtol=0)
+    assert np.allclose((cx * cy).decrypt(sk), x * y, atol=tol, rtol=0)
+    assert np.allclose((-cx).decrypt(sk), -x, atol=tol, rtol=0)
+    assert np.allclose((cx * 0.5 + 1.5).decrypt(sk), x * 0.5 + 1.5, atol=tol, rtol=0)
+    assert np.allclose((cx * y).decrypt(sk), x * y, atol=tol, rtol=0)
+    assert np.allclose((y - cx).decrypt(sk), y - x, atol=tol, rtol=0)
+    # a product (one level down) plus a fresh ciphertext: levels aligned
+    assert np.allclose((cx * cy + cx).decrypt(sk), x * y + x, atol=tol, rtol=0)
+
+
+def test_ckks_rotation(ckks):
+    ctx, keys = ckks
+    x = np.linspace(-1, 1, 16)
+    ct = ctx.encrypt(x, keys.public())
+    got = ct.rotate(1).decrypt(keys)
+    want = np.append(x[1:], 0.0)
+    assert np.allclose(got, want, atol=2.0**-20, rtol=0)
+
+
+def test_ckks_depth_exhausted(ckks):
+    ctx, keys = ckks
+    ct = ctx.encrypt([0.5], keys.public())
+    for _ in range(ctx.max_level):
+        ct = ct * ct
+    with pytest.raises(rnsfhe.LevelError):
+        ct * ct
+
+
+def test_pickle_round_trips(bfv, ckks):
+    ctx, keys = bfv
+    x = np.arange(10)
+    ct = ctx.encrypt(x, keys.public())
+    ctx2 = pickle.loads(pickle.dumps(ctx))
+    assert ctx2.id == ctx.id
+    ct2 = pickle.loads(pickle.dumps(ct))
+    assert np.array_equal(ct2.decrypt(keys), x)
+    pub2 = pickle.loads(pickle.dumps(keys.public()))
+    assert pub2.has_galois_keys
+    # the unpickled ciphertext carries its keys: multiplication works
+    assert np.array_equal((ct2 * ct2).decrypt(keys), x * x)
+    fresh = rnsfhe.bfv.Ciphertext.from_bytes(ctx, ct.to_bytes(), len(x))
+    with pytest.raises(rnsfhe.MissingKeyError):
+        fresh * fresh
+    assert np.array_equal((fresh.with_keys(pub2) * fresh).decrypt(keys), x * x)
+
+    cctx, ckeys = ckks
+    y = np.linspace(0, 1, 8)
+    cct = pickle.loads(pickle.dumps(cctx.encrypt(y, ckeys.public())))
+    assert np.allclose(cct.decrypt(ckeys), y, atol=2.0**-20, rtol=0)
+    assert pickle.loads(pickle.dumps(cctx)).id == cctx.id
+
+
+def test_secret_key_refuses_pickle(bfv):
+    ctx, keys = bfv
+    with pytest.raises(TypeError, match="never pickled"):
+        pickle.dumps(keys.secret())
+    with pytest.raises(TypeError, match="never pickled"):
+        pickle.dumps(keys)
+    data = keys.secret().to_bytes()
+    sk = rnsfhe.SecretKey.from_bytes(ctx, data)
+    ct = ctx.encrypt([1, 2, 3], keys.public())
+    assert ct.decrypt(sk).tolist() == [1, 2, 3]
+
+
+def test_corrupted_bytes_raise_format_error(bfv, ckks):
+    ctx, keys = bfv
+    data = bytearray(ctx.encrypt([1, 2, 3], keys.public()).to_bytes())
+    data[len(data) // 2] ^= 0x40
+    with pytest.raises(rnsfhe.FormatError):
+        rnsfhe.bfv.Ciphertext.from_bytes(ctx, bytes(data))
+    with pytest.raises(rnsfhe.FormatError):
+        rnsfhe.bfv.Context.from_bytes(b"RNSF" + b"\0" * 10)
+    with pytest.raises(rnsfhe.Error):
+        rnsfhe.SecretKey.from_bytes(ctx, b"garbage")
+    cctx, ckeys = ckks
+    with pytest.raises(rnsfhe.FormatError, match="wrong object kind"):
+        # a BFV ciphertext offered to a CKKS context
+        rnsfhe.ckks.Ciphertext.from_bytes(cctx, ctx.encrypt([1], keys.public()).to_bytes())
+
+
+def test_errors_are_exceptions(bfv):
+    ctx, keys = bfv
+    assert issubclass(rnsfhe.ParameterError, rnsfhe.Error)
+    with pytest.raises(rnsfhe.ParameterError):
+        rnsfhe.bfv.Context.for_depth(depth=1, t=1)
+    with pytest.raises(rnsfhe.Error):
+        ctx.encrypt(np.zeros(ctx.slots + 1, dtype=np.int64), keys.public())
+    nokeys = ctx.keygen(rotations=[])
+    with pytest.raises(rnsfhe.MissingKeyError):
+        ctx.encrypt([1], nokeys).rotate(1)
+    other = ctx.keygen(rotations=[])
+    with pytest.raises(rnsfhe.MismatchError):
+        ctx.encrypt([1], keys) + ctx.encrypt([1], other)
