@@ -169,7 +169,9 @@ impl BfvContext {
         // One pool of 60-bit NTT primes outside q and not dividing t, large
         // enough for the auxiliary bases of the top level (the lower levels
         // use prefixes of it).
-        let (count_p, count_b, _) = aux_counts(&base_q, n, t_val);
+        let AuxSizes {
+            count_p, count_b, ..
+        } = aux_counts(&base_q, n, t_val);
         let pool_size = count_p.max(count_b + 1);
         let mut exclude = q_vals.clone();
         exclude.push(t_val);
@@ -406,7 +408,7 @@ impl BfvContext {
 /// The numbers of auxiliary primes for a base `q`: `|P|` (HPS), `|B|`
 /// (BEHZ, without `m_sk`) and `|P'|` (HPS P-over-Q), by the bounds of the
 /// module docs.
-fn aux_counts(base_q: &RnsBase, n: usize, t: u64) -> (usize, usize, usize) {
+fn aux_counts(base_q: &RnsBase, n: usize, t: u64) -> AuxSizes {
     let log2_q = base_q.log2_product();
     let log2_n = (n as f64).log2();
     let log2_t = (t as f64).log2();
@@ -423,7 +425,28 @@ fn aux_counts(base_q: &RnsBase, n: usize, t: u64) -> (usize, usize, usize) {
     // rounding term of P-over-Q is then at most 4·t·n·‖a‖/Q in relative
     // size, the order of the inherent noise growth of a product.
     let count_pq = (((log2_q - 2.0) / (AUX_MODULUS_BITS as f64)).ceil() as usize).max(1);
-    (count_p, count_b, count_pq)
+    AuxSizes {
+        count_p,
+        count_b,
+        count_pq,
+        need_p,
+        need_bound,
+        rho,
+    }
+}
+
+/// The auxiliary-base sizes of [`aux_counts`] and the bounds they meet
+/// (bits), checked again on the actual primes.
+struct AuxSizes {
+    count_p: usize,
+    count_b: usize,
+    count_pq: usize,
+    /// `log2 q + log2 n + log2 t + 2` (HPS's `P`).
+    need_p: f64,
+    /// The Shenoy-Kumaresan bound of BEHZ's `B` (002 Lemma 5).
+    need_bound: f64,
+    /// `ρ = (2k+1)/m̃` (002 Lemma 4).
+    rho: f64,
 }
 
 /// The tables of one level `l` (modulus `Q_l = q_0 ⋯ q_l`, `k_l = l + 1`
@@ -479,7 +502,14 @@ impl BfvLevel {
         let n = ring.n();
         let t_val = t.value();
         let k = base_q.len();
-        let (count_p, count_b, count_pq) = aux_counts(&base_q, n, t_val);
+        let AuxSizes {
+            count_p,
+            count_b,
+            count_pq,
+            need_p,
+            need_bound,
+            rho,
+        } = aux_counts(&base_q, n, t_val);
         if pool.len() < count_p.max(count_b + 1).max(count_pq) {
             return Err(Error::InvalidParameters(
                 "auxiliary base too small: not enough 60-bit NTT primes coprime to t".into(),
@@ -506,12 +536,8 @@ impl BfvLevel {
             .collect();
         let q_mod_t = big_mod(&q_big, t_val);
         let log2_q = base_q.log2_product();
-        let log2_n = (n as f64).log2();
-        let log2_t = (t_val as f64).log2();
-        let rho = (2.0 * k as f64 + 1.0) / M_TILDE as f64;
 
         // ---- HPS ----
-        let need_p = log2_q + log2_n + log2_t + 2.0;
         let base_p = RnsBase::new(&pool[..count_p])?;
         if base_p.log2_product() < need_p {
             return Err(Error::InvalidParameters(format!(
@@ -574,7 +600,6 @@ impl BfvLevel {
         };
 
         // ---- BEHZ ----
-        let need_bound = log2_n + log2_t + log2_q + 2.0 * (1.0 + rho).log2() + 1.0;
         let mut bsk_vals: Vec<u64> = pool[..count_b].to_vec();
         let m_sk = pool[count_b];
         bsk_vals.push(m_sk);
