@@ -8,34 +8,43 @@
 [1, 2, 5, 10]
 """
 
-from ._rnsfhe import (  # noqa: F401
+from ._rnsfhe import (
     Error,
     FormatError,
+    KeySet,
     LevelError,
     LevelExhausted,
     LevelMismatch,
     MismatchError,
     MissingKeyError,
     ParameterError,
+    PublicKeys,
     SecretKey,
     SecurityError,
     ValueRangeError,
     __version__,
+    get_num_threads,
+    set_num_threads,
 )
-from . import bfv, ckks  # noqa: F401
+from . import bfv, ckks
 
 __all__ = [
     "bfv",
     "ckks",
     "Error",
     "FormatError",
+    "KeySet",
     "LevelError",
     "LevelExhausted",
     "LevelMismatch",
     "MismatchError",
     "MissingKeyError",
     "ParameterError",
+    "PublicKeys",
     "SecretKey",
     "SecurityError",
     "ValueRangeError",
+    "__version__",
+    "get_num_threads",
+    "set_num_threads",
 ]

@@ -4,30 +4,33 @@ Contexts are rebuilt from their parameter bytes and cached per process.
 Secret keys have no loader: they refuse to pickle.
 """
 
+from typing import Any, Optional
+
 from . import bfv, ckks
+from ._rnsfhe import PublicKeys
 
 
-def bfv_context(data):
+def bfv_context(data: bytes) -> bfv.Context:
     return bfv.Context.from_bytes(data)
 
 
-def bfv_public_keys(context, pk, rk, gk):
-    return bfv.PublicKeys.from_bytes(context, pk, rk, gk)
+def ckks_context(data: bytes) -> ckks.Context:
+    return ckks.Context.from_bytes(data)
 
 
-def bfv_ciphertext(context, data, length, keys):
+def public_keys(context: Any, pk: bytes, rk: bytes, gk: Optional[bytes]) -> PublicKeys:
+    return PublicKeys.from_bytes(context, pk, rk, gk)
+
+
+def bfv_ciphertext(
+    context: bfv.Context, data: bytes, length: int, keys: Optional[PublicKeys]
+) -> bfv.Ciphertext:
     ct = bfv.Ciphertext.from_bytes(context, data, length)
     return ct if keys is None else ct.with_keys(keys)
 
 
-def ckks_context(data):
-    return ckks.Context.from_bytes(data)
-
-
-def ckks_public_keys(context, pk, rk, gk):
-    return ckks.PublicKeys.from_bytes(context, pk, rk, gk)
-
-
-def ckks_ciphertext(context, data, keys):
-    ct = ckks.Ciphertext.from_bytes(context, data)
+def ckks_ciphertext(
+    context: ckks.Context, data: bytes, length: int, complex: bool, keys: Optional[PublicKeys]
+) -> ckks.Ciphertext:
+    ct = ckks.Ciphertext.from_bytes(context, data, length, complex)
     return ct if keys is None else ct.with_keys(keys)

@@ -1,10 +1,7 @@
 """BFV: exact arithmetic modulo t on vectors of integers (batching slots)."""
 
-from ._rnsfhe import (
-    BfvCiphertext as Ciphertext,
-    BfvContext as Context,
-    BfvKeySet as KeySet,
-    BfvPublicKeys as PublicKeys,
-)
+from ._rnsfhe import BfvCiphertext as Ciphertext
+from ._rnsfhe import BfvContext as Context
+from ._rnsfhe import KeySet, PublicKeys
 
 __all__ = ["Context", "KeySet", "PublicKeys", "Ciphertext"]

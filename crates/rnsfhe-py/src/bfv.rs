@@ -1,4 +1,4 @@
-//! BFV: `rnsfhe.bfv.Context`, `KeySet`, `PublicKeys`, `Ciphertext`.
+//! BFV: `rnsfhe.bfv.Context` and `rnsfhe.bfv.Ciphertext`.
 //!
 //! Values are packed into the `n` batching slots (two rows of `n/2`,
 //! SEAL's layout) modulo `t` and decoded as signed integers in
@@ -7,19 +7,18 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 use rnsfhe::bfv::{
-    self, BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, GaloisKeys,
-    PublicKey, RelinKey, Variant,
+    self, BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Variant,
 };
-use rnsfhe::rlwe;
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
-use crate::convert::{i64_array, to_i64_vec};
-use crate::errors::IntoPyResult;
-use crate::keys::{secret_of, Scheme, SecretKey};
+use crate::convert::{i64_array, rows_array, scalar, to_int_rows, to_int_vec, Scalar};
+use crate::errors::{IntoPyResult, MismatchError, MissingKeyError};
+use crate::keys::{keygen, public_of, secret_of, EvalKeys, KeySet, Scheme};
+use crate::runtime::detach;
 
 /// Contexts rebuilt from parameter bytes, once per process.
 fn cache() -> &'static Mutex<HashMap<Vec<u8>, Arc<BfvContext>>> {
@@ -27,71 +26,110 @@ fn cache() -> &'static Mutex<HashMap<Vec<u8>, Arc<BfvContext>>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// A loader of `rnsfhe._pickle` (the callables `__reduce__` returns).
-pub(crate) fn loader<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
-    py.import("rnsfhe._pickle")?.getattr(name)
+/// The multiplication technique named `name` (case-insensitive: `behz`,
+/// `hps`, `hpspoverq`, `hpspoverqleveled`).
+fn variant(name: &str) -> PyResult<Variant> {
+    Variant::ALL
+        .into_iter()
+        .find(|v| v.name().eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unknown variant {name:?}: expected one of behz, hps, hpspoverq, hpspoverqleveled"
+            ))
+        })
 }
 
-/// A BFV parameter set with its precomputed tables.
+/// A BFV parameter set with its precomputed tables. Immutable and shared:
+/// keys and ciphertexts made from it hold a reference.
 #[pyclass(module = "rnsfhe.bfv", name = "Context", frozen)]
 pub struct Context {
     pub(crate) ctx: Arc<BfvContext>,
 }
 
-/// The public half of a key set: public key, relinearization key and the
-/// Galois keys of the requested rotations. Safe to pickle and share.
-pub struct EvalKeys {
-    pk: PublicKey,
-    rk: RelinKey,
-    gk: Option<GaloisKeys>,
+impl Context {
+    fn build(
+        py: Python<'_>,
+        p: impl FnOnce() -> rnsfhe::Result<BfvParameters> + Send,
+    ) -> PyResult<Self> {
+        let ctx = detach(py, || BfvContext::new(p()?)).py()?;
+        Ok(Self { ctx })
+    }
 }
 
 #[pymethods]
 impl Context {
+    /// Explicit parameters: degree `n` (a power of two), plaintext modulus
+    /// `t`, and the ciphertext moduli as primes (`moduli`) or as bit sizes
+    /// (`moduli_bits`, NTT-friendly primes chosen for you). Refused with
+    /// `SecurityError` below `security` bits (0: no check, tests only).
+    #[new]
+    #[pyo3(signature = (n, t, moduli_bits = None, moduli = None, security = 128, variant = "hps"))]
+    fn new(
+        py: Python<'_>,
+        n: usize,
+        t: u64,
+        moduli_bits: Option<Vec<u32>>,
+        moduli: Option<Vec<u64>>,
+        security: u32,
+        variant: &str,
+    ) -> PyResult<Self> {
+        let level = crate::convert::security(security)?;
+        let v = self::variant(variant)?;
+        let mut b = BfvParameters::builder()
+            .degree(n)
+            .plain_modulus(t)
+            .variant(v)
+            .security(level);
+        b = match (moduli, moduli_bits) {
+            (Some(m), None) => b.coeff_moduli(&m),
+            (None, Some(bits)) => b.coeff_moduli_bits(&bits),
+            _ => {
+                return Err(PyValueError::new_err(
+                    "give exactly one of moduli (primes) and moduli_bits (sizes)",
+                ))
+            }
+        };
+        Self::build(py, || b.build())
+    }
+
     /// The smallest parameters for `depth` multiplications at plaintext
-    /// modulus `t` (`security` bits: 128, 192, 256, or 0 for none).
+    /// modulus `t` (`security` bits: 128, 192, 256, or 0 for none;
+    /// primes of `moduli_bits` bits).
     #[staticmethod]
-    #[pyo3(signature = (depth = 1, t = 65537, security = 128, moduli_bits = 60))]
+    #[pyo3(signature = (depth = 1, t = 65537, security = 128, moduli_bits = 60, variant = "hps"))]
     fn for_depth(
         py: Python<'_>,
         depth: usize,
         t: u64,
         security: u32,
         moduli_bits: u32,
+        variant: &str,
     ) -> PyResult<Self> {
         let level = crate::convert::security(security)?;
-        let ctx = py
-            .detach(|| {
-                let p = BfvParameters::for_depth(t, depth, level, Variant::default(), moduli_bits)?;
-                BfvContext::new(p)
-            })
-            .py()?;
-        Ok(Self { ctx })
+        let v = self::variant(variant)?;
+        Self::build(py, || {
+            BfvParameters::for_depth(t, depth, level, v, moduli_bits)
+        })
     }
 
-    /// A preset `n = 2^log_n`, `log2 q = log_q` bits, 128-bit security.
+    /// A preset: `n = 2^log_n`, `log2 q = log_q` bits (60-bit primes),
+    /// 128-bit security checked.
     #[staticmethod]
-    #[pyo3(signature = (log_n, log_q, t = 65537))]
-    fn preset(py: Python<'_>, log_n: u32, log_q: u32, t: u64) -> PyResult<Self> {
-        let ctx = py
-            .detach(|| {
-                let p = BfvParameters::preset(log_n, log_q, t, Variant::default())?;
-                BfvContext::new(p)
-            })
-            .py()?;
-        Ok(Self { ctx })
+    #[pyo3(signature = (log_n, log_q, t = 65537, variant = "hps"))]
+    fn preset(py: Python<'_>, log_n: u32, log_q: u32, t: u64, variant: &str) -> PyResult<Self> {
+        let v = self::variant(variant)?;
+        Self::build(py, || BfvParameters::preset(log_n, log_q, t, v))
     }
 
     /// The context of serialized parameters (cached: the same bytes give
-    /// the same context within a process).
+    /// the same context within a process). Malformed bytes raise
+    /// `FormatError`.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
         if let Some(ctx) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&data) {
             return Ok(Self { ctx: ctx.clone() });
         }
-        let ctx = py
-            .detach(|| BfvContext::new(BfvParameters::from_bytes(&data)?))
-            .py()?;
+        let ctx = detach(py, || BfvContext::new(BfvParameters::from_bytes(&data)?)).py()?;
         cache()
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -108,19 +146,29 @@ impl Context {
         PyTuple::new(
             py,
             [
-                loader(py, "bfv_context")?,
+                crate::loader(py, "bfv_context")?,
                 PyTuple::new(py, [self.to_bytes(py)?])?.into_any(),
             ],
         )
     }
 
-    /// The ring degree `n` (also the number of slots).
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Context>()
+            .is_ok_and(|o| o.get().ctx.id() == self.ctx.id())
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.ctx.id()
+    }
+
+    /// The ring degree `n`.
     #[getter]
     fn degree(&self) -> usize {
         self.ctx.degree()
     }
 
-    /// The number of slots (`n`, two rows of `n/2`).
+    /// The number of slots (`n`: two rows of `n/2`).
     #[getter]
     fn slots(&self) -> usize {
         self.ctx.degree()
@@ -132,6 +180,31 @@ impl Context {
         self.ctx.plain_modulus().value()
     }
 
+    /// The ciphertext moduli `q_0, …, q_L`.
+    #[getter]
+    fn moduli(&self) -> Vec<u64> {
+        self.ctx.params().coeff_moduli().to_vec()
+    }
+
+    /// `log2 q`.
+    #[getter]
+    fn log2_q(&self) -> f64 {
+        self.ctx.params().log2_q()
+    }
+
+    /// The highest level (fresh ciphertexts; one modulus per level).
+    #[getter]
+    fn max_level(&self) -> usize {
+        self.ctx.max_level()
+    }
+
+    /// The multiplication technique (`BEHZ`, `HPS`, `HPSPOVERQ`,
+    /// `HPSPOVERQLEVELED`).
+    #[getter]
+    fn variant(&self) -> &'static str {
+        self.ctx.params().variant().name()
+    }
+
     /// The parameter id (binds keys and ciphertexts to this context).
     #[getter]
     fn id(&self) -> u64 {
@@ -140,38 +213,11 @@ impl Context {
 
     /// Generates a secret key and its public keys: public key,
     /// relinearization key, and Galois keys for `rotations` (None: every
-    /// `±2^i`, from which any rotation is composed; `[]`: none).
+    /// `±2^i` and the row swap, from which any rotation and `sum()` are
+    /// composed; `[]`: none).
     #[pyo3(signature = (rotations = None))]
     fn keygen(&self, py: Python<'_>, rotations: Option<Vec<i64>>) -> PyResult<KeySet> {
-        let ctx = self.ctx.clone();
-        let (sk, keys) = py
-            .detach(|| -> rnsfhe::Result<_> {
-                let sk = rlwe::SecretKey::generate(&ctx)?;
-                let pk = PublicKey::generate(&ctx, &sk)?;
-                let rk = RelinKey::generate(&ctx, &sk)?;
-                let gk = match &rotations {
-                    None => Some(GaloisKeys::generate_default(&ctx, &sk)?),
-                    Some(r) if r.is_empty() => None,
-                    Some(r) => Some(GaloisKeys::generate_for_steps(&ctx, &sk, r)?),
-                };
-                Ok((sk, EvalKeys { pk, rk, gk }))
-            })
-            .py()?;
-        let secret = Py::new(
-            py,
-            SecretKey {
-                sk: Arc::new(sk),
-                scheme: Scheme::Bfv(self.ctx.clone()),
-            },
-        )?;
-        let public = Py::new(
-            py,
-            PublicKeys {
-                ctx: self.ctx.clone(),
-                keys: Arc::new(keys),
-            },
-        )?;
-        Ok(KeySet { secret, public })
+        keygen(py, &Scheme::Bfv(self.ctx.clone()), rotations)
     }
 
     /// Encrypts `values` (integers, at most `n`; reduced modulo `t`) under
@@ -182,141 +228,100 @@ impl Context {
         values: &Bound<'_, PyAny>,
         keys: &Bound<'_, PyAny>,
     ) -> PyResult<Ciphertext> {
-        let keys = public_of(keys)?;
-        let vals = to_i64_vec(values)?;
-        let len = vals.len();
+        let keys = public_of(keys, self.ctx.id())?;
+        let vals = to_int_vec(values)?;
         let ctx = self.ctx.clone();
-        let ct = py
-            .detach(|| -> rnsfhe::Result<_> {
-                let pt = encode(&ctx, &vals)?;
-                Encryptor::from_public_key(&ctx, &keys.pk)?.encrypt(&pt)
-            })
-            .py()?;
+        let ct = detach(py, || encrypt(&ctx, &keys, &vals)).py()?;
         Ok(Ciphertext {
             ctx: self.ctx.clone(),
             ct,
-            len,
+            len: vals.len(),
             keys: Some(keys),
         })
     }
 
+    /// Encrypts each row of the 2-D array `rows` into its own ciphertext,
+    /// in parallel; `progress=True` shows a progress bar.
+    #[pyo3(signature = (rows, keys, progress = false))]
+    fn encrypt_batch(
+        &self,
+        py: Python<'_>,
+        rows: &Bound<'_, PyAny>,
+        keys: &Bound<'_, PyAny>,
+        progress: bool,
+    ) -> PyResult<Vec<Ciphertext>> {
+        let keys = public_of(keys, self.ctx.id())?;
+        let rows = to_int_rows(rows)?;
+        let ctx = self.ctx.clone();
+        let cts = crate::batch::map(py, &rows, progress, "encrypt", |r| encrypt(&ctx, &keys, r))?;
+        Ok(cts
+            .into_iter()
+            .zip(&rows)
+            .map(|(ct, r)| Ciphertext {
+                ctx: self.ctx.clone(),
+                ct,
+                len: r.len(),
+                keys: Some(keys.clone()),
+            })
+            .collect())
+    }
+
+    /// Decrypts a list of ciphertexts of this context, in parallel, into a
+    /// 2-D `int64` array (one row each; they must hold equally many values).
+    #[pyo3(signature = (ciphertexts, secret, progress = false))]
+    fn decrypt_batch<'py>(
+        &self,
+        py: Python<'py>,
+        ciphertexts: &Bound<'py, PyList>,
+        secret: &Bound<'py, PyAny>,
+        progress: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let sk = secret_of(secret, self.ctx.id())?;
+        let items: Vec<Bound<'py, Ciphertext>> = ciphertexts
+            .iter()
+            .map(|c| c.cast_into::<Ciphertext>().map_err(PyErr::from))
+            .collect::<PyResult<_>>()?;
+        let cts: Vec<&Ciphertext> = items.iter().map(|c| c.get()).collect();
+        let dec = Decryptor::new(&self.ctx, &sk).py()?;
+        let enc = BatchEncoder::new(&self.ctx).py()?;
+        let rows = crate::batch::map(py, &cts, progress, "decrypt", |c| {
+            let mut v = enc.decode_signed(&dec.decrypt(&c.ct)?)?;
+            v.truncate(c.len);
+            Ok(v)
+        })?;
+        rows_array(py, &rows, "int64", |v: i64| v.to_ne_bytes().to_vec())
+    }
+
     fn __repr__(&self) -> String {
         format!(
-            "rnsfhe.bfv.Context(n={}, log2_q={:.1}, t={})",
+            "rnsfhe.bfv.Context(n={}, log2_q={:.1}, t={}, levels={}, variant={})",
             self.ctx.degree(),
             self.ctx.params().log2_q(),
-            self.ctx.plain_modulus().value()
+            self.ctx.plain_modulus().value(),
+            self.ctx.max_level(),
+            self.ctx.params().variant().name()
         )
     }
 }
 
-/// Values reduced modulo `t` and batch-encoded (zero padded).
-fn encode(ctx: &Arc<BfvContext>, vals: &[i64]) -> rnsfhe::Result<bfv::Plaintext> {
+/// `vals` reduced modulo `t` and batch-encoded (zero padded).
+fn encode(ctx: &Arc<BfvContext>, vals: &[i128]) -> rnsfhe::Result<bfv::Plaintext> {
     let t = ctx.plain_modulus().value() as i128;
-    let reduced: Vec<u64> = vals
-        .iter()
-        .map(|&v| (v as i128).rem_euclid(t) as u64)
-        .collect();
+    let reduced: Vec<u64> = vals.iter().map(|&v| v.rem_euclid(t) as u64).collect();
     BatchEncoder::new(ctx)?.encode(&reduced)
 }
 
-fn public_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<EvalKeys>> {
-    if let Ok(p) = obj.cast::<PublicKeys>() {
-        return Ok(p.get().keys.clone());
-    }
-    if let Ok(k) = obj.cast::<KeySet>() {
-        return Ok(k.get().public.get().keys.clone());
-    }
-    Err(PyTypeError::new_err(
-        "expected an rnsfhe.bfv.KeySet or rnsfhe.bfv.PublicKeys",
-    ))
-}
-
-/// A secret key with its public keys. Refuses to pickle (it holds the
-/// secret); pickle `keys.public()` instead.
-#[pyclass(module = "rnsfhe.bfv", name = "KeySet", frozen)]
-pub struct KeySet {
-    secret: Py<SecretKey>,
-    public: Py<PublicKeys>,
-}
-
-#[pymethods]
-impl KeySet {
-    /// The secret key.
-    fn secret(&self, py: Python<'_>) -> Py<SecretKey> {
-        self.secret.clone_ref(py)
-    }
-
-    /// The public keys (public, relinearization, Galois), safe to share.
-    fn public(&self, py: Python<'_>) -> Py<PublicKeys> {
-        self.public.clone_ref(py)
-    }
-
-    fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "a KeySet holds a secret key and is never pickled implicitly; pickle \
-             keys.public(), and export the secret explicitly with keys.secret().to_bytes()",
-        ))
-    }
-}
-
-/// Public key, relinearization key and Galois keys of one secret key.
-#[pyclass(module = "rnsfhe.bfv", name = "PublicKeys", frozen)]
-pub struct PublicKeys {
-    ctx: Arc<BfvContext>,
-    keys: Arc<EvalKeys>,
-}
-
-#[pymethods]
-impl PublicKeys {
-    /// Loads public keys saved by `__reduce__`'s parts.
-    #[staticmethod]
-    #[pyo3(signature = (context, pk, rk, gk = None))]
-    fn from_bytes(
-        context: &Context,
-        pk: Vec<u8>,
-        rk: Vec<u8>,
-        gk: Option<Vec<u8>>,
-    ) -> PyResult<Self> {
-        let ctx = context.ctx.clone();
-        let keys = EvalKeys {
-            pk: PublicKey::from_bytes(&ctx, &pk).py()?,
-            rk: RelinKey::from_bytes(&ctx, &rk).py()?,
-            gk: match gk {
-                Some(g) => Some(GaloisKeys::from_bytes(&ctx, &g).py()?),
-                None => None,
-            },
-        };
-        Ok(Self {
-            ctx,
-            keys: Arc::new(keys),
-        })
-    }
-
-    /// Whether Galois keys (rotations) are present.
-    #[getter]
-    fn has_galois_keys(&self) -> bool {
-        self.keys.gk.is_some()
-    }
-
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let ctx = &self.ctx;
-        let pk = PyBytes::new(py, &self.keys.pk.to_bytes_smallest(ctx).py()?);
-        let rk = PyBytes::new(py, &self.keys.rk.to_bytes_smallest(ctx).py()?);
-        let gk = match &self.keys.gk {
-            Some(g) => PyBytes::new(py, &g.to_bytes_smallest(ctx).py()?).into_any(),
-            None => py.None().into_bound(py),
-        };
-        let c = Py::new(py, Context { ctx: ctx.clone() })?
-            .into_bound(py)
-            .into_any();
-        let args = PyTuple::new(py, [c, pk.into_any(), rk.into_any(), gk])?;
-        PyTuple::new(py, [loader(py, "bfv_public_keys")?, args.into_any()])
-    }
+fn encrypt(
+    ctx: &Arc<BfvContext>,
+    keys: &EvalKeys,
+    vals: &[i128],
+) -> rnsfhe::Result<bfv::Ciphertext> {
+    let pt = encode(ctx, vals)?;
+    Encryptor::from_public_key(ctx, &keys.pk)?.encrypt(&pt)
 }
 
 /// A BFV ciphertext of a vector of integers modulo `t`, with the public
-/// keys it was made with (for `*` and `rotate`).
+/// keys it was made with (for `*`, `rotate`, `sum`).
 #[pyclass(module = "rnsfhe.bfv", name = "Ciphertext", frozen)]
 pub struct Ciphertext {
     ctx: Arc<BfvContext>,
@@ -325,13 +330,19 @@ pub struct Ciphertext {
     keys: Option<Arc<EvalKeys>>,
 }
 
+/// A plaintext operand: the same value in every slot, or a vector.
+enum Operand {
+    Ct(Py<Ciphertext>),
+    Plain(Vec<i128>, usize),
+}
+
 impl Ciphertext {
-    fn with(&self, ct: bfv::Ciphertext, len: usize, keys: Option<Arc<EvalKeys>>) -> Self {
+    fn with(&self, ct: bfv::Ciphertext, len: usize) -> Self {
         Self {
             ctx: self.ctx.clone(),
             ct,
             len,
-            keys,
+            keys: self.keys.clone(),
         }
     }
 
@@ -344,50 +355,78 @@ impl Ciphertext {
             .clone()
             .or_else(|| other.and_then(|o| o.keys.clone()))
             .ok_or_else(|| {
-                crate::errors::MissingKeyError::new_err(
+                MissingKeyError::new_err(
                     "this ciphertext has no public keys attached (it was loaded from bytes); \
                      use ct.with_keys(public_keys)",
                 )
             })
     }
 
-    /// `self op other` for a ciphertext, an integer or an array.
-    fn binary(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: Op) -> PyResult<Self> {
-        let ev = self.ev();
+    /// `other` as a ciphertext of this context, a scalar or an array.
+    fn operand(&self, other: &Bound<'_, PyAny>) -> PyResult<Operand> {
         if let Ok(o) = other.cast::<Ciphertext>() {
-            let o = o.get();
-            let len = self.len.max(o.len);
-            let keys = self.keys.clone().or_else(|| o.keys.clone());
-            let ct = match op {
-                Op::Add => py.detach(|| ev.add(&self.ct, &o.ct)),
-                Op::Sub => py.detach(|| ev.sub(&self.ct, &o.ct)),
-                Op::Mul => {
-                    let k = self.eval_keys(Some(o))?;
-                    py.detach(|| ev.multiply_relin(&self.ct, &o.ct, &k.rk))
-                }
-            }
-            .py()?;
-            return Ok(self.with(ct, len, keys));
+            return Ok(Operand::Ct(o.clone().unbind()));
         }
-        let (vals, len) = if let Ok(v) = other.extract::<i64>() {
-            (vec![v; self.ctx.degree()], self.len)
-        } else {
-            let v = to_i64_vec(other)?;
-            let len = self.len.max(v.len());
-            (v, len)
-        };
-        let ctx = self.ctx.clone();
-        let ct = py
-            .detach(|| -> rnsfhe::Result<_> {
-                let pt = encode(&ctx, &vals)?;
-                match op {
-                    Op::Add => ev.add_plain(&self.ct, &pt),
-                    Op::Sub => ev.sub_plain(&self.ct, &pt),
-                    Op::Mul => ev.multiply_plain(&self.ct, &pt),
+        if other.cast::<crate::ckks::Ciphertext>().is_ok() {
+            return Err(MismatchError::new_err(
+                "cannot combine a BFV ciphertext with a CKKS ciphertext",
+            ));
+        }
+        match scalar(other)? {
+            Some(Scalar::Int(v)) => {
+                Ok(Operand::Plain(vec![v as i128; self.ctx.degree()], self.len))
+            }
+            Some(_) => Err(crate::errors::ValueRangeError::new_err(
+                "BFV computes on integers: the scalar must be an integer",
+            )),
+            None => {
+                let v = to_int_vec(other)?;
+                let len = self.len.max(v.len());
+                Ok(Operand::Plain(v, len))
+            }
+        }
+    }
+
+    /// `self op other` for a ciphertext, an integer or an array.
+    fn binary(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: Op,
+        relin: bool,
+    ) -> PyResult<Self> {
+        let ev = self.ev();
+        match self.operand(other)? {
+            Operand::Ct(o) => {
+                let o = o.get();
+                let ct = match op {
+                    Op::Add => detach(py, || ev.add(&self.ct, &o.ct)),
+                    Op::Sub => detach(py, || ev.sub(&self.ct, &o.ct)),
+                    Op::Mul if !relin => detach(py, || ev.multiply(&self.ct, &o.ct)),
+                    Op::Mul => {
+                        let k = self.eval_keys(Some(o))?;
+                        detach(py, || ev.multiply_relin(&self.ct, &o.ct, &k.rk))
+                    }
                 }
-            })
-            .py()?;
-        Ok(self.with(ct, len, self.keys.clone()))
+                .py()?;
+                let mut out = self.with(ct, self.len.max(o.len));
+                out.keys = self.keys.clone().or_else(|| o.keys.clone());
+                Ok(out)
+            }
+            Operand::Plain(vals, len) => {
+                let ctx = self.ctx.clone();
+                let ct = detach(py, || -> rnsfhe::Result<_> {
+                    let pt = encode(&ctx, &vals)?;
+                    match op {
+                        Op::Add => ev.add_plain(&self.ct, &pt),
+                        Op::Sub => ev.sub_plain(&self.ct, &pt),
+                        Op::Mul => ev.multiply_plain(&self.ct, &pt),
+                    }
+                })
+                .py()?;
+                Ok(self.with(ct, len))
+            }
+        }
     }
 }
 
@@ -413,73 +452,166 @@ impl Ciphertext {
         py: Python<'py>,
         secret: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let sk = secret_of(secret)?;
+        let sk = secret_of(secret, self.ctx.id())?;
         let ctx = self.ctx.clone();
-        let vals = py
-            .detach(|| -> rnsfhe::Result<_> {
-                let pt = Decryptor::new(&ctx, &sk)?.decrypt(&self.ct)?;
-                BatchEncoder::new(&ctx)?.decode_signed(&pt)
-            })
-            .py()?;
+        let vals = detach(py, || -> rnsfhe::Result<_> {
+            let pt = Decryptor::new(&ctx, &sk)?.decrypt(&self.ct)?;
+            BatchEncoder::new(&ctx)?.decode_signed(&pt)
+        })
+        .py()?;
         i64_array(py, &vals[..self.len.min(vals.len())])
     }
 
-    /// The remaining invariant noise budget in bits (needs the secret).
+    /// The remaining invariant noise budget in bits (needs the secret);
+    /// 0 means the ciphertext no longer decrypts correctly.
     fn noise_budget(&self, py: Python<'_>, secret: &Bound<'_, PyAny>) -> PyResult<u32> {
-        let sk = secret_of(secret)?;
+        let sk = secret_of(secret, self.ctx.id())?;
         let ctx = self.ctx.clone();
-        py.detach(|| Decryptor::new(&ctx, &sk)?.invariant_noise_budget(&self.ct))
-            .py()
+        detach(py, || {
+            Decryptor::new(&ctx, &sk)?.invariant_noise_budget(&self.ct)
+        })
+        .py()
     }
 
     fn __add__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.binary(py, other, Op::Add)
+        self.binary(py, other, Op::Add, true)
     }
 
     fn __radd__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.binary(py, other, Op::Add)
+        self.binary(py, other, Op::Add, true)
     }
 
     fn __sub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.binary(py, other, Op::Sub)
+        self.binary(py, other, Op::Sub, true)
     }
 
     fn __rsub__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let d = self.binary(py, other, Op::Sub)?;
-        d.__neg__(py)
+        self.binary(py, other, Op::Sub, true)?.__neg__(py)
     }
 
     fn __mul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.binary(py, other, Op::Mul)
+        self.binary(py, other, Op::Mul, true)
     }
 
     fn __rmul__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Self> {
-        self.binary(py, other, Op::Mul)
+        self.binary(py, other, Op::Mul, true)
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Self> {
         let ev = self.ev();
-        let ct = py.detach(|| ev.negate(&self.ct)).py()?;
-        Ok(self.with(ct, self.len, self.keys.clone()))
+        let ct = detach(py, || ev.negate(&self.ct)).py()?;
+        Ok(self.with(ct, self.len))
+    }
+
+    /// `self ** e` for an integer `e ≥ 1` (square-and-multiply,
+    /// `⌈log2 e⌉` levels of multiplication depth, relinearized).
+    fn __pow__(&self, py: Python<'_>, e: u64, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        if modulo.is_some_and(|m| !m.is_none()) {
+            return Err(PyTypeError::new_err(
+                "pow() with a modulus is not supported",
+            ));
+        }
+        if e == 0 {
+            return Err(PyValueError::new_err("the exponent must be at least 1"));
+        }
+        let k = self.eval_keys(None)?;
+        let ev = self.ev();
+        let ct = detach(py, || ev.exponentiate(&self.ct, e, &k.rk)).py()?;
+        Ok(self.with(ct, self.len))
+    }
+
+    /// `self * other`; with `relinearize=False` the product of two
+    /// ciphertexts keeps its third part (`size == 3`) until
+    /// `relinearize()`.
+    #[pyo3(signature = (other, relinearize = true))]
+    fn multiply(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        relinearize: bool,
+    ) -> PyResult<Self> {
+        self.binary(py, other, Op::Mul, relinearize)
+    }
+
+    /// `self²` (relinearized unless `relinearize=False`).
+    #[pyo3(signature = (relinearize = true))]
+    fn square(&self, py: Python<'_>, relinearize: bool) -> PyResult<Self> {
+        let ev = self.ev();
+        let ct = if relinearize {
+            let k = self.eval_keys(None)?;
+            detach(py, || ev.square_relin(&self.ct, &k.rk))
+        } else {
+            detach(py, || ev.square(&self.ct))
+        }
+        .py()?;
+        Ok(self.with(ct, self.len))
+    }
+
+    /// A 3-part product brought back to 2 parts with the relinearization key.
+    fn relinearize(&self, py: Python<'_>) -> PyResult<Self> {
+        let k = self.eval_keys(None)?;
+        let ev = self.ev();
+        let ct = detach(py, || ev.relinearize(&self.ct, &k.rk)).py()?;
+        Ok(self.with(ct, self.len))
+    }
+
+    /// Drops the last modulus (`⌊c·q_l^{-1}⌉`, the level goes down by one;
+    /// smaller and faster ciphertexts, about `log2 q_l` bits less budget
+    /// headroom but the same noise-to-modulus ratio).
+    fn mod_switch_to_next(&self, py: Python<'_>) -> PyResult<Self> {
+        let ev = self.ev();
+        let ct = detach(py, || ev.mod_switch_to_next(&self.ct)).py()?;
+        Ok(self.with(ct, self.len))
+    }
+
+    /// Switches down to `level` in one rounding.
+    fn mod_switch_to(&self, py: Python<'_>, level: usize) -> PyResult<Self> {
+        let ev = self.ev();
+        let ct = detach(py, || ev.mod_switch_to(&self.ct, level)).py()?;
+        Ok(self.with(ct, self.len))
     }
 
     /// Rotates both rows of slots left by `k` (right for negative `k`).
     fn rotate(&self, py: Python<'_>, k: i64) -> PyResult<Self> {
         let keys = self.eval_keys(None)?;
-        let gk = keys.gk.as_ref().ok_or_else(|| {
-            crate::errors::MissingKeyError::new_err(
-                "no Galois keys: generate them with ctx.keygen(rotations=[...])",
-            )
-        })?;
+        let gk = keys.galois("rotate")?;
         let ev = self.ev();
-        let ct = py.detach(|| ev.rotate_rows(&self.ct, k, gk)).py()?;
-        Ok(self.with(ct, self.len, self.keys.clone()))
+        let ct = detach(py, || ev.rotate_rows(&self.ct, k, gk)).py()?;
+        Ok(self.with(ct, self.len))
+    }
+
+    /// Swaps the two rows of slots (SEAL's `rotate_columns`); the result
+    /// shows all `n` slots.
+    fn swap_rows(&self, py: Python<'_>) -> PyResult<Self> {
+        let keys = self.eval_keys(None)?;
+        let gk = keys.galois("swap_rows")?;
+        let ev = self.ev();
+        let ct = detach(py, || ev.rotate_columns(&self.ct, gk)).py()?;
+        Ok(self.with(ct, self.ctx.degree()))
+    }
+
+    /// The sum of all slots modulo `t` (one value; every slot holds it).
+    fn sum(&self, py: Python<'_>) -> PyResult<Self> {
+        let keys = self.eval_keys(None)?;
+        let gk = keys.galois("sum")?;
+        let ev = self.ev();
+        let ct = detach(py, || ev.sum_slots(&self.ct, gk)).py()?;
+        Ok(self.with(ct, 1))
+    }
+
+    /// The inner product `Σ_i self_i·other_i mod t` with a ciphertext or
+    /// an integer array (one value; 004 §4.2's `X = Σ b_i x_i`).
+    fn dot(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let p = self.binary(py, other, Op::Mul, true)?;
+        p.sum(py)
     }
 
     /// The same ciphertext with `keys` (a `KeySet` or `PublicKeys`)
-    /// attached for `*` and `rotate`.
+    /// attached for `*`, `rotate` and `sum`.
     fn with_keys(&self, keys: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(self.with(self.ct.clone(), self.len, Some(public_of(keys)?)))
+        let mut out = self.with(self.ct.clone(), self.len);
+        out.keys = Some(public_of(keys, self.ctx.id())?);
+        Ok(out)
     }
 
     /// The number of values encrypted.
@@ -487,10 +619,24 @@ impl Ciphertext {
         self.len
     }
 
-    /// The level (number of moduli dropped so far is `max_level − level`).
+    /// The level (`context.max_level` when fresh; one modulus per level).
     #[getter]
     fn level(&self) -> usize {
         self.ct.level()
+    }
+
+    /// The number of polynomials (2; 3 after a product not relinearized).
+    #[getter]
+    fn size(&self) -> usize {
+        self.ct.size()
+    }
+
+    /// The context.
+    #[getter]
+    fn context(&self) -> Context {
+        Context {
+            ctx: self.ctx.clone(),
+        }
     }
 
     /// The ciphertext in the binary format (keys not included).
@@ -501,14 +647,21 @@ impl Ciphertext {
         ))
     }
 
-    /// Loads a ciphertext of `context` holding `length` values (keys
-    /// attached with `with_keys`).
+    /// Loads a ciphertext of `context` holding `length` values (default:
+    /// all `n` slots); attach keys with `with_keys`. Malformed bytes raise
+    /// `FormatError`.
     #[staticmethod]
     #[pyo3(signature = (context, data, length = None))]
     fn from_bytes(context: &Context, data: &[u8], length: Option<usize>) -> PyResult<Self> {
         let ctx = context.ctx.clone();
         let ct = bfv::Ciphertext::from_bytes(&ctx, data).py()?;
-        let len = length.unwrap_or(ctx.degree()).min(ctx.degree());
+        let n = ctx.degree();
+        let len = length.unwrap_or(n);
+        if len > n {
+            return Err(PyValueError::new_err(format!(
+                "length {len} exceeds the {n} slots"
+            )));
+        }
         Ok(Self {
             ctx,
             ct,
@@ -518,19 +671,12 @@ impl Ciphertext {
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let c = Py::new(
-            py,
-            Context {
-                ctx: self.ctx.clone(),
-            },
-        )?
-        .into_bound(py)
-        .into_any();
+        let c = Py::new(py, self.context())?.into_bound(py).into_any();
         let keys = match &self.keys {
             Some(k) => Py::new(
                 py,
-                PublicKeys {
-                    ctx: self.ctx.clone(),
+                crate::keys::PublicKeys {
+                    scheme: Scheme::Bfv(self.ctx.clone()),
                     keys: k.clone(),
                 },
             )?
@@ -538,16 +684,24 @@ impl Ciphertext {
             .into_any(),
             None => py.None().into_bound(py),
         };
-        let len = self.len.into_pyobject(py)?.into_any();
-        let args = PyTuple::new(py, [c, self.to_bytes(py)?.into_any(), len, keys])?;
-        PyTuple::new(py, [loader(py, "bfv_ciphertext")?, args.into_any()])
+        let args = PyTuple::new(
+            py,
+            [
+                c,
+                self.to_bytes(py)?.into_any(),
+                self.len.into_pyobject(py)?.into_any(),
+                keys,
+            ],
+        )?;
+        PyTuple::new(py, [crate::loader(py, "bfv_ciphertext")?, args.into_any()])
     }
 
     fn __repr__(&self) -> String {
         format!(
-            "<rnsfhe.bfv.Ciphertext of {} values, level {}>",
+            "<rnsfhe.bfv.Ciphertext of {} values, level {}, size {}>",
             self.len,
-            self.ct.level()
+            self.ct.level(),
+            self.ct.size()
         )
     }
 }
@@ -557,8 +711,6 @@ impl Ciphertext {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("BfvContext", py.get_type::<Context>())?;
-    m.add("BfvKeySet", py.get_type::<KeySet>())?;
-    m.add("BfvPublicKeys", py.get_type::<PublicKeys>())?;
     m.add("BfvCiphertext", py.get_type::<Ciphertext>())?;
     Ok(())
 }

@@ -1,16 +1,22 @@
-//! The secret key, shared by both schemes, and the refusal to pickle it.
+//! Keys, shared by both schemes: the secret key (which refuses to pickle),
+//! the public keys (public, relinearization and Galois keys; safe to share
+//! and pickle) and the key set holding both.
+//!
+//! Keys are objects of the RLWE core (`rnsfhe::rlwe`), the same types for
+//! BFV and CKKS; only the context they belong to differs ([`Scheme`]).
 
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyTuple};
 use rnsfhe::bfv::BfvContext;
 use rnsfhe::ckks::CkksContext;
-use rnsfhe::rlwe;
+use rnsfhe::rlwe::{self, GaloisKeys, PublicKey, RelinKey, SchemeContext};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
-use crate::errors::IntoPyResult;
+use crate::errors::{IntoPyResult, MismatchError, MissingKeyError};
+use crate::runtime::detach;
 
 /// The scheme context a key belongs to.
 #[derive(Clone)]
@@ -21,8 +27,138 @@ pub enum Scheme {
     Ckks(Arc<CkksContext>),
 }
 
+impl Scheme {
+    /// `"bfv"` or `"ckks"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scheme::Bfv(_) => "bfv",
+            Scheme::Ckks(_) => "ckks",
+        }
+    }
+
+    /// The parameter id.
+    pub fn id(&self) -> u64 {
+        match self {
+            Scheme::Bfv(c) => c.id(),
+            Scheme::Ckks(c) => c.id(),
+        }
+    }
+
+    /// The context of `obj` (an `rnsfhe.bfv.Context` or `rnsfhe.ckks.Context`).
+    pub fn of(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(c) = obj.cast::<crate::bfv::Context>() {
+            return Ok(Scheme::Bfv(c.get().ctx.clone()));
+        }
+        if let Ok(c) = obj.cast::<crate::ckks::Context>() {
+            return Ok(Scheme::Ckks(c.get().ctx.clone()));
+        }
+        Err(PyTypeError::new_err(
+            "context must be an rnsfhe.bfv.Context or rnsfhe.ckks.Context",
+        ))
+    }
+
+    /// The Python context object.
+    pub fn to_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(match self {
+            Scheme::Bfv(c) => Py::new(py, crate::bfv::Context { ctx: c.clone() })?
+                .into_bound(py)
+                .into_any(),
+            Scheme::Ckks(c) => Py::new(py, crate::ckks::Context { ctx: c.clone() })?
+                .into_bound(py)
+                .into_any(),
+        })
+    }
+}
+
+/// `x.to_bytes_smallest(ctx)` for a key of the RLWE core in either scheme.
+fn key_bytes<K>(scheme: &Scheme, key: &K) -> rnsfhe::Result<Vec<u8>>
+where
+    K: ToBytes<BfvContext> + ToBytes<CkksContext>,
+{
+    match scheme {
+        Scheme::Bfv(c) => ToBytes::<BfvContext>::to_bytes_smallest(key, c),
+        Scheme::Ckks(c) => ToBytes::<CkksContext>::to_bytes_smallest(key, c),
+    }
+}
+
+/// Loads a key of the RLWE core in either scheme.
+fn key_from<K>(scheme: &Scheme, data: &[u8]) -> rnsfhe::Result<K>
+where
+    K: FromBytes<BfvContext> + FromBytes<CkksContext>,
+{
+    match scheme {
+        Scheme::Bfv(c) => FromBytes::<BfvContext>::from_bytes(c, data),
+        Scheme::Ckks(c) => FromBytes::<CkksContext>::from_bytes(c, data),
+    }
+}
+
+/// The evaluation keys of one secret key.
+pub struct EvalKeys {
+    /// The public (encryption) key.
+    pub pk: PublicKey,
+    /// The relinearization key.
+    pub rk: RelinKey,
+    /// The Galois keys, if any were generated.
+    pub gk: Option<GaloisKeys>,
+}
+
+impl EvalKeys {
+    /// The Galois keys, or a `MissingKeyError` naming `what` needs them.
+    pub fn galois(&self, what: &str) -> PyResult<&GaloisKeys> {
+        self.gk.as_ref().ok_or_else(|| {
+            MissingKeyError::new_err(format!(
+                "{what} needs Galois keys: generate them with ctx.keygen() (every \
+                 power-of-two rotation) or ctx.keygen(rotations=[...])"
+            ))
+        })
+    }
+}
+
+/// Key generation in `ctx`: Galois keys for `rotations` (None: the
+/// default set, every `±2^i` and the conjugation/row swap; `[]`: none).
+fn generate<C: SchemeContext + ?Sized>(
+    ctx: &C,
+    rotations: Option<&[i64]>,
+) -> rnsfhe::Result<(rlwe::SecretKey, EvalKeys)> {
+    let sk = rlwe::SecretKey::generate(ctx)?;
+    let pk = PublicKey::generate(ctx, &sk)?;
+    let rk = RelinKey::generate(ctx, &sk)?;
+    let gk = match rotations {
+        None => Some(GaloisKeys::generate_default(ctx, &sk)?),
+        Some([]) => None,
+        Some(r) => Some(GaloisKeys::generate_for_steps(ctx, &sk, r)?),
+    };
+    Ok((sk, EvalKeys { pk, rk, gk }))
+}
+
+/// Generates a key set in `scheme` (GIL released).
+pub fn keygen(py: Python<'_>, scheme: &Scheme, rotations: Option<Vec<i64>>) -> PyResult<KeySet> {
+    let rot = rotations.as_deref();
+    let (sk, keys) = detach(py, || match scheme {
+        Scheme::Bfv(c) => generate(&**c, rot),
+        Scheme::Ckks(c) => generate(&**c, rot),
+    })
+    .py()?;
+    let secret = Py::new(
+        py,
+        SecretKey {
+            sk: Arc::new(sk),
+            scheme: scheme.clone(),
+        },
+    )?;
+    let public = Py::new(
+        py,
+        PublicKeys {
+            scheme: scheme.clone(),
+            keys: Arc::new(keys),
+        },
+    )?;
+    Ok(KeySet { secret, public })
+}
+
 /// A secret key. Never pickled implicitly: export it explicitly with
-/// `to_bytes()` and protect the bytes.
+/// `to_bytes()` and protect the bytes. Zeroized when dropped (the core's
+/// `SecretKey` wipes its polynomials).
 #[pyclass(module = "rnsfhe", name = "SecretKey", frozen)]
 pub struct SecretKey {
     pub(crate) sk: Arc<rlwe::SecretKey>,
@@ -35,8 +171,8 @@ impl SecretKey {
     /// protect these bytes.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = match &self.scheme {
-            Scheme::Bfv(ctx) => (*self.sk).to_bytes(ctx).py()?,
-            Scheme::Ckks(ctx) => (*self.sk).to_bytes(ctx).py()?,
+            Scheme::Bfv(ctx) => ToBytes::<BfvContext>::to_bytes(&*self.sk, ctx).py()?,
+            Scheme::Ckks(ctx) => ToBytes::<CkksContext>::to_bytes(&*self.sk, ctx).py()?,
         };
         Ok(PyBytes::new(py, &bytes))
     }
@@ -44,25 +180,12 @@ impl SecretKey {
     /// Loads a secret key of `context` (a `bfv.Context` or `ckks.Context`).
     #[staticmethod]
     fn from_bytes(context: &Bound<'_, PyAny>, data: &[u8]) -> PyResult<Self> {
-        if let Ok(c) = context.cast::<crate::bfv::Context>() {
-            let ctx = c.get().ctx.clone();
-            let sk = rlwe::SecretKey::from_bytes(&ctx, data).py()?;
-            return Ok(Self {
-                sk: Arc::new(sk),
-                scheme: Scheme::Bfv(ctx),
-            });
-        }
-        if let Ok(c) = context.cast::<crate::ckks::Context>() {
-            let ctx = c.get().ctx.clone();
-            let sk = rlwe::SecretKey::from_bytes(&ctx, data).py()?;
-            return Ok(Self {
-                sk: Arc::new(sk),
-                scheme: Scheme::Ckks(ctx),
-            });
-        }
-        Err(PyTypeError::new_err(
-            "context must be an rnsfhe.bfv.Context or rnsfhe.ckks.Context",
-        ))
+        let scheme = Scheme::of(context)?;
+        let sk: rlwe::SecretKey = key_from(&scheme, data).py()?;
+        Ok(Self {
+            sk: Arc::new(sk),
+            scheme,
+        })
     }
 
     /// Refuses: secret keys are never pickled implicitly.
@@ -75,31 +198,176 @@ impl SecretKey {
     }
 
     fn __repr__(&self) -> String {
-        let scheme = match self.scheme {
-            Scheme::Bfv(_) => "bfv",
-            Scheme::Ckks(_) => "ckks",
-        };
-        format!("<rnsfhe.SecretKey ({scheme}), hidden>")
+        format!("<rnsfhe.SecretKey ({}), hidden>", self.scheme.name())
     }
 }
 
-/// The secret key in `obj`: a `SecretKey`, or a key set (anything with a
-/// `secret()` method returning one).
-pub fn secret_of(obj: &Bound<'_, PyAny>) -> PyResult<Arc<rlwe::SecretKey>> {
-    if let Ok(sk) = obj.cast::<SecretKey>() {
-        return Ok(sk.get().sk.clone());
+/// The secret key in `obj`: a `SecretKey` or a `KeySet`, checked to
+/// belong to the context with parameter id `params_id`.
+pub fn secret_of(obj: &Bound<'_, PyAny>, params_id: u64) -> PyResult<Arc<rlwe::SecretKey>> {
+    let sk = if let Ok(sk) = obj.cast::<SecretKey>() {
+        sk.get().sk.clone()
+    } else if let Ok(k) = obj.cast::<KeySet>() {
+        k.get().secret.get().sk.clone()
+    } else {
+        return Err(PyTypeError::new_err(
+            "expected an rnsfhe.SecretKey or an rnsfhe.KeySet",
+        ));
+    };
+    if sk.params_id() != params_id {
+        return Err(MismatchError::new_err(
+            "the secret key belongs to another context than the ciphertext",
+        ));
     }
-    if let Ok(f) = obj.getattr("secret") {
-        if let Ok(sk) = f.call0()?.cast::<SecretKey>() {
-            return Ok(sk.get().sk.clone());
-        }
+    Ok(sk)
+}
+
+/// The public keys in `obj` (a `PublicKeys` or `KeySet`), checked to
+/// belong to the context with parameter id `params_id`.
+pub fn public_of(obj: &Bound<'_, PyAny>, params_id: u64) -> PyResult<Arc<EvalKeys>> {
+    let p = if let Ok(p) = obj.cast::<PublicKeys>() {
+        p.get().keys.clone()
+    } else if let Ok(k) = obj.cast::<KeySet>() {
+        k.get().public.get().keys.clone()
+    } else {
+        return Err(PyTypeError::new_err(
+            "expected an rnsfhe.PublicKeys or an rnsfhe.KeySet",
+        ));
+    };
+    if p.pk.params_id() != params_id {
+        return Err(MismatchError::new_err(
+            "the keys belong to another context (other parameters or scheme)",
+        ));
     }
-    Err(PyValueError::new_err(
-        "expected a SecretKey or a KeySet holding one",
-    ))
+    Ok(p)
+}
+
+/// A secret key with its public keys, from `ctx.keygen()`. Refuses to
+/// pickle (it holds the secret); pickle `keys.public()` instead.
+#[pyclass(module = "rnsfhe", name = "KeySet", frozen)]
+pub struct KeySet {
+    secret: Py<SecretKey>,
+    public: Py<PublicKeys>,
+}
+
+#[pymethods]
+impl KeySet {
+    /// The secret key.
+    fn secret(&self, py: Python<'_>) -> Py<SecretKey> {
+        self.secret.clone_ref(py)
+    }
+
+    /// The public keys (public, relinearization, Galois), safe to share.
+    fn public(&self, py: Python<'_>) -> Py<PublicKeys> {
+        self.public.clone_ref(py)
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a KeySet holds a secret key and is never pickled implicitly; pickle \
+             keys.public(), and export the secret explicitly with keys.secret().to_bytes()",
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<rnsfhe.KeySet ({}), secret hidden>",
+            self.public.get().scheme.name()
+        )
+    }
+}
+
+/// Public key, relinearization key and Galois keys of one secret key:
+/// everything an evaluator needs, nothing that decrypts.
+#[pyclass(module = "rnsfhe", name = "PublicKeys", frozen)]
+pub struct PublicKeys {
+    pub(crate) scheme: Scheme,
+    pub(crate) keys: Arc<EvalKeys>,
+}
+
+#[pymethods]
+impl PublicKeys {
+    /// Loads public keys of `context` from the bytes of each key (what
+    /// pickling stores; `gk` None when there are no Galois keys).
+    #[staticmethod]
+    #[pyo3(signature = (context, pk, rk, gk = None))]
+    fn from_bytes(
+        context: &Bound<'_, PyAny>,
+        pk: Vec<u8>,
+        rk: Vec<u8>,
+        gk: Option<Vec<u8>>,
+    ) -> PyResult<Self> {
+        let scheme = Scheme::of(context)?;
+        let keys = EvalKeys {
+            pk: key_from(&scheme, &pk).py()?,
+            rk: key_from(&scheme, &rk).py()?,
+            gk: match gk {
+                Some(g) => Some(key_from(&scheme, &g).py()?),
+                None => None,
+            },
+        };
+        Ok(Self {
+            scheme,
+            keys: Arc::new(keys),
+        })
+    }
+
+    /// Whether Galois keys (rotations) are present.
+    #[getter]
+    fn has_galois_keys(&self) -> bool {
+        self.keys.gk.is_some()
+    }
+
+    /// The rotation steps' Galois elements held (odd integers below `2n`).
+    #[getter]
+    fn galois_elements(&self) -> Vec<u64> {
+        self.keys
+            .gk
+            .as_ref()
+            .map_or_else(Vec::new, GaloisKeys::elements)
+    }
+
+    /// The context the keys belong to.
+    #[getter]
+    fn context<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.scheme.to_object(py)
+    }
+
+    /// `(context, pk, rk, gk)`: the arguments of `from_bytes`.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let s = &self.scheme;
+        let pk = PyBytes::new(py, &key_bytes(s, &self.keys.pk).py()?);
+        let rk = PyBytes::new(py, &key_bytes(s, &self.keys.rk).py()?);
+        let gk = match &self.keys.gk {
+            Some(g) => PyBytes::new(py, &key_bytes(s, g).py()?).into_any(),
+            None => py.None().into_bound(py),
+        };
+        PyTuple::new(py, [s.to_object(py)?, pk.into_any(), rk.into_any(), gk])
+    }
+
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(
+            py,
+            [
+                crate::loader(py, "public_keys")?,
+                self.to_bytes(py)?.into_any(),
+            ],
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<rnsfhe.PublicKeys ({}), {} Galois keys>",
+            self.scheme.name(),
+            self.keys.gk.as_ref().map_or(0, GaloisKeys::len)
+        )
+    }
 }
 
 /// Adds the classes of this module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<SecretKey>()
+    m.add_class::<SecretKey>()?;
+    m.add_class::<KeySet>()?;
+    m.add_class::<PublicKeys>()?;
+    Ok(())
 }

@@ -13,19 +13,27 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod batch;
 pub mod bfv;
 pub mod ckks;
 pub mod convert;
 pub mod errors;
 pub mod keys;
+pub mod runtime;
 
 use pyo3::prelude::*;
+
+/// A loader of `rnsfhe._pickle` (the callables `__reduce__` returns).
+pub(crate) fn loader<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("rnsfhe._pickle")?.getattr(name)
+}
 
 /// The extension module `rnsfhe._rnsfhe`.
 #[pymodule]
 fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     keys::register(m)?;
+    runtime::register(m)?;
     bfv::register(m)?;
     ckks::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
