@@ -30,7 +30,7 @@ class _Counter:
 def bar(total: int, desc: str) -> Any:
     """A progress bar over ``total`` items labelled ``desc``."""
     try:
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # type: ignore[import-untyped, unused-ignore]
     except ImportError:
         return _Counter(total, desc)
     return tqdm(total=total, desc=desc, unit="ct")

@@ -312,7 +312,8 @@ pub struct Ciphertext {
 enum Operand {
     Ct(Py<Ciphertext>),
     Real(f64),
-    Vector(Vec<Complex64>, bool),
+    /// Values, whether complex, and the length of the result's vector.
+    Vector(Vec<Complex64>, bool, usize),
 }
 
 #[derive(Clone, Copy)]
@@ -369,10 +370,13 @@ impl Ciphertext {
         match scalar(other)? {
             Some(Scalar::Int(v)) => Ok(Operand::Real(v as f64)),
             Some(Scalar::Real(v)) => Ok(Operand::Real(v)),
-            Some(Scalar::Complex(c)) => Ok(Operand::Vector(vec![c; self.ctx.slots()], true)),
+            Some(Scalar::Complex(c)) => {
+                Ok(Operand::Vector(vec![c; self.ctx.slots()], true, self.len))
+            }
             None => {
                 let (v, complex) = to_c64_vec(other)?;
-                Ok(Operand::Vector(v, complex))
+                let len = self.len.max(v.len());
+                Ok(Operand::Vector(v, complex, len))
             }
         }
     }
@@ -430,8 +434,7 @@ impl Ciphertext {
                 .py()?;
                 Ok(self.with(ct, self.len))
             }
-            Operand::Vector(vals, complex) => {
-                let len = self.len.max(vals.len());
+            Operand::Vector(vals, complex, len) => {
                 let ctx = self.ctx.clone();
                 let ct = detach(py, || -> rnsfhe::Result<_> {
                     let enc = Encoder::new(&ctx);

@@ -1,0 +1,39 @@
+"""Shared contexts and keys for the Python test suite.
+
+Small parameters with the security check off (``security=0``) keep the
+suite fast; the security check itself is tested in ``test_errors.py``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+import rnsfhe
+
+T = 65537
+
+
+@lru_cache(maxsize=None)
+def bfv() -> Tuple[rnsfhe.bfv.Context, rnsfhe.KeySet]:
+    """n = 4096, t = 65537, three 60-bit primes (depth 2), all Galois keys."""
+    ctx = rnsfhe.bfv.Context(n=4096, t=T, moduli_bits=[60, 60, 60], security=0)
+    return ctx, ctx.keygen()
+
+
+@lru_cache(maxsize=None)
+def ckks() -> Tuple[rnsfhe.ckks.Context, rnsfhe.KeySet]:
+    """n = 4096, scale 2^40, four levels, all Galois keys."""
+    ctx = rnsfhe.ckks.Context(
+        n=4096, moduli_bits=[60, 40, 40, 40, 40], scale_bits=40, security=0
+    )
+    return ctx, ctx.keygen()
+
+
+def signed(x: npt.ArrayLike, t: int = T) -> npt.NDArray[np.int64]:
+    """The centred representative modulo t, as BFV's decrypt returns it."""
+    r = np.mod(np.asarray(x, dtype=object), t).astype(np.int64)
+    return np.where(r > t // 2, r - t, r)
