@@ -2,7 +2,9 @@
 # Every test suite of the project, as README.md's test command:
 #   1. the Rust workspace: cargo test --release --workspace;
 #   2. the Python package (python/, maturin + PyO3) built with pip into a
-#      fresh virtual environment, then its pytest suite (python/tests).
+#      fresh virtual environment with its test extras, then ruff, stubtest,
+#      mypy --strict (package and examples) and pytest (python/tests,
+#      including the examples with small parameters).
 # pytest's "no tests collected" (exit status 5) fails like any failure.
 # PYTHON selects the interpreter (default python3, CPython >= 3.9).
 set -euo pipefail
@@ -11,10 +13,17 @@ cd "$(dirname "$0")/.."
 echo "== Rust: cargo test --release --workspace"
 cargo test --release --workspace
 
-echo "== Python: pip install ./python into a fresh venv, then pytest"
+echo "== Python: pip install ./python[test] into a fresh venv, then checks and pytest"
 py=${PYTHON:-python3}
 venv="$(mktemp -d)/venv"
 "$py" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q ./python pytest
+"$venv/bin/python" -m pip install -q "./python[test]"
+echo "-- ruff (package, tests, examples)"
+"$venv/bin/python" -m ruff check python examples/python
+echo "-- stubtest (the compiled module against rnsfhe/_rnsfhe.pyi)"
+"$venv/bin/python" -m mypy.stubtest rnsfhe --allowlist python/stubtest-allowlist.txt
+echo "-- mypy --strict (package, examples)"
+"$venv/bin/python" -m mypy --strict python/rnsfhe examples/python
+echo "-- pytest"
 "$venv/bin/python" -m pytest python/tests -q

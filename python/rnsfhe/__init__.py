@@ -8,6 +8,7 @@
 [1, 2, 5, 10]
 """
 
+from . import bfv, ckks
 from ._rnsfhe import (
     Error,
     FormatError,
@@ -26,7 +27,6 @@ from ._rnsfhe import (
     get_num_threads,
     set_num_threads,
 )
-from . import bfv, ckks
 
 __all__ = [
     "bfv",

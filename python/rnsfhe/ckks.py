@@ -1,7 +1,5 @@
 """CKKS: approximate arithmetic on vectors of real or complex numbers."""
 
-from typing import Tuple
-
 from ._rnsfhe import CkksCiphertext as Ciphertext
 from ._rnsfhe import CkksContext as Context
 from ._rnsfhe import KeySet, PublicKeys
@@ -10,7 +8,7 @@ __all__ = ["Context", "KeySet", "PublicKeys", "Ciphertext", "sigmoid"]
 
 
 def sigmoid(
-    ct: Ciphertext, interval: Tuple[float, float] = (-8.0, 8.0), degree: int = 7
+    ct: Ciphertext, interval: tuple[float, float] = (-8.0, 8.0), degree: int = 7
 ) -> Ciphertext:
     """The logistic function ``1/(1 + exp(-x))`` of every slot of ``ct``
     (slot values in ``interval``), by its Chebyshev interpolant of

@@ -6,8 +6,7 @@ suite fast; the security check itself is tested in ``test_errors.py``.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Tuple
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -17,19 +16,17 @@ import rnsfhe
 T = 65537
 
 
-@lru_cache(maxsize=None)
-def bfv() -> Tuple[rnsfhe.bfv.Context, rnsfhe.KeySet]:
+@cache
+def bfv() -> tuple[rnsfhe.bfv.Context, rnsfhe.KeySet]:
     """n = 4096, t = 65537, three 60-bit primes (depth 2), all Galois keys."""
     ctx = rnsfhe.bfv.Context(n=4096, t=T, moduli_bits=[60, 60, 60], security=0)
     return ctx, ctx.keygen()
 
 
-@lru_cache(maxsize=None)
-def ckks() -> Tuple[rnsfhe.ckks.Context, rnsfhe.KeySet]:
+@cache
+def ckks() -> tuple[rnsfhe.ckks.Context, rnsfhe.KeySet]:
     """n = 4096, scale 2^40, four levels, all Galois keys."""
-    ctx = rnsfhe.ckks.Context(
-        n=4096, moduli_bits=[60, 40, 40, 40, 40], scale_bits=40, security=0
-    )
+    ctx = rnsfhe.ckks.Context(n=4096, moduli_bits=[60, 40, 40, 40, 40], scale_bits=40, security=0)
     return ctx, ctx.keygen()
 
 

@@ -8,7 +8,6 @@ import multiprocessing as mp
 import pickle
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import List, Tuple
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ def square_and_shift(ct: rnsfhe.bfv.Ciphertext) -> rnsfhe.bfv.Ciphertext:
     return (ct * ct + 1).rotate(1)
 
 
-def ckks_work(args: Tuple[rnsfhe.ckks.Ciphertext, rnsfhe.PublicKeys]) -> rnsfhe.ckks.Ciphertext:
+def ckks_work(args: tuple[rnsfhe.ckks.Ciphertext, rnsfhe.PublicKeys]) -> rnsfhe.ckks.Ciphertext:
     ct, pub = args
     fresh = pub.context.encrypt(np.full(len(ct), 0.5), pub)
     return ct * fresh + ct.sum()
@@ -53,7 +52,7 @@ def test_thread_counts_give_identical_results(threads: int) -> None:
         rnsfhe.set_num_threads(threads)
         assert rnsfhe.get_num_threads() == threads
         a = np.arange(100)
-        results: List[np.ndarray] = []
+        results: list[np.ndarray] = []
         lock = threading.Lock()
 
         def work() -> None:

@@ -83,7 +83,7 @@ def test_corrupted_bytes_raise_format_error(scheme: str) -> None:
         "secret": (keys.secret().to_bytes(), lambda b: rnsfhe.SecretKey.from_bytes(ctx, b)),
     }
     rng = np.random.default_rng(7)
-    for name, (data, load) in blobs.items():
+    for _name, (data, load) in blobs.items():
         for cut in (0, 1, len(data) // 2, len(data) - 1):
             with pytest.raises(rnsfhe.FormatError):
                 load(data[:cut])
