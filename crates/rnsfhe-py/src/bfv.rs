@@ -10,9 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
-use rnsfhe::bfv::{
-    self, BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Variant,
-};
+use rnsfhe::bfv::{self, BatchEncoder, BfvContext, BfvParameters, Evaluator, Variant};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
 use crate::convert::{i64_array, rows_array, scalar, to_int_rows, to_int_vec, Scalar};
@@ -277,13 +275,14 @@ impl Context {
         progress: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let sk = secret_of(secret, self.ctx.id())?;
+        let sk = sk.get();
         let items: Vec<Bound<'py, Ciphertext>> = ciphertexts
             .iter()
             .map(|c| c.cast_into::<Ciphertext>().map_err(PyErr::from))
             .collect::<PyResult<_>>()?;
         let cts: Vec<&Ciphertext> = items.iter().map(|c| c.get()).collect();
-        let dec = Decryptor::new(&self.ctx, &sk).py()?;
-        let enc = BatchEncoder::new(&self.ctx).py()?;
+        let dec = sk.bfv_decryptor(&self.ctx).py()?;
+        let enc = encoder(&self.ctx).py()?;
         let rows = crate::batch::map(py, &cts, progress, "decrypt", |c| {
             let mut v = enc.decode_signed(&dec.decrypt(&c.ct)?)?;
             v.truncate(c.len);
@@ -304,11 +303,26 @@ impl Context {
     }
 }
 
+/// The batch encoder of `ctx` (its slot permutation built once per
+/// context and process).
+fn encoder(ctx: &Arc<BfvContext>) -> rnsfhe::Result<Arc<BatchEncoder>> {
+    static ENCODERS: OnceLock<Mutex<HashMap<u64, Arc<BatchEncoder>>>> = OnceLock::new();
+    let map = ENCODERS.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(e) = map.lock().unwrap_or_else(|e| e.into_inner()).get(&ctx.id()) {
+        return Ok(e.clone());
+    }
+    let e = Arc::new(BatchEncoder::new(ctx)?);
+    map.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(ctx.id(), e.clone());
+    Ok(e)
+}
+
 /// `vals` reduced modulo `t` and batch-encoded (zero padded).
 fn encode(ctx: &Arc<BfvContext>, vals: &[i128]) -> rnsfhe::Result<bfv::Plaintext> {
     let t = ctx.plain_modulus().value() as i128;
     let reduced: Vec<u64> = vals.iter().map(|&v| v.rem_euclid(t) as u64).collect();
-    BatchEncoder::new(ctx)?.encode(&reduced)
+    encoder(ctx)?.encode(&reduced)
 }
 
 fn encrypt(
@@ -317,7 +331,7 @@ fn encrypt(
     vals: &[i128],
 ) -> rnsfhe::Result<bfv::Ciphertext> {
     let pt = encode(ctx, vals)?;
-    Encryptor::from_public_key(ctx, &keys.pk)?.encrypt(&pt)
+    keys.bfv_encryptor(ctx)?.encrypt(&pt)
 }
 
 /// A BFV ciphertext of a vector of integers modulo `t`, with the public
@@ -455,8 +469,8 @@ impl Ciphertext {
         let sk = secret_of(secret, self.ctx.id())?;
         let ctx = self.ctx.clone();
         let vals = detach(py, || -> rnsfhe::Result<_> {
-            let pt = Decryptor::new(&ctx, &sk)?.decrypt(&self.ct)?;
-            BatchEncoder::new(&ctx)?.decode_signed(&pt)
+            let pt = sk.get().bfv_decryptor(&ctx)?.decrypt(&self.ct)?;
+            encoder(&ctx)?.decode_signed(&pt)
         })
         .py()?;
         i64_array(py, &vals[..self.len.min(vals.len())])
@@ -468,7 +482,9 @@ impl Ciphertext {
         let sk = secret_of(secret, self.ctx.id())?;
         let ctx = self.ctx.clone();
         detach(py, || {
-            Decryptor::new(&ctx, &sk)?.invariant_noise_budget(&self.ct)
+            sk.get()
+                .bfv_decryptor(&ctx)?
+                .invariant_noise_budget(&self.ct)
         })
         .py()
     }

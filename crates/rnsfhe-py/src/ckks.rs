@@ -14,8 +14,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use rnsfhe::ckks::{
-    self, ChebyshevApprox, CkksContext, CkksParameters, Complex64, Decryptor, Encoder, Encryptor,
-    Evaluator,
+    self, ChebyshevApprox, CkksContext, CkksParameters, Complex64, Decryptor, Encoder, Evaluator,
 };
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
@@ -264,8 +263,8 @@ impl Context {
             .collect::<PyResult<_>>()?;
         let cts: Vec<&Ciphertext> = items.iter().map(|c| c.get()).collect();
         let complex = cts.iter().any(|c| c.complex);
-        let dec = Decryptor::new(&self.ctx, &sk).py()?;
-        let rows = crate::batch::map(py, &cts, progress, "decrypt", |c| c.decode(&dec))?;
+        let dec = sk.get().ckks_decryptor(&self.ctx).py()?;
+        let rows = crate::batch::map(py, &cts, progress, "decrypt", |c| c.decode(dec))?;
         if complex {
             rows_array(py, &rows, "complex128", |v: Complex64| {
                 [v.re.to_ne_bytes(), v.im.to_ne_bytes()].concat()
@@ -294,7 +293,7 @@ fn encrypt(
     vals: &[Complex64],
 ) -> rnsfhe::Result<ckks::Ciphertext> {
     let pt = Encoder::new(ctx).encode_complex(vals)?;
-    Encryptor::from_public_key(ctx, &keys.pk)?.encrypt(&pt)
+    keys.ckks_encryptor(ctx)?.encrypt(&pt)
 }
 
 /// A CKKS ciphertext of a vector of real (or complex) numbers, with the
@@ -488,7 +487,7 @@ impl Ciphertext {
     ) -> PyResult<Bound<'py, PyAny>> {
         let sk = secret_of(secret, self.ctx.id())?;
         let ctx = self.ctx.clone();
-        let vals = detach(py, || self.decode(&Decryptor::new(&ctx, &sk)?)).py()?;
+        let vals = detach(py, || self.decode(sk.get().ckks_decryptor(&ctx)?)).py()?;
         if self.complex {
             c64_array(py, &vals)
         } else {
@@ -513,7 +512,7 @@ impl Ciphertext {
         let sk = secret_of(secret, self.ctx.id())?;
         let ctx = self.ctx.clone();
         let all = detach(py, || -> rnsfhe::Result<_> {
-            let pt = Decryptor::new(&ctx, &sk)?.decrypt(&self.ct)?;
+            let pt = sk.get().ckks_decryptor(&ctx)?.decrypt(&self.ct)?;
             Encoder::new(&ctx).decode_all(&pt)
         })
         .py()?;

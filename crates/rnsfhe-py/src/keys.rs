@@ -5,13 +5,13 @@
 //! Keys are objects of the RLWE core (`rnsfhe::rlwe`), the same types for
 //! BFV and CKKS; only the context they belong to differs ([`Scheme`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use rnsfhe::bfv::BfvContext;
-use rnsfhe::ckks::CkksContext;
+use rnsfhe::bfv::{self, BfvContext};
+use rnsfhe::ckks::{self, CkksContext};
 use rnsfhe::rlwe::{self, GaloisKeys, PublicKey, RelinKey, SchemeContext};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
@@ -100,9 +100,52 @@ pub struct EvalKeys {
     pub rk: RelinKey,
     /// The Galois keys, if any were generated.
     pub gk: Option<GaloisKeys>,
+    /// The BFV encryptor of `pk`, built on first use (its Shoup
+    /// precomputation of the key is then reused by every encryption).
+    bfv_enc: OnceLock<bfv::Encryptor>,
+    /// The CKKS encryptor of `pk`, built on first use.
+    ckks_enc: OnceLock<ckks::Encryptor>,
+}
+
+/// The value of `cell`, initialized by `init` on first use (a race builds
+/// it twice and keeps one; both are equal).
+pub fn cached<T>(
+    cell: &OnceLock<T>,
+    init: impl FnOnce() -> rnsfhe::Result<T>,
+) -> rnsfhe::Result<&T> {
+    if let Some(v) = cell.get() {
+        return Ok(v);
+    }
+    let v = init()?;
+    Ok(cell.get_or_init(|| v))
 }
 
 impl EvalKeys {
+    /// Evaluation keys from their parts.
+    pub fn new(pk: PublicKey, rk: RelinKey, gk: Option<GaloisKeys>) -> Self {
+        Self {
+            pk,
+            rk,
+            gk,
+            bfv_enc: OnceLock::new(),
+            ckks_enc: OnceLock::new(),
+        }
+    }
+
+    /// The BFV public-key encryptor (cached).
+    pub fn bfv_encryptor(&self, ctx: &Arc<BfvContext>) -> rnsfhe::Result<&bfv::Encryptor> {
+        cached(&self.bfv_enc, || {
+            bfv::Encryptor::from_public_key(ctx, &self.pk)
+        })
+    }
+
+    /// The CKKS public-key encryptor (cached).
+    pub fn ckks_encryptor(&self, ctx: &Arc<CkksContext>) -> rnsfhe::Result<&ckks::Encryptor> {
+        cached(&self.ckks_enc, || {
+            ckks::Encryptor::from_public_key(ctx, &self.pk)
+        })
+    }
+
     /// The Galois keys, or a `MissingKeyError` naming `what` needs them.
     pub fn galois(&self, what: &str) -> PyResult<&GaloisKeys> {
         self.gk.as_ref().ok_or_else(|| {
@@ -128,7 +171,7 @@ fn generate<C: SchemeContext + ?Sized>(
         Some([]) => None,
         Some(r) => Some(GaloisKeys::generate_for_steps(ctx, &sk, r)?),
     };
-    Ok((sk, EvalKeys { pk, rk, gk }))
+    Ok((sk, EvalKeys::new(pk, rk, gk)))
 }
 
 /// Generates a key set in `scheme` (GIL released).
@@ -139,13 +182,7 @@ pub fn keygen(py: Python<'_>, scheme: &Scheme, rotations: Option<Vec<i64>>) -> P
         Scheme::Ckks(c) => generate(&**c, rot),
     })
     .py()?;
-    let secret = Py::new(
-        py,
-        SecretKey {
-            sk: Arc::new(sk),
-            scheme: scheme.clone(),
-        },
-    )?;
+    let secret = Py::new(py, SecretKey::new(sk, scheme.clone()))?;
     let public = Py::new(
         py,
         PublicKeys {
@@ -163,6 +200,29 @@ pub fn keygen(py: Python<'_>, scheme: &Scheme, rotations: Option<Vec<i64>>) -> P
 pub struct SecretKey {
     pub(crate) sk: Arc<rlwe::SecretKey>,
     pub(crate) scheme: Scheme,
+    bfv_dec: OnceLock<bfv::Decryptor>,
+    ckks_dec: OnceLock<ckks::Decryptor>,
+}
+
+impl SecretKey {
+    fn new(sk: rlwe::SecretKey, scheme: Scheme) -> Self {
+        Self {
+            sk: Arc::new(sk),
+            scheme,
+            bfv_dec: OnceLock::new(),
+            ckks_dec: OnceLock::new(),
+        }
+    }
+
+    /// The BFV decryptor of this key (cached).
+    pub fn bfv_decryptor(&self, ctx: &Arc<BfvContext>) -> rnsfhe::Result<&bfv::Decryptor> {
+        cached(&self.bfv_dec, || bfv::Decryptor::new(ctx, &self.sk))
+    }
+
+    /// The CKKS decryptor of this key (cached).
+    pub fn ckks_decryptor(&self, ctx: &Arc<CkksContext>) -> rnsfhe::Result<&ckks::Decryptor> {
+        cached(&self.ckks_dec, || ckks::Decryptor::new(ctx, &self.sk))
+    }
 }
 
 #[pymethods]
@@ -182,10 +242,7 @@ impl SecretKey {
     fn from_bytes(context: &Bound<'_, PyAny>, data: &[u8]) -> PyResult<Self> {
         let scheme = Scheme::of(context)?;
         let sk: rlwe::SecretKey = key_from(&scheme, data).py()?;
-        Ok(Self {
-            sk: Arc::new(sk),
-            scheme,
-        })
+        Ok(Self::new(sk, scheme))
     }
 
     /// Refuses: secret keys are never pickled implicitly.
@@ -204,17 +261,17 @@ impl SecretKey {
 
 /// The secret key in `obj`: a `SecretKey` or a `KeySet`, checked to
 /// belong to the context with parameter id `params_id`.
-pub fn secret_of(obj: &Bound<'_, PyAny>, params_id: u64) -> PyResult<Arc<rlwe::SecretKey>> {
+pub fn secret_of(obj: &Bound<'_, PyAny>, params_id: u64) -> PyResult<Py<SecretKey>> {
     let sk = if let Ok(sk) = obj.cast::<SecretKey>() {
-        sk.get().sk.clone()
+        sk.clone().unbind()
     } else if let Ok(k) = obj.cast::<KeySet>() {
-        k.get().secret.get().sk.clone()
+        k.get().secret.clone_ref(obj.py())
     } else {
         return Err(PyTypeError::new_err(
             "expected an rnsfhe.SecretKey or an rnsfhe.KeySet",
         ));
     };
-    if sk.params_id() != params_id {
+    if sk.get().sk.params_id() != params_id {
         return Err(MismatchError::new_err(
             "the secret key belongs to another context than the ciphertext",
         ));
@@ -298,14 +355,14 @@ impl PublicKeys {
         gk: Option<Vec<u8>>,
     ) -> PyResult<Self> {
         let scheme = Scheme::of(context)?;
-        let keys = EvalKeys {
-            pk: key_from(&scheme, &pk).py()?,
-            rk: key_from(&scheme, &rk).py()?,
-            gk: match gk {
+        let keys = EvalKeys::new(
+            key_from(&scheme, &pk).py()?,
+            key_from(&scheme, &rk).py()?,
+            match gk {
                 Some(g) => Some(key_from(&scheme, &g).py()?),
                 None => None,
             },
-        };
+        );
         Ok(Self {
             scheme,
             keys: Arc::new(keys),
