@@ -14,8 +14,8 @@ use rnsfhe::bfv::{self, BatchEncoder, BfvContext, BfvParameters, Evaluator, Vari
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
 use crate::convert::{i64_array, rows_array, scalar, to_int_rows, to_int_vec, Scalar};
-use crate::errors::{IntoPyResult, MismatchError, MissingKeyError};
-use crate::keys::{keygen, public_of, secret_of, EvalKeys, KeySet, Scheme};
+use crate::errors::{IntoPyResult, MismatchError};
+use crate::keys::{keygen, keys_object, keys_of, public_of, secret_of, EvalKeys, KeySet, Scheme};
 use crate::runtime::detach;
 
 /// Contexts rebuilt from parameter bytes, once per process.
@@ -124,14 +124,9 @@ impl Context {
     /// `FormatError`.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
-        if let Some(ctx) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&data) {
-            return Ok(Self { ctx: ctx.clone() });
-        }
-        let ctx = detach(py, || BfvContext::new(BfvParameters::from_bytes(&data)?)).py()?;
-        cache()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(data, ctx.clone());
+        let ctx = crate::batch::cached_context(py, cache(), data, |d| {
+            BfvContext::new(BfvParameters::from_bytes(d)?)
+        })?;
         Ok(Self { ctx })
     }
 
@@ -276,10 +271,7 @@ impl Context {
     ) -> PyResult<Bound<'py, PyAny>> {
         let sk = secret_of(secret, self.ctx.id())?;
         let sk = sk.get();
-        let items: Vec<Bound<'py, Ciphertext>> = ciphertexts
-            .iter()
-            .map(|c| c.cast_into::<Ciphertext>().map_err(PyErr::from))
-            .collect::<PyResult<_>>()?;
+        let items = crate::batch::cast_list::<Ciphertext>(ciphertexts)?;
         let cts: Vec<&Ciphertext> = items.iter().map(|c| c.get()).collect();
         let dec = sk.bfv_decryptor(&self.ctx).py()?;
         let enc = encoder(&self.ctx).py()?;
@@ -365,15 +357,28 @@ impl Ciphertext {
     }
 
     fn eval_keys(&self, other: Option<&Ciphertext>) -> PyResult<Arc<EvalKeys>> {
-        self.keys
-            .clone()
-            .or_else(|| other.and_then(|o| o.keys.clone()))
-            .ok_or_else(|| {
-                MissingKeyError::new_err(
-                    "this ciphertext has no public keys attached (it was loaded from bytes); \
-                     use ct.with_keys(public_keys)",
-                )
-            })
+        keys_of(&self.keys, other.map(|o| &o.keys))
+    }
+
+    /// `f(evaluator, ciphertext)` with the GIL released; the result keeps
+    /// this ciphertext's length and keys.
+    fn apply<F>(&self, py: Python<'_>, f: F) -> PyResult<Self>
+    where
+        F: FnOnce(&Evaluator, &bfv::Ciphertext) -> rnsfhe::Result<bfv::Ciphertext> + Send,
+    {
+        let ev = self.ev();
+        let ct = detach(py, || f(&ev, &self.ct)).py()?;
+        Ok(self.with(ct, self.len))
+    }
+
+    /// [`Self::apply`] for operations that need the evaluation keys.
+    fn apply_keyed<F>(&self, py: Python<'_>, f: F) -> PyResult<Self>
+    where
+        F: FnOnce(&Evaluator, &bfv::Ciphertext, &EvalKeys) -> rnsfhe::Result<bfv::Ciphertext>
+            + Send,
+    {
+        let keys = self.eval_keys(None)?;
+        self.apply(py, |ev, ct| f(ev, ct, &keys))
     }
 
     /// `other` as a ciphertext of this context, a scalar or an array.
@@ -514,9 +519,7 @@ impl Ciphertext {
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Self> {
-        let ev = self.ev();
-        let ct = detach(py, || ev.negate(&self.ct)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.negate(ct))
     }
 
     /// `self ** e` for an integer `e ≥ 1` (square-and-multiply,
@@ -531,9 +534,7 @@ impl Ciphertext {
             return Err(PyValueError::new_err("the exponent must be at least 1"));
         }
         let k = self.eval_keys(None)?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.exponentiate(&self.ct, e, &k.rk)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.exponentiate(ct, e, &k.rk))
     }
 
     /// `self * other`; with `relinearize=False` the product of two
@@ -552,48 +553,36 @@ impl Ciphertext {
     /// `self²` (relinearized unless `relinearize=False`).
     #[pyo3(signature = (relinearize = true))]
     fn square(&self, py: Python<'_>, relinearize: bool) -> PyResult<Self> {
-        let ev = self.ev();
-        let ct = if relinearize {
-            let k = self.eval_keys(None)?;
-            detach(py, || ev.square_relin(&self.ct, &k.rk))
+        if relinearize {
+            self.apply_keyed(py, |ev, ct, k| ev.square_relin(ct, &k.rk))
         } else {
-            detach(py, || ev.square(&self.ct))
+            self.apply(py, |ev, ct| ev.square(ct))
         }
-        .py()?;
-        Ok(self.with(ct, self.len))
     }
 
     /// A 3-part product brought back to 2 parts with the relinearization key.
     fn relinearize(&self, py: Python<'_>) -> PyResult<Self> {
         let k = self.eval_keys(None)?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.relinearize(&self.ct, &k.rk)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.relinearize(ct, &k.rk))
     }
 
     /// Drops the last modulus (`⌊c·q_l^{-1}⌉`, the level goes down by one;
     /// smaller and faster ciphertexts, about `log2 q_l` bits less budget
     /// headroom but the same noise-to-modulus ratio).
     fn mod_switch_to_next(&self, py: Python<'_>) -> PyResult<Self> {
-        let ev = self.ev();
-        let ct = detach(py, || ev.mod_switch_to_next(&self.ct)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.mod_switch_to_next(ct))
     }
 
     /// Switches down to `level` in one rounding.
     fn mod_switch_to(&self, py: Python<'_>, level: usize) -> PyResult<Self> {
-        let ev = self.ev();
-        let ct = detach(py, || ev.mod_switch_to(&self.ct, level)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.mod_switch_to(ct, level))
     }
 
     /// Rotates both rows of slots left by `k` (right for negative `k`).
     fn rotate(&self, py: Python<'_>, k: i64) -> PyResult<Self> {
         let keys = self.eval_keys(None)?;
         let gk = keys.galois("rotate")?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.rotate_rows(&self.ct, k, gk)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.rotate_rows(ct, k, gk))
     }
 
     /// Swaps the two rows of slots (SEAL's `rotate_columns`); the result
@@ -601,18 +590,18 @@ impl Ciphertext {
     fn swap_rows(&self, py: Python<'_>) -> PyResult<Self> {
         let keys = self.eval_keys(None)?;
         let gk = keys.galois("swap_rows")?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.rotate_columns(&self.ct, gk)).py()?;
-        Ok(self.with(ct, self.ctx.degree()))
+        let mut out = self.apply(py, |ev, ct| ev.rotate_columns(ct, gk))?;
+        out.len = self.ctx.degree();
+        Ok(out)
     }
 
     /// The sum of all slots modulo `t` (one value; every slot holds it).
     fn sum(&self, py: Python<'_>) -> PyResult<Self> {
         let keys = self.eval_keys(None)?;
         let gk = keys.galois("sum")?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.sum_slots(&self.ct, gk)).py()?;
-        Ok(self.with(ct, 1))
+        let mut out = self.apply(py, |ev, ct| ev.sum_slots(ct, gk))?;
+        out.len = 1;
+        Ok(out)
     }
 
     /// The inner product `Σ_i self_i·other_i mod t` with a ciphertext or
@@ -688,18 +677,7 @@ impl Ciphertext {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let c = Py::new(py, self.context())?.into_bound(py).into_any();
-        let keys = match &self.keys {
-            Some(k) => Py::new(
-                py,
-                crate::keys::PublicKeys {
-                    scheme: Scheme::Bfv(self.ctx.clone()),
-                    keys: k.clone(),
-                },
-            )?
-            .into_bound(py)
-            .into_any(),
-            None => py.None().into_bound(py),
-        };
+        let keys = keys_object(py, Scheme::Bfv(self.ctx.clone()), &self.keys)?;
         let args = PyTuple::new(
             py,
             [

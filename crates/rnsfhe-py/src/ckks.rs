@@ -19,8 +19,8 @@ use rnsfhe::ckks::{
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
 use crate::convert::{c64_array, f64_array, rows_array, scalar, to_c64_rows, to_c64_vec, Scalar};
-use crate::errors::{IntoPyResult, MismatchError, MissingKeyError, ValueRangeError};
-use crate::keys::{keygen, public_of, secret_of, EvalKeys, KeySet, Scheme};
+use crate::errors::{IntoPyResult, MismatchError, ValueRangeError};
+use crate::keys::{keygen, keys_object, keys_of, public_of, secret_of, EvalKeys, KeySet, Scheme};
 use crate::runtime::detach;
 
 /// Contexts rebuilt from parameter bytes, once per process.
@@ -110,14 +110,9 @@ impl Context {
     /// `FormatError`.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
-        if let Some(ctx) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&data) {
-            return Ok(Self { ctx: ctx.clone() });
-        }
-        let ctx = detach(py, || CkksContext::new(CkksParameters::from_bytes(&data)?)).py()?;
-        cache()
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(data, ctx.clone());
+        let ctx = crate::batch::cached_context(py, cache(), data, |d| {
+            CkksContext::new(CkksParameters::from_bytes(d)?)
+        })?;
         Ok(Self { ctx })
     }
 
@@ -257,10 +252,7 @@ impl Context {
         progress: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let sk = secret_of(secret, self.ctx.id())?;
-        let items: Vec<Bound<'py, Ciphertext>> = ciphertexts
-            .iter()
-            .map(|c| c.cast_into::<Ciphertext>().map_err(PyErr::from))
-            .collect::<PyResult<_>>()?;
+        let items = crate::batch::cast_list::<Ciphertext>(ciphertexts)?;
         let cts: Vec<&Ciphertext> = items.iter().map(|c| c.get()).collect();
         let complex = cts.iter().any(|c| c.complex);
         let dec = sk.get().ckks_decryptor(&self.ctx).py()?;
@@ -338,15 +330,28 @@ impl Ciphertext {
     }
 
     fn eval_keys(&self, other: Option<&Ciphertext>) -> PyResult<Arc<EvalKeys>> {
-        self.keys
-            .clone()
-            .or_else(|| other.and_then(|o| o.keys.clone()))
-            .ok_or_else(|| {
-                MissingKeyError::new_err(
-                    "this ciphertext has no public keys attached (it was loaded from bytes); \
-                     use ct.with_keys(public_keys)",
-                )
-            })
+        keys_of(&self.keys, other.map(|o| &o.keys))
+    }
+
+    /// `f(evaluator, ciphertext)` with the GIL released; the result keeps
+    /// this ciphertext's length and keys.
+    fn apply<F>(&self, py: Python<'_>, f: F) -> PyResult<Self>
+    where
+        F: FnOnce(&Evaluator, &ckks::Ciphertext) -> rnsfhe::Result<ckks::Ciphertext> + Send,
+    {
+        let ev = self.ev();
+        let ct = detach(py, || f(&ev, &self.ct)).py()?;
+        Ok(self.with(ct, self.len))
+    }
+
+    /// [`Self::apply`] for operations that need the evaluation keys.
+    fn apply_keyed<F>(&self, py: Python<'_>, f: F) -> PyResult<Self>
+    where
+        F: FnOnce(&Evaluator, &ckks::Ciphertext, &EvalKeys) -> rnsfhe::Result<ckks::Ciphertext>
+            + Send,
+    {
+        let keys = self.eval_keys(None)?;
+        self.apply(py, |ev, ct| f(ev, ct, &keys))
     }
 
     /// The first `len` decrypted slots.
@@ -545,9 +550,7 @@ impl Ciphertext {
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Self> {
-        let ev = self.ev();
-        let ct = detach(py, || ev.negate(&self.ct)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.negate(ct))
     }
 
     /// `self ** e` for an integer `1 ≤ e ≤ 4096`: a square for 2, else
@@ -562,13 +565,7 @@ impl Ciphertext {
         match e {
             0 => Err(PyValueError::new_err("the exponent must be at least 1")),
             1 => Ok(self.with(self.ct.clone(), self.len)),
-            2 => {
-                let k = self.eval_keys(None)?;
-                let ev = self.ev();
-                let ct =
-                    detach(py, || ev.multiply_relin_rescale(&self.ct, &self.ct, &k.rk)).py()?;
-                Ok(self.with(ct, self.len))
-            }
+            2 => self.apply_keyed(py, |ev, ct, k| ev.multiply_relin_rescale(ct, ct, &k.rk)),
             _ if e > 4096 => Err(PyValueError::new_err("the exponent must be at most 4096")),
             _ => {
                 let mut coeffs = vec![0.0; e as usize + 1];
@@ -595,25 +592,19 @@ impl Ciphertext {
     /// A 3-part product brought back to 2 parts (hybrid key switching).
     fn relinearize(&self, py: Python<'_>) -> PyResult<Self> {
         let k = self.eval_keys(None)?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.relinearize(&self.ct, &k.rk)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.relinearize(ct, &k.rk))
     }
 
     /// Divides by the last prime `q_l` (001 §II): level `l − 1`, scale
     /// `Δ/q_l`. Raises `LevelExhausted` at level 0.
     fn rescale(&self, py: Python<'_>) -> PyResult<Self> {
-        let ev = self.ev();
-        let ct = detach(py, || ev.rescale(&self.ct)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.rescale(ct))
     }
 
     /// The ciphertext at a lower `level` without rescaling (limbs dropped,
     /// scale unchanged).
     fn mod_switch_to(&self, py: Python<'_>, level: usize) -> PyResult<Self> {
-        let ev = self.ev();
-        let ct = detach(py, || ev.drop_to_level(&self.ct, level)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.drop_to_level(ct, level))
     }
 
     /// Moves slot `i + k` to slot `i` (over all `n/2` slots; negative `k`
@@ -621,27 +612,23 @@ impl Ciphertext {
     fn rotate(&self, py: Python<'_>, k: i64) -> PyResult<Self> {
         let keys = self.eval_keys(None)?;
         let gk = keys.galois("rotate")?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.rotate(&self.ct, k, gk)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.rotate(ct, k, gk))
     }
 
     /// The complex conjugate of every slot.
     fn conjugate(&self, py: Python<'_>) -> PyResult<Self> {
         let keys = self.eval_keys(None)?;
         let gk = keys.galois("conjugate")?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.conjugate(&self.ct, gk)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.conjugate(ct, gk))
     }
 
     /// The sum of all slots (one value; every slot holds it).
     fn sum(&self, py: Python<'_>) -> PyResult<Self> {
         let keys = self.eval_keys(None)?;
         let gk = keys.galois("sum")?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.sum_slots(&self.ct, gk)).py()?;
-        Ok(self.with(ct, 1))
+        let mut out = self.apply(py, |ev, ct| ev.sum_slots(ct, gk))?;
+        out.len = 1;
+        Ok(out)
     }
 
     /// The inner product `Σ_i self_i·other_i` with a ciphertext or an
@@ -780,18 +767,7 @@ impl Ciphertext {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let c = Py::new(py, self.context())?.into_bound(py).into_any();
-        let keys = match &self.keys {
-            Some(k) => Py::new(
-                py,
-                crate::keys::PublicKeys {
-                    scheme: Scheme::Ckks(self.ctx.clone()),
-                    keys: k.clone(),
-                },
-            )?
-            .into_bound(py)
-            .into_any(),
-            None => py.None().into_bound(py),
-        };
+        let keys = keys_object(py, Scheme::Ckks(self.ctx.clone()), &self.keys)?;
         let args = PyTuple::new(
             py,
             [
@@ -821,9 +797,7 @@ impl Ciphertext {
 impl Ciphertext {
     fn polyval_impl(&self, py: Python<'_>, coeffs: &[f64]) -> PyResult<Self> {
         let k = self.eval_keys(None)?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.evaluate_polynomial(&self.ct, coeffs, &k.rk)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.evaluate_polynomial(ct, coeffs, &k.rk))
     }
 
     fn chebyshev_impl(&self, py: Python<'_>, approx: &ChebyshevApprox) -> PyResult<Self> {
@@ -833,9 +807,7 @@ impl Ciphertext {
             ));
         }
         let k = self.eval_keys(None)?;
-        let ev = self.ev();
-        let ct = detach(py, || ev.evaluate_chebyshev(&self.ct, approx, &k.rk)).py()?;
-        Ok(self.with(ct, self.len))
+        self.apply(py, |ev, ct| ev.evaluate_chebyshev(ct, approx, &k.rk))
     }
 }
 

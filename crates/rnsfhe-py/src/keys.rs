@@ -146,7 +146,7 @@ impl EvalKeys {
         })
     }
 
-    /// The Galois keys, or a `MissingKeyError` naming `what` needs them.
+    /// The Galois keys, or a `MissingKeyError` naming what needs them.
     pub fn galois(&self, what: &str) -> PyResult<&GaloisKeys> {
         self.gk.as_ref().ok_or_else(|| {
             MissingKeyError::new_err(format!(
@@ -155,6 +155,43 @@ impl EvalKeys {
             ))
         })
     }
+}
+
+/// The keys of the first operand that has some, or a `MissingKeyError`.
+pub fn keys_of(
+    first: &Option<Arc<EvalKeys>>,
+    second: Option<&Option<Arc<EvalKeys>>>,
+) -> PyResult<Arc<EvalKeys>> {
+    first
+        .clone()
+        .or_else(|| second.and_then(Clone::clone))
+        .ok_or_else(|| {
+            MissingKeyError::new_err(
+                "this ciphertext has no public keys attached (it was loaded from bytes); \
+                 use ct.with_keys(public_keys)",
+            )
+        })
+}
+
+/// `keys` as a Python `PublicKeys` of `scheme` (None when absent), for
+/// pickling a ciphertext with its keys.
+pub fn keys_object<'py>(
+    py: Python<'py>,
+    scheme: Scheme,
+    keys: &Option<Arc<EvalKeys>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match keys {
+        Some(k) => Py::new(
+            py,
+            PublicKeys {
+                scheme,
+                keys: k.clone(),
+            },
+        )?
+        .into_bound(py)
+        .into_any(),
+        None => py.None().into_bound(py),
+    })
 }
 
 /// Key generation in `ctx`: Galois keys for `rotations` (None: the
