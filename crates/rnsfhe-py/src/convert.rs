@@ -111,14 +111,15 @@ fn int_array(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<usize>, Vec<i128>)> {
     ))
 }
 
-/// `obj` as integers (see [`int_array`]), 1-D.
+/// `obj` as integers (`uint64`, `int64`, or integral floats; see
+/// `int_array`), 1-D.
 pub fn to_int_vec(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i128>> {
     let (shape, v) = int_array(obj)?;
     one_dim(&shape)?;
     Ok(v)
 }
 
-/// The rows of a 2-D array of integers (see [`int_array`]).
+/// The rows of a 2-D array of integers (as [`to_int_vec`] reads them).
 pub fn to_int_rows(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<i128>>> {
     let (shape, v) = int_array(obj)?;
     rows(&shape, v)
