@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import pickle
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -114,3 +115,39 @@ def test_secret_key_cannot_reach_a_worker() -> None:
     _, keys = bfv()
     with pytest.raises(TypeError, match="never pickled"):
         pickle.dumps((keys.secret(), 1))
+
+
+def test_the_gil_is_released_during_an_operation() -> None:
+    """A pure-Python counter thread advances during one long call. With a
+    long switch interval the interpreter never takes the GIL from a thread
+    that holds it, so the counter moves during the call only if the call
+    releases the GIL (a GIL-holding call, e.g. ``sorted`` of a long list,
+    leaves it exactly where it was). No timing is asserted."""
+    ctx, keys = ckks()
+    ct = ctx.encrypt(np.linspace(-1, 1, 64), keys)
+    count = 0
+    stop = threading.Event()
+
+    def spin() -> None:
+        nonlocal count
+        while not stop.is_set():
+            count += 1
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(0.2)
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        data = list(range(1_000_000, 0, -1))
+        before = count
+        sorted(data)  # holds the GIL: the control
+        held = count - before
+        before = count
+        ct.polyval([1.0] * 16)  # degree 15: many products in one call
+        released = count - before
+    finally:
+        stop.set()
+        t.join()
+        sys.setswitchinterval(old)
+    assert held == 0
+    assert released > 0
