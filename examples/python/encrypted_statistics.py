@@ -114,8 +114,7 @@ def server_histogram(
     total = rnsfhe.bfv.Ciphertext.from_bytes(ctx, records[0], width)
     for blob in records[1:]:
         total = total + rnsfhe.bfv.Ciphertext.from_bytes(ctx, blob, width)
-    data: bytes = total.to_bytes()
-    return data
+    return total.to_bytes()
 
 
 def server_bin_counts(

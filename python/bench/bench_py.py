@@ -195,12 +195,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     "n": 1 << logn,
                     **info,
                 }
-            variants.append(dict(base, **var, setup_s=round(setup_s, 3), version=rnsfhe.__version__))
+            variants.append(
+                dict(base, **var, setup_s=round(setup_s, 3), version=rnsfhe.__version__)
+            )
             for op, fn in ops.items():
                 if ops_wanted and op not in ops_wanted:
                     continue
                 r = time_op(fn, args.reps)
-                log(f"[rnsfhe-py {args.scheme} 2^{logn} {threads}T] {op:20s} {r['median_ms']:10.3f} ms")
+                log(
+                    f"[rnsfhe-py {args.scheme} 2^{logn} {threads}T] {op:20s}"
+                    f" {r['median_ms']:10.3f} ms"
+                )
                 results.append(dict(base, op=op, **r))
     return {
         "meta": {"versions": {"rnsfhe-py": rnsfhe.__version__}, "tool": "python/bench/bench_py.py"},
@@ -232,9 +237,9 @@ def thread_scaling(reps: int, count: int) -> dict[str, float]:
                 x * y
             one = time.perf_counter() - t0
 
-            def work() -> None:
+            def work(a: Any = x, b: Any = y) -> None:
                 for _ in range(count):
-                    x * y
+                    a * b
 
             ts = [threading.Thread(target=work) for _ in range(2)]
             t0 = time.perf_counter()
@@ -245,8 +250,11 @@ def thread_scaling(reps: int, count: int) -> dict[str, float]:
             two = time.perf_counter() - t0
             ratios.append(one / two)
         out[name] = statistics.median(ratios)
-        print(f"{name}: 2 threads / 1 thread throughput = {out[name]:.2f} "
-              f"(median of {reps} rounds, {2 * count} ops each)", file=sys.stderr)
+        print(
+            f"{name}: 2 threads / 1 thread throughput = {out[name]:.2f} "
+            f"(median of {reps} rounds, {2 * count} ops each)",
+            file=sys.stderr,
+        )
     return out
 
 

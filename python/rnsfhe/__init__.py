@@ -25,6 +25,7 @@ from ._rnsfhe import (
     ValueRangeError,
     __version__,
     get_num_threads,
+    register_keys,
     set_num_threads,
 )
 
@@ -46,5 +47,6 @@ __all__ = [
     "ValueRangeError",
     "__version__",
     "get_num_threads",
+    "register_keys",
     "set_num_threads",
 ]

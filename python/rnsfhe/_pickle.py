@@ -7,7 +7,7 @@ Secret keys have no loader: they refuse to pickle.
 from typing import Any, Optional
 
 from . import bfv, ckks
-from ._rnsfhe import PublicKeys
+from ._rnsfhe import PublicKeys, register_keys
 
 
 def bfv_context(data: bytes) -> bfv.Context:
@@ -19,7 +19,11 @@ def ckks_context(data: bytes) -> ckks.Context:
 
 
 def public_keys(context: Any, pk: bytes, rk: bytes, gk: Optional[bytes]) -> PublicKeys:
-    return PublicKeys.from_bytes(context, pk, rk, gk)
+    keys = PublicKeys.from_bytes(context, pk, rk, gk)
+    # Unpickled keys serve the key-less ciphertexts sent later
+    # (ct.without_keys()) to this process.
+    register_keys(keys)
+    return keys
 
 
 def bfv_ciphertext(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rnsfhe
-from conftest import bfv, ckks
+from conftest import bfv, ckks, signed
 
 
 def test_hierarchy() -> None:
@@ -42,6 +42,22 @@ def test_insecure_and_invalid_parameters() -> None:
         rnsfhe.ckks.Context.preset(3)
     with pytest.raises(OverflowError):
         rnsfhe.bfv.Context.for_depth(depth=-1)
+    # The package encodes into batching slots: a t that does not batch
+    # (not prime, or not 1 mod 2n) is refused with the context.
+    for t in (65536, 65539):
+        with pytest.raises(rnsfhe.ParameterError):
+            rnsfhe.bfv.Context.for_depth(depth=1, t=t)
+
+
+def test_depth_zero_parameters_still_rotate() -> None:
+    ctx = rnsfhe.bfv.Context.for_depth(depth=0)
+    keys = ctx.keygen()
+    x = np.arange(ctx.slots // 2)
+    ct = ctx.encrypt(x, keys)
+    r = ct.rotate(1)
+    assert r.noise_budget(keys) > 0
+    assert np.array_equal(r.decrypt(keys), np.roll(x, -1))
+    assert ct.sum().decrypt(keys).tolist() == signed([int(x.sum())]).tolist()
 
 
 def test_out_of_range_values() -> None:

@@ -36,10 +36,10 @@ def test_public_keys_and_ciphertexts_round_trip(scheme: str) -> None:
     # Keys travel with a pickled ciphertext, so it can still multiply/rotate.
     assert np.allclose((again * again).rotate(1).decrypt(keys)[:11], (values**2)[1:], atol=1e-5)
     # Explicit bytes: keys are not included; with_keys attaches them.
+    # (unpickling `pub` registered it, so loading attaches it again)
     raw = type(ct).from_bytes(ctx, ct.to_bytes(), 12)
+    assert raw.has_keys
     assert np.allclose(raw.decrypt(keys), values, atol=1e-6)
-    with pytest.raises(rnsfhe.MissingKeyError):
-        raw * raw
     assert np.allclose((raw.with_keys(pub) * raw).decrypt(keys), values**2, atol=1e-5)
     parts = pub.to_bytes()
     assert rnsfhe.PublicKeys.from_bytes(*parts).galois_elements == pub.galois_elements
@@ -119,3 +119,33 @@ def test_objects_of_another_context_are_refused() -> None:
         rnsfhe.SecretKey.from_bytes(cctx, bkeys.secret().to_bytes())
     with pytest.raises(TypeError):
         rnsfhe.SecretKey.from_bytes(object(), b"")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("scheme", ["bfv", "ckks"])
+def test_keyless_ciphertexts_pickle_small_and_find_registered_keys(scheme: str) -> None:
+    ctx, keys = bfv() if scheme == "bfv" else ckks()
+    ct = ctx.encrypt([1, 2, 3], keys)
+    full, small = pickle.dumps(ct), pickle.dumps(ct.without_keys())
+    assert ct.has_keys and not ct.without_keys().has_keys
+    assert len(small) * 5 < len(full)  # the Galois keys dominate
+    # Registered (or unpickled) public keys are attached on load.
+    rnsfhe.register_keys(keys.public())
+    back = pickle.loads(small)
+    assert back.has_keys
+    assert np.allclose((back * back).decrypt(keys), [1, 4, 9], atol=1e-5)
+    assert type(ct).from_bytes(ctx, ct.to_bytes(), 3).has_keys
+    # Keys of another secret key are not attached.
+    other = ctx.keygen(rotations=[])
+    lone = pickle.loads(pickle.dumps(ctx.encrypt([1], other).without_keys()))
+    assert not lone.has_keys
+    with pytest.raises(rnsfhe.MissingKeyError, match="register_keys"):
+        lone * lone
+    pickle.loads(pickle.dumps(other.public()))  # unpickling registers
+    assert pickle.loads(pickle.dumps(ctx.encrypt([1], other).without_keys())).has_keys
+
+
+def test_decrypt_batch_takes_any_iterable() -> None:
+    ctx, keys = bfv()
+    cts = ctx.encrypt_batch(np.arange(6).reshape(3, 2), keys)
+    assert ctx.decrypt_batch(tuple(cts), keys).tolist() == [[0, 1], [2, 3], [4, 5]]
+    assert ctx.decrypt_batch((c for c in cts), keys).shape == (3, 2)

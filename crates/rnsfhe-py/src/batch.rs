@@ -51,13 +51,12 @@ where
     Ok(out)
 }
 
-/// The items of `list`, each cast to the pyclass `T` (`TypeError`
-/// otherwise).
-pub fn cast_list<'py, T: pyo3::PyClass>(
-    list: &Bound<'py, pyo3::types::PyList>,
-) -> PyResult<Vec<Bound<'py, T>>> {
-    list.iter()
-        .map(|c| c.cast_into::<T>().map_err(PyErr::from))
+/// The items of the iterable `items`, each cast to the pyclass `T`
+/// (`TypeError` otherwise).
+pub fn cast_list<'py, T: pyo3::PyClass>(items: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, T>>> {
+    items
+        .try_iter()?
+        .map(|c| c?.cast_into::<T>().map_err(PyErr::from))
         .collect()
 }
 

@@ -9,13 +9,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyTuple};
 use rnsfhe::bfv::{self, BatchEncoder, BfvContext, BfvParameters, Evaluator, Variant};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
 use crate::convert::{i64_array, rows_array, scalar, to_int_rows, to_int_vec, Scalar};
 use crate::errors::{IntoPyResult, MismatchError};
-use crate::keys::{keygen, keys_object, keys_of, public_of, secret_of, EvalKeys, KeySet, Scheme};
+use crate::keys::{
+    keygen, keys_object, keys_of, public_of, registered, secret_of, EvalKeys, KeySet, Scheme,
+};
 use crate::runtime::detach;
 
 /// Contexts rebuilt from parameter bytes, once per process.
@@ -50,6 +52,9 @@ impl Context {
         p: impl FnOnce() -> rnsfhe::Result<BfvParameters> + Send,
     ) -> PyResult<Self> {
         let ctx = detach(py, || BfvContext::new(p()?)).py()?;
+        // The package encodes into batching slots only: refuse a `t` that
+        // does not batch (t prime, t ≡ 1 mod 2n) here, not at encryption.
+        encoder(&ctx).py()?;
         Ok(Self { ctx })
     }
 }
@@ -127,6 +132,7 @@ impl Context {
         let ctx = crate::batch::cached_context(py, cache(), data, |d| {
             BfvContext::new(BfvParameters::from_bytes(d)?)
         })?;
+        encoder(&ctx).py()?;
         Ok(Self { ctx })
     }
 
@@ -259,13 +265,13 @@ impl Context {
             .collect())
     }
 
-    /// Decrypts a list of ciphertexts of this context, in parallel, into a
+    /// Decrypts ciphertexts of this context (any iterable), in parallel, into a
     /// 2-D `int64` array (one row each; they must hold equally many values).
     #[pyo3(signature = (ciphertexts, secret, progress = false))]
     fn decrypt_batch<'py>(
         &self,
         py: Python<'py>,
-        ciphertexts: &Bound<'py, PyList>,
+        ciphertexts: &Bound<'py, PyAny>,
         secret: &Bound<'py, PyAny>,
         progress: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -619,6 +625,23 @@ impl Ciphertext {
         Ok(out)
     }
 
+    /// The same ciphertext without its public keys: it pickles small (the
+    /// keys are not copied into the pickle). A process that unpickles it
+    /// attaches the keys registered there (`rnsfhe.register_keys`, or any
+    /// unpickled `PublicKeys`), else operations needing keys raise
+    /// `MissingKeyError`.
+    fn without_keys(&self) -> Self {
+        let mut out = self.with(self.ct.clone(), self.len);
+        out.keys = None;
+        out
+    }
+
+    /// Whether public keys are attached (for `*`, `rotate`, `sum`).
+    #[getter]
+    fn has_keys(&self) -> bool {
+        self.keys.is_some()
+    }
+
     /// The number of values encrypted.
     fn __len__(&self) -> usize {
         self.len
@@ -667,12 +690,8 @@ impl Ciphertext {
                 "length {len} exceeds the {n} slots"
             )));
         }
-        Ok(Self {
-            ctx,
-            ct,
-            len,
-            keys: None,
-        })
+        let keys = registered(ctx.id(), ct.key_id());
+        Ok(Self { ctx, ct, len, keys })
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {

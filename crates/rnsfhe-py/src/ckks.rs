@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyTuple};
 use rnsfhe::ckks::{
     self, ChebyshevApprox, CkksContext, CkksParameters, Complex64, Decryptor, Encoder, Evaluator,
 };
@@ -20,7 +20,9 @@ use rnsfhe::serialization::{FromBytes, ToBytes};
 
 use crate::convert::{c64_array, f64_array, rows_array, scalar, to_c64_rows, to_c64_vec, Scalar};
 use crate::errors::{IntoPyResult, MismatchError, ValueRangeError};
-use crate::keys::{keygen, keys_object, keys_of, public_of, secret_of, EvalKeys, KeySet, Scheme};
+use crate::keys::{
+    keygen, keys_object, keys_of, public_of, registered, secret_of, EvalKeys, KeySet, Scheme,
+};
 use crate::runtime::detach;
 
 /// Contexts rebuilt from parameter bytes, once per process.
@@ -240,14 +242,14 @@ impl Context {
             .collect())
     }
 
-    /// Decrypts a list of ciphertexts of this context, in parallel, into a
+    /// Decrypts ciphertexts of this context (any iterable), in parallel, into a
     /// 2-D `float64` array (`complex128` if any is complex; one row each,
     /// equally many values).
     #[pyo3(signature = (ciphertexts, secret, progress = false))]
     fn decrypt_batch<'py>(
         &self,
         py: Python<'py>,
-        ciphertexts: &Bound<'py, PyList>,
+        ciphertexts: &Bound<'py, PyAny>,
         secret: &Bound<'py, PyAny>,
         progress: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -684,6 +686,23 @@ impl Ciphertext {
         Ok(out)
     }
 
+    /// The same ciphertext without its public keys: it pickles small (the
+    /// keys are not copied into the pickle). A process that unpickles it
+    /// attaches the keys registered there (`rnsfhe.register_keys`, or any
+    /// unpickled `PublicKeys`), else operations needing keys raise
+    /// `MissingKeyError`.
+    fn without_keys(&self) -> Self {
+        let mut out = self.with(self.ct.clone(), self.len);
+        out.keys = None;
+        out
+    }
+
+    /// Whether public keys are attached (for `*`, `rotate`, `sum`).
+    #[getter]
+    fn has_keys(&self) -> bool {
+        self.keys.is_some()
+    }
+
     /// The number of values encrypted.
     fn __len__(&self) -> usize {
         self.len
@@ -749,6 +768,7 @@ impl Ciphertext {
     ) -> PyResult<Self> {
         let ctx = context.ctx.clone();
         let ct = ckks::Ciphertext::from_bytes(&ctx, data).py()?;
+        let keys = registered(ctx.id(), ct.key_id());
         let slots = ctx.slots();
         let len = length.unwrap_or(ct.len());
         if len > slots {
@@ -761,7 +781,7 @@ impl Ciphertext {
             ct,
             len,
             complex,
-            keys: None,
+            keys,
         })
     }
 

@@ -157,6 +157,47 @@ impl EvalKeys {
     }
 }
 
+/// Keys by `(parameter id, key id)`.
+type Registry = std::sync::Mutex<std::collections::HashMap<(u64, u64), Arc<EvalKeys>>>;
+
+/// Public keys registered in this process.
+fn registry() -> &'static Registry {
+    static REG: OnceLock<Registry> = OnceLock::new();
+    REG.get_or_init(Default::default)
+}
+
+/// The registered keys of parameter id `params_id` and key id `key_id`.
+pub fn registered(params_id: u64, key_id: u64) -> Option<Arc<EvalKeys>> {
+    registry()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&(params_id, key_id))
+        .cloned()
+}
+
+/// Registers public keys in this process: ciphertexts of their key loaded
+/// or unpickled without keys (`ct.without_keys()`, `from_bytes`) get them
+/// attached. Unpickled `PublicKeys` register themselves, so a worker that
+/// received the keys once (a pool initializer, a Dask scatter) can be sent
+/// small key-less ciphertexts.
+#[pyfunction]
+pub fn register_keys(keys: &Bound<'_, PyAny>) -> PyResult<()> {
+    let k = if let Ok(p) = keys.cast::<PublicKeys>() {
+        p.get().keys.clone()
+    } else if let Ok(s) = keys.cast::<KeySet>() {
+        s.get().public.get().keys.clone()
+    } else {
+        return Err(PyTypeError::new_err(
+            "expected an rnsfhe.PublicKeys or an rnsfhe.KeySet",
+        ));
+    };
+    registry()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert((k.pk.params_id(), k.pk.key_id()), k);
+    Ok(())
+}
+
 /// The keys of the first operand that has some, or a `MissingKeyError`.
 pub fn keys_of(
     first: &Option<Arc<EvalKeys>>,
@@ -167,8 +208,9 @@ pub fn keys_of(
         .or_else(|| second.and_then(Clone::clone))
         .ok_or_else(|| {
             MissingKeyError::new_err(
-                "this ciphertext has no public keys attached (it was loaded from bytes); \
-                 use ct.with_keys(public_keys)",
+                "this ciphertext has no public keys attached (it was loaded or unpickled \
+                 without them): use ct.with_keys(public_keys), or rnsfhe.register_keys(public_keys) \
+                 once in this process",
             )
         })
 }
@@ -463,5 +505,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SecretKey>()?;
     m.add_class::<KeySet>()?;
     m.add_class::<PublicKeys>()?;
+    m.add_function(wrap_pyfunction!(register_keys, m)?)?;
     Ok(())
 }

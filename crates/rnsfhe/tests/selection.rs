@@ -225,3 +225,36 @@ fn for_depth_errors() {
     assert_eq!(p.degree(), 1024);
     assert_eq!(p.security_level(), SecurityLevel::None);
 }
+
+/// `for_depth(0)` leaves room for one key switch: a fresh ciphertext
+/// rotated with the default Galois keys (one 60-bit modulus would lose the
+/// whole budget here and decrypt wrongly) still decrypts, with budget left.
+#[test]
+fn depth_zero_parameters_survive_a_rotation() {
+    use rnsfhe::bfv::{BatchEncoder, Decryptor, Encryptor, Evaluator, GaloisKeys, SecretKey};
+    for t in [65537u64, 786433] {
+        let p = BfvParameters::for_depth(t, 0, SecurityLevel::Tc128, Variant::Hps, 60).unwrap();
+        let one = BfvParameters::for_depth(t, 1, SecurityLevel::Tc128, Variant::Hps, 60).unwrap();
+        assert_eq!(p.coeff_moduli(), one.coeff_moduli());
+        let ctx = BfvContext::new(p).unwrap();
+        let mut rng = common::rng(t);
+        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let enc = BatchEncoder::new(&ctx).unwrap();
+        let vals: Vec<u64> = (0..ctx.degree() as u64).map(|i| (i * 7) % t).collect();
+        let ct = Encryptor::from_secret_key(&ctx, &sk)
+            .unwrap()
+            .encrypt_symmetric_with_rng(&enc.encode(&vals).unwrap(), &mut rng)
+            .unwrap();
+        let rotated = Evaluator::new(&ctx).rotate_rows(&ct, 1, &gk).unwrap();
+        let dec = Decryptor::new(&ctx, &sk).unwrap();
+        assert!(dec.invariant_noise_budget(&rotated).unwrap() > 0);
+        let got = enc.decode(&dec.decrypt(&rotated).unwrap()).unwrap();
+        let half = ctx.degree() / 2;
+        for row in 0..2 {
+            for j in 0..half {
+                assert_eq!(got[row * half + j], vals[row * half + (j + 1) % half]);
+            }
+        }
+    }
+}

@@ -123,6 +123,11 @@ impl BfvParameters {
     ///    security bound at `n`, and [`predicted_depth`] `≥ depth`;
     /// 3. with the smallest such `k`.
     ///
+    /// `depth = 0` selects as `depth = 1`: [`predicted_depth`] counts key
+    /// switches only from the first relinearization on, and a rotation of
+    /// a fresh ciphertext adds the same key-switching noise (with one
+    /// 60-bit modulus it would exhaust the budget and decrypt wrongly).
+    ///
     /// With [`SecurityLevel::None`] only correctness is considered (so
     /// `n = 2^10` unless 64 moduli are not enough). Errors
     /// ([`Error::InvalidParameters`]) when `moduli_bits` or `t` is out of
@@ -146,6 +151,7 @@ impl BfvParameters {
             )));
         }
         let log2_t = (t as f64).log2();
+        let depth = depth.max(1);
         let mut n = MIN_DEGREE;
         while n <= MAX_DEGREE {
             let max_bits = security
