@@ -18,7 +18,14 @@ def ckks_context(data: bytes) -> ckks.Context:
     return ckks.Context.from_bytes(data)
 
 
+#: How many PublicKeys this process has unpickled (rnsfhe.distributed's
+#: tests count the key transfers with it).
+public_keys_loaded = 0
+
+
 def public_keys(context: Any, pk: bytes, rk: bytes, gk: Optional[bytes]) -> PublicKeys:
+    global public_keys_loaded
+    public_keys_loaded += 1
     keys = PublicKeys.from_bytes(context, pk, rk, gk)
     # Unpickled keys serve the key-less ciphertexts sent later
     # (ct.without_keys()) to this process.

@@ -1,0 +1,501 @@
+"""Encrypted collections evaluated on Dask (issue 14; paper 004 Fig. 1's
+cloud workflow, 000 §V.B's many machines).
+
+The client holds the data and the secret key. It encrypts on its own
+cores, and ships ciphertexts *without* keys (``ct.without_keys()``) as
+partitions (lists of ciphertexts) to the workers; the public evaluation
+keys go to every worker once (``scatter(..., broadcast=True)``), where
+unpickling registers them (``rnsfhe.register_keys``) so that each task
+reattaches them by key id. Workers only ever see ciphertexts, public keys
+and public parameters; every entry point refuses a secret key
+(:class:`SecretKeyRefused`). Results come back to the client and are
+decrypted there.
+
+Partitions are created by tasks whose arguments hold the ciphertext bytes,
+so Dask can recompute them on another worker if one dies (tasks are pure:
+a retried task gives the same decryption).
+
+>>> import numpy as np, rnsfhe
+>>> from rnsfhe.distributed import Client
+>>> with Client(n_workers=2) as client:                      # doctest: +SKIP
+...     ctx = rnsfhe.bfv.Context.for_depth(depth=1)
+...     keys = ctx.keygen()
+...     arr = client.encrypt(np.arange(100_000), ctx, keys.public())
+...     total = (arr * 2).sum()
+...     print(total.decrypt(keys.secret()))
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from typing import Any, Callable, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import bfv, ckks
+from ._rnsfhe import Error, KeySet, PublicKeys, SecretKey, register_keys
+
+Context = Union[bfv.Context, ckks.Context]
+# A BFV or CKKS ciphertext (the task functions serve both schemes).
+Ciphertext = Any
+
+__all__ = ["Client", "EncryptedArray", "EncryptedValue", "SecretKeyRefused"]
+
+
+class SecretKeyRefused(Error, TypeError):
+    """A secret key (or a KeySet holding one) was given to an entry point
+    that would send it to the workers."""
+
+
+def _refuse_secret(*objs: Any) -> None:
+    for o in objs:
+        if isinstance(o, (SecretKey, KeySet)):
+            raise SecretKeyRefused(
+                "rnsfhe.distributed never sends a secret key to workers: pass "
+                "keys.public() (the PublicKeys), and decrypt on the client"
+            )
+        if isinstance(o, (list, tuple)):
+            _refuse_secret(*o)
+        if isinstance(o, dict):
+            _refuse_secret(*o.values())
+
+
+# --------------------------------------------------------------------------
+# tasks (run on the workers; module-level so that they pickle by reference)
+# --------------------------------------------------------------------------
+
+
+def _load(ctx: Context, blobs: list[bytes]) -> list[Ciphertext]:
+    """A partition from ciphertext bytes (every slot)."""
+    cls = bfv.Ciphertext if isinstance(ctx, bfv.Context) else ckks.Ciphertext
+    # Without keys: a partition moved to another worker must not carry them.
+    return [cls.from_bytes(ctx, b).without_keys() for b in blobs]  # type: ignore[arg-type]
+
+
+def _mask_last(keys: PublicKeys, part: list[Ciphertext], valid: int) -> list[Ciphertext]:
+    """The partition with the slots past ``valid`` of its last ciphertext
+    zeroed (a product with a 0/1 vector; one level in CKKS)."""
+    cts = _attach(part, keys)
+    mask = np.zeros(len(cts[-1]), dtype=np.int64)
+    mask[:valid] = 1
+    return [ct.without_keys() for ct in cts[:-1]] + [(cts[-1] * mask).without_keys()]
+
+
+def _attach(part: list[Ciphertext], keys: PublicKeys) -> list[Any]:
+    register_keys(keys)
+    return [ct if ct.has_keys else ct.with_keys(keys) for ct in part]
+
+
+def _map_part(fn: Callable[..., Any], keys: PublicKeys, *parts_and_args: Any) -> list[Any]:
+    """``fn`` over the ciphertexts of one or more partitions (zipped),
+    results without keys (they are not copied back)."""
+    nparts = parts_and_args[0]
+    parts = [_attach(p, keys) for p in parts_and_args[1 : 1 + nparts]]
+    extra = parts_and_args[1 + nparts :]
+    out = []
+    for items in zip(*parts):
+        r = fn(*items, *extra)
+        out.append(r.without_keys())
+    return out
+
+
+def _map_part_with_plain(
+    fn: Callable[..., Any], keys: PublicKeys, part: list[Ciphertext], plain: list[Any]
+) -> list[Any]:
+    """``fn(ct, plain_i)`` with one plaintext operand per ciphertext."""
+    return [fn(ct, p).without_keys() for ct, p in zip(_attach(part, keys), plain)]
+
+
+def _sum_part(keys: PublicKeys, part: list[Ciphertext]) -> Ciphertext:
+    cts = _attach(part, keys)
+    acc = cts[0]
+    for ct in cts[1:]:
+        acc = acc + ct
+    return acc.without_keys()
+
+
+def _add(keys: PublicKeys, *cts: Ciphertext) -> Ciphertext:
+    acc = cts[0] if cts[0].has_keys else cts[0].with_keys(keys)
+    for ct in cts[1:]:
+        acc = acc + ct
+    return acc.without_keys()
+
+
+def _slot_sum(keys: PublicKeys, ct: Ciphertext) -> Ciphertext:
+    return (ct if ct.has_keys else ct.with_keys(keys)).sum().without_keys()
+
+
+def _set_threads(n: int) -> int:
+    from . import set_num_threads
+
+    set_num_threads(n)
+    return n
+
+
+# --------------------------------------------------------------------------
+# client side
+# --------------------------------------------------------------------------
+
+
+class Client:
+    """A Dask client for encrypted work.
+
+    ``Client()`` starts a ``LocalCluster`` with one single-threaded worker
+    process per core (``n_workers``); ``Client("tcp://host:8786")``
+    connects to a running scheduler; ``Client(client=existing)`` wraps a
+    ``dask.distributed.Client``. Each worker's rnsfhe thread count is set
+    so that processes × threads do not exceed its machine's cores
+    (``rnsfhe_threads`` overrides). Use as a context manager, or call
+    :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        n_workers: int | None = None,
+        client: Any = None,
+        rnsfhe_threads: int | None = None,
+        **cluster_kwargs: Any,
+    ) -> None:
+        from dask.distributed import Client as DaskClient
+        from dask.distributed import LocalCluster
+
+        self._own = client is None
+        self._cluster = None
+        if client is not None:
+            self.dask = client
+        elif address is not None:
+            self.dask = DaskClient(address)  # type: ignore[no-untyped-call]
+        else:
+            n = n_workers or os.cpu_count() or 1
+            cluster_kwargs.setdefault("threads_per_worker", 1)
+            cluster_kwargs.setdefault("processes", True)
+            cluster_kwargs.setdefault("dashboard_address", None)
+            self._cluster = LocalCluster(n_workers=n, **cluster_kwargs)  # type: ignore[no-untyped-call]
+            self.dask = DaskClient(self._cluster)  # type: ignore[no-untyped-call]
+        self._keys: dict[int, tuple[PublicKeys, Any]] = {}
+        self.configure_threads(rnsfhe_threads)
+
+    def configure_threads(self, rnsfhe_threads: int | None = None) -> dict[str, int]:
+        """Sets each worker's rnsfhe threads: ``rnsfhe_threads``, or the
+        cores of its host divided by the workers on that host."""
+        info = self.dask.scheduler_info()["workers"]
+        per_host: dict[str, int] = {}
+        for w in info.values():
+            per_host[w["host"]] = per_host.get(w["host"], 0) + 1
+        out = {}
+        for addr, w in info.items():
+            cores = self.dask.run(os.cpu_count, workers=[addr])[addr] or 1
+            n = rnsfhe_threads or max(1, cores // per_host[w["host"]])
+            out[addr] = self.dask.run(_set_threads, n, workers=[addr])[addr]
+        return out
+
+    @property
+    def n_workers(self) -> int:
+        return len(self.dask.scheduler_info()["workers"])
+
+    def keys(self, public: PublicKeys) -> Any:
+        """The future of ``public`` on every worker (broadcast once per
+        key id and client)."""
+        _refuse_secret(public)
+        if not isinstance(public, PublicKeys):
+            raise TypeError("expected rnsfhe.PublicKeys (keys.public())")
+        held = self._keys.get(id(public))
+        if held is None:
+            # (public, future): holding `public` keeps its id unique.
+            held = (public, self.dask.scatter(public, broadcast=True, hash=False))
+            self._keys[id(public)] = held
+        return held[1]
+
+    def encrypt(
+        self,
+        data: npt.ArrayLike,
+        context: Context,
+        public: PublicKeys,
+        *,
+        partitions: int | None = None,
+        progress: bool = False,
+    ) -> EncryptedArray:
+        """Encrypts the 1-D array ``data`` on the client (its values fill
+        the slots of consecutive ciphertexts) and spreads the ciphertexts
+        over ``partitions`` partitions (default: 4 per worker, at most one
+        per ciphertext). The plaintext never leaves the client."""
+        _refuse_secret(public, context)
+        values = np.asarray(data)
+        if values.ndim != 1:
+            raise ValueError(f"expected a 1-D array, got {values.ndim} dimensions")
+        slots = context.slots if isinstance(context, ckks.Context) else context.degree
+        count = max(1, math.ceil(len(values) / slots))
+        pad = count * slots - len(values)
+        padded = np.concatenate([values, np.zeros(pad, dtype=values.dtype)]) if pad else values
+        rows = padded.reshape(count, slots)
+        cts = context.encrypt_batch(rows, public, progress=progress)
+        lengths = [slots] * count
+        if pad:
+            lengths[-1] = slots - pad
+        nparts = min(count, partitions or 4 * self.n_workers)
+        bounds = np.linspace(0, count, nparts + 1).astype(int)
+        keys = self.keys(public)
+        parts = []
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            blobs = [ct.to_bytes() for ct in cts[a:b]]
+            parts.append(self.dask.submit(_load, context, blobs, pure=False))
+        return EncryptedArray(
+            self, context, public, keys, parts, lengths, [int(b) for b in bounds], len(values)
+        )
+
+    def close(self) -> None:
+        """Closes the client (and the local cluster it started)."""
+        if self._own:
+            self.dask.close()
+            if self._cluster is not None:
+                self._cluster.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class EncryptedValue:
+    """One ciphertext on a worker (a reduction's result), its slots all
+    holding the value; ``divisor`` divides after decryption (BFV means)."""
+
+    def __init__(self, array: EncryptedArray, future: Any, divisor: float = 1.0) -> None:
+        self._array, self.future, self.divisor = array, future, divisor
+
+    def ciphertext(self) -> Ciphertext:
+        """The ciphertext, fetched to the client (keys attached)."""
+        ct: Ciphertext = self.future.result()
+        return ct.with_keys(self._array.public)
+
+    def decrypt(self, secret: SecretKey | KeySet) -> Any:
+        """The value (decrypted on the client)."""
+        v = self.ciphertext().decrypt(secret)[0]
+        return v / self.divisor if self.divisor != 1.0 else v
+
+
+class EncryptedArray:
+    """A 1-D array of encrypted values held by Dask workers as partitions
+    (lists of ciphertexts). Operations return new arrays (futures; nothing
+    waits until :meth:`decrypt` or a reduction's result is asked for)."""
+
+    def __init__(
+        self,
+        client: Client,
+        context: Context,
+        public: PublicKeys,
+        keys: Any,
+        parts: list[Any],
+        lengths: list[int],
+        bounds: list[int],
+        size: int,
+        clean: bool = True,
+    ) -> None:
+        self.client, self.context, self.public = client, context, public
+        self._keys, self.parts, self.lengths, self.size = keys, parts, lengths, size
+        # Partition i holds ciphertexts bounds[i]:bounds[i + 1].
+        self.bounds = bounds
+        # Whether the slots past the last value (padding) still hold 0;
+        # reductions zero them first otherwise.
+        self.clean = clean
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def n_ciphertexts(self) -> int:
+        return len(self.lengths)
+
+    def _like(self, parts: list[Any], clean: bool = True) -> EncryptedArray:
+        return EncryptedArray(
+            self.client,
+            self.context,
+            self.public,
+            self._keys,
+            parts,
+            self.lengths,
+            self.bounds,
+            self.size,
+            clean and self.clean,
+        )
+
+    def _check_same(self, other: EncryptedArray) -> None:
+        if other.context != self.context or other.bounds != self.bounds:
+            raise ValueError(
+                "the arrays must come from the same context and have the same length "
+                "and partitioning (encrypt them with the same client and partitions)"
+            )
+        if len(other.parts) != len(self.parts):
+            raise ValueError("the arrays are partitioned differently")
+
+    def map(self, fn: Callable[..., Any], *args: Any, keeps_zero: bool = False) -> EncryptedArray:
+        """``fn(ct, *args)`` for every ciphertext, on the workers (``fn``
+        must be picklable; arguments must not hold a secret key).
+        ``keeps_zero``: whether ``fn`` maps 0 to 0 (then the padding slots
+        need no masking before a reduction)."""
+        _refuse_secret(*args)
+        parts = [
+            self.client.dask.submit(_map_part, fn, self._keys, 1, p, *args, pure=False)
+            for p in self.parts
+        ]
+        return self._like(parts, clean=keeps_zero)
+
+    def zip_map(self, fn: Callable[..., Any], *others: EncryptedArray) -> EncryptedArray:
+        """``fn(ct, ct_other, ...)`` over the ciphertexts of arrays with the
+        same partitioning."""
+        for o in others:
+            self._check_same(o)
+        parts = [
+            self.client.dask.submit(
+                _map_part,
+                fn,
+                self._keys,
+                1 + len(others),
+                p,
+                *(o.parts[i] for o in others),
+                pure=False,
+            )
+            for i, p in enumerate(self.parts)
+        ]
+        return self._like(parts, clean=all(o.clean for o in others))
+
+    def _plain_chunks(self, values: npt.ArrayLike) -> list[npt.NDArray[Any]]:
+        v = np.asarray(values)
+        if v.shape != (self.size,):
+            raise ValueError(f"expected {self.size} plaintext values, got shape {v.shape}")
+        chunks, i = [], 0
+        for n in self.lengths:
+            chunks.append(v[i : i + n])
+            i += n
+        return chunks
+
+    def _binary(self, other: Any, op: Callable[[Any, Any], Any]) -> EncryptedArray:
+        if isinstance(other, EncryptedArray):
+            return self.zip_map(op, other)
+        _refuse_secret(other)
+        if np.ndim(other) == 0:
+            if op is _op_mul:
+                return self.map(op, other, keeps_zero=True)
+            # A constant only on the values, so that the padding stays 0.
+            other = np.full(self.size, other)
+        chunks = self._plain_chunks(other)
+        parts = [
+            self.client.dask.submit(
+                _map_part_with_plain, op, self._keys, p, chunks[a:b], pure=False
+            )
+            for p, a, b in zip(self.parts, self.bounds[:-1], self.bounds[1:])
+        ]
+        return self._like(parts)
+
+    def __add__(self, other: Any) -> EncryptedArray:
+        return self._binary(other, _op_add)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> EncryptedArray:
+        return self._binary(other, _op_sub)
+
+    def __mul__(self, other: Any) -> EncryptedArray:
+        return self._binary(other, _op_mul)
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> EncryptedArray:
+        return self.map(_op_neg, keeps_zero=True)
+
+    def __pow__(self, e: int) -> EncryptedArray:
+        return self.map(_op_pow, e, keeps_zero=True)
+
+    def polyval(self, coeffs: Sequence[float]) -> EncryptedArray:
+        """CKKS: ``Σ coeffs[i] x^i`` on every value."""
+        c = list(coeffs)
+        return self.map(_op_polyval, c, keeps_zero=not c or c[0] == 0)
+
+    def sigmoid(
+        self, interval: tuple[float, float] = (-8.0, 8.0), degree: int = 7
+    ) -> EncryptedArray:
+        """CKKS: the logistic function on every value (Chebyshev)."""
+        return self.map(_op_sigmoid, interval, degree)
+
+    def sum(self) -> EncryptedValue:
+        """The sum of all values: each partition adds its ciphertexts, a
+        tree of pairwise additions across workers combines the partitions,
+        and one slot sum (rotations) finishes."""
+        d = self.client.dask
+        parts = list(self.parts)
+        valid = self.lengths[-1]
+        if not self.clean and valid < self._slots():
+            parts[-1] = d.submit(_mask_last, self._keys, parts[-1], valid, pure=False)
+        level = [d.submit(_sum_part, self._keys, p, pure=False) for p in parts]
+        while len(level) > 1:
+            nxt = [
+                d.submit(_add, self._keys, *level[i : i + 2], pure=False)
+                for i in range(0, len(level), 2)
+            ]
+            level = nxt
+        return EncryptedValue(self, d.submit(_slot_sum, self._keys, level[0], pure=False))
+
+    def _slots(self) -> int:
+        c = self.context
+        return c.slots if isinstance(c, ckks.Context) else c.degree
+
+    def mean(self) -> EncryptedValue:
+        """The mean: CKKS multiplies the encrypted sum by ``1/size`` (one
+        level); BFV divides the decrypted sum on the client, exact when the
+        sum lies in ``(-t/2, t/2]`` (choose ``t`` for it)."""
+        total = self.sum()
+        if isinstance(self.context, ckks.Context):
+            d = self.client.dask
+            fut = d.submit(_scale, self._keys, total.future, 1.0 / self.size, pure=False)
+            return EncryptedValue(self, fut)
+        return EncryptedValue(self, total.future, divisor=float(self.size))
+
+    def dot(self, other: Any) -> EncryptedValue:
+        """``Σ_i self_i · other_i`` with an encrypted array or plaintext values."""
+        prod: EncryptedArray = self._binary(other, _op_mul)
+        return prod.sum()
+
+    def decrypt(self, secret: SecretKey | KeySet, progress: bool = False) -> npt.NDArray[Any]:
+        """Fetches the ciphertexts to the client and decrypts them there."""
+        parts = self.client.dask.gather(self.parts)
+        cts = [ct for p in parts for ct in p]
+        out = self.context.decrypt_batch(cts, secret, progress=progress)
+        return np.concatenate([row[:n] for row, n in zip(out, self.lengths)])
+
+
+def _op_add(a: Any, b: Any) -> Any:
+    return a + b
+
+
+def _op_sub(a: Any, b: Any) -> Any:
+    return a - b
+
+
+def _op_mul(a: Any, b: Any) -> Any:
+    return a * b
+
+
+def _op_neg(a: Any) -> Any:
+    return -a
+
+
+def _op_pow(a: Any, e: int) -> Any:
+    return a**e
+
+
+def _op_polyval(a: Any, coeffs: list[float]) -> Any:
+    return a.polyval(coeffs)
+
+
+def _op_sigmoid(a: Any, interval: tuple[float, float], degree: int) -> Any:
+    return a.sigmoid(interval, degree)
+
+
+def _scale(keys: PublicKeys, ct: Any, c: float) -> Any:
+    return ((ct if ct.has_keys else ct.with_keys(keys)) * c).without_keys()

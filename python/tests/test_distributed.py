@@ -1,0 +1,180 @@
+"""rnsfhe.distributed on a LocalCluster of 2 worker processes (loopback):
+every operation against NumPy (BFV exact mod t, CKKS within precision),
+keys sent once, the secret key refused, a worker killed mid-reduction,
+corrupted bytes."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import rnsfhe
+
+distributed = pytest.importorskip("dask.distributed", reason="needs dask[distributed]")
+
+from rnsfhe.distributed import Client, EncryptedArray, SecretKeyRefused, _load  # noqa: E402
+
+T = 65537
+
+
+def signed(x: Any) -> np.ndarray:
+    r = np.mod(np.asarray(x, dtype=np.int64), T)
+    return np.where(r > T // 2, r - T, r)
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    with Client(n_workers=2, rnsfhe_threads=1) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def bfv_keys() -> tuple[rnsfhe.bfv.Context, rnsfhe.KeySet]:
+    ctx = rnsfhe.bfv.Context(n=4096, t=T, moduli_bits=[60, 60, 60], security=0)
+    return ctx, ctx.keygen()
+
+
+@pytest.fixture(scope="module")
+def ckks_keys() -> tuple[rnsfhe.ckks.Context, rnsfhe.KeySet]:
+    ctx = rnsfhe.ckks.Context(
+        n=4096, moduli_bits=[60, 40, 40, 40, 40, 40], scale_bits=40, security=0
+    )
+    return ctx, ctx.keygen()
+
+
+def test_bfv_elementwise_and_reductions(client: Client, bfv_keys: Any) -> None:
+    ctx, keys = bfv_keys
+    rng = np.random.default_rng(1)
+    x = rng.integers(-100, 100, 10_000)  # 3 ciphertexts, the last one padded
+    y = rng.integers(-100, 100, 10_000)
+    a = client.encrypt(x, ctx, keys.public(), partitions=3)
+    b = client.encrypt(y, ctx, keys.public(), partitions=3)
+    sk = keys.secret()
+    assert a.n_ciphertexts == 3 and len(a) == 10_000
+    assert np.array_equal(a.decrypt(sk), x)
+    assert np.array_equal((a + b).decrypt(sk), signed(x + y))
+    assert np.array_equal((a - 7).decrypt(sk), signed(x - 7))
+    assert np.array_equal((a * b + 3).decrypt(sk), signed(x * y + 3))
+    assert np.array_equal((a * y).decrypt(sk), signed(x * y))
+    assert np.array_equal((a**2).decrypt(sk), signed(x**2))
+    assert np.array_equal((-a).decrypt(sk), signed(-x))
+    # Reductions: the padding slots of the last ciphertext must not count,
+    # even after operations that make them non-zero (+ 5 via map).
+    assert (a + 5).sum().decrypt(sk) == signed(int((x + 5).sum()))
+    assert a.map(_plus_one).sum().decrypt(sk) == signed(int((x + 1).sum()))
+    assert a.dot(y).decrypt(sk) == signed(int(x @ y))
+    assert a.dot(b).decrypt(sk) == signed(int(x @ y))
+    small = client.encrypt(np.arange(100), ctx, keys.public())
+    assert small.mean().decrypt(sk) == pytest.approx(49.5)
+
+
+def _plus_one(ct: Any) -> Any:
+    return ct + 1
+
+
+def test_ckks_elementwise_polynomials_and_reductions(client: Client, ckks_keys: Any) -> None:
+    ctx, keys = ckks_keys
+    x = np.linspace(-1, 1, 5000)
+    w = np.cos(np.arange(5000))
+    a = client.encrypt(x, ctx, keys.public())
+    sk = keys.secret()
+    assert np.max(np.abs(a.decrypt(sk) - x)) < 2**-20
+    assert np.max(np.abs((a * a + 0.5).decrypt(sk) - (x * x + 0.5))) < 2**-18
+    p = a.polyval([0.5, 0.197, 0.0, -0.004])
+    assert np.max(np.abs(p.decrypt(sk) - (0.5 + 0.197 * x - 0.004 * x**3))) < 2**-18
+    s = (a * 4).sigmoid((-4, 4), 7)
+    assert np.max(np.abs(s.decrypt(sk) - 1 / (1 + np.exp(-4 * x)))) < 2e-3
+    assert abs(a.sum().decrypt(sk) - x.sum()) < 1e-3
+    assert abs(a.mean().decrypt(sk) - x.mean()) < 1e-6
+    assert abs(a.dot(w).decrypt(sk) - x @ w) < 1e-3
+    # The constant term makes the padding non-zero (0.5): the sum masks it.
+    assert abs(p.sum().decrypt(sk) - (0.5 + 0.197 * x - 0.004 * x**3).sum()) < 1e-2
+
+
+def test_keys_are_sent_once_per_worker(client: Client, bfv_keys: Any) -> None:
+    ctx, _ = bfv_keys
+    keys = ctx.keygen(rotations=[])
+    before = client.dask.run(_loaded)
+    a = client.encrypt(np.arange(20_000), ctx, keys.public(), partitions=8)
+    for _ in range(3):
+        a = a * 3 + 1
+    a.decrypt(keys.secret())
+    after = client.dask.run(_loaded)
+    # One unpickling of these PublicKeys per worker, whatever the tasks.
+    assert all(after[w] - before[w] <= 1 for w in after), (before, after)
+    assert sum(after[w] - before[w] for w in after) >= 1
+    # What a task carries: a partition of key-less ciphertexts.
+    part = client.dask.gather(a.parts[0])
+    assert len(pickle.dumps(part)) < 2 * sum(len(ct.to_bytes()) for ct in part)
+
+
+def _loaded() -> int:
+    from rnsfhe import _pickle
+
+    return _pickle.public_keys_loaded
+
+
+def test_the_secret_key_is_refused(client: Client, bfv_keys: Any) -> None:
+    ctx, keys = bfv_keys
+    with pytest.raises(SecretKeyRefused):
+        client.encrypt([1, 2], ctx, keys)  # type: ignore[arg-type]
+    with pytest.raises(SecretKeyRefused):
+        client.keys(keys.secret())  # type: ignore[arg-type]
+    a = client.encrypt([1, 2], ctx, keys.public())
+    with pytest.raises(SecretKeyRefused):
+        a.map(_op_with, keys.secret())
+    with pytest.raises(SecretKeyRefused):
+        a.map(_op_with, [1, (keys,)])
+    assert issubclass(SecretKeyRefused, rnsfhe.Error)
+    # A function that captures the secret cannot be shipped either.
+    secret = keys.secret()
+    with pytest.raises(Exception) as info:
+        a.map(lambda ct: ct.decrypt(secret)).decrypt(secret)
+    chain, e = [], info.value
+    while e is not None:
+        chain.append(str(e))
+        e = e.__cause__ or e.__context__
+    assert any("never pickled" in m for m in chain), chain
+
+
+def _op_with(ct: Any, _: Any) -> Any:
+    return ct
+
+
+def test_a_killed_worker_does_not_change_the_result(client: Client, bfv_keys: Any) -> None:
+    ctx, keys = bfv_keys
+    x = np.arange(40_000) % 97
+    a = client.encrypt(x, ctx, keys.public(), partitions=10)
+    slow = a.map(_slow_square, keeps_zero=True)
+    total = slow.sum()
+    pids = client.dask.run(os.getpid)
+    time.sleep(0.3)  # the map is under way
+    os.kill(next(iter(pids.values())), signal.SIGKILL)
+    assert total.decrypt(keys.secret()) == signed(int((x * x).sum()))
+    client.dask.wait_for_workers(2, timeout=60)
+    client.configure_threads(1)
+
+
+def _slow_square(ct: Any) -> Any:
+    time.sleep(0.1)
+    return ct * ct
+
+
+def test_corrupted_bytes_raise_in_the_client(client: Client, bfv_keys: Any) -> None:
+    ctx, keys = bfv_keys
+    good = ctx.encrypt([1, 2, 3], keys).to_bytes()
+    bad = bytearray(good)
+    bad[len(bad) // 2] ^= 0x10
+    part = client.dask.submit(_load, ctx, [bytes(bad)], pure=False)
+    arr = EncryptedArray(
+        client, ctx, keys.public(), client.keys(keys.public()), [part], [3], [0, 1], 3
+    )
+    with pytest.raises(rnsfhe.FormatError):
+        arr.decrypt(keys.secret())
