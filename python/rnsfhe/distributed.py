@@ -42,7 +42,13 @@ Context = Union[bfv.Context, ckks.Context]
 # A BFV or CKKS ciphertext (the task functions serve both schemes).
 Ciphertext = Any
 
-__all__ = ["Client", "EncryptedArray", "EncryptedValue", "SecretKeyRefused"]
+__all__ = [
+    "Client",
+    "EncryptedArray",
+    "EncryptedValue",
+    "SecretKeyRefused",
+    "linear_combination",
+]
 
 
 class SecretKeyRefused(Error, TypeError):
@@ -499,3 +505,41 @@ def _op_sigmoid(a: Any, interval: tuple[float, float], degree: int) -> Any:
 
 def _scale(keys: PublicKeys, ct: Any, c: float) -> Any:
     return ((ct if ct.has_keys else ct.with_keys(keys)) * c).without_keys()
+
+
+class _Linear:
+    """``Σ_j w_j·ct_j + bias`` over one ciphertext of each array (a
+    picklable task function). CKKS: the products keep the scale ``Δ·q_l``
+    and are rescaled once at the end (one level, one rescaling)."""
+
+    def __init__(self, weights: Sequence[float], bias: float, is_ckks: bool) -> None:
+        self.weights, self.bias, self.is_ckks = list(weights), bias, is_ckks
+
+    def __call__(self, *cts: Any) -> Any:
+        terms = [
+            ct.multiply(w, rescale=False) if self.is_ckks else ct * int(w)
+            for ct, w in zip(cts, self.weights)
+        ]
+        acc = terms[0]
+        for t in terms[1:]:
+            acc = acc + t
+        if self.is_ckks:
+            acc = acc.rescale()
+        return acc + self.bias if self.bias else acc
+
+
+def linear_combination(
+    arrays: Sequence[EncryptedArray], weights: Sequence[float], bias: float = 0.0
+) -> EncryptedArray:
+    """``Σ_j weights[j]·arrays[j] + bias`` value by value (004 §4.2's
+    ``X = Σ b_i x_i`` with one array per feature, records in the slots),
+    one task per partition; the arrays must share their partitioning.
+    BFV takes integer weights and bias."""
+    if len(arrays) != len(weights) or not arrays:
+        raise ValueError("give one weight per array (and at least one array)")
+    first = arrays[0]
+    fn = _Linear(weights, bias, isinstance(first.context, ckks.Context))
+    out = first.zip_map(fn, *arrays[1:])
+    out.clean = out.clean and not bias
+    return out
+
