@@ -27,6 +27,6 @@ def test_there_are_blocks() -> None:
 def test_block_runs(name: str, code: str) -> None:
     threads = rnsfhe.get_num_threads()
     try:
-        exec(compile(code, name, "exec"), {"__name__": "tutorial"})
+        exec(compile(code, name, "exec"), {"__name__": "__main__"})
     finally:
         rnsfhe.set_num_threads(threads)
