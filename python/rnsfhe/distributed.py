@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Sequence
 from typing import Any, Callable, Union
 
 import numpy as np
 import numpy.typing as npt
+from distributed import WorkerPlugin  # rnsfhe.distributed needs dask[distributed]
 
 from . import bfv, ckks
 from ._rnsfhe import Error, KeySet, PublicKeys, SecretKey, register_keys
@@ -138,7 +140,40 @@ def _set_threads(n: int) -> int:
     from . import set_num_threads
 
     set_num_threads(n)
+    _tune_malloc()
     return n
+
+
+def _tune_malloc() -> None:
+    """Undoes Dask's ``MALLOC_TRIM_THRESHOLD_=65536`` for workers: it also
+    freezes glibc's mmap threshold at 128 KiB, so every ciphertext buffer
+    (megabytes) is mapped and unmapped anew, page faults included, and
+    rnsfhe runs 2-3x slower. Large buffers come from the heap again and the
+    heap is trimmed past 256 MiB of free space (glibc only; a no-op
+    elsewhere)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        libc.mallopt(m_mmap_threshold, 32 << 20)
+        libc.mallopt(m_trim_threshold, 256 << 20)
+    except (OSError, AttributeError):  # pragma: no cover
+        pass
+
+
+class _WorkerSetup(WorkerPlugin):
+    """A Dask worker plugin: rnsfhe threads and allocator settings on every
+    worker, including workers that join or restart later."""
+
+    name = "rnsfhe-worker-setup"
+
+    def __init__(self, threads_per_host: dict[str, int], default: int) -> None:
+        self.threads_per_host, self.default = threads_per_host, default
+
+    def setup(self, worker: Any) -> None:
+        host = worker.address.split("//")[-1].rsplit(":", 1)[0]
+        _set_threads(self.threads_per_host.get(host, self.default))
 
 
 # --------------------------------------------------------------------------
@@ -187,18 +222,23 @@ class Client:
         self.configure_threads(rnsfhe_threads)
 
     def configure_threads(self, rnsfhe_threads: int | None = None) -> dict[str, int]:
-        """Sets each worker's rnsfhe threads: ``rnsfhe_threads``, or the
-        cores of its host divided by the workers on that host."""
+        """Sets each worker's rnsfhe threads (``rnsfhe_threads``, or the
+        cores of its host divided by the workers on that host) and undoes
+        Dask's allocator setting that slows rnsfhe down (``_tune_malloc``),
+        through a worker plugin, so that workers that join or restart later
+        get the same."""
         info = self.dask.scheduler_info()["workers"]
         per_host: dict[str, int] = {}
         for w in info.values():
             per_host[w["host"]] = per_host.get(w["host"], 0) + 1
-        out = {}
-        for addr, w in info.items():
-            cores = self.dask.run(os.cpu_count, workers=[addr])[addr] or 1
-            n = rnsfhe_threads or max(1, cores // per_host[w["host"]])
-            out[addr] = self.dask.run(_set_threads, n, workers=[addr])[addr]
-        return out
+        cores = self.dask.run(os.cpu_count)
+        threads = {
+            w["host"]: rnsfhe_threads or max(1, (cores[a] or 1) // per_host[w["host"]])
+            for a, w in info.items()
+        }
+        default = rnsfhe_threads or max(1, (os.cpu_count() or 1) // max(1, len(info)))
+        self.dask.register_plugin(_WorkerSetup(threads, default), name=_WorkerSetup.name)
+        return {a: threads[w["host"]] for a, w in info.items()}
 
     @property
     def n_workers(self) -> int:
@@ -247,9 +287,13 @@ class Client:
         bounds = np.linspace(0, count, nparts + 1).astype(int)
         keys = self.keys(public)
         parts = []
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            blobs = [ct.to_bytes() for ct in cts[a:b]]
-            parts.append(self.dask.submit(_load, context, blobs, pure=False))
+        with warnings.catch_warnings():
+            # The bytes are in the graph on purpose: a lost partition is
+            # recomputed from them (a scattered one could not be).
+            warnings.filterwarnings("ignore", message="Sending large graph")
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                blobs = [ct.to_bytes() for ct in cts[a:b]]
+                parts.append(self.dask.submit(_load, context, blobs, pure=False))
         return EncryptedArray(
             self, context, public, keys, parts, lengths, [int(b) for b in bounds], len(values)
         )

@@ -233,7 +233,7 @@ impl Context {
         let ct = detach(py, || encrypt(&ctx, &keys, &vals)).py()?;
         Ok(Ciphertext {
             ctx: self.ctx.clone(),
-            ct,
+            ct: Arc::new(ct),
             len: vals.len(),
             keys: Some(keys),
         })
@@ -258,7 +258,7 @@ impl Context {
             .zip(&rows)
             .map(|(ct, r)| Ciphertext {
                 ctx: self.ctx.clone(),
-                ct,
+                ct: Arc::new(ct),
                 len: r.len(),
                 keys: Some(keys.clone()),
             })
@@ -337,7 +337,9 @@ fn encrypt(
 #[pyclass(module = "rnsfhe.bfv", name = "Ciphertext", frozen)]
 pub struct Ciphertext {
     ctx: Arc<BfvContext>,
-    ct: bfv::Ciphertext,
+    /// Shared: ciphertexts are immutable, so `with_keys`, `without_keys`
+    /// and pickling never copy the polynomials.
+    ct: Arc<bfv::Ciphertext>,
     len: usize,
     keys: Option<Arc<EvalKeys>>,
 }
@@ -350,6 +352,10 @@ enum Operand {
 
 impl Ciphertext {
     fn with(&self, ct: bfv::Ciphertext, len: usize) -> Self {
+        self.with_shared(Arc::new(ct), len)
+    }
+
+    fn with_shared(&self, ct: Arc<bfv::Ciphertext>, len: usize) -> Self {
         Self {
             ctx: self.ctx.clone(),
             ct,
@@ -620,7 +626,7 @@ impl Ciphertext {
     /// The same ciphertext with `keys` (a `KeySet` or `PublicKeys`)
     /// attached for `*`, `rotate` and `sum`.
     fn with_keys(&self, keys: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut out = self.with(self.ct.clone(), self.len);
+        let mut out = self.with_shared(self.ct.clone(), self.len);
         out.keys = Some(public_of(keys, self.ctx.id())?);
         Ok(out)
     }
@@ -631,7 +637,7 @@ impl Ciphertext {
     /// unpickled `PublicKeys`), else operations needing keys raise
     /// `MissingKeyError`.
     fn without_keys(&self) -> Self {
-        let mut out = self.with(self.ct.clone(), self.len);
+        let mut out = self.with_shared(self.ct.clone(), self.len);
         out.keys = None;
         out
     }
@@ -671,7 +677,7 @@ impl Ciphertext {
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         Ok(PyBytes::new(
             py,
-            &self.ct.to_bytes_smallest(&self.ctx).py()?,
+            &(*self.ct).to_bytes_smallest(&self.ctx).py()?,
         ))
     }
 
@@ -691,7 +697,12 @@ impl Ciphertext {
             )));
         }
         let keys = registered(ctx.id(), ct.key_id());
-        Ok(Self { ctx, ct, len, keys })
+        Ok(Self {
+            ctx,
+            ct: Arc::new(ct),
+            len,
+            keys,
+        })
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {

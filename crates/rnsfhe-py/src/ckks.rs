@@ -208,7 +208,7 @@ impl Context {
         let ct = detach(py, || encrypt(&ctx, &keys, &vals)).py()?;
         Ok(Ciphertext {
             ctx: self.ctx.clone(),
-            ct,
+            ct: Arc::new(ct),
             len: vals.len(),
             complex,
             keys: Some(keys),
@@ -234,7 +234,7 @@ impl Context {
             .zip(&rows)
             .map(|(ct, r)| Ciphertext {
                 ctx: self.ctx.clone(),
-                ct,
+                ct: Arc::new(ct),
                 len: r.len(),
                 complex,
                 keys: Some(keys.clone()),
@@ -295,7 +295,9 @@ fn encrypt(
 #[pyclass(module = "rnsfhe.ckks", name = "Ciphertext", frozen)]
 pub struct Ciphertext {
     ctx: Arc<CkksContext>,
-    ct: ckks::Ciphertext,
+    /// Shared: ciphertexts are immutable, so `with_keys`, `without_keys`
+    /// and pickling never copy the polynomials.
+    ct: Arc<ckks::Ciphertext>,
     len: usize,
     complex: bool,
     keys: Option<Arc<EvalKeys>>,
@@ -318,6 +320,10 @@ enum Op {
 
 impl Ciphertext {
     fn with(&self, ct: ckks::Ciphertext, len: usize) -> Self {
+        self.with_shared(Arc::new(ct), len)
+    }
+
+    fn with_shared(&self, ct: Arc<ckks::Ciphertext>, len: usize) -> Self {
         Self {
             ctx: self.ctx.clone(),
             ct,
@@ -566,7 +572,7 @@ impl Ciphertext {
         }
         match e {
             0 => Err(PyValueError::new_err("the exponent must be at least 1")),
-            1 => Ok(self.with(self.ct.clone(), self.len)),
+            1 => Ok(self.with_shared(self.ct.clone(), self.len)),
             2 => self.apply_keyed(py, |ev, ct, k| ev.multiply_relin_rescale(ct, ct, &k.rk)),
             _ if e > 4096 => Err(PyValueError::new_err("the exponent must be at most 4096")),
             _ => {
@@ -681,7 +687,7 @@ impl Ciphertext {
     /// The same ciphertext with `keys` (a `KeySet` or `PublicKeys`)
     /// attached for `*`, `rotate` and `sum`.
     fn with_keys(&self, keys: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut out = self.with(self.ct.clone(), self.len);
+        let mut out = self.with_shared(self.ct.clone(), self.len);
         out.keys = Some(public_of(keys, self.ctx.id())?);
         Ok(out)
     }
@@ -692,7 +698,7 @@ impl Ciphertext {
     /// unpickled `PublicKeys`), else operations needing keys raise
     /// `MissingKeyError`.
     fn without_keys(&self) -> Self {
-        let mut out = self.with(self.ct.clone(), self.len);
+        let mut out = self.with_shared(self.ct.clone(), self.len);
         out.keys = None;
         out
     }
@@ -750,7 +756,7 @@ impl Ciphertext {
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         Ok(PyBytes::new(
             py,
-            &self.ct.to_bytes_smallest(&self.ctx).py()?,
+            &(*self.ct).to_bytes_smallest(&self.ctx).py()?,
         ))
     }
 
@@ -778,7 +784,7 @@ impl Ciphertext {
         }
         Ok(Self {
             ctx,
-            ct,
+            ct: Arc::new(ct),
             len,
             complex,
             keys,
