@@ -3,8 +3,9 @@
 BFV values (n = 2^13) and CKKS logistic scoring of 10^5 records (30
 features, n = 2^14, degree-15 Chebyshev sigmoid), each timed on the
 ciphertexts already encrypted (the server's work plus the client's
-decryption of the result) with 1 and 2 Dask workers, and in one process
-without Dask with all cores (rnsfhe's own threads), in alternating rounds.
+decryption of the result) with 1 Dask worker (all cores; and with one
+rnsfhe thread), 2 workers (one core each), and in one process without Dask
+with all cores (rnsfhe's own threads), in alternating rounds.
 Also the bytes one task carries per record and the keys' bytes (sent once
 per worker).
 
@@ -52,9 +53,11 @@ def ckks_case(records: int) -> dict[str, Any]:
     return {"ctx": ctx, "keys": keys, "cols": cols, "w": w, "want": 1 / (1 + np.exp(-x))}
 
 
-def run_dask(case: dict[str, Any], kind: str, workers: int) -> tuple[float, dict[str, float]]:
+def run_dask(
+    case: dict[str, Any], kind: str, workers: int, threads: int | None = None
+) -> tuple[float, dict[str, float]]:
     ctx, keys = case["ctx"], case["keys"]
-    with Client(n_workers=workers) as client:
+    with Client(n_workers=workers, rnsfhe_threads=threads) as client:
         arrays = [client.encrypt(c, ctx, keys.public()) for c in case["cols"]]
         wait([p for a in arrays for p in a.parts])
         t0 = time.perf_counter()
@@ -113,10 +116,16 @@ def main() -> None:
     report: dict[str, Any] = {"nproc": os.cpu_count()}
     for kind, (make, records) in cases.items():
         case = make(records)
-        times: dict[str, list[float]] = {"1 worker": [], "2 workers": [], "1 process": []}
+        times: dict[str, list[float]] = {
+            "1 worker": [],
+            "1 worker, 1 thread": [],
+            "2 workers": [],
+            "1 process": [],
+        }
         sizes: dict[str, float] = {}
         for r in range(args.rounds):
             times["1 worker"].append(run_dask(case, kind, 1)[0])
+            times["1 worker, 1 thread"].append(run_dask(case, kind, 1, 1)[0])
             t2, sizes = run_dask(case, kind, 2)
             times["2 workers"].append(t2)
             times["1 process"].append(run_local(case, kind))
@@ -124,6 +133,9 @@ def main() -> None:
         ratios = {
             "2w_over_1w_throughput": statistics.median(
                 a / b for a, b in zip(times["1 worker"], times["2 workers"])
+            ),
+            "2w_over_1w1t_throughput": statistics.median(
+                a / b for a, b in zip(times["1 worker, 1 thread"], times["2 workers"])
             ),
             "2w_time_over_1process": statistics.median(
                 a / b for a, b in zip(times["2 workers"], times["1 process"])

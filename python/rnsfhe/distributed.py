@@ -291,9 +291,23 @@ class Client:
             # The bytes are in the graph on purpose: a lost partition is
             # recomputed from them (a scattered one could not be).
             warnings.filterwarnings("ignore", message="Sending large graph")
-            for a, b in zip(bounds[:-1], bounds[1:]):
+            # Partition i goes to worker i mod W (if it is alive), so that
+            # partition i of every array encrypted with the same sizes lies
+            # on one worker and element-wise work between arrays moves no
+            # data (the scheduler runs a task where its inputs are).
+            workers = sorted(self.dask.scheduler_info()["workers"])
+            for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
                 blobs = [ct.to_bytes() for ct in cts[a:b]]
-                parts.append(self.dask.submit(_load, context, blobs, pure=False))
+                parts.append(
+                    self.dask.submit(
+                        _load,
+                        context,
+                        blobs,
+                        pure=False,
+                        workers=[workers[i % len(workers)]] if workers else None,
+                        allow_other_workers=True,
+                    )
+                )
         return EncryptedArray(
             self, context, public, keys, parts, lengths, [int(b) for b in bounds], len(values)
         )
