@@ -51,11 +51,16 @@ def server(age: Any, indicators: list[Any]) -> dict[str, Any]:
     }
 
 
-def run(client: Client, ctx: Any, keys: Any, age: np.ndarray, group: np.ndarray) -> dict[str, Any]:
+def run(
+    client: Client, ctx: Any, keys: Any, age: np.ndarray, group: np.ndarray, progress: bool
+) -> dict[str, Any]:
     pub = keys.public()
     t0 = time.perf_counter()
-    enc_age = client.encrypt(age, ctx, pub)
-    enc_groups = [client.encrypt((group == g).astype(np.int64), ctx, pub) for g in range(GROUPS)]
+    enc_age = client.encrypt(age, ctx, pub, progress=progress)
+    enc_groups = [
+        client.encrypt((group == g).astype(np.int64), ctx, pub, progress=progress)
+        for g in range(GROUPS)
+    ]
     t1 = time.perf_counter()
     res = server(enc_age, enc_groups)
     sk = keys.secret()
@@ -81,7 +86,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--records", type=int, default=1_000_000)
     ap.add_argument("--workers", default="1,2", help="worker counts to time, e.g. 1,2")
     ap.add_argument("--small", action="store_true", help="20 000 records, 2 workers")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
+    progress = not (args.small or args.no_progress)
     if args.small:
         args.records, args.workers = 20_000, "2"
     age, group = make_data(args.records)
@@ -95,7 +102,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"records": args.records, "n": ctx.degree, "runs": {}}
     for w in [int(v) for v in args.workers.split(",")]:
         with Client(n_workers=w) as client:
-            r = run(client, ctx, keys, age, group)
+            r = run(client, ctx, keys, age, group, progress)
         assert r["sum"] == want["sum"], (r["sum"], want["sum"])
         assert r["counts"] == want["counts"], (r["counts"], want["counts"])
         assert abs(r["variance"] - want["variance"]) < 1e-6 * want["variance"]

@@ -46,7 +46,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--degree", type=int, default=15)
     ap.add_argument("--small", action="store_true", help="5 000 records, 2 workers")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = ap.parse_args(argv)
+    progress = not (args.small or args.no_progress)
     if args.small:
         args.records, args.workers = 5_000, "2"
     model, rows, bound = model_and_data(args.records)
@@ -59,10 +61,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for nw in [int(v) for v in args.workers.split(",")]:
         with Client(n_workers=nw) as client:
             t0 = time.perf_counter()
-            cols = [client.encrypt(rows[:, j], ctx, keys.public()) for j in range(rows.shape[1])]
+            cols = [
+                client.encrypt(rows[:, j], ctx, keys.public(), progress=progress)
+                for j in range(rows.shape[1])
+            ]
             t1 = time.perf_counter()
             score = linear_combination(cols, list(w), b)
-            prob = score.sigmoid((-bound, bound), args.degree).decrypt(keys.secret())
+            prob = score.sigmoid((-bound, bound), args.degree).decrypt(
+                keys.secret(), progress=progress
+            )
             t2 = time.perf_counter()
         agree = float(np.mean((prob > 0.5) == (plain_p > 0.5)))
         err = float(np.max(np.abs(prob - plain_p)))
