@@ -269,8 +269,12 @@ class Client:
         """Encrypts the 1-D array ``data`` on the client (its values fill
         the slots of consecutive ciphertexts) and spreads the ciphertexts
         over ``partitions`` partitions (default: 4 per worker, at most one
-        per ciphertext). The plaintext never leaves the client."""
+        per ciphertext). The plaintext never leaves the client: a dask
+        array or series is computed here first; a pandas series is read
+        as its values."""
         _refuse_secret(public, context)
+        if hasattr(data, "compute"):
+            data = data.compute()
         values = np.asarray(data)
         if values.ndim != 1:
             raise ValueError(f"expected a 1-D array, got {values.ndim} dimensions")
@@ -311,6 +315,35 @@ class Client:
         return EncryptedArray(
             self, context, public, keys, parts, lengths, [int(b) for b in bounds], len(values)
         )
+
+    def encrypt_columns(
+        self,
+        frame: Any,
+        context: Context,
+        public: PublicKeys,
+        *,
+        columns: Sequence[Any] | None = None,
+        partitions: int | None = None,
+        progress: bool = False,
+    ) -> dict[Any, EncryptedArray]:
+        """Encrypts the columns of a pandas or dask dataframe, a mapping of
+        names to 1-D arrays, or a 2-D array (columns by index) into one
+        :class:`EncryptedArray` per column, all partitioned alike (so that
+        element-wise work between them stays on one worker)."""
+        if hasattr(frame, "compute"):
+            frame = frame.compute()
+        if isinstance(frame, np.ndarray):
+            if frame.ndim != 2:
+                raise ValueError("a 2-D array of records (rows) and features (columns)")
+            names: list[Any] = list(columns) if columns is not None else list(range(frame.shape[1]))
+            get: Callable[[Any], Any] = lambda c: frame[:, c]  # noqa: E731
+        else:
+            names = list(columns) if columns is not None else list(frame.keys())
+            get = lambda c: frame[c]  # noqa: E731
+        return {
+            c: self.encrypt(get(c), context, public, partitions=partitions, progress=progress)
+            for c in names
+        }
 
     def close(self) -> None:
         """Closes the client (and the local cluster it started)."""
@@ -600,4 +633,3 @@ def linear_combination(
     out = first.zip_map(fn, *arrays[1:])
     out.clean = out.clean and not bias
     return out
-

@@ -178,3 +178,24 @@ def test_corrupted_bytes_raise_in_the_client(client: Client, bfv_keys: Any) -> N
     )
     with pytest.raises(rnsfhe.FormatError):
         arr.decrypt(keys.secret())
+
+
+def test_dask_arrays_and_columns(client: Client, bfv_keys: Any) -> None:
+    import dask.array as da
+
+    ctx, keys = bfv_keys
+    x = np.arange(9000) % 50
+    a = client.encrypt(da.from_array(x, chunks=1000), ctx, keys.public())
+    assert np.array_equal(a.decrypt(keys.secret()), x)
+    cols = client.encrypt_columns({"u": x, "v": 2 * x}, ctx, keys.public())
+    assert set(cols) == {"u", "v"}
+    assert np.array_equal((cols["u"] + cols["v"]).decrypt(keys.secret()), 3 * x)
+    grid = client.encrypt_columns(np.stack([x, x + 1], axis=1), ctx, keys.public())
+    assert grid[1].sum().decrypt(keys.secret()) == signed(int((x + 1).sum()))
+    try:
+        import pandas as pd
+    except ImportError:
+        return
+    df = pd.DataFrame({"a": x, "b": x * 3})
+    enc = client.encrypt_columns(df, ctx, keys.public(), columns=["b"])
+    assert np.array_equal(enc["b"].decrypt(keys.secret()), signed(x * 3))
