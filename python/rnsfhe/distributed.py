@@ -126,14 +126,12 @@ def _sum_part(keys: PublicKeys, part: list[Ciphertext]) -> Ciphertext:
 
 
 def _add(keys: PublicKeys, *cts: Ciphertext) -> Ciphertext:
-    acc = cts[0] if cts[0].has_keys else cts[0].with_keys(keys)
-    for ct in cts[1:]:
-        acc = acc + ct
-    return acc.without_keys()
+    """The sum of ciphertexts (a partition's, or partial sums of a tree)."""
+    return _sum_part(keys, list(cts))
 
 
 def _slot_sum(keys: PublicKeys, ct: Ciphertext) -> Ciphertext:
-    return (ct if ct.has_keys else ct.with_keys(keys)).sum().without_keys()
+    return _attach([ct], keys)[0].sum().without_keys()
 
 
 def _set_threads(n: int) -> int:
@@ -595,7 +593,7 @@ def _op_sigmoid(a: Any, interval: tuple[float, float], degree: int) -> Any:
 
 
 def _scale(keys: PublicKeys, ct: Any, c: float) -> Any:
-    return ((ct if ct.has_keys else ct.with_keys(keys)) * c).without_keys()
+    return (_attach([ct], keys)[0] * c).without_keys()
 
 
 class _Linear:
