@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Throughput of rnsfhe.distributed (issue 14): the encrypted sum of 10^6
-BFV values (n = 2^13) and CKKS logistic scoring of 10^5 records (30
-features, n = 2^14, degree-15 Chebyshev sigmoid), each timed (after one
+BFV values (n = 2^13), the aggregation example's server job on them (sum,
+sum of squares, 4 per-group counts: 123 products and 6 reductions) and
+CKKS logistic scoring of 10^5 records (30 features, n = 2^14, degree-15
+Chebyshev sigmoid), each timed (after one
 untimed warm-up run) on the ciphertexts already encrypted (the server's work plus the client's
 decryption of the result) with 1 Dask worker (all cores; and with one
 rnsfhe thread), 2 workers (one core each), and in one process without Dask
@@ -36,11 +38,25 @@ def local_sum(cts: list[Any]) -> Any:
     return functools.reduce(lambda a, b: a + b, cts).sum()
 
 
+GROUPS = 4
+
+
 def bfv_case(records: int) -> dict[str, Any]:
     ctx = rnsfhe.bfv.Context.for_depth(depth=1, t=T)
     keys = ctx.keygen()
     x = np.random.default_rng(0).integers(0, 100, records)
     return {"ctx": ctx, "keys": keys, "cols": [x], "want": int(x.sum())}
+
+
+def aggregate_case(records: int) -> dict[str, Any]:
+    case = bfv_case(records)
+    x = case["cols"][0]
+    group = np.random.default_rng(1).integers(0, GROUPS, records)
+    case["cols"] += [(group == g).astype(np.int64) for g in range(GROUPS)]
+    case["want"] = [int(x.sum()), int((x * x).sum())] + [
+        int(c) for c in np.bincount(group, minlength=GROUPS)
+    ]
+    return case
 
 
 def ckks_case(records: int) -> dict[str, Any]:
@@ -64,6 +80,11 @@ def run_dask(
         def job() -> None:
             if kind == "bfv":
                 got = arrays[0].sum().decrypt(keys.secret())
+                assert got == case["want"], (got, case["want"])
+            elif kind == "aggregate":
+                x = arrays[0]
+                sums = [x.sum(), (x * x).sum()] + [g.sum() for g in arrays[1:]]
+                got = [s.decrypt(keys.secret()) for s in sums]
                 assert got == case["want"], (got, case["want"])
             else:
                 score = linear_combination(arrays, list(case["w"]), 0.1)
@@ -103,6 +124,11 @@ def local_job(case: dict[str, Any], kind: str, enc: list[list[Any]]) -> None:
     ctx, keys = case["ctx"], case["keys"]
     if kind == "bfv":
         assert local_sum(enc[0]).decrypt(keys.secret())[0] == case["want"]
+    elif kind == "aggregate":
+        x = enc[0]
+        sums = [local_sum(x), local_sum([c * c for c in x])] + [local_sum(g) for g in enc[1:]]
+        got = [s.decrypt(keys.secret())[0] for s in sums]
+        assert got == case["want"], (got, case["want"])
     else:
         out = []
         for i in range(len(enc[0])):
@@ -119,11 +145,14 @@ def main() -> None:
     ap.add_argument("--bfv-records", type=int, default=1_000_000)
     ap.add_argument("--ckks-records", type=int, default=100_000)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--cases", default="bfv,aggregate,ckks")
     args = ap.parse_args()
-    cases: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
+    known: dict[str, tuple[Callable[[int], dict[str, Any]], int]] = {
         "bfv": (bfv_case, args.bfv_records),
+        "aggregate": (aggregate_case, args.bfv_records),
         "ckks": (ckks_case, args.ckks_records),
     }
+    cases = {k: known[k] for k in args.cases.split(",")}
     report: dict[str, Any] = {"nproc": os.cpu_count()}
     for kind, (make, records) in cases.items():
         case = make(records)

@@ -4,9 +4,10 @@ cloud workflow, 000 §V.B's many machines).
 The client holds the data and the secret key. It encrypts on its own
 cores, and ships ciphertexts *without* keys (``ct.without_keys()``) as
 partitions (lists of ciphertexts) to the workers; the public evaluation
-keys go to every worker once (``scatter(..., broadcast=True)``), where
-unpickling registers them (``rnsfhe.register_keys``) so that each task
-reattaches them by key id. Workers only ever see ciphertexts, public keys
+keys go to every worker once, as a Dask worker plugin (which also reaches
+workers that join later), and stay in a per-process table outside Dask's
+memory management; tasks carry a small handle and reattach the keys from
+that table. Workers only ever see ciphertexts, public keys
 and public parameters; every entry point refuses a secret key
 (:class:`SecretKeyRefused`). Results come back to the client and are
 decrypted there.
@@ -29,12 +30,14 @@ from __future__ import annotations
 
 import math
 import os
+import uuid
 import warnings
 from collections.abc import Sequence
 from typing import Any, Callable, Union
 
 import numpy as np
 import numpy.typing as npt
+from dask.sizeof import sizeof
 from distributed import WorkerPlugin  # rnsfhe.distributed needs dask[distributed]
 
 from . import bfv, ckks
@@ -48,14 +51,32 @@ __all__ = [
     "Client",
     "EncryptedArray",
     "EncryptedValue",
+    "KeysHandle",
     "SecretKeyRefused",
     "linear_combination",
+    "progress",
+    "wait",
 ]
 
 
 class SecretKeyRefused(Error, TypeError):
     """A secret key (or a KeySet holding one) was given to an entry point
     that would send it to the workers."""
+
+
+def _ciphertext_nbytes(ct: Any) -> int:
+    """The memory a ciphertext holds, for Dask's scheduler: without it
+    Dask sizes a ciphertext as a small Python object, takes moving a
+    partition of megabytes for free, and runs tasks away from their data
+    (measured: a BFV aggregation on 2 workers spent 1.6 s of its 1.4 s
+    span in such transfers, contending with the work for the cores).
+    Registered in every process that imports this module, which includes
+    each worker running one of its tasks."""
+    return int(ct.nbytes) + 256
+
+
+for _cls in (bfv.Ciphertext, ckks.Ciphertext):
+    sizeof.register(_cls, _ciphertext_nbytes)  # type: ignore[no-untyped-call]
 
 
 def _refuse_secret(*objs: Any) -> None:
@@ -83,7 +104,7 @@ def _load(ctx: Context, blobs: list[bytes]) -> list[Ciphertext]:
     return [cls.from_bytes(ctx, b).without_keys() for b in blobs]  # type: ignore[arg-type]
 
 
-def _mask_last(keys: PublicKeys, part: list[Ciphertext], valid: int) -> list[Ciphertext]:
+def _mask_last(keys: KeysHandle, part: list[Ciphertext], valid: int) -> list[Ciphertext]:
     """The partition with the slots past ``valid`` of its last ciphertext
     zeroed (a product with a 0/1 vector; one level in CKKS)."""
     cts = _attach(part, keys)
@@ -92,12 +113,65 @@ def _mask_last(keys: PublicKeys, part: list[Ciphertext], valid: int) -> list[Cip
     return [ct.without_keys() for ct in cts[:-1]] + [(cts[-1] * mask).without_keys()]
 
 
-def _attach(part: list[Ciphertext], keys: PublicKeys) -> list[Any]:
-    register_keys(keys)
-    return [ct if ct.has_keys else ct.with_keys(keys) for ct in part]
+#: Public keys installed on this process (a worker) by ``_KeysPlugin``, by
+#: token. Kept out of Dask's memory: Dask's active memory manager drops
+#: "superfluous" replicas of scattered data every 2 s, so keys scattered
+#: with ``broadcast=True`` soon lie on one worker only and travel again
+#: with later tasks (measured: a 4 MB transfer in a task 3 s after the
+#: broadcast).
+_WORKER_KEYS: dict[str, PublicKeys] = {}
 
 
-def _map_part(fn: Callable[..., Any], keys: PublicKeys, *parts_and_args: Any) -> list[Any]:
+class KeysHandle:
+    """What a task carries instead of public keys: a token naming keys
+    that :class:`Client` installed on every worker (a few bytes)."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def get(self) -> PublicKeys:
+        """The keys on this worker (an ``rnsfhe.Error`` if they were never
+        installed here)."""
+        keys = _WORKER_KEYS.get(self.token)
+        if keys is None:
+            raise Error(
+                f"the public keys {self.token} are not installed in this process: "
+                "use the rnsfhe.distributed.Client that encrypted the data"
+            )
+        return keys
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (KeysHandle, (self.token,))
+
+    def __repr__(self) -> str:
+        return f"KeysHandle({self.token!r})"
+
+
+class _KeysPlugin(WorkerPlugin):
+    """Installs one set of public keys on every worker, including those
+    that join or restart later (the scheduler keeps the plugin)."""
+
+    def __init__(self, token: str, public: PublicKeys) -> None:
+        self.token, self.public = token, public
+        self.name = f"rnsfhe-keys-{token}"
+
+    def setup(self, worker: Any) -> None:
+        _WORKER_KEYS[self.token] = self.public
+        # Ciphertexts unpickled here without keys get them attached too.
+        register_keys(self.public)
+
+    def teardown(self, worker: Any) -> None:
+        _WORKER_KEYS.pop(self.token, None)
+
+
+def _attach(part: list[Ciphertext], keys: KeysHandle) -> list[Any]:
+    public = keys.get()
+    return [ct if ct.has_keys else ct.with_keys(public) for ct in part]
+
+
+def _map_part(fn: Callable[..., Any], keys: KeysHandle, *parts_and_args: Any) -> list[Any]:
     """``fn`` over the ciphertexts of one or more partitions (zipped),
     results without keys (they are not copied back)."""
     nparts = parts_and_args[0]
@@ -111,13 +185,13 @@ def _map_part(fn: Callable[..., Any], keys: PublicKeys, *parts_and_args: Any) ->
 
 
 def _map_part_with_plain(
-    fn: Callable[..., Any], keys: PublicKeys, part: list[Ciphertext], plain: list[Any]
+    fn: Callable[..., Any], keys: KeysHandle, part: list[Ciphertext], plain: list[Any]
 ) -> list[Any]:
     """``fn(ct, plain_i)`` with one plaintext operand per ciphertext."""
     return [fn(ct, p).without_keys() for ct, p in zip(_attach(part, keys), plain)]
 
 
-def _sum_part(keys: PublicKeys, part: list[Ciphertext]) -> Ciphertext:
+def _sum_part(keys: KeysHandle, part: list[Ciphertext]) -> Ciphertext:
     cts = _attach(part, keys)
     acc = cts[0]
     for ct in cts[1:]:
@@ -125,13 +199,16 @@ def _sum_part(keys: PublicKeys, part: list[Ciphertext]) -> Ciphertext:
     return acc.without_keys()
 
 
-def _add(keys: PublicKeys, *cts: Ciphertext) -> Ciphertext:
-    """The sum of ciphertexts (a partition's, or partial sums of a tree)."""
-    return _sum_part(keys, list(cts))
+def _sum_parts(keys: KeysHandle, *parts: list[Ciphertext]) -> Ciphertext:
+    """The sum of the ciphertexts of several partitions (those one worker
+    holds: one task per worker, not per partition)."""
+    return _sum_part(keys, [ct for p in parts for ct in p])
 
 
-def _slot_sum(keys: PublicKeys, ct: Ciphertext) -> Ciphertext:
-    return _attach([ct], keys)[0].sum().without_keys()
+def _sum_final(keys: KeysHandle, *partials: Ciphertext) -> Ciphertext:
+    """The workers' partial sums added, then summed over the slots
+    (rotations), so that every slot holds the total."""
+    return _attach([_sum_part(keys, list(partials))], keys)[0].sum().without_keys()
 
 
 def _set_threads(n: int) -> int:
@@ -216,7 +293,7 @@ class Client:
             cluster_kwargs.setdefault("dashboard_address", None)
             self._cluster = LocalCluster(n_workers=n, **cluster_kwargs)  # type: ignore[no-untyped-call]
             self.dask = DaskClient(self._cluster)  # type: ignore[no-untyped-call]
-        self._keys: dict[int, tuple[PublicKeys, Any]] = {}
+        self._keys: dict[int, tuple[PublicKeys, KeysHandle]] = {}
         self.configure_threads(rnsfhe_threads)
 
     def configure_threads(self, rnsfhe_threads: int | None = None) -> dict[str, int]:
@@ -242,16 +319,19 @@ class Client:
     def n_workers(self) -> int:
         return len(self.dask.scheduler_info()["workers"])
 
-    def keys(self, public: PublicKeys) -> Any:
-        """The future of ``public`` on every worker (broadcast once per
-        key id and client)."""
+    def keys(self, public: PublicKeys) -> KeysHandle:
+        """Installs ``public`` on every worker, present and future, once
+        (a worker plugin; the keys travel once to each worker) and returns
+        the handle that tasks carry instead of them."""
         _refuse_secret(public)
         if not isinstance(public, PublicKeys):
             raise TypeError("expected rnsfhe.PublicKeys (keys.public())")
         held = self._keys.get(id(public))
         if held is None:
-            # (public, future): holding `public` keeps its id unique.
-            held = (public, self.dask.scatter(public, broadcast=True, hash=False))
+            # (public, handle): holding `public` keeps its id unique.
+            plugin = _KeysPlugin(uuid.uuid4().hex, public)
+            self.dask.register_plugin(plugin, name=plugin.name)
+            held = (public, KeysHandle(plugin.token))
             self._keys[id(public)] = held
         return held[1]
 
@@ -265,11 +345,11 @@ class Client:
         progress: bool = False,
     ) -> EncryptedArray:
         """Encrypts the 1-D array ``data`` on the client (its values fill
-        the slots of consecutive ciphertexts) and spreads the ciphertexts
+        the slots of consecutive ciphertexts), spreads the ciphertexts
         over ``partitions`` partitions (default: 4 per worker, at most one
-        per ciphertext). The plaintext never leaves the client: a dask
-        array or series is computed here first; a pandas series is read
-        as its values."""
+        per ciphertext) and returns once the workers hold them. The
+        plaintext never leaves the client: a dask array or series is
+        computed here first; a pandas series is read as its values."""
         _refuse_secret(public, context)
         if hasattr(data, "compute"):
             data = data.compute()
@@ -310,8 +390,25 @@ class Client:
                         allow_other_workers=True,
                     )
                 )
+        # Wait until the partitions are on the workers, and record where
+        # each one landed: Dask steals tasks without inputs freely, so a
+        # partition may sit on another worker than the one asked for, and
+        # the tasks on it should run where it is.
+        from dask.distributed import wait as dask_wait
+
+        dask_wait(parts)  # type: ignore[no-untyped-call]
+        held = self.dask.who_has(parts)
+        homes: list[str | None] = [(sorted(held.get(p.key, ())) or [None])[0] for p in parts]
         return EncryptedArray(
-            self, context, public, keys, parts, lengths, [int(b) for b in bounds], len(values)
+            self,
+            context,
+            public,
+            keys,
+            parts,
+            lengths,
+            [int(b) for b in bounds],
+            len(values),
+            homes=homes,
         )
 
     def encrypt_columns(
@@ -369,6 +466,11 @@ class EncryptedValue:
         ct: Ciphertext = self.future.result()
         return ct.with_keys(self._array.public)
 
+    def futures(self) -> list[Any]:
+        """The Dask future of the ciphertext (for ``dask.distributed``'s
+        ``wait``, ``progress``, ``as_completed``)."""
+        return [self.future]
+
     def decrypt(self, secret: SecretKey | KeySet) -> Any:
         """The value (decrypted on the client)."""
         v = self.ciphertext().decrypt(secret)[0]
@@ -385,23 +487,34 @@ class EncryptedArray:
         client: Client,
         context: Context,
         public: PublicKeys,
-        keys: Any,
+        keys: KeysHandle,
         parts: list[Any],
         lengths: list[int],
         bounds: list[int],
         size: int,
         clean: bool = True,
+        homes: list[str | None] | None = None,
     ) -> None:
         self.client, self.context, self.public = client, context, public
         self._keys, self.parts, self.lengths, self.size = keys, parts, lengths, size
         # Partition i holds ciphertexts bounds[i]:bounds[i + 1].
         self.bounds = bounds
+        # The worker partition i was placed on (derived partitions are
+        # computed where their inputs lie, so they share it); reductions
+        # group their first step by it. A hint: after a worker is lost
+        # Dask recomputes the partition elsewhere and the task follows.
+        self.homes: list[str | None] = list(homes) if homes is not None else [None] * len(parts)
         # Whether the slots past the last value (padding) still hold 0;
         # reductions zero them first otherwise.
         self.clean = clean
 
     def __len__(self) -> int:
         return self.size
+
+    def futures(self) -> list[Any]:
+        """The Dask futures of the partitions (for ``dask.distributed``'s
+        ``wait``, ``progress``, ``as_completed``)."""
+        return list(self.parts)
 
     @property
     def n_ciphertexts(self) -> int:
@@ -418,6 +531,7 @@ class EncryptedArray:
             self.bounds,
             self.size,
             clean and self.clean,
+            self.homes,
         )
 
     def _check_same(self, other: EncryptedArray) -> None:
@@ -436,10 +550,25 @@ class EncryptedArray:
         need no masking before a reduction)."""
         _refuse_secret(*args)
         parts = [
-            self.client.dask.submit(_map_part, fn, self._keys, 1, p, *args, pure=False)
-            for p in self.parts
+            self._submit_at(i, _map_part, fn, self._keys, 1, p, *args)
+            for i, p in enumerate(self.parts)
         ]
         return self._like(parts, clean=keeps_zero)
+
+    def _submit_at(self, i: int, fn: Callable[..., Any], *args: Any) -> Any:
+        """A task for partition ``i``, asked to run on the worker that holds
+        it (a loose restriction: Dask runs it elsewhere if that worker is
+        gone). Dask's own choice would weigh the partition's transfer
+        against the workers' queues and, with every worker busy, often
+        move it (measured: megabytes per task, contending for the cores)."""
+        home = self.homes[i]
+        return self.client.dask.submit(
+            fn,
+            *args,
+            pure=False,
+            workers=[home] if home else None,
+            allow_other_workers=True,
+        )
 
     def zip_map(self, fn: Callable[..., Any], *others: EncryptedArray) -> EncryptedArray:
         """``fn(ct, ct_other, ...)`` over the ciphertexts of arrays with the
@@ -447,14 +576,8 @@ class EncryptedArray:
         for o in others:
             self._check_same(o)
         parts = [
-            self.client.dask.submit(
-                _map_part,
-                fn,
-                self._keys,
-                1 + len(others),
-                p,
-                *(o.parts[i] for o in others),
-                pure=False,
+            self._submit_at(
+                i, _map_part, fn, self._keys, 1 + len(others), p, *(o.parts[i] for o in others)
             )
             for i, p in enumerate(self.parts)
         ]
@@ -481,10 +604,8 @@ class EncryptedArray:
             other = np.full(self.size, other)
         chunks = self._plain_chunks(other)
         parts = [
-            self.client.dask.submit(
-                _map_part_with_plain, op, self._keys, p, chunks[a:b], pure=False
-            )
-            for p, a, b in zip(self.parts, self.bounds[:-1], self.bounds[1:])
+            self._submit_at(i, _map_part_with_plain, op, self._keys, p, chunks[a:b])
+            for i, (p, a, b) in enumerate(zip(self.parts, self.bounds[:-1], self.bounds[1:]))
         ]
         return self._like(parts)
 
@@ -519,22 +640,32 @@ class EncryptedArray:
         return self.map(_op_sigmoid, interval, degree)
 
     def sum(self) -> EncryptedValue:
-        """The sum of all values: each partition adds its ciphertexts, a
-        tree of pairwise additions across workers combines the partitions,
-        and one slot sum (rotations) finishes."""
+        """The sum of all values, as a two-level tree: one task per worker
+        adds the ciphertexts of the partitions it holds (no data moves),
+        then one task adds the workers' partial sums (one ciphertext from
+        each) and sums the slots (rotations). Two task hops whatever the
+        partition count: the additions are cheap, so Dask's cost per task
+        and hop, not the arithmetic, is what a deeper tree would add."""
         d = self.client.dask
         parts = list(self.parts)
         valid = self.lengths[-1]
         if not self.clean and valid < self._slots():
-            parts[-1] = d.submit(_mask_last, self._keys, parts[-1], valid, pure=False)
-        level = [d.submit(_sum_part, self._keys, p, pure=False) for p in parts]
-        while len(level) > 1:
-            nxt = [
-                d.submit(_add, self._keys, *level[i : i + 2], pure=False)
-                for i in range(0, len(level), 2)
-            ]
-            level = nxt
-        return EncryptedValue(self, d.submit(_slot_sum, self._keys, level[0], pure=False))
+            parts[-1] = self._submit_at(len(parts) - 1, _mask_last, self._keys, parts[-1], valid)
+        groups: dict[str | None, list[Any]] = {}
+        for home, p in zip(self.homes, parts):
+            groups.setdefault(home, []).append(p)
+        partials = [
+            d.submit(
+                _sum_parts,
+                self._keys,
+                *ps,
+                pure=False,
+                workers=[home] if home else None,
+                allow_other_workers=True,
+            )
+            for home, ps in groups.items()
+        ]
+        return EncryptedValue(self, d.submit(_sum_final, self._keys, *partials, pure=False))
 
     def _slots(self) -> int:
         c = self.context
@@ -562,6 +693,28 @@ class EncryptedArray:
         cts = [ct for p in parts for ct in p]
         out = self.context.decrypt_batch(cts, secret, progress=progress)
         return np.concatenate([row[:n] for row, n in zip(out, self.lengths)])
+
+
+def _futures(items: Sequence[EncryptedArray | EncryptedValue]) -> list[Any]:
+    return [f for it in items for f in it.futures()]
+
+
+def wait(*items: EncryptedArray | EncryptedValue) -> None:
+    """Blocks until the given arrays' partitions and values are computed on
+    the workers (Dask computes in the background; this separates, say,
+    sending the ciphertexts from the computation on them)."""
+    from dask.distributed import wait as dask_wait
+
+    dask_wait(_futures(items))  # type: ignore[no-untyped-call]
+
+
+def progress(*items: EncryptedArray | EncryptedValue) -> None:
+    """Dask's progress bar over the tasks that compute the given arrays and
+    values (on a console: a text bar on stderr; blocks until they are
+    done)."""
+    from dask.distributed import progress as dask_progress
+
+    dask_progress(_futures(items))  # type: ignore[no-untyped-call]
 
 
 def _op_add(a: Any, b: Any) -> Any:
@@ -592,7 +745,7 @@ def _op_sigmoid(a: Any, interval: tuple[float, float], degree: int) -> Any:
     return a.sigmoid(interval, degree)
 
 
-def _scale(keys: PublicKeys, ct: Any, c: float) -> Any:
+def _scale(keys: KeysHandle, ct: Any, c: float) -> Any:
     return (_attach([ct], keys)[0] * c).without_keys()
 
 

@@ -106,6 +106,13 @@ def test_keys_are_sent_once_per_worker(client: Client, bfv_keys: Any) -> None:
     for _ in range(3):
         a = a * 3 + 1
     a.decrypt(keys.secret())
+    # Past an interval of Dask's active memory manager (2 s), which drops
+    # replicas of data it thinks superfluous (scattered keys included):
+    # the keys must still be on every worker.
+    time.sleep(2.5)
+    for _ in range(2):
+        a = a * 3 + 1
+    assert np.array_equal(a.decrypt(keys.secret()), signed(np.arange(20_000) * 243 + 121))
     after = client.dask.run(_loaded)
     # One unpickling of these PublicKeys per worker, whatever the tasks.
     assert all(after[w] - before[w] <= 1 for w in after), (before, after)
@@ -113,6 +120,35 @@ def test_keys_are_sent_once_per_worker(client: Client, bfv_keys: Any) -> None:
     # What a task carries: a partition of key-less ciphertexts.
     part = client.dask.gather(a.parts[0])
     assert len(pickle.dumps(part)) < 2 * sum(len(ct.to_bytes()) for ct in part)
+
+
+def test_reductions_run_where_the_data_lies(client: Client, bfv_keys: Any) -> None:
+    ctx, keys = bfv_keys
+    x = np.arange(40_000) % 1000
+    a = client.encrypt(x, ctx, keys.public(), partitions=8)
+    part = client.dask.gather(a.parts[0])
+    # Dask sizes ciphertexts by their memory (it would take them for small
+    # Python objects and move partitions for free otherwise).
+    from dask.sizeof import sizeof
+
+    ct = part[0]
+    assert ct.nbytes == ct.size * (ct.level + 1) * ctx.degree * 8
+    assert sizeof(part) >= sum(c.nbytes for c in part)
+    with distributed.get_task_stream(client.dask) as ts:
+        total = (a * 2).sum().decrypt(keys.secret())
+    assert total == signed(2 * x.sum())
+    names = [d["key"].split("-")[0] for d in ts.data]
+    # One partial sum per worker holding partitions, then one final task.
+    assert names.count("_sum_parts") == client.n_workers, names
+    assert names.count("_sum_final") == 1, names
+    # Only the partial sums travel (one ciphertext each): no partition, no keys.
+    moved = [
+        (d["key"].split("-")[0], st.get("source"))
+        for d in ts.data
+        for st in d["startstops"]
+        if st["action"] == "transfer"
+    ]
+    assert {name for name, _ in moved} <= {"_sum_final"}, moved
 
 
 def _loaded() -> int:

@@ -665,6 +665,15 @@ impl Ciphertext {
         self.ct.size()
     }
 
+    /// The bytes its polynomials occupy in memory (`size × limbs × n × 8`;
+    /// like NumPy's `nbytes`). Dask's scheduler reads it (through
+    /// `dask.sizeof`) to weigh moving a ciphertext against computing where
+    /// it lies.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.ct.size() * (self.ct.level() + 1) * self.ctx.degree() * 8
+    }
+
     /// The context.
     #[getter]
     fn context(&self) -> Context {

@@ -738,6 +738,15 @@ impl Ciphertext {
         self.ct.size()
     }
 
+    /// The bytes its polynomials occupy in memory (`size × limbs × n × 8`;
+    /// like NumPy's `nbytes`). Dask's scheduler reads it (through
+    /// `dask.sizeof`) to weigh moving a ciphertext against computing where
+    /// it lies.
+    #[getter]
+    fn nbytes(&self) -> usize {
+        self.ct.size() * (self.ct.level() + 1) * self.ctx.degree() * 8
+    }
+
     /// Whether the values are complex (`decrypt` returns `complex128`).
     #[getter]
     fn is_complex(&self) -> bool {
