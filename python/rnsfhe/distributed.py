@@ -441,7 +441,16 @@ class Client:
         }
 
     def close(self) -> None:
-        """Closes the client (and the local cluster it started)."""
+        """Closes the client (and the local cluster it started). On a
+        cluster it did not start, it first removes the keys it installed
+        from the workers and the scheduler."""
+        if self._cluster is None:
+            for _, handle in self._keys.values():
+                try:
+                    self.dask.unregister_worker_plugin(f"rnsfhe-keys-{handle.token}")
+                except Exception:  # noqa: BLE001 - best effort: the cluster may be gone
+                    pass
+            self._keys.clear()
         if self._own:
             self.dask.close()
             if self._cluster is not None:

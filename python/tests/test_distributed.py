@@ -235,3 +235,21 @@ def test_dask_arrays_and_columns(client: Client, bfv_keys: Any) -> None:
     df = pd.DataFrame({"a": x, "b": x * 3})
     enc = client.encrypt_columns(df, ctx, keys.public(), columns=["b"])
     assert np.array_equal(enc["b"].decrypt(keys.secret()), signed(x * 3))
+
+
+def test_a_wrapping_client_removes_its_keys_on_close(client: Client, bfv_keys: Any) -> None:
+    ctx, keys = bfv_keys
+    wrapper = Client(client=client.dask)
+    handle = wrapper.keys(keys.public())
+    installed = client.dask.run(_has_keys, handle.token)
+    assert all(installed.values()) and installed
+    wrapper.close()
+    assert not any(client.dask.run(_has_keys, handle.token).values())
+    # The wrapped Dask client stays open.
+    assert client.dask.status == "running"
+
+
+def _has_keys(token: str) -> bool:
+    from rnsfhe import distributed as d
+
+    return token in d._WORKER_KEYS
