@@ -1,0 +1,11 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod error;
+pub mod kernels;
+pub mod loader;
+
+pub use error::{CudaError, Result};
