@@ -9,3 +9,8 @@ pub mod kernels;
 pub mod loader;
 
 pub use error::{CudaError, Result};
+pub mod geometry;
+pub mod tables;
+
+#[cfg(test)]
+mod model;
