@@ -110,7 +110,10 @@ mod tests {
 
     #[test]
     fn driver_errors_map_to_typed_variants() {
-        let oom = map_driver(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY), "alloc 8 MiB");
+        let oom = map_driver(
+            DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY),
+            "alloc 8 MiB",
+        );
         assert!(matches!(oom, CudaError::OutOfMemory { ref context } if context == "alloc 8 MiB"));
         let none = map_driver(DriverError(CUresult::CUDA_ERROR_NO_DEVICE), "init");
         assert!(matches!(none, CudaError::NoDevice(_)));

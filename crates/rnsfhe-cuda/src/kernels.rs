@@ -37,7 +37,12 @@ pub const MODULES: [KernelModule; 6] = [
     KernelModule {
         file: "ntt.cu",
         source: include_str!("../kernels/ntt.cu"),
-        kernels: &["ntt_fwd_cols", "ntt_fwd_chunk", "ntt_inv_chunk", "ntt_inv_cols"],
+        kernels: &[
+            "ntt_fwd_cols",
+            "ntt_fwd_chunk",
+            "ntt_inv_chunk",
+            "ntt_inv_cols",
+        ],
     },
     KernelModule {
         file: "arith.cu",

@@ -4,13 +4,20 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod bfv;
+pub mod ckks;
+pub mod context;
+mod device;
 pub mod error;
+pub mod geometry;
 pub mod kernels;
 pub mod loader;
-
-pub use error::{CudaError, Result};
-pub mod geometry;
+pub mod pool;
+pub mod runtime;
 pub mod tables;
 
 #[cfg(test)]
 mod model;
+
+pub use context::{probe, CudaContext, DeviceCiphertext};
+pub use error::{CudaError, Result};

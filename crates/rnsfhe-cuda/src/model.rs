@@ -4,7 +4,12 @@
 //! [`crate::geometry`] and the exact fallbacks are checked against
 //! rnsfhe-math without a GPU. (What they cannot check is the CUDA
 //! translation itself; see the README's "Verification status".)
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::needless_range_loop
+)]
 
 use crate::geometry::NttPlan;
 use crate::tables::*;
@@ -205,7 +210,14 @@ pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
 }
 
 /// `big_twice_sum_ge` of common.cuh, word loop for word loop.
-pub fn big_twice_sum_ge(x: &[u64], terms: &[u64], q: &[u64], words: usize, mlo: u64, mhi: u64) -> bool {
+pub fn big_twice_sum_ge(
+    x: &[u64],
+    terms: &[u64],
+    q: &[u64],
+    words: usize,
+    mlo: u64,
+    mhi: u64,
+) -> bool {
     let w = words + 3;
     let mut s = vec![0u64; w];
     let mut r = vec![0u64; w];
@@ -265,7 +277,13 @@ pub fn big_twice_sum_ge(x: &[u64], terms: &[u64], q: &[u64], words: usize, mlo: 
 }
 
 /// `conv_i` / `conv_f` for one coefficient `x` (k residues): the k' outputs.
-pub fn conv(t: &ConvTables, src: &[DeviceModulus], dst: &[DeviceModulus], x: &[u64], exact: bool) -> Vec<u64> {
+pub fn conv(
+    t: &ConvTables,
+    src: &[DeviceModulus],
+    dst: &[DeviceModulus],
+    x: &[u64],
+    exact: bool,
+) -> Vec<u64> {
     let y: Vec<u64> = x
         .iter()
         .zip(src)
@@ -334,7 +352,11 @@ pub fn wide_round(x: &[u64], r: &RounderTables) -> (u64, u64) {
 /// `hps_scale_t` for one coefficient.
 pub fn scale_t(x: &[u64], tb: &ScaleToTTables, t: &DeviceModulus) -> u64 {
     let (rl, rh) = wide_round(x, &tb.rounder);
-    let mut acc = Acc3 { lo: rl, hi: rh, top: 0 };
+    let mut acc = Acc3 {
+        lo: rl,
+        hi: rh,
+        top: 0,
+    };
     for (xi, w) in x.iter().zip(&tb.omega) {
         acc.add_prod(*xi, *w);
     }
@@ -348,7 +370,11 @@ pub fn scale_base(xq: &[u64], xp: &[u64], tb: &ScaleToBaseTables, p: &[DeviceMod
     p.iter()
         .enumerate()
         .map(|(j, m)| {
-            let mut acc = Acc3 { lo: rl, hi: rh, top: 0 };
+            let mut acc = Acc3 {
+                lo: rl,
+                hi: rh,
+                top: 0,
+            };
             for (xi, w) in xq.iter().zip(&tb.weights[j * k..(j + 1) * k]) {
                 acc.add_prod(*xi, *w);
             }
@@ -366,7 +392,10 @@ pub fn sm_mrq(x: &[u64], tb: &SmMrqTables, b: &[DeviceModulus], mt: u64) -> Vec<
     b.iter()
         .enumerate()
         .map(|(i, m)| {
-            let s = csub(shoup(x[i], tb.w1[i], tb.w1s[i], m.p) + shoup(r, tb.w2[i], tb.w2s[i], m.p), m.p);
+            let s = csub(
+                shoup(x[i], tb.w1[i], tb.w1s[i], m.p) + shoup(r, tb.w2[i], tb.w2s[i], m.p),
+                m.p,
+            );
             let d = s.wrapping_sub(neg * tb.q_mod_b[i]);
             d.wrapping_add(m.p & ((d as i64 >> 63) as u64))
         })
@@ -374,9 +403,21 @@ pub fn sm_mrq(x: &[u64], tb: &SmMrqTables, b: &[DeviceModulus], mt: u64) -> Vec<
 }
 
 /// `behz_floor` for one coefficient.
-pub fn floor(xq: &[u64], xb: &[u64], qhi: &[(u64, u64)], q: &[DeviceModulus], w: &[u64], b: &[DeviceModulus]) -> Vec<u64> {
+pub fn floor(
+    xq: &[u64],
+    xb: &[u64],
+    qhi: &[(u64, u64)],
+    q: &[DeviceModulus],
+    w: &[u64],
+    b: &[DeviceModulus],
+) -> Vec<u64> {
     let k = xq.len();
-    let y: Vec<u64> = xq.iter().zip(qhi).zip(q).map(|((&x, &(a, s)), m)| shoup(x, a, s, m.p)).collect();
+    let y: Vec<u64> = xq
+        .iter()
+        .zip(qhi)
+        .zip(q)
+        .map(|((&x, &(a, s)), m)| shoup(x, a, s, m.p))
+        .collect();
     b.iter()
         .enumerate()
         .map(|(j, m)| {
@@ -392,9 +433,17 @@ pub fn floor(xq: &[u64], xb: &[u64], qhi: &[(u64, u64)], q: &[DeviceModulus], w:
 }
 
 /// `behz_sk` for one coefficient (`x`: B residues then m_sk).
-pub fn sk(x: &[u64], tb: &SkTables, b: &[DeviceModulus], msk: &DeviceModulus, q: &[DeviceModulus]) -> Vec<u64> {
+pub fn sk(
+    x: &[u64],
+    tb: &SkTables,
+    b: &[DeviceModulus],
+    msk: &DeviceModulus,
+    q: &[DeviceModulus],
+) -> Vec<u64> {
     let ell = b.len();
-    let y: Vec<u64> = (0..ell).map(|i| shoup(x[i], tb.bhi[i], tb.bhis[i], b[i].p)).collect();
+    let y: Vec<u64> = (0..ell)
+        .map(|i| shoup(x[i], tb.bhi[i], tb.bhis[i], b[i].p))
+        .collect();
     let mut acc = Acc3::default();
     for (yi, w) in y.iter().zip(&tb.bhat_msk) {
         acc.add_prod(*yi, *w);
@@ -461,12 +510,22 @@ pub fn draw(key: &[u32; 8], pos: u64) -> u64 {
 
 /// `sample_ternary` with `threads` threads: (values, next position), or
 /// `None` when the budget ran out.
-pub fn ternary(key: &[u32; 8], w0: u64, n: usize, budget: usize, threads: usize) -> Option<(Vec<i64>, u64)> {
+pub fn ternary(
+    key: &[u32; 8],
+    w0: u64,
+    n: usize,
+    budget: usize,
+    threads: usize,
+) -> Option<(Vec<i64>, u64)> {
     let per = budget.div_ceil(threads);
     let counts: Vec<usize> = (0..threads)
         .map(|t| {
             (t * per..((t + 1) * per).min(budget))
-                .map(|d| (0..8).filter(|b| (draw(key, w0 + 2 * d as u64) >> (8 * b)) & 0xff != 0xff).count())
+                .map(|d| {
+                    (0..8)
+                        .filter(|b| (draw(key, w0 + 2 * d as u64) >> (8 * b)) & 0xff != 0xff)
+                        .count()
+                })
                 .sum()
         })
         .collect();
@@ -549,18 +608,32 @@ mod tests {
 
     /// Residues of a big integer (for edge inputs such as ⌊q/2⌋).
     fn residues(x: &BigUint, base: &RnsBase) -> Vec<u64> {
-        base.moduli().iter().map(|m| big_residue(x, m.value())).collect()
+        base.moduli()
+            .iter()
+            .map(|m| big_residue(x, m.value()))
+            .collect()
     }
 
     #[test]
     fn device_modulus_reduces_like_modulus() {
         let mut rng = ChaCha20Rng::seed_from_u64(1);
-        for p in [(1u64 << 61) - 1, 1_152_921_504_606_584_833, 65537, 1 << 32, 3, (1 << 40) * 3 + 1] {
+        for p in [
+            (1u64 << 61) - 1,
+            1_152_921_504_606_584_833,
+            65537,
+            1 << 32,
+            3,
+            (1 << 40) * 3 + 1,
+        ] {
             let m = Modulus::new(p).unwrap();
             let d = DeviceModulus::new(&m);
             for _ in 0..500 {
                 let x: u128 = rng.gen();
-                assert_eq!(reduce128(x as u64, (x >> 64) as u64, &d), m.reduce_u128(x), "p={p}");
+                assert_eq!(
+                    reduce128(x as u64, (x >> 64) as u64, &d),
+                    m.reduce_u128(x),
+                    "p={p}"
+                );
                 let mut a = Acc3::default();
                 let (u, v, w): (u64, u64, u64) = (rng.gen(), rng.gen(), rng.gen());
                 a.add_prod(u, v);
@@ -607,7 +680,11 @@ mod tests {
                 let terms: Vec<u64> = (0..k * words).map(|_| rng.gen()).collect();
                 let q: Vec<u64> = (0..words).map(|_| rng.gen()).collect();
                 let (mlo, mhi): (u64, u64) = (rng.gen(), rng.gen_range(0..4));
-                let big = |w: &[u64]| w.iter().rev().fold(BigUint::from(0u32), |a, &d| (a << 64u32) + d);
+                let big = |w: &[u64]| {
+                    w.iter()
+                        .rev()
+                        .fold(BigUint::from(0u32), |a, &d| (a << 64u32) + d)
+                };
                 let mut s = BigUint::from(0u32);
                 for i in 0..k {
                     s += big(&terms[i * words..(i + 1) * words]) * x[i];
@@ -640,7 +717,13 @@ mod tests {
         let mut x = random_poly(&mut rng, &q, n);
         // Edge inputs: around q/2 (the band of FastBaseConv_F) and 0, q − 1.
         let half = q.product() / 2u32;
-        let edges = [half.clone() - 1u32, half.clone(), half + 1u32, BigUint::from(0u32), q.product() - 1u32];
+        let edges = [
+            half.clone() - 1u32,
+            half.clone(),
+            half + 1u32,
+            BigUint::from(0u32),
+            q.product() - 1u32,
+        ];
         for (c, e) in edges.iter().enumerate() {
             for (row, v) in x.limbs_iter_mut().zip(residues(e, &q)) {
                 row[c] = v;
@@ -651,8 +734,16 @@ mod tests {
         let mut out_f = RnsPoly::zero(n, p.len());
         conv_cpu.fast_base_conv_exact(&x, &mut out_f).unwrap();
         for c in 0..n {
-            assert_eq!(conv(&tb, &sq, &sp, &column(&x, c), false), column(&out_i, c), "I c={c}");
-            assert_eq!(conv(&tb, &sq, &sp, &column(&x, c), true), column(&out_f, c), "F c={c}");
+            assert_eq!(
+                conv(&tb, &sq, &sp, &column(&x, c), false),
+                column(&out_i, c),
+                "I c={c}"
+            );
+            assert_eq!(
+                conv(&tb, &sq, &sp, &column(&x, c), true),
+                column(&out_f, c),
+                "F c={c}"
+            );
         }
     }
 
@@ -677,14 +768,22 @@ mod tests {
         let mut out_p = RnsPoly::zero(n, p.len());
         s_b.apply(&x, &xp, &mut out_p).unwrap();
         for c in 0..n {
-            assert_eq!(scale_base(&column(&x, c), &column(&xp, c), &tb, &dm(&p)), column(&out_p, c), "eq. 8 c={c}");
+            assert_eq!(
+                scale_base(&column(&x, c), &column(&xp, c), &tb, &dm(&p)),
+                column(&out_p, c),
+                "eq. 8 c={c}"
+            );
         }
         // Force the exact path: a threshold of 0 sends every coefficient
         // through the multi-word comparison, which must agree.
         let mut forced = tt.clone();
         forced.rounder.threshold = 0;
         for c in 0..n {
-            assert_eq!(scale_t(&column(&x, c), &forced, &dt), out[c], "exact eq. 6 c={c}");
+            assert_eq!(
+                scale_t(&column(&x, c), &forced, &dt),
+                out[c],
+                "exact eq. 6 c={c}"
+            );
         }
     }
 
@@ -702,7 +801,11 @@ mod tests {
         let mut out = RnsPoly::zero(n, bsk.len());
         sm.sm_mrq(&x, &mut out).unwrap();
         for c in 0..n {
-            assert_eq!(sm_mrq(&column(&x, c), &tb, &dm(&bsk), mt), column(&out, c), "SmMRq c={c}");
+            assert_eq!(
+                sm_mrq(&column(&x, c), &tb, &dm(&bsk), mt),
+                column(&out, c),
+                "SmMRq c={c}"
+            );
         }
         // fastRNSFloor.
         let fl = RnsFloor::new(&q, &bsk).unwrap();
@@ -711,9 +814,25 @@ mod tests {
         let xb = random_poly(&mut rng, &bsk, n);
         let mut out = RnsPoly::zero(n, bsk.len());
         fl.fast_rns_floor(&xq, &xb, &mut out).unwrap();
-        let qhi: Vec<(u64, u64)> = q.q_hat_inv().iter().zip(q.q_hat_inv_shoup()).map(|(&a, &b)| (a, b)).collect();
+        let qhi: Vec<(u64, u64)> = q
+            .q_hat_inv()
+            .iter()
+            .zip(q.q_hat_inv_shoup())
+            .map(|(&a, &b)| (a, b))
+            .collect();
         for c in 0..n {
-            assert_eq!(floor(&column(&xq, c), &column(&xb, c), &qhi, &dm(&q), &w, &dm(&bsk)), column(&out, c), "floor c={c}");
+            assert_eq!(
+                floor(
+                    &column(&xq, c),
+                    &column(&xb, c),
+                    &qhi,
+                    &dm(&q),
+                    &w,
+                    &dm(&bsk)
+                ),
+                column(&out, c),
+                "floor c={c}"
+            );
         }
         // Shenoy-Kumaresan B_sk → q (inputs of every size, incl. large ones).
         let skc = ShenoyKumaresan::new(&bsk, &q).unwrap();
@@ -724,14 +843,20 @@ mod tests {
         let ell = bsk.len() - 1;
         let b = dm(&bsk);
         for c in 0..n {
-            assert_eq!(sk(&column(&xs, c), &st, &b[..ell], &b[ell], &dm(&q)), column(&out, c), "SK c={c}");
+            assert_eq!(
+                sk(&column(&xs, c), &st, &b[..ell], &b[ell], &dm(&q)),
+                column(&out, c),
+                "SK c={c}"
+            );
         }
     }
 
     #[test]
     fn chacha_and_samplers_match_rand_chacha() {
         let mut seed = [0u8; 32];
-        seed.iter_mut().enumerate().for_each(|(i, b)| *b = i as u8 * 7 + 1);
+        seed.iter_mut()
+            .enumerate()
+            .for_each(|(i, b)| *b = i as u8 * 7 + 1);
         let key = chacha_key_words(&seed);
         // Keystream words.
         let mut rng = ChaCha20Rng::from_seed(seed);
@@ -783,7 +908,11 @@ mod tests {
                 .iter()
                 .map(|&e| {
                     let x = a[(e & 0x7fff_ffff) as usize];
-                    if e >> 31 == 1 { m.neg(x) } else { x }
+                    if e >> 31 == 1 {
+                        m.neg(x)
+                    } else {
+                        x
+                    }
                 })
                 .collect();
             assert_eq!(dev, cpu, "coeff g = {g}");

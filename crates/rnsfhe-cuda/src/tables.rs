@@ -486,9 +486,11 @@ impl BehzDecryptTables {
             .collect();
         let big_q = q.product();
         if power_of_two {
-            let gt = Modulus::new(gamma.checked_mul(t.value()).ok_or_else(|| {
-                CudaError::InvalidArgument("γ·t overflows a word".into())
-            })?)?;
+            let gt = Modulus::new(
+                gamma
+                    .checked_mul(t.value())
+                    .ok_or_else(|| CudaError::InvalidArgument("γ·t overflows a word".into()))?,
+            )?;
             Ok(Self::PowerOfTwo {
                 bits: gamma.trailing_zeros(),
                 gt: gt.value(),
