@@ -148,6 +148,10 @@ pub struct BenchArgs {
     /// Untimed warm-up calls per op.
     #[arg(long, default_value_t = 1)]
     warmup: u64,
+    /// Where to run: cpu, or cuda (an NVIDIA GPU; needs a build with
+    /// `--features cuda`; same JSON layout, device name in `meta.device`).
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub(crate) device: crate::common::DeviceChoice,
     /// Ops to time, comma list (default: all): keygen, relin_keygen,
     /// encrypt, decrypt, add, mult_relin, mult_norelin, relin.
     #[arg(long)]
@@ -306,11 +310,29 @@ struct BenchJson<'a> {
     variants: &'a [VariantRecord],
 }
 
+impl BenchArgs {
+    /// Untimed warm-up calls per op.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn warmup_calls(&self) -> u64 {
+        self.warmup
+    }
+}
+
 /// Runs the benchmark.
 pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     if let Some(Experiment::HeaanMul) = args.experiment {
         let threads = parse_threads(&args.threads)?;
         return crate::heaan_bench::run(args, &threads);
+    }
+    if args.device == crate::common::DeviceChoice::Cuda {
+        let sets = resolve_sets(args)?;
+        let ops = resolve_ops(args.ops.as_deref())?;
+        let variants = VariantChoice::variants_of(&args.variant);
+        let params: Vec<BfvParameters> = sets
+            .iter()
+            .map(|&(log_n, log_q)| set_parameters(log_n, log_q, args.moduli_bits, &args.relin))
+            .collect::<CliResult<_>>()?;
+        return crate::cuda::bench(args, &sets, params, &variants, &ops);
     }
     let t_start = Instant::now();
     let load_start = loadavg();
@@ -875,7 +897,7 @@ pub fn time_op<R>(
     Ok(stats(&samples, reps, inner, warmup))
 }
 
-fn stats(samples: &[f64], reps: u64, inner: u64, warmup: u64) -> Timing {
+pub(crate) fn stats(samples: &[f64], reps: u64, inner: u64, warmup: u64) -> Timing {
     let mut s = samples.to_vec();
     s.sort_by(f64::total_cmp);
     let len = s.len();

@@ -360,3 +360,13 @@ mod tests {
         assert!(s.starts_with("20") && s.ends_with("+00:00"));
     }
 }
+
+/// `--device`: where `bench` and `demo` run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeviceChoice {
+    /// The CPU (the default).
+    Cpu,
+    /// An NVIDIA GPU through rnsfhe-cuda (needs the `cuda` feature, the
+    /// NVIDIA driver and NVRTC).
+    Cuda,
+}

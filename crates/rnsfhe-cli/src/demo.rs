@@ -44,6 +44,10 @@ pub struct DemoArgs {
     /// Which schemes to run: BFV (both variants), CKKS, or both.
     #[arg(long, value_enum, default_value = "both")]
     scheme: SchemeChoice,
+    /// Where to run: cpu, or cuda (an NVIDIA GPU; needs a build with
+    /// `--features cuda`).
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub(crate) device: crate::common::DeviceChoice,
 }
 
 /// Schemes of the demo.
@@ -88,6 +92,9 @@ fn expected() -> Expected {
 
 /// Runs the demo; exit status 1 if any decrypted result is wrong.
 pub fn run(args: &DemoArgs) -> CliResult<ExitCode> {
+    if args.device == crate::common::DeviceChoice::Cuda {
+        return crate::cuda::demo(args.seed);
+    }
     let want = expected();
     outln!("rnsfhe demo: BFV in full RNS with the HPS and BEHZ variants");
     outln!(

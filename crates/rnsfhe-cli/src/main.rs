@@ -18,6 +18,7 @@
 
 mod bench;
 mod common;
+mod cuda;
 mod demo;
 mod demo_ckks;
 mod depth;

@@ -207,6 +207,31 @@ impl Ciphertext {
         }
     }
 
+    /// A ciphertext assembled from NTT-form polynomials (e.g. results
+    /// computed by another backend such as rnsfhe-cuda): `polys` are 2 or
+    /// more polynomials over the first `l + 1` moduli of `ctx` (one level,
+    /// canonical residues), `key_id` the key id of the secret key it
+    /// decrypts under. Errors with [`crate::Error::InvalidArgument`] on a
+    /// wrong count, shape or unreduced residue.
+    pub fn from_ntt_polys(
+        ctx: &crate::bfv::BfvContext,
+        key_id: u64,
+        polys: Vec<RnsPoly<Ntt>>,
+    ) -> Result<Self> {
+        check_parts(ctx, &polys)?;
+        Ok(Self::new_ntt(ctx.id(), key_id, polys))
+    }
+
+    /// [`Ciphertext::from_ntt_polys`] for coefficient-form polynomials.
+    pub fn from_coeff_polys(
+        ctx: &crate::bfv::BfvContext,
+        key_id: u64,
+        polys: Vec<RnsPoly<Coeff>>,
+    ) -> Result<Self> {
+        check_parts(ctx, &polys)?;
+        Ok(Self::new(ctx.id(), key_id, polys))
+    }
+
     /// Number of polynomials (2 for a fresh or relinearized ciphertext, 3
     /// after a multiplication).
     pub fn size(&self) -> usize {
@@ -264,4 +289,25 @@ impl Ciphertext {
     pub fn seed(&self) -> Option<&[u8; 32]> {
         self.seed.as_ref()
     }
+}
+
+/// Checks the polynomials of [`Ciphertext::from_ntt_polys`]: at least 2,
+/// all over the ring of one level, residues reduced.
+fn check_parts<R: rnsfhe_math::Representation>(
+    ctx: &crate::bfv::BfvContext,
+    polys: &[RnsPoly<R>],
+) -> Result<()> {
+    let first = polys.first().ok_or_else(|| {
+        crate::Error::InvalidArgument("a ciphertext needs at least 2 polynomials".into())
+    })?;
+    if polys.len() < 2 || first.limbs() == 0 {
+        return Err(crate::Error::InvalidArgument(
+            "a ciphertext needs at least 2 polynomials with at least one limb".into(),
+        ));
+    }
+    let ring = ctx.ring_at(first.limbs() - 1)?;
+    for p in polys {
+        ring.check_reduced(p)?;
+    }
+    Ok(())
 }

@@ -17,6 +17,26 @@ pub struct Plaintext {
 }
 
 impl Plaintext {
+    /// A plaintext from its NTT-form polynomial over the first `l + 1`
+    /// moduli of `ctx` (e.g. a decryption computed by rnsfhe-cuda), its
+    /// scale and its number of meaningful slots. Errors on a wrong shape,
+    /// unreduced residues, a non-finite or non-positive scale, or more
+    /// slots than `n/2`.
+    pub fn from_parts(
+        ctx: &crate::ckks::CkksContext,
+        poly: RnsPoly<Ntt>,
+        scale: f64,
+        len: usize,
+    ) -> crate::Result<Self> {
+        check_parts(ctx, core::slice::from_ref(&poly), scale, len)?;
+        Ok(Self {
+            params_id: ctx.id(),
+            scale,
+            len,
+            poly,
+        })
+    }
+
     /// The parameter id of its context.
     pub fn params_id(&self) -> u64 {
         self.params_id
@@ -62,6 +82,33 @@ pub struct Ciphertext {
 }
 
 impl Ciphertext {
+    /// A ciphertext from NTT-form polynomials (2 or 3, over the first
+    /// `l + 1` moduli of `ctx`), e.g. a result of rnsfhe-cuda, with the key
+    /// id of its secret key, its scale and number of slots. Errors as
+    /// [`Plaintext::from_parts`], and for a count other than 2 or 3.
+    pub fn from_parts(
+        ctx: &crate::ckks::CkksContext,
+        key_id: u64,
+        scale: f64,
+        len: usize,
+        polys: Vec<RnsPoly<Ntt>>,
+    ) -> crate::Result<Self> {
+        if !(2..=3).contains(&polys.len()) {
+            return Err(crate::Error::InvalidArgument(
+                "a CKKS ciphertext has 2 or 3 polynomials".into(),
+            ));
+        }
+        check_parts(ctx, &polys, scale, len)?;
+        Ok(Self {
+            params_id: ctx.id(),
+            key_id,
+            scale,
+            len,
+            polys,
+            seed: None,
+        })
+    }
+
     /// The parameter id of its context.
     pub fn params_id(&self) -> u64 {
         self.params_id
@@ -110,4 +157,28 @@ impl Ciphertext {
     pub fn seed(&self) -> Option<&[u8; 32]> {
         self.seed.as_ref()
     }
+}
+
+/// Shape, range, scale and slot checks of the `from_parts` constructors.
+fn check_parts(
+    ctx: &crate::ckks::CkksContext,
+    polys: &[RnsPoly<Ntt>],
+    scale: f64,
+    len: usize,
+) -> crate::Result<()> {
+    let limbs = polys.first().map_or(0, RnsPoly::limbs);
+    if limbs == 0 {
+        return Err(crate::Error::InvalidArgument("no limbs".into()));
+    }
+    let ring = ctx.ring_at(limbs - 1)?;
+    for p in polys {
+        ring.check_reduced(p)?;
+    }
+    if !(scale.is_finite() && scale > 0.0) || len > ctx.slots() {
+        return Err(crate::Error::InvalidArgument(format!(
+            "scale {scale} and {len} slots (at most {})",
+            ctx.slots()
+        )));
+    }
+    Ok(())
 }

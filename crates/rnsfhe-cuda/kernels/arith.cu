@@ -1,0 +1,171 @@
+// Point-wise products and sums of RNS polynomials (000 §V.B: k·n threads
+// over a 2-D grid, blockIdx.y the limb). Every kernel writes canonical
+// residues in [0, p), the same words as rnsfhe_math::RnsRing and
+// rnsfhe_math::ring's point-wise functions. `rows[limb]` is the index of
+// the limb's modulus in `mods`.
+
+#define POINT_PROLOGUE                                  \
+    const u32 c = blockIdx.x * blockDim.x + threadIdx.x; \
+    if (c >= n) return;                                 \
+    const u32 limb = blockIdx.y;                        \
+    const Mod m = mods[rows[limb]];                     \
+    const u64 i = (u64)limb * n + c;
+
+// out = a + b
+extern "C" __global__ void poly_add(u64* out, const u64* a, const u64* b, const u32* rows,
+                                    const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = mod_add(a[i], b[i], m.p);
+}
+
+// out = a - b
+extern "C" __global__ void poly_sub(u64* out, const u64* a, const u64* b, const u32* rows,
+                                    const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = mod_sub(a[i], b[i], m.p);
+}
+
+// out = -a
+extern "C" __global__ void poly_neg(u64* out, const u64* a, const u32* rows, const Mod* mods,
+                                    u32 n) {
+    POINT_PROLOGUE
+    out[i] = mod_neg(a[i], m.p);
+}
+
+// out = a * b (Barrett, any words)
+extern "C" __global__ void poly_mul(u64* out, const u64* a, const u64* b, const u32* rows,
+                                    const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = mod_mul(a[i], b[i], m);
+}
+
+// acc = acc + a * b
+extern "C" __global__ void poly_mul_acc(u64* acc, const u64* a, const u64* b,
+                                        const u32* rows, const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    acc[i] = mod_mul_add(a[i], b[i], acc[i], m);
+}
+
+// out = a * b + c (decryption's Horner step)
+extern "C" __global__ void poly_mul_add(u64* out, const u64* a, const u64* b, const u64* c_in,
+                                        const u32* rows, const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = mod_mul_add(a[i], b[i], c_in[i], m);
+}
+
+// out = a * w_limb (Shoup; one constant per limb, e.g. [m~]_{q_i}, [t]_{q_i}).
+extern "C" __global__ void poly_scalar_mul(u64* out, const u64* a, const u64* w,
+                                           const u64* ws, const u32* rows, const Mod* mods,
+                                           u32 n) {
+    POINT_PROLOGUE
+    out[i] = shoup(a[i], w[limb], ws[limb], m.p);
+}
+
+// out = a + b * w_limb (Shoup), e.g. the a + P d of fused relinearize-rescale.
+extern "C" __global__ void poly_add_scalar_mul(u64* out, const u64* a, const u64* b,
+                                               const u64* w, const u64* ws, const u32* rows,
+                                               const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = mod_add(a[i], shoup(b[i], w[limb], ws[limb], m.p), m.p);
+}
+
+// out = (a + b) * w_limb (Shoup): the last step of a division by P (ModDown).
+extern "C" __global__ void poly_add_then_scalar(u64* out, const u64* a, const u64* b,
+                                                const u64* w, const u64* ws, const u32* rows,
+                                                const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = shoup(mod_add(a[i], b[i], m.p), w[limb], ws[limb], m.p);
+}
+
+// out = a mod p for any word (reduces residues of another modulus, e.g. the
+// digits of RNS-decomposition key switching; rlwe::scratch::lift_row).
+extern "C" __global__ void poly_reduce_from(u64* out, const u64* a, const u32* rows,
+                                            const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = reduce64(a[c], m);
+}
+
+// out = second-level digit j of a: ((a >> shift) & mask) mod p
+// (rlwe::key_switching::digit_row).
+extern "C" __global__ void poly_digit_from(u64* out, const u64* a, u32 shift, u64 mask,
+                                           const u32* rows, const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = reduce64((a[c] >> shift) & mask, m);
+}
+
+// out[limb] = [v]_p for small signed values v (|v| < p), the same row on
+// every limb (ring.from_signed).
+extern "C" __global__ void poly_from_signed(u64* out, const i64* v, const u32* rows,
+                                            const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = signed_word(v[c], m.p);
+}
+
+// out = [e]_p + Delta_limb * msg (Shoup): encryption's e_1 + Delta m
+// (bfv::encrypt). msg has n words, the plaintext coefficients in [0, t).
+extern "C" __global__ void poly_signed_plus_scaled(u64* out, const i64* e, const u64* msg,
+                                                   const u64* delta, const u64* deltas,
+                                                   const u32* rows, const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = mod_add(signed_word(e[c], m.p), shoup(msg[c], delta[limb], deltas[limb], m.p), m.p);
+}
+
+// The Karatsuba tensor of one limb (000 §IV.A, Table 4; ring::karatsuba_rows):
+// c0 = a0 b0, c2 = a1 b1, c1 = (a0 + a1)(b0 + b1) - c0 - c2, all mod p.
+extern "C" __global__ void poly_tensor(u64* c0, u64* c1, u64* c2, const u64* a0,
+                                       const u64* a1, const u64* b0, const u64* b1,
+                                       const u32* rows, const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    u64 x0 = a0[i], x1 = a1[i], y0 = b0[i], y1 = b1[i];
+    u64 d0 = mod_mul(x0, y0, m);
+    u64 d2 = mod_mul(x1, y1, m);
+    u64 s = mod_mul(mod_add(x0, x1, m.p), mod_add(y0, y1, m.p), m);
+    c0[i] = d0;
+    c1[i] = mod_sub(mod_sub(s, d0, m.p), d2, m.p);
+    c2[i] = d2;
+}
+
+// Galois automorphism in NTT form: out[p] = in[map[p]] on every limb
+// (rnsfhe_math::galois::GaloisTable::apply_ntt_row).
+extern "C" __global__ void poly_permute(u64* out, const u64* in, const u32* map, u32 n) {
+    const u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    const u64 base = (u64)blockIdx.y * n;
+    out[base + c] = in[base + map[c]];
+}
+
+// Galois automorphism in coefficient form: out[j] = +-in[map[j] & 0x7fffffff],
+// negated when bit 31 is set (GaloisTable::apply_coeff_row).
+extern "C" __global__ void poly_permute_signed(u64* out, const u64* in, const u32* map,
+                                               const u32* rows, const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    u32 e = map[c];
+    u64 x = in[(u64)limb * n + (e & 0x7fffffffu)];
+    out[i] = (e & 0x80000000u) ? mod_neg(x, m.p) : x;
+}
+
+// CKKS public-key encryption over Q_l p_1 (rlwe::encryption, the division
+// by p_1): for the Q rows, d = [e]_{q_i} - [v]_{q_i} (+ p_1 m) where
+// c = [x_p + e]_{p_1} (x_p the p_1 row of u pk_b in coefficient form) and
+// v = c or c - p_1 (centred). `cp` receives c on the p_1 row pass
+// (limb == 0 of a one-limb launch with the p_1 modulus).
+extern "C" __global__ void ckks_enc_p1_row(u64* cp, const u64* xp, const i64* e,
+                                           const u32* rows, const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    cp[c] = mod_add(xp[c], signed_word(e[c], m.p), m.p);
+    (void)i;
+}
+
+extern "C" __global__ void ckks_enc_q_rows(u64* d, const u64* cp, const i64* e, u64 p1,
+                                           const u64* p1_mod_q, const u64* msg,
+                                           const u64* p1s, u32 with_msg, const u32* rows,
+                                           const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    u64 cv = cp[c];
+    u64 pm = p1_mod_q[limb];
+    u64 wrap = (u64)(0 - (((p1 / 2) - cv) >> 63)) & pm;
+    u64 vq = mod_sub(reduce64(cv, m), wrap, m.p);
+    u64 r = mod_sub(signed_word(e[c], m.p), vq, m.p);
+    if (with_msg) r = mod_add(r, shoup(msg[i], pm, p1s[limb], m.p), m.p);
+    d[i] = r;
+}

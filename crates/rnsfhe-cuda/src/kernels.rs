@@ -1,0 +1,275 @@
+//! The CUDA C sources of the backend (embedded with `include_str!`) and
+//! their compilation by NVRTC.
+//!
+//! Every module is compiled as one self-contained source: the shared
+//! arithmetic header `kernels/common.cuh` followed by the module's `.cu`
+//! file (a `#line` directive keeps NVRTC's line numbers those of the file).
+//! At run time [`compile`] produces a CUBIN for the device's exact
+//! architecture (`sm_XY`), so no PTX has to be JIT-compiled by a driver
+//! that might be older than NVRTC; the CI test compiles every module for
+//! `sm_80` and `sm_90`. Any diagnostic (error or warning) in NVRTC's log is
+//! a [`CudaError::Compile`].
+
+use std::ffi::CString;
+
+use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
+
+use crate::error::{CudaError, Result};
+use crate::loader;
+
+/// The shared device arithmetic (Barrett, Shoup, 192-bit accumulators,
+/// multi-word comparison), prepended to every module.
+pub const COMMON: &str = include_str!("../kernels/common.cuh");
+
+/// One kernel module: its file name, source and the kernels it defines.
+#[derive(Clone, Copy, Debug)]
+pub struct KernelModule {
+    /// File name under `kernels/` (also the NVRTC program name).
+    pub file: &'static str,
+    /// The source text.
+    pub source: &'static str,
+    /// The `extern "C" __global__` functions it defines.
+    pub kernels: &'static [&'static str],
+}
+
+/// Every kernel module of the backend.
+pub const MODULES: [KernelModule; 6] = [
+    KernelModule {
+        file: "ntt.cu",
+        source: include_str!("../kernels/ntt.cu"),
+        kernels: &[
+            "ntt_fwd_cols",
+            "ntt_fwd_chunk",
+            "ntt_inv_chunk",
+            "ntt_inv_cols",
+        ],
+    },
+    KernelModule {
+        file: "arith.cu",
+        source: include_str!("../kernels/arith.cu"),
+        kernels: &[
+            "poly_add",
+            "poly_sub",
+            "poly_neg",
+            "poly_mul",
+            "poly_mul_acc",
+            "poly_mul_add",
+            "poly_scalar_mul",
+            "poly_add_scalar_mul",
+            "poly_add_then_scalar",
+            "poly_reduce_from",
+            "poly_digit_from",
+            "poly_from_signed",
+            "poly_signed_plus_scaled",
+            "poly_tensor",
+            "poly_permute",
+            "poly_permute_signed",
+            "ckks_enc_p1_row",
+            "ckks_enc_q_rows",
+        ],
+    },
+    KernelModule {
+        file: "baseconv.cu",
+        source: include_str!("../kernels/baseconv.cu"),
+        kernels: &["conv_i", "conv_f", "hps_scale_t", "hps_scale_base"],
+    },
+    KernelModule {
+        file: "behz.cu",
+        source: include_str!("../kernels/behz.cu"),
+        kernels: &[
+            "behz_sm_mrq",
+            "behz_floor",
+            "behz_sk",
+            "behz_decrypt_pow2",
+            "behz_decrypt_prime",
+        ],
+    },
+    KernelModule {
+        file: "keyswitch.cu",
+        source: include_str!("../kernels/keyswitch.cu"),
+        kernels: &["ks_mac"],
+    },
+    KernelModule {
+        file: "sampling.cu",
+        source: include_str!("../kernels/sampling.cu"),
+        kernels: &[
+            "sample_ternary",
+            "sample_gaussian",
+            "advance_gaussian",
+            "sample_uniform_limb",
+        ],
+    },
+];
+
+/// The full source NVRTC compiles for `module`: the common header, then the
+/// module with its own line numbering.
+pub fn full_source(module: &KernelModule) -> String {
+    format!(
+        "#line 1 \"common.cuh\"\n{COMMON}\n#line 1 \"{}\"\n{}",
+        module.file, module.source
+    )
+}
+
+/// What [`compile`] produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A CUBIN for a real architecture, e.g. `sm_90` (what the backend
+    /// loads: no driver JIT).
+    Cubin,
+    /// PTX for a virtual architecture, e.g. `compute_90`.
+    Ptx,
+}
+
+/// The NVRTC options for `arch` (`"sm_90"` or `"compute_90"`): the target,
+/// C++17, line information for compute-sanitizer and profilers.
+pub fn options(arch: &str) -> Vec<String> {
+    vec![
+        format!("--gpu-architecture={arch}"),
+        "--std=c++17".to_string(),
+        "-lineinfo".to_string(),
+    ]
+}
+
+/// The target kind of an architecture name (`sm_*` → CUBIN, `compute_*` →
+/// PTX); errors on anything else.
+pub fn target_of(arch: &str) -> Result<Target> {
+    let num = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
+    if let Some(rest) = arch.strip_prefix("sm_") {
+        if num(rest) {
+            return Ok(Target::Cubin);
+        }
+    }
+    if let Some(rest) = arch.strip_prefix("compute_") {
+        if num(rest) {
+            return Ok(Target::Ptx);
+        }
+    }
+    Err(CudaError::InvalidArgument(format!(
+        "architecture '{arch}' is neither sm_XY nor compute_XY"
+    )))
+}
+
+/// The architecture name for a compute capability, e.g. `(9, 0)` → `sm_90`.
+pub fn arch_for(major: i32, minor: i32) -> String {
+    format!("sm_{major}{minor}")
+}
+
+/// Whether an NVRTC log holds a diagnostic (anything but whitespace).
+pub fn log_has_diagnostics(log: &str) -> bool {
+    !log.trim().is_empty()
+}
+
+/// Compiles `module` for `arch` with NVRTC and returns the CUBIN (for
+/// `sm_XY`) or the NUL-free PTX text bytes (for `compute_XY`).
+///
+/// Errors: [`CudaError::NoNvrtc`] when the library cannot be loaded,
+/// [`CudaError::Compile`] with NVRTC's log on a compile error **or any
+/// warning**, [`CudaError::InvalidArgument`] for a bad `arch`.
+pub fn compile(module: &KernelModule, arch: &str) -> Result<Vec<u8>> {
+    let target = target_of(arch)?;
+    loader::nvrtc_available()?;
+    let src = CString::new(full_source(module))
+        .map_err(|_| CudaError::InvalidArgument(format!("{} holds a NUL byte", module.file)))?;
+    let name = CString::new(module.file)
+        .map_err(|_| CudaError::InvalidArgument("module name holds a NUL byte".into()))?;
+    let fail = |what: &str, e: nvrtc::NvrtcError| CudaError::Compile {
+        module: module.file.to_string(),
+        arch: arch.to_string(),
+        log: format!("{what}: {e:?}"),
+    };
+    let prog = nvrtc::create_program(&src, Some(&name)).map_err(|e| fail("create", e))?;
+    let opts = options(arch);
+    // SAFETY: `prog` is a live program from `create_program`; the options
+    // are owned strings valid for the call.
+    let compiled = unsafe { nvrtc::compile_program(prog, &opts) };
+    // SAFETY: the program is live; the log is copied into an owned buffer.
+    let log = unsafe { nvrtc::get_program_log(prog) }
+        .map(|raw| {
+            let bytes: Vec<u8> = raw
+                .iter()
+                .map(|&c| c as u8)
+                .take_while(|&b| b != 0)
+                .collect();
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+        .unwrap_or_default();
+    let out = match (compiled, log_has_diagnostics(&log)) {
+        (Err(e), _) => Err(CudaError::Compile {
+            module: module.file.to_string(),
+            arch: arch.to_string(),
+            log: format!("{e:?}\n{log}"),
+        }),
+        (Ok(()), true) => Err(CudaError::Compile {
+            module: module.file.to_string(),
+            arch: arch.to_string(),
+            log: format!("warnings are errors:\n{log}"),
+        }),
+        (Ok(()), false) => match target {
+            // SAFETY: the program compiled; the output is copied out.
+            Target::Ptx => unsafe { nvrtc::get_ptx(prog) }
+                .map(|raw| {
+                    raw.iter()
+                        .map(|&c| c as u8)
+                        .take_while(|&b| b != 0)
+                        .collect()
+                })
+                .map_err(|e| fail("get_ptx", e)),
+            // SAFETY: the program compiled for a real architecture, so it
+            // has a CUBIN of the size NVRTC reports.
+            Target::Cubin => unsafe { cubin(prog) }.map_err(|e| fail("get_cubin", e)),
+        },
+    };
+    // SAFETY: destroyed once, after its last use.
+    let _ = unsafe { nvrtc::destroy_program(prog) };
+    out
+}
+
+/// The CUBIN of a compiled program.
+///
+/// # Safety
+/// `prog` must be a live program compiled for a real architecture.
+unsafe fn cubin(prog: nvrtc_sys::nvrtcProgram) -> std::result::Result<Vec<u8>, nvrtc::NvrtcError> {
+    let mut size = 0usize;
+    // SAFETY: per the function contract; `size` is a valid out pointer.
+    unsafe { nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size) }.result()?;
+    let mut buf = vec![0u8; size];
+    // SAFETY: `buf` has exactly the size NVRTC reported.
+    unsafe { nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast()) }.result()?;
+    Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_module_names_kernels_it_defines() {
+        for m in &MODULES {
+            assert!(!m.kernels.is_empty(), "{}", m.file);
+            for k in m.kernels {
+                let decl = format!("__global__ void {k}(");
+                assert!(m.source.contains(&decl), "{} lacks {k}", m.file);
+            }
+            // No kernel is defined without being listed (the loader would
+            // miss it).
+            let defined = m.source.matches("__global__ void ").count();
+            assert_eq!(defined, m.kernels.len(), "{}", m.file);
+            assert!(full_source(m).starts_with("#line 1 \"common.cuh\""));
+        }
+    }
+
+    #[test]
+    fn architecture_names() {
+        assert_eq!(target_of("sm_90").unwrap(), Target::Cubin);
+        assert_eq!(target_of("compute_80").unwrap(), Target::Ptx);
+        for bad in ["sm90", "sm_", "compute_x", "", "sm_9a"] {
+            assert!(target_of(bad).is_err(), "{bad}");
+        }
+        assert_eq!(arch_for(9, 0), "sm_90");
+        assert_eq!(arch_for(8, 6), "sm_86");
+        let o = options("sm_80");
+        assert_eq!(o[0], "--gpu-architecture=sm_80");
+        assert!(!log_has_diagnostics(" \n"));
+        assert!(log_has_diagnostics("t.cu(1): warning #177-D"));
+    }
+}

@@ -1,0 +1,921 @@
+//! Host models of the kernels (tests only): each function runs the index
+//! arithmetic and the word formulas of one `.cu` kernel on the CPU, with
+//! the tables of [`crate::tables`], so that the tables, the stage splits of
+//! [`crate::geometry`] and the exact fallbacks are checked against
+//! rnsfhe-math without a GPU. (What they cannot check is the CUDA
+//! translation itself; see the README's "Verification status".)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::needless_range_loop
+)]
+
+use crate::geometry::NttPlan;
+use crate::tables::*;
+
+fn csub(x: u64, m: u64) -> u64 {
+    let d = x.wrapping_sub(m);
+    d.wrapping_add(m & ((d as i64 >> 63) as u64))
+}
+
+fn mulhi(a: u64, b: u64) -> u64 {
+    ((a as u128 * b as u128) >> 64) as u64
+}
+
+pub fn shoup_lazy(a: u64, w: u64, ws: u64, p: u64) -> u64 {
+    a.wrapping_mul(w).wrapping_sub(mulhi(a, ws).wrapping_mul(p))
+}
+
+pub fn shoup(a: u64, w: u64, ws: u64, p: u64) -> u64 {
+    csub(shoup_lazy(a, w, ws, p), p)
+}
+
+/// `reduce128` of common.cuh.
+pub fn reduce128(lo: u64, hi: u64, m: &DeviceModulus) -> u64 {
+    let h = shoup_lazy(hi, m.r64, m.r64s, m.p);
+    let l = lo.wrapping_sub(mulhi(lo, m.ratio64).wrapping_mul(m.p));
+    csub(csub(h + l, 2 * m.p), m.p)
+}
+
+/// The 192-bit accumulator of common.cuh, as a u128 plus a top word.
+#[derive(Default, Clone, Copy)]
+pub struct Acc3 {
+    lo: u64,
+    hi: u64,
+    top: u64,
+}
+
+impl Acc3 {
+    pub fn add_prod(&mut self, x: u64, y: u64) {
+        let l = x.wrapping_mul(y);
+        let mut h = mulhi(x, y);
+        self.lo = self.lo.wrapping_add(l);
+        h += u64::from(self.lo < l);
+        self.hi = self.hi.wrapping_add(h);
+        self.top += u64::from(self.hi < h);
+    }
+    pub fn add(&mut self, x: u64) {
+        self.lo = self.lo.wrapping_add(x);
+        let c = u64::from(self.lo < x);
+        self.hi = self.hi.wrapping_add(c);
+        self.top += u64::from(self.hi < c);
+    }
+    pub fn reduce(&self, m: &DeviceModulus) -> u64 {
+        let r1 = reduce128(self.hi, self.top, m);
+        reduce128(self.lo, r1, m)
+    }
+}
+
+fn fwd_bfly(x: &mut u64, y: &mut u64, w: u64, ws: u64, p: u64, last: bool) {
+    let two_p = 2 * p;
+    let u = csub(*x, two_p);
+    let v = shoup_lazy(*y, w, ws, p);
+    let (s, d) = (u + v, u + two_p - v);
+    if last {
+        *x = csub(csub(s, two_p), p);
+        *y = csub(csub(d, two_p), p);
+    } else {
+        *x = s;
+        *y = d;
+    }
+}
+
+fn inv_bfly(x: &mut u64, y: &mut u64, w: u64, ws: u64, p: u64) {
+    let two_p = 2 * p;
+    let (u, v) = (*x, *y);
+    *x = csub(u + v, two_p);
+    *y = shoup_lazy(u + two_p - v, w, ws, p);
+}
+
+fn inv_last(x: &mut u64, y: &mut u64, t: &NttTwiddles, p: u64) {
+    let two_p = 2 * p;
+    let (u, v) = (*x, *y);
+    *x = csub(shoup_lazy(u + v, t.n_inv.0, t.n_inv.1, p), p);
+    *y = csub(shoup_lazy(u + two_p - v, t.inv_last.0, t.inv_last.1, p), p);
+}
+
+/// `ntt_fwd_cols` then `ntt_fwd_chunk` on one limb, block by block and
+/// butterfly by butterfly in the kernels' index order.
+pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
+    let n = 1usize << plan.log_n;
+    let s1 = plan.col_stages as usize;
+    if s1 > 0 {
+        let r_count = 1usize << s1;
+        let stride = n >> s1;
+        let tc = plan.cols_per_block as usize;
+        for blk in 0..plan.cols.grid.0 as usize {
+            let col0 = blk * tc;
+            let mut sh: Vec<u64> = (0..r_count * tc)
+                .map(|idx| a[col0 + idx % tc + (idx / tc) * stride])
+                .collect();
+            for s in 0..s1 {
+                let t_r = r_count >> (s + 1);
+                let m = 1usize << s;
+                for b in 0..r_count * tc / 2 {
+                    let (br, cc) = (b / tc, b % tc);
+                    let (i, jr) = (br / t_r, br % t_r);
+                    let lo = i * 2 * t_r + jr;
+                    let hi = lo + t_r;
+                    let (mut x, mut y) = (sh[lo * tc + cc], sh[hi * tc + cc]);
+                    fwd_bfly(&mut x, &mut y, t.fwd[m + i], t.fwd_shoup[m + i], p, false);
+                    sh[lo * tc + cc] = x;
+                    sh[hi * tc + cc] = y;
+                }
+            }
+            for (idx, v) in sh.iter().enumerate() {
+                a[col0 + idx % tc + (idx / tc) * stride] = *v;
+            }
+        }
+    }
+    let cs = n >> s1;
+    for chunk in 0..(1usize << s1) {
+        let sh = &mut a[chunk * cs..(chunk + 1) * cs];
+        for s in s1..plan.log_n as usize {
+            let t_ = n >> (s + 1);
+            let m = 1usize << s;
+            let per = cs / (2 * t_);
+            let last = s + 1 == plan.log_n as usize;
+            for b in 0..cs / 2 {
+                let (il, j) = (b / t_, b % t_);
+                let lo = il * 2 * t_ + j;
+                let i = chunk * per + il;
+                let (mut x, mut y) = (sh[lo], sh[lo + t_]);
+                fwd_bfly(&mut x, &mut y, t.fwd[m + i], t.fwd_shoup[m + i], p, last);
+                sh[lo] = x;
+                sh[lo + t_] = y;
+            }
+        }
+    }
+}
+
+/// `ntt_inv_chunk` then `ntt_inv_cols` on one limb.
+pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
+    let n = 1usize << plan.log_n;
+    let lc = plan.chunk_log as usize;
+    let cs = 1usize << lc;
+    for chunk in 0..n / cs {
+        let sh = &mut a[chunk * cs..(chunk + 1) * cs];
+        for s in 0..lc {
+            let t_ = 1usize << s;
+            let h = n >> (s + 1);
+            let per = cs / (2 * t_);
+            for b in 0..cs / 2 {
+                let (il, j) = (b / t_, b % t_);
+                let lo = il * 2 * t_ + j;
+                let (mut x, mut y) = (sh[lo], sh[lo + t_]);
+                if h == 1 {
+                    inv_last(&mut x, &mut y, t, p);
+                } else {
+                    let i = chunk * per + il;
+                    inv_bfly(&mut x, &mut y, t.inv[h + i], t.inv_shoup[h + i], p);
+                }
+                sh[lo] = x;
+                sh[lo + t_] = y;
+            }
+        }
+    }
+    if plan.col_stages > 0 {
+        let stride = cs;
+        let r_count = n >> lc;
+        let tc = plan.cols_per_block as usize;
+        for blk in 0..plan.cols.grid.0 as usize {
+            let col0 = blk * tc;
+            let mut sh: Vec<u64> = (0..r_count * tc)
+                .map(|idx| a[col0 + idx % tc + (idx / tc) * stride])
+                .collect();
+            for s in lc..plan.log_n as usize {
+                let t_r = 1usize << (s - lc);
+                let h = n >> (s + 1);
+                for b in 0..r_count * tc / 2 {
+                    let (br, cc) = (b / tc, b % tc);
+                    let (i, jr) = (br / t_r, br % t_r);
+                    let lo = i * 2 * t_r + jr;
+                    let hi = lo + t_r;
+                    let (mut x, mut y) = (sh[lo * tc + cc], sh[hi * tc + cc]);
+                    if h == 1 {
+                        inv_last(&mut x, &mut y, t, p);
+                    } else {
+                        inv_bfly(&mut x, &mut y, t.inv[h + i], t.inv_shoup[h + i], p);
+                    }
+                    sh[lo * tc + cc] = x;
+                    sh[hi * tc + cc] = y;
+                }
+            }
+            for (idx, v) in sh.iter().enumerate() {
+                a[col0 + idx % tc + (idx / tc) * stride] = *v;
+            }
+        }
+    }
+}
+
+/// `big_twice_sum_ge` of common.cuh, word loop for word loop.
+pub fn big_twice_sum_ge(
+    x: &[u64],
+    terms: &[u64],
+    q: &[u64],
+    words: usize,
+    mlo: u64,
+    mhi: u64,
+) -> bool {
+    let w = words + 3;
+    let mut s = vec![0u64; w];
+    let mut r = vec![0u64; w];
+    for (i, &xi) in x.iter().enumerate() {
+        let t = &terms[i * words..(i + 1) * words];
+        let mut carry = 0u64;
+        for j in 0..words {
+            let lo = xi.wrapping_mul(t[j]);
+            let mut hi = mulhi(xi, t[j]);
+            let a = s[j].wrapping_add(lo);
+            hi += u64::from(a < lo);
+            let b = a.wrapping_add(carry);
+            hi += u64::from(b < a);
+            s[j] = b;
+            carry = hi;
+        }
+        let mut j = words;
+        while j < w && carry != 0 {
+            let a = s[j].wrapping_add(carry);
+            carry = u64::from(a < carry);
+            s[j] = a;
+            j += 1;
+        }
+    }
+    let mut top = 0;
+    for v in s.iter_mut() {
+        let nt = *v >> 63;
+        *v = (*v << 1) | top;
+        top = nt;
+    }
+    for (part, mi) in [mlo, mhi].into_iter().enumerate() {
+        let mut carry = 0u64;
+        for j in 0..words {
+            let lo = mi.wrapping_mul(q[j]);
+            let mut hi = mulhi(mi, q[j]);
+            let a = r[j + part].wrapping_add(lo);
+            hi += u64::from(a < lo);
+            let b = a.wrapping_add(carry);
+            hi += u64::from(b < a);
+            r[j + part] = b;
+            carry = hi;
+        }
+        let mut j = words + part;
+        while j < w && carry != 0 {
+            let a = r[j].wrapping_add(carry);
+            carry = u64::from(a < carry);
+            r[j] = a;
+            j += 1;
+        }
+    }
+    for j in (0..w).rev() {
+        if s[j] != r[j] {
+            return s[j] > r[j];
+        }
+    }
+    true
+}
+
+/// `conv_i` / `conv_f` for one coefficient `x` (k residues): the k' outputs.
+pub fn conv(
+    t: &ConvTables,
+    src: &[DeviceModulus],
+    dst: &[DeviceModulus],
+    x: &[u64],
+    exact: bool,
+) -> Vec<u64> {
+    let y: Vec<u64> = x
+        .iter()
+        .zip(src)
+        .enumerate()
+        .map(|(i, (&xi, m))| shoup(xi, t.qhi[i], t.qhis[i], m.p))
+        .collect();
+    let v = if exact {
+        let mut s = 0f64;
+        for (yi, inv) in y.iter().zip(&t.inv_f) {
+            s += (*yi as i64) as f64 * inv;
+        }
+        let fl = s as u64;
+        let frac = s - fl as f64;
+        if frac >= t.band_lo && frac <= t.band_hi {
+            let up = big_twice_sum_ge(&y, &t.qhat_words, &t.q_words, t.words, 2 * fl + 1, 0);
+            fl + u64::from(up)
+        } else {
+            fl + u64::from(frac > 0.5)
+        }
+    } else {
+        0
+    };
+    dst.iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let w = &t.weights[j * (t.k + 1)..(j + 1) * (t.k + 1)];
+            let mut acc = Acc3::default();
+            for (yi, wi) in y.iter().zip(w) {
+                acc.add_prod(*yi, *wi);
+            }
+            if exact {
+                acc.add_prod(v, w[t.k]);
+            }
+            acc.reduce(m)
+        })
+        .collect()
+}
+
+/// `wide_round` of baseconv.cu: `(lo, hi)` of the rounding.
+pub fn wide_round(x: &[u64], r: &RounderTables) -> (u64, u64) {
+    let (mut lo, mut hi, mut carry) = (1u64 << 63, 0u64, 0u64);
+    for (i, &xi) in x.iter().enumerate() {
+        let mut t_lo = xi.wrapping_mul(r.theta_hi[i]);
+        let mut t_hi = mulhi(xi, r.theta_hi[i]);
+        let f = mulhi(xi, r.theta_lo[i]);
+        t_lo = t_lo.wrapping_add(f);
+        t_hi += u64::from(t_lo < f);
+        lo = lo.wrapping_add(t_lo);
+        let c1 = u64::from(lo < t_lo);
+        let h0 = hi;
+        hi = hi.wrapping_add(t_hi).wrapping_add(c1);
+        carry += u64::from(hi < h0 || (c1 == 1 && hi == h0));
+    }
+    let (mut rl, mut rh) = (hi, carry);
+    if lo > r.threshold {
+        let ml = (rl << 1) | 1;
+        let mh = (rh << 1) | (rl >> 63);
+        if big_twice_sum_ge(x, &r.exact_terms, &r.q_words, r.words, ml, mh) {
+            rl = rl.wrapping_add(1);
+            rh += u64::from(rl == 0);
+        }
+    }
+    (rl, rh)
+}
+
+/// `hps_scale_t` for one coefficient.
+pub fn scale_t(x: &[u64], tb: &ScaleToTTables, t: &DeviceModulus) -> u64 {
+    let (rl, rh) = wide_round(x, &tb.rounder);
+    let mut acc = Acc3 {
+        lo: rl,
+        hi: rh,
+        top: 0,
+    };
+    for (xi, w) in x.iter().zip(&tb.omega) {
+        acc.add_prod(*xi, *w);
+    }
+    acc.reduce(t)
+}
+
+/// `hps_scale_base` for one coefficient (`xq` over q, `xp` over P).
+pub fn scale_base(xq: &[u64], xp: &[u64], tb: &ScaleToBaseTables, p: &[DeviceModulus]) -> Vec<u64> {
+    let k = xq.len();
+    let (rl, rh) = wide_round(xq, &tb.rounder);
+    p.iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let mut acc = Acc3 {
+                lo: rl,
+                hi: rh,
+                top: 0,
+            };
+            for (xi, w) in xq.iter().zip(&tb.weights[j * k..(j + 1) * k]) {
+                acc.add_prod(*xi, *w);
+            }
+            acc.add_prod(xp[j], tb.own[j]);
+            acc.reduce(m)
+        })
+        .collect()
+}
+
+/// `behz_sm_mrq` for one coefficient (`x`: B_sk residues then the m̃ one).
+pub fn sm_mrq(x: &[u64], tb: &SmMrqTables, b: &[DeviceModulus], mt: u64) -> Vec<u64> {
+    let kb = b.len();
+    let r = shoup(x[kb], tb.neg_q_inv.0, tb.neg_q_inv.1, mt);
+    let neg = u64::from(r >= tb.half);
+    b.iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let s = csub(
+                shoup(x[i], tb.w1[i], tb.w1s[i], m.p) + shoup(r, tb.w2[i], tb.w2s[i], m.p),
+                m.p,
+            );
+            let d = s.wrapping_sub(neg * tb.q_mod_b[i]);
+            d.wrapping_add(m.p & ((d as i64 >> 63) as u64))
+        })
+        .collect()
+}
+
+/// `behz_floor` for one coefficient.
+pub fn floor(
+    xq: &[u64],
+    xb: &[u64],
+    qhi: &[(u64, u64)],
+    q: &[DeviceModulus],
+    w: &[u64],
+    b: &[DeviceModulus],
+) -> Vec<u64> {
+    let k = xq.len();
+    let y: Vec<u64> = xq
+        .iter()
+        .zip(qhi)
+        .zip(q)
+        .map(|((&x, &(a, s)), m)| shoup(x, a, s, m.p))
+        .collect();
+    b.iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let row = &w[j * (k + 1)..(j + 1) * (k + 1)];
+            let mut acc = Acc3::default();
+            for (yi, wi) in y.iter().zip(row) {
+                acc.add_prod(*yi, *wi);
+            }
+            acc.add_prod(xb[j], row[k]);
+            acc.reduce(m)
+        })
+        .collect()
+}
+
+/// `behz_sk` for one coefficient (`x`: B residues then m_sk).
+pub fn sk(
+    x: &[u64],
+    tb: &SkTables,
+    b: &[DeviceModulus],
+    msk: &DeviceModulus,
+    q: &[DeviceModulus],
+) -> Vec<u64> {
+    let ell = b.len();
+    let y: Vec<u64> = (0..ell)
+        .map(|i| shoup(x[i], tb.bhi[i], tb.bhis[i], b[i].p))
+        .collect();
+    let mut acc = Acc3::default();
+    for (yi, w) in y.iter().zip(&tb.bhat_msk) {
+        acc.add_prod(*yi, *w);
+    }
+    let sum = acc.reduce(msk);
+    let lazy = x[ell].wrapping_sub(mulhi(x[ell], msk.ratio64).wrapping_mul(msk.p));
+    let diff = sum + 2 * msk.p - lazy;
+    let alpha = shoup(diff, tb.m_inv.0, tb.m_inv.1, msk.p);
+    let neg = u64::from(alpha > msk.p / 2);
+    q.iter()
+        .enumerate()
+        .map(|(j, m)| {
+            let w = &tb.weights[j * (ell + 2)..(j + 1) * (ell + 2)];
+            let mut a = Acc3::default();
+            for (yi, wi) in y.iter().zip(w) {
+                a.add_prod(*yi, *wi);
+            }
+            a.add_prod(alpha, w[ell]);
+            a.add_prod(neg, w[ell + 1]);
+            a.reduce(m)
+        })
+        .collect()
+}
+
+/// `chacha20_block` of sampling.cu.
+pub fn chacha20_block(key: &[u32; 8], counter: u64) -> [u32; 16] {
+    let mut s = [0u32; 16];
+    s[..4].copy_from_slice(&[0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574]);
+    s[4..12].copy_from_slice(key);
+    s[12] = counter as u32;
+    s[13] = (counter >> 32) as u32;
+    let mut x = s;
+    fn qr(x: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
+        x[a] = x[a].wrapping_add(x[b]);
+        x[d] = (x[d] ^ x[a]).rotate_left(16);
+        x[c] = x[c].wrapping_add(x[d]);
+        x[b] = (x[b] ^ x[c]).rotate_left(12);
+        x[a] = x[a].wrapping_add(x[b]);
+        x[d] = (x[d] ^ x[a]).rotate_left(8);
+        x[c] = x[c].wrapping_add(x[d]);
+        x[b] = (x[b] ^ x[c]).rotate_left(7);
+    }
+    for _ in 0..10 {
+        qr(&mut x, 0, 4, 8, 12);
+        qr(&mut x, 1, 5, 9, 13);
+        qr(&mut x, 2, 6, 10, 14);
+        qr(&mut x, 3, 7, 11, 15);
+        qr(&mut x, 0, 5, 10, 15);
+        qr(&mut x, 1, 6, 11, 12);
+        qr(&mut x, 2, 7, 8, 13);
+        qr(&mut x, 3, 4, 9, 14);
+    }
+    for (o, i) in x.iter_mut().zip(s) {
+        *o = o.wrapping_add(i);
+    }
+    x
+}
+
+/// The 64-bit draw at 32-bit word position `pos`.
+pub fn draw(key: &[u32; 8], pos: u64) -> u64 {
+    let word = |p: u64| chacha20_block(key, p >> 4)[(p & 15) as usize] as u64;
+    word(pos) | (word(pos + 1) << 32)
+}
+
+/// `sample_ternary` with `threads` threads: (values, next position), or
+/// `None` when the budget ran out.
+pub fn ternary(
+    key: &[u32; 8],
+    w0: u64,
+    n: usize,
+    budget: usize,
+    threads: usize,
+) -> Option<(Vec<i64>, u64)> {
+    let per = budget.div_ceil(threads);
+    let counts: Vec<usize> = (0..threads)
+        .map(|t| {
+            (t * per..((t + 1) * per).min(budget))
+                .map(|d| {
+                    (0..8)
+                        .filter(|b| (draw(key, w0 + 2 * d as u64) >> (8 * b)) & 0xff != 0xff)
+                        .count()
+                })
+                .sum()
+        })
+        .collect();
+    if counts.iter().sum::<usize>() < n {
+        return None;
+    }
+    let mut out = vec![0i64; n];
+    let mut next = 0u64;
+    let mut pos = 0usize;
+    for t in 0..threads {
+        for d in t * per..((t + 1) * per).min(budget) {
+            let w = draw(key, w0 + 2 * d as u64);
+            for b in 0..8 {
+                if pos >= n {
+                    break;
+                }
+                let byte = ((w >> (8 * b)) & 0xff) as u32;
+                if byte == 0xff {
+                    continue;
+                }
+                out[pos] = i64::from(byte - 3 * ((byte * 171) >> 9)) - 1;
+                if pos == n - 1 {
+                    next = w0 + 2 * (d as u64 + 1);
+                }
+                pos += 1;
+            }
+        }
+        let _ = counts[t];
+    }
+    Some((out, next))
+}
+
+/// `sample_gaussian` (and `advance_gaussian`).
+pub fn gaussian(key: &[u32; 8], w0: u64, n: usize, table: &[u64]) -> (Vec<i64>, u64) {
+    let out = (0..n as u64)
+        .map(|i| {
+            let (batch, idx) = (i / 64, i % 64);
+            let signs = draw(key, w0 + 2 * (batch * 65));
+            let u = draw(key, w0 + 2 * (batch * 65 + 1 + idx));
+            let mag = table.iter().filter(|&&t| u >= t).count() as u64;
+            let s = (signs >> idx) & 1;
+            ((mag ^ s.wrapping_neg()).wrapping_add(s)) as i64
+        })
+        .collect();
+    (out, w0 + 2 * ((n as u64).div_ceil(64) + n as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::ntt_plan;
+    use num_bigint::BigUint;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::RngCore;
+    use rnsfhe::rnsfhe_math::prime::generate_ntt_primes;
+    use rnsfhe::rnsfhe_math::sampling::{sample_ternary, DEFAULT_SIGMA};
+    use rnsfhe::rnsfhe_math::{
+        BaseConverter, Coeff, DiscreteGaussian, Modulus, NttTable, RnsBase, RnsFloor, RnsPoly,
+        ScaleRoundToBase, ScaleRoundToModulus, ShenoyKumaresan, SmallMontgomery,
+    };
+
+    fn dm(base: &RnsBase) -> Vec<DeviceModulus> {
+        base.moduli().iter().map(DeviceModulus::new).collect()
+    }
+
+    fn random_poly(rng: &mut ChaCha20Rng, base: &RnsBase, n: usize) -> RnsPoly<Coeff> {
+        let mut p = RnsPoly::zero(n, base.len());
+        for (row, m) in p.limbs_iter_mut().zip(base.moduli()) {
+            for x in row.iter_mut() {
+                *x = rng.gen_range(0..m.value());
+            }
+        }
+        p
+    }
+
+    fn column(p: &RnsPoly<Coeff>, c: usize) -> Vec<u64> {
+        p.limbs_iter().map(|r| r[c]).collect()
+    }
+
+    /// Residues of a big integer (for edge inputs such as ⌊q/2⌋).
+    fn residues(x: &BigUint, base: &RnsBase) -> Vec<u64> {
+        base.moduli()
+            .iter()
+            .map(|m| big_residue(x, m.value()))
+            .collect()
+    }
+
+    #[test]
+    fn device_modulus_reduces_like_modulus() {
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        for p in [
+            (1u64 << 61) - 1,
+            1_152_921_504_606_584_833,
+            65537,
+            1 << 32,
+            3,
+            (1 << 40) * 3 + 1,
+        ] {
+            let m = Modulus::new(p).unwrap();
+            let d = DeviceModulus::new(&m);
+            for _ in 0..500 {
+                let x: u128 = rng.gen();
+                assert_eq!(
+                    reduce128(x as u64, (x >> 64) as u64, &d),
+                    m.reduce_u128(x),
+                    "p={p}"
+                );
+                let mut a = Acc3::default();
+                let (u, v, w): (u64, u64, u64) = (rng.gen(), rng.gen(), rng.gen());
+                a.add_prod(u, v);
+                a.add_prod(v, w);
+                a.add(u);
+                let exact = (BigUint::from(u) * v + BigUint::from(v) * w + u) % p;
+                assert_eq!(BigUint::from(a.reduce(&d)), exact);
+            }
+        }
+    }
+
+    #[test]
+    fn staged_ntt_matches_ntt_table_for_every_size() {
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        for (log_n, bits) in (4..=17u32).zip([30u32, 45, 50, 59, 60, 61].iter().cycle()) {
+            let n = 1usize << log_n;
+            let p = generate_ntt_primes(*bits, n, 1, &[]).unwrap()[0];
+            let table = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+            let tw = NttTwiddles::new(&table).unwrap();
+            let plan = ntt_plan(n, 1).unwrap();
+            // Inputs anywhere in [0, 4p) for the forward transform.
+            let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..4 * p)).collect();
+            let mut cpu = a.clone();
+            table.forward(&mut cpu).unwrap();
+            let mut dev = a;
+            ntt_forward(&plan, &tw, p, &mut dev);
+            assert_eq!(dev, cpu, "forward n = {n}");
+            let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..2 * p)).collect();
+            let mut cpu = b.clone();
+            table.backward(&mut cpu).unwrap();
+            let mut dev = b;
+            ntt_inverse(&plan, &tw, p, &mut dev);
+            assert_eq!(dev, cpu, "inverse n = {n}");
+        }
+    }
+
+    #[test]
+    fn big_comparison_matches_bigint() {
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        for words in [1usize, 2, 5, 30] {
+            for _ in 0..200 {
+                let k = rng.gen_range(1..8);
+                let x: Vec<u64> = (0..k).map(|_| rng.gen()).collect();
+                let terms: Vec<u64> = (0..k * words).map(|_| rng.gen()).collect();
+                let q: Vec<u64> = (0..words).map(|_| rng.gen()).collect();
+                let (mlo, mhi): (u64, u64) = (rng.gen(), rng.gen_range(0..4));
+                let big = |w: &[u64]| {
+                    w.iter()
+                        .rev()
+                        .fold(BigUint::from(0u32), |a, &d| (a << 64u32) + d)
+                };
+                let mut s = BigUint::from(0u32);
+                for i in 0..k {
+                    s += big(&terms[i * words..(i + 1) * words]) * x[i];
+                }
+                let m = (BigUint::from(mhi) << 64u32) + mlo;
+                let expect = s.clone() * 2u32 >= m.clone() * big(&q);
+                assert_eq!(big_twice_sum_ge(&x, &terms, &q, words, mlo, mhi), expect);
+                // Equality is "≥".
+                let qq = vec![1u64; words.min(1)];
+                let _ = qq;
+            }
+        }
+    }
+
+    fn bases(rng: &mut ChaCha20Rng, n: usize) -> (RnsBase, RnsBase) {
+        let _ = rng;
+        let q = generate_ntt_primes(60, n, 5, &[]).unwrap();
+        let p = generate_ntt_primes(59, n, 6, &q).unwrap();
+        (RnsBase::new(&q).unwrap(), RnsBase::new(&p).unwrap())
+    }
+
+    #[test]
+    fn conversions_match_base_converter() {
+        let mut rng = ChaCha20Rng::seed_from_u64(4);
+        let n = 64;
+        let (q, p) = bases(&mut rng, n);
+        let conv_cpu = BaseConverter::new(&q, &p).unwrap();
+        let tb = ConvTables::new(&q, &p).unwrap();
+        let (sq, sp) = (dm(&q), dm(&p));
+        let mut x = random_poly(&mut rng, &q, n);
+        // Edge inputs: around q/2 (the band of FastBaseConv_F) and 0, q − 1.
+        let half = q.product() / 2u32;
+        let edges = [
+            half.clone() - 1u32,
+            half.clone(),
+            half + 1u32,
+            BigUint::from(0u32),
+            q.product() - 1u32,
+        ];
+        for (c, e) in edges.iter().enumerate() {
+            for (row, v) in x.limbs_iter_mut().zip(residues(e, &q)) {
+                row[c] = v;
+            }
+        }
+        let mut out_i = RnsPoly::zero(n, p.len());
+        conv_cpu.fast_base_conv(&x, &mut out_i).unwrap();
+        let mut out_f = RnsPoly::zero(n, p.len());
+        conv_cpu.fast_base_conv_exact(&x, &mut out_f).unwrap();
+        for c in 0..n {
+            assert_eq!(
+                conv(&tb, &sq, &sp, &column(&x, c), false),
+                column(&out_i, c),
+                "I c={c}"
+            );
+            assert_eq!(
+                conv(&tb, &sq, &sp, &column(&x, c), true),
+                column(&out_f, c),
+                "F c={c}"
+            );
+        }
+    }
+
+    #[test]
+    fn hps_scalers_match_cpu() {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        let n = 64;
+        let (q, p) = bases(&mut rng, n);
+        let t = Modulus::new(65537).unwrap();
+        let s_t = ScaleRoundToModulus::new(&q, &t).unwrap();
+        let tt = ScaleToTTables::new(&q, &t).unwrap();
+        let x = random_poly(&mut rng, &q, n);
+        let mut out = vec![0u64; n];
+        s_t.apply(&x, &mut out).unwrap();
+        let dt = DeviceModulus::new(&t);
+        for c in 0..n {
+            assert_eq!(scale_t(&column(&x, c), &tt, &dt), out[c], "eq. 6 c={c}");
+        }
+        let s_b = ScaleRoundToBase::new(&q, &p, 65537).unwrap();
+        let tb = ScaleToBaseTables::new(&q, &p, 65537).unwrap();
+        let xp = random_poly(&mut rng, &p, n);
+        let mut out_p = RnsPoly::zero(n, p.len());
+        s_b.apply(&x, &xp, &mut out_p).unwrap();
+        for c in 0..n {
+            assert_eq!(
+                scale_base(&column(&x, c), &column(&xp, c), &tb, &dm(&p)),
+                column(&out_p, c),
+                "eq. 8 c={c}"
+            );
+        }
+        // Force the exact path: a threshold of 0 sends every coefficient
+        // through the multi-word comparison, which must agree.
+        let mut forced = tt.clone();
+        forced.rounder.threshold = 0;
+        for c in 0..n {
+            assert_eq!(
+                scale_t(&column(&x, c), &forced, &dt),
+                out[c],
+                "exact eq. 6 c={c}"
+            );
+        }
+    }
+
+    #[test]
+    fn behz_steps_match_cpu() {
+        let mut rng = ChaCha20Rng::seed_from_u64(6);
+        let n = 64;
+        let (q, bsk) = bases(&mut rng, n);
+        let mt = 1u64 << 32;
+        // SmMRq: input over B_sk ∪ {m̃}.
+        let sm = SmallMontgomery::new(&q, &bsk, mt).unwrap();
+        let tb = SmMrqTables::new(&q, &bsk, mt).unwrap();
+        let bm = bsk.extend(&RnsBase::new(&[mt]).unwrap()).unwrap();
+        let x = random_poly(&mut rng, &bm, n);
+        let mut out = RnsPoly::zero(n, bsk.len());
+        sm.sm_mrq(&x, &mut out).unwrap();
+        for c in 0..n {
+            assert_eq!(
+                sm_mrq(&column(&x, c), &tb, &dm(&bsk), mt),
+                column(&out, c),
+                "SmMRq c={c}"
+            );
+        }
+        // fastRNSFloor.
+        let fl = RnsFloor::new(&q, &bsk).unwrap();
+        let w = floor_weights(&q, &bsk).unwrap();
+        let xq = random_poly(&mut rng, &q, n);
+        let xb = random_poly(&mut rng, &bsk, n);
+        let mut out = RnsPoly::zero(n, bsk.len());
+        fl.fast_rns_floor(&xq, &xb, &mut out).unwrap();
+        let qhi: Vec<(u64, u64)> = q
+            .q_hat_inv()
+            .iter()
+            .zip(q.q_hat_inv_shoup())
+            .map(|(&a, &b)| (a, b))
+            .collect();
+        for c in 0..n {
+            assert_eq!(
+                floor(
+                    &column(&xq, c),
+                    &column(&xb, c),
+                    &qhi,
+                    &dm(&q),
+                    &w,
+                    &dm(&bsk)
+                ),
+                column(&out, c),
+                "floor c={c}"
+            );
+        }
+        // Shenoy-Kumaresan B_sk → q (inputs of every size, incl. large ones).
+        let skc = ShenoyKumaresan::new(&bsk, &q).unwrap();
+        let st = SkTables::new(&bsk, &q).unwrap();
+        let xs = random_poly(&mut rng, &bsk, n);
+        let mut out = RnsPoly::zero(n, q.len());
+        skc.convert(&xs, &mut out).unwrap();
+        let ell = bsk.len() - 1;
+        let b = dm(&bsk);
+        for c in 0..n {
+            assert_eq!(
+                sk(&column(&xs, c), &st, &b[..ell], &b[ell], &dm(&q)),
+                column(&out, c),
+                "SK c={c}"
+            );
+        }
+    }
+
+    #[test]
+    fn chacha_and_samplers_match_rand_chacha() {
+        let mut seed = [0u8; 32];
+        seed.iter_mut()
+            .enumerate()
+            .for_each(|(i, b)| *b = i as u8 * 7 + 1);
+        let key = chacha_key_words(&seed);
+        // Keystream words.
+        let mut rng = ChaCha20Rng::from_seed(seed);
+        for i in 0..300u64 {
+            assert_eq!(rng.next_u64(), draw(&key, 2 * i), "draw {i}");
+        }
+        // Ternary then two Gaussians, as public-key encryption draws them,
+        // from an odd word position (a u32 was drawn first).
+        let g = DiscreteGaussian::new(DEFAULT_SIGMA).unwrap();
+        let table = gaussian_table(&g);
+        for n in [1usize, 63, 64, 65, 1000, 4096] {
+            let mut rng = ChaCha20Rng::from_seed(seed);
+            let _ = rng.next_u32();
+            let w0 = rng.get_word_pos() as u64;
+            let u = sample_ternary(&mut rng, n);
+            let mut e1 = vec![0i64; n];
+            g.sample_into(&mut rng, &mut e1);
+            let mut e2 = vec![0i64; n];
+            g.sample_into(&mut rng, &mut e2);
+            let (du, w1) = ternary(&key, w0, n, crate::geometry::ternary_budget(n), 1024).unwrap();
+            assert_eq!(du, u, "ternary n = {n}");
+            let (de1, w2) = gaussian(&key, w1, n, &table);
+            assert_eq!(de1, e1, "gaussian n = {n}");
+            let (de2, w3) = gaussian(&key, w2, n, &table);
+            assert_eq!(de2, e2);
+            assert_eq!(u128::from(w3), rng.get_word_pos(), "positions n = {n}");
+        }
+        assert!(ternary(&key, 0, 100, 1, 1024).is_none());
+    }
+
+    #[test]
+    fn galois_maps_match_galois_table() {
+        use rnsfhe::rnsfhe_math::galois::GaloisTable;
+        let n = 256;
+        let p = generate_ntt_primes(50, n, 1, &[]).unwrap()[0];
+        let m = Modulus::new(p).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..p)).collect();
+        for g in [3u64, 5, 9, 2 * n as u64 - 1, 27] {
+            let tab = GaloisTable::new(n, g).unwrap();
+            let mut cpu = vec![0; n];
+            tab.apply_ntt_row(&a, &mut cpu).unwrap();
+            let map = galois_ntt_map(n, g);
+            let dev: Vec<u64> = map.iter().map(|&s| a[s as usize]).collect();
+            assert_eq!(dev, cpu, "ntt g = {g}");
+            tab.apply_coeff_row(&m, &a, &mut cpu).unwrap();
+            let cmap = galois_coeff_map(n, g);
+            let dev: Vec<u64> = cmap
+                .iter()
+                .map(|&e| {
+                    let x = a[(e & 0x7fff_ffff) as usize];
+                    if e >> 31 == 1 {
+                        m.neg(x)
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            assert_eq!(dev, cpu, "coeff g = {g}");
+        }
+    }
+}

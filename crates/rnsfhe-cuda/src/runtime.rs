@@ -1,0 +1,760 @@
+//! Device-resident polynomials and the building blocks every operation is
+//! made of: the modulus/twiddle table of a scheme context, NTTs over any
+//! list of rows, point-wise launches, base conversions and hybrid key
+//! switching (ModUp, inner product, ModDown). Shared by [`crate::bfv`] and
+//! [`crate::ckks`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rnsfhe::rnsfhe_math::{Modulus, NttTable, RnsBase};
+
+use crate::device::{Arg, DevArray, Gpu};
+use crate::error::{CudaError, Result};
+use crate::geometry;
+use crate::tables::{ConvTables, DeviceModulus, NttTwiddles};
+
+/// A polynomial in device memory: `limbs` rows of `n` words (limb-major,
+/// like rnsfhe-math's `RnsPoly`), in a pooled buffer.
+#[derive(Debug)]
+pub struct DevPoly {
+    pub(crate) buf: DevArray<u64>,
+    pub(crate) limbs: usize,
+}
+
+impl DevPoly {
+    /// Number of limbs.
+    pub fn limbs(&self) -> usize {
+        self.limbs
+    }
+    pub(crate) fn ptr(&self) -> u64 {
+        self.buf.ptr()
+    }
+    pub(crate) fn row(&self, r: usize, n: usize) -> u64 {
+        self.buf.at(r * n)
+    }
+}
+
+/// The moduli of a scheme context in device memory (`struct Mod` records)
+/// with the twiddles of the NTT primes, and the row lists of its bases.
+#[derive(Debug)]
+pub(crate) struct ModTable {
+    pub(crate) n: usize,
+    mods: DevArray<u64>,
+    fwd: DevArray<u64>,
+    fwds: DevArray<u64>,
+    inv: DevArray<u64>,
+    invs: DevArray<u64>,
+    ninv: DevArray<u64>,
+    ninvs: DevArray<u64>,
+    last: DevArray<u64>,
+    lasts: DevArray<u64>,
+    index: HashMap<u64, u32>,
+}
+
+impl ModTable {
+    /// Uploads `ntt` primes (with twiddles, first) and `others` (plain
+    /// moduli such as `t`, `m̃`, `γt`).
+    pub(crate) fn new(gpu: &Gpu, n: usize, ntt: &[u64], others: &[u64]) -> Result<Self> {
+        let mut index = HashMap::new();
+        let mut host = Vec::new();
+        let (mut fwd, mut fwds, mut inv, mut invs) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut ninv, mut ninvs, mut last, mut lasts) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for &p in ntt {
+            if index.contains_key(&p) {
+                continue;
+            }
+            let m = Modulus::new(p)?;
+            let tw = NttTwiddles::new(&NttTable::new(n, m)?)?;
+            index.insert(p, host.len() as u32);
+            host.push(DeviceModulus::new(&m));
+            fwd.extend(&tw.fwd);
+            fwds.extend(&tw.fwd_shoup);
+            inv.extend(&tw.inv);
+            invs.extend(&tw.inv_shoup);
+            ninv.push(tw.n_inv.0);
+            ninvs.push(tw.n_inv.1);
+            last.push(tw.inv_last.0);
+            lasts.push(tw.inv_last.1);
+        }
+        for &p in others {
+            if index.contains_key(&p) {
+                continue;
+            }
+            index.insert(p, host.len() as u32);
+            host.push(DeviceModulus::new(&Modulus::new(p)?));
+        }
+        let words: Vec<u64> = host.iter().flat_map(|m| m.words()).collect();
+        Ok(Self {
+            n,
+            mods: gpu.array(&words)?,
+            fwd: gpu.array(&fwd)?,
+            fwds: gpu.array(&fwds)?,
+            inv: gpu.array(&inv)?,
+            invs: gpu.array(&invs)?,
+            ninv: gpu.array(&ninv)?,
+            ninvs: gpu.array(&ninvs)?,
+            last: gpu.array(&last)?,
+            lasts: gpu.array(&lasts)?,
+            index,
+        })
+    }
+
+    pub(crate) fn idx(&self, p: u64) -> Result<u32> {
+        self.index.get(&p).copied().ok_or_else(|| {
+            CudaError::InvalidArgument(format!("modulus {p} not in the device table"))
+        })
+    }
+
+    pub(crate) fn mods_ptr(&self) -> u64 {
+        self.mods.ptr()
+    }
+
+    /// The device row list (indices into the table) of `primes`.
+    pub(crate) fn rows(&self, gpu: &Gpu, primes: &[u64]) -> Result<Rows> {
+        let idx = primes
+            .iter()
+            .map(|&p| self.idx(p))
+            .collect::<Result<Vec<u32>>>()?;
+        Ok(Rows {
+            dev: gpu.array(&idx)?,
+            primes: primes.to_vec(),
+        })
+    }
+}
+
+/// A list of moduli (one per row of a polynomial) on the device.
+#[derive(Debug)]
+pub(crate) struct Rows {
+    pub(crate) dev: DevArray<u32>,
+    pub(crate) primes: Vec<u64>,
+}
+
+impl Rows {
+    pub(crate) fn len(&self) -> usize {
+        self.primes.len()
+    }
+}
+
+/// The launch helpers of one scheme context.
+#[derive(Debug)]
+pub(crate) struct Engine {
+    pub(crate) gpu: Arc<Gpu>,
+    pub(crate) mt: ModTable,
+}
+
+impl Engine {
+    pub(crate) fn n(&self) -> usize {
+        self.mt.n
+    }
+
+    /// A pooled polynomial of `limbs` rows (contents unspecified).
+    pub(crate) fn alloc(&self, limbs: usize) -> Result<DevPoly> {
+        Ok(DevPoly {
+            buf: self.gpu.take(limbs * self.n())?,
+            limbs,
+        })
+    }
+
+    pub(crate) fn free(&self, p: DevPoly) {
+        self.gpu.give(p.buf);
+    }
+
+    pub(crate) fn upload(&self, data: &[u64], limbs: usize) -> Result<DevPoly> {
+        if data.len() != limbs * self.n() {
+            return Err(CudaError::InvalidArgument(format!(
+                "{} words for {limbs} limbs of degree {}",
+                data.len(),
+                self.n()
+            )));
+        }
+        Ok(DevPoly {
+            buf: self.gpu.upload(data)?,
+            limbs,
+        })
+    }
+
+    pub(crate) fn download(&self, p: &DevPoly) -> Result<Vec<u64>> {
+        self.gpu.download(&p.buf, p.limbs * self.n())
+    }
+
+    pub(crate) fn copy_rows(
+        &self,
+        src: &DevPoly,
+        from: usize,
+        dst: &mut DevPoly,
+        to: usize,
+        rows: usize,
+    ) -> Result<()> {
+        let n = self.n();
+        self.gpu
+            .copy(&src.buf, from * n, &mut dst.buf, to * n, rows * n)
+    }
+
+    pub(crate) fn clone_poly(&self, p: &DevPoly) -> Result<DevPoly> {
+        let mut out = self.alloc(p.limbs)?;
+        self.copy_rows(p, 0, &mut out, 0, p.limbs)?;
+        Ok(out)
+    }
+
+    fn check_rows(&self, ptr_limbs: usize, rows: &Rows) -> Result<()> {
+        if ptr_limbs < rows.len() {
+            return Err(CudaError::InvalidArgument(format!(
+                "a polynomial of {ptr_limbs} limbs for {} rows",
+                rows.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Forward NTT of the first `rows.len()` rows at `ptr` (rows of `p`).
+    pub(crate) fn ntt_forward_at(&self, ptr: u64, rows: &Rows) -> Result<()> {
+        let plan = geometry::ntt_plan(self.n(), rows.len())?;
+        let m = &self.mt;
+        if plan.col_stages > 0 {
+            self.gpu.launch(
+                "ntt_fwd_cols",
+                plan.cols,
+                &[
+                    Arg::W(ptr),
+                    Arg::W(rows.dev.ptr()),
+                    Arg::W(m.mods.ptr()),
+                    Arg::W(m.fwd.ptr()),
+                    Arg::W(m.fwds.ptr()),
+                    Arg::U(plan.log_n),
+                    Arg::U(plan.col_stages),
+                    Arg::U(plan.cols_per_block),
+                ],
+            )?;
+        }
+        self.gpu.launch(
+            "ntt_fwd_chunk",
+            plan.chunk,
+            &[
+                Arg::W(ptr),
+                Arg::W(rows.dev.ptr()),
+                Arg::W(m.mods.ptr()),
+                Arg::W(m.fwd.ptr()),
+                Arg::W(m.fwds.ptr()),
+                Arg::U(plan.log_n),
+                Arg::U(plan.col_stages),
+            ],
+        )
+    }
+
+    /// Inverse NTT of the first `rows.len()` rows at `ptr`.
+    pub(crate) fn ntt_inverse_at(&self, ptr: u64, rows: &Rows) -> Result<()> {
+        let plan = geometry::ntt_plan(self.n(), rows.len())?;
+        let m = &self.mt;
+        let common = [
+            Arg::W(ptr),
+            Arg::W(rows.dev.ptr()),
+            Arg::W(m.mods.ptr()),
+            Arg::W(m.inv.ptr()),
+            Arg::W(m.invs.ptr()),
+            Arg::W(m.ninv.ptr()),
+            Arg::W(m.ninvs.ptr()),
+            Arg::W(m.last.ptr()),
+            Arg::W(m.lasts.ptr()),
+            Arg::U(plan.log_n),
+            Arg::U(plan.chunk_log),
+        ];
+        self.gpu.launch("ntt_inv_chunk", plan.chunk, &common)?;
+        if plan.col_stages > 0 {
+            let mut args = common.to_vec();
+            args.push(Arg::U(plan.cols_per_block));
+            self.gpu.launch("ntt_inv_cols", plan.cols, &args)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn ntt_forward(&self, p: &mut DevPoly, rows: &Rows) -> Result<()> {
+        self.check_rows(p.limbs, rows)?;
+        self.ntt_forward_at(p.ptr(), rows)
+    }
+
+    pub(crate) fn ntt_inverse(&self, p: &mut DevPoly, rows: &Rows) -> Result<()> {
+        self.check_rows(p.limbs, rows)?;
+        self.ntt_inverse_at(p.ptr(), rows)
+    }
+
+    /// A point-wise kernel over `rows`: `args` are the kernel's arguments
+    /// before `(rows, mods, n)`.
+    pub(crate) fn pointwise(&self, name: &str, rows: &Rows, args: &[Arg]) -> Result<()> {
+        let shape = geometry::pointwise(self.n(), rows.len())?;
+        let mut all = args.to_vec();
+        all.extend([
+            Arg::W(rows.dev.ptr()),
+            Arg::W(self.mt.mods.ptr()),
+            Arg::U(self.n() as u32),
+        ]);
+        self.gpu.launch(name, shape, &all)
+    }
+
+    /// `out = a ∘ b` for the binary kernels (`poly_add`, `poly_sub`, `poly_mul`).
+    pub(crate) fn binary(&self, name: &str, out: u64, a: u64, b: u64, rows: &Rows) -> Result<()> {
+        self.pointwise(name, rows, &[Arg::W(out), Arg::W(a), Arg::W(b)])
+    }
+
+    /// `out = a · w_limb` (Shoup) with per-limb constants on the device.
+    pub(crate) fn scalar_mul(&self, out: u64, a: u64, w: &Consts, rows: &Rows) -> Result<()> {
+        self.pointwise(
+            "poly_scalar_mul",
+            rows,
+            &[
+                Arg::W(out),
+                Arg::W(a),
+                Arg::W(w.w.ptr()),
+                Arg::W(w.ws.ptr()),
+            ],
+        )
+    }
+}
+
+/// Per-limb constants with Shoup words on the device.
+#[derive(Debug)]
+pub(crate) struct Consts {
+    pub(crate) w: DevArray<u64>,
+    pub(crate) ws: DevArray<u64>,
+}
+
+impl Consts {
+    /// The constants `w_i` modulo `moduli[i]` with their Shoup words.
+    pub(crate) fn new(gpu: &Gpu, w: &[u64], moduli: &[u64]) -> Result<Self> {
+        let ws = w
+            .iter()
+            .zip(moduli)
+            .map(|(&x, &p)| Ok(Modulus::new(p)?.shoup(x)))
+            .collect::<Result<Vec<u64>>>()?;
+        Ok(Self {
+            w: gpu.array(w)?,
+            ws: gpu.array(&ws)?,
+        })
+    }
+}
+
+/// A base conversion on the device (`conv_i` / `conv_f`).
+#[derive(Debug)]
+pub(crate) struct DevConv {
+    k: usize,
+    kp: usize,
+    in_rows: Rows,
+    out_rows: Rows,
+    out_map: DevArray<u32>,
+    qhi: DevArray<u64>,
+    qhis: DevArray<u64>,
+    weights: DevArray<u64>,
+    inv_f: DevArray<f64>,
+    band: (f64, f64),
+    qhat_words: DevArray<u64>,
+    q_words: DevArray<u64>,
+    words: usize,
+}
+
+impl DevConv {
+    /// The conversion `from → to`, output row `j` written to row
+    /// `out_map[j]` of the destination (identity when `None`).
+    pub(crate) fn new(
+        e: &Engine,
+        from: &[u64],
+        to: &[u64],
+        out_map: Option<&[u32]>,
+    ) -> Result<Self> {
+        let t = ConvTables::new(&RnsBase::new(from)?, &RnsBase::new(to)?)?;
+        let ident: Vec<u32> = (0..to.len() as u32).collect();
+        let map = out_map.unwrap_or(&ident);
+        if map.len() != to.len() {
+            return Err(CudaError::InvalidArgument("conversion output map".into()));
+        }
+        geometry::conversion(e.n(), t.k, 1)?;
+        let g = &e.gpu;
+        Ok(Self {
+            k: t.k,
+            kp: t.kp,
+            in_rows: e.mt.rows(g, from)?,
+            out_rows: e.mt.rows(g, to)?,
+            out_map: g.array(map)?,
+            qhi: g.array(&t.qhi)?,
+            qhis: g.array(&t.qhis)?,
+            weights: g.array(&t.weights)?,
+            inv_f: g.array(&t.inv_f)?,
+            band: (t.band_lo, t.band_hi),
+            qhat_words: g.array(&t.qhat_words)?,
+            q_words: g.array(&t.q_words)?,
+            words: t.words,
+        })
+    }
+
+    /// FastBaseConv_I (`exact = false`) or the exact FastBaseConv_F of the
+    /// `k` rows at `input` into `out`.
+    pub(crate) fn run(&self, e: &Engine, out: u64, input: u64, exact: bool) -> Result<()> {
+        let n = e.n();
+        let head = [
+            Arg::W(out),
+            Arg::W(self.out_map.ptr()),
+            Arg::W(self.out_rows.dev.ptr()),
+            Arg::U(self.kp as u32),
+            Arg::W(input),
+            Arg::W(self.in_rows.dev.ptr()),
+            Arg::U(self.k as u32),
+            Arg::W(self.qhi.ptr()),
+            Arg::W(self.qhis.ptr()),
+            Arg::W(self.weights.ptr()),
+        ];
+        if exact {
+            let shape = geometry::conversion(n, self.k, 1)?;
+            let mut args = head.to_vec();
+            args.extend([
+                Arg::W(self.inv_f.ptr()),
+                Arg::F(self.band.0),
+                Arg::F(self.band.1),
+                Arg::W(self.qhat_words.ptr()),
+                Arg::W(self.q_words.ptr()),
+                Arg::U(self.words as u32),
+                Arg::W(e.mt.mods_ptr()),
+                Arg::U(n as u32),
+            ]);
+            e.gpu.launch("conv_f", shape, &args)
+        } else {
+            let shape = geometry::conversion(n, self.k, 0)?;
+            let mut args = head.to_vec();
+            args.extend([Arg::W(e.mt.mods_ptr()), Arg::U(n as u32)]);
+            e.gpu.launch("conv_i", shape, &args)
+        }
+    }
+}
+
+/// Hybrid key switching tables of one level (`kl` limbs of Q).
+#[derive(Debug)]
+pub(crate) struct HybridLevel {
+    kl: usize,
+    /// Per digit met: its limb range and ModUp conversion (targets written
+    /// straight into their rows of the extended polynomial over Q_l ∪ P).
+    digits: Vec<(core::ops::Range<usize>, DevConv)>,
+    /// Rows of the extended polynomial: q_0 … q_{kl−1}, p_1 … p_α.
+    rows_ext: Rows,
+    /// Key limb of each extended row.
+    key_rows: DevArray<u32>,
+    /// Rows Q_l and P alone.
+    rows_q: Rows,
+    rows_p: Rows,
+    /// FastBaseConv_F P → Q_l and [P^{-1}]_{q_i}.
+    down: DevConv,
+    p_inv: Consts,
+    /// `[P]_{q_i}` on every row of Q_l.
+    p_mod: Consts,
+    /// For kl ≥ 2: FastBaseConv_F {q_l} ∪ P → Q_{l−1}, [(P q_l)^{-1}]_{q_i},
+    /// the rows Q_{l−1} and {q_l} ∪ P.
+    down_last: Option<(DevConv, Consts, Rows, Rows)>,
+}
+
+impl HybridLevel {
+    /// The tables for `kl` limbs of `q` (all of Q: `q`, special primes `p`,
+    /// `alpha` limbs per digit).
+    pub(crate) fn new(e: &Engine, q: &[u64], p: &[u64], alpha: usize, kl: usize) -> Result<Self> {
+        let k = q.len();
+        let kp = p.len();
+        if kl == 0 || kl > k || alpha == 0 {
+            return Err(CudaError::InvalidArgument(format!(
+                "hybrid level with {kl} limbs"
+            )));
+        }
+        let ql = &q[..kl];
+        let mut digits = Vec::new();
+        let mut start = 0;
+        while start < kl {
+            let end = (start + alpha).min(kl);
+            let mut to = p.to_vec();
+            let mut map: Vec<u32> = (0..kp).map(|t| (kl + t) as u32).collect();
+            for (r, &qi) in ql.iter().enumerate() {
+                if r < start || r >= end {
+                    to.push(qi);
+                    map.push(r as u32);
+                }
+            }
+            digits.push((
+                start..end,
+                DevConv::new(e, &ql[start..end], &to, Some(&map))?,
+            ));
+            start = end;
+        }
+        let mut ext = ql.to_vec();
+        ext.extend(p);
+        let key_rows: Vec<u32> = (0..kl + kp)
+            .map(|r| {
+                if r < kl {
+                    r as u32
+                } else {
+                    (k + r - kl) as u32
+                }
+            })
+            .collect();
+        let pm: Vec<u64> = ql
+            .iter()
+            .map(|&qi| Ok(RnsBase::new(p)?.product_mod(&Modulus::new(qi)?)))
+            .collect::<Result<_>>()?;
+        let p_inv: Vec<u64> = ql
+            .iter()
+            .zip(&pm)
+            .map(|(&qi, &x)| Ok(Modulus::new(qi)?.inv(x)?))
+            .collect::<Result<_>>()?;
+        let down_last = if kl >= 2 {
+            let l = kl - 1;
+            let mut from = vec![q[l]];
+            from.extend(p);
+            let inv: Vec<u64> = q[..l]
+                .iter()
+                .zip(&pm)
+                .map(|(&qi, &x)| {
+                    let m = Modulus::new(qi)?;
+                    Ok(m.inv(m.mul(x, m.reduce(q[l])))?)
+                })
+                .collect::<Result<_>>()?;
+            Some((
+                DevConv::new(e, &from, &q[..l], None)?,
+                Consts::new(&e.gpu, &inv, &q[..l])?,
+                e.mt.rows(&e.gpu, &q[..l])?,
+                e.mt.rows(&e.gpu, &from)?,
+            ))
+        } else {
+            None
+        };
+        Ok(Self {
+            kl,
+            digits,
+            rows_ext: e.mt.rows(&e.gpu, &ext)?,
+            key_rows: e.gpu.array(&key_rows)?,
+            rows_q: e.mt.rows(&e.gpu, ql)?,
+            rows_p: e.mt.rows(&e.gpu, p)?,
+            down: DevConv::new(e, p, ql, None)?,
+            p_inv: Consts::new(&e.gpu, &p_inv, ql)?,
+            p_mod: Consts::new(&e.gpu, &pm, ql)?,
+            down_last,
+        })
+    }
+}
+
+/// Key pairs of one key-switching key on the device: the polynomials and
+/// the arrays of their addresses that `ks_mac` reads.
+#[derive(Debug)]
+pub struct DeviceKsk {
+    pub(crate) ctx_id: u64,
+    pub(crate) key_id: u64,
+    pub(crate) pairs: Vec<(DevPoly, DevPoly)>,
+    pub(crate) k0s: DevArray<u64>,
+    pub(crate) k1s: DevArray<u64>,
+    pub(crate) hybrid: bool,
+}
+
+impl DeviceKsk {
+    pub(crate) fn new(
+        e: &Engine,
+        ctx_id: u64,
+        key_id: u64,
+        pairs: Vec<(DevPoly, DevPoly)>,
+        hybrid: bool,
+    ) -> Result<Self> {
+        let k0: Vec<u64> = pairs.iter().map(|(a, _)| a.ptr()).collect();
+        let k1: Vec<u64> = pairs.iter().map(|(_, b)| b.ptr()).collect();
+        Ok(Self {
+            ctx_id,
+            key_id,
+            k0s: e.gpu.array(&k0)?,
+            k1s: e.gpu.array(&k1)?,
+            pairs,
+            hybrid,
+        })
+    }
+}
+
+impl Engine {
+    /// `ks_mac` over `digits` digits at `digits_ptr` (stride `stride`
+    /// words) with key pairs `first_pair..` into `acc0`, `acc1`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ks_mac(
+        &self,
+        acc0: u64,
+        acc1: u64,
+        digits_ptr: u64,
+        stride: usize,
+        digits: usize,
+        key: &DeviceKsk,
+        first_pair: usize,
+        key_rows: &DevArray<u32>,
+        rows: &Rows,
+        first: bool,
+    ) -> Result<()> {
+        let shape = geometry::pointwise(self.n(), rows.len())?;
+        self.gpu.launch(
+            "ks_mac",
+            shape,
+            &[
+                Arg::W(acc0),
+                Arg::W(acc1),
+                Arg::W(digits_ptr),
+                Arg::W(stride as u64),
+                Arg::U(digits as u32),
+                Arg::W(key.k0s.at(first_pair)),
+                Arg::W(key.k1s.at(first_pair)),
+                Arg::W(key_rows.ptr()),
+                Arg::W(rows.dev.ptr()),
+                Arg::W(self.mt.mods_ptr()),
+                Arg::U(self.n() as u32),
+                Arg::U(u32::from(first)),
+            ],
+        )
+    }
+
+    /// ModUp and inner product of hybrid key switching of `c` (coefficient
+    /// form, `lv.kl` limbs): the two accumulators over Q_l ∪ P in NTT form.
+    pub(crate) fn hybrid_inner(
+        &self,
+        lv: &HybridLevel,
+        key: &DeviceKsk,
+        c: &DevPoly,
+    ) -> Result<(DevPoly, DevPoly)> {
+        if c.limbs < lv.kl || key.pairs.len() < lv.digits.len() {
+            return Err(CudaError::InvalidArgument(
+                "hybrid key switching shapes".into(),
+            ));
+        }
+        let rows = lv.rows_ext.len();
+        let acc0 = self.alloc(rows)?;
+        let acc1 = self.alloc(rows)?;
+        let mut ext = self.alloc(rows)?;
+        for (d, (range, conv)) in lv.digits.iter().enumerate() {
+            conv.run(self, ext.ptr(), c.row(range.start, self.n()), false)?;
+            self.copy_rows(c, range.start, &mut ext, range.start, range.len())?;
+            self.ntt_forward(&mut ext, &lv.rows_ext)?;
+            self.ks_mac(
+                acc0.ptr(),
+                acc1.ptr(),
+                ext.ptr(),
+                0,
+                1,
+                key,
+                d,
+                &lv.key_rows,
+                &lv.rows_ext,
+                d == 0,
+            )?;
+        }
+        self.free(ext);
+        Ok((acc0, acc1))
+    }
+
+    /// ModDown: `⌊x/P⌉` over Q_l (NTT form in and out) with the exact
+    /// centred conversion; consumes `x`.
+    pub(crate) fn mod_down(&self, lv: &HybridLevel, mut x: DevPoly) -> Result<DevPoly> {
+        let n = self.n();
+        let kl = lv.kl;
+        self.ntt_inverse_at(x.row(kl, n), &lv.rows_p)?;
+        let mut conv = self.alloc(kl)?;
+        lv.down.run(self, conv.ptr(), x.row(kl, n), true)?;
+        self.pointwise(
+            "poly_neg",
+            &lv.rows_q,
+            &[Arg::W(conv.ptr()), Arg::W(conv.ptr())],
+        )?;
+        self.ntt_forward(&mut conv, &lv.rows_q)?;
+        let out = self.alloc(kl)?;
+        self.pointwise(
+            "poly_add_then_scalar",
+            &lv.rows_q,
+            &[
+                Arg::W(out.ptr()),
+                Arg::W(x.ptr()),
+                Arg::W(conv.ptr()),
+                Arg::W(lv.p_inv.w.ptr()),
+                Arg::W(lv.p_inv.ws.ptr()),
+            ],
+        )?;
+        self.free(conv);
+        x.limbs = kl;
+        self.free(x);
+        Ok(out)
+    }
+
+    /// Hybrid key switch: `(ks_0, ks_1)` over Q_l in NTT form.
+    pub(crate) fn hybrid_switch(
+        &self,
+        lv: &HybridLevel,
+        key: &DeviceKsk,
+        c: &DevPoly,
+    ) -> Result<(DevPoly, DevPoly)> {
+        let (a0, a1) = self.hybrid_inner(lv, key, c)?;
+        let o0 = self.mod_down(lv, a0)?;
+        let o1 = self.mod_down(lv, a1)?;
+        Ok((o0, o1))
+    }
+
+    /// Relinearization fused with rescaling (`relinearize_rescale_hybrid`):
+    /// `d_b ← ⌊(P·d_b + a_b)/(P·q_l)⌉` over Q_{l−1}, NTT form.
+    pub(crate) fn relin_rescale(
+        &self,
+        lv: &HybridLevel,
+        key: &DeviceKsk,
+        c2_coeff: &DevPoly,
+        d: [DevPoly; 2],
+    ) -> Result<[DevPoly; 2]> {
+        let n = self.n();
+        let kl = lv.kl;
+        let (conv_last, inv, rows_low, rows_last) = lv
+            .down_last
+            .as_ref()
+            .ok_or_else(|| CudaError::InvalidArgument("cannot rescale at level 0".into()))?;
+        let (a0, a1) = self.hybrid_inner(lv, key, c2_coeff)?;
+        let l = kl - 1;
+        let mut out = Vec::with_capacity(2);
+        for (acc, db) in [(a0, &d[0]), (a1, &d[1])] {
+            // x ← a + P·d on the Q rows.
+            self.pointwise(
+                "poly_add_scalar_mul",
+                &lv.rows_q,
+                &[
+                    Arg::W(acc.ptr()),
+                    Arg::W(acc.ptr()),
+                    Arg::W(db.ptr()),
+                    Arg::W(lv.p_mod.w.ptr()),
+                    Arg::W(lv.p_mod.ws.ptr()),
+                ],
+            )?;
+            self.ntt_inverse_at(acc.row(l, n), rows_last)?;
+            let mut conv = self.alloc(l)?;
+            conv_last.run(self, conv.ptr(), acc.row(l, n), true)?;
+            self.pointwise(
+                "poly_neg",
+                rows_low,
+                &[Arg::W(conv.ptr()), Arg::W(conv.ptr())],
+            )?;
+            self.ntt_forward(&mut conv, rows_low)?;
+            let o = self.alloc(l)?;
+            self.pointwise(
+                "poly_add_then_scalar",
+                rows_low,
+                &[
+                    Arg::W(o.ptr()),
+                    Arg::W(acc.ptr()),
+                    Arg::W(conv.ptr()),
+                    Arg::W(inv.w.ptr()),
+                    Arg::W(inv.ws.ptr()),
+                ],
+            )?;
+            self.free(conv);
+            self.free(acc);
+            out.push(o);
+        }
+        let [d0, d1] = d;
+        self.free(d0);
+        self.free(d1);
+        let o1 = out
+            .pop()
+            .ok_or_else(|| CudaError::InvalidArgument("relin".into()))?;
+        let o0 = out
+            .pop()
+            .ok_or_else(|| CudaError::InvalidArgument("relin".into()))?;
+        Ok([o0, o1])
+    }
+}

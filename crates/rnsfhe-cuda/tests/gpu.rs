@@ -1,0 +1,293 @@
+//! Bit-identity of the device path with rnsfhe's CPU path, on a machine
+//! with an NVIDIA GPU: every operation over the paper's BFV sets
+//! (12,60)..(16,1770) for HPS and BEHZ with both relinearization methods,
+//! the CKKS presets, and random circuits. Without a driver, NVRTC or a
+//! device every test prints why and returns (skip); any other failure
+//! (e.g. a kernel that does not compile) fails.
+//!
+//! `RNSFHE_GPU_LARGE=1` adds the n = 2^16 sets (minutes).
+
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rnsfhe::bfv::selection::{split_log_q, PAPER_SETS};
+use rnsfhe::bfv::{
+    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, GaloisKeys, Plaintext, PublicKey,
+    RelinKey, RelinMethod, SecretKey, Variant,
+};
+use rnsfhe::ChaCha20Rng;
+use rnsfhe_cuda::bfv::CudaBfv;
+use rnsfhe_cuda::ckks::CudaCkks;
+use rnsfhe_cuda::{CudaContext, CudaError};
+
+/// The device, or `None` (with the reason printed) when this machine has
+/// no usable GPU.
+fn device(test: &str) -> Option<CudaContext> {
+    match CudaContext::new(0) {
+        Ok(c) => Some(c),
+        Err(e @ (CudaError::NoDriver(_) | CudaError::NoDevice(_) | CudaError::NoNvrtc(_))) => {
+            println!("SKIPPED {test}: {e}");
+            None
+        }
+        Err(e) => panic!("{test}: the device failed to open: {e}"),
+    }
+}
+
+fn large() -> bool {
+    std::env::var("RNSFHE_GPU_LARGE").is_ok_and(|v| v == "1")
+}
+
+fn bfv_params(log_n: u32, log_q: u32, method: RelinMethod) -> BfvParameters {
+    let bits = split_log_q(log_q, 60).unwrap();
+    BfvParameters::builder()
+        .degree(1 << log_n)
+        .plain_modulus(65537)
+        .coeff_moduli_bits(&bits)
+        .relin_method(method)
+        .security(rnsfhe::SecurityLevel::None)
+        .build()
+        .unwrap()
+}
+
+fn sets() -> Vec<(u32, u32)> {
+    PAPER_SETS
+        .iter()
+        .copied()
+        .filter(|s| s.0 < 16 || large())
+        .collect()
+}
+
+fn random_pt(ctx: &Arc<BfvContext>, rng: &mut ChaCha20Rng) -> Plaintext {
+    let n = ctx.degree();
+    let v: Vec<u64> = (0..n).map(|_| rng.gen_range(0..65537)).collect();
+    Plaintext::new(ctx, &v).unwrap()
+}
+
+#[test]
+fn bfv_every_operation_is_bit_identical_to_the_cpu() {
+    let Some(dev) = device("bfv_every_operation_is_bit_identical_to_the_cpu") else {
+        return;
+    };
+    for (log_n, log_q) in sets() {
+        for method in [
+            RelinMethod::RnsDecomposition,
+            RelinMethod::Hybrid { dnum: 2 },
+        ] {
+            let params = bfv_params(log_n, log_q, method);
+            let ctx = BfvContext::new(params).unwrap();
+            let gpu = CudaBfv::new(&dev, &ctx).unwrap();
+            let mut rng = ChaCha20Rng::seed_from_u64(u64::from(log_n * 1000 + log_q));
+            let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+            let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+            let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+            let gk = GaloisKeys::generate_with_rng(&ctx, &sk, &[3, 9], &mut rng).unwrap();
+            let (dpk, dsk) = (
+                gpu.upload_public_key(&pk).unwrap(),
+                gpu.upload_secret_key(&sk).unwrap(),
+            );
+            let (drk, dgk) = (
+                gpu.upload_relin_key(&rk).unwrap(),
+                gpu.upload_galois_keys(&gk).unwrap(),
+            );
+            let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+            let (pa, pb) = (random_pt(&ctx, &mut rng), random_pt(&ctx, &mut rng));
+            // Encryption: same ciphertext and same rng state afterwards.
+            let mut r_cpu = ChaCha20Rng::seed_from_u64(7);
+            let mut r_gpu = r_cpu.clone();
+            let a = enc.encrypt_with_rng(&pa, &mut r_cpu).unwrap();
+            let da = gpu.encrypt(&dpk, &pa, &mut r_gpu).unwrap();
+            assert_eq!(gpu.download(&da).unwrap(), a, "encrypt ({log_n}, {log_q})");
+            assert_eq!(r_gpu.get_word_pos(), r_cpu.get_word_pos());
+            let b = enc.encrypt_with_rng(&pb, &mut r_cpu).unwrap();
+            let db = gpu.upload(&b).unwrap();
+            for variant in [Variant::Hps, Variant::Behz] {
+                let ev = Evaluator::with_variant(&ctx, variant);
+                let dec = Decryptor::with_variant(&ctx, &sk, variant).unwrap();
+                let what = format!("({log_n}, {log_q}) {variant:?} {method:?}");
+                assert_eq!(
+                    gpu.decrypt(&dsk, &da, variant).unwrap(),
+                    dec.decrypt(&a).unwrap(),
+                    "decrypt {what}"
+                );
+                assert_eq!(
+                    gpu.download(&gpu.add(&da, &db).unwrap()).unwrap(),
+                    ev.add(&a, &b).unwrap(),
+                    "add {what}"
+                );
+                let m = ev.multiply(&a, &b).unwrap();
+                let dm = gpu.multiply(&da, &db, variant).unwrap();
+                assert_eq!(gpu.download(&dm).unwrap(), m, "multiply {what}");
+                let r = ev.relinearize(&m, &rk).unwrap();
+                assert_eq!(
+                    gpu.download(&gpu.relinearize(&dm, &drk).unwrap()).unwrap(),
+                    r,
+                    "relinearize {what}"
+                );
+                let mr = gpu.multiply_relin(&da, &db, &drk, variant).unwrap();
+                assert_eq!(
+                    gpu.download(&mr).unwrap(),
+                    ev.multiply_relin(&a, &b, &rk).unwrap(),
+                    "multiply_relin {what}"
+                );
+                assert_eq!(
+                    gpu.decrypt(&dsk, &mr, variant).unwrap(),
+                    dec.decrypt(&r).unwrap(),
+                    "decrypt product {what}"
+                );
+                let rot = ev.rotate_rows(&a, 1, &gk).unwrap();
+                assert_eq!(
+                    gpu.download(&gpu.rotate_rows(&da, 1, &dgk).unwrap())
+                        .unwrap(),
+                    rot,
+                    "rotate {what}"
+                );
+                let batch = gpu
+                    .multiply_relin_batch(&[(&da, &db), (&db, &da)], &drk, variant)
+                    .unwrap();
+                assert_eq!(
+                    gpu.download(&batch[0]).unwrap(),
+                    gpu.download(&mr).unwrap(),
+                    "batch {what}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn bfv_random_circuits_decrypt_correctly() {
+    let Some(dev) = device("bfv_random_circuits_decrypt_correctly") else {
+        return;
+    };
+    let ctx = BfvContext::new(bfv_params(13, 120, RelinMethod::RnsDecomposition)).unwrap();
+    let gpu = CudaBfv::new(&dev, &ctx).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(99);
+    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let (dpk, dsk, drk) = (
+        gpu.upload_public_key(&pk).unwrap(),
+        gpu.upload_secret_key(&sk).unwrap(),
+        gpu.upload_relin_key(&rk).unwrap(),
+    );
+    let t = 65537u64;
+    for round in 0..20 {
+        let x: u64 = rng.gen_range(0..t);
+        let y: u64 = rng.gen_range(0..t);
+        let dx = gpu
+            .encrypt(&dpk, &Plaintext::constant(&ctx, x).unwrap(), &mut rng)
+            .unwrap();
+        let dy = gpu
+            .encrypt(&dpk, &Plaintext::constant(&ctx, y).unwrap(), &mut rng)
+            .unwrap();
+        let (c, expect) = if round % 2 == 0 {
+            (
+                gpu.multiply_relin(&dx, &dy, &drk, Variant::Hps).unwrap(),
+                x * y % t,
+            )
+        } else {
+            (gpu.add(&dx, &dy).unwrap(), (x + y) % t)
+        };
+        let pt = gpu.decrypt(&dsk, &c, Variant::Hps).unwrap();
+        assert_eq!(pt.coefficients()[0], expect, "round {round}");
+    }
+}
+
+#[test]
+fn ckks_operations_are_bit_identical_to_the_cpu() {
+    use rnsfhe::ckks::{
+        CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys,
+        PublicKey, RelinKey, SecretKey,
+    };
+    let Some(dev) = device("ckks_operations_are_bit_identical_to_the_cpu") else {
+        return;
+    };
+    let logs: Vec<u32> = if large() { vec![14, 15, 16] } else { vec![14] };
+    for log_n in logs {
+        let ctx = CkksContext::new(CkksParameters::preset(log_n).unwrap()).unwrap();
+        let gpu = CudaCkks::new(&dev, &ctx).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(u64::from(log_n));
+        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let gk = GaloisKeys::generate_with_rng(&ctx, &sk, &[5, 25], &mut rng).unwrap();
+        let keys = gpu.upload_keys(Some(&pk), Some(&sk)).unwrap();
+        let drk = gpu.upload_relin_key(&rk).unwrap();
+        let dgk = gpu.upload_galois_keys(&gk).unwrap();
+        let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+        let dec = Decryptor::new(&ctx, &sk).unwrap();
+        let ev = Evaluator::new(&ctx);
+        let coder = Encoder::new(&ctx);
+        let values: Vec<f64> = (0..ctx.slots()).map(|i| (i as f64 * 0.01).sin()).collect();
+        let pt = coder.encode(&values).unwrap();
+        let mut r_cpu = ChaCha20Rng::seed_from_u64(11);
+        let mut r_gpu = r_cpu.clone();
+        let a = enc.encrypt_with_rng(&pt, &mut r_cpu).unwrap();
+        let da = gpu.encrypt(&keys, &pt, &mut r_gpu).unwrap();
+        assert_eq!(
+            gpu.download(&da).unwrap().polys(),
+            a.polys(),
+            "encrypt 2^{log_n}"
+        );
+        assert_eq!(r_gpu.get_word_pos(), r_cpu.get_word_pos());
+        let b = enc.encrypt_with_rng(&pt, &mut r_cpu).unwrap();
+        let db = gpu.upload(&b).unwrap();
+        assert_eq!(
+            gpu.decrypt(&keys, &da).unwrap().poly(),
+            dec.decrypt(&a).unwrap().poly()
+        );
+        assert_eq!(
+            gpu.download(&gpu.add(&da, &db).unwrap()).unwrap().polys(),
+            ev.add(&a, &b).unwrap().polys()
+        );
+        let m = ev.multiply_relin_rescale(&a, &b, &rk).unwrap();
+        let dm = gpu.multiply_relin_rescale(&da, &db, &drk).unwrap();
+        let got = gpu.download(&dm).unwrap();
+        assert_eq!(got.polys(), m.polys(), "multiply_relin_rescale 2^{log_n}");
+        assert_eq!(got.scale(), m.scale());
+        // A second product at the lower level, and rotations there.
+        let m2 = ev.multiply_relin_rescale(&m, &m, &rk).unwrap();
+        let dm2 = gpu.multiply_relin_rescale(&dm, &dm, &drk).unwrap();
+        assert_eq!(gpu.download(&dm2).unwrap().polys(), m2.polys());
+        for steps in [1i64, 3] {
+            let r = ev.rotate(&m, steps, &gk).unwrap();
+            assert_eq!(
+                gpu.download(&gpu.rotate(&dm, steps, &dgk).unwrap())
+                    .unwrap()
+                    .polys(),
+                r.polys(),
+                "rotate {steps}"
+            );
+        }
+    }
+}
+
+#[test]
+fn objects_of_another_context_are_refused() {
+    let Some(dev) = device("objects_of_another_context_are_refused") else {
+        return;
+    };
+    let Some(other) = device("objects_of_another_context_are_refused") else {
+        return;
+    };
+    let ctx = BfvContext::new(bfv_params(12, 60, RelinMethod::RnsDecomposition)).unwrap();
+    let (g1, g2) = (
+        CudaBfv::new(&dev, &ctx).unwrap(),
+        CudaBfv::new(&other, &ctx).unwrap(),
+    );
+    let mut rng = ChaCha20Rng::seed_from_u64(1);
+    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let dpk = g1.upload_public_key(&pk).unwrap();
+    let ct = g1
+        .encrypt(&dpk, &Plaintext::constant(&ctx, 1).unwrap(), &mut rng)
+        .unwrap();
+    assert!(matches!(
+        g2.add(&ct, &ct),
+        Err(CudaError::ForeignObject { .. })
+    ));
+    assert!(matches!(
+        g2.encrypt(&dpk, &Plaintext::constant(&ctx, 1).unwrap(), &mut rng),
+        Err(CudaError::ForeignObject { .. })
+    ));
+}
