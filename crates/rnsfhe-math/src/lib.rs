@@ -42,6 +42,7 @@ pub mod scaling;
 pub mod shenoy_kumaresan;
 pub mod simd;
 pub mod small_montgomery;
+pub mod special_moduli;
 
 pub use base_conversion::BaseConverter;
 pub use crt::PolyCrt;
@@ -60,3 +61,4 @@ pub use scaling::{ScaleRoundToBase, ScaleRoundToModulus};
 pub use shenoy_kumaresan::ShenoyKumaresan;
 pub use simd::Kernel;
 pub use small_montgomery::SmallMontgomery;
+pub use special_moduli::{PrimeBridge, SpecialBase, SpecialBaseConverter, SpecialModulus};
