@@ -2,12 +2,16 @@
 //! NTT-friendly prime base.
 //!
 //! 003 §3.6 proposes NTTs modulo the special moduli themselves. For its own
-//! parameters (`n = 2^14`, so a negacyclic NTT needs a primitive `2n = 2^15`-th
-//! root of unity) none exists: modulo `2^g ± 1` the multiplicative orders
-//! available divide `λ(2^g ± 1)`, which for 003's moduli is not a multiple
-//! of `2^15` (the "twiddle factor 2" transforms have length `2g` or `4g`
-//! only), and `Z_(2^g)` has no inverse of `n` at all. So products go through
-//! a base `P` of NTT primes, exactly:
+//! parameters (`n = 2^14`: a negacyclic NTT of length `n` needs a primitive
+//! `2n = 2^15`-th root of unity and `n^{-1}`) none exists. Modulo an odd
+//! `M`, such a root exists only if `2^15 | p − 1` for every prime `p | M`,
+//! and the moduli of 003 all have small prime factors: `3 | 2^146 − 1`,
+//! `5 | 2^146 + 1`, `3 | 2^110 − 1`, `5 | 2^110 + 1`, `17 | 2^220 + 1`
+//! (tested below); the Fermat/Mersenne number transforms that 003 cites,
+//! with the root 2 or `√2`, have lengths dividing `2g` or `4g` only
+//! (`4·146 = 584`). Modulo `2^g` the transform is not invertible at all
+//! (`n` is even, and `ψ^i − ψ^j` is even for odd `ψ`). So products go
+//! through a base `P` of NTT primes, exactly:
 //!
 //! 1. lift each operand from `q` to `P` **exactly** (the centered
 //!    representative `[a]_q`, [`SpecialBaseConverter::fast_base_conv_exact`]
@@ -241,7 +245,7 @@ impl PrimeBridge {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
-    use num_bigint::BigInt;
+    use num_bigint::{BigInt, BigUint};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha20Rng;
 
@@ -322,6 +326,28 @@ mod tests {
             assert!(bridge.limbs_for_bits(bits + 200.0).is_err());
             assert!(bridge.ring(0).is_err());
             assert!(bridge.ring(bridge.max_limbs() + 1).is_err());
+        }
+    }
+
+    /// The small prime factors that rule out 003's NTT over its own moduli
+    /// (`2^15 ∤ p − 1`).
+    #[test]
+    fn no_ntt_over_003_moduli() {
+        let two = BigUint::from(2u32);
+        for (e, c, p) in [
+            (146u32, -1i32, 3u32),
+            (146, 1, 5),
+            (110, -1, 3),
+            (110, 1, 5),
+            (220, 1, 17),
+        ] {
+            let m = if c < 0 {
+                two.pow(e) - 1u32
+            } else {
+                two.pow(e) + 1u32
+            };
+            assert_eq!(&m % p, BigUint::from(0u32), "2^{e}{c:+}");
+            assert_ne!((p - 1) % (1 << 15), 0);
         }
     }
 
