@@ -97,6 +97,9 @@ pub fn mul_factor_row(m: &SpecialModulus, f: ShiftFactor, src: &[u64], dst: &mut
 pub struct SpecialBaseConverter {
     from: SpecialBase,
     to: RnsBase,
+    /// The first-pass factors `[c_i · q̂_i^{-1}]_{q_i}` (`c_i = 1` unless
+    /// built with [`SpecialBaseConverter::new_scaled`]).
+    factors: Vec<ShiftFactor>,
     /// `k'` rows of `k + 1` words: `[q̂_0]_{p_j}, …, [q̂_{k−1}]_{p_j}, [−q]_{p_j}`.
     weights: Vec<u64>,
     /// `[q^{-1}]_{p_j}` and Shoup quotients (0 where not invertible).
@@ -115,6 +118,33 @@ pub struct SpecialBaseConverter {
 impl SpecialBaseConverter {
     /// Precomputes the constants (`O(k·k')` big-integer reductions, once).
     pub fn new(from: &SpecialBase, to: &RnsBase) -> Result<Self> {
+        Self::build(from, to, from.factors().to_vec())
+    }
+
+    /// A converter of `|c·x|_q` instead of `x`, for a constant `c` given by
+    /// its residues `scale[i] = [c]_{q_i}`: the factor of each first-pass
+    /// row becomes `[c·q̂_i^{-1}]_{q_i}`, one constant, so scaling costs
+    /// nothing extra — and stays a shift when `c` is `±2^y` modulo `q_i`
+    /// (e.g. BEHZ's `m̃ = 2^32` with 003's balanced set, modulo its two odd
+    /// moduli). Errors on a wrong length.
+    pub fn new_scaled(from: &SpecialBase, to: &RnsBase, scale: &[u64]) -> Result<Self> {
+        check_shape("scale length", from.len(), scale.len())?;
+        let factors = from
+            .moduli()
+            .iter()
+            .zip(from.rns().q_hat_inv())
+            .zip(scale)
+            .map(|((m, &w), &c)| m.shift_factor(m.generic().mul(w, c)))
+            .collect();
+        Self::build(from, to, factors)
+    }
+
+    /// The first-pass factors in shift form.
+    pub fn factors(&self) -> &[ShiftFactor] {
+        &self.factors
+    }
+
+    fn build(from: &SpecialBase, to: &RnsBase, factors: Vec<ShiftFactor>) -> Result<Self> {
         let rq = from.rns();
         let k = rq.len();
         let mut weights = Vec::with_capacity(to.len() * (k + 1));
@@ -142,6 +172,7 @@ impl SpecialBaseConverter {
         Ok(Self {
             from: from.clone(),
             to: to.clone(),
+            factors,
             weights,
             q_inv_to,
             q_invertible,
@@ -188,7 +219,7 @@ impl SpecialBaseConverter {
             .from
             .moduli()
             .iter()
-            .zip(self.from.factors())
+            .zip(&self.factors)
             .zip(&self.inv_from);
         for (i, (src, ((m, &f), &inv))) in rows.zip(consts).enumerate() {
             let r = &mut row[..len];
@@ -532,6 +563,49 @@ mod tests {
                 assert!(found, "{} coefficient {c}", b.describe());
             }
         }
+    }
+
+    #[test]
+    fn scaled_conversion_is_conversion_of_scaled_input() {
+        let mut rng = ChaCha20Rng::seed_from_u64(24);
+        let n = 200;
+        for b in bases() {
+            let p = RnsBase::new(&ntt_primes(60, 1 << 12, 2, &[])).unwrap();
+            let (x, _) = inputs(&b, n, &mut rng);
+            for c in [1u64 << 32, 3, (1 << 32) - 5] {
+                let scale: Vec<u64> = b.moduli().iter().map(|m| m.generic().reduce(c)).collect();
+                let conv = SpecialBaseConverter::new_scaled(&b, &p, &scale).unwrap();
+                let mut cx = x.clone();
+                for (row, (m, &s)) in cx.limbs_iter_mut().zip(b.moduli().iter().zip(&scale)) {
+                    for v in row.iter_mut() {
+                        *v = m.mul(*v, s);
+                    }
+                }
+                let plain = SpecialBaseConverter::new(&b, &p).unwrap();
+                let (mut o1, mut o2) = (RnsPoly::zero(n, 2), RnsPoly::zero(n, 2));
+                conv.fast_base_conv(&x, &mut o1).unwrap();
+                plain.fast_base_conv(&cx, &mut o2).unwrap();
+                assert_eq!(o1, o2);
+                conv.fast_base_conv_exact(&x, &mut o1).unwrap();
+                plain.fast_base_conv_exact(&cx, &mut o2).unwrap();
+                assert_eq!(o1, o2);
+            }
+            // m̃ = 2^32 keeps the factors of the balanced set's odd moduli shifts.
+            if let crate::special_moduli::SpecialSet::Balanced { .. } = b.set() {
+                let scale: Vec<u64> = b
+                    .moduli()
+                    .iter()
+                    .map(|m| m.generic().reduce(1 << 32))
+                    .collect();
+                let conv = SpecialBaseConverter::new_scaled(&b, &p, &scale).unwrap();
+                assert!(matches!(conv.factors()[0], ShiftFactor::Shift { .. }));
+                assert!(matches!(conv.factors()[2], ShiftFactor::Shift { .. }));
+            }
+        }
+        assert!(
+            SpecialBaseConverter::new_scaled(&bases()[0], &RnsBase::new(&[17]).unwrap(), &[1])
+                .is_err()
+        );
     }
 
     #[test]
