@@ -123,3 +123,60 @@ pub(crate) fn scale_to_t(ctx: &SpecialBfvContext, x: &RnsPoly<Coeff>) -> Result<
         .collect();
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bfv::special::parameters::SpecialBfvParameters;
+    use crate::SecurityLevel;
+    use num_bigint::BigInt;
+    use rand::{Rng, SeedableRng};
+    use rnsfhe_math::SpecialBase;
+
+    /// 003 Alg. 1 decrypts `x = Δ·m + v` correctly for noise right at the
+    /// bound of 002 Theorem 1, `‖v‖ ≤ (q/t)(1/2 − k/γ) − |q|_t/2`, for
+    /// small and large `t` and every kind of special base.
+    #[test]
+    fn decryption_at_the_noise_bound() {
+        for (base, t) in [
+            (SpecialBase::balanced(60).unwrap(), 65537u64),
+            (SpecialBase::balanced(60).unwrap(), (1u64 << 59) - 55),
+            (SpecialBase::mersenne_fermat(15, 2).unwrap(), 65537),
+            (SpecialBase::extended(60, 300).unwrap(), 1_000_003),
+        ] {
+            let params = SpecialBfvParameters::builder()
+                .degree(1024)
+                .plain_modulus(t)
+                .coeff_moduli(base.clone())
+                .security(SecurityLevel::None)
+                .build()
+                .unwrap();
+            let ctx = SpecialBfvContext::new(params).unwrap();
+            let n = 1024;
+            let q = BigInt::from(base.product().clone());
+            let tb = BigInt::from(t);
+            let delta = &q / &tb;
+            let k = base.len() as u32;
+            let gamma = BigInt::from(ctx.gamma());
+            let r = &q % &tb;
+            let bound: BigInt = (&q * (&gamma - 2 * k) - &gamma * &tb * &r) / (&gamma * &tb * 2);
+            let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
+            let m: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+            let coeffs: Vec<BigInt> = m
+                .iter()
+                .enumerate()
+                .map(|(j, &mj)| {
+                    let v = match j % 4 {
+                        0 => bound.clone(),
+                        1 => -bound.clone(),
+                        2 => BigInt::from(0),
+                        _ => &bound / 3,
+                    };
+                    &delta * mj + v
+                })
+                .collect();
+            let x = PolyCrt::new(base.rns()).decompose_poly(&coeffs).unwrap();
+            assert_eq!(scale_to_t(&ctx, &x).unwrap(), m, "{}", base.describe());
+        }
+    }
+}
