@@ -246,18 +246,32 @@ impl SpecialModulus {
     /// Reduction of **any** 128-bit value (full double-word products, lazy
     /// sums) with shifts and additions only; output in `[0, q)`.
     ///
-    /// `2^e − 1`: fold `x ← (x >> e) + (x & (2^e − 1))` (since `2^e ≡ 1`)
-    /// until `x < 2^(2e) − 1`, then 003 Alg. 3. `2^e + 1`: `2^(2e) ≡ 1`, so
-    /// the same folds by `2e` bits (modulo `2^(2e) − 1`, a multiple of
-    /// `2^e + 1`) bring `x` below `2^(2e)`, and 003 Alg. 4 finishes. Each
-    /// fold removes at least `e` (resp. `2e`) bits, so at most
-    /// `⌈128/e⌉` folds run (2 for `e ≥ 43`).
+    /// `2^e − 1`: fold `x ← (x >> e) + (x & (2^e − 1))` (since `2^e ≡ 1`);
+    /// for `e ≥ 43` exactly two folds leave `x ≤ 2^(128−2e) + 2^e − 1 < 2q`
+    /// and one conditional subtraction finishes (003 Alg. 3 on double
+    /// words); smaller `e` fold until `x < 2^(2e) − 1`, then Alg. 3.
+    /// `2^e + 1`: `2^(2e) ≡ 1`, so the same folds by `2e` bits (modulo
+    /// `2^(2e) − 1`, a multiple of `2^e + 1`): for `e ≥ 43` two of them give
+    /// `x ≤ 2^(2e)`, then Alg. 4; smaller `e` fold until `x < 2^(2e)`. At
+    /// most `⌈128/e⌉` folds in all cases, no multiplication.
     #[inline]
     pub const fn reduce_u128(&self, x: u128) -> u64 {
+        let e = self.e;
         match self.form {
             SpecialForm::PowerOfTwo => (x as u64) & self.mask,
+            SpecialForm::Mersenne if e >= 43 => {
+                let m = self.mask as u128;
+                let x = (x >> e) + (x & m);
+                let x = (x >> e) + (x & m);
+                csub(x as u64, self.q)
+            }
+            SpecialForm::Fermat if e >= 43 => {
+                let m2 = (1u128 << (2 * e)) - 1;
+                let x = (x >> (2 * e)) + (x & m2);
+                let x = (x >> (2 * e)) + (x & m2);
+                fmr_plus1(x, e)
+            }
             SpecialForm::Mersenne => {
-                let e = self.e;
                 let m = self.mask as u128;
                 let mut x = x;
                 // Invariant: x ≡ input (mod 2^e − 1). Stop once x has at
@@ -268,14 +282,14 @@ impl SpecialModulus {
                 fmr_minus1(x, e)
             }
             SpecialForm::Fermat => {
-                let e2 = 2 * self.e;
+                let e2 = 2 * e;
                 let m2 = (1u128 << e2) - 1;
                 let mut x = x;
                 // 2^(2e) ≡ 1 (mod 2^e + 1): fold by 2e bits until x < 2^(2e).
                 while x >> e2 != 0 {
                     x = (x >> e2) + (x & m2);
                 }
-                fmr_plus1(x, self.e)
+                fmr_plus1(x, e)
             }
         }
     }
@@ -287,21 +301,32 @@ impl SpecialModulus {
     /// `y ≥ e`). Output in `[0, q)`.
     #[inline]
     pub const fn mul_pow2(&self, x: u64, y: u32) -> u64 {
+        let e = self.e;
         match self.form {
             SpecialForm::PowerOfTwo => {
-                if y >= self.e {
+                if y >= e {
                     0
                 } else {
                     (x << y) & self.mask
                 }
             }
-            SpecialForm::Mersenne => fms_minus1(x, y % self.e, self.e),
-            SpecialForm::Fermat => {
-                let y = y % (2 * self.e);
-                if y >= self.e {
-                    self.neg(fms_plus1(x, y - self.e, self.e))
+            SpecialForm::Mersenne => {
+                // y mod e without a division for y < 2e (e.g. y = 64).
+                let y = if y < e {
+                    y
+                } else if y < 2 * e {
+                    y - e
                 } else {
-                    fms_plus1(x, y, self.e)
+                    y % e
+                };
+                fms_minus1(x, y, e)
+            }
+            SpecialForm::Fermat => {
+                let y = if y < 2 * e { y } else { y % (2 * e) };
+                if y >= e {
+                    self.neg(fms_plus1(x, y - e, e))
+                } else {
+                    fms_plus1(x, y, e)
                 }
             }
         }
