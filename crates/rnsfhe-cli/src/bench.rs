@@ -87,6 +87,7 @@ pub enum EncodingChoice {
 
 mod bgv;
 mod ckks;
+mod special;
 
 /// The scheme `rnsfhe bench` times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -176,6 +177,16 @@ pub struct BenchArgs {
     /// kernels where the CPU has them; 60: 64-bit kernels).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(20..=61))]
     pub(crate) prime_bits: u32,
+    /// The ciphertext moduli: ntt (NTT-friendly primes, the default) or
+    /// special:g=G — BFV over paper 003's special moduli {2^G−1, 2^G, 2^G+1}
+    /// (extended by coprime moduli 2^e±1 up to log q), timed side by side
+    /// with NTT-prime BFV at equal log q (BEHZ, RNS-decomposition relin,
+    /// coefficient encoding); default set 14,438 (003's n = 2^14, log q =
+    /// 438). Ops: reduction, reduction_portable, base_conversion,
+    /// base_conversion_portable, base_conversion_exact, encrypt, decrypt,
+    /// mult_norelin, relin, mult_relin.
+    #[arg(long, default_value = "ntt")]
+    pub(crate) moduli: String,
     /// heaan-mul: log2 N (default 16; smaller for quick runs and tests).
     #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(3..=17))]
     pub(crate) log_n: Option<u32>,
@@ -344,6 +355,16 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
     if args.scheme == SchemeChoice::Bgv {
         let threads = parse_threads(&args.threads)?;
         return bgv::run(args, &threads);
+    }
+    if let Some(g) = special::parse_moduli(&args.moduli)? {
+        let sets = if args.set.is_empty() && args.sets.is_none() {
+            vec![(14, 438)]
+        } else {
+            resolve_sets(args)?
+        };
+        let ops = resolve_special_ops(args.ops.as_deref())?;
+        let threads = parse_threads(&args.threads)?;
+        return special::run(args, g, &sets, &threads, &ops);
     }
     let sets = resolve_sets(args)?;
     let ops = resolve_ops(args.ops.as_deref())?;
@@ -577,6 +598,34 @@ fn resolve_ops(spec: Option<&str>) -> CliResult<Vec<&'static str>> {
         .chain(&EXTRA_OPS)
         .copied()
         .filter(|o| out.contains(o))
+        .collect())
+}
+
+/// `--ops` for `--moduli special:g=…` (default: all of
+/// [`special::SPECIAL_OPS`]), in table order.
+fn resolve_special_ops(spec: Option<&str>) -> CliResult<Vec<&'static str>> {
+    let Some(spec) = spec else {
+        return Ok(special::SPECIAL_OPS.to_vec());
+    };
+    let mut want = Vec::new();
+    for tok in spec.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        match special::SPECIAL_OPS.iter().find(|&&o| o == tok) {
+            Some(op) => want.push(*op),
+            None => {
+                return Err(CliError(format!(
+                    "--ops: unknown op '{tok}' for --moduli special (known: {})",
+                    special::SPECIAL_OPS.join(", ")
+                )))
+            }
+        }
+    }
+    if want.is_empty() {
+        return Err("--ops: no op given".into());
+    }
+    Ok(special::SPECIAL_OPS
+        .iter()
+        .copied()
+        .filter(|o| want.contains(o))
         .collect())
 }
 

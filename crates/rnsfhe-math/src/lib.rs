@@ -12,7 +12,12 @@
 //! ([`crt`]), the CKKS canonical embedding and exact `f64` ↔ RNS
 //! conversions ([`embedding`]), non-RNS HEAAN's multiplication of
 //! polynomials with multi-precision coefficients and its HE Mul experiment
-//! ([`heaan`], 001 §III-B, §IV-V) and cryptographic samplers ([`sampling`]).
+//! ([`heaan`], 001 §III-B, §IV-V), cryptographic samplers ([`sampling`]),
+//! special moduli `2^e − 1`, `2^e`, `2^e + 1` with shift-add reduction,
+//! shift-only FastBConv and an exact bridge to NTT primes for their
+//! polynomial products ([`special_moduli`], 003 §3.2-3.6, with the
+//! corrected Algs. 5-6; see `docs/special-moduli.md`) and 004's modified
+//! Barrett reduction with its true precondition ([`barrett`], 004 Alg. 2).
 //! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
 //! large polynomials over rayon threads ([`ring`]).
 //!
@@ -23,6 +28,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod barrett;
 pub mod base_conversion;
 pub mod crt;
 pub mod embedding;
@@ -42,7 +48,9 @@ pub mod scaling;
 pub mod shenoy_kumaresan;
 pub mod simd;
 pub mod small_montgomery;
+pub mod special_moduli;
 
+pub use barrett::ModifiedBarrett;
 pub use base_conversion::BaseConverter;
 pub use crt::PolyCrt;
 pub use embedding::{rns_to_f64_centered, round_to_rns, CkksEmbedding, Complex64, F64Crt};
@@ -60,3 +68,4 @@ pub use scaling::{ScaleRoundToBase, ScaleRoundToModulus};
 pub use shenoy_kumaresan::ShenoyKumaresan;
 pub use simd::Kernel;
 pub use small_montgomery::SmallMontgomery;
+pub use special_moduli::{PrimeBridge, SpecialBase, SpecialBaseConverter, SpecialModulus};

@@ -14,6 +14,9 @@
 //! keys and key switching (in the RLWE core, [`crate::rlwe`], re-exported), [`plaintext`] and [`ciphertext`],
 //! [`encrypt`], [`decrypt`], [`evaluator`] with the lift-and-scale step in
 //! `lift_and_scale`, [`noise`] diagnostics and paper [`experiments`].
+//! [`special`] is BFV over a special moduli base `{2^g − 1, 2^g, 2^g + 1}`
+//! (paper 003), with its own context and types, for the comparison with
+//! NTT primes.
 
 pub mod ciphertext;
 pub mod context;
@@ -26,6 +29,7 @@ pub mod noise;
 pub mod parameters;
 pub mod plaintext;
 pub mod selection;
+pub mod special;
 
 /// Key switching lives in the RLWE core (re-exported).
 pub use crate::rlwe::key_switching;

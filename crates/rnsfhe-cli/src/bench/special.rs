@@ -1,0 +1,552 @@
+//! `rnsfhe bench --moduli special:g=G`: BFV over special moduli (paper 003)
+//! timed side by side with NTT-prime BFV at equal `n`, `t` and `log2 q`
+//! (both BEHZ, both relinearized by the RNS decomposition), in alternating
+//! rounds so that machine noise hits both alike.
+//!
+//! The special base for a set `(log n, log q)` is 003's balanced set
+//! `{2^g − 1, 2^g, 2^g + 1}` when `log q = 3g`, else that set extended by
+//! coprime moduli `2^e ± 1` to `log q` bits
+//! ([`rnsfhe::rnsfhe_math::SpecialBase::extended`]; for `g = 60` and 438
+//! bits — 003's `n = 2^14` setting — eight moduli, exactly 438 bits). The
+//! NTT-prime side splits `log q` into the fewest primes of at most
+//! `--moduli-bits` bits (438 → 6×55 + 2×54: also eight).
+//!
+//! Ops (per call, milliseconds):
+//! * `reduction`: the `k·n` products `a_i·b_i mod q_i` of two polynomials
+//!   over `q`, in place — special: one word product and one fold
+//!   (003 Algs. 3-4); NTT primes: the library's point-wise product
+//!   (AVX-512 where the CPU has it). `reduction_portable`: the same with
+//!   the scalar Barrett products of the NTT side.
+//! * `base_conversion`: FastBConv (`FastBaseConv_I`) of one polynomial
+//!   from `q` to the same target base (the NTT context's `B_sk`) —
+//!   special: the shift-form first pass; NTT primes: Shoup products and the
+//!   library's kernel. `base_conversion_portable`, `base_conversion_exact`
+//!   (`FastBaseConv_F`, centered): likewise.
+//! * `encrypt`, `decrypt` (coefficient encoding), `mult_norelin`, `relin`,
+//!   `mult_relin`: the whole operations.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::Rng;
+use rnsfhe::bfv::selection::split_log_q;
+use rnsfhe::bfv::special::{
+    SpecialBfvContext, SpecialBfvParameters, SpecialDecryptor, SpecialEncryptor, SpecialEvaluator,
+    SpecialPublicKey, SpecialRelinKey, SpecialSecretKey,
+};
+use rnsfhe::bfv::{
+    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey,
+    RelinMethod, SecretKey, Variant,
+};
+use rnsfhe::rnsfhe_math::{
+    ring, BaseConverter, Coeff, RnsBase, RnsPoly, SpecialBase, SpecialBaseConverter,
+};
+use rnsfhe::security::modulus_bits;
+use rnsfhe::SecurityLevel;
+use serde::Serialize;
+
+use super::{sparse_negacyclic_mul, stats, BenchArgs, Timing, PLAIN_MODULUS};
+use crate::common::{
+    compress_bits, errln, fmt_ms, loadavg, machine_info, moduli_bits, outln, rng_from_clock,
+    utc_now, write_file, CliError, CliResult,
+};
+
+/// The ops of the special-moduli comparison, in table order.
+pub const SPECIAL_OPS: [&str; 10] = [
+    "reduction",
+    "reduction_portable",
+    "base_conversion",
+    "base_conversion_portable",
+    "base_conversion_exact",
+    "encrypt",
+    "decrypt",
+    "mult_norelin",
+    "relin",
+    "mult_relin",
+];
+
+/// Parses `special:g=G` (`2 ≤ G ≤ 60`); `None` for `ntt`.
+pub fn parse_moduli(spec: &str) -> CliResult<Option<u32>> {
+    let spec = spec.trim();
+    if spec == "ntt" {
+        return Ok(None);
+    }
+    let g = spec
+        .strip_prefix("special:g=")
+        .and_then(|g| g.parse::<u32>().ok())
+        .filter(|g| (2..=60).contains(g))
+        .ok_or_else(|| {
+            CliError(format!(
+                "--moduli {spec}: use ntt or special:g=G with 2 ≤ G ≤ 60 (e.g. special:g=60)"
+            ))
+        })?;
+    Ok(Some(g))
+}
+
+/// One JSON record: an op on one side.
+#[derive(Clone, Debug, Serialize)]
+struct Record {
+    side: &'static str,
+    logn: u32,
+    logq_target: u32,
+    logq: u32,
+    limbs: usize,
+    moduli: String,
+    op: &'static str,
+    threads: usize,
+    #[serde(flatten)]
+    timing: Timing,
+}
+
+/// The special base of a set: balanced for `log q = 3g`, else extended.
+fn special_base(g: u32, log_q: u32) -> CliResult<SpecialBase> {
+    let b = if u64::from(log_q) == 3 * u64::from(g) {
+        SpecialBase::balanced(g)
+    } else {
+        SpecialBase::extended(g, u64::from(log_q))
+    };
+    b.map_err(|e| CliError(format!("special:g={g} at log q = {log_q}: {e}")))
+}
+
+/// Runs the comparison for every set and thread count.
+pub fn run(
+    args: &BenchArgs,
+    g: u32,
+    sets: &[(u32, u32)],
+    threads: &[usize],
+    ops: &[&'static str],
+) -> CliResult<ExitCode> {
+    let t_start = Instant::now();
+    let load_start = loadavg();
+    let date = utc_now();
+    let quiet = args.quiet;
+    let progress = |msg: String| {
+        if !quiet {
+            errln!("{msg}");
+        }
+    };
+    outln!(
+        "# rnsfhe {}: BFV over special moduli (003, g = {g}) beside NTT primes, t = {PLAIN_MODULUS}, BEHZ, RNS-decomposition relinearization, coefficient encoding",
+        env!("CARGO_PKG_VERSION")
+    );
+    outln!();
+    let mut records = Vec::new();
+    let mut all_ok = true;
+    for &(log_n, log_q) in sets {
+        let n = 1usize << log_n;
+        let base = special_base(g, log_q)?;
+        let sparams = SpecialBfvParameters::builder()
+            .degree(n)
+            .plain_modulus(PLAIN_MODULUS)
+            .coeff_moduli(base.clone())
+            .security(SecurityLevel::Tc128)
+            .build()
+            .map_err(|e| CliError(format!("set ({log_n}, {log_q}), special: {e}")))?;
+        let bits = split_log_q(log_q, args.moduli_bits)
+            .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))?;
+        let nparams = BfvParameters::builder()
+            .degree(n)
+            .plain_modulus(PLAIN_MODULUS)
+            .coeff_moduli_bits(&bits)
+            .relin_method(RelinMethod::RnsDecomposition)
+            .variant(Variant::Behz)
+            .security(SecurityLevel::Tc128)
+            .build()
+            .map_err(|e| CliError(format!("set ({log_n}, {log_q}), NTT primes: {e}")))?;
+        let t0 = Instant::now();
+        let sctx = SpecialBfvContext::new(sparams)?;
+        let nctx = BfvContext::new(nparams)?;
+        progress(format!(
+            "[special n=2^{log_n} q~{log_q}] contexts in {:.1}s",
+            t0.elapsed().as_secs_f64()
+        ));
+        for &th in threads {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(th)
+                .build()
+                .map_err(|e| CliError(format!("--threads: cannot start {th} threads: {e}")))?;
+            let (recs, ok) =
+                pool.install(|| bench_pair(args, log_n, log_q, &sctx, &nctx, th, ops, &progress))?;
+            all_ok &= ok;
+            records.extend(recs);
+        }
+    }
+    if !all_ok {
+        outln!("note: some results were wrong (see 'checks' above)");
+    }
+    if let Some(path) = &args.json {
+        let doc = serde_json::json!({
+            "meta": {
+                "schema": "rnsfhe-special-moduli/1",
+                "date_utc": date,
+                "machine": machine_info(),
+                "version": env!("CARGO_PKG_VERSION"),
+                "g": g,
+                "plain_modulus": PLAIN_MODULUS,
+                "reps": args.reps,
+                "simd": {
+                    "avx512": rnsfhe::rnsfhe_math::simd::avx512_available(),
+                    "ifma52": rnsfhe::rnsfhe_math::simd::ifma_available(),
+                    "disabled_by_env": rnsfhe::rnsfhe_math::simd::simd_disabled(),
+                },
+                "wall_s": (t_start.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+                "loadavg_start": load_start,
+                "loadavg_end": loadavg(),
+            },
+            "results": records,
+        });
+        let text = serde_json::to_string_pretty(&doc)
+            .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
+        write_file(path, &text)?;
+        progress(format!("wrote {path}"));
+    }
+    Ok(if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// A random polynomial over `base` (canonical residues).
+fn random_poly(base: &RnsBase, n: usize, rng: &mut impl Rng) -> RnsPoly<Coeff> {
+    let mut p = RnsPoly::<Coeff>::zero(n, base.len());
+    for (row, m) in p.limbs_iter_mut().zip(base.moduli()) {
+        for x in row.iter_mut() {
+            *x = rng.gen_range(0..m.value());
+        }
+    }
+    p
+}
+
+/// Calls per sample so that one sample lasts at least 2 ms (at most 2000).
+fn calibrate<R>(f: &mut impl FnMut() -> rnsfhe::Result<R>) -> CliResult<u64> {
+    black_box(f()?);
+    let t0 = Instant::now();
+    black_box(f()?);
+    let once = t0.elapsed().as_secs_f64();
+    Ok(if once < 0.002 {
+        ((0.002 / once.max(1e-7)).ceil() as u64).clamp(1, 2000)
+    } else {
+        1
+    })
+}
+
+fn sample<R>(f: &mut impl FnMut() -> rnsfhe::Result<R>, inner: u64) -> CliResult<f64> {
+    let t0 = Instant::now();
+    for _ in 0..inner {
+        black_box(f()?);
+    }
+    Ok(t0.elapsed().as_secs_f64() * 1e3 / inner as f64)
+}
+
+/// Times `s` (special) and `p` (NTT primes) in `reps` alternating rounds
+/// (the order flips every round).
+fn time_pair<A, B>(
+    reps: u64,
+    mut s: impl FnMut() -> rnsfhe::Result<A>,
+    mut p: impl FnMut() -> rnsfhe::Result<B>,
+) -> CliResult<(Timing, Timing)> {
+    let (is, ip) = (calibrate(&mut s)?, calibrate(&mut p)?);
+    let mut vs = Vec::with_capacity(reps as usize);
+    let mut vp = Vec::with_capacity(reps as usize);
+    for round in 0..reps {
+        if round % 2 == 0 {
+            vs.push(sample(&mut s, is)?);
+            vp.push(sample(&mut p, ip)?);
+        } else {
+            vp.push(sample(&mut p, ip)?);
+            vs.push(sample(&mut s, is)?);
+        }
+    }
+    Ok((stats(&vs, reps, is, 2), stats(&vp, reps, ip, 2)))
+}
+
+/// Keys, checks and timings of one set on the current rayon pool.
+#[allow(clippy::too_many_arguments)]
+fn bench_pair(
+    args: &BenchArgs,
+    log_n: u32,
+    log_q: u32,
+    sctx: &Arc<SpecialBfvContext>,
+    nctx: &Arc<BfvContext>,
+    threads: usize,
+    ops: &[&'static str],
+    progress: &(dyn Fn(String) + Sync),
+) -> CliResult<(Vec<Record>, bool)> {
+    let n = 1usize << log_n;
+    let t = PLAIN_MODULUS;
+    let mut rng = rng_from_clock();
+    let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+    let mut b = vec![0u64; n];
+    for _ in 0..4 {
+        b[rng.gen_range(0..n)] = rng.gen_range(1..t);
+    }
+    let prod = sparse_negacyclic_mul(&a, &b, t);
+
+    // Special side.
+    let ssk = SpecialSecretKey::generate(sctx)?;
+    let spk = SpecialPublicKey::generate(sctx, &ssk)?;
+    let srk = SpecialRelinKey::generate(sctx, &ssk)?;
+    let senc = SpecialEncryptor::new(sctx, &spk)?;
+    let sdec = SpecialDecryptor::new(sctx, &ssk)?;
+    let sev = SpecialEvaluator::new(sctx);
+    let sa = senc.encrypt(&a)?;
+    let sb = senc.encrypt(&b)?;
+    let s3 = sev.multiply(&sa, &sb)?;
+
+    // NTT-prime side (BEHZ).
+    let nsk = SecretKey::generate(nctx)?;
+    let npk = PublicKey::generate(nctx, &nsk)?;
+    let nrk = RelinKey::generate(nctx, &nsk)?;
+    let nenc = Encryptor::from_public_key(nctx, &npk)?;
+    let ndec = Decryptor::with_variant(nctx, &nsk, Variant::Behz)?;
+    let nev = Evaluator::with_variant(nctx, Variant::Behz);
+    let pa = Plaintext::new(nctx, &a)?;
+    let pb = Plaintext::new(nctx, &b)?;
+    let na = nenc.encrypt(&pa)?;
+    let nb = nenc.encrypt(&pb)?;
+    let n3 = nev.multiply(&na, &nb)?;
+
+    let mut ok = true;
+    let mut checks = Vec::new();
+    if !args.no_checks {
+        let s_ok =
+            sdec.decrypt(&sa)? == a && sdec.decrypt(&sev.multiply_relin(&sa, &sb, &srk)?)? == prod;
+        let n_ok = ndec.decrypt(&na)?.coefficients() == a.as_slice()
+            && ndec
+                .decrypt(&nev.multiply_relin(&na, &nb, &nrk)?)?
+                .coefficients()
+                == prod.as_slice();
+        ok = s_ok && n_ok;
+        checks.push(format!(
+            "special enc/dec + mult_relin {}, NTT primes {}; fresh noise budget special {} bits, NTT primes {} bits",
+            if s_ok { "ok" } else { "WRONG" },
+            if n_ok { "ok" } else { "WRONG" },
+            sdec.invariant_noise_budget(&sa)?,
+            ndec.invariant_noise_budget(&na)?
+        ));
+    }
+
+    // Inputs of the kernel ops.
+    let sbase = sctx.base();
+    let nbase = nctx.ring().base().clone();
+    let target = RnsBase::new(
+        &nctx
+            .behz_base_bsk()
+            .values()
+            .into_iter()
+            .filter(|&p| {
+                sbase
+                    .values()
+                    .iter()
+                    .all(|&v| rnsfhe::rnsfhe_math::modulus::gcd(p, v) == 1)
+            })
+            .collect::<Vec<_>>(),
+    )
+    .map_err(rnsfhe::Error::from)?;
+    let sconv = SpecialBaseConverter::new(sbase, &target).map_err(rnsfhe::Error::from)?;
+    let nconv = BaseConverter::new(&nbase, &target).map_err(rnsfhe::Error::from)?;
+    let sx = random_poly(sbase.rns(), n, &mut rng);
+    let sy = random_poly(sbase.rns(), n, &mut rng);
+    let nx = random_poly(&nbase, n, &mut rng);
+    let ny = random_poly(&nbase, n, &mut rng);
+    let mut s_out = RnsPoly::<Coeff>::zero(n, target.len());
+    let mut n_out = RnsPoly::<Coeff>::zero(n, target.len());
+    let mut s_buf = sx.clone();
+    let mut n_buf = nx.clone();
+
+    let reps = if log_n >= 16 {
+        args.reps_large
+    } else {
+        args.reps
+    };
+    let smod = sbase.values();
+    let nmod = nbase.values();
+    let s_desc = format!("{} ({} limbs)", sbase.describe(), smod.len());
+    let n_desc = format!(
+        "{} ({} limbs)",
+        compress_bits(&moduli_bits(&nmod)),
+        nmod.len()
+    );
+    progress(format!(
+        "[special n=2^{log_n} q~{log_q} {threads}T] special q = {s_desc}, NTT q = {n_desc}"
+    ));
+    let mut rows = Vec::new();
+    for &op in ops {
+        let (ts, tp) = match op {
+            "reduction" => time_pair(
+                reps,
+                || {
+                    for ((row, y), m) in s_buf
+                        .limbs_iter_mut()
+                        .zip(sy.limbs_iter())
+                        .zip(sbase.moduli())
+                    {
+                        m.mul_slice(row, y);
+                    }
+                    Ok(())
+                },
+                || {
+                    for ((row, y), m) in n_buf
+                        .limbs_iter_mut()
+                        .zip(ny.limbs_iter())
+                        .zip(nbase.moduli())
+                    {
+                        ring::pointwise_mul(m, row, y);
+                    }
+                    Ok(())
+                },
+            )?,
+            "reduction_portable" => {
+                let mut s2 = sx.clone();
+                let mut n2 = nx.clone();
+                time_pair(
+                    reps,
+                    || {
+                        for ((row, y), m) in
+                            s2.limbs_iter_mut().zip(sy.limbs_iter()).zip(sbase.moduli())
+                        {
+                            m.mul_slice(row, y);
+                        }
+                        Ok(())
+                    },
+                    || {
+                        for ((row, y), m) in
+                            n2.limbs_iter_mut().zip(ny.limbs_iter()).zip(nbase.moduli())
+                        {
+                            ring::pointwise_mul_portable(m, row, y);
+                        }
+                        Ok(())
+                    },
+                )?
+            }
+            "base_conversion" => time_pair(
+                reps,
+                || Ok(sconv.fast_base_conv(&sx, &mut s_out)?),
+                || Ok(nconv.fast_base_conv(&nx, &mut n_out)?),
+            )?,
+            "base_conversion_portable" => {
+                let mut o2 = RnsPoly::<Coeff>::zero(n, target.len());
+                let mut o3 = RnsPoly::<Coeff>::zero(n, target.len());
+                time_pair(
+                    reps,
+                    || Ok(sconv.fast_base_conv(&sx, &mut o2)?),
+                    || Ok(nconv.fast_base_conv_portable(&nx, &mut o3)?),
+                )?
+            }
+            "base_conversion_exact" => {
+                let mut o2 = RnsPoly::<Coeff>::zero(n, target.len());
+                let mut o3 = RnsPoly::<Coeff>::zero(n, target.len());
+                time_pair(
+                    reps,
+                    || Ok(sconv.fast_base_conv_exact(&sx, &mut o2)?),
+                    || Ok(nconv.fast_base_conv_exact(&nx, &mut o3)?),
+                )?
+            }
+            "encrypt" => time_pair(reps, || senc.encrypt(&a), || nenc.encrypt(&pa))?,
+            "decrypt" => time_pair(reps, || sdec.decrypt(&sa), || ndec.decrypt(&na))?,
+            "mult_norelin" => {
+                time_pair(reps, || sev.multiply(&sa, &sb), || nev.multiply(&na, &nb))?
+            }
+            "relin" => time_pair(
+                reps,
+                || sev.relinearize(&s3, &srk),
+                || nev.relinearize(&n3, &nrk),
+            )?,
+            "mult_relin" => time_pair(
+                reps,
+                || sev.multiply_relin(&sa, &sb, &srk),
+                || nev.multiply_relin(&na, &nb, &nrk),
+            )?,
+            other => return Err(CliError(format!("unknown op {other}"))),
+        };
+        progress(format!(
+            "  {op:<25} special {:>9} ms   NTT primes {:>9} ms   ratio {:.2}",
+            fmt_ms(ts.median_ms),
+            fmt_ms(tp.median_ms),
+            ts.median_ms / tp.median_ms
+        ));
+        rows.push((op, ts, tp));
+    }
+
+    let bridge = sctx.bridge_limbs();
+    outln!(
+        "### n = 2^{log_n}, log2 q = {log_q}, {threads} thread{}: special q = {} ({} bits), NTT q = {} ({} bits)",
+        if threads == 1 { "" } else { "s" },
+        sbase.describe(),
+        sbase.product_bits(),
+        compress_bits(&moduli_bits(&nmod)),
+        modulus_bits(&nmod),
+    );
+    outln!(
+        "special: P primes for (ternary, decrypt-3, relin, tensor) products = {:?} of 60 bits, B_sk {} limbs, m̃ = {}, γ = {} bits; NTT primes: B_sk {} limbs, m̃ = 2^32; conversion target {} limbs",
+        bridge,
+        sctx.base_bsk().len(),
+        sctx.m_tilde(),
+        64 - sctx.gamma().leading_zeros(),
+        nctx.behz_base_bsk().len(),
+        target.len()
+    );
+    outln!();
+    outln!("| op (ms) | special median | special min | NTT median | NTT min | special / NTT |");
+    outln!("|---|---|---|---|---|---|");
+    let mut records = Vec::new();
+    for (op, ts, tp) in rows {
+        outln!(
+            "| {op} | {} | {} | {} | {} | {:.2} |",
+            fmt_ms(ts.median_ms),
+            fmt_ms(ts.min_ms),
+            fmt_ms(tp.median_ms),
+            fmt_ms(tp.min_ms),
+            ts.median_ms / tp.median_ms
+        );
+        for (side, timing, moduli, limbs, bits) in [
+            (
+                "special",
+                ts,
+                s_desc.clone(),
+                smod.len(),
+                sbase.product_bits() as u32,
+            ),
+            ("ntt", tp, n_desc.clone(), nmod.len(), modulus_bits(&nmod)),
+        ] {
+            records.push(Record {
+                side,
+                logn: log_n,
+                logq_target: log_q,
+                logq: bits,
+                limbs,
+                moduli,
+                op,
+                threads,
+                timing,
+            });
+        }
+    }
+    outln!();
+    outln!("(per call; medians and minima of {reps} alternating rounds after a calibration call)");
+    for c in checks {
+        outln!("checks: {c}");
+    }
+    outln!();
+    Ok((records, ok))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_moduli() {
+        assert_eq!(parse_moduli("ntt").unwrap(), None);
+        assert_eq!(parse_moduli("special:g=60").unwrap(), Some(60));
+        assert!(parse_moduli("special:g=61").is_err());
+        assert!(parse_moduli("special:60").is_err());
+        assert!(parse_moduli("primes").is_err());
+        assert_eq!(special_base(60, 180).unwrap().len(), 3);
+        assert_eq!(special_base(60, 438).unwrap().product_bits(), 438);
+        assert!(special_base(60, 100).is_err());
+    }
+}

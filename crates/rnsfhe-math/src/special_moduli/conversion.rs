@@ -1,0 +1,658 @@
+//! FastBConv from a special moduli base (003 §2.3 eq. 1 and §3.4): the
+//! first pass `y_i = [x_i · q̂_i^{-1}]_{q_i}` by shifts only where the
+//! factor is `±2^s` (003 Lemma 1, Theorems 1-2, Lemma 2; appendix Lemmas
+//! 3-4), then the usual inner products into any target base (word products
+//! with lazy `u128` accumulation and one reduction per output word, 000
+//! §V.A). Three results:
+//!
+//! * `FastBConv` (`FastBaseConv_I`, 003 eq. 1): `x + v·q`, `0 ≤ v < k`;
+//! * the exact centered conversion (`FastBaseConv_F`, 000 eq. 5): `[x]_q`
+//!   with `v` from an `f64` estimate, certified, with an exact fallback in
+//!   the narrow ambiguous band (the rule of [`crate::BaseConverter`]);
+//! * the fast floor `⌊x/q⌋ − e`, `0 ≤ e < k` (002 Lemma 5), from residues
+//!   in `q ∪ target`.
+//!
+//! Inputs must be canonical residues (`x_i < q_i`); other words give
+//! unspecified (never panicking) results. The same tiles as
+//! [`crate::BaseConverter`]: [`TILE`] coefficients at a time, the `y` of a
+//! tile coefficient-major in a small scratch buffer, nothing allocated per
+//! coefficient.
+
+use num_bigint::BigUint;
+use num_traits::Zero;
+
+use crate::base_conversion::{dot_tile, half_block_len, max_bits, TILE};
+use crate::error::{check_shape, MathError, Result};
+use crate::poly::{Coeff, RnsPoly};
+use crate::rns_base::RnsBase;
+
+use super::base::SpecialBase;
+use super::modulus::{
+    fms_plus1, theorem1_mul, theorem2_mul, ShiftFactor, SpecialForm, SpecialModulus,
+};
+
+/// `dst[c] = src[c] · f mod q` for canonical `src[c] ∈ [0, q)`: the first
+/// pass of FastBConv for one row (003 §3.4). Each [`ShiftFactor`] shape has
+/// its own loop: 003 Theorem 1 (`2^(e−1)` modulo `2^e − 1`: a one-bit
+/// rotation), Theorem 2 (`−2^(e−1) = 2^(e−1) + 1` modulo `2^e + 1`:
+/// halving), Lemma 2 (`−1` modulo `2^e`), other rotations (corrected 003
+/// Algs. 5-6), and one word product with a shift-add reduction
+/// (Algs. 3-4) for [`ShiftFactor::Mul`]. Output canonical.
+pub fn mul_factor_row(m: &SpecialModulus, f: ShiftFactor, src: &[u64], dst: &mut [u64]) {
+    let e = m.exponent();
+    let q = m.value();
+    let mask = (1u64 << e) - 1;
+    let pairs = dst.iter_mut().zip(src);
+    match (m.form(), f) {
+        (SpecialForm::Mersenne, ShiftFactor::Shift { neg: false, s }) if s + 1 == e => {
+            for (d, &x) in pairs {
+                *d = theorem1_mul(x, e);
+            }
+        }
+        (SpecialForm::Mersenne, ShiftFactor::Shift { neg, s }) => {
+            // A canonical x is not all-ones, so neither is its rotation.
+            let s = s % e;
+            for (d, &x) in pairs {
+                let r = ((x << s) & mask) | (x >> (e - s));
+                *d = if neg && r != 0 { q - r } else { r };
+            }
+        }
+        (SpecialForm::PowerOfTwo, ShiftFactor::Shift { neg: true, s: 0 }) => {
+            // 003 Lemma 2.
+            for (d, &x) in pairs {
+                *d = x.wrapping_neg() & mask;
+            }
+        }
+        (SpecialForm::PowerOfTwo, ShiftFactor::Shift { neg, s }) => {
+            for (d, &x) in pairs {
+                let r = if s >= e { 0 } else { (x << s) & mask };
+                *d = if neg { r.wrapping_neg() & mask } else { r };
+            }
+        }
+        (SpecialForm::Fermat, ShiftFactor::Shift { neg: true, s }) if s + 1 == e => {
+            for (d, &x) in pairs {
+                *d = theorem2_mul(x, e);
+            }
+        }
+        (SpecialForm::Fermat, ShiftFactor::Shift { neg, s }) => {
+            // 2^(e + s') ≡ −2^(s'): bring s below e.
+            let s = s % (2 * e);
+            let (neg, s) = if s >= e { (!neg, s - e) } else { (neg, s) };
+            for (d, &x) in pairs {
+                let r = fms_plus1(x, s, e);
+                *d = if neg && r != 0 { q - r } else { r };
+            }
+        }
+        (_, ShiftFactor::Mul(c)) => {
+            for (d, &x) in pairs {
+                *d = m.mul(x, c);
+            }
+        }
+    }
+}
+
+/// FastBConv from a [`SpecialBase`] `q` (k moduli) to any [`RnsBase`] `p`
+/// (k' moduli): `[q̂_i]_{p_j}`, `[−q]_{p_j}`, `[q^{-1}]_{p_j}`.
+#[derive(Clone, Debug)]
+pub struct SpecialBaseConverter {
+    from: SpecialBase,
+    to: RnsBase,
+    /// The first-pass factors `[c_i · q̂_i^{-1}]_{q_i}` (`c_i = 1` unless
+    /// built with [`SpecialBaseConverter::new_scaled`]).
+    factors: Vec<ShiftFactor>,
+    /// `k'` rows of `k + 1` words: `[q̂_0]_{p_j}, …, [q̂_{k−1}]_{p_j}, [−q]_{p_j}`.
+    weights: Vec<u64>,
+    /// `[q^{-1}]_{p_j}` and Shoup quotients (0 where not invertible).
+    q_inv_to: Vec<(u64, u64)>,
+    /// Whether `q` is invertible modulo every `p_j`.
+    q_invertible: bool,
+    /// `fl(1/q_i)`.
+    inv_from: Vec<f64>,
+    block_i: usize,
+    block_f: usize,
+    band_lo: f64,
+    band_hi: f64,
+    q_hat_big: Vec<BigUint>,
+}
+
+impl SpecialBaseConverter {
+    /// Precomputes the constants (`O(k·k')` big-integer reductions, once).
+    pub fn new(from: &SpecialBase, to: &RnsBase) -> Result<Self> {
+        Self::build(from, to, from.factors().to_vec())
+    }
+
+    /// A converter of `|c·x|_q` instead of `x`, for a constant `c` given by
+    /// its residues `scale[i] = [c]_{q_i}`: the factor of each first-pass
+    /// row becomes `[c·q̂_i^{-1}]_{q_i}`, one constant, so scaling costs
+    /// nothing extra — and stays a shift when `c` is `±2^y` modulo `q_i`
+    /// (e.g. BEHZ's `m̃ = 2^32` with 003's balanced set, modulo its two odd
+    /// moduli). Errors on a wrong length.
+    pub fn new_scaled(from: &SpecialBase, to: &RnsBase, scale: &[u64]) -> Result<Self> {
+        check_shape("scale length", from.len(), scale.len())?;
+        let factors = from
+            .moduli()
+            .iter()
+            .zip(from.rns().q_hat_inv())
+            .zip(scale)
+            .map(|((m, &w), &c)| m.shift_factor(m.generic().mul(w, c)))
+            .collect();
+        Self::build(from, to, factors)
+    }
+
+    /// The first-pass factors in shift form.
+    pub fn factors(&self) -> &[ShiftFactor] {
+        &self.factors
+    }
+
+    fn build(from: &SpecialBase, to: &RnsBase, factors: Vec<ShiftFactor>) -> Result<Self> {
+        let rq = from.rns();
+        let k = rq.len();
+        let mut weights = Vec::with_capacity(to.len() * (k + 1));
+        let mut q_inv_to = Vec::with_capacity(to.len());
+        let mut q_invertible = true;
+        for m in to.moduli() {
+            weights.extend(rq.q_hat_mod(m));
+            let qm = rq.product_mod(m);
+            weights.push(m.neg(qm));
+            match m.inv(qm) {
+                Ok(v) => q_inv_to.push((v, m.shoup(v))),
+                Err(_) => {
+                    q_invertible = false;
+                    q_inv_to.push((0, 0));
+                }
+            }
+        }
+        let q_bits = max_bits(rq);
+        let p_bits = max_bits(to);
+        let v_bits = usize::BITS - k.leading_zeros();
+        // Certified bound of the f64 estimate, as in BaseConverter.
+        let kf = k as f64;
+        let eps = (kf * kf + 4.0 * kf) * f64::EPSILON / 2.0;
+        let q = rq.product();
+        Ok(Self {
+            from: from.clone(),
+            to: to.clone(),
+            factors,
+            weights,
+            q_inv_to,
+            q_invertible,
+            inv_from: rq.inv_f64().to_vec(),
+            block_i: half_block_len(q_bits, p_bits),
+            block_f: half_block_len(q_bits.max(v_bits), p_bits),
+            band_lo: 0.5 - eps,
+            band_hi: 0.5 + eps,
+            q_hat_big: rq.moduli().iter().map(|m| q / m.value()).collect(),
+        })
+    }
+
+    /// The source base.
+    pub fn from_base(&self) -> &SpecialBase {
+        &self.from
+    }
+
+    /// The target base.
+    pub fn to_base(&self) -> &RnsBase {
+        &self.to
+    }
+
+    /// First pass over one tile: `y[c·stride + i] = [x_i · q̂_i^{-1}]_{q_i}`
+    /// by [`mul_factor_row`] (`row` is a scratch of `TILE` words), and with
+    /// `SUM` the `f64` sum `s[c] = Σ_i y_i / q_i` in the order `i = 0..k`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn load_y<const SUM: bool>(
+        &self,
+        input: &[u64],
+        n: usize,
+        start: usize,
+        len: usize,
+        y: &mut [u64],
+        stride: usize,
+        s: &mut [f64],
+        row: &mut [u64],
+    ) {
+        if SUM {
+            s[..len].fill(0.0);
+        }
+        let rows = input.chunks_exact(n);
+        let consts = self
+            .from
+            .moduli()
+            .iter()
+            .zip(&self.factors)
+            .zip(&self.inv_from);
+        for (i, (src, ((m, &f), &inv))) in rows.zip(consts).enumerate() {
+            let r = &mut row[..len];
+            mul_factor_row(m, f, &src[start..start + len], r);
+            let cols = y.chunks_exact_mut(stride).zip(r.iter());
+            if SUM {
+                for ((yc, &v), sc) in cols.zip(s.iter_mut()) {
+                    yc[i] = v;
+                    *sc += (v as i64) as f64 * inv;
+                }
+            } else {
+                for (yc, &v) in cols {
+                    yc[i] = v;
+                }
+            }
+        }
+    }
+
+    fn check_poly_shapes(&self, input: &RnsPoly<Coeff>, output: &RnsPoly<Coeff>) -> Result<()> {
+        check_shape("input limb count", self.from.len(), input.limbs())?;
+        check_shape("output limb count", self.to.len(), output.limbs())?;
+        check_shape("ring degree", input.n(), output.n())
+    }
+
+    fn check_rows(&self, n: usize, input: &[u64], output: &[u64]) -> Result<usize> {
+        if n == 0 {
+            return Err(MathError::InvalidParameter("ring degree 0".into()));
+        }
+        check_shape("input length", self.from.len() * n, input.len())?;
+        let r = output.len() / n;
+        if !output.len().is_multiple_of(n) || r == 0 || r > self.to.len() {
+            return Err(MathError::ShapeMismatch {
+                what: "output length (a prefix of the target rows)",
+                expected: self.to.len() * n,
+                got: output.len(),
+            });
+        }
+        Ok(r)
+    }
+
+    /// FastBConv (003 eq. 1, `FastBaseConv_I`): for each coefficient of
+    /// `x ∈ [0, q)` (canonical residues), writes `(x + v·q) mod p_j` with
+    /// `0 ≤ v < k`, canonical. Shapes as [`crate::BaseConverter::fast_base_conv`].
+    pub fn fast_base_conv(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        self.check_poly_shapes(input, output)?;
+        let n = input.n();
+        self.conv::<false>(n, input.data(), output.data_mut());
+        Ok(())
+    }
+
+    /// [`SpecialBaseConverter::fast_base_conv`] on raw rows: `input` the
+    /// `k·n` source words, `output` the first `r` target rows (`r·n`
+    /// words, `1 ≤ r ≤ k'`).
+    pub fn fast_base_conv_rows(&self, n: usize, input: &[u64], output: &mut [u64]) -> Result<()> {
+        self.check_rows(n, input, output)?;
+        self.conv::<false>(n, input, output);
+        Ok(())
+    }
+
+    /// Exact centered conversion (`FastBaseConv_F`, 000 eq. 5): writes
+    /// `[x]_q mod p_j` where `[x]_q ∈ [−q/2, q/2)` is the centered
+    /// representative of `x` — for every canonical input. `v = ⌊s + 1/2⌋`
+    /// with `s = Σ y_i/q_i` estimated in `f64` (error at most
+    /// `(k² + 4k)·2^-53`); inside the band of that width around `1/2` the
+    /// overflow is recomputed exactly (rare, off the hot path).
+    pub fn fast_base_conv_exact(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        self.check_poly_shapes(input, output)?;
+        let n = input.n();
+        self.conv::<true>(n, input.data(), output.data_mut());
+        Ok(())
+    }
+
+    /// [`SpecialBaseConverter::fast_base_conv_exact`] on raw rows (a prefix
+    /// of the target rows, as [`SpecialBaseConverter::fast_base_conv_rows`]).
+    pub fn fast_base_conv_exact_rows(
+        &self,
+        n: usize,
+        input: &[u64],
+        output: &mut [u64],
+    ) -> Result<()> {
+        self.check_rows(n, input, output)?;
+        self.conv::<true>(n, input, output);
+        Ok(())
+    }
+
+    /// Fast floor (002 §4.3, Lemma 5) from `q ∪ p`: for `x` given by its
+    /// residues `x_q` over `q` (canonical) and `x_p` over `p`, writes
+    /// `(x_p − FastBConv(x_q))·q^{-1} mod p_j`, the residues of
+    /// `⌊x/q⌋ − e` with `0 ≤ e < k`. Errors when `q` is not invertible
+    /// modulo some `p_j` or on wrong shapes.
+    pub fn fast_rns_floor(
+        &self,
+        x_q: &RnsPoly<Coeff>,
+        x_p: &RnsPoly<Coeff>,
+        out: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        if !self.q_invertible {
+            return Err(MathError::InvalidParameter(
+                "fast floor: q is not invertible modulo the target base".into(),
+            ));
+        }
+        self.check_poly_shapes(x_q, out)?;
+        x_p.check_same_shape(out)?;
+        let n = x_q.n();
+        self.conv::<false>(n, x_q.data(), out.data_mut());
+        for (((o, xp), m), &(w, ws)) in out
+            .limbs_iter_mut()
+            .zip(x_p.limbs_iter())
+            .zip(self.to.moduli())
+            .zip(&self.q_inv_to)
+        {
+            for (a, &b) in o.iter_mut().zip(xp) {
+                *a = m.mul_shoup(m.sub(b, *a), w, ws);
+            }
+        }
+        Ok(())
+    }
+
+    /// Both conversions on checked rows (`output` holds a prefix of the
+    /// target rows).
+    fn conv<const EXACT: bool>(&self, n: usize, input: &[u64], output: &mut [u64]) {
+        let k = self.from.len();
+        let stride = if EXACT { k + 1 } else { k };
+        let mut y = vec![0u64; TILE * stride];
+        let mut s = vec![0f64; TILE];
+        let mut row = vec![0u64; TILE];
+        let block = if EXACT { self.block_f } else { self.block_i };
+        for start in (0..n).step_by(TILE) {
+            let len = TILE.min(n - start);
+            self.load_y::<EXACT>(input, n, start, len, &mut y, stride, &mut s, &mut row);
+            if EXACT {
+                for (yc, &sc) in y.chunks_exact_mut(stride).zip(&s[..len]) {
+                    yc[k] = match self.overflow_fast(sc) {
+                        Some(v) => v,
+                        None => self.overflow_exact(&yc[..k]),
+                    };
+                }
+            }
+            for (t, out_row) in output.chunks_exact_mut(n).enumerate() {
+                let (Some(m), Some(w)) = (
+                    self.to.moduli().get(t),
+                    self.weights.get(t * (k + 1)..(t + 1) * (k + 1)),
+                ) else {
+                    continue;
+                };
+                let w = if EXACT { w } else { &w[..k] };
+                dot_tile(
+                    m,
+                    &mut out_row[start..start + len],
+                    &y[..len * stride],
+                    w,
+                    block,
+                );
+            }
+        }
+    }
+
+    /// `⌊ŝ + 1/2⌋`, or `None` inside the ambiguous band (see
+    /// [`crate::BaseConverter::fast_base_conv_exact`]).
+    #[inline(always)]
+    fn overflow_fast(&self, s: f64) -> Option<u64> {
+        let fl = s as u64;
+        let frac = s - fl as f64;
+        if frac >= self.band_lo && frac <= self.band_hi {
+            None
+        } else {
+            Some(fl + u64::from(frac > 0.5))
+        }
+    }
+
+    /// Exact `v = ⌊(2·Σ y_i q̂_i + q) / 2q⌋` with big integers: the rare
+    /// fallback of the exact conversion. Allocates.
+    #[cold]
+    #[inline(never)]
+    fn overflow_exact(&self, y: &[u64]) -> u64 {
+        let mut sum = BigUint::zero();
+        for (&yi, qh) in y.iter().zip(&self.q_hat_big) {
+            sum += qh * yi;
+        }
+        let q = self.from.product();
+        let v = ((sum << 1u32) + q) / (q << 1u32);
+        v.iter_u64_digits().next().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::base_conversion::BaseConverter;
+    use crate::shenoy_kumaresan::test_support::{crt, ntt_primes, residues};
+    use num_bigint::BigInt;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    fn bases() -> Vec<SpecialBase> {
+        vec![
+            SpecialBase::balanced(60).unwrap(),
+            SpecialBase::balanced(17).unwrap(),
+            SpecialBase::balanced(2).unwrap(),
+            SpecialBase::mersenne_fermat(15, 2).unwrap(),
+            SpecialBase::mersenne_fermat(7, 3).unwrap(),
+            SpecialBase::extended(60, 438).unwrap(),
+        ]
+    }
+
+    /// Random canonical inputs plus edge coefficients: 0, q − 1, q/2,
+    /// (q ± 1)/2, and per-limb extremes (x_i ∈ {0, 2^e − 2, 2^e, q_i − 1}).
+    fn inputs(b: &SpecialBase, n: usize, rng: &mut ChaCha20Rng) -> (RnsPoly<Coeff>, Vec<BigUint>) {
+        let q = b.product();
+        let mut vals: Vec<BigUint> = vec![
+            BigUint::zero(),
+            q - 1u32,
+            q >> 1u32,
+            (q >> 1u32) + 1u32,
+            (q - 1u32) >> 1u32,
+        ];
+        let qs = b.values();
+        while vals.len() < n {
+            let c = vals.len();
+            if c < 40 {
+                // Per-limb extremes, reconstructed by CRT.
+                let res: Vec<u64> = b
+                    .moduli()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| {
+                        let e = m.exponent();
+                        let opts = [
+                            0,
+                            m.value() - 1,
+                            ((1u64 << e) - 2).min(m.value() - 1),
+                            (1u64 << e).min(m.value() - 1),
+                        ];
+                        opts[(c + i * 3) % 4]
+                    })
+                    .collect();
+                vals.push(crt(&res, &qs));
+            } else {
+                let words: Vec<u64> = (0..q.bits().div_ceil(64)).map(|_| rng.gen()).collect();
+                vals.push(
+                    BigUint::from_slice(
+                        &words
+                            .iter()
+                            .flat_map(|w| [*w as u32, (*w >> 32) as u32])
+                            .collect::<Vec<_>>(),
+                    ) % q,
+                );
+            }
+        }
+        let mut p = RnsPoly::<Coeff>::zero(n, b.len());
+        for (c, v) in vals.iter().enumerate() {
+            for (i, m) in b.moduli().iter().enumerate() {
+                p.limb_mut(i)[c] = (v % m.value()).iter_u64_digits().next().unwrap_or(0);
+            }
+        }
+        (p, vals)
+    }
+
+    #[test]
+    fn mul_factor_row_matches_generic() {
+        let mut rng = ChaCha20Rng::seed_from_u64(21);
+        for b in bases() {
+            for (m, &f) in b.moduli().iter().zip(b.factors()) {
+                let c = m.mul_factor(1, f);
+                let src: Vec<u64> = (0..300)
+                    .map(|i| match i {
+                        0 => 0,
+                        1 => m.value() - 1,
+                        2 => ((1u64 << m.exponent()) - 2).min(m.value() - 1),
+                        _ => rng.gen_range(0..m.value()),
+                    })
+                    .collect();
+                let mut dst = vec![0; src.len()];
+                mul_factor_row(m, f, &src, &mut dst);
+                for (&x, &d) in src.iter().zip(&dst) {
+                    assert_eq!(d, m.generic().mul(x, c), "q={} f={f:?}", m.value());
+                }
+            }
+            // Every other shift shape too.
+            for m in b.moduli() {
+                for s in 0..2 * m.exponent() + 3 {
+                    for neg in [false, true] {
+                        let f = ShiftFactor::Shift { neg, s };
+                        let c = m.mul_factor(1, f);
+                        let src: Vec<u64> = (0..20).map(|_| rng.gen_range(0..m.value())).collect();
+                        let mut dst = vec![0; 20];
+                        mul_factor_row(m, f, &src, &mut dst);
+                        for (&x, &d) in src.iter().zip(&dst) {
+                            assert_eq!(d, m.generic().mul(x, c));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn conversions_match_bigint_and_generic() {
+        let mut rng = ChaCha20Rng::seed_from_u64(22);
+        let n = 300;
+        for b in bases() {
+            let p_vals = ntt_primes(60, 1 << 12, 3, &[]);
+            let p = RnsBase::new(&p_vals).unwrap();
+            let conv = SpecialBaseConverter::new(&b, &p).unwrap();
+            let generic = BaseConverter::new(b.rns(), &p).unwrap();
+            let (x, vals) = inputs(&b, n, &mut rng);
+            let q = BigInt::from(b.product().clone());
+            let mut out_i = RnsPoly::<Coeff>::zero(n, p.len());
+            let mut out_f = RnsPoly::<Coeff>::zero(n, p.len());
+            conv.fast_base_conv(&x, &mut out_i).unwrap();
+            conv.fast_base_conv_exact(&x, &mut out_f).unwrap();
+            let mut g_i = RnsPoly::<Coeff>::zero(n, p.len());
+            let mut g_f = RnsPoly::<Coeff>::zero(n, p.len());
+            generic.fast_base_conv_portable(&x, &mut g_i).unwrap();
+            generic.fast_base_conv_exact_portable(&x, &mut g_f).unwrap();
+            assert_eq!(out_i, g_i, "{}", b.describe());
+            assert_eq!(out_f, g_f, "{}", b.describe());
+            let k = b.len() as u64;
+            for (c, v) in vals.iter().enumerate() {
+                // Exact: the centered representative.
+                let vi = BigInt::from(v.clone());
+                let centered = if &vi * 2 >= q { &vi - &q } else { vi.clone() };
+                let want = residues(&centered, &p_vals);
+                let got: Vec<u64> = (0..p.len()).map(|j| out_f.limb(j)[c]).collect();
+                assert_eq!(got, want, "{} coefficient {c}", b.describe());
+                // FastBConv: x + v·q with 0 ≤ v < k, the same v in every row.
+                let got_i: Vec<u64> = (0..p.len()).map(|j| out_i.limb(j)[c]).collect();
+                let found = (0..k).any(|vq| {
+                    let cand = &vi + &q * BigInt::from(vq);
+                    residues(&cand, &p_vals) == got_i
+                });
+                assert!(found, "{} coefficient {c}", b.describe());
+            }
+        }
+    }
+
+    #[test]
+    fn scaled_conversion_is_conversion_of_scaled_input() {
+        let mut rng = ChaCha20Rng::seed_from_u64(24);
+        let n = 200;
+        for b in bases() {
+            let p = RnsBase::new(&ntt_primes(60, 1 << 12, 2, &[])).unwrap();
+            let (x, _) = inputs(&b, n, &mut rng);
+            for c in [1u64 << 32, 3, (1 << 32) - 5] {
+                let scale: Vec<u64> = b.moduli().iter().map(|m| m.generic().reduce(c)).collect();
+                let conv = SpecialBaseConverter::new_scaled(&b, &p, &scale).unwrap();
+                let mut cx = x.clone();
+                for (row, (m, &s)) in cx.limbs_iter_mut().zip(b.moduli().iter().zip(&scale)) {
+                    for v in row.iter_mut() {
+                        *v = m.mul(*v, s);
+                    }
+                }
+                let plain = SpecialBaseConverter::new(&b, &p).unwrap();
+                let (mut o1, mut o2) = (RnsPoly::zero(n, 2), RnsPoly::zero(n, 2));
+                conv.fast_base_conv(&x, &mut o1).unwrap();
+                plain.fast_base_conv(&cx, &mut o2).unwrap();
+                assert_eq!(o1, o2);
+                conv.fast_base_conv_exact(&x, &mut o1).unwrap();
+                plain.fast_base_conv_exact(&cx, &mut o2).unwrap();
+                assert_eq!(o1, o2);
+            }
+            // m̃ = 2^32 keeps the factors of the balanced set's odd moduli shifts.
+            if let crate::special_moduli::SpecialSet::Balanced { .. } = b.set() {
+                let scale: Vec<u64> = b
+                    .moduli()
+                    .iter()
+                    .map(|m| m.generic().reduce(1 << 32))
+                    .collect();
+                let conv = SpecialBaseConverter::new_scaled(&b, &p, &scale).unwrap();
+                assert!(matches!(conv.factors()[0], ShiftFactor::Shift { .. }));
+                assert!(matches!(conv.factors()[2], ShiftFactor::Shift { .. }));
+            }
+        }
+        assert!(
+            SpecialBaseConverter::new_scaled(&bases()[0], &RnsBase::new(&[17]).unwrap(), &[1])
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn prefix_rows_and_floor() {
+        let mut rng = ChaCha20Rng::seed_from_u64(23);
+        let n = 128;
+        let b = SpecialBase::balanced(60).unwrap();
+        let p_vals = ntt_primes(60, 1 << 12, 4, &[]);
+        let p = RnsBase::new(&p_vals).unwrap();
+        let conv = SpecialBaseConverter::new(&b, &p).unwrap();
+        let (x, _) = inputs(&b, n, &mut rng);
+        let mut full = RnsPoly::<Coeff>::zero(n, 4);
+        conv.fast_base_conv_exact(&x, &mut full).unwrap();
+        let mut pre = vec![0u64; 2 * n];
+        conv.fast_base_conv_exact_rows(n, x.data(), &mut pre)
+            .unwrap();
+        assert_eq!(&pre[..], &full.data()[..2 * n]);
+        assert!(conv
+            .fast_base_conv_rows(n, x.data(), &mut vec![0; 5 * n])
+            .is_err());
+        assert!(conv
+            .fast_base_conv_rows(n, &x.data()[1..], &mut pre)
+            .is_err());
+        // Floor: x over q ∪ p for random x < q·P/2, compared with ⌊x/q⌋.
+        let q = b.product();
+        let pp: BigUint = p_vals.iter().map(|&v| BigUint::from(v)).product();
+        let mut xq = RnsPoly::<Coeff>::zero(n, 3);
+        let mut xp = RnsPoly::<Coeff>::zero(n, 4);
+        let mut xs = Vec::new();
+        for c in 0..n {
+            let words: Vec<u32> = (0..16).map(|_| rng.gen()).collect();
+            let v = BigUint::from_slice(&words) % (q * &pp / 2u32);
+            for (i, m) in b.moduli().iter().enumerate() {
+                xq.limb_mut(i)[c] = (&v % m.value()).iter_u64_digits().next().unwrap_or(0);
+            }
+            for (j, &pv) in p_vals.iter().enumerate() {
+                xp.limb_mut(j)[c] = (&v % pv).iter_u64_digits().next().unwrap_or(0);
+            }
+            xs.push(v);
+        }
+        let mut out = RnsPoly::<Coeff>::zero(n, 4);
+        conv.fast_rns_floor(&xq, &xp, &mut out).unwrap();
+        for (c, v) in xs.iter().enumerate() {
+            let fl = BigInt::from(v / q);
+            let got: Vec<u64> = (0..4).map(|j| out.limb(j)[c]).collect();
+            let ok = (0..3).any(|e| residues(&(&fl - BigInt::from(e)), &p_vals) == got);
+            assert!(ok, "coefficient {c}");
+        }
+    }
+}
