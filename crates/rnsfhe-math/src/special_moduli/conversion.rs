@@ -14,7 +14,7 @@
 //!
 //! Inputs must be canonical residues (`x_i < q_i`); other words give
 //! unspecified (never panicking) results. The same tiles as
-//! [`crate::BaseConverter`]: [`TILE`] coefficients at a time, the `y` of a
+//! [`crate::BaseConverter`]: `TILE` coefficients at a time, the `y` of a
 //! tile coefficient-major in a small scratch buffer, nothing allocated per
 //! coefficient.
 
