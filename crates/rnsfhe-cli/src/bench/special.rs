@@ -20,8 +20,9 @@
 //! * `base_conversion`: FastBConv (`FastBaseConv_I`) of one polynomial
 //!   from `q` to the same target base (the NTT context's `B_sk`) —
 //!   special: the shift-form first pass; NTT primes: Shoup products and the
-//!   library's kernel. `base_conversion_portable`, `base_conversion_exact`
-//!   (`FastBaseConv_F`, centered): likewise.
+//!   library's kernel (AVX-512 where the CPU has it, on both sides).
+//!   `base_conversion_portable`: both sides with their portable code;
+//!   `base_conversion_exact` (`FastBaseConv_F`, centered): dispatched.
 //! * `encrypt`, `decrypt` (coefficient encoding), `mult_norelin`, `relin`,
 //!   `mult_relin`: the whole operations; the special side multiplies by
 //!   003 Alg. 2 (FastBConv + SmMRq to `B_sk`, tensor over `B_sk` and, through
@@ -440,7 +441,7 @@ fn bench_pair(
                 let mut o3 = RnsPoly::<Coeff>::zero(n, target.len());
                 time_pair(
                     reps,
-                    || Ok(sconv.fast_base_conv(&sx, &mut o2)?),
+                    || Ok(sconv.fast_base_conv_portable(&sx, &mut o2, false)?),
                     || Ok(nconv.fast_base_conv_portable(&nx, &mut o3)?),
                 )?
             }
