@@ -774,6 +774,23 @@ pub(crate) fn special_first_pass<const SUM: bool>(
     false
 }
 
+/// The overflow estimates of the exact conversion from a special base for
+/// one tile, compiled with AVX-512F/DQ (`special_avx512::overflow_row`,
+/// the vectorised `special_moduli::conversion::overflow_row_body`):
+/// `false` (nothing written) without the features, else `true` with the
+/// words of the portable body.
+pub(crate) fn special_overflow_row(s: &[f64], lo: f64, hi: f64, v: &mut [u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now; the callee is safe Rust
+        // compiled with those features enabled.
+        unsafe { special_avx512::overflow_row(s, lo, hi, v) };
+        return true;
+    }
+    let _ = (s, lo, hi, v);
+    false
+}
+
 /// First pass of a conversion with AVX-512F/DQ (see
 /// `base_conv_avx512::shoup_split_tile`): `None` if the CPU lacks the
 /// features, else the mask of coefficients in the ambiguous band (0

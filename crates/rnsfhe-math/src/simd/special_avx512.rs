@@ -28,3 +28,10 @@ pub(crate) fn first_pass_row<const SUM: bool>(
         m, f, inv, src, tmp, y0, y1, flag, s,
     );
 }
+
+/// See `special_moduli::conversion::overflow_row_body` (the `f64 → u64`
+/// conversions become `vcvttpd2uqq`).
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn overflow_row(s: &[f64], lo: f64, hi: f64, v: &mut [u64]) {
+    crate::special_moduli::conversion::overflow_row_body(s, lo, hi, v);
+}

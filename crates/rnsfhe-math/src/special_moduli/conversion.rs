@@ -134,6 +134,22 @@ pub(crate) fn first_pass_row_body<const SUM: bool>(
     }
 }
 
+/// The overflow estimates of the exact conversion for one tile:
+/// `v[c] = ⌊s[c] + 1/2⌋` where the fractional part of `s[c]` lies outside
+/// the ambiguous band `[lo, hi]` around `1/2`, and the sentinel `u64::MAX`
+/// inside it (the caller recomputes those exactly). Branch-free loop, so
+/// that the AVX-512 build ([`crate::simd`]) vectorises it; `s[c] ≥ 0`.
+#[inline(always)]
+pub(crate) fn overflow_row_body(s: &[f64], lo: f64, hi: f64, v: &mut [u64]) {
+    for (d, &x) in v.iter_mut().zip(s) {
+        let fl = x as u64;
+        let frac = x - fl as f64;
+        let amb = frac >= lo && frac <= hi;
+        let r = fl + u64::from(frac > 0.5);
+        *d = if amb { u64::MAX } else { r };
+    }
+}
+
 /// FastBConv from a [`SpecialBase`] `q` (k moduli) to any [`RnsBase`] `p`
 /// (k' moduli): `[q̂_i]_{p_j}`, `[−q]_{p_j}`, `[q^{-1}]_{p_j}`.
 #[derive(Clone, Debug)]
@@ -535,23 +551,24 @@ impl SpecialBaseConverter {
                 }
                 if EXACT {
                     let o = (k + f) * TILE;
+                    let (vrow, sl) = (&mut y0[o..o + len], &s[..len]);
+                    if !crate::simd::special_overflow_row(sl, self.band_lo, self.band_hi, vrow) {
+                        overflow_row_body(sl, self.band_lo, self.band_hi, vrow);
+                    }
+                    y1[o..o + len].fill(0);
                     for c in 0..len {
-                        let v = match self.overflow_fast(s[c]) {
-                            Some(v) => v,
-                            None => {
-                                for (i, yb) in ybuf.iter_mut().enumerate() {
-                                    let hi = self
-                                        .flag_rows
-                                        .iter()
-                                        .position(|&x| x == i)
-                                        .map_or(0, |fi| y0[(k + fi) * TILE + c]);
-                                    *yb = y0[i * TILE + c] | (y1[i * TILE + c] << 30) | (hi << 60);
-                                }
-                                self.overflow_exact(&ybuf)
-                            }
-                        };
-                        y0[o + c] = v;
-                        y1[o + c] = 0;
+                        if y0[o + c] != u64::MAX {
+                            continue;
+                        }
+                        for (i, yb) in ybuf.iter_mut().enumerate() {
+                            let hi = self
+                                .flag_rows
+                                .iter()
+                                .position(|&x| x == i)
+                                .map_or(0, |fi| y0[(k + fi) * TILE + c]);
+                            *yb = y0[i * TILE + c] | (y1[i * TILE + c] << 30) | (hi << 60);
+                        }
+                        y0[o + c] = self.overflow_exact(&ybuf);
                     }
                 }
             }
