@@ -14,7 +14,7 @@
 //!
 //! Inputs must be canonical residues (`x_i < q_i`); other words give
 //! unspecified (never panicking) results. The same tiles as
-//! [`crate::BaseConverter`]: [`TILE`] coefficients at a time, the `y` of a
+//! [`crate::BaseConverter`]: `TILE` (128) coefficients at a time, the `y` of a
 //! tile coefficient-major in a small scratch buffer, nothing allocated per
 //! coefficient.
 
@@ -493,7 +493,7 @@ impl SpecialBaseConverter {
     }
 
     /// The AVX-512F path: the shift-form first pass writes every `y_i`
-    /// split into 30-bit halves (row-major, [`SplitTile`]), with the bit 60
+    /// split into 30-bit halves (row-major, `SplitTile`), with the bit 60
     /// of the flagged rows as extra terms and, for `EXACT`, the overflow `v`
     /// as the last term; then one inner product per target row
     /// (`simd::conv_dot_rows`, vectorised for targets in `(2^45, 2^60)`,
