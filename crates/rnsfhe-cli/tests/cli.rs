@@ -502,6 +502,53 @@ fn help_works_for_every_subcommand() {
     }
 }
 
+/// `bench --moduli special:g=G`: both bases side by side, checks pass,
+/// the JSON holds one record per op and side.
+#[test]
+fn bench_special_moduli_side_by_side() {
+    let dir = tmp_dir("special");
+    let json = dir.join("special.json");
+    let o = rnsfhe(&[
+        "bench",
+        "--moduli",
+        "special:g=40",
+        "--set",
+        "13,120",
+        "--reps",
+        "1",
+        "--ops",
+        "reduction,base_conversion,decrypt,mult_relin",
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("special q = 2^40−1·2^40·2^40+1 (120 bits)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("special enc/dec + mult_relin ok, NTT primes ok"),
+        "{out}"
+    );
+    for op in [
+        "| reduction |",
+        "| base_conversion |",
+        "| decrypt |",
+        "| mult_relin |",
+    ] {
+        assert!(out.contains(op), "{out}");
+    }
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 8);
+    assert!(results
+        .iter()
+        .all(|r| r["median_ms"].as_f64().unwrap() > 0.0));
+    assert_eq!(results.iter().filter(|r| r["side"] == "special").count(), 4);
+}
+
 #[test]
 fn bad_arguments_give_one_line_and_nonzero_exit() {
     let cases: &[&[&str]] = &[
@@ -543,6 +590,19 @@ fn bad_arguments_give_one_line_and_nonzero_exit() {
         &["depth", "--set", "12,200"],
         &["depth", "--set", "12,60", "--runs", "0"],
         &["demo", "--security", "7"],
+        &["bench", "--moduli", "special:g=61"],
+        &["bench", "--moduli", "primes"],
+        &["bench", "--moduli", "special:g=60", "--set", "12,180"],
+        &["bench", "--moduli", "special:g=60", "--set", "14,100"],
+        &[
+            "bench",
+            "--moduli",
+            "special:g=40",
+            "--set",
+            "13,120",
+            "--ops",
+            "mult_chain5",
+        ],
     ];
     for args in cases {
         let o = rnsfhe(args);

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rnsfhe::bfv::special::{
     special_depth_experiment, SpecialBfvContext, SpecialBfvParameters, SpecialCiphertext,
-    SpecialDecryptor, SpecialEncryptor, SpecialEvaluator, SpecialPublicKey, SpecialRelinKey,
-    SpecialSecretKey,
+    SpecialDecryptor, SpecialEncryptor, SpecialEvaluator, SpecialMultiplication, SpecialPublicKey,
+    SpecialRelinKey, SpecialSecretKey,
 };
 use rnsfhe::bfv::{experiments::depth_experiment, BfvContext, BfvParameters, RelinMethod, Variant};
 use rnsfhe::rnsfhe_math::SpecialBase;
@@ -116,12 +116,25 @@ fn encrypt_decrypt_add_multiply_relin() {
             "{desc}"
         );
         let prod = negacyclic(&a, &b, t);
-        let c3 = f.ev.multiply(&ca, &cb).unwrap();
-        assert_eq!(c3.len(), 3);
-        assert_eq!(f.dec.decrypt(&c3).unwrap(), prod, "{desc}: size-3 product");
-        let c2 = f.ev.relinearize(&c3, &f.rk).unwrap();
-        assert_eq!(c2.len(), 2);
-        assert_eq!(f.dec.decrypt(&c2).unwrap(), prod, "{desc}: relinearized");
+        let exact = SpecialEvaluator::with_method(&f.ctx, SpecialMultiplication::ExactLift);
+        for ev in [&f.ev, &exact] {
+            let c3 = ev.multiply(&ca, &cb).unwrap();
+            assert_eq!(c3.len(), 3);
+            let how = ev.method();
+            assert_eq!(
+                f.dec.decrypt(&c3).unwrap(),
+                prod,
+                "{desc} {how:?}: size-3 product"
+            );
+            let c2 = ev.relinearize(&c3, &f.rk).unwrap();
+            assert_eq!(c2.len(), 2);
+            assert_eq!(
+                f.dec.decrypt(&c2).unwrap(),
+                prod,
+                "{desc} {how:?}: relinearized"
+            );
+        }
+        let c2 = f.ev.multiply_relin(&ca, &cb, &f.rk).unwrap();
         let fresh = f.dec.invariant_noise_budget(&ca).unwrap();
         let after = f.dec.invariant_noise_budget(&c2).unwrap();
         assert!(

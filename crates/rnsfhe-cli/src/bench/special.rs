@@ -20,10 +20,16 @@
 //! * `base_conversion`: FastBConv (`FastBaseConv_I`) of one polynomial
 //!   from `q` to the same target base (the NTT context's `B_sk`) —
 //!   special: the shift-form first pass; NTT primes: Shoup products and the
-//!   library's kernel. `base_conversion_portable`, `base_conversion_exact`
-//!   (`FastBaseConv_F`, centered): likewise.
+//!   library's kernel (AVX-512 where the CPU has it, on both sides).
+//!   `base_conversion_portable`: both sides with their portable code;
+//!   `base_conversion_exact` (`FastBaseConv_F`, centered): dispatched.
 //! * `encrypt`, `decrypt` (coefficient encoding), `mult_norelin`, `relin`,
-//!   `mult_relin`: the whole operations.
+//!   `mult_relin`: the whole operations; the special side multiplies by
+//!   003 Alg. 2 (FastBConv + SmMRq to `B_sk`, tensor over `B_sk` and, through
+//!   the NTT primes `P`, over `q`). `mult_norelin_exact_lift`,
+//!   `mult_relin_exact_lift`: the special side with the exact lift to
+//!   `P ⊇ B_sk` instead ([`rnsfhe::bfv::special::SpecialMultiplication`]),
+//!   the NTT side unchanged.
 
 use std::hint::black_box;
 use std::process::ExitCode;
@@ -34,7 +40,7 @@ use rand::Rng;
 use rnsfhe::bfv::selection::split_log_q;
 use rnsfhe::bfv::special::{
     SpecialBfvContext, SpecialBfvParameters, SpecialDecryptor, SpecialEncryptor, SpecialEvaluator,
-    SpecialPublicKey, SpecialRelinKey, SpecialSecretKey,
+    SpecialMultiplication, SpecialPublicKey, SpecialRelinKey, SpecialSecretKey,
 };
 use rnsfhe::bfv::{
     BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey,
@@ -54,7 +60,7 @@ use crate::common::{
 };
 
 /// The ops of the special-moduli comparison, in table order.
-pub const SPECIAL_OPS: [&str; 10] = [
+pub const SPECIAL_OPS: [&str; 12] = [
     "reduction",
     "reduction_portable",
     "base_conversion",
@@ -65,6 +71,8 @@ pub const SPECIAL_OPS: [&str; 10] = [
     "mult_norelin",
     "relin",
     "mult_relin",
+    "mult_norelin_exact_lift",
+    "mult_relin_exact_lift",
 ];
 
 /// Parses `special:g=G` (`2 ≤ G ≤ 60`); `None` for `ntt`.
@@ -292,6 +300,7 @@ fn bench_pair(
     let senc = SpecialEncryptor::new(sctx, &spk)?;
     let sdec = SpecialDecryptor::new(sctx, &ssk)?;
     let sev = SpecialEvaluator::new(sctx);
+    let sev_x = SpecialEvaluator::with_method(sctx, SpecialMultiplication::ExactLift);
     let sa = senc.encrypt(&a)?;
     let sb = senc.encrypt(&b)?;
     let s3 = sev.multiply(&sa, &sb)?;
@@ -432,7 +441,7 @@ fn bench_pair(
                 let mut o3 = RnsPoly::<Coeff>::zero(n, target.len());
                 time_pair(
                     reps,
-                    || Ok(sconv.fast_base_conv(&sx, &mut o2)?),
+                    || Ok(sconv.fast_base_conv_portable(&sx, &mut o2, false)?),
                     || Ok(nconv.fast_base_conv_portable(&nx, &mut o3)?),
                 )?
             }
@@ -458,6 +467,14 @@ fn bench_pair(
             "mult_relin" => time_pair(
                 reps,
                 || sev.multiply_relin(&sa, &sb, &srk),
+                || nev.multiply_relin(&na, &nb, &nrk),
+            )?,
+            "mult_norelin_exact_lift" => {
+                time_pair(reps, || sev_x.multiply(&sa, &sb), || nev.multiply(&na, &nb))?
+            }
+            "mult_relin_exact_lift" => time_pair(
+                reps,
+                || sev_x.multiply_relin(&sa, &sb, &srk),
                 || nev.multiply_relin(&na, &nb, &nrk),
             )?,
             other => return Err(CliError(format!("unknown op {other}"))),

@@ -85,6 +85,8 @@ pub(crate) mod pointwise_avx512;
 pub(crate) mod pointwise_ifma;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod scale_avx512;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod special_avx512;
 
 /// Moduli below `2^IFMA_MAX_BITS` can use the 52-bit IFMA kernels: lazy
 /// values up to `4p` must fit the 52-bit multiplier inputs.
@@ -741,6 +743,52 @@ pub(crate) const AVX512_CONV_BITS: (u32, u32) = (46, 60);
 #[inline]
 pub(crate) fn avx512_conv_modulus_ok(p: u64) -> bool {
     p >> AVX512_CONV_BITS.1 == 0 && p > 1 << (AVX512_CONV_BITS.0 - 1)
+}
+
+/// The first pass of a conversion from a special moduli base for one row
+/// and tile, compiled with AVX-512F/DQ (`special_avx512::first_pass_row`,
+/// the body of `special_moduli::conversion::first_pass_row_body`
+/// vectorised by LLVM): `false` (nothing written) if the CPU lacks the
+/// features or SIMD is switched off, else `true` with the words of the
+/// portable body.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn special_first_pass<const SUM: bool>(
+    m: &crate::special_moduli::SpecialModulus,
+    f: crate::special_moduli::ShiftFactor,
+    inv: f64,
+    src: &[u64],
+    tmp: &mut [u64],
+    y0: &mut [u64],
+    y1: &mut [u64],
+    flag: &mut [u64],
+    s: &mut [f64],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now; the callee is safe Rust
+        // compiled with those features enabled.
+        unsafe { special_avx512::first_pass_row::<SUM>(m, f, inv, src, tmp, y0, y1, flag, s) };
+        return true;
+    }
+    let _ = (m, f, inv, src, tmp, y0, y1, flag, s);
+    false
+}
+
+/// The overflow estimates of the exact conversion from a special base for
+/// one tile, compiled with AVX-512F/DQ (`special_avx512::overflow_row`,
+/// the vectorised `special_moduli::conversion::overflow_row_body`):
+/// `false` (nothing written) without the features, else `true` with the
+/// words of the portable body.
+pub(crate) fn special_overflow_row(s: &[f64], lo: f64, hi: f64, v: &mut [u64]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now; the callee is safe Rust
+        // compiled with those features enabled.
+        unsafe { special_avx512::overflow_row(s, lo, hi, v) };
+        return true;
+    }
+    let _ = (s, lo, hi, v);
+    false
 }
 
 /// First pass of a conversion with AVX-512F/DQ (see

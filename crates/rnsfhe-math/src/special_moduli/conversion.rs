@@ -14,17 +14,20 @@
 //!
 //! Inputs must be canonical residues (`x_i < q_i`); other words give
 //! unspecified (never panicking) results. The same tiles as
-//! [`crate::BaseConverter`]: `TILE` coefficients at a time, the `y` of a
+//! [`crate::BaseConverter`]: `TILE` (128) coefficients at a time, the `y` of a
 //! tile coefficient-major in a small scratch buffer, nothing allocated per
 //! coefficient.
 
 use num_bigint::BigUint;
 use num_traits::Zero;
 
-use crate::base_conversion::{dot_tile, half_block_len, max_bits, TILE};
+use crate::base_conversion::{
+    dot_tile, half_block_len, max_bits, split_weight_rows, SplitTile, TILE,
+};
 use crate::error::{check_shape, MathError, Result};
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
+use crate::simd::Kernel;
 
 use super::base::SpecialBase;
 use super::modulus::{
@@ -38,6 +41,7 @@ use super::modulus::{
 /// halving), Lemma 2 (`−1` modulo `2^e`), other rotations (corrected 003
 /// Algs. 5-6), and one word product with a shift-add reduction
 /// (Algs. 3-4) for [`ShiftFactor::Mul`]. Output canonical.
+#[inline(always)]
 pub fn mul_factor_row(m: &SpecialModulus, f: ShiftFactor, src: &[u64], dst: &mut [u64]) {
     let e = m.exponent();
     let q = m.value();
@@ -91,6 +95,61 @@ pub fn mul_factor_row(m: &SpecialModulus, f: ShiftFactor, src: &[u64], dst: &mut
     }
 }
 
+/// The first pass of the AVX-512 conversion path for one source row and
+/// one tile (`len = src.len()` coefficients): `tmp ← src·f` by
+/// [`mul_factor_row`], then the 30-bit halves `y0 = tmp & (2^30 − 1)`,
+/// `y1 = (tmp >> 30) & (2^30 − 1)`, the bit `tmp >> 60` into `flag` (empty
+/// for rows below `2^60`), and with `SUM` the sum `s += tmp / q_i`.
+///
+/// Plain scalar code in simple loops: [`crate::simd`] compiles this very
+/// body with AVX-512F/DQ enabled, where LLVM vectorises the shifts,
+/// masks, selects and the `i64 → f64` conversions, and calls it when the
+/// CPU has them; the words are the same.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn first_pass_row_body<const SUM: bool>(
+    m: &SpecialModulus,
+    f: ShiftFactor,
+    inv: f64,
+    src: &[u64],
+    tmp: &mut [u64],
+    y0: &mut [u64],
+    y1: &mut [u64],
+    flag: &mut [u64],
+    s: &mut [f64],
+) {
+    const M30: u64 = (1 << 30) - 1;
+    mul_factor_row(m, f, src, tmp);
+    for ((a, b), &v) in y0.iter_mut().zip(y1.iter_mut()).zip(tmp.iter()) {
+        *a = v & M30;
+        *b = (v >> 30) & M30;
+    }
+    for (d, &v) in flag.iter_mut().zip(tmp.iter()) {
+        *d = v >> 60;
+    }
+    if SUM {
+        for (sc, &v) in s.iter_mut().zip(tmp.iter()) {
+            *sc += (v as i64) as f64 * inv;
+        }
+    }
+}
+
+/// The overflow estimates of the exact conversion for one tile:
+/// `v[c] = ⌊s[c] + 1/2⌋` where the fractional part of `s[c]` lies outside
+/// the ambiguous band `[lo, hi]` around `1/2`, and the sentinel `u64::MAX`
+/// inside it (the caller recomputes those exactly). Branch-free loop, so
+/// that the AVX-512 build ([`crate::simd`]) vectorises it; `s[c] ≥ 0`.
+#[inline(always)]
+pub(crate) fn overflow_row_body(s: &[f64], lo: f64, hi: f64, v: &mut [u64]) {
+    for (d, &x) in v.iter_mut().zip(s) {
+        let fl = x as u64;
+        let frac = x - fl as f64;
+        let amb = frac >= lo && frac <= hi;
+        let r = fl + u64::from(frac > 0.5);
+        *d = if amb { u64::MAX } else { r };
+    }
+}
+
 /// FastBConv from a [`SpecialBase`] `q` (k moduli) to any [`RnsBase`] `p`
 /// (k' moduli): `[q̂_i]_{p_j}`, `[−q]_{p_j}`, `[q^{-1}]_{p_j}`.
 #[derive(Clone, Debug)]
@@ -113,6 +172,20 @@ pub struct SpecialBaseConverter {
     band_lo: f64,
     band_hi: f64,
     q_hat_big: Vec<BigUint>,
+    /// The source rows whose residues can reach `2^60` (`2^60 + 1`,
+    /// `2^61 − 1`): the AVX-512 path splits their `y = y' + f·2^60` and
+    /// adds `f` as an extra term with the weight `[2^60·q̂_i]_{p_j}`.
+    flag_rows: Vec<usize>,
+    /// `k'` rows of `k + |flag_rows| + 1` words: `[q̂_i]_{p_j}`, then
+    /// `[2^60·q̂_i]_{p_j}` for the flagged rows, then `[−q]_{p_j}`.
+    weights_ext: Vec<u64>,
+    /// [`crate::base_conversion::split_weight`] of `weights_ext` for the
+    /// AVX-512F inner product; empty when the path does not apply.
+    weights30: Vec<[u64; 4]>,
+    /// Per target, whether its row runs the vector inner product.
+    avx_rows: Vec<bool>,
+    /// `fl(1/p_j)`.
+    inv_to: Vec<f64>,
 }
 
 impl SpecialBaseConverter {
@@ -169,10 +242,43 @@ impl SpecialBaseConverter {
         let kf = k as f64;
         let eps = (kf * kf + 4.0 * kf) * f64::EPSILON / 2.0;
         let q = rq.product();
+        // AVX-512F second pass (the 30-bit-halves inner product of the
+        // base conversions): residues of 2^60 and more are split off.
+        let flag_rows: Vec<usize> = from
+            .values()
+            .iter()
+            .enumerate()
+            .filter(|(_, &v)| v > 1 << 60)
+            .map(|(i, _)| i)
+            .collect();
+        let f = flag_rows.len();
+        let mut weights_ext = Vec::with_capacity(to.len() * (k + f + 1));
+        for (m, row) in to.moduli().iter().zip(weights.chunks_exact(k + 1)) {
+            weights_ext.extend_from_slice(&row[..k]);
+            for &i in &flag_rows {
+                weights_ext.push(m.mul(row[i], m.reduce(1 << 60)));
+            }
+            weights_ext.push(row[k]);
+        }
+        let avx_rows: Vec<bool> = to
+            .moduli()
+            .iter()
+            .map(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
+            .collect();
+        let weights30 = if crate::simd::avx512_available() && k + f < 1 << 20 {
+            split_weight_rows(to.moduli(), &weights_ext, k + f + 1)
+        } else {
+            Vec::new()
+        };
         Ok(Self {
             from: from.clone(),
             to: to.clone(),
             factors,
+            flag_rows,
+            weights_ext,
+            weights30,
+            avx_rows,
+            inv_to: to.moduli().iter().map(|m| 1.0 / m.value() as f64).collect(),
             weights,
             q_inv_to,
             q_invertible,
@@ -346,9 +452,146 @@ impl SpecialBaseConverter {
         Ok(())
     }
 
+    /// The kernel the conversions use here: [`Kernel::Avx512`] when the CPU
+    /// has AVX-512F/DQ and at least one target modulus lies in
+    /// `(2^45, 2^60)` (the other rows take the portable inner product on
+    /// the same first pass), else [`Kernel::Portable`]. Same words.
+    pub fn kernel(&self) -> Kernel {
+        if self.weights30.is_empty() {
+            Kernel::Portable
+        } else {
+            Kernel::Avx512
+        }
+    }
+
+    /// Both conversions on checked rows with the portable code (tests and
+    /// benchmarks; same words as [`SpecialBaseConverter::kernel`]'s).
+    pub fn fast_base_conv_portable(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+        exact: bool,
+    ) -> Result<()> {
+        self.check_poly_shapes(input, output)?;
+        let n = input.n();
+        if exact {
+            self.conv_portable::<true>(n, input.data(), output.data_mut());
+        } else {
+            self.conv_portable::<false>(n, input.data(), output.data_mut());
+        }
+        Ok(())
+    }
+
     /// Both conversions on checked rows (`output` holds a prefix of the
-    /// target rows).
+    /// target rows), by [`SpecialBaseConverter::kernel`].
     fn conv<const EXACT: bool>(&self, n: usize, input: &[u64], output: &mut [u64]) {
+        if self.weights30.is_empty() {
+            self.conv_portable::<EXACT>(n, input, output);
+        } else {
+            self.conv_avx512::<EXACT>(n, input, output);
+        }
+    }
+
+    /// The AVX-512F path: the shift-form first pass writes every `y_i`
+    /// split into 30-bit halves (row-major, `SplitTile`), with the bit 60
+    /// of the flagged rows as extra terms and, for `EXACT`, the overflow `v`
+    /// as the last term; then one inner product per target row
+    /// (`simd::conv_dot_rows`, vectorised for targets in `(2^45, 2^60)`,
+    /// portable for the others). The integer inner products are those of
+    /// the portable path, so the words are the same.
+    fn conv_avx512<const EXACT: bool>(&self, n: usize, input: &[u64], output: &mut [u64]) {
+        let k = self.from.len();
+        let f = self.flag_rows.len();
+        let terms = if EXACT { k + f + 1 } else { k + f };
+        let width = k + f + 1;
+        let mut tile = SplitTile::new(width);
+        let mut row = vec![0u64; TILE];
+        let mut s = vec![0f64; TILE];
+        let mut ybuf = vec![0u64; k];
+        let block = half_block_len(61, max_bits(&self.to));
+        for start in (0..n).step_by(TILE) {
+            let len = TILE.min(n - start);
+            tile.invalidate();
+            if EXACT {
+                s[..len].fill(0.0);
+            }
+            {
+                let SplitTile { y0, y1, .. } = &mut tile;
+                let rows = input.chunks_exact(n);
+                let consts = self
+                    .from
+                    .moduli()
+                    .iter()
+                    .zip(&self.factors)
+                    .zip(&self.inv_from);
+                for (i, (src, ((m, &fac), &inv))) in rows.zip(consts).enumerate() {
+                    let r = &mut row[..len];
+                    let src = &src[start..start + len];
+                    // Row i of the halves; the flag row (k + fi) when flagged.
+                    let (l0, l1) = (y0.len(), y1.len());
+                    let (lo0, hi0) = y0.split_at_mut((k * TILE).min(l0));
+                    let (lo1, hi1) = y1.split_at_mut((k * TILE).min(l1));
+                    let (a, b) = (
+                        &mut lo0[i * TILE..i * TILE + len],
+                        &mut lo1[i * TILE..i * TILE + len],
+                    );
+                    let flag: &mut [u64] = match self.flag_rows.iter().position(|&x| x == i) {
+                        Some(fi) => {
+                            hi1[fi * TILE..fi * TILE + len].fill(0);
+                            &mut hi0[fi * TILE..fi * TILE + len]
+                        }
+                        None => &mut [],
+                    };
+                    let sl = &mut s[..len];
+                    if !crate::simd::special_first_pass::<EXACT>(
+                        m, fac, inv, src, r, a, b, flag, sl,
+                    ) {
+                        first_pass_row_body::<EXACT>(m, fac, inv, src, r, a, b, flag, sl);
+                    }
+                }
+                if EXACT {
+                    let o = (k + f) * TILE;
+                    let (vrow, sl) = (&mut y0[o..o + len], &s[..len]);
+                    if !crate::simd::special_overflow_row(sl, self.band_lo, self.band_hi, vrow) {
+                        overflow_row_body(sl, self.band_lo, self.band_hi, vrow);
+                    }
+                    y1[o..o + len].fill(0);
+                    for c in 0..len {
+                        if y0[o + c] != u64::MAX {
+                            continue;
+                        }
+                        for (i, yb) in ybuf.iter_mut().enumerate() {
+                            let hi = self
+                                .flag_rows
+                                .iter()
+                                .position(|&x| x == i)
+                                .map_or(0, |fi| y0[(k + fi) * TILE + c]);
+                            *yb = y0[i * TILE + c] | (y1[i * TILE + c] << 30) | (hi << 60);
+                        }
+                        y0[o + c] = self.overflow_exact(&ybuf);
+                    }
+                }
+            }
+            for (t, out_row) in output.chunks_exact_mut(n).enumerate() {
+                let (Some(m), Some(w), Some(&inv)) = (
+                    self.to.moduli().get(t),
+                    self.weights_ext.get(t * width..(t + 1) * width),
+                    self.inv_to.get(t),
+                ) else {
+                    continue;
+                };
+                let w30: &[[u64; 4]] = match self.weights30.get(t * width..t * width + terms) {
+                    Some(w30) if self.avx_rows.get(t).copied().unwrap_or(false) => w30,
+                    _ => &[],
+                };
+                let w = if EXACT { w } else { &w[..terms] };
+                tile.dot(m, inv, w30, w, block, &mut out_row[start..start + len]);
+            }
+        }
+    }
+
+    /// The portable conversions on checked rows.
+    fn conv_portable<const EXACT: bool>(&self, n: usize, input: &[u64], output: &mut [u64]) {
         let k = self.from.len();
         let stride = if EXACT { k + 1 } else { k };
         let mut y = vec![0u64; TILE * stride];
@@ -561,6 +804,42 @@ mod tests {
                     residues(&cand, &p_vals) == got_i
                 });
                 assert!(found, "{} coefficient {c}", b.describe());
+            }
+        }
+    }
+
+    /// The AVX-512 path (where the CPU has it) gives the portable words,
+    /// including for the flagged rows (`2^60 + 1`, `2^61 − 1`) and at the
+    /// per-limb extremes.
+    #[test]
+    fn avx512_matches_portable() {
+        let mut rng = ChaCha20Rng::seed_from_u64(25);
+        let n = 300;
+        let mut bs = bases();
+        bs.push(SpecialBase::from_values(&[(1 << 61) - 1, (1 << 59) + 1, 1 << 58]).unwrap());
+        for b in bs {
+            let p = RnsBase::new(&ntt_primes(60, 1 << 12, 5, &[])).unwrap();
+            let mut to_vals = p.values();
+            to_vals.push(65537);
+            let to = RnsBase::new(&to_vals).unwrap();
+            let conv = SpecialBaseConverter::new(&b, &to).unwrap();
+            let (x, _) = inputs(&b, n, &mut rng);
+            for exact in [false, true] {
+                let mut a = RnsPoly::<Coeff>::zero(n, to.len());
+                let mut c = RnsPoly::<Coeff>::zero(n, to.len());
+                conv.fast_base_conv_portable(&x, &mut a, exact).unwrap();
+                if exact {
+                    conv.fast_base_conv_exact(&x, &mut c).unwrap();
+                } else {
+                    conv.fast_base_conv(&x, &mut c).unwrap();
+                }
+                assert_eq!(
+                    a,
+                    c,
+                    "{} exact={exact} kernel {:?}",
+                    b.describe(),
+                    conv.kernel()
+                );
             }
         }
     }

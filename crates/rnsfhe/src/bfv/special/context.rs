@@ -14,7 +14,7 @@
 //!     `k·n·(max q_i/2)·q/2`;
 //!   - the tensor over `q`, `[a]_q ⋆ [b]_q` and Karatsuba's middle term:
 //!     `2·n·(q/2)² = n·q²/2` — about twice `log2 q` bits.
-//! * **`B_sk = B ∪ {m_sk}`**: 60-bit NTT primes coprime to `q` and `t`, with
+//! * **`B_sk = B ∪ {m_sk}`**: the first primes of `P` (coprime to `t`), with
 //!   `λ·M > n·t·q·(1+ρ)² + k + 1` for `λ = ⌊m_sk/8⌋` (the Shenoy-Kumaresan
 //!   bound of 002 Lemma 6, as in [`crate::bfv::BfvContext`]).
 //! * **`m̃`** is an odd 32-bit prime, not `2^32` as in 002/003: SmMRq needs
@@ -149,13 +149,12 @@ impl SpecialBfvContext {
         let per = f64::from(SPECIAL_AUX_BITS) - 1.0;
         let log2_lambda = f64::from(SPECIAL_AUX_BITS - 4);
         let count_b = (((need_bound - log2_lambda) / per).ceil().max(1.0)) as usize;
-        let pool: Vec<u64> = generate_ntt_primes(SPECIAL_AUX_BITS, n, count_b + 8, &[])?
-            .into_iter()
-            .filter(|&p| gcd(p, t_val) == 1 && q.values().iter().all(|&v| gcd(p, v) == 1))
-            .collect();
-        if pool.len() < count_b + 1 {
+        // B_sk is a prefix of P (the exact-lift multiplication reads its
+        // rows from the tensor over P).
+        let pool = bridge.ring(bridge.max_limbs())?.base().values();
+        if pool.len() < count_b + 1 || pool[..=count_b].iter().any(|&p| gcd(p, t_val) != 1) {
             return Err(Error::InvalidParameters(
-                "not enough 60-bit NTT primes coprime to q and t for B_sk".into(),
+                "the prime base P has too few primes coprime to t for B_sk".into(),
             ));
         }
         let base_b = RnsBase::new(&pool[..count_b])?;
@@ -166,6 +165,7 @@ impl SpecialBfvContext {
             ));
         }
         let base_bsk = RnsBase::new(&pool[..=count_b])?;
+        let r_tensor = r_tensor.max(count_b + 1);
         let mut bskm = base_bsk.values();
         bskm.push(m_tilde);
         let base_bsk_mt = RnsBase::new(&bskm)?;

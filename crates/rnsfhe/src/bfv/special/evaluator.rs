@@ -15,6 +15,17 @@
 //!    `q` with the shift-form factors);
 //! 5. Shenoy-Kumaresan `B_sk → q` (002 Lemma 6).
 //!
+//! # The exact-lift variant ([`SpecialMultiplication::ExactLift`])
+//!
+//! Since the tensor over `q` is computed anyway as the exact integer
+//! tensor `z` of the centered lifts in `P`, and `B_sk` is a prefix of `P`,
+//! the residues of that same `z` modulo `B_sk` come for free: steps 1-2 and
+//! the `B_sk` NTTs are skipped, and steps 4-5 run on `z` (the fast floor
+//! needs residues of one integer modulo `q` and `B_sk`, and `|t·z/q| ≤
+//! t·n·q/2` is within the Shenoy-Kumaresan range). Not 003's Alg. 2 (no
+//! FastBConv/SmMRq in the lift), but the cheapest correct BEHZ-style
+//! multiplication once products must go through `P`.
+//!
 //! # Relinearization
 //!
 //! `D_i = |c_2·q_i/q|_{q_i}` — `x·2^(g−1)`, `−x` and `x·2^{-1}` for the
@@ -34,18 +45,44 @@ use crate::bfv::special::context::SpecialBfvContext;
 use crate::bfv::special::keys::{check_key, SpecialRelinKey};
 use crate::error::{Error, Result};
 
+/// How [`SpecialEvaluator::multiply`] extends the operands to the
+/// auxiliary base (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SpecialMultiplication {
+    /// 003 Alg. 2 as stated: FastBConv to `B_sk ∪ {m̃}` and SmMRq, the
+    /// tensor over `B_sk` by NTT and over `q` through `P`.
+    #[default]
+    Behz,
+    /// The exact lift to `P ⊇ B_sk` only: one tensor over `P` serves both
+    /// `q` (converted back exactly) and `B_sk` (its prefix rows).
+    ExactLift,
+}
+
 /// Evaluates homomorphic operations for one context.
 #[derive(Clone, Debug)]
 pub struct SpecialEvaluator {
     ctx: Arc<SpecialBfvContext>,
+    method: SpecialMultiplication,
 }
 
 impl SpecialEvaluator {
-    /// An evaluator for `ctx`.
+    /// An evaluator for `ctx` multiplying by 003 Alg. 2
+    /// ([`SpecialMultiplication::Behz`]).
     pub fn new(ctx: &Arc<SpecialBfvContext>) -> Self {
+        Self::with_method(ctx, SpecialMultiplication::Behz)
+    }
+
+    /// An evaluator multiplying with `method`.
+    pub fn with_method(ctx: &Arc<SpecialBfvContext>, method: SpecialMultiplication) -> Self {
         Self {
             ctx: Arc::clone(ctx),
+            method,
         }
+    }
+
+    /// The multiplication method.
+    pub fn method(&self) -> SpecialMultiplication {
+        self.method
     }
 
     fn check(&self, ct: &SpecialCiphertext) -> Result<()> {
@@ -115,8 +152,10 @@ impl SpecialEvaluator {
         }
         let ctx = &*self.ctx;
         let inputs = [&a.polys[0], &a.polys[1], &b.polys[0], &b.polys[1]];
-        let tb = tensor_bsk(ctx, &inputs)?;
-        let tq = tensor_q(ctx, &inputs)?;
+        let (tq, tb) = match self.method {
+            SpecialMultiplication::Behz => (tensor_q(ctx, &inputs)?, tensor_bsk(ctx, &inputs)?),
+            SpecialMultiplication::ExactLift => tensor_exact_lift(ctx, &inputs)?,
+        };
         let behz = &ctx.behz;
         let q = ctx.base();
         let n = ctx.degree();
@@ -291,6 +330,39 @@ fn tensor_q(ctx: &SpecialBfvContext, inputs: &[&RnsPoly<Coeff>; 4]) -> Result<[R
     }
     let [c0, c1, c2] = tensor_ntt(bridge.ring(r)?, lifted)?;
     Ok([bridge.lower(&c0)?, bridge.lower(&c1)?, bridge.lower(&c2)?])
+}
+
+/// The exact-lift variant: one tensor over the tensor prefix of `P`, read
+/// back exactly over `q` and directly (prefix rows) over `B_sk ⊆ P`.
+#[allow(clippy::type_complexity)]
+fn tensor_exact_lift(
+    ctx: &SpecialBfvContext,
+    inputs: &[&RnsPoly<Coeff>; 4],
+) -> Result<([RnsPoly<Coeff>; 3], [RnsPoly<Coeff>; 3])> {
+    let bridge = ctx.bridge();
+    let r = ctx.r_tensor;
+    let lb = ctx.behz.ring_bsk.limbs();
+    let n = ctx.degree();
+    let mut lifted = Vec::with_capacity(4);
+    for x in inputs {
+        lifted.push(bridge.lift(x, r)?);
+    }
+    let zs = tensor_ntt(bridge.ring(r)?, lifted)?;
+    let mut zq = Vec::with_capacity(3);
+    let mut zb = Vec::with_capacity(3);
+    for z in zs {
+        zq.push(bridge.lower(&z)?);
+        let rows = z
+            .data()
+            .get(..lb * n)
+            .ok_or_else(|| Error::InvalidArgument("B_sk is not a prefix of P".into()))?;
+        zb.push(RnsPoly::from_data(n, lb, rows.to_vec())?);
+    }
+    let err = || Error::InvalidArgument("tensor of three polynomials".into());
+    Ok((
+        zq.try_into().map_err(|_| err())?,
+        zb.try_into().map_err(|_| err())?,
+    ))
 }
 
 /// The Karatsuba tensor of `[a_0, a_1, b_0, b_1]` (coefficient form) over

@@ -45,7 +45,7 @@ pub use ciphertext::SpecialCiphertext;
 pub use context::SpecialBfvContext;
 pub use decrypt::SpecialDecryptor;
 pub use encrypt::SpecialEncryptor;
-pub use evaluator::SpecialEvaluator;
+pub use evaluator::{SpecialEvaluator, SpecialMultiplication};
 pub use experiments::{special_depth_experiment, SpecialDepthExperiment};
 pub use keys::{SpecialPublicKey, SpecialRelinKey, SpecialSecretKey};
 pub use parameters::{SpecialBfvParameters, SpecialBfvParametersBuilder};
