@@ -383,12 +383,71 @@ pub struct BaseConverter {
     /// Same for `FastBaseConv_F`, whose extra factor `v ≤ k` may be wider
     /// than the `q_i` when those are tiny.
     block_f: usize,
-    /// Lower end `1/2 − ε` of the ambiguous band of `FastBaseConv_F`.
-    band_lo: f64,
-    /// Upper end `1/2 + ε` of the ambiguous band of `FastBaseConv_F`.
-    band_hi: f64,
-    /// `q̂_i` as big integers, for the exact fallback only.
+    /// The rounding of `FastBaseConv_F`'s overflow (fast and exact).
+    overflow: OverflowRounding,
+}
+
+/// The overflow `v = ⌊Σ y_i/q_i + 1/2⌋` of `FastBaseConv_F` (000 eq. 5)
+/// from its `f64` estimate, with the exact big-integer fallback inside the
+/// ambiguous band `[1/2 − ε, 1/2 + ε]`; shared by [`BaseConverter`] and
+/// [`crate::SpecialBaseConverter`].
+#[derive(Clone, Debug)]
+pub(crate) struct OverflowRounding {
+    /// Lower end `1/2 − ε` of the ambiguous band.
+    pub(crate) band_lo: f64,
+    /// Upper end `1/2 + ε` of the ambiguous band.
+    pub(crate) band_hi: f64,
+    /// `q̂_i = q/q_i` as big integers, for the exact fallback only.
     q_hat_big: Vec<BigUint>,
+    /// `q`, the product of the source moduli.
+    q: BigUint,
+}
+
+impl OverflowRounding {
+    /// The rounding for the source base `from` with estimate error bound
+    /// `eps < 1/2`.
+    pub(crate) fn new(from: &RnsBase, eps: f64) -> Self {
+        let q = from.product().clone();
+        Self {
+            band_lo: 0.5 - eps,
+            band_hi: 0.5 + eps,
+            q_hat_big: from.moduli().iter().map(|m| &q / m.value()).collect(),
+            q,
+        }
+    }
+
+    /// `v = ⌊s + 1/2⌋` from the estimate `ŝ`, or `None` when the fractional
+    /// part of `ŝ` is within `ε` of `1/2` and the rounding is not certain.
+    ///
+    /// `ŝ ∈ [0, k + 1)`, so the truncating cast is the floor, and
+    /// `ŝ − ⌊ŝ⌋` is computed exactly (it is a multiple of `ulp(ŝ)` below
+    /// `ŝ`). If `frac < 1/2 − ε` then `s ∈ (⌊ŝ⌋ − ε, ⌊ŝ⌋ + 1/2)` rounds to
+    /// `⌊ŝ⌋`; if `frac > 1/2 + ε` then `s ∈ (⌊ŝ⌋ + 1/2, ⌊ŝ⌋ + 1 + ε)` rounds
+    /// to `⌊ŝ⌋ + 1` (using `ε < 1/2`).
+    #[inline(always)]
+    pub(crate) fn fast(&self, s: f64) -> Option<u64> {
+        let fl = s as u64;
+        let frac = s - fl as f64;
+        if frac >= self.band_lo && frac <= self.band_hi {
+            None
+        } else {
+            Some(fl + u64::from(frac > 0.5))
+        }
+    }
+
+    /// Exact `v = ⌊Σ y_i/q_i + 1/2⌋ = ⌊(2·Σ y_i q̂_i + q) / 2q⌋` with big
+    /// integers (`y_i = [x_i q̂_i^{-1}]_{q_i}`): the rare fallback.
+    /// Allocates.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn exact(&self, y: &[u64]) -> u64 {
+        let mut sum = BigUint::zero();
+        for (&yi, qh) in y.iter().zip(&self.q_hat_big) {
+            sum += qh * yi;
+        }
+        let v = ((sum << 1u32) + &self.q) / (&self.q << 1u32);
+        v.iter_u64_digits().next().unwrap_or(0)
+    }
 }
 
 impl BaseConverter {
@@ -455,7 +514,6 @@ impl BaseConverter {
         // v ≤ k, so it has at most bits(k) bits.
         let v_bits = usize::BITS - k.leading_zeros();
         let eps = Self::estimate_error_bound(k);
-        let q = from.product();
         Ok(Self {
             from: from.clone(),
             to: to.clone(),
@@ -468,9 +526,7 @@ impl BaseConverter {
             src_consts,
             block_i: half_block_len(q_bits, p_bits),
             block_f: half_block_len(q_bits.max(v_bits), p_bits),
-            band_lo: 0.5 - eps,
-            band_hi: 0.5 + eps,
-            q_hat_big: from.moduli().iter().map(|m| q / m.value()).collect(),
+            overflow: OverflowRounding::new(from, eps),
         })
     }
 
@@ -508,7 +564,7 @@ impl BaseConverter {
     /// [`BaseConverter::fast_base_conv_exact`] does not trust its `f64`
     /// estimate and recomputes the overflow exactly.
     pub fn ambiguity_bound(&self) -> f64 {
-        self.band_hi - 0.5
+        self.overflow.band_hi - 0.5
     }
 
     fn check_shapes(&self, input: &RnsPoly<Coeff>, output: &RnsPoly<Coeff>) -> Result<()> {
@@ -783,7 +839,7 @@ impl BaseConverter {
     /// `y_i` row-major, split into 30-bit halves, and for `FastBaseConv_F`
     /// the overflow `v` as row `k` (its weight is `[−q]_{p_j}`); coefficients
     /// whose estimate falls in the ambiguous band get the exact
-    /// [`BaseConverter::overflow_exact`] here. Then one vector inner product
+    /// `OverflowRounding::exact` here. Then one vector inner product
     /// per target modulus (`simd::conv_dot_rows`). Same words as the
     /// portable code. Shapes checked by the caller.
     fn fast_base_conv_avx512<const EXACT: bool>(
@@ -801,7 +857,7 @@ impl BaseConverter {
         // Row k of y1 (the high half of v) stays zero.
         let mut tile = SplitTile::new(k + 1);
         let mut ybuf = vec![0u64; k];
-        let band = (self.band_lo, self.band_hi);
+        let band = (self.overflow.band_lo, self.overflow.band_hi);
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
             tile.invalidate();
@@ -830,7 +886,7 @@ impl BaseConverter {
                 for (yb, (r0, r1)) in ybuf.iter_mut().zip(rows) {
                     *yb = (r1.get(c).copied().unwrap_or(0) << 30) | r0.get(c).copied().unwrap_or(0);
                 }
-                let v = self.overflow_exact(&ybuf);
+                let v = self.overflow.exact(&ybuf);
                 #[cfg(test)]
                 AVX512_BAND_FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if let Some(slot) = y0.get_mut(k * TILE + c) {
@@ -1063,9 +1119,9 @@ impl BaseConverter {
             let len = TILE.min(n - start);
             self.load_y::<true>(in_data, n, start, len, &mut y, stride, &mut s);
             for (yc, &sc) in y.chunks_exact_mut(stride).zip(&s[..len]) {
-                let v = match self.overflow_fast(sc) {
+                let v = match self.overflow.fast(sc) {
                     Some(v) => v,
-                    None => self.overflow_exact(&yc[..k]),
+                    None => self.overflow.exact(&yc[..k]),
                 };
                 yc[k] = v;
             }
@@ -1075,40 +1131,6 @@ impl BaseConverter {
                 dot_tile(tg.m, out, &y[..len * stride], tg.w, self.block_f);
             }
         }
-    }
-
-    /// `v = ⌊s + 1/2⌋` from the estimate `ŝ`, or `None` when the fractional
-    /// part of `ŝ` is within `ε` of `1/2` and the rounding is not certain.
-    ///
-    /// `ŝ ∈ [0, k + 1)`, so the truncating cast is the floor, and
-    /// `ŝ − ⌊ŝ⌋` is computed exactly (it is a multiple of `ulp(ŝ)` below
-    /// `ŝ`). If `frac < 1/2 − ε` then `s ∈ (⌊ŝ⌋ − ε, ⌊ŝ⌋ + 1/2)` rounds to
-    /// `⌊ŝ⌋`; if `frac > 1/2 + ε` then `s ∈ (⌊ŝ⌋ + 1/2, ⌊ŝ⌋ + 1 + ε)` rounds
-    /// to `⌊ŝ⌋ + 1` (using `ε < 1/2`).
-    #[inline(always)]
-    fn overflow_fast(&self, s: f64) -> Option<u64> {
-        let fl = s as u64;
-        let frac = s - fl as f64;
-        if frac >= self.band_lo && frac <= self.band_hi {
-            None
-        } else {
-            Some(fl + u64::from(frac > 0.5))
-        }
-    }
-
-    /// Exact `v = ⌊Σ y_i/q_i + 1/2⌋ = ⌊(2·Σ y_i q̂_i + q) / 2q⌋` with big
-    /// integers: the rare fallback of `FastBaseConv_F` (see
-    /// [`BaseConverter::fast_base_conv_exact`]). Allocates.
-    #[cold]
-    #[inline(never)]
-    fn overflow_exact(&self, y: &[u64]) -> u64 {
-        let mut sum = BigUint::zero();
-        for (&yi, qh) in y.iter().zip(&self.q_hat_big) {
-            sum += qh * yi;
-        }
-        let q = self.from.product();
-        let v = ((sum << 1u32) + q) / (q << 1u32);
-        v.iter_u64_digits().next().unwrap_or(0)
     }
 
     /// The overflow estimate of `FastBaseConv_F` for a single coefficient
@@ -1130,9 +1152,9 @@ impl BaseConverter {
         for (&yi, &inv) in y.iter().zip(self.from.inv_f64()) {
             s += (yi as i64) as f64 * inv;
         }
-        match self.overflow_fast(s) {
+        match self.overflow.fast(s) {
             Some(v) => (v, false),
-            None => (self.overflow_exact(&y), true),
+            None => (self.overflow.exact(&y), true),
         }
     }
 }

@@ -18,11 +18,8 @@
 //! tile coefficient-major in a small scratch buffer, nothing allocated per
 //! coefficient.
 
-use num_bigint::BigUint;
-use num_traits::Zero;
-
 use crate::base_conversion::{
-    dot_tile, half_block_len, max_bits, split_weight_rows, SplitTile, TILE,
+    dot_tile, half_block_len, max_bits, split_weight_rows, OverflowRounding, SplitTile, TILE,
 };
 use crate::error::{check_shape, MathError, Result};
 use crate::poly::{Coeff, RnsPoly};
@@ -169,9 +166,7 @@ pub struct SpecialBaseConverter {
     inv_from: Vec<f64>,
     block_i: usize,
     block_f: usize,
-    band_lo: f64,
-    band_hi: f64,
-    q_hat_big: Vec<BigUint>,
+    overflow: OverflowRounding,
     /// The source rows whose residues can reach `2^60` (`2^60 + 1`,
     /// `2^61 − 1`): the AVX-512 path splits their `y = y' + f·2^60` and
     /// adds `f` as an extra term with the weight `[2^60·q̂_i]_{p_j}`.
@@ -241,7 +236,6 @@ impl SpecialBaseConverter {
         // Certified bound of the f64 estimate, as in BaseConverter.
         let kf = k as f64;
         let eps = (kf * kf + 4.0 * kf) * f64::EPSILON / 2.0;
-        let q = rq.product();
         // AVX-512F second pass (the 30-bit-halves inner product of the
         // base conversions): residues of 2^60 and more are split off.
         let flag_rows: Vec<usize> = from
@@ -285,9 +279,7 @@ impl SpecialBaseConverter {
             inv_from: rq.inv_f64().to_vec(),
             block_i: half_block_len(q_bits, p_bits),
             block_f: half_block_len(q_bits.max(v_bits), p_bits),
-            band_lo: 0.5 - eps,
-            band_hi: 0.5 + eps,
-            q_hat_big: rq.moduli().iter().map(|m| q / m.value()).collect(),
+            overflow: OverflowRounding::new(rq, eps),
         })
     }
 
@@ -552,8 +544,13 @@ impl SpecialBaseConverter {
                 if EXACT {
                     let o = (k + f) * TILE;
                     let (vrow, sl) = (&mut y0[o..o + len], &s[..len]);
-                    if !crate::simd::special_overflow_row(sl, self.band_lo, self.band_hi, vrow) {
-                        overflow_row_body(sl, self.band_lo, self.band_hi, vrow);
+                    if !crate::simd::special_overflow_row(
+                        sl,
+                        self.overflow.band_lo,
+                        self.overflow.band_hi,
+                        vrow,
+                    ) {
+                        overflow_row_body(sl, self.overflow.band_lo, self.overflow.band_hi, vrow);
                     }
                     y1[o..o + len].fill(0);
                     for c in 0..len {
@@ -568,7 +565,7 @@ impl SpecialBaseConverter {
                                 .map_or(0, |fi| y0[(k + fi) * TILE + c]);
                             *yb = y0[i * TILE + c] | (y1[i * TILE + c] << 30) | (hi << 60);
                         }
-                        y0[o + c] = self.overflow_exact(&ybuf);
+                        y0[o + c] = self.overflow.exact(&ybuf);
                     }
                 }
             }
@@ -603,9 +600,9 @@ impl SpecialBaseConverter {
             self.load_y::<EXACT>(input, n, start, len, &mut y, stride, &mut s, &mut row);
             if EXACT {
                 for (yc, &sc) in y.chunks_exact_mut(stride).zip(&s[..len]) {
-                    yc[k] = match self.overflow_fast(sc) {
+                    yc[k] = match self.overflow.fast(sc) {
                         Some(v) => v,
-                        None => self.overflow_exact(&yc[..k]),
+                        None => self.overflow.exact(&yc[..k]),
                     };
                 }
             }
@@ -627,33 +624,6 @@ impl SpecialBaseConverter {
             }
         }
     }
-
-    /// `⌊ŝ + 1/2⌋`, or `None` inside the ambiguous band (see
-    /// [`crate::BaseConverter::fast_base_conv_exact`]).
-    #[inline(always)]
-    fn overflow_fast(&self, s: f64) -> Option<u64> {
-        let fl = s as u64;
-        let frac = s - fl as f64;
-        if frac >= self.band_lo && frac <= self.band_hi {
-            None
-        } else {
-            Some(fl + u64::from(frac > 0.5))
-        }
-    }
-
-    /// Exact `v = ⌊(2·Σ y_i q̂_i + q) / 2q⌋` with big integers: the rare
-    /// fallback of the exact conversion. Allocates.
-    #[cold]
-    #[inline(never)]
-    fn overflow_exact(&self, y: &[u64]) -> u64 {
-        let mut sum = BigUint::zero();
-        for (&yi, qh) in y.iter().zip(&self.q_hat_big) {
-            sum += qh * yi;
-        }
-        let q = self.from.product();
-        let v = ((sum << 1u32) + q) / (q << 1u32);
-        v.iter_u64_digits().next().unwrap_or(0)
-    }
 }
 
 #[cfg(test)]
@@ -662,7 +632,8 @@ mod tests {
     use super::*;
     use crate::base_conversion::BaseConverter;
     use crate::shenoy_kumaresan::test_support::{crt, ntt_primes, residues};
-    use num_bigint::BigInt;
+    use num_bigint::{BigInt, BigUint};
+    use num_traits::Zero;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha20Rng;
 

@@ -357,28 +357,7 @@ impl BfvParametersBuilder {
     /// [`Error::InsecureParameters`] when `log2 q` exceeds the bound of the
     /// requested security level ([`crate::security::check`]).
     pub fn build(self) -> Result<BfvParameters> {
-        let n = self
-            .n
-            .ok_or_else(|| invalid("the ring degree n is not set".into()))?;
-        if !n.is_power_of_two() || !(MIN_DEGREE..=MAX_DEGREE).contains(&n) {
-            return Err(invalid(format!(
-                "ring degree n = {n} must be a power of two in [2^10, 2^17]"
-            )));
-        }
-        let t = self
-            .t
-            .ok_or_else(|| invalid("the plaintext modulus t is not set".into()))?;
-        if t < 2 || t >> MAX_PLAIN_MODULUS_BITS != 0 {
-            return Err(invalid(format!(
-                "plaintext modulus t = {t} must satisfy 2 ≤ t < 2^60"
-            )));
-        }
-        if !(self.sigma.is_finite() && self.sigma > 0.0 && self.sigma <= 64.0) {
-            return Err(invalid(format!(
-                "error width σ = {} must satisfy 0 < σ ≤ 64",
-                self.sigma
-            )));
-        }
+        let (n, t) = check_degree_plain_sigma(self.n, self.t, self.sigma)?;
         if let Some(w) = self.relin.and_then(|r| r.digit_bits()) {
             if !(1..=MAX_MODULUS_BITS).contains(&w) {
                 return Err(invalid(format!(
@@ -507,6 +486,35 @@ pub fn fastest_relin_method(n: usize, moduli: &[u64], level: SecurityLevel) -> R
         }
     }
     RelinMethod::RnsDecomposition
+}
+
+/// The checks every BFV parameter builder (NTT primes and special moduli)
+/// shares: `n` a power of two in `[2^10, 2^17]`, `2 ≤ t < 2^60`,
+/// `0 < σ ≤ 64`. Returns `(n, t)`, or [`Error::InvalidParameters`]
+/// naming the first value out of range (or not set).
+pub(crate) fn check_degree_plain_sigma(
+    n: Option<usize>,
+    t: Option<u64>,
+    sigma: f64,
+) -> Result<(usize, u64)> {
+    let n = n.ok_or_else(|| invalid("the ring degree n is not set".into()))?;
+    if !n.is_power_of_two() || !(MIN_DEGREE..=MAX_DEGREE).contains(&n) {
+        return Err(invalid(format!(
+            "ring degree n = {n} must be a power of two in [2^10, 2^17]"
+        )));
+    }
+    let t = t.ok_or_else(|| invalid("the plaintext modulus t is not set".into()))?;
+    if t < 2 || t >> MAX_PLAIN_MODULUS_BITS != 0 {
+        return Err(invalid(format!(
+            "plaintext modulus t = {t} must satisfy 2 ≤ t < 2^60"
+        )));
+    }
+    if !(sigma.is_finite() && sigma > 0.0 && sigma <= 64.0) {
+        return Err(invalid(format!(
+            "error width σ = {sigma} must satisfy 0 < σ ≤ 64"
+        )));
+    }
+    Ok((n, t))
 }
 
 fn invalid(msg: String) -> Error {

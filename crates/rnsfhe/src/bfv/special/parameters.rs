@@ -9,7 +9,7 @@ use rnsfhe_math::modulus::gcd;
 use rnsfhe_math::sampling::DEFAULT_SIGMA;
 use rnsfhe_math::SpecialBase;
 
-use crate::bfv::parameters::{MAX_DEGREE, MAX_PLAIN_MODULUS_BITS, MIN_DEGREE};
+use crate::bfv::parameters::check_degree_plain_sigma;
 use crate::error::{Error, Result};
 use crate::security::{self, SecretDistribution, SecurityLevel};
 
@@ -157,28 +157,7 @@ impl SpecialBfvParametersBuilder {
     /// exceeds the bound of the security level.
     pub fn build(self) -> Result<SpecialBfvParameters> {
         let invalid = |m: String| Error::InvalidParameters(m);
-        let n = self
-            .n
-            .ok_or_else(|| invalid("the ring degree n is not set".into()))?;
-        if !n.is_power_of_two() || !(MIN_DEGREE..=MAX_DEGREE).contains(&n) {
-            return Err(invalid(format!(
-                "ring degree n = {n} must be a power of two in [2^10, 2^17]"
-            )));
-        }
-        let t = self
-            .t
-            .ok_or_else(|| invalid("the plaintext modulus t is not set".into()))?;
-        if t < 2 || t >> MAX_PLAIN_MODULUS_BITS != 0 {
-            return Err(invalid(format!(
-                "plaintext modulus t = {t} must satisfy 2 ≤ t < 2^60"
-            )));
-        }
-        if !(self.sigma.is_finite() && self.sigma > 0.0 && self.sigma <= 64.0) {
-            return Err(invalid(format!(
-                "error width σ = {} must satisfy 0 < σ ≤ 64",
-                self.sigma
-            )));
-        }
+        let (n, t) = check_degree_plain_sigma(self.n, self.t, self.sigma)?;
         let base = match (self.base, self.values) {
             (Some(b), _) => b,
             (None, Some(v)) => SpecialBase::from_values(&v)
