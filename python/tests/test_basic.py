@@ -89,7 +89,10 @@ def test_ckks_rotation(ckks):
     ct = ctx.encrypt(x, keys.public())
     got = ct.rotate(1).decrypt(keys)
     want = np.append(x[1:], 0.0)
-    assert np.allclose(got, want, atol=2.0**-20, rtol=0)
+    # A rotation is a key switch: 18 bits, as after a product (measured
+    # over 40 key sets: median error 2^-21.5, worst 2^-19.9; 2^-20 failed
+    # about once in 40 runs).
+    assert np.allclose(got, want, atol=2.0**-18, rtol=0)
 
 
 def test_ckks_depth_exhausted(ckks):
