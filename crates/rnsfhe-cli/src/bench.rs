@@ -166,6 +166,11 @@ pub struct BenchArgs {
     /// No progress on stderr.
     #[arg(long)]
     pub(crate) quiet: bool,
+    /// With `--device cuda`: also time N products of `mult_relin` (BFV) or
+    /// `mult_relin_rescale` (CKKS) through the batch entry point, reported
+    /// as ops `*_batch` (time per product) with products per second.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub(crate) batch: Option<u64>,
     /// Run an experiment instead of the BFV parameter sets: 'heaan-mul' is
     /// the HE Mul of non-RNS HEAAN (paper 001 §III-B, Fig. 2) at N = 2^16,
     /// log q = log Q = 1200, log p = 30, timed per stage (CRT, NTT,
@@ -198,6 +203,10 @@ pub enum Experiment {
     /// HE Mul of HEAAN (001 §III-B, Fig. 2-3): big-integer polynomial
     /// products through CRT, NTT, point-wise products, iNTT and iCRT.
     HeaanMul,
+    /// With `--device cuda`: batched NTT throughput (G butterflies/s) at
+    /// 2^14 × 6 limbs, 2^15 × 10, 2^16 × 30 and 2^17 × 30, one and eight
+    /// polynomials per launch, each checked against the CPU first.
+    Ntt,
 }
 
 /// Statistics of one op, per call.
@@ -331,11 +340,33 @@ impl BenchArgs {
 
 /// Runs the benchmark.
 pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
+    if args.experiment == Some(Experiment::Ntt) && args.device != crate::common::DeviceChoice::Cuda
+    {
+        return Err(CliError(
+            "--experiment ntt measures the GPU NTT: add --device cuda".into(),
+        ));
+    }
     if let Some(Experiment::HeaanMul) = args.experiment {
         let threads = parse_threads(&args.threads)?;
         return crate::heaan_bench::run(args, &threads);
     }
     if args.device == crate::common::DeviceChoice::Cuda {
+        if let Some(Experiment::Ntt) = args.experiment {
+            return crate::cuda::ntt(args);
+        }
+        if args.scheme == SchemeChoice::Ckks {
+            let sets = if args.set.is_empty() {
+                vec![14, 15, 16]
+            } else {
+                args.set.iter().map(|s| s.0).collect()
+            };
+            return crate::cuda::bench_ckks(args, &sets);
+        }
+        if args.scheme == SchemeChoice::Bgv {
+            return Err(CliError(
+                "--device cuda times BFV and CKKS; BGV has no device path yet".into(),
+            ));
+        }
         let sets = resolve_sets(args)?;
         let ops = resolve_ops(args.ops.as_deref())?;
         let variants = VariantChoice::variants_of(&args.variant);

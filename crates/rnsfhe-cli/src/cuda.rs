@@ -35,8 +35,20 @@ pub fn demo(_seed: Option<u64>) -> CliResult<ExitCode> {
     Err(CliError(NO_FEATURE.into()))
 }
 
+/// `bench --device cuda --experiment ntt`.
+#[cfg(not(feature = "cuda"))]
+pub fn ntt(_args: &BenchArgs) -> CliResult<ExitCode> {
+    Err(CliError(NO_FEATURE.into()))
+}
+
+/// `bench --device cuda --scheme ckks`.
+#[cfg(not(feature = "cuda"))]
+pub fn bench_ckks(_args: &BenchArgs, _sets: &[u32]) -> CliResult<ExitCode> {
+    Err(CliError(NO_FEATURE.into()))
+}
+
 #[cfg(feature = "cuda")]
-pub use with_cuda::{bench, demo};
+pub use with_cuda::{bench, bench_ckks, demo, ntt};
 
 #[cfg(feature = "cuda")]
 mod with_cuda {
@@ -52,7 +64,7 @@ mod with_cuda {
     use rnsfhe_cuda::{CudaContext, CudaError};
     use serde_json::json;
 
-    use crate::bench::{stats, BenchArgs, PLAIN_MODULUS};
+    use crate::bench::{stats, BenchArgs, Timing, PLAIN_MODULUS};
     use crate::common::{errln, outln, utc_now, variant_upper, write_file, CliError, CliResult};
 
     fn cuda_err(e: CudaError) -> CliError {
@@ -172,17 +184,35 @@ mod with_cuda {
                         variant_upper(variant),
                         timing.median_ms
                     );
-                    results.push(json!({
-                        "library": "rnsfhe", "variant": variant_upper(variant), "logn": log_n, "n": n,
-                        "logq_target": log_q, "threads": 1, "encoding": "coef",
-                        "plain_modulus": PLAIN_MODULUS, "limbs": limbs, "op": op,
-                        "median_ms": timing.median_ms, "min_ms": timing.min_ms,
-                        "mean_ms": timing.mean_ms, "stdev_ms": timing.stdev_ms,
-                        "reps": timing.reps, "inner": timing.inner, "warmup": timing.warmup,
-                    }));
+                    results.push(record(&timing, op, variant, log_n, log_q, n, limbs, None));
+                }
+                if let Some(count) = args.batch {
+                    let pairs: Vec<_> = (0..count).map(|_| (&a, &b)).collect();
+                    let timing = time_device(&dev, reps, args_warmup(args), || {
+                        gpu.multiply_relin_batch(&pairs, &drk, variant)
+                            .map(|v| v.into_iter().for_each(|c| gpu.release(c)))
+                    })?;
+                    let per = per_item(&timing, count);
+                    let rate = 1e3 / per.median_ms;
+                    outln!(
+                        "({log_n:>2}, {log_q:>4}) {:<5} mult_relin_batch {:>7.4} ms/product, {rate:.0} products/s (batch {count})",
+                        variant_upper(variant),
+                        per.median_ms
+                    );
+                    results.push(record(
+                        &per,
+                        "mult_relin_batch",
+                        variant,
+                        log_n,
+                        log_q,
+                        n,
+                        limbs,
+                        Some(count),
+                    ));
                 }
             }
         }
+
         if let Some(path) = &args.json {
             let doc = json!({
                 "meta": {
@@ -206,6 +236,218 @@ mod with_cuda {
 
     fn args_warmup(args: &BenchArgs) -> u64 {
         args.warmup_calls()
+    }
+
+    /// A timing of `count` items as a timing per item.
+    fn per_item(t: &Timing, count: u64) -> Timing {
+        let c = count as f64;
+        Timing {
+            median_ms: t.median_ms / c,
+            min_ms: t.min_ms / c,
+            mean_ms: t.mean_ms / c,
+            stdev_ms: t.stdev_ms / c,
+            reps: t.reps,
+            inner: t.inner,
+            warmup: t.warmup,
+        }
+    }
+
+    /// One BFV result in the peers' layout (`batch`: products per call of
+    /// a batch op; its rate in `per_second`).
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        timing: &Timing,
+        op: &str,
+        variant: Variant,
+        log_n: u32,
+        log_q: u32,
+        n: usize,
+        limbs: usize,
+        batch: Option<u64>,
+    ) -> serde_json::Value {
+        let mut v = json!({
+            "library": "rnsfhe", "variant": variant_upper(variant), "logn": log_n, "n": n,
+            "logq_target": log_q, "threads": 1, "encoding": "coef",
+            "plain_modulus": PLAIN_MODULUS, "limbs": limbs, "op": op,
+            "median_ms": timing.median_ms, "min_ms": timing.min_ms,
+            "mean_ms": timing.mean_ms, "stdev_ms": timing.stdev_ms,
+            "reps": timing.reps, "inner": timing.inner, "warmup": timing.warmup,
+        });
+        if let Some(b) = batch {
+            v["batch"] = json!(b);
+            v["per_second"] = json!(1e3 / timing.median_ms);
+        }
+        v
+    }
+
+    fn write_json(args: &BenchArgs, dev: &CudaContext, doc: serde_json::Value) -> CliResult<()> {
+        let mut doc = doc;
+        doc["meta"]["device"] =
+            json!({"kind": "cuda", "name": dev.device_name(), "arch": dev.arch()});
+        doc["meta"]["versions"] = json!({"rnsfhe": env!("CARGO_PKG_VERSION")});
+        doc["meta"]["date_utc"] = json!(utc_now());
+        if let Some(path) = &args.json {
+            let text = serde_json::to_string_pretty(&doc)
+                .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
+            write_file(path, &text)?;
+            if !args.quiet {
+                errln!("wrote {path}");
+            }
+        }
+        Ok(())
+    }
+
+    /// `bench --device cuda --experiment ntt`: batched NTT throughput,
+    /// each shape checked against the CPU's transform first.
+    pub fn ntt(args: &BenchArgs) -> CliResult<ExitCode> {
+        let dev = open()?;
+        outln!(
+            "# rnsfhe {} NTT throughput on {} ({}): forward / inverse, batched launches",
+            env!("CARGO_PKG_VERSION"),
+            dev.device_name(),
+            dev.arch()
+        );
+        let reps = (args.reps as usize).max(20);
+        let mut results = Vec::new();
+        for (log_n, limbs) in [(14u32, 6usize), (15, 10), (16, 30), (17, 30)] {
+            for polys in [1usize, 2, 8] {
+                let r = rnsfhe_cuda::throughput::ntt_throughput(&dev, log_n, limbs, polys, reps)
+                    .map_err(cuda_err)?;
+                outln!(
+                    "2^{log_n} × {limbs:>2} limbs × {polys} polys: forward {:>8.4} ms ({:>6.1} G butterflies/s), inverse {:>8.4} ms ({:>6.1} G/s)",
+                    r.forward_ms, r.forward_gbfly_s, r.inverse_ms, r.inverse_gbfly_s
+                );
+                results.push(json!({
+                    "library": "rnsfhe", "op": "ntt", "logn": log_n, "limbs": limbs, "polys": polys,
+                    "forward_ms": r.forward_ms, "inverse_ms": r.inverse_ms,
+                    "forward_gbfly_s": r.forward_gbfly_s, "inverse_gbfly_s": r.inverse_gbfly_s,
+                    "reps": reps, "checked_against_cpu": true,
+                }));
+            }
+        }
+        write_json(
+            args,
+            &dev,
+            json!({"meta": {"schema": "he-peers-bench/1", "library": "rnsfhe",
+                "timing": "mean of back-to-back batched transforms, device synchronised once"},
+                "results": results}),
+        )?;
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// `bench --device cuda --scheme ckks`: the CKKS presets (2^14, 2^15,
+    /// 2^16) at the top level: encrypt, decrypt, add, mult_relin_rescale,
+    /// rotate (one step), and with `--batch N` the batched product.
+    pub fn bench_ckks(args: &BenchArgs, sets: &[u32]) -> CliResult<ExitCode> {
+        use rnsfhe::ckks::{
+            CkksContext, CkksParameters, Decryptor as CkksDecryptor, Encoder, GaloisKeys,
+            PublicKey as CkksPublicKey, RelinKey as CkksRelinKey, SecretKey as CkksSecretKey,
+        };
+        use rnsfhe_cuda::ckks::CudaCkks;
+        let dev = open()?;
+        outln!(
+            "# rnsfhe {} CKKS benchmark on {} ({})",
+            env!("CARGO_PKG_VERSION"),
+            dev.device_name(),
+            dev.arch()
+        );
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let mut results = Vec::new();
+        for &log_n in sets {
+            let reps = if log_n >= 16 {
+                args.reps_large.max(10)
+            } else {
+                args.reps
+            };
+            let params = CkksParameters::preset(log_n)?;
+            let ctx = CkksContext::new(params)?;
+            let gpu = CudaCkks::new(&dev, &ctx).map_err(cuda_err)?;
+            let sk = CkksSecretKey::generate_with_rng(&ctx, &mut rng)?;
+            let pk = CkksPublicKey::generate_with_rng(&ctx, &sk, &mut rng)?;
+            let rk = CkksRelinKey::generate_with_rng(&ctx, &sk, &mut rng)?;
+            let g = rnsfhe::rlwe::SchemeContext::rlwe(&*ctx).rotation_generator();
+            // One step left is the generator itself.
+            let gk = GaloisKeys::generate_with_rng(&ctx, &sk, &[g], &mut rng)?;
+            let keys = gpu.upload_keys(Some(&pk), Some(&sk)).map_err(cuda_err)?;
+            let drk = gpu.upload_relin_key(&rk).map_err(cuda_err)?;
+            let dgk = gpu.upload_galois_keys(&gk).map_err(cuda_err)?;
+            let coder = Encoder::new(&ctx);
+            let values: Vec<f64> = (0..ctx.slots()).map(|i| (i as f64 * 0.01).sin()).collect();
+            let pt = coder.encode(&values)?;
+            let a = gpu.encrypt(&keys, &pt, &mut rng).map_err(cuda_err)?;
+            let b = gpu.encrypt(&keys, &pt, &mut rng).map_err(cuda_err)?;
+            // Check: the device product decrypts (on the CPU) to x².
+            let dec = CkksDecryptor::new(&ctx, &sk)?;
+            let prod = gpu.multiply_relin_rescale(&a, &b, &drk).map_err(cuda_err)?;
+            let got = coder.decode(&dec.decrypt(&gpu.download(&prod).map_err(cuda_err)?)?)?;
+            let err = values
+                .iter()
+                .zip(&got)
+                .map(|(x, y)| (x * x - y).abs())
+                .fold(0.0f64, f64::max);
+            gpu.release(prod);
+            let limbs = ctx.params().coeff_moduli().len();
+            let special = ctx.params().special_moduli().len();
+            outln!(
+                "# 2^{log_n}: {limbs} limbs, {special} special primes, product max error {err:.2e}"
+            );
+            let mut put = |op: &str, t: &Timing, batch: Option<u64>| {
+                outln!("(2^{log_n}) {op:<26} {:>10.4} ms", t.median_ms);
+                let mut v = json!({
+                    "library": "rnsfhe", "scheme": "ckks", "logn": log_n, "n": ctx.degree(),
+                    "limbs": limbs, "special_primes": special, "op": op,
+                    "median_ms": t.median_ms, "min_ms": t.min_ms, "mean_ms": t.mean_ms,
+                    "stdev_ms": t.stdev_ms, "reps": t.reps, "warmup": t.warmup,
+                    "max_abs_error_x2": err,
+                });
+                if let Some(c) = batch {
+                    v["batch"] = json!(c);
+                    v["per_second"] = json!(1e3 / t.median_ms);
+                }
+                results.push(v);
+            };
+            let w = args_warmup(args).max(2);
+            let t = time_device(&dev, reps, w, || {
+                gpu.encrypt(&keys, &pt, &mut rng).map(|c| gpu.release(c))
+            })?;
+            put("encrypt", &t, None);
+            let t = time_device(&dev, reps, w, || gpu.decrypt(&keys, &a).map(|_| ()))?;
+            put("decrypt", &t, None);
+            let t = time_device(&dev, reps, w, || gpu.add(&a, &b).map(|c| gpu.release(c)))?;
+            put("add", &t, None);
+            let t = time_device(&dev, reps, w, || {
+                gpu.multiply_relin_rescale(&a, &b, &drk)
+                    .map(|c| gpu.release(c))
+            })?;
+            put("mult_relin_rescale", &t, None);
+            let t = time_device(&dev, reps, w, || {
+                gpu.rotate(&a, 1, &dgk).map(|c| gpu.release(c))
+            })?;
+            put("rotate", &t, None);
+            if let Some(count) = args.batch {
+                let pairs: Vec<_> = (0..count).map(|_| (&a, &b)).collect();
+                let t = time_device(&dev, reps.min(5), 1, || {
+                    gpu.multiply_relin_rescale_batch(&pairs, &drk)
+                        .map(|v| v.into_iter().for_each(|c| gpu.release(c)))
+                })?;
+                let per = per_item(&t, count);
+                put("mult_relin_rescale_batch", &per, Some(count));
+                outln!(
+                    "(2^{log_n}) batch of {count}: {:.0} products/s",
+                    1e3 / per.median_ms
+                );
+            }
+            gpu.release(a);
+            gpu.release(b);
+        }
+        write_json(
+            args,
+            &dev,
+            json!({"meta": {"schema": "he-peers-bench/1", "library": "rnsfhe", "scheme": "ckks",
+                "timing": "latency, device synchronised after each call"},
+                "results": results}),
+        )?;
+        Ok(ExitCode::SUCCESS)
     }
 
     /// Encrypts two vectors on the GPU, multiplies and adds them there and

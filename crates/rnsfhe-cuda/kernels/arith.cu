@@ -77,6 +77,16 @@ extern "C" __global__ void poly_add_then_scalar(u64* out, const u64* a, const u6
     out[i] = shoup(mod_add(a[i], b[i], m.p), w[limb], ws[limb], m.p);
 }
 
+// out = (a - b) * w_limb: ModDown's and rescaling's last step with the
+// negation of the converted part fused in ((a + NTT(-x)) w = (a - NTT(x)) w,
+// the same canonical word).
+extern "C" __global__ void poly_sub_then_scalar(u64* out, const u64* a, const u64* b,
+                                                const u64* w, const u64* ws, const u32* rows,
+                                                const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    out[i] = shoup(mod_sub(a[i], b[i], m.p), w[limb], ws[limb], m.p);
+}
+
 // out = a mod p for any word (reduces residues of another modulus, e.g. the
 // digits of RNS-decomposition key switching; rlwe::scratch::lift_row).
 extern "C" __global__ void poly_reduce_from(u64* out, const u64* a, const u32* rows,

@@ -1,25 +1,32 @@
-// Negacyclic NTT of every limb of a polynomial in one launch per phase
-// (001 §IV-C: several stages per kernel in shared memory instead of one
-// pass over device memory per radix-2 stage). The butterflies, the lazy
-// ranges and the twiddle order are those of rnsfhe-math's NttTable
-// (crates/rnsfhe-math/src/ntt.rs): Cooley-Tukey forward taking natural
-// order to bit-reversed evaluations with twiddles fwd[m + i] = psi^brv(m+i),
-// Gentleman-Sande inverse with inv[h + i] and n^{-1} fused into the last
-// stage. Values stay in [0, 4p) (forward) or [0, 2p) (inverse) between
-// stages and are corrected to [0, p) at the end, so the output words equal
-// the CPU's.
+// Negacyclic NTT of many polynomials at once: one launch per phase
+// transforms every limb of up to NTT_MAX_POLYS polynomials (gridDim.y the
+// limb, gridDim.z the polynomial), so an operation's NTTs fill the GPU
+// instead of one small launch per polynomial (001 §IV-C: several stages per
+// kernel on chip; 000 §V.B: batching the residue polynomials).
 //
-// A transform of size n = 2^log_n runs as
-//  * n <= 2^CHUNK_LOG: one `*_chunk` launch doing every stage;
-//  * otherwise forward: `ntt_fwd_cols` (the first S1 = log_n - CHUNK_LOG
-//    stages: each of the n >> S1 columns of stride n >> S1 is an
-//    independent 2^S1-point problem) then `ntt_fwd_chunk` (the remaining
-//    stages on contiguous chunks of 2^CHUNK_LOG words); inverse: the chunk
-//    kernel first, then the column kernel with the fused scaling.
-// gridDim.y is the limb; `rows[limb]` names the prime (index into `mods`
-// and into the twiddle tables, `n` entries per prime).
+// The butterflies, lazy ranges and twiddle order are those of rnsfhe-math's
+// NttTable (crates/rnsfhe-math/src/ntt.rs): Cooley-Tukey forward from
+// natural order to bit-reversed evaluations with twiddles fwd[m + i] =
+// psi^brv(m+i), Gentleman-Sande inverse with inv[h + i] and n^{-1} fused
+// into the last stage. Values stay in [0, 4p) (forward) or [0, 2p)
+// (inverse) between stages and the last stage makes them canonical, so the
+// output words equal the CPU's whatever the order of the butterflies.
+//
+// A transform of size n = 2^log_n is split into phases of S stages; in a
+// phase the n words of a limb are 2^(log_n - S) independent sub-problems of
+// 2^S words:
+//  * "cols" (forward first phase, inverse last): sub-problem c holds the
+//    words c + (k << (log_n - S)), k < 2^S (the stages on the top bits);
+//  * "chunk" (forward last phase, inverse first): sub-problem c holds the
+//    contiguous words (c << S) + k.
+// A block stages 2^spb_log sub-problems in shared memory (coalesced loads:
+// consecutive threads read consecutive words) and runs the S stages in
+// rounds of up to three: in a round each thread loads 8 words into
+// registers (one radix-8 group, or 2 radix-4 / 4 radix-2 groups), does the
+// round's stages there and writes them back, so a phase has ceil(S/3)
+// barriers instead of S. All index arithmetic is shifts and masks.
 
-#define CHUNK_LOG 11
+#define NTT_MAX_POLYS 8
 
 __device__ __forceinline__ void fwd_bfly(u64& x, u64& y, u64 w, u64 ws, u64 p) {
     u64 two_p = 2 * p;
@@ -56,190 +63,242 @@ __device__ __forceinline__ void inv_bfly_last(u64& x, u64& y, u64 ni, u64 nis, u
     y = csub(shoup_lazy(u + two_p - v, wl, wls, p), p);
 }
 
-// Forward stages [0, s1) on columns. Block: `tc` consecutive columns of the
-// R = 2^s1 rows, staged in shared memory as sh[r * tc + cc].
-extern "C" __global__ void ntt_fwd_cols(u64* data, const u32* rows, const Mod* mods,
-                                        const u64* tw, const u64* tws, u32 log_n, u32 s1,
-                                        u32 tc) {
+// The polynomial of this block (blockIdx.z selects one of the eight).
+__device__ __forceinline__ u64* ntt_poly(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4, u64 d5,
+                                         u64 d6, u64 d7) {
+    u64 d;
+    switch (blockIdx.z) {
+        case 0: d = d0; break;
+        case 1: d = d1; break;
+        case 2: d = d2; break;
+        case 3: d = d3; break;
+        case 4: d = d4; break;
+        case 5: d = d5; break;
+        case 6: d = d6; break;
+        default: d = d7; break;
+    }
+    return (u64*)d;
+}
+
+// Shared-memory slot of word k of the block's sub-problem j. "cols" tiles
+// are k-major (consecutive threads take consecutive sub-problems); "chunk"
+// tiles are j-major with one pad word per 8, so the stride-8 accesses of a
+// round on the low bits do not hit the same bank.
+__device__ __forceinline__ u32 ntt_slot(u32 j, u32 k, bool cols, u32 spb_log, u32 s_log) {
+    return cols ? (k << spb_log) + j : j * (9u << (s_log - 3)) + k + (k >> 3);
+}
+
+// Global word of word k of sub-problem c within a limb.
+__device__ __forceinline__ u32 ntt_word(u32 c, u32 k, bool cols, u32 log_n, u32 s_log) {
+    return cols ? c + (k << (log_n - s_log)) : (c << s_log) + k;
+}
+
+// Staging of a tile: coalesced in both layouts.
+__device__ __forceinline__ void ntt_load(u64* sh, const u64* a, bool cols, u32 log_n,
+                                         u32 s_log, u32 spb_log, u32 c0) {
+    const u32 tile = 1u << (s_log + spb_log);
+    for (u32 idx = threadIdx.x; idx < tile; idx += blockDim.x) {
+        u32 j, k;
+        if (cols) {
+            j = idx & ((1u << spb_log) - 1);
+            k = idx >> spb_log;
+        } else {
+            j = idx >> s_log;
+            k = idx & ((1u << s_log) - 1);
+        }
+        sh[ntt_slot(j, k, cols, spb_log, s_log)] = a[ntt_word(c0 + j, k, cols, log_n, s_log)];
+    }
+}
+
+__device__ __forceinline__ void ntt_store(const u64* sh, u64* a, bool cols, u32 log_n,
+                                          u32 s_log, u32 spb_log, u32 c0) {
+    const u32 tile = 1u << (s_log + spb_log);
+    for (u32 idx = threadIdx.x; idx < tile; idx += blockDim.x) {
+        u32 j, k;
+        if (cols) {
+            j = idx & ((1u << spb_log) - 1);
+            k = idx >> spb_log;
+        } else {
+            j = idx >> s_log;
+            k = idx & ((1u << s_log) - 1);
+        }
+        a[ntt_word(c0 + j, k, cols, log_n, s_log)] = sh[ntt_slot(j, k, cols, spb_log, s_log)];
+    }
+}
+
+// One forward round of R stages (local stages s .. s+R-1, bits S-1-s down
+// to S-R-s of k) for thread u of sub-problem j (global index c).
+template <int R>
+__device__ __forceinline__ void fwd_round(u64* sh, u32 j, u32 c, u32 u, bool cols, u32 log_n,
+                                          u32 s_log, u32 spb_log, u32 g0, u32 s,
+                                          const u64* __restrict__ w_tab,
+                                          const u64* __restrict__ ws_tab, u64 p) {
+    constexpr int G = 8 >> R;
+    constexpr int E = 1 << R;
+    const u32 lowpos = s_log - R - s;
+#pragma unroll
+    for (int v = 0; v < G; ++v) {
+        const u32 g = u * G + v;
+        const u32 b = ((g >> lowpos) << (lowpos + R)) | (g & ((1u << lowpos) - 1));
+        u64 x[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) x[e] = sh[ntt_slot(j, b + ((u32)e << lowpos), cols, spb_log, s_log)];
+#pragma unroll
+        for (int q = 0; q < R; ++q) {
+            const int half = 1 << (R - 1 - q);
+            const u32 gs = g0 + s + q;
+            const bool last = gs + 1 == log_n;
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                if (e & half) continue;
+                const u32 k = b + ((u32)e << lowpos);
+                u32 i = k >> (s_log - s - q);
+                if (!cols) i |= c << (s + q);
+                const u32 ti = (1u << gs) + i;
+                if (last) {
+                    fwd_bfly_last(x[e], x[e + half], w_tab[ti], ws_tab[ti], p);
+                } else {
+                    fwd_bfly(x[e], x[e + half], w_tab[ti], ws_tab[ti], p);
+                }
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < E; ++e) sh[ntt_slot(j, b + ((u32)e << lowpos), cols, spb_log, s_log)] = x[e];
+    }
+}
+
+// One inverse round of R stages (local stages s .. s+R-1 on bits s ..
+// s+R-1 of k).
+template <int R>
+__device__ __forceinline__ void inv_round(u64* sh, u32 j, u32 c, u32 u, bool cols, u32 log_n,
+                                          u32 s_log, u32 spb_log, u32 g0, u32 s,
+                                          const u64* __restrict__ w_tab,
+                                          const u64* __restrict__ ws_tab, u64 ni, u64 nis,
+                                          u64 wl, u64 wls, u64 p) {
+    constexpr int G = 8 >> R;
+    constexpr int E = 1 << R;
+#pragma unroll
+    for (int v = 0; v < G; ++v) {
+        const u32 g = u * G + v;
+        const u32 b = ((g >> s) << (s + R)) | (g & ((1u << s) - 1));
+        u64 x[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) x[e] = sh[ntt_slot(j, b + ((u32)e << s), cols, spb_log, s_log)];
+#pragma unroll
+        for (int q = 0; q < R; ++q) {
+            const int half = 1 << q;
+            const u32 gs = g0 + s + q;
+#pragma unroll
+            for (int e = 0; e < E; ++e) {
+                if (e & half) continue;
+                if (gs + 1 == log_n) {
+                    inv_bfly_last(x[e], x[e + half], ni, nis, wl, wls, p);
+                } else {
+                    const u32 k = b + ((u32)e << s);
+                    u32 i = k >> (s + q + 1);
+                    if (!cols) i |= c << (s_log - s - q - 1);
+                    const u32 ti = (1u << (log_n - gs - 1)) + i;  // h = n >> (gs + 1)
+                    inv_bfly(x[e], x[e + half], w_tab[ti], ws_tab[ti], p);
+                }
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < E; ++e) sh[ntt_slot(j, b + ((u32)e << s), cols, spb_log, s_log)] = x[e];
+    }
+}
+
+// The thread's sub-problem j within the block and its index u within it.
+__device__ __forceinline__ void ntt_thread(bool cols, u32 s_log, u32 spb_log, u32& j, u32& u) {
+    if (cols) {
+        j = threadIdx.x & ((1u << spb_log) - 1);
+        u = threadIdx.x >> spb_log;
+    } else {
+        j = threadIdx.x >> (s_log - 3);
+        u = threadIdx.x & ((1u << (s_log - 3)) - 1);
+    }
+}
+
+// Forward phase: local stages 0 .. S-1 are global stages g0 .. g0+S-1.
+// Block: 2^(S + spb_log - 3) threads; grid (2^(log_n - S - spb_log), limbs,
+// polys).
+extern "C" __global__ void ntt_fwd_phase(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4, u64 d5,
+                                         u64 d6, u64 d7, const u32* __restrict__ rows,
+                                         const Mod* __restrict__ mods,
+                                         const u64* __restrict__ tw,
+                                         const u64* __restrict__ tws, u32 log_n, u32 s_log,
+                                         u32 g0, u32 cols_flag, u32 spb_log) {
     extern __shared__ u64 sh[];
+    const bool cols = cols_flag != 0;
     const u32 n = 1u << log_n;
-    const u32 r_count = 1u << s1;
-    const u32 stride = n >> s1;
-    const u32 limb = blockIdx.y;
-    const u32 prime = rows[limb];
+    const u32 prime = rows[blockIdx.y];
     const u64 p = mods[prime].p;
     const u64* w_tab = tw + (u64)prime * n;
     const u64* ws_tab = tws + (u64)prime * n;
-    u64* a = data + (u64)limb * n;
-    const u32 col0 = blockIdx.x * tc;
-    const u32 total = r_count * tc;
-    for (u32 idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        u32 r = idx / tc;
-        u32 cc = idx - r * tc;
-        sh[idx] = a[col0 + cc + (u64)r * stride];
-    }
+    u64* a = ntt_poly(d0, d1, d2, d3, d4, d5, d6, d7) + (u64)blockIdx.y * n;
+    const u32 c0 = blockIdx.x << spb_log;
+    ntt_load(sh, a, cols, log_n, s_log, spb_log, c0);
     __syncthreads();
-    for (u32 s = 0; s < s1; ++s) {
-        const u32 t_r = r_count >> (s + 1);
-        const u32 m = 1u << s;
-        for (u32 b = threadIdx.x; b < total / 2; b += blockDim.x) {
-            u32 br = b / tc;
-            u32 cc = b - br * tc;
-            u32 i = br / t_r;
-            u32 jr = br - i * t_r;
-            u32 lo = i * 2 * t_r + jr;
-            u32 hi = lo + t_r;
-            u64 x = sh[lo * tc + cc];
-            u64 y = sh[hi * tc + cc];
-            fwd_bfly(x, y, w_tab[m + i], ws_tab[m + i], p);
-            sh[lo * tc + cc] = x;
-            sh[hi * tc + cc] = y;
-        }
+    u32 j, u;
+    ntt_thread(cols, s_log, spb_log, j, u);
+    const u32 c = c0 + j;
+    u32 s = 0;
+    for (; s + 3 <= s_log; s += 3) {
+        fwd_round<3>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, p);
         __syncthreads();
     }
-    for (u32 idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        u32 r = idx / tc;
-        u32 cc = idx - r * tc;
-        a[col0 + cc + (u64)r * stride] = sh[idx];
-    }
-}
-
-// Forward stages [s_begin, log_n) on contiguous chunks of 2^(log_n - s_begin)
-// words (chunk index blockIdx.x); the last stage corrects to [0, p).
-extern "C" __global__ void ntt_fwd_chunk(u64* data, const u32* rows, const Mod* mods,
-                                         const u64* tw, const u64* tws, u32 log_n,
-                                         u32 s_begin) {
-    extern __shared__ u64 sh[];
-    const u32 n = 1u << log_n;
-    const u32 cs = n >> s_begin;
-    const u32 limb = blockIdx.y;
-    const u32 prime = rows[limb];
-    const u64 p = mods[prime].p;
-    const u64* w_tab = tw + (u64)prime * n;
-    const u64* ws_tab = tws + (u64)prime * n;
-    u64* a = data + (u64)limb * n + (u64)blockIdx.x * cs;
-    for (u32 idx = threadIdx.x; idx < cs; idx += blockDim.x) sh[idx] = a[idx];
-    __syncthreads();
-    for (u32 s = s_begin; s < log_n; ++s) {
-        const u32 t = n >> (s + 1);
-        const u32 m = 1u << s;
-        const u32 blocks_per_chunk = cs / (2 * t);
-        const bool last = (s + 1 == log_n);
-        for (u32 b = threadIdx.x; b < cs / 2; b += blockDim.x) {
-            u32 il = b / t;
-            u32 j = b - il * t;
-            u32 lo = il * 2 * t + j;
-            u32 hi = lo + t;
-            u32 i = blockIdx.x * blocks_per_chunk + il;
-            u64 x = sh[lo];
-            u64 y = sh[hi];
-            if (last) {
-                fwd_bfly_last(x, y, w_tab[m + i], ws_tab[m + i], p);
-            } else {
-                fwd_bfly(x, y, w_tab[m + i], ws_tab[m + i], p);
-            }
-            sh[lo] = x;
-            sh[hi] = y;
-        }
+    if (s_log - s == 2) {
+        fwd_round<2>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, p);
+        __syncthreads();
+    } else if (s_log - s == 1) {
+        fwd_round<1>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, p);
         __syncthreads();
     }
-    for (u32 idx = threadIdx.x; idx < cs; idx += blockDim.x) a[idx] = sh[idx];
+    ntt_store(sh, a, cols, log_n, s_log, spb_log, c0);
 }
 
-// Inverse stages with t = 1 .. 2^(log_chunk - 1) on contiguous chunks of
-// 2^log_chunk words. When the chunk is the whole transform the last of them
-// is the fused stage with n^{-1} (ninv) and psi^{-n/2} n^{-1} (invlast).
-extern "C" __global__ void ntt_inv_chunk(u64* data, const u32* rows, const Mod* mods,
-                                         const u64* itw, const u64* itws, const u64* ninv,
-                                         const u64* ninvs, const u64* invlast,
-                                         const u64* invlasts, u32 log_n, u32 log_chunk) {
+// Inverse phase: local stages 0 .. S-1 are global stages g0 .. g0+S-1
+// (stage g has half-distance 2^g); global stage log_n - 1 is the one fused
+// with n^{-1} (ninv) and psi^{-n/2} n^{-1} (invlast).
+extern "C" __global__ void ntt_inv_phase(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4, u64 d5,
+                                         u64 d6, u64 d7, const u32* __restrict__ rows,
+                                         const Mod* __restrict__ mods,
+                                         const u64* __restrict__ itw,
+                                         const u64* __restrict__ itws,
+                                         const u64* __restrict__ ninv,
+                                         const u64* __restrict__ ninvs,
+                                         const u64* __restrict__ invlast,
+                                         const u64* __restrict__ invlasts, u32 log_n,
+                                         u32 s_log, u32 g0, u32 cols_flag, u32 spb_log) {
     extern __shared__ u64 sh[];
+    const bool cols = cols_flag != 0;
     const u32 n = 1u << log_n;
-    const u32 cs = 1u << log_chunk;
-    const u32 limb = blockIdx.y;
-    const u32 prime = rows[limb];
+    const u32 prime = rows[blockIdx.y];
     const u64 p = mods[prime].p;
     const u64* w_tab = itw + (u64)prime * n;
     const u64* ws_tab = itws + (u64)prime * n;
-    u64* a = data + (u64)limb * n + (u64)blockIdx.x * cs;
-    for (u32 idx = threadIdx.x; idx < cs; idx += blockDim.x) sh[idx] = a[idx];
+    const u64 ni = ninv[prime], nis = ninvs[prime];
+    const u64 wl = invlast[prime], wls = invlasts[prime];
+    u64* a = ntt_poly(d0, d1, d2, d3, d4, d5, d6, d7) + (u64)blockIdx.y * n;
+    const u32 c0 = blockIdx.x << spb_log;
+    ntt_load(sh, a, cols, log_n, s_log, spb_log, c0);
     __syncthreads();
-    for (u32 s = 0; s < log_chunk; ++s) {
-        const u32 t = 1u << s;
-        const u32 h = n >> (s + 1);
-        const u32 blocks_per_chunk = cs / (2 * t);
-        for (u32 b = threadIdx.x; b < cs / 2; b += blockDim.x) {
-            u32 il = b / t;
-            u32 j = b - il * t;
-            u32 lo = il * 2 * t + j;
-            u32 hi = lo + t;
-            u64 x = sh[lo];
-            u64 y = sh[hi];
-            if (h == 1) {
-                inv_bfly_last(x, y, ninv[prime], ninvs[prime], invlast[prime], invlasts[prime], p);
-            } else {
-                u32 i = blockIdx.x * blocks_per_chunk + il;
-                inv_bfly(x, y, w_tab[h + i], ws_tab[h + i], p);
-            }
-            sh[lo] = x;
-            sh[hi] = y;
-        }
+    u32 j, u;
+    ntt_thread(cols, s_log, spb_log, j, u);
+    const u32 c = c0 + j;
+    u32 s = 0;
+    for (; s + 3 <= s_log; s += 3) {
+        inv_round<3>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, ni, nis,
+                     wl, wls, p);
         __syncthreads();
     }
-    for (u32 idx = threadIdx.x; idx < cs; idx += blockDim.x) a[idx] = sh[idx];
-}
-
-// Inverse stages [log_chunk, log_n) on columns of stride 2^log_chunk (R =
-// 2^(log_n - log_chunk) rows, `tc` columns per block); the last one is fused
-// with the scaling by n^{-1}.
-extern "C" __global__ void ntt_inv_cols(u64* data, const u32* rows, const Mod* mods,
-                                        const u64* itw, const u64* itws, const u64* ninv,
-                                        const u64* ninvs, const u64* invlast,
-                                        const u64* invlasts, u32 log_n, u32 log_chunk,
-                                        u32 tc) {
-    extern __shared__ u64 sh[];
-    const u32 n = 1u << log_n;
-    const u32 stride = 1u << log_chunk;
-    const u32 r_count = n >> log_chunk;
-    const u32 limb = blockIdx.y;
-    const u32 prime = rows[limb];
-    const u64 p = mods[prime].p;
-    const u64* w_tab = itw + (u64)prime * n;
-    const u64* ws_tab = itws + (u64)prime * n;
-    u64* a = data + (u64)limb * n;
-    const u32 col0 = blockIdx.x * tc;
-    const u32 total = r_count * tc;
-    for (u32 idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        u32 r = idx / tc;
-        u32 cc = idx - r * tc;
-        sh[idx] = a[col0 + cc + (u64)r * stride];
-    }
-    __syncthreads();
-    for (u32 s = log_chunk; s < log_n; ++s) {
-        const u32 t_r = 1u << (s - log_chunk);
-        const u32 h = n >> (s + 1);
-        for (u32 b = threadIdx.x; b < total / 2; b += blockDim.x) {
-            u32 br = b / tc;
-            u32 cc = b - br * tc;
-            u32 i = br / t_r;
-            u32 jr = br - i * t_r;
-            u32 lo = i * 2 * t_r + jr;
-            u32 hi = lo + t_r;
-            u64 x = sh[lo * tc + cc];
-            u64 y = sh[hi * tc + cc];
-            if (h == 1) {
-                inv_bfly_last(x, y, ninv[prime], ninvs[prime], invlast[prime], invlasts[prime], p);
-            } else {
-                inv_bfly(x, y, w_tab[h + i], ws_tab[h + i], p);
-            }
-            sh[lo * tc + cc] = x;
-            sh[hi * tc + cc] = y;
-        }
+    if (s_log - s == 2) {
+        inv_round<2>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, ni, nis,
+                     wl, wls, p);
+        __syncthreads();
+    } else if (s_log - s == 1) {
+        inv_round<1>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, ni, nis,
+                     wl, wls, p);
         __syncthreads();
     }
-    for (u32 idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        u32 r = idx / tc;
-        u32 cc = idx - r * tc;
-        a[col0 + cc + (u64)r * stride] = sh[idx];
-    }
+    ntt_store(sh, a, cols, log_n, s_log, spb_log, c0);
 }

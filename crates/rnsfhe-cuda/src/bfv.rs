@@ -541,14 +541,13 @@ impl CudaBfv {
             )?;
         }
         let msg = g.upload(pt.coefficients())?;
-        let mut u_ntt = self.e.alloc(self.k)?;
+        let u_ntt = self.e.alloc(self.k)?;
         self.e.pointwise(
             "poly_from_signed",
             &self.rows_q,
             &[Arg::W(u_ntt.ptr()), Arg::W(u.ptr())],
         )?;
-        self.e.ntt_forward(&mut u_ntt, &self.rows_q)?;
-        let mut c0 = self.e.alloc(self.k)?;
+        let c0 = self.e.alloc(self.k)?;
         self.e.pointwise(
             "poly_signed_plus_scaled",
             &self.rows_q,
@@ -560,14 +559,14 @@ impl CudaBfv {
                 Arg::W(self.delta.ws.ptr()),
             ],
         )?;
-        self.e.ntt_forward(&mut c0, &self.rows_q)?;
-        let mut c1 = self.e.alloc(self.k)?;
+        let c1 = self.e.alloc(self.k)?;
         self.e.pointwise(
             "poly_from_signed",
             &self.rows_q,
             &[Arg::W(c1.ptr()), Arg::W(e2.ptr())],
         )?;
-        self.e.ntt_forward(&mut c1, &self.rows_q)?;
+        self.e
+            .ntt_many(&[u_ntt.ptr(), c0.ptr(), c1.ptr()], &self.rows_q, false)?;
         self.e.binary(
             "poly_mul_acc",
             c0.ptr(),
@@ -793,10 +792,25 @@ impl CudaBfv {
         let forms = [a.ntt, a.ntt, b.ntt, b.ntt];
         let mut coeff = Vec::with_capacity(4);
         let mut over_q = Vec::with_capacity(4);
-        for (p, &ntt) in a.polys.iter().chain(&b.polys).zip(&forms) {
-            coeff.push(self.coeff_copy(p, ntt)?);
-            over_q.push(self.ntt_copy(p, !ntt)?);
+        for p in a.polys.iter().chain(&b.polys) {
+            coeff.push(self.e.clone_poly(p)?);
+            over_q.push(self.e.clone_poly(p)?);
         }
+        // Both forms of all four inputs: one batched NTT each way.
+        let to_coeff: Vec<u64> = coeff
+            .iter()
+            .zip(&forms)
+            .filter(|(_, &ntt)| ntt)
+            .map(|(p, _)| p.ptr())
+            .collect();
+        self.e.ntt_many(&to_coeff, &self.rows_q, true)?;
+        let to_ntt: Vec<u64> = over_q
+            .iter()
+            .zip(&forms)
+            .filter(|(_, &ntt)| !ntt)
+            .map(|(p, _)| p.ptr())
+            .collect();
+        self.e.ntt_many(&to_ntt, &self.rows_q, false)?;
         let out = match variant {
             Variant::Hps => self.lift_scale_hps(&coeff, &over_q),
             Variant::Behz => self.lift_scale_behz(&coeff, &over_q),
@@ -811,7 +825,7 @@ impl CudaBfv {
     /// coefficient-form outputs.
     fn tensor(&self, x: &[DevPoly], rows: &Rows) -> Result<Vec<DevPoly>> {
         let limbs = rows.len();
-        let mut c: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(limbs)).collect::<Result<_>>()?;
+        let c: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(limbs)).collect::<Result<_>>()?;
         self.e.pointwise(
             "poly_tensor",
             rows,
@@ -825,9 +839,8 @@ impl CudaBfv {
                 Arg::W(x[3].ptr()),
             ],
         )?;
-        for p in c.iter_mut() {
-            self.e.ntt_inverse(p, rows)?;
-        }
+        let ptrs: Vec<u64> = c.iter().map(DevPoly::ptr).collect();
+        self.e.ntt_many(&ptrs, rows, true)?;
         Ok(c)
     }
 
@@ -836,11 +849,12 @@ impl CudaBfv {
         let kp = h.rows_p.len();
         let mut over_p = Vec::with_capacity(4);
         for c in coeff {
-            let mut y = self.e.alloc(kp)?;
+            let y = self.e.alloc(kp)?;
             h.q_to_p.run(&self.e, y.ptr(), c.ptr(), true)?;
-            self.e.ntt_forward(&mut y, &h.rows_p)?;
             over_p.push(y);
         }
+        let ptrs: Vec<u64> = over_p.iter().map(DevPoly::ptr).collect();
+        self.e.ntt_many(&ptrs, &h.rows_p, false)?;
         let cq = self.tensor(over_q, &self.rows_q)?;
         let cp = self.tensor(&over_p, &h.rows_p)?;
         self.free_all(over_p);
@@ -901,7 +915,7 @@ impl CudaBfv {
                 .scalar_mul(mc.ptr(), c.ptr(), &z.mt_q, &self.rows_q)?;
             let ext = self.e.alloc(kb + 1)?;
             z.q_to_bm.run(&self.e, ext.ptr(), mc.ptr(), false)?;
-            let mut y = self.e.alloc(kb)?;
+            let y = self.e.alloc(kb)?;
             let s = &z.sm_dev;
             self.e.gpu.launch(
                 "behz_sm_mrq",
@@ -924,11 +938,12 @@ impl CudaBfv {
                     Arg::U(n as u32),
                 ],
             )?;
-            self.e.ntt_forward(&mut y, &z.rows_b)?;
             self.e.free(mc);
             self.e.free(ext);
             over_b.push(y);
         }
+        let ptrs: Vec<u64> = over_b.iter().map(DevPoly::ptr).collect();
+        self.e.ntt_many(&ptrs, &z.rows_b, false)?;
         let cq = self.tensor(over_q, &self.rows_q)?;
         let cb = self.tensor(&over_b, &z.rows_b)?;
         self.free_all(over_b);
@@ -1062,8 +1077,12 @@ impl CudaBfv {
         let c2 = self.coeff_copy(&a.polys[2], a.ntt)?;
         let (k0, k1) = self.switch(&c2, rk)?;
         self.e.free(c2);
-        let c0 = self.ntt_copy(&a.polys[0], !a.ntt)?;
-        let c1 = self.ntt_copy(&a.polys[1], !a.ntt)?;
+        let c0 = self.e.clone_poly(&a.polys[0])?;
+        let c1 = self.e.clone_poly(&a.polys[1])?;
+        if !a.ntt {
+            self.e
+                .ntt_many(&[c0.ptr(), c1.ptr()], &self.rows_q, false)?;
+        }
         self.e
             .binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), &self.rows_q)?;
         self.e
@@ -1128,8 +1147,12 @@ impl CudaBfv {
         let polys = a
             .polys
             .iter()
-            .map(|p| self.ntt_copy(p, !a.ntt))
+            .map(|p| self.e.clone_poly(p))
             .collect::<Result<Vec<_>>>()?;
+        if !a.ntt {
+            let ptrs: Vec<u64> = polys.iter().map(DevPoly::ptr).collect();
+            self.e.ntt_many(&ptrs, &self.rows_q, false)?;
+        }
         let mut cur = self.new_ct(a.key_id, polys, true);
         for el in elements {
             let next = self.apply_galois(&cur, el, gk)?;

@@ -564,6 +564,19 @@ impl CudaCkks {
         ))
     }
 
+    /// `multiply_relin_rescale` of every pair, queued back to back on the
+    /// stream with no synchronisation in between.
+    pub fn multiply_relin_rescale_batch(
+        &self,
+        pairs: &[(&DeviceCiphertext, &DeviceCiphertext)],
+        rk: &DeviceKsk,
+    ) -> Result<Vec<DeviceCiphertext>> {
+        pairs
+            .iter()
+            .map(|(a, b)| self.multiply_relin_rescale(a, b, rk))
+            .collect()
+    }
+
     /// Rotates the slots left by `steps` (`Evaluator::rotate`).
     pub fn rotate(
         &self,

@@ -4,13 +4,20 @@
 
 use crate::error::{CudaError, Result};
 
-/// `CHUNK_LOG` of `kernels/ntt.cu`: the NTT stages on contiguous chunks of
-/// `2^11` words (16 KiB of shared memory) run in one kernel.
-pub const NTT_CHUNK_LOG: u32 = 11;
-/// Words of shared memory per NTT block (both phases).
-pub const NTT_SHARED_WORDS: u32 = 1 << NTT_CHUNK_LOG;
-/// Threads per NTT block.
-pub const NTT_THREADS: u32 = 256;
+/// Largest NTT tile (words of shared memory per block, before padding):
+/// `2^11` words, 256 threads of 8 words.
+pub const NTT_MAX_TILE_LOG: u32 = 11;
+/// Smallest NTT tile when the work is too small to fill the GPU with
+/// `2^11`-word tiles: `2^9` words, 64 threads.
+pub const NTT_MIN_TILE_LOG: u32 = 9;
+/// Blocks per launch below which the tile shrinks (four per SM of a
+/// 132-SM H100/H200).
+pub const NTT_FILL_BLOCKS: u64 = 528;
+/// Polynomials transformed by one NTT launch (`NTT_MAX_POLYS` of
+/// `kernels/ntt.cu`: `gridDim.z`, one pointer argument each).
+pub const NTT_MAX_POLYS: usize = 8;
+/// Degrees up to `2^NTT_ONE_PHASE_LOG` run as one phase.
+pub const NTT_ONE_PHASE_LOG: u32 = 10;
 /// Threads per block of the point-wise kernels.
 pub const POINT_THREADS: u32 = 256;
 /// `CONV_TX` / `BZ_TX` of the conversion kernels: coefficients per block.
@@ -36,21 +43,39 @@ pub struct Launch {
     pub shared_bytes: u32,
 }
 
-/// The phases of one transform of size `n = 2^log_n` over `limbs` limbs.
+/// One phase of a batched NTT (`ntt_fwd_phase` / `ntt_inv_phase`): `stages`
+/// consecutive stages on independent sub-problems of `2^stages` words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NttPhase {
+    /// `S`: stages of this phase (sub-problems of `2^S` words).
+    pub stages: u32,
+    /// Global index of the phase's first stage.
+    pub first_stage: u32,
+    /// Column sub-problems (words `c + (k << (log_n − S))`) or contiguous
+    /// chunks (words `(c << S) + k`).
+    pub cols: bool,
+    /// `log2` of the sub-problems staged per block.
+    pub spb_log: u32,
+    /// The launch: `(sub-problems / 2^spb_log, limbs, polys)` blocks of
+    /// `2^(S + spb_log − 3)` threads.
+    pub launch: Launch,
+}
+
+/// The phases of one batched transform of size `n = 2^log_n` over `limbs`
+/// limbs of `polys` polynomials, in launch order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NttPlan {
     /// `log2 n`.
     pub log_n: u32,
-    /// Forward: stages done by the column kernel (0: none).
-    pub col_stages: u32,
-    /// Columns per block of the column kernels.
-    pub cols_per_block: u32,
-    /// The column kernel launch (unused when `col_stages == 0`).
-    pub cols: Launch,
-    /// The chunk kernel launch.
-    pub chunk: Launch,
-    /// `log2` of the chunk size.
-    pub chunk_log: u32,
+    /// The phases (one for `n ≤ 2^NTT_ONE_PHASE_LOG`, else two).
+    pub phases: [Option<NttPhase>; 2],
+}
+
+impl NttPlan {
+    /// The phases in launch order.
+    pub fn iter(&self) -> impl Iterator<Item = &NttPhase> {
+        self.phases.iter().flatten()
+    }
 }
 
 fn u32_of(x: usize, what: &str) -> Result<u32> {
@@ -68,34 +93,94 @@ pub fn check_degree(n: usize) -> Result<u32> {
     Ok(n.trailing_zeros())
 }
 
-/// The NTT plan for degree `n` and `limbs` limbs (one launch per phase for
-/// all limbs: `gridDim.y = limbs`).
-pub fn ntt_plan(n: usize, limbs: usize) -> Result<NttPlan> {
+/// The tile size (`log2` words per block) for `words` words in all: the
+/// largest tile that still gives [`NTT_FILL_BLOCKS`] blocks.
+pub fn ntt_tile_log(words: u64) -> u32 {
+    let mut t = NTT_MAX_TILE_LOG;
+    while t > NTT_MIN_TILE_LOG && (words >> t) < NTT_FILL_BLOCKS {
+        t -= 1;
+    }
+    t
+}
+
+/// Shared-memory words of a tile of `2^spb_log` sub-problems of `2^s` words
+/// (`ntt_slot`: chunk rows padded by one word in eight).
+pub fn ntt_tile_words(s: u32, spb_log: u32, cols: bool) -> u32 {
+    if cols {
+        1 << (s + spb_log)
+    } else {
+        (9 << (s - 3)) << spb_log
+    }
+}
+
+fn ntt_phase(
+    log_n: u32,
+    s: u32,
+    first: u32,
+    cols: bool,
+    tile_log: u32,
+    rows: (u32, u32),
+) -> NttPhase {
+    let subs_log = log_n - s;
+    // Column tiles take at least 4 columns so that a row read is 32 bytes.
+    let min_spb = if cols { 2 } else { 0 };
+    let spb_log = tile_log.saturating_sub(s).max(min_spb).min(subs_log);
+    NttPhase {
+        stages: s,
+        first_stage: first,
+        cols,
+        spb_log,
+        launch: Launch {
+            grid: (1 << (subs_log - spb_log), rows.0, rows.1),
+            block: (1 << (s + spb_log - 3), 1, 1),
+            shared_bytes: ntt_tile_words(s, spb_log, cols) * 8,
+        },
+    }
+}
+
+/// The forward (`inverse = false`) or inverse NTT plan for degree `n`,
+/// `limbs` limbs and `polys ≤ NTT_MAX_POLYS` polynomials: one launch per
+/// phase for all of them.
+pub fn ntt_plan(n: usize, limbs: usize, polys: usize, inverse: bool) -> Result<NttPlan> {
     let log_n = check_degree(n)?;
     let limbs = u32_of(limbs, "limbs")?;
     if limbs == 0 || limbs > 65_535 {
         return Err(CudaError::InvalidArgument(format!("{limbs} limbs")));
     }
-    let chunk_log = log_n.min(NTT_CHUNK_LOG);
-    let col_stages = log_n - chunk_log;
-    let rows = 1u32 << col_stages;
-    let cols_per_block = NTT_SHARED_WORDS / rows;
-    let stride = 1u32 << chunk_log;
+    if polys == 0 || polys > NTT_MAX_POLYS {
+        return Err(CudaError::InvalidArgument(format!(
+            "{polys} polynomials in one NTT launch (1 to {NTT_MAX_POLYS})"
+        )));
+    }
+    let rows = (limbs, polys as u32);
+    let words = (n as u64) * u64::from(limbs) * polys as u64;
+    let tile_log = ntt_tile_log(words);
+    if log_n <= NTT_ONE_PHASE_LOG {
+        return Ok(NttPlan {
+            log_n,
+            phases: [
+                Some(ntt_phase(log_n, log_n, 0, false, tile_log, rows)),
+                None,
+            ],
+        });
+    }
+    // Columns take the top half of the bits, chunks the bottom half.
+    let s_cols = log_n / 2;
+    let s_chunk = log_n - s_cols;
+    let phases = if inverse {
+        [
+            ntt_phase(log_n, s_chunk, 0, false, tile_log, rows),
+            ntt_phase(log_n, s_cols, s_chunk, true, tile_log, rows),
+        ]
+    } else {
+        [
+            ntt_phase(log_n, s_cols, 0, true, tile_log, rows),
+            ntt_phase(log_n, s_chunk, s_cols, false, tile_log, rows),
+        ]
+    };
     Ok(NttPlan {
         log_n,
-        col_stages,
-        cols_per_block,
-        cols: Launch {
-            grid: (stride / cols_per_block.max(1), limbs, 1),
-            block: (NTT_THREADS, 1, 1),
-            shared_bytes: rows * cols_per_block * 8,
-        },
-        chunk: Launch {
-            grid: (1u32 << col_stages, limbs, 1),
-            block: (NTT_THREADS.min((1u32 << chunk_log) / 2).max(1), 1, 1),
-            shared_bytes: (1u32 << chunk_log) * 8,
-        },
-        chunk_log,
+        phases: [Some(phases[0]), Some(phases[1])],
     })
 }
 
@@ -164,23 +249,49 @@ mod tests {
     fn ntt_plans_cover_every_stage_once() {
         for log_n in 4..=17u32 {
             let n = 1usize << log_n;
-            let p = ntt_plan(n, 3).unwrap();
-            assert_eq!(p.col_stages + p.chunk_log, log_n);
-            assert!(p.chunk.shared_bytes <= 16 * 1024);
-            assert_eq!(p.chunk.grid, (1 << p.col_stages, 3, 1));
-            if p.col_stages > 0 {
-                // Every column of stride 2^chunk_log is in exactly one block.
-                let rows = 1u32 << p.col_stages;
-                assert_eq!(p.cols.grid.0 * p.cols_per_block, 1 << p.chunk_log);
-                assert_eq!(p.cols.shared_bytes, rows * p.cols_per_block * 8);
-                assert!(p.cols.shared_bytes <= 16 * 1024);
-                assert!(p.cols_per_block >= 32, "coalesced loads need ≥ 32 columns");
+            for (limbs, polys) in [(1, 1), (3, 2), (30, 8), (6, 3)] {
+                for inverse in [false, true] {
+                    let plan = ntt_plan(n, limbs, polys, inverse).unwrap();
+                    assert_eq!(plan.log_n, log_n);
+                    let mut next = 0;
+                    for ph in plan.iter() {
+                        // Stages in order, each once, on the right bits.
+                        assert_eq!(ph.first_stage, next);
+                        next += ph.stages;
+                        assert!(ph.stages >= 4, "radix-8 rounds need S ≥ 3");
+                        let subs = 1u32 << (log_n - ph.stages);
+                        // Every sub-problem in exactly one block.
+                        assert_eq!(ph.launch.grid.0 << ph.spb_log, subs);
+                        assert_eq!(ph.launch.grid.1, limbs as u32);
+                        assert_eq!(ph.launch.grid.2, polys as u32);
+                        // 8 words per thread.
+                        assert_eq!(ph.launch.block.0 * 8, 1 << (ph.stages + ph.spb_log));
+                        assert!(ph.launch.block.0 <= 1024);
+                        assert!(ph.launch.shared_bytes <= 48 * 1024);
+                        if ph.cols {
+                            assert!(ph.spb_log >= 2 || ph.spb_log == log_n - ph.stages);
+                        }
+                    }
+                    assert_eq!(next, log_n);
+                    // Forward: columns (top bits) first; inverse: chunks first.
+                    if log_n > NTT_ONE_PHASE_LOG {
+                        let first = plan.phases[0].unwrap();
+                        assert_eq!(first.cols, !inverse);
+                    } else {
+                        assert!(plan.phases[1].is_none());
+                    }
+                }
             }
         }
-        assert!(ntt_plan(1000, 1).is_err());
-        assert!(ntt_plan(1 << 18, 1).is_err());
-        assert!(ntt_plan(8, 1).is_err());
-        assert!(ntt_plan(1 << 12, 0).is_err());
+        // Small work gets smaller tiles (more blocks), large work full ones.
+        assert_eq!(ntt_tile_log(1 << 14), NTT_MIN_TILE_LOG);
+        assert_eq!(ntt_tile_log(30 << 16), NTT_MAX_TILE_LOG);
+        assert!(ntt_plan(1000, 1, 1, false).is_err());
+        assert!(ntt_plan(1 << 18, 1, 1, false).is_err());
+        assert!(ntt_plan(8, 1, 1, false).is_err());
+        assert!(ntt_plan(1 << 12, 0, 1, false).is_err());
+        assert!(ntt_plan(1 << 12, 1, 0, false).is_err());
+        assert!(ntt_plan(1 << 12, 1, NTT_MAX_POLYS + 1, true).is_err());
     }
 
     #[test]

@@ -12,8 +12,6 @@
 
 use std::ffi::CString;
 
-use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
-
 use crate::error::{CudaError, Result};
 use crate::loader;
 
@@ -37,12 +35,7 @@ pub const MODULES: [KernelModule; 6] = [
     KernelModule {
         file: "ntt.cu",
         source: include_str!("../kernels/ntt.cu"),
-        kernels: &[
-            "ntt_fwd_cols",
-            "ntt_fwd_chunk",
-            "ntt_inv_chunk",
-            "ntt_inv_cols",
-        ],
+        kernels: &["ntt_fwd_phase", "ntt_inv_phase"],
     },
     KernelModule {
         file: "arith.cu",
@@ -57,6 +50,7 @@ pub const MODULES: [KernelModule; 6] = [
             "poly_scalar_mul",
             "poly_add_scalar_mul",
             "poly_add_then_scalar",
+            "poly_sub_then_scalar",
             "poly_reduce_from",
             "poly_digit_from",
             "poly_from_signed",
@@ -167,75 +161,29 @@ pub fn log_has_diagnostics(log: &str) -> bool {
 /// warning**, [`CudaError::InvalidArgument`] for a bad `arch`.
 pub fn compile(module: &KernelModule, arch: &str) -> Result<Vec<u8>> {
     let target = target_of(arch)?;
-    loader::nvrtc_available()?;
+    let nvrtc = loader::nvrtc()?;
     let src = CString::new(full_source(module))
         .map_err(|_| CudaError::InvalidArgument(format!("{} holds a NUL byte", module.file)))?;
     let name = CString::new(module.file)
         .map_err(|_| CudaError::InvalidArgument("module name holds a NUL byte".into()))?;
-    let fail = |what: &str, e: nvrtc::NvrtcError| CudaError::Compile {
+    let opts = options(arch)
+        .into_iter()
+        .map(CString::new)
+        .collect::<core::result::Result<Vec<_>, _>>()
+        .map_err(|_| CudaError::InvalidArgument("an NVRTC option holds a NUL byte".into()))?;
+    let out = nvrtc.compile(&src, &name, &opts, target == Target::Cubin)?;
+    let err = |log: String| CudaError::Compile {
         module: module.file.to_string(),
         arch: arch.to_string(),
-        log: format!("{what}: {e:?}"),
+        log,
     };
-    let prog = nvrtc::create_program(&src, Some(&name)).map_err(|e| fail("create", e))?;
-    let opts = options(arch);
-    // SAFETY: `prog` is a live program from `create_program`; the options
-    // are owned strings valid for the call.
-    let compiled = unsafe { nvrtc::compile_program(prog, &opts) };
-    // SAFETY: the program is live; the log is copied into an owned buffer.
-    let log = unsafe { nvrtc::get_program_log(prog) }
-        .map(|raw| {
-            let bytes: Vec<u8> = raw
-                .iter()
-                .map(|&c| c as u8)
-                .take_while(|&b| b != 0)
-                .collect();
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-        .unwrap_or_default();
-    let out = match (compiled, log_has_diagnostics(&log)) {
-        (Err(e), _) => Err(CudaError::Compile {
-            module: module.file.to_string(),
-            arch: arch.to_string(),
-            log: format!("{e:?}\n{log}"),
-        }),
-        (Ok(()), true) => Err(CudaError::Compile {
-            module: module.file.to_string(),
-            arch: arch.to_string(),
-            log: format!("warnings are errors:\n{log}"),
-        }),
-        (Ok(()), false) => match target {
-            // SAFETY: the program compiled; the output is copied out.
-            Target::Ptx => unsafe { nvrtc::get_ptx(prog) }
-                .map(|raw| {
-                    raw.iter()
-                        .map(|&c| c as u8)
-                        .take_while(|&b| b != 0)
-                        .collect()
-                })
-                .map_err(|e| fail("get_ptx", e)),
-            // SAFETY: the program compiled for a real architecture, so it
-            // has a CUBIN of the size NVRTC reports.
-            Target::Cubin => unsafe { cubin(prog) }.map_err(|e| fail("get_cubin", e)),
-        },
-    };
-    // SAFETY: destroyed once, after its last use.
-    let _ = unsafe { nvrtc::destroy_program(prog) };
-    out
-}
-
-/// The CUBIN of a compiled program.
-///
-/// # Safety
-/// `prog` must be a live program compiled for a real architecture.
-unsafe fn cubin(prog: nvrtc_sys::nvrtcProgram) -> std::result::Result<Vec<u8>, nvrtc::NvrtcError> {
-    let mut size = 0usize;
-    // SAFETY: per the function contract; `size` is a valid out pointer.
-    unsafe { nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size) }.result()?;
-    let mut buf = vec![0u8; size];
-    // SAFETY: `buf` has exactly the size NVRTC reported.
-    unsafe { nvrtc_sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr().cast()) }.result()?;
-    Ok(buf)
+    if !out.ok {
+        return Err(err(format!("{}\n{}", out.error, out.log)));
+    }
+    if log_has_diagnostics(&out.log) {
+        return Err(err(format!("warnings are errors:\n{}", out.log)));
+    }
+    Ok(out.binary)
 }
 
 #[cfg(test)]

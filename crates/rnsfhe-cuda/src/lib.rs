@@ -15,6 +15,7 @@ pub mod loader;
 pub mod pool;
 pub mod runtime;
 pub mod tables;
+pub mod throughput;
 
 #[cfg(test)]
 mod model;

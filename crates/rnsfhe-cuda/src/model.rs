@@ -11,7 +11,7 @@
     clippy::needless_range_loop
 )]
 
-use crate::geometry::NttPlan;
+use crate::geometry::{ntt_tile_words, NttPhase, NttPlan};
 use crate::tables::*;
 
 fn csub(x: u64, m: u64) -> u64 {
@@ -95,116 +95,152 @@ fn inv_last(x: &mut u64, y: &mut u64, t: &NttTwiddles, p: u64) {
     *y = csub(shoup_lazy(u + two_p - v, t.inv_last.0, t.inv_last.1, p), p);
 }
 
-/// `ntt_fwd_cols` then `ntt_fwd_chunk` on one limb, block by block and
-/// butterfly by butterfly in the kernels' index order.
-pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
-    let n = 1usize << plan.log_n;
-    let s1 = plan.col_stages as usize;
-    if s1 > 0 {
-        let r_count = 1usize << s1;
-        let stride = n >> s1;
-        let tc = plan.cols_per_block as usize;
-        for blk in 0..plan.cols.grid.0 as usize {
-            let col0 = blk * tc;
-            let mut sh: Vec<u64> = (0..r_count * tc)
-                .map(|idx| a[col0 + idx % tc + (idx / tc) * stride])
-                .collect();
-            for s in 0..s1 {
-                let t_r = r_count >> (s + 1);
-                let m = 1usize << s;
-                for b in 0..r_count * tc / 2 {
-                    let (br, cc) = (b / tc, b % tc);
-                    let (i, jr) = (br / t_r, br % t_r);
-                    let lo = i * 2 * t_r + jr;
-                    let hi = lo + t_r;
-                    let (mut x, mut y) = (sh[lo * tc + cc], sh[hi * tc + cc]);
-                    fwd_bfly(&mut x, &mut y, t.fwd[m + i], t.fwd_shoup[m + i], p, false);
-                    sh[lo * tc + cc] = x;
-                    sh[hi * tc + cc] = y;
-                }
-            }
-            for (idx, v) in sh.iter().enumerate() {
-                a[col0 + idx % tc + (idx / tc) * stride] = *v;
-            }
+/// `ntt_slot` of ntt.cu.
+fn ntt_slot(j: u32, k: u32, cols: bool, spb_log: u32, s_log: u32) -> usize {
+    (if cols {
+        (k << spb_log) + j
+    } else {
+        j * (9 << (s_log - 3)) + k + (k >> 3)
+    }) as usize
+}
+
+/// `ntt_word` of ntt.cu.
+fn ntt_word(c: u32, k: u32, cols: bool, log_n: u32, s_log: u32) -> usize {
+    (if cols {
+        c + (k << (log_n - s_log))
+    } else {
+        (c << s_log) + k
+    }) as usize
+}
+
+/// `ntt_thread` of ntt.cu: `(j, u)` of thread `tid`.
+fn ntt_thread(tid: u32, cols: bool, s_log: u32, spb_log: u32) -> (u32, u32) {
+    if cols {
+        (tid & ((1 << spb_log) - 1), tid >> spb_log)
+    } else {
+        (tid >> (s_log - 3), tid & ((1 << (s_log - 3)) - 1))
+    }
+}
+
+/// One block of `ntt_fwd_phase` / `ntt_inv_phase` on one limb `a`: the
+/// tile is staged, then every round runs thread by thread (the barriers
+/// between rounds make that order equivalent), then stored.
+fn ntt_phase_block(
+    ph: &NttPhase,
+    log_n: u32,
+    block: u32,
+    a: &mut [u64],
+    mut round: impl FnMut(&mut [u64], u32, u32, u32, u32, usize),
+) {
+    let (s_log, spb_log, cols) = (ph.stages, ph.spb_log, ph.cols);
+    let c0 = block << spb_log;
+    let mut sh = vec![u64::MAX; ntt_tile_words(s_log, spb_log, cols) as usize];
+    for j in 0..1u32 << spb_log {
+        for k in 0..1u32 << s_log {
+            sh[ntt_slot(j, k, cols, spb_log, s_log)] = a[ntt_word(c0 + j, k, cols, log_n, s_log)];
         }
     }
-    let cs = n >> s1;
-    for chunk in 0..(1usize << s1) {
-        let sh = &mut a[chunk * cs..(chunk + 1) * cs];
-        for s in s1..plan.log_n as usize {
-            let t_ = n >> (s + 1);
-            let m = 1usize << s;
-            let per = cs / (2 * t_);
-            let last = s + 1 == plan.log_n as usize;
-            for b in 0..cs / 2 {
-                let (il, j) = (b / t_, b % t_);
-                let lo = il * 2 * t_ + j;
-                let i = chunk * per + il;
-                let (mut x, mut y) = (sh[lo], sh[lo + t_]);
-                fwd_bfly(&mut x, &mut y, t.fwd[m + i], t.fwd_shoup[m + i], p, last);
-                sh[lo] = x;
-                sh[lo + t_] = y;
-            }
+    let mut s = 0;
+    while s < s_log {
+        let r = (s_log - s).min(3) as usize;
+        for tid in 0..ph.launch.block.0 {
+            let (j, u) = ntt_thread(tid, cols, s_log, spb_log);
+            round(&mut sh, j, c0 + j, u, s, r);
+        }
+        s += r as u32;
+    }
+    for j in 0..1u32 << spb_log {
+        for k in 0..1u32 << s_log {
+            a[ntt_word(c0 + j, k, cols, log_n, s_log)] = sh[ntt_slot(j, k, cols, spb_log, s_log)];
         }
     }
 }
 
-/// `ntt_inv_chunk` then `ntt_inv_cols` on one limb.
-pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
-    let n = 1usize << plan.log_n;
-    let lc = plan.chunk_log as usize;
-    let cs = 1usize << lc;
-    for chunk in 0..n / cs {
-        let sh = &mut a[chunk * cs..(chunk + 1) * cs];
-        for s in 0..lc {
-            let t_ = 1usize << s;
-            let h = n >> (s + 1);
-            let per = cs / (2 * t_);
-            for b in 0..cs / 2 {
-                let (il, j) = (b / t_, b % t_);
-                let lo = il * 2 * t_ + j;
-                let (mut x, mut y) = (sh[lo], sh[lo + t_]);
-                if h == 1 {
-                    inv_last(&mut x, &mut y, t, p);
-                } else {
-                    let i = chunk * per + il;
-                    inv_bfly(&mut x, &mut y, t.inv[h + i], t.inv_shoup[h + i], p);
+/// `ntt_fwd_phase` for every block of one limb (all phases of `plan`).
+pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
+    let log_n = plan.log_n;
+    for ph in plan.iter() {
+        let (s_log, spb_log, cols, g0) = (ph.stages, ph.spb_log, ph.cols, ph.first_stage);
+        for block in 0..ph.launch.grid.0 {
+            ntt_phase_block(ph, log_n, block, a, |sh, j, c, u, s, r| {
+                let (groups, e_count) = (8 >> r, 1usize << r);
+                let lowpos = s_log - r as u32 - s;
+                for v in 0..groups {
+                    let g = u * groups as u32 + v as u32;
+                    let b = ((g >> lowpos) << (lowpos + r as u32)) | (g & ((1 << lowpos) - 1));
+                    let slot =
+                        |e: usize| ntt_slot(j, b + ((e as u32) << lowpos), cols, spb_log, s_log);
+                    let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
+                    for q in 0..r {
+                        let half = 1usize << (r - 1 - q);
+                        let gs = g0 + s + q as u32;
+                        let last = gs + 1 == log_n;
+                        for e in 0..e_count {
+                            if e & half != 0 {
+                                continue;
+                            }
+                            let k = b + ((e as u32) << lowpos);
+                            let mut i = k >> (s_log - s - q as u32);
+                            if !cols {
+                                i |= c << (s + q as u32);
+                            }
+                            let ti = ((1u32 << gs) + i) as usize;
+                            let (mut lo, mut hi) = (x[e], x[e + half]);
+                            fwd_bfly(&mut lo, &mut hi, t.fwd[ti], t.fwd_shoup[ti], p, last);
+                            x[e] = lo;
+                            x[e + half] = hi;
+                        }
+                    }
+                    for e in 0..e_count {
+                        sh[slot(e)] = x[e];
+                    }
                 }
-                sh[lo] = x;
-                sh[lo + t_] = y;
-            }
+            });
         }
     }
-    if plan.col_stages > 0 {
-        let stride = cs;
-        let r_count = n >> lc;
-        let tc = plan.cols_per_block as usize;
-        for blk in 0..plan.cols.grid.0 as usize {
-            let col0 = blk * tc;
-            let mut sh: Vec<u64> = (0..r_count * tc)
-                .map(|idx| a[col0 + idx % tc + (idx / tc) * stride])
-                .collect();
-            for s in lc..plan.log_n as usize {
-                let t_r = 1usize << (s - lc);
-                let h = n >> (s + 1);
-                for b in 0..r_count * tc / 2 {
-                    let (br, cc) = (b / tc, b % tc);
-                    let (i, jr) = (br / t_r, br % t_r);
-                    let lo = i * 2 * t_r + jr;
-                    let hi = lo + t_r;
-                    let (mut x, mut y) = (sh[lo * tc + cc], sh[hi * tc + cc]);
-                    if h == 1 {
-                        inv_last(&mut x, &mut y, t, p);
-                    } else {
-                        inv_bfly(&mut x, &mut y, t.inv[h + i], t.inv_shoup[h + i], p);
+}
+
+/// `ntt_inv_phase` for every block of one limb (all phases of `plan`).
+pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
+    let log_n = plan.log_n;
+    for ph in plan.iter() {
+        let (s_log, spb_log, cols, g0) = (ph.stages, ph.spb_log, ph.cols, ph.first_stage);
+        for block in 0..ph.launch.grid.0 {
+            ntt_phase_block(ph, log_n, block, a, |sh, j, c, u, s, r| {
+                let (groups, e_count) = (8 >> r, 1usize << r);
+                for v in 0..groups {
+                    let g = u * groups as u32 + v as u32;
+                    let b = ((g >> s) << (s + r as u32)) | (g & ((1 << s) - 1));
+                    let slot = |e: usize| ntt_slot(j, b + ((e as u32) << s), cols, spb_log, s_log);
+                    let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
+                    for q in 0..r {
+                        let half = 1usize << q;
+                        let gs = g0 + s + q as u32;
+                        for e in 0..e_count {
+                            if e & half != 0 {
+                                continue;
+                            }
+                            let (mut lo, mut hi) = (x[e], x[e + half]);
+                            if gs + 1 == log_n {
+                                inv_last(&mut lo, &mut hi, t, p);
+                            } else {
+                                let k = b + ((e as u32) << s);
+                                let mut i = k >> (s + q as u32 + 1);
+                                if !cols {
+                                    i |= c << (s_log - s - q as u32 - 1);
+                                }
+                                let ti = ((1u32 << (log_n - gs - 1)) + i) as usize;
+                                inv_bfly(&mut lo, &mut hi, t.inv[ti], t.inv_shoup[ti], p);
+                            }
+                            x[e] = lo;
+                            x[e + half] = hi;
+                        }
                     }
-                    sh[lo * tc + cc] = x;
-                    sh[hi * tc + cc] = y;
+                    for e in 0..e_count {
+                        sh[slot(e)] = x[e];
+                    }
                 }
-            }
-            for (idx, v) in sh.iter().enumerate() {
-                a[col0 + idx % tc + (idx / tc) * stride] = *v;
-            }
+            });
         }
     }
 }
@@ -653,20 +689,25 @@ mod tests {
             let p = generate_ntt_primes(*bits, n, 1, &[]).unwrap()[0];
             let table = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
             let tw = NttTwiddles::new(&table).unwrap();
-            let plan = ntt_plan(n, 1).unwrap();
-            // Inputs anywhere in [0, 4p) for the forward transform.
-            let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..4 * p)).collect();
-            let mut cpu = a.clone();
-            table.forward(&mut cpu).unwrap();
-            let mut dev = a;
-            ntt_forward(&plan, &tw, p, &mut dev);
-            assert_eq!(dev, cpu, "forward n = {n}");
-            let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..2 * p)).collect();
-            let mut cpu = b.clone();
-            table.backward(&mut cpu).unwrap();
-            let mut dev = b;
-            ntt_inverse(&plan, &tw, p, &mut dev);
-            assert_eq!(dev, cpu, "inverse n = {n}");
+            // Every tile size the plans choose: few words (smallest tiles),
+            // many (largest).
+            for (limbs, polys) in [(1, 1), (30, 8)] {
+                let fwd = ntt_plan(n, limbs, polys, false).unwrap();
+                let inv = ntt_plan(n, limbs, polys, true).unwrap();
+                // Inputs anywhere in [0, 4p) for the forward transform.
+                let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..4 * p)).collect();
+                let mut cpu = a.clone();
+                table.forward(&mut cpu).unwrap();
+                let mut dev = a;
+                ntt_forward(&fwd, &tw, p, &mut dev);
+                assert_eq!(dev, cpu, "forward n = {n}, {limbs} × {polys}");
+                let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..2 * p)).collect();
+                let mut cpu = b.clone();
+                table.backward(&mut cpu).unwrap();
+                let mut dev = b;
+                ntt_inverse(&inv, &tw, p, &mut dev);
+                assert_eq!(dev, cpu, "inverse n = {n}, {limbs} × {polys}");
+            }
         }
     }
 

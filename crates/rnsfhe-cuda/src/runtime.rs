@@ -209,65 +209,56 @@ impl Engine {
         Ok(())
     }
 
+    /// Forward (`inverse = false`) or inverse NTT of the first `rows.len()`
+    /// rows of every polynomial at `ptrs`: one launch per phase for up to
+    /// [`geometry::NTT_MAX_POLYS`] polynomials.
+    pub(crate) fn ntt_many(&self, ptrs: &[u64], rows: &Rows, inverse: bool) -> Result<()> {
+        let m = &self.mt;
+        for group in ptrs.chunks(geometry::NTT_MAX_POLYS) {
+            let plan = geometry::ntt_plan(self.n(), rows.len(), group.len(), inverse)?;
+            for ph in plan.iter() {
+                let mut args: Vec<Arg> = (0..geometry::NTT_MAX_POLYS)
+                    .map(|i| Arg::W(group.get(i).copied().unwrap_or(0)))
+                    .collect();
+                args.extend([Arg::W(rows.dev.ptr()), Arg::W(m.mods.ptr())]);
+                if inverse {
+                    args.extend([
+                        Arg::W(m.inv.ptr()),
+                        Arg::W(m.invs.ptr()),
+                        Arg::W(m.ninv.ptr()),
+                        Arg::W(m.ninvs.ptr()),
+                        Arg::W(m.last.ptr()),
+                        Arg::W(m.lasts.ptr()),
+                    ]);
+                } else {
+                    args.extend([Arg::W(m.fwd.ptr()), Arg::W(m.fwds.ptr())]);
+                }
+                args.extend([
+                    Arg::U(plan.log_n),
+                    Arg::U(ph.stages),
+                    Arg::U(ph.first_stage),
+                    Arg::U(u32::from(ph.cols)),
+                    Arg::U(ph.spb_log),
+                ]);
+                let name = if inverse {
+                    "ntt_inv_phase"
+                } else {
+                    "ntt_fwd_phase"
+                };
+                self.gpu.launch(name, ph.launch, &args)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Forward NTT of the first `rows.len()` rows at `ptr` (rows of `p`).
     pub(crate) fn ntt_forward_at(&self, ptr: u64, rows: &Rows) -> Result<()> {
-        let plan = geometry::ntt_plan(self.n(), rows.len())?;
-        let m = &self.mt;
-        if plan.col_stages > 0 {
-            self.gpu.launch(
-                "ntt_fwd_cols",
-                plan.cols,
-                &[
-                    Arg::W(ptr),
-                    Arg::W(rows.dev.ptr()),
-                    Arg::W(m.mods.ptr()),
-                    Arg::W(m.fwd.ptr()),
-                    Arg::W(m.fwds.ptr()),
-                    Arg::U(plan.log_n),
-                    Arg::U(plan.col_stages),
-                    Arg::U(plan.cols_per_block),
-                ],
-            )?;
-        }
-        self.gpu.launch(
-            "ntt_fwd_chunk",
-            plan.chunk,
-            &[
-                Arg::W(ptr),
-                Arg::W(rows.dev.ptr()),
-                Arg::W(m.mods.ptr()),
-                Arg::W(m.fwd.ptr()),
-                Arg::W(m.fwds.ptr()),
-                Arg::U(plan.log_n),
-                Arg::U(plan.col_stages),
-            ],
-        )
+        self.ntt_many(&[ptr], rows, false)
     }
 
     /// Inverse NTT of the first `rows.len()` rows at `ptr`.
     pub(crate) fn ntt_inverse_at(&self, ptr: u64, rows: &Rows) -> Result<()> {
-        let plan = geometry::ntt_plan(self.n(), rows.len())?;
-        let m = &self.mt;
-        let common = [
-            Arg::W(ptr),
-            Arg::W(rows.dev.ptr()),
-            Arg::W(m.mods.ptr()),
-            Arg::W(m.inv.ptr()),
-            Arg::W(m.invs.ptr()),
-            Arg::W(m.ninv.ptr()),
-            Arg::W(m.ninvs.ptr()),
-            Arg::W(m.last.ptr()),
-            Arg::W(m.lasts.ptr()),
-            Arg::U(plan.log_n),
-            Arg::U(plan.chunk_log),
-        ];
-        self.gpu.launch("ntt_inv_chunk", plan.chunk, &common)?;
-        if plan.col_stages > 0 {
-            let mut args = common.to_vec();
-            args.push(Arg::U(plan.cols_per_block));
-            self.gpu.launch("ntt_inv_cols", plan.cols, &args)?;
-        }
-        Ok(())
+        self.ntt_many(&[ptr], rows, true)
     }
 
     pub(crate) fn ntt_forward(&self, p: &mut DevPoly, rows: &Rows) -> Result<()> {
@@ -609,6 +600,9 @@ impl Engine {
 
     /// ModUp and inner product of hybrid key switching of `c` (coefficient
     /// form, `lv.kl` limbs): the two accumulators over Q_l ∪ P in NTT form.
+    /// Every digit is raised into its own rows, all of them transformed by
+    /// one batched NTT, and one `ks_mac` sums all digits (002 §4.5 with the
+    /// hybrid digits of rnsfhe::rlwe::hybrid).
     pub(crate) fn hybrid_inner(
         &self,
         lv: &HybridLevel,
@@ -620,64 +614,87 @@ impl Engine {
                 "hybrid key switching shapes".into(),
             ));
         }
+        let n = self.n();
         let rows = lv.rows_ext.len();
+        let dnum = lv.digits.len();
         let acc0 = self.alloc(rows)?;
         let acc1 = self.alloc(rows)?;
-        let mut ext = self.alloc(rows)?;
+        let mut ext = self.alloc(rows * dnum)?;
         for (d, (range, conv)) in lv.digits.iter().enumerate() {
-            conv.run(self, ext.ptr(), c.row(range.start, self.n()), false)?;
-            self.copy_rows(c, range.start, &mut ext, range.start, range.len())?;
-            self.ntt_forward(&mut ext, &lv.rows_ext)?;
-            self.ks_mac(
-                acc0.ptr(),
-                acc1.ptr(),
-                ext.ptr(),
-                0,
-                1,
-                key,
-                d,
-                &lv.key_rows,
-                &lv.rows_ext,
-                d == 0,
+            conv.run(self, ext.row(d * rows, n), c.row(range.start, n), false)?;
+            self.copy_rows(
+                c,
+                range.start,
+                &mut ext,
+                d * rows + range.start,
+                range.len(),
             )?;
         }
+        let ptrs: Vec<u64> = (0..dnum).map(|d| ext.row(d * rows, n)).collect();
+        self.ntt_many(&ptrs, &lv.rows_ext, false)?;
+        self.ks_mac(
+            acc0.ptr(),
+            acc1.ptr(),
+            ext.ptr(),
+            rows * n,
+            dnum,
+            key,
+            0,
+            &lv.key_rows,
+            &lv.rows_ext,
+            true,
+        )?;
         self.free(ext);
         Ok((acc0, acc1))
     }
 
-    /// ModDown: `⌊x/P⌉` over Q_l (NTT form in and out) with the exact
-    /// centred conversion; consumes `x`.
-    pub(crate) fn mod_down(&self, lv: &HybridLevel, mut x: DevPoly) -> Result<DevPoly> {
+    /// The shared tail of ModDown and of rescaling after key switching,
+    /// for both components at once: `top` rows starting at row `from` of
+    /// each `x_b` (NTT form) go back to coefficients (`rows_top`), are
+    /// converted exactly to `rows_low` (`conv`), transformed, and
+    /// `out_b = (x_b − NTT(conv(x_b))) · w` over `rows_low`. Consumes `xs`.
+    #[allow(clippy::too_many_arguments)]
+    fn drop_rows_pair(
+        &self,
+        xs: [DevPoly; 2],
+        from: usize,
+        rows_top: &Rows,
+        conv: &DevConv,
+        rows_low: &Rows,
+        w: &Consts,
+    ) -> Result<[DevPoly; 2]> {
         let n = self.n();
-        let kl = lv.kl;
-        self.ntt_inverse_at(x.row(kl, n), &lv.rows_p)?;
-        let mut conv = self.alloc(kl)?;
-        lv.down.run(self, conv.ptr(), x.row(kl, n), true)?;
-        self.pointwise(
-            "poly_neg",
-            &lv.rows_q,
-            &[Arg::W(conv.ptr()), Arg::W(conv.ptr())],
-        )?;
-        self.ntt_forward(&mut conv, &lv.rows_q)?;
-        let out = self.alloc(kl)?;
-        self.pointwise(
-            "poly_add_then_scalar",
-            &lv.rows_q,
-            &[
-                Arg::W(out.ptr()),
-                Arg::W(x.ptr()),
-                Arg::W(conv.ptr()),
-                Arg::W(lv.p_inv.w.ptr()),
-                Arg::W(lv.p_inv.ws.ptr()),
-            ],
-        )?;
-        self.free(conv);
-        x.limbs = kl;
-        self.free(x);
-        Ok(out)
+        let low = rows_low.len();
+        self.ntt_many(&[xs[0].row(from, n), xs[1].row(from, n)], rows_top, true)?;
+        let cv = self.alloc(2 * low)?;
+        conv.run(self, cv.ptr(), xs[0].row(from, n), true)?;
+        conv.run(self, cv.row(low, n), xs[1].row(from, n), true)?;
+        self.ntt_many(&[cv.ptr(), cv.row(low, n)], rows_low, false)?;
+        let o0 = self.alloc(low)?;
+        let o1 = self.alloc(low)?;
+        for (b, o) in [&o0, &o1].into_iter().enumerate() {
+            self.pointwise(
+                "poly_sub_then_scalar",
+                rows_low,
+                &[
+                    Arg::W(o.ptr()),
+                    Arg::W(xs[b].ptr()),
+                    Arg::W(cv.row(b * low, n)),
+                    Arg::W(w.w.ptr()),
+                    Arg::W(w.ws.ptr()),
+                ],
+            )?;
+        }
+        self.free(cv);
+        let [x0, x1] = xs;
+        self.free(x0);
+        self.free(x1);
+        Ok([o0, o1])
     }
 
-    /// Hybrid key switch: `(ks_0, ks_1)` over Q_l in NTT form.
+    /// Hybrid key switch: `(ks_0, ks_1)` over Q_l in NTT form (ModUp,
+    /// inner product, then ModDown `⌊x/P⌉` of both accumulators with the
+    /// exact centred conversion).
     pub(crate) fn hybrid_switch(
         &self,
         lv: &HybridLevel,
@@ -685,8 +702,8 @@ impl Engine {
         c: &DevPoly,
     ) -> Result<(DevPoly, DevPoly)> {
         let (a0, a1) = self.hybrid_inner(lv, key, c)?;
-        let o0 = self.mod_down(lv, a0)?;
-        let o1 = self.mod_down(lv, a1)?;
+        let [o0, o1] =
+            self.drop_rows_pair([a0, a1], lv.kl, &lv.rows_p, &lv.down, &lv.rows_q, &lv.p_inv)?;
         Ok((o0, o1))
     }
 
@@ -699,16 +716,13 @@ impl Engine {
         c2_coeff: &DevPoly,
         d: [DevPoly; 2],
     ) -> Result<[DevPoly; 2]> {
-        let n = self.n();
         let kl = lv.kl;
         let (conv_last, inv, rows_low, rows_last) = lv
             .down_last
             .as_ref()
             .ok_or_else(|| CudaError::InvalidArgument("cannot rescale at level 0".into()))?;
         let (a0, a1) = self.hybrid_inner(lv, key, c2_coeff)?;
-        let l = kl - 1;
-        let mut out = Vec::with_capacity(2);
-        for (acc, db) in [(a0, &d[0]), (a1, &d[1])] {
+        for (acc, db) in [(&a0, &d[0]), (&a1, &d[1])] {
             // x ← a + P·d on the Q rows.
             self.pointwise(
                 "poly_add_scalar_mul",
@@ -721,40 +735,10 @@ impl Engine {
                     Arg::W(lv.p_mod.ws.ptr()),
                 ],
             )?;
-            self.ntt_inverse_at(acc.row(l, n), rows_last)?;
-            let mut conv = self.alloc(l)?;
-            conv_last.run(self, conv.ptr(), acc.row(l, n), true)?;
-            self.pointwise(
-                "poly_neg",
-                rows_low,
-                &[Arg::W(conv.ptr()), Arg::W(conv.ptr())],
-            )?;
-            self.ntt_forward(&mut conv, rows_low)?;
-            let o = self.alloc(l)?;
-            self.pointwise(
-                "poly_add_then_scalar",
-                rows_low,
-                &[
-                    Arg::W(o.ptr()),
-                    Arg::W(acc.ptr()),
-                    Arg::W(conv.ptr()),
-                    Arg::W(inv.w.ptr()),
-                    Arg::W(inv.ws.ptr()),
-                ],
-            )?;
-            self.free(conv);
-            self.free(acc);
-            out.push(o);
         }
         let [d0, d1] = d;
         self.free(d0);
         self.free(d1);
-        let o1 = out
-            .pop()
-            .ok_or_else(|| CudaError::InvalidArgument("relin".into()))?;
-        let o0 = out
-            .pop()
-            .ok_or_else(|| CudaError::InvalidArgument("relin".into()))?;
-        Ok([o0, o1])
+        self.drop_rows_pair([a0, a1], kl - 1, rows_last, conv_last, rows_low, inv)
     }
 }

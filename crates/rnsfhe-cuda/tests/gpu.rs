@@ -73,6 +73,13 @@ fn bfv_every_operation_is_bit_identical_to_the_cpu() {
             RelinMethod::RnsDecomposition,
             RelinMethod::Hybrid { dnum: 2 },
         ] {
+            // Hybrid key switching needs at least two moduli to split
+            // into digits; (12, 60) has one.
+            if matches!(method, RelinMethod::Hybrid { .. })
+                && split_log_q(log_q, 60).unwrap().len() < 2
+            {
+                continue;
+            }
             let params = bfv_params(log_n, log_q, method);
             let ctx = BfvContext::new(params).unwrap();
             let gpu = CudaBfv::new(&dev, &ctx).unwrap();

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The GPU check of rnsfhe's CUDA backend, run once by a person with an
+# NVIDIA GPU (driver >= 525, NVRTC 12 or 13: the CUDA toolkit, or the
+# `nvidia-cuda-nvrtc-cu12` wheel with RNSFHE_NVRTC_PATH).
+#
+#   scripts/gpu_check.sh                 build here, then run everything here
+#   scripts/gpu_check.sh build DIR       build the test and bench binaries
+#                                        into DIR (no GPU needed; this machine
+#                                        has the package registries)
+#   scripts/gpu_check.sh run DIR [OUT]   run the binaries in DIR on a GPU
+#                                        machine (no network needed), results
+#                                        under OUT (default ./gpu-check-out)
+#
+# `run` does, each step under its own time limit, logging to OUT/*.log:
+#   1. the device and driver (nvidia-smi);
+#   2. the NTT micro-benchmark (every shape first checked word for word
+#      against the CPU's NttTable), JSON in OUT/ntt.json;
+#   3. `rnsfhe demo --device cuda` (BFV HPS and BEHZ, CKKS);
+#   4. the bit-identity and random-circuit tests (tests/gpu.rs; GPU_LARGE=1
+#      adds the n = 2^16 sets);
+#   5. compute-sanitizer memcheck over the demo and the NTT benchmark's
+#      checks (where compute-sanitizer is installed);
+#   6. the benchmarks: BFV (14,360) HPS/BEHZ, (15,600), (16,1770) with
+#      RNS-decomposition and hybrid key switching, CKKS 2^14/2^16, each with
+#      a batch of products; JSON in OUT/bench_*.json (the peers' layout).
+# STEPS (default "smi ntt demo tests memcheck bench") selects steps.
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mode=${1:-all}
+
+build() {
+  local dir=$1
+  mkdir -p "$dir"
+  cd "$here"
+  cargo build --release -p rnsfhe-cli --features cuda || return 1
+  local tests
+  tests=$(cargo test --release -p rnsfhe-cuda --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("gpu", "nvrtc_compile"):
+        print(m["target"]["name"], m["executable"])') || return 1
+  [ -n "$tests" ] || { echo "no test binaries found" >&2; return 1; }
+  while read -r name exe; do
+    cp "$exe" "$dir/test_$name" && strip "$dir/test_$name"
+  done <<<"$tests"
+  cp target/release/rnsfhe "$dir/rnsfhe" && strip "$dir/rnsfhe"
+  cp "$here/scripts/gpu_check.sh" "$dir/"
+  ls -la "$dir"
+}
+
+step() { # name seconds command...
+  local name=$1 secs=$2
+  shift 2
+  echo "=== [$(date +%T)] $name (limit ${secs}s)"
+  local t0=$SECONDS
+  timeout "$secs" "$@" >"$OUT/$name.log" 2>&1
+  local rc=$?
+  tail -n 40 "$OUT/$name.log"
+  echo "=== $name: rc=$rc in $((SECONDS - t0))s"
+  summary+="$name rc=$rc $((SECONDS - t0))s"$'\n'
+}
+
+run() {
+  local dir
+  dir=$(cd "$1" && pwd)
+  OUT=${2:-${OUT:-$PWD/gpu-check-out}}
+  mkdir -p "$OUT"
+  local steps=${STEPS:-smi ntt demo tests memcheck bench}
+  summary=""
+  local rn="$dir/rnsfhe"
+  for s in $steps; do
+    case $s in
+      smi) step smi 20 nvidia-smi ;;
+      ntt) step ntt 120 "$rn" bench --device cuda --experiment ntt --reps 50 --json "$OUT/ntt.json" ;;
+      demo) step demo 120 "$rn" demo --device cuda ;;
+      tests)
+        step test_nvrtc 120 "$dir/test_nvrtc_compile" --nocapture
+        step test_gpu "${GPU_TEST_SECS:-400}" env RNSFHE_GPU_LARGE="${GPU_LARGE:-0}" "$dir/test_gpu" --test-threads=1 --nocapture ;;
+      memcheck)
+        if command -v compute-sanitizer >/dev/null; then
+          step memcheck_demo 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$rn" demo --device cuda
+          step memcheck_ntt 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$rn" bench --device cuda --experiment ntt --reps 1
+        else
+          echo "compute-sanitizer not installed: memcheck skipped"
+        fi ;;
+      bench)
+        step bench_bfv 300 "$rn" bench --device cuda --set 14,360 --set 15,600 --variant both --relin rns --reps 50 --batch 256 --json "$OUT/bench_bfv.json"
+        step bench_bfv_hybrid 300 "$rn" bench --device cuda --set 14,360 --set 16,1770 --variant hps --relin hybrid:3 --reps 30 --reps-large 20 --batch 64 --json "$OUT/bench_bfv_hybrid.json"
+        step bench_ckks 300 "$rn" bench --device cuda --scheme ckks --set 14 --set 16 --reps 30 --reps-large 20 --batch 128 --json "$OUT/bench_ckks.json" ;;
+      *) echo "unknown step $s" ;;
+    esac
+  done
+  echo "=== summary"
+  printf '%s' "$summary"
+}
+
+case $mode in
+  build) build "${2:?usage: gpu_check.sh build DIR}" ;;
+  run) run "${2:?usage: gpu_check.sh run DIR [OUT]}" "${3:-}" ;;
+  all)
+    d=$(mktemp -d)
+    build "$d" && run "$d" "${2:-}" ;;
+  *) echo "usage: gpu_check.sh [build DIR | run DIR [OUT]]" >&2; exit 2 ;;
+esac
