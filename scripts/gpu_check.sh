@@ -20,10 +20,13 @@
 #      adds the n = 2^16 sets);
 #   5. compute-sanitizer memcheck over the demo and the NTT benchmark's
 #      checks (where compute-sanitizer is installed);
-#   6. the benchmarks: BFV (14,360) HPS/BEHZ, (15,600), (16,1770) with
-#      RNS-decomposition and hybrid key switching, CKKS 2^14/2^16, each with
-#      a batch of products; JSON in OUT/bench_*.json (the peers' layout).
-# STEPS (default "smi ntt demo tests memcheck bench") selects steps.
+#   6. the benchmarks: BFV (14,360), (15,600), (16,1770) HPS and BEHZ with
+#      RNS-decomposition key switching, (14,360) and (15,600) hybrid, CKKS
+#      2^14/2^15/2^16, each with a batch of products; JSON in
+#      OUT/bench_*.json (the peers' layout);
+#   7. with PHANTOM_DIR set, Phantom's benchmark in the same run (the
+#      side-by-side; see ../shared/peers/phantom/README.md).
+# STEPS (default "smi ntt demo tests memcheck bench phantom") selects steps.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode=${1:-all}
@@ -66,7 +69,7 @@ run() {
   dir=$(cd "$1" && pwd)
   OUT=${2:-${OUT:-$PWD/gpu-check-out}}
   mkdir -p "$OUT"
-  local steps=${STEPS:-smi ntt demo tests memcheck bench}
+  local steps=${STEPS:-smi ntt demo tests memcheck bench phantom}
   summary=""
   local rn="$dir/rnsfhe"
   for s in $steps; do
@@ -80,14 +83,23 @@ run() {
       memcheck)
         if command -v compute-sanitizer >/dev/null; then
           step memcheck_demo 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$rn" demo --device cuda
-          step memcheck_ntt 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$rn" bench --device cuda --experiment ntt --reps 1
+          step memcheck_tests 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$dir/test_gpu" --test-threads=1 bfv_random_circuits objects_of_another
         else
           echo "compute-sanitizer not installed: memcheck skipped"
         fi ;;
       bench)
-        step bench_bfv 300 "$rn" bench --device cuda --set 14,360 --set 15,600 --variant both --relin rns --reps 50 --batch 256 --json "$OUT/bench_bfv.json"
-        step bench_bfv_hybrid 300 "$rn" bench --device cuda --set 14,360 --set 16,1770 --variant hps --relin hybrid:3 --reps 30 --reps-large 20 --batch 64 --json "$OUT/bench_bfv_hybrid.json"
-        step bench_ckks 300 "$rn" bench --device cuda --scheme ckks --set 14 --set 16 --reps 30 --reps-large 20 --batch 128 --json "$OUT/bench_ckks.json" ;;
+        step bench_bfv 300 "$rn" bench --device cuda --set 14,360 --set 15,600 --set 16,1770 --variant both --relin rns --reps 50 --reps-large 20 --batch 64 --json "$OUT/bench_bfv.json"
+        step bench_bfv_hybrid 300 "$rn" bench --device cuda --set 14,360 --set 15,600 --variant hps --relin hybrid --reps 50 --batch 64 --json "$OUT/bench_bfv_hybrid.json"
+        step bench_ckks 300 "$rn" bench --device cuda --scheme ckks --set 14 --set 15 --set 16 --reps 30 --reps-large 20 --batch 128 --json "$OUT/bench_ckks.json" ;;
+      phantom)
+        # The GPU peer, same machine, same run: PHANTOM_DIR is the folder
+        # ../shared/peers/phantom/prepare.sh made (with a prebuilt binary
+        # from make_prebuilt.sh, or built here by its build_and_run.sh).
+        if [ -n "${PHANTOM_DIR:-}" ]; then
+          step phantom 400 env PREBUILT=1 OUT="$OUT/phantom" "$PHANTOM_DIR/build_and_run.sh"
+        else
+          echo "PHANTOM_DIR not set: the Phantom side-by-side is skipped"
+        fi ;;
       *) echo "unknown step $s" ;;
     esac
   done

@@ -95,6 +95,19 @@ extern "C" __global__ void poly_reduce_from(u64* out, const u64* a, const u32* r
     out[i] = reduce64(a[c], m);
 }
 
+// Digits of RNS-decomposition key switching (002 §4.5) of gridDim.z input
+// rows at once: block z lifts input row (z / group) * k_in + g0 + z % group
+// (digit g0 + z % group of product z / group, whose c2 rows are k_in apart)
+// to every output row: out[z * zs_out + limb row] = a[that row] mod p.
+extern "C" __global__ void poly_reduce_rows(u64* out, const u64* a, u64 zs_out, u32 group,
+                                            u32 k_in, u32 g0, const u32* rows,
+                                            const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    const u32 z = blockIdx.z;
+    const u64 in_row = (u64)(z / group) * k_in + g0 + z % group;
+    out[z * zs_out + i] = reduce64(a[in_row * n + c], m);
+}
+
 // out = second-level digit j of a: ((a >> shift) & mask) mod p
 // (rlwe::key_switching::digit_row).
 extern "C" __global__ void poly_digit_from(u64* out, const u64* a, u32 shift, u64 mask,
@@ -124,8 +137,18 @@ extern "C" __global__ void poly_signed_plus_scaled(u64* out, const i64* e, const
 // c0 = a0 b0, c2 = a1 b1, c1 = (a0 + a1)(b0 + b1) - c0 - c2, all mod p.
 extern "C" __global__ void poly_tensor(u64* c0, u64* c1, u64* c2, const u64* a0,
                                        const u64* a1, const u64* b0, const u64* b1,
-                                       const u32* rows, const Mod* mods, u32 n) {
+                                       const u32* rows, const Mod* mods, u32 n, u64 zs_in,
+                                       u64 zs_out) {
     POINT_PROLOGUE
+    // gridDim.z products at once, `zs_*` words apart.
+    const u64 zi = blockIdx.z * zs_in, zo = blockIdx.z * zs_out;
+    a0 += zi;
+    a1 += zi;
+    b0 += zi;
+    b1 += zi;
+    c0 += zo;
+    c1 += zo;
+    c2 += zo;
     u64 x0 = a0[i], x1 = a1[i], y0 = b0[i], y1 = b1[i];
     u64 d0 = mod_mul(x0, y0, m);
     u64 d2 = mod_mul(x1, y1, m);

@@ -16,6 +16,8 @@
 //
 // `out_map[j]` is the destination row of target j in `out` (so that the
 // rows of a ModUp land directly in their places in the extended polynomial).
+// gridDim.z converts that many polynomials at once: block z reads and
+// writes `z * zs_*` words further (batched operations).
 
 #define CONV_TX 32
 #define CONV_TY 8
@@ -38,8 +40,10 @@ __device__ __forceinline__ void load_y(u64* sh, const u64* in, const u32* in_row
 extern "C" __global__ void conv_i(u64* out, const u32* out_map, const u32* out_rows, u32 kp,
                                   const u64* in, const u32* in_rows, u32 k, const u64* qhi,
                                   const u64* qhis, const u64* weights, const Mod* mods,
-                                  u32 n) {
+                                  u32 n, u64 zs_in, u64 zs_out) {
     extern __shared__ u64 sh[];
+    in += blockIdx.z * zs_in;
+    out += blockIdx.z * zs_out;
     const u32 tx = threadIdx.x;
     const u32 c = blockIdx.x * CONV_TX + tx;
     load_y(sh, in, in_rows, mods, qhi, qhis, k, n, c);
@@ -78,8 +82,11 @@ extern "C" __global__ void conv_f(u64* out, const u32* out_map, const u32* out_r
                                   const u64* in, const u32* in_rows, u32 k, const u64* qhi,
                                   const u64* qhis, const u64* weights, const double* inv_f,
                                   double band_lo, double band_hi, const u64* qhat_words,
-                                  const u64* q_words, u32 words, const Mod* mods, u32 n) {
+                                  const u64* q_words, u32 words, const Mod* mods, u32 n,
+                                  u64 zs_in, u64 zs_out) {
     extern __shared__ u64 sh[];
+    in += blockIdx.z * zs_in;
+    out += blockIdx.z * zs_out;
     u64* vsh = sh + (u64)k * CONV_TX;
     const u32 tx = threadIdx.x;
     const u32 c = blockIdx.x * CONV_TX + tx;
@@ -163,8 +170,12 @@ extern "C" __global__ void hps_scale_base(u64* out, const u32* out_rows, u32 kp,
                                           const u64* theta_lo, u64 threshold,
                                           const u64* exact_terms, const u64* q_words,
                                           u32 words, const u64* weights, const u64* own,
-                                          const Mod* mods, u32 n) {
+                                          const Mod* mods, u32 n, u64 zs_q, u64 zs_p,
+                                          u64 zs_out) {
     extern __shared__ u64 sh[];
+    x_q += blockIdx.z * zs_q;
+    x_p += blockIdx.z * zs_p;
+    out += blockIdx.z * zs_out;
     u64* rsh = sh + (u64)k * CONV_TX;
     const u32 tx = threadIdx.x;
     const u32 c = blockIdx.x * CONV_TX + tx;

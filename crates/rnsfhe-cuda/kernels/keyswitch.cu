@@ -10,9 +10,20 @@
 extern "C" __global__ void ks_mac(u64* acc0, u64* acc1, const u64* digits, u64 digit_stride,
                                   u32 digit_count, const u64* k0s, const u64* k1s,
                                   const u32* key_rows, const u32* rows, const Mod* mods, u32 n,
-                                  u32 first) {
+                                  u32 first, u64 zs_acc, u64 zs_dig, const u64* acc_tab) {
     const u32 c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= n) return;
+    // gridDim.z products with one key: digits `zs_dig` words apart;
+    // accumulators `zs_acc` words apart, or named by the device table
+    // `acc_tab` (acc0, acc1 address pairs) when it is given.
+    if (acc_tab != nullptr) {
+        acc0 = (u64*)acc_tab[2 * (u64)blockIdx.z];
+        acc1 = (u64*)acc_tab[2 * (u64)blockIdx.z + 1];
+    } else {
+        acc0 += blockIdx.z * zs_acc;
+        acc1 += blockIdx.z * zs_acc;
+    }
+    digits += blockIdx.z * zs_dig;
     const u32 r = blockIdx.y;
     const Mod m = mods[rows[r]];
     const u64 i = (u64)r * n + c;

@@ -19,7 +19,10 @@
 //    words c + (k << (log_n - S)), k < 2^S (the stages on the top bits);
 //  * "chunk" (forward last phase, inverse first): sub-problem c holds the
 //    contiguous words (c << S) + k.
-// A block stages 2^spb_log sub-problems in shared memory (coalesced loads:
+// Polynomials come as (destination, source) pairs, in up to eight argument
+// pairs or a device table (batches); the first phase of an out-of-place
+// transform reads the source, so a change of form needs no copy. A block
+// stages 2^spb_log sub-problems in shared memory (coalesced loads:
 // consecutive threads read consecutive words) and runs the S stages in
 // rounds of up to three: in a round each thread loads 8 words into
 // registers (one radix-8 group, or 2 radix-4 / 4 radix-2 groups), does the
@@ -63,22 +66,39 @@ __device__ __forceinline__ void inv_bfly_last(u64& x, u64& y, u64 ni, u64 nis, u
     y = csub(shoup_lazy(u + two_p - v, wl, wls, p), p);
 }
 
-// The polynomial of this block (blockIdx.z selects one of the eight).
-__device__ __forceinline__ u64* ntt_poly(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4, u64 d5,
-                                         u64 d6, u64 d7) {
-    u64 d;
+// The destination and source polynomials of this block: pair blockIdx.z of
+// the device table `tab` (dst, src words) when it is given, else of the
+// eight argument pairs. A zero source means in place.
+__device__ __forceinline__ u64 ntt_pick(u64 x0, u64 x1, u64 x2, u64 x3, u64 x4, u64 x5,
+                                        u64 x6, u64 x7) {
     switch (blockIdx.z) {
-        case 0: d = d0; break;
-        case 1: d = d1; break;
-        case 2: d = d2; break;
-        case 3: d = d3; break;
-        case 4: d = d4; break;
-        case 5: d = d5; break;
-        case 6: d = d6; break;
-        default: d = d7; break;
+        case 0: return x0;
+        case 1: return x1;
+        case 2: return x2;
+        case 3: return x3;
+        case 4: return x4;
+        case 5: return x5;
+        case 6: return x6;
+        default: return x7;
     }
-    return (u64*)d;
 }
+
+#define NTT_POLY_PARAMS                                                                    \
+    const u64 *__restrict__ tab, u64 d0, u64 d1, u64 d2, u64 d3, u64 d4, u64 d5, u64 d6, \
+        u64 d7, u64 s0, u64 s1, u64 s2, u64 s3, u64 s4, u64 s5, u64 s6, u64 s7
+
+#define NTT_POLY_PROLOGUE                                                        \
+    u64 dst_w, src_w;                                                            \
+    if (tab != nullptr) {                                                        \
+        dst_w = tab[2 * (u64)blockIdx.z];                                        \
+        src_w = tab[2 * (u64)blockIdx.z + 1];                                    \
+    } else {                                                                     \
+        dst_w = ntt_pick(d0, d1, d2, d3, d4, d5, d6, d7);                        \
+        src_w = ntt_pick(s0, s1, s2, s3, s4, s5, s6, s7);                        \
+    }                                                                            \
+    if (src_w == 0 || use_src == 0) src_w = dst_w;                               \
+    u64* a = (u64*)dst_w + (u64)blockIdx.y * n;                                  \
+    const u64* a_in = (const u64*)src_w + (u64)blockIdx.y * n;
 
 // Shared-memory slot of word k of the block's sub-problem j. "cols" tiles
 // are k-major (consecutive threads take consecutive sub-problems); "chunk"
@@ -220,13 +240,14 @@ __device__ __forceinline__ void ntt_thread(bool cols, u32 s_log, u32 spb_log, u3
 
 // Forward phase: local stages 0 .. S-1 are global stages g0 .. g0+S-1.
 // Block: 2^(S + spb_log - 3) threads; grid (2^(log_n - S - spb_log), limbs,
-// polys).
-extern "C" __global__ void ntt_fwd_phase(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4, u64 d5,
-                                         u64 d6, u64 d7, const u32* __restrict__ rows,
+// polys). Reads the source polynomial, writes the destination (in place
+// when they are one; the host passes sources to the first phase only).
+extern "C" __global__ void ntt_fwd_phase(NTT_POLY_PARAMS, const u32* __restrict__ rows,
                                          const Mod* __restrict__ mods,
                                          const u64* __restrict__ tw,
                                          const u64* __restrict__ tws, u32 log_n, u32 s_log,
-                                         u32 g0, u32 cols_flag, u32 spb_log) {
+                                         u32 g0, u32 cols_flag, u32 spb_log,
+                                         u32 use_src) {
     extern __shared__ u64 sh[];
     const bool cols = cols_flag != 0;
     const u32 n = 1u << log_n;
@@ -234,9 +255,9 @@ extern "C" __global__ void ntt_fwd_phase(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4,
     const u64 p = mods[prime].p;
     const u64* w_tab = tw + (u64)prime * n;
     const u64* ws_tab = tws + (u64)prime * n;
-    u64* a = ntt_poly(d0, d1, d2, d3, d4, d5, d6, d7) + (u64)blockIdx.y * n;
+    NTT_POLY_PROLOGUE
     const u32 c0 = blockIdx.x << spb_log;
-    ntt_load(sh, a, cols, log_n, s_log, spb_log, c0);
+    ntt_load(sh, a_in, cols, log_n, s_log, spb_log, c0);
     __syncthreads();
     u32 j, u;
     ntt_thread(cols, s_log, spb_log, j, u);
@@ -259,8 +280,7 @@ extern "C" __global__ void ntt_fwd_phase(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4,
 // Inverse phase: local stages 0 .. S-1 are global stages g0 .. g0+S-1
 // (stage g has half-distance 2^g); global stage log_n - 1 is the one fused
 // with n^{-1} (ninv) and psi^{-n/2} n^{-1} (invlast).
-extern "C" __global__ void ntt_inv_phase(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4, u64 d5,
-                                         u64 d6, u64 d7, const u32* __restrict__ rows,
+extern "C" __global__ void ntt_inv_phase(NTT_POLY_PARAMS, const u32* __restrict__ rows,
                                          const Mod* __restrict__ mods,
                                          const u64* __restrict__ itw,
                                          const u64* __restrict__ itws,
@@ -268,7 +288,8 @@ extern "C" __global__ void ntt_inv_phase(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4,
                                          const u64* __restrict__ ninvs,
                                          const u64* __restrict__ invlast,
                                          const u64* __restrict__ invlasts, u32 log_n,
-                                         u32 s_log, u32 g0, u32 cols_flag, u32 spb_log) {
+                                         u32 s_log, u32 g0, u32 cols_flag, u32 spb_log,
+                                         u32 use_src) {
     extern __shared__ u64 sh[];
     const bool cols = cols_flag != 0;
     const u32 n = 1u << log_n;
@@ -278,9 +299,9 @@ extern "C" __global__ void ntt_inv_phase(u64 d0, u64 d1, u64 d2, u64 d3, u64 d4,
     const u64* ws_tab = itws + (u64)prime * n;
     const u64 ni = ninv[prime], nis = ninvs[prime];
     const u64 wl = invlast[prime], wls = invlasts[prime];
-    u64* a = ntt_poly(d0, d1, d2, d3, d4, d5, d6, d7) + (u64)blockIdx.y * n;
+    NTT_POLY_PROLOGUE
     const u32 c0 = blockIdx.x << spb_log;
-    ntt_load(sh, a, cols, log_n, s_log, spb_log, c0);
+    ntt_load(sh, a_in, cols, log_n, s_log, spb_log, c0);
     __syncthreads();
     u32 j, u;
     ntt_thread(cols, s_log, spb_log, j, u);

@@ -62,6 +62,7 @@ pub struct DeviceGaloisKeys {
 
 struct HpsDev {
     rows_p: Rows,
+    rows_p_rep: Rows,
     q_to_p: DevConv,
     p_to_q: DevConv,
     to_t: ScaleToTTables,
@@ -72,6 +73,7 @@ struct HpsDev {
 
 struct BehzDev {
     rows_b: Rows,
+    rows_b_rep: Rows,
     kb: usize,
     mt_q: Consts,
     t_q: Consts,
@@ -98,7 +100,8 @@ pub struct CudaBfv {
     k: usize,
     t: Modulus,
     rows_q: Rows,
-    rows_q_group: Rows,
+    /// `rows_q` repeated for as many polynomials as one launch takes.
+    rows_q_rep: Rows,
     key_rows_q: DevArray<u32>,
     delta: Consts,
     hps: HpsDev,
@@ -118,8 +121,6 @@ impl core::fmt::Debug for CudaBfv {
     }
 }
 
-/// Digits of the RNS decomposition transformed and accumulated per launch.
-pub const DIGIT_GROUP: usize = 8;
 
 impl CudaBfv {
     /// Uploads the tables of `cpu` (NTT twiddles of `q`, `P`, `B_sk` and
@@ -173,6 +174,7 @@ impl CudaBfv {
         ];
         let hps = HpsDev {
             rows_p: e.mt.rows(g, &p)?,
+            rows_p_rep: e.mt.rows_repeated(g, &p, 65_535 / p.len())?,
             q_to_p: DevConv::new(&e, &q, &p, None)?,
             p_to_q: DevConv::new(&e, &p, &q, None)?,
             to_t_dev,
@@ -209,6 +211,7 @@ impl CudaBfv {
             .ok_or_else(|| CudaError::InvalidArgument("empty B_sk".into()))?;
         let behz = BehzDev {
             rows_b: e.mt.rows(g, &bsk)?,
+            rows_b_rep: e.mt.rows_repeated(g, &bsk, 65_535 / bsk.len())?,
             kb: bsk.len(),
             mt_q: Consts::new(g, &q.iter().map(|&qi| M_TILDE % qi).collect::<Vec<_>>(), &q)?,
             t_q: Consts::new(
@@ -255,14 +258,11 @@ impl CudaBfv {
             }
             _ => None,
         };
-        let group: Vec<u64> = (0..DIGIT_GROUP.min(k))
-            .flat_map(|_| q.iter().copied())
-            .collect();
         let table = gaussian_table(cpu.gaussian());
         let ident: Vec<u32> = (0..k as u32).collect();
         Ok(Self {
             rows_q: e.mt.rows(g, &q)?,
-            rows_q_group: e.mt.rows(g, &group)?,
+            rows_q_rep: e.mt.rows_repeated(g, &q, 65_535 / k)?,
             key_rows_q: g.array(&ident)?,
             delta: Consts::new(g, &delta, &q)?,
             gauss: g.array(&table)?,
@@ -447,15 +447,6 @@ impl CudaBfv {
         let mut c = self.e.clone_poly(p)?;
         if coeff {
             self.e.ntt_forward(&mut c, &self.rows_q)?;
-        }
-        Ok(c)
-    }
-
-    /// A coefficient-form copy of `p` (inverse-transformed when `ntt`).
-    fn coeff_copy(&self, p: &DevPoly, ntt: bool) -> Result<DevPoly> {
-        let mut c = self.e.clone_poly(p)?;
-        if ntt {
-            self.e.ntt_inverse(&mut c, &self.rows_q)?;
         }
         Ok(c)
     }
@@ -771,14 +762,8 @@ impl CudaBfv {
         self.ntt_copy(p, transform)
     }
 
-    /// `a · b` without relinearization (3 polynomials, coefficient form) by
-    /// the HPS or BEHZ lift-and-scale.
-    pub fn multiply(
-        &self,
-        a: &DeviceCiphertext,
-        b: &DeviceCiphertext,
-        variant: Variant,
-    ) -> Result<DeviceCiphertext> {
+    /// Checks a pair of multiplicands.
+    fn check_pair(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<()> {
         self.check_top(a)?;
         self.check_top(b)?;
         if a.key_id != b.key_id {
@@ -789,112 +774,197 @@ impl CudaBfv {
                 "multiply needs two 2-polynomial ciphertexts".into(),
             ));
         }
-        let forms = [a.ntt, a.ntt, b.ntt, b.ntt];
-        let mut coeff = Vec::with_capacity(4);
-        let mut over_q = Vec::with_capacity(4);
-        for p in a.polys.iter().chain(&b.polys) {
-            coeff.push(self.e.clone_poly(p)?);
-            over_q.push(self.e.clone_poly(p)?);
+        Ok(())
+    }
+
+    /// Products per batched launch sequence: as many as fit a 2 GiB
+    /// working set and the launch limits (65535 rows per launch), at most
+    /// 128; BEHZ runs one product at a time.
+    fn batch_cap(&self, variant: Variant) -> usize {
+        if variant != Variant::Hps {
+            return 1;
         }
-        // Both forms of all four inputs: one batched NTT each way.
-        let to_coeff: Vec<u64> = coeff
-            .iter()
-            .zip(&forms)
-            .filter(|(_, &ntt)| ntt)
-            .map(|(p, _)| p.ptr())
-            .collect();
-        self.e.ntt_many(&to_coeff, &self.rows_q, true)?;
-        let to_ntt: Vec<u64> = over_q
-            .iter()
-            .zip(&forms)
-            .filter(|(_, &ntt)| !ntt)
-            .map(|(p, _)| p.ptr())
-            .collect();
-        self.e.ntt_many(&to_ntt, &self.rows_q, false)?;
+        let (n, k) = (self.e.n(), self.k);
+        let kp = self.hps.rows_p.len();
+        // Rows per product: inputs in both forms, P, the two tensors, the
+        // scaled P rows, the product, one group of digits, the outputs.
+        let per = 8 * k + 4 * kp + 3 * k + 6 * kp + 3 * k + k * k.min(8) + 2 * k;
+        let budget_rows = (1usize << 28) / n;
+        (budget_rows / per)
+            .min(65_535 / (4 * k.max(kp)))
+            .min(self.rows_q_rep.times() / 4)
+            .min(self.hps.rows_p_rep.times() / 4)
+            .clamp(1, 128)
+    }
+
+    /// Address `words` words past `base`.
+    fn at(base: u64, words: usize) -> u64 {
+        base + (words * 8) as u64
+    }
+
+    /// The Karatsuba tensor of `bn` products over `limbs` rows per
+    /// polynomial: `x = [a0, a1, b0, b1]` input addresses (`zs_in` words
+    /// from one product to the next), output three planar polynomials
+    /// `[c0 of every product | c1 … | c2 …]` at `out`.
+    fn tensor_planar(
+        &self,
+        out: u64,
+        x: [u64; 4],
+        zs_in: usize,
+        bn: usize,
+        rows: &Rows,
+    ) -> Result<()> {
+        let n = self.e.n();
+        let limbs = rows.len();
+        let mut shape = geometry::pointwise(n, limbs)?;
+        shape.grid.2 = bn as u32;
+        let plane = bn * limbs * n;
+        self.e.gpu.launch(
+            "poly_tensor",
+            shape,
+            &[
+                Arg::W(out),
+                Arg::W(Self::at(out, plane)),
+                Arg::W(Self::at(out, 2 * plane)),
+                Arg::W(x[0]),
+                Arg::W(x[1]),
+                Arg::W(x[2]),
+                Arg::W(x[3]),
+                Arg::W(rows.dev.ptr()),
+                Arg::W(self.e.mt.mods_ptr()),
+                Arg::U(n as u32),
+                Arg::W(zs_in as u64),
+                Arg::W((limbs * n) as u64),
+            ],
+        )
+    }
+
+    /// The products of `pairs` (checked, at most [`Self::batch_cap`]) by
+    /// the HPS or BEHZ lift-and-scale (000 §IV.A): the three
+    /// coefficient-form polynomials of every product in one planar buffer
+    /// `[c0 of every product | c1 … | c2 …]` (`3·B·k` rows). Every step runs
+    /// once for the whole batch (one launch, `gridDim.y` or `gridDim.z`
+    /// spanning every polynomial).
+    fn multiply_planar(
+        &self,
+        pairs: &[(&DeviceCiphertext, &DeviceCiphertext)],
+        variant: Variant,
+    ) -> Result<DevPoly> {
+        let (n, k) = (self.e.n(), self.k);
+        let bn = pairs.len();
+        let kn = k * n;
+        // C: the four inputs of every product in coefficient form, planar
+        // (input j of product b at rows (j·B + b)·k).
+        let c = self.e.alloc(4 * bn * k)?;
+        let slot = |j: usize, b: usize| c.row((j * bn + b) * k, n);
+        let mut to_coeff = Vec::with_capacity(4 * bn);
+        let mut all_ntt = true;
+        for (b, (x, y)) in pairs.iter().enumerate() {
+            for (j, (p, ntt)) in [
+                (&x.polys[0], x.ntt),
+                (&x.polys[1], x.ntt),
+                (&y.polys[0], y.ntt),
+                (&y.polys[1], y.ntt),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if ntt {
+                    to_coeff.push((slot(j, b), p.ptr()));
+                } else {
+                    all_ntt = false;
+                    self.e.gpu.copy_words(slot(j, b), p.ptr(), kn)?;
+                }
+            }
+        }
+        self.e.ntt_pairs(&to_coeff, self.rows_q_rep.span(1)?, true)?;
+        // The NTT-form inputs of the tensor: the inputs themselves for one
+        // product, else all of them again, transformed in one launch.
+        let (x_ntt, tensor_in, zs_in) = if bn == 1 && all_ntt {
+            let (x, y) = pairs[0];
+            let ptrs = [x.polys[0].ptr(), x.polys[1].ptr(), y.polys[0].ptr(), y.polys[1].ptr()];
+            (None, ptrs, 0)
+        } else {
+            let x = self.e.alloc(4 * bn * k)?;
+            self.e
+                .ntt_pairs(&[(x.ptr(), c.ptr())], self.rows_q_rep.span(4 * bn)?, false)?;
+            let ptrs = [0, 1, 2, 3].map(|j| x.row(j * bn * k, n));
+            (Some(x), ptrs, kn)
+        };
+        let tq = self.e.alloc(3 * bn * k)?;
+        self.tensor_planar(tq.ptr(), tensor_in, zs_in, bn, &self.rows_q)?;
+        if let Some(x) = x_ntt {
+            self.e.free(x);
+        }
+        self.e
+            .ntt_pairs(&[(tq.ptr(), 0)], self.rows_q_rep.span(3 * bn)?, true)?;
         let out = match variant {
-            Variant::Hps => self.lift_scale_hps(&coeff, &over_q),
-            Variant::Behz => self.lift_scale_behz(&coeff, &over_q),
+            Variant::Hps => self.lift_scale_hps(&c, &tq, bn),
+            Variant::Behz if bn == 1 => self.lift_scale_behz(&c, &tq),
+            Variant::Behz => Err(CudaError::InvalidArgument(
+                "BEHZ products run one at a time".into(),
+            )),
             other => Err(CudaError::Unsupported(format!("variant {other:?}"))),
         };
-        self.free_all(coeff);
-        self.free_all(over_q);
-        Ok(self.new_ct(a.key_id, out?, false))
+        self.e.free(c);
+        self.e.free(tq);
+        out
     }
 
-    /// The Karatsuba tensor over `rows` of four NTT-form inputs: three
-    /// coefficient-form outputs.
-    fn tensor(&self, x: &[DevPoly], rows: &Rows) -> Result<Vec<DevPoly>> {
-        let limbs = rows.len();
-        let c: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(limbs)).collect::<Result<_>>()?;
-        self.e.pointwise(
-            "poly_tensor",
-            rows,
+    /// HPS (000 §IV.A.2, eq. 8): the inputs `c` (coefficient form) are
+    /// extended to P (FastBaseConv_F), transformed, tensored there; with
+    /// the tensor over q (`tq`, coefficient form) the product is scaled by
+    /// t/q into P and converted back to q.
+    fn lift_scale_hps(&self, c: &DevPoly, tq: &DevPoly, bn: usize) -> Result<DevPoly> {
+        let h = &self.hps;
+        let (n, k) = (self.e.n(), self.k);
+        let kp = h.rows_p.len();
+        let p4 = self.e.alloc(4 * bn * kp)?;
+        h.q_to_p
+            .run_many(&self.e, (p4.ptr(), kp * n), (c.ptr(), k * n), 4 * bn, true)?;
+        self.e
+            .ntt_pairs(&[(p4.ptr(), 0)], h.rows_p_rep.span(4 * bn)?, false)?;
+        let tp = self.e.alloc(3 * bn * kp)?;
+        let x = [0, 1, 2, 3].map(|j| p4.row(j * bn * kp, n));
+        self.tensor_planar(tp.ptr(), x, kp * n, bn, &h.rows_p)?;
+        self.e.free(p4);
+        self.e
+            .ntt_pairs(&[(tp.ptr(), 0)], h.rows_p_rep.span(3 * bn)?, true)?;
+        let mut shape = geometry::conversion(n, k, 2)?;
+        shape.grid.2 = (3 * bn) as u32;
+        let d = &h.to_p_dev;
+        let s = self.e.alloc(3 * bn * kp)?;
+        self.e.gpu.launch(
+            "hps_scale_base",
+            shape,
             &[
-                Arg::W(c[0].ptr()),
-                Arg::W(c[1].ptr()),
-                Arg::W(c[2].ptr()),
-                Arg::W(x[0].ptr()),
-                Arg::W(x[1].ptr()),
-                Arg::W(x[2].ptr()),
-                Arg::W(x[3].ptr()),
+                Arg::W(s.ptr()),
+                Arg::W(h.rows_p.dev.ptr()),
+                Arg::U(kp as u32),
+                Arg::W(tq.ptr()),
+                Arg::U(k as u32),
+                Arg::W(tp.ptr()),
+                Arg::W(d[0].ptr()),
+                Arg::W(d[1].ptr()),
+                Arg::W(self.threshold_p()),
+                Arg::W(d[2].ptr()),
+                Arg::W(d[3].ptr()),
+                Arg::U(h.to_p_words as u32),
+                Arg::W(d[4].ptr()),
+                Arg::W(d[5].ptr()),
+                Arg::W(self.e.mt.mods_ptr()),
+                Arg::U(n as u32),
+                Arg::W((k * n) as u64),
+                Arg::W((kp * n) as u64),
+                Arg::W((kp * n) as u64),
             ],
         )?;
-        let ptrs: Vec<u64> = c.iter().map(DevPoly::ptr).collect();
-        self.e.ntt_many(&ptrs, rows, true)?;
-        Ok(c)
-    }
-
-    fn lift_scale_hps(&self, coeff: &[DevPoly], over_q: &[DevPoly]) -> Result<Vec<DevPoly>> {
-        let h = &self.hps;
-        let kp = h.rows_p.len();
-        let mut over_p = Vec::with_capacity(4);
-        for c in coeff {
-            let y = self.e.alloc(kp)?;
-            h.q_to_p.run(&self.e, y.ptr(), c.ptr(), true)?;
-            over_p.push(y);
-        }
-        let ptrs: Vec<u64> = over_p.iter().map(DevPoly::ptr).collect();
-        self.e.ntt_many(&ptrs, &h.rows_p, false)?;
-        let cq = self.tensor(over_q, &self.rows_q)?;
-        let cp = self.tensor(&over_p, &h.rows_p)?;
-        self.free_all(over_p);
-        let n = self.e.n();
-        let shape = geometry::conversion(n, self.k, 2)?;
-        let d = &h.to_p_dev;
-        let mut out = Vec::with_capacity(3);
-        for (xq, xp) in cq.iter().zip(&cp) {
-            let s = self.e.alloc(kp)?;
-            let th = self.threshold_p();
-            self.e.gpu.launch(
-                "hps_scale_base",
-                shape,
-                &[
-                    Arg::W(s.ptr()),
-                    Arg::W(h.rows_p.dev.ptr()),
-                    Arg::U(kp as u32),
-                    Arg::W(xq.ptr()),
-                    Arg::U(self.k as u32),
-                    Arg::W(xp.ptr()),
-                    Arg::W(d[0].ptr()),
-                    Arg::W(d[1].ptr()),
-                    Arg::W(th),
-                    Arg::W(d[2].ptr()),
-                    Arg::W(d[3].ptr()),
-                    Arg::U(h.to_p_words as u32),
-                    Arg::W(d[4].ptr()),
-                    Arg::W(d[5].ptr()),
-                    Arg::W(self.e.mt.mods_ptr()),
-                    Arg::U(n as u32),
-                ],
-            )?;
-            let o = self.e.alloc(self.k)?;
-            h.p_to_q.run(&self.e, o.ptr(), s.ptr(), true)?;
-            self.e.free(s);
-            out.push(o);
-        }
-        self.free_all(cq);
-        self.free_all(cp);
-        Ok(out)
+        self.e.free(tp);
+        let m = self.e.alloc(3 * bn * k)?;
+        h.p_to_q
+            .run_many(&self.e, (m.ptr(), k * n), (s.ptr(), kp * n), 3 * bn, true)?;
+        self.e.free(s);
+        Ok(m)
     }
 
     /// The fast-path threshold of the eq. 8 rounder (`2^64 − 2k`).
@@ -902,26 +972,29 @@ impl CudaBfv {
         0u64.wrapping_sub(2 * self.k as u64)
     }
 
-    fn lift_scale_behz(&self, coeff: &[DevPoly], over_q: &[DevPoly]) -> Result<Vec<DevPoly>> {
+    /// BEHZ (000 §IV.A.1, 002 Alg. 3) for one product: the inputs `c` are
+    /// extended to B_sk by FastBaseConv_I with SmMRq (S0-S1), transformed
+    /// and tensored there; with the tensor over q (`tq`), fastRNSFloor and
+    /// Shenoy-Kumaresan (S3-S4) give the product over q.
+    fn lift_scale_behz(&self, c: &DevPoly, tq: &DevPoly) -> Result<DevPoly> {
         let z = &self.behz;
-        let n = self.e.n();
+        let (n, k) = (self.e.n(), self.k);
         let kb = z.kb;
         let mods = self.e.mt.mods_ptr();
-        let mut over_b = Vec::with_capacity(4);
-        for c in coeff {
+        let y = self.e.alloc(4 * kb)?;
+        let mc = self.e.alloc(k)?;
+        let ext = self.e.alloc(kb + 1)?;
+        for j in 0..4 {
             // S0: FastBaseConv_I(|m̃ c|_q) into B_sk ∪ {m̃}; S1: SmMRq.
-            let mc = self.e.alloc(self.k)?;
             self.e
-                .scalar_mul(mc.ptr(), c.ptr(), &z.mt_q, &self.rows_q)?;
-            let ext = self.e.alloc(kb + 1)?;
+                .scalar_mul(mc.ptr(), c.row(j * k, n), &z.mt_q, &self.rows_q)?;
             z.q_to_bm.run(&self.e, ext.ptr(), mc.ptr(), false)?;
-            let y = self.e.alloc(kb)?;
             let s = &z.sm_dev;
             self.e.gpu.launch(
                 "behz_sm_mrq",
                 geometry::pointwise(n, 1)?,
                 &[
-                    Arg::W(y.ptr()),
+                    Arg::W(y.row(j * kb, n)),
                     Arg::W(ext.ptr()),
                     Arg::W(z.rows_b.dev.ptr()),
                     Arg::U(kb as u32),
@@ -938,33 +1011,36 @@ impl CudaBfv {
                     Arg::U(n as u32),
                 ],
             )?;
-            self.e.free(mc);
-            self.e.free(ext);
-            over_b.push(y);
         }
-        let ptrs: Vec<u64> = over_b.iter().map(DevPoly::ptr).collect();
-        self.e.ntt_many(&ptrs, &z.rows_b, false)?;
-        let cq = self.tensor(over_q, &self.rows_q)?;
-        let cb = self.tensor(&over_b, &z.rows_b)?;
-        self.free_all(over_b);
-        let mut out = Vec::with_capacity(3);
-        for (xq, xb) in cq.iter().zip(&cb) {
+        self.e.free(mc);
+        self.e.free(ext);
+        self.e
+            .ntt_pairs(&[(y.ptr(), 0)], z.rows_b_rep.span(4)?, false)?;
+        let tb = self.e.alloc(3 * kb)?;
+        let x = [0, 1, 2, 3].map(|j| y.row(j * kb, n));
+        self.tensor_planar(tb.ptr(), x, 0, 1, &z.rows_b)?;
+        self.e.free(y);
+        self.e
+            .ntt_pairs(&[(tb.ptr(), 0)], z.rows_b_rep.span(3)?, true)?;
+        let m = self.e.alloc(3 * k)?;
+        let tqs = self.e.alloc(k)?;
+        let tbs = self.e.alloc(kb)?;
+        let fl = self.e.alloc(kb)?;
+        for j in 0..3 {
             // S3: fastRNSFloor_q(t·c) into B_sk; S4: Shenoy-Kumaresan to q.
-            let tq = self.e.alloc(self.k)?;
             self.e
-                .scalar_mul(tq.ptr(), xq.ptr(), &z.t_q, &self.rows_q)?;
-            let tb = self.e.alloc(kb)?;
-            self.e.scalar_mul(tb.ptr(), xb.ptr(), &z.t_b, &z.rows_b)?;
-            let fl = self.e.alloc(kb)?;
+                .scalar_mul(tqs.ptr(), tq.row(j * k, n), &z.t_q, &self.rows_q)?;
+            self.e
+                .scalar_mul(tbs.ptr(), tb.row(j * kb, n), &z.t_b, &z.rows_b)?;
             self.e.gpu.launch(
                 "behz_floor",
-                geometry::conversion(n, self.k, 0)?,
+                geometry::conversion(n, k, 0)?,
                 &[
                     Arg::W(fl.ptr()),
-                    Arg::W(tq.ptr()),
+                    Arg::W(tqs.ptr()),
                     Arg::W(self.rows_q.dev.ptr()),
-                    Arg::U(self.k as u32),
-                    Arg::W(tb.ptr()),
+                    Arg::U(k as u32),
+                    Arg::W(tbs.ptr()),
                     Arg::W(z.rows_b.dev.ptr()),
                     Arg::U(kb as u32),
                     Arg::W(z.qhi.ptr()),
@@ -974,15 +1050,14 @@ impl CudaBfv {
                     Arg::U(n as u32),
                 ],
             )?;
-            let o = self.e.alloc(self.k)?;
             let d = &z.sk_dev;
             self.e.gpu.launch(
                 "behz_sk",
                 geometry::conversion(n, kb + 1, 2)?,
                 &[
-                    Arg::W(o.ptr()),
+                    Arg::W(m.row(j * k, n)),
                     Arg::W(self.rows_q.dev.ptr()),
-                    Arg::U(self.k as u32),
+                    Arg::U(k as u32),
                     Arg::W(fl.ptr()),
                     Arg::W(z.rows_b.dev.ptr()),
                     Arg::U((kb - 1) as u32),
@@ -997,69 +1072,165 @@ impl CudaBfv {
                     Arg::U(n as u32),
                 ],
             )?;
-            self.free_all(vec![tq, tb, fl]);
-            out.push(o);
         }
-        self.free_all(cq);
-        self.free_all(cb);
-        Ok(out)
+        self.free_all(vec![tb, tqs, tbs, fl]);
+        Ok(m)
     }
 
-    /// The key switch of `c` (coefficient form over q) with `key`: the two
-    /// NTT-form sums.
-    fn switch(&self, c: &DevPoly, key: &DeviceKsk) -> Result<(DevPoly, DevPoly)> {
-        check_id(self.ctx.id(), key.ctx_id)?;
-        if key.hybrid {
+    /// `a · b` without relinearization (3 polynomials, coefficient form) by
+    /// the HPS or BEHZ lift-and-scale.
+    pub fn multiply(
+        &self,
+        a: &DeviceCiphertext,
+        b: &DeviceCiphertext,
+        variant: Variant,
+    ) -> Result<DeviceCiphertext> {
+        self.check_pair(a, b)?;
+        let m = self.multiply_planar(&[(a, b)], variant)?;
+        let n = self.e.n();
+        let mut out = Vec::with_capacity(3);
+        for j in 0..3 {
+            let p = self.e.alloc(self.k)?;
+            self.e
+                .gpu
+                .copy_words(p.ptr(), m.row(j * self.k, n), self.k * n)?;
+            out.push(p);
+        }
+        self.e.free(m);
+        Ok(self.new_ct(a.key_id, out, false))
+    }
+
+    /// Relinearization of `bn` products: `c2` is the address of the c2
+    /// polynomial of the first (coefficient form; the others follow, `k`
+    /// rows apart), `c01[b]` the addresses of c0 and c1 of product b
+    /// (coefficient form, or NTT form when `c01_ntt`). Key switching by
+    /// the RNS decomposition (002 §4.5: every digit lifted, transformed and
+    /// multiplied with the key in a few launches for the whole batch) or
+    /// hybrid. NTT-form results `[c0', c1']` per product.
+    fn relinearize_many(
+        &self,
+        c2: u64,
+        c01: &[(u64, u64)],
+        c01_ntt: bool,
+        rk: &DeviceKsk,
+    ) -> Result<Vec<[DevPoly; 2]>> {
+        check_id(self.ctx.id(), rk.ctx_id)?;
+        let (n, k) = (self.e.n(), self.k);
+        let bn = c01.len();
+        let mut outs = Vec::with_capacity(bn);
+        for _ in 0..bn {
+            outs.push([self.e.alloc(k)?, self.e.alloc(k)?]);
+        }
+        // The outputs start as NTT(c0), NTT(c1): the key-switching sums are
+        // accumulated onto them.
+        if c01_ntt {
+            for (o, &(x0, x1)) in outs.iter().zip(c01) {
+                self.e.gpu.copy_words(o[0].ptr(), x0, k * n)?;
+                self.e.gpu.copy_words(o[1].ptr(), x1, k * n)?;
+            }
+        } else {
+            let pairs: Vec<(u64, u64)> = outs
+                .iter()
+                .zip(c01)
+                .flat_map(|(o, &(x0, x1))| [(o[0].ptr(), x0), (o[1].ptr(), x1)])
+                .collect();
+            self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+        }
+        self.switch_into(c2, &outs, rk)?;
+        Ok(outs)
+    }
+
+    /// Key switching of `outs.len()` polynomials `c` (coefficient form over
+    /// q, the first at address `c`, the others `k` rows apart) with `rk`,
+    /// accumulated onto `outs[b]` (NTT form): `outs[b][i] += ks_i(c_b)`.
+    fn switch_into(&self, c2: u64, outs: &[[DevPoly; 2]], rk: &DeviceKsk) -> Result<()> {
+        check_id(self.ctx.id(), rk.ctx_id)?;
+        let (n, k) = (self.e.n(), self.k);
+        let bn = outs.len();
+        if bn == 0 {
+            return Ok(());
+        }
+        if rk.hybrid {
             let lv = self.hybrid.as_ref().ok_or_else(|| {
                 CudaError::InvalidArgument(
                     "a hybrid key for a context without special primes".into(),
                 )
             })?;
-            return self.e.hybrid_switch(lv, key, c);
+            for (b, o) in outs.iter().enumerate() {
+                let (k0, k1) = self.e.hybrid_switch_at(lv, rk, Self::at(c2, b * k * n))?;
+                self.e
+                    .binary("poly_add", o[0].ptr(), o[0].ptr(), k0.ptr(), &self.rows_q)?;
+                self.e
+                    .binary("poly_add", o[1].ptr(), o[1].ptr(), k1.ptr(), &self.rows_q)?;
+                self.e.free(k0);
+                self.e.free(k1);
+            }
+            return Ok(());
         }
-        let (n, k) = (self.e.n(), self.k);
-        if key.pairs.len() != k {
+        if rk.pairs.len() != k {
             return Err(CudaError::InvalidArgument(
                 "key-switching key of the wrong size".into(),
             ));
         }
-        let acc0 = self.e.alloc(k)?;
-        let acc1 = self.e.alloc(k)?;
-        let g = DIGIT_GROUP.min(k);
-        let mut digits = self.e.alloc(g * k)?;
-        let mut i0 = 0;
-        while i0 < k {
-            let cnt = g.min(k - i0);
-            for d in 0..cnt {
-                self.e.pointwise(
-                    "poly_reduce_from",
-                    &self.rows_q,
-                    &[Arg::W(digits.row(d * k, n)), Arg::W(c.row(i0 + d, n))],
+        // Digits per group: all k when the launch limits and a 1 GiB
+        // working set allow.
+        let budget_rows = (1usize << 27) / n;
+        let group = k
+            .min((65_535 / (bn * k)).max(1))
+            .min((budget_rows / (bn * k)).max(1))
+            .min(self.rows_q_rep.times() / bn)
+            .max(1);
+        let table = if bn > 1 {
+            let words: Vec<u64> = outs.iter().flat_map(|o| [o[0].ptr(), o[1].ptr()]).collect();
+            Some(self.e.gpu.upload(&words)?)
+        } else {
+            None
+        };
+        let digits = self.e.alloc(bn * group * k)?;
+        let mut g0 = 0;
+        let mut result = Ok(());
+        while g0 < k && result.is_ok() {
+            let cnt = group.min(k - g0);
+            result = (|| {
+                let mut shape = geometry::pointwise(n, k)?;
+                shape.grid.2 = (bn * cnt) as u32;
+                self.e.gpu.launch(
+                    "poly_reduce_rows",
+                    shape,
+                    &[
+                        Arg::W(digits.ptr()),
+                        Arg::W(c2),
+                        Arg::W((k * n) as u64),
+                        Arg::U(cnt as u32),
+                        Arg::U(k as u32),
+                        Arg::U(g0 as u32),
+                        Arg::W(self.rows_q.dev.ptr()),
+                        Arg::W(self.e.mt.mods_ptr()),
+                        Arg::U(n as u32),
+                    ],
                 )?;
-            }
-            if cnt == g {
-                self.e.ntt_forward(&mut digits, &self.rows_q_group)?;
-            } else {
-                for d in 0..cnt {
-                    self.e.ntt_forward_at(digits.row(d * k, n), &self.rows_q)?;
-                }
-            }
-            self.e.ks_mac(
-                acc0.ptr(),
-                acc1.ptr(),
-                digits.ptr(),
-                k * n,
-                cnt,
-                key,
-                i0,
-                &self.key_rows_q,
-                &self.rows_q,
-                i0 == 0,
-            )?;
-            i0 += cnt;
+                self.e
+                    .ntt_pairs(&[(digits.ptr(), 0)], self.rows_q_rep.span(bn * cnt)?, false)?;
+                self.e.ks_mac_table(
+                    (outs[0][0].ptr(), outs[0][1].ptr(), 0),
+                    table.as_ref().map_or(0, DevArray::ptr),
+                    (digits.ptr(), k * n, cnt * k * n),
+                    cnt,
+                    rk,
+                    g0,
+                    &self.key_rows_q,
+                    &self.rows_q,
+                    false,
+                    bn,
+                )
+            })();
+            g0 += cnt;
         }
         self.e.free(digits);
-        Ok((acc0, acc1))
+        if let Some(t) = table {
+            self.e.gpu.give(t);
+        }
+        result
     }
 
     /// Relinearizes a 3-polynomial ciphertext (NTT-form result), as
@@ -1074,21 +1245,24 @@ impl CudaBfv {
                 "relinearize needs 3 polynomials".into(),
             ));
         }
-        let c2 = self.coeff_copy(&a.polys[2], a.ntt)?;
-        let (k0, k1) = self.switch(&c2, rk)?;
-        self.e.free(c2);
-        let c0 = self.e.clone_poly(&a.polys[0])?;
-        let c1 = self.e.clone_poly(&a.polys[1])?;
-        if !a.ntt {
-            self.e
-                .ntt_many(&[c0.ptr(), c1.ptr()], &self.rows_q, false)?;
-        }
-        self.e
-            .binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), &self.rows_q)?;
-        self.e
-            .binary("poly_add", c1.ptr(), c1.ptr(), k1.ptr(), &self.rows_q)?;
-        self.e.free(k0);
-        self.e.free(k1);
+        let c01 = [(a.polys[0].ptr(), a.polys[1].ptr())];
+        let out = if a.ntt {
+            let c2 = self.e.alloc(self.k)?;
+            self.e.ntt_pairs(
+                &[(c2.ptr(), a.polys[2].ptr())],
+                self.rows_q_rep.span(1)?,
+                true,
+            )?;
+            let r = self.relinearize_many(c2.ptr(), &c01, true, rk);
+            self.e.free(c2);
+            r?
+        } else {
+            self.relinearize_many(a.polys[2].ptr(), &c01, false, rk)?
+        };
+        let [c0, c1] = out
+            .into_iter()
+            .next()
+            .ok_or_else(|| CudaError::InvalidArgument("relinearize".into()))?;
         Ok(self.new_ct(a.key_id, vec![c0, c1], true))
     }
 
@@ -1100,26 +1274,44 @@ impl CudaBfv {
         rk: &DeviceKsk,
         variant: Variant,
     ) -> Result<DeviceCiphertext> {
-        let t = self.multiply(a, b, variant)?;
-        let r = self.relinearize(&t, rk);
-        self.release(t);
-        r
+        self.multiply_relin_batch(&[(a, b)], rk, variant)?
+            .pop()
+            .ok_or_else(|| CudaError::InvalidArgument("multiply_relin".into()))
     }
 
-    /// The batch entry point: `multiply_relin` of every pair, launched
-    /// back to back on the stream with no synchronisation in between (the
-    /// device overlaps their kernels; the pool serves every buffer after
-    /// the first pair).
+    /// `multiply_relin` of every pair, batched: up to [`Self::batch_cap`]
+    /// products (HPS) share every launch, so a batch runs the launch
+    /// sequence of one product with many times the work per launch (BEHZ:
+    /// one product at a time). Results in order, bit-identical to the
+    /// single calls.
     pub fn multiply_relin_batch(
         &self,
         pairs: &[(&DeviceCiphertext, &DeviceCiphertext)],
         rk: &DeviceKsk,
         variant: Variant,
     ) -> Result<Vec<DeviceCiphertext>> {
-        pairs
-            .iter()
-            .map(|(a, b)| self.multiply_relin(a, b, rk, variant))
-            .collect()
+        for (a, b) in pairs {
+            self.check_pair(a, b)?;
+            if rk.key_id != a.key_id {
+                return Err(CudaError::KeyMismatch("relinearization key".into()));
+            }
+        }
+        check_id(self.ctx.id(), rk.ctx_id)?;
+        let (n, k) = (self.e.n(), self.k);
+        let mut out = Vec::with_capacity(pairs.len());
+        for chunk in pairs.chunks(self.batch_cap(variant)) {
+            let bn = chunk.len();
+            let m = self.multiply_planar(chunk, variant)?;
+            let c01: Vec<(u64, u64)> = (0..bn)
+                .map(|b| (m.row(b * k, n), m.row((bn + b) * k, n)))
+                .collect();
+            let r = self.relinearize_many(m.row(2 * bn * k, n), &c01, false, rk);
+            self.e.free(m);
+            for ([c0, c1], (a, _)) in r?.into_iter().zip(chunk) {
+                out.push(self.new_ct(a.key_id, vec![c0, c1], true));
+            }
+        }
+        Ok(out)
     }
 
     /// Returns a ciphertext's buffers to the pool.
@@ -1205,12 +1397,18 @@ impl CudaBfv {
             ],
         )?;
         self.e.ntt_inverse(&mut c1, &self.rows_q)?;
-        let (k0, k1) = self.switch(&c1, key)?;
+        let mut z = self.e.alloc(self.k)?;
+        self.e.zero(&mut z)?;
+        let outs = [[c0, z]];
+        let r = self.switch_into(c1.ptr(), &outs, key);
         self.e.free(c1);
-        self.e
-            .binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), &self.rows_q)?;
-        self.e.free(k0);
-        Ok(self.new_ct(a.key_id, vec![c0, k1], true))
+        let [[c0, c1]] = outs;
+        if let Err(e) = r {
+            self.e.free(c0);
+            self.e.free(c1);
+            return Err(e);
+        }
+        Ok(self.new_ct(a.key_id, vec![c0, c1], true))
     }
 
     /// Every limb count the device tables cover (for diagnostics).

@@ -534,9 +534,10 @@ impl CudaCkks {
         }
         let (rows_q, _, lv, ..) = self.level(kl)?;
         let d: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(kl)).collect::<Result<_>>()?;
-        self.e.pointwise(
+        let shape = geometry::pointwise(self.e.n(), kl)?;
+        self.e.gpu.launch(
             "poly_tensor",
-            rows_q,
+            shape,
             &[
                 Arg::W(d[0].ptr()),
                 Arg::W(d[1].ptr()),
@@ -545,6 +546,11 @@ impl CudaCkks {
                 Arg::W(a.polys[1].ptr()),
                 Arg::W(b.polys[0].ptr()),
                 Arg::W(b.polys[1].ptr()),
+                Arg::W(rows_q.dev.ptr()),
+                Arg::W(self.e.mt.mods_ptr()),
+                Arg::U(self.e.n() as u32),
+                Arg::W(0),
+                Arg::W(0),
             ],
         )?;
         let mut d = d.into_iter();

@@ -277,6 +277,26 @@ impl Gpu {
             .map_err(|e| map_driver(e, "device to device copy"))
     }
 
+    /// Copies `words` words between two device addresses inside live
+    /// buffers of this context (stream-ordered; the crate's operation code
+    /// derives both ranges from buffers whose lengths it checked).
+    pub(crate) fn copy_words(&self, dst: u64, src: u64, words: usize) -> Result<()> {
+        if words == 0 {
+            return Ok(());
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| map_driver(e, "binding the context"))?;
+        // SAFETY: `dst` and `src` are addresses inside live device
+        // allocations of this context with at least `words` words from
+        // there (caller's contract, above); the copy is ordered on the
+        // context's one stream after every launch that writes `src`.
+        unsafe {
+            cudarc::driver::result::memcpy_dtod_async(dst, src, words * 8, self.stream.cu_stream())
+        }
+        .map_err(|e| map_driver(e, "device to device copy"))
+    }
+
     /// Zeroes `buf`.
     pub(crate) fn zero(&self, buf: &mut DevArray<u64>) -> Result<()> {
         self.stream

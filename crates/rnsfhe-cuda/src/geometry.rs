@@ -13,8 +13,9 @@ pub const NTT_MIN_TILE_LOG: u32 = 9;
 /// Blocks per launch below which the tile shrinks (four per SM of a
 /// 132-SM H100/H200).
 pub const NTT_FILL_BLOCKS: u64 = 528;
-/// Polynomials transformed by one NTT launch (`NTT_MAX_POLYS` of
-/// `kernels/ntt.cu`: `gridDim.z`, one pointer argument each).
+/// Polynomials whose addresses travel as NTT kernel arguments
+/// (`NTT_MAX_POLYS` of `kernels/ntt.cu`); more go in a device table, up to
+/// 65535 (`gridDim.z`) per launch.
 pub const NTT_MAX_POLYS: usize = 8;
 /// Degrees up to `2^NTT_ONE_PHASE_LOG` run as one phase.
 pub const NTT_ONE_PHASE_LOG: u32 = 10;
@@ -139,7 +140,7 @@ fn ntt_phase(
 }
 
 /// The forward (`inverse = false`) or inverse NTT plan for degree `n`,
-/// `limbs` limbs and `polys ≤ NTT_MAX_POLYS` polynomials: one launch per
+/// `limbs ≤ 65535` limbs and `polys ≤ 65535` polynomials: one launch per
 /// phase for all of them.
 pub fn ntt_plan(n: usize, limbs: usize, polys: usize, inverse: bool) -> Result<NttPlan> {
     let log_n = check_degree(n)?;
@@ -147,9 +148,9 @@ pub fn ntt_plan(n: usize, limbs: usize, polys: usize, inverse: bool) -> Result<N
     if limbs == 0 || limbs > 65_535 {
         return Err(CudaError::InvalidArgument(format!("{limbs} limbs")));
     }
-    if polys == 0 || polys > NTT_MAX_POLYS {
+    if polys == 0 || polys > 65_535 {
         return Err(CudaError::InvalidArgument(format!(
-            "{polys} polynomials in one NTT launch (1 to {NTT_MAX_POLYS})"
+            "{polys} polynomials in one NTT launch (1 to 65535)"
         )));
     }
     let rows = (limbs, polys as u32);
@@ -291,7 +292,8 @@ mod tests {
         assert!(ntt_plan(8, 1, 1, false).is_err());
         assert!(ntt_plan(1 << 12, 0, 1, false).is_err());
         assert!(ntt_plan(1 << 12, 1, 0, false).is_err());
-        assert!(ntt_plan(1 << 12, 1, NTT_MAX_POLYS + 1, true).is_err());
+        assert!(ntt_plan(1 << 12, 1, 65_536, true).is_err());
+        assert_eq!(ntt_plan(1 << 12, 1, 300, true).unwrap().phases[0].unwrap().launch.grid.2, 300);
     }
 
     #[test]

@@ -52,6 +52,7 @@ pub const MODULES: [KernelModule; 6] = [
             "poly_add_then_scalar",
             "poly_sub_then_scalar",
             "poly_reduce_from",
+            "poly_reduce_rows",
             "poly_digit_from",
             "poly_from_signed",
             "poly_signed_plus_scaled",

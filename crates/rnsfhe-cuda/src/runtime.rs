@@ -114,27 +114,67 @@ impl ModTable {
 
     /// The device row list (indices into the table) of `primes`.
     pub(crate) fn rows(&self, gpu: &Gpu, primes: &[u64]) -> Result<Rows> {
+        self.rows_repeated(gpu, primes, 1)
+    }
+
+    /// The row list of `primes` repeated `times` times: the rows of
+    /// `times` consecutive polynomials over the same base, so one launch
+    /// covers them all (batched operations take a prefix, [`Rows::span`]).
+    pub(crate) fn rows_repeated(&self, gpu: &Gpu, primes: &[u64], times: usize) -> Result<Rows> {
         let idx = primes
             .iter()
             .map(|&p| self.idx(p))
             .collect::<Result<Vec<u32>>>()?;
+        let all: Vec<u32> = (0..times.max(1)).flat_map(|_| idx.iter().copied()).collect();
         Ok(Rows {
-            dev: gpu.array(&idx)?,
+            dev: gpu.array(&all)?,
             primes: primes.to_vec(),
+            times: times.max(1),
         })
     }
 }
 
-/// A list of moduli (one per row of a polynomial) on the device.
+/// A list of moduli (one per row of a polynomial) on the device, possibly
+/// repeated for consecutive polynomials of one base.
 #[derive(Debug)]
 pub(crate) struct Rows {
     pub(crate) dev: DevArray<u32>,
     pub(crate) primes: Vec<u64>,
+    times: usize,
+}
+
+/// A prefix of a row list: the rows of `len / base` consecutive
+/// polynomials (`(device address, row count)`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Span {
+    pub(crate) ptr: u64,
+    pub(crate) len: usize,
 }
 
 impl Rows {
+    /// Rows of one polynomial.
     pub(crate) fn len(&self) -> usize {
         self.primes.len()
+    }
+
+    /// The rows of `count` consecutive polynomials (at most the repetition
+    /// the list was made with).
+    pub(crate) fn span(&self, count: usize) -> Result<Span> {
+        if count == 0 || count > self.times {
+            return Err(CudaError::InvalidArgument(format!(
+                "{count} polynomials for a row list repeated {} times",
+                self.times
+            )));
+        }
+        Ok(Span {
+            ptr: self.dev.ptr(),
+            len: count * self.primes.len(),
+        })
+    }
+
+    /// How many consecutive polynomials [`Rows::span`] covers.
+    pub(crate) fn times(&self) -> usize {
+        self.times
     }
 }
 
@@ -160,6 +200,11 @@ impl Engine {
 
     pub(crate) fn free(&self, p: DevPoly) {
         self.gpu.give(p.buf);
+    }
+
+    /// Zeroes a polynomial.
+    pub(crate) fn zero(&self, p: &mut DevPoly) -> Result<()> {
+        self.gpu.zero(&mut p.buf)
     }
 
     pub(crate) fn upload(&self, data: &[u64], limbs: usize) -> Result<DevPoly> {
@@ -210,45 +255,75 @@ impl Engine {
     }
 
     /// Forward (`inverse = false`) or inverse NTT of the first `rows.len()`
-    /// rows of every polynomial at `ptrs`: one launch per phase for up to
-    /// [`geometry::NTT_MAX_POLYS`] polynomials.
+    /// rows of every polynomial at `ptrs` (in place).
     pub(crate) fn ntt_many(&self, ptrs: &[u64], rows: &Rows, inverse: bool) -> Result<()> {
+        let pairs: Vec<(u64, u64)> = ptrs.iter().map(|&p| (p, 0)).collect();
+        self.ntt_pairs(&pairs, rows.span(1)?, inverse)
+    }
+
+    /// Forward or inverse NTT of `span.len` rows for every `(dst, src)`
+    /// pair: `dst ← NTT(src)` (`src = 0`: in place). Up to
+    /// [`geometry::NTT_MAX_POLYS`] pairs travel as kernel arguments, more
+    /// in one device table; either way one launch per phase.
+    pub(crate) fn ntt_pairs(&self, pairs: &[(u64, u64)], span: Span, inverse: bool) -> Result<()> {
+        if pairs.is_empty() {
+            return Ok(());
+        }
         let m = &self.mt;
-        for group in ptrs.chunks(geometry::NTT_MAX_POLYS) {
-            let plan = geometry::ntt_plan(self.n(), rows.len(), group.len(), inverse)?;
-            for ph in plan.iter() {
-                let mut args: Vec<Arg> = (0..geometry::NTT_MAX_POLYS)
-                    .map(|i| Arg::W(group.get(i).copied().unwrap_or(0)))
-                    .collect();
-                args.extend([Arg::W(rows.dev.ptr()), Arg::W(m.mods.ptr())]);
-                if inverse {
-                    args.extend([
-                        Arg::W(m.inv.ptr()),
-                        Arg::W(m.invs.ptr()),
-                        Arg::W(m.ninv.ptr()),
-                        Arg::W(m.ninvs.ptr()),
-                        Arg::W(m.last.ptr()),
-                        Arg::W(m.lasts.ptr()),
-                    ]);
-                } else {
-                    args.extend([Arg::W(m.fwd.ptr()), Arg::W(m.fwds.ptr())]);
+        let table = if pairs.len() > geometry::NTT_MAX_POLYS {
+            let words: Vec<u64> = pairs.iter().flat_map(|&(d, s)| [d, s]).collect();
+            Some(self.gpu.upload(&words)?)
+        } else {
+            None
+        };
+        let plan = geometry::ntt_plan(self.n(), span.len, pairs.len(), inverse)?;
+        let mut result = Ok(());
+        for (phase, ph) in plan.iter().enumerate() {
+            let mut args = vec![Arg::W(table.as_ref().map_or(0, DevArray::ptr))];
+            let pick = |i: usize| -> (u64, u64) {
+                match (&table, pairs.get(i)) {
+                    (None, Some(&(d, s))) => (d, if phase == 0 { s } else { 0 }),
+                    _ => (0, 0),
                 }
+            };
+            args.extend((0..geometry::NTT_MAX_POLYS).map(|i| Arg::W(pick(i).0)));
+            args.extend((0..geometry::NTT_MAX_POLYS).map(|i| Arg::W(pick(i).1)));
+            args.extend([Arg::W(span.ptr), Arg::W(m.mods.ptr())]);
+            if inverse {
                 args.extend([
-                    Arg::U(plan.log_n),
-                    Arg::U(ph.stages),
-                    Arg::U(ph.first_stage),
-                    Arg::U(u32::from(ph.cols)),
-                    Arg::U(ph.spb_log),
+                    Arg::W(m.inv.ptr()),
+                    Arg::W(m.invs.ptr()),
+                    Arg::W(m.ninv.ptr()),
+                    Arg::W(m.ninvs.ptr()),
+                    Arg::W(m.last.ptr()),
+                    Arg::W(m.lasts.ptr()),
                 ]);
-                let name = if inverse {
-                    "ntt_inv_phase"
-                } else {
-                    "ntt_fwd_phase"
-                };
-                self.gpu.launch(name, ph.launch, &args)?;
+            } else {
+                args.extend([Arg::W(m.fwd.ptr()), Arg::W(m.fwds.ptr())]);
+            }
+            args.extend([
+                Arg::U(plan.log_n),
+                Arg::U(ph.stages),
+                Arg::U(ph.first_stage),
+                Arg::U(u32::from(ph.cols)),
+                Arg::U(ph.spb_log),
+                // Sources are read by the first phase only.
+                Arg::U(u32::from(phase == 0)),
+            ]);
+            let name = if inverse {
+                "ntt_inv_phase"
+            } else {
+                "ntt_fwd_phase"
+            };
+            result = self.gpu.launch(name, ph.launch, &args);
+            if result.is_err() {
+                break;
             }
         }
-        Ok(())
+        if let Some(t) = table {
+            self.gpu.give(t);
+        }
+        result
     }
 
     /// Forward NTT of the first `rows.len()` rows at `ptr` (rows of `p`).
@@ -381,7 +456,27 @@ impl DevConv {
     /// FastBaseConv_I (`exact = false`) or the exact FastBaseConv_F of the
     /// `k` rows at `input` into `out`.
     pub(crate) fn run(&self, e: &Engine, out: u64, input: u64, exact: bool) -> Result<()> {
+        self.run_many(e, (out, 0), (input, 0), 1, exact)
+    }
+
+    /// [`DevConv::run`] of `count` polynomials in one launch: the `z`-th
+    /// reads `input.0 + z·input.1` and writes `out.0 + z·out.1` (word
+    /// addresses and strides in words).
+    pub(crate) fn run_many(
+        &self,
+        e: &Engine,
+        out: (u64, usize),
+        input: (u64, usize),
+        count: usize,
+        exact: bool,
+    ) -> Result<()> {
         let n = e.n();
+        let (out, zs_out) = out;
+        let (input, zs_in) = input;
+        let z = u32::try_from(count)
+            .ok()
+            .filter(|&z| (1..=65_535).contains(&z))
+            .ok_or_else(|| CudaError::InvalidArgument(format!("{count} conversions")))?;
         let head = [
             Arg::W(out),
             Arg::W(self.out_map.ptr()),
@@ -395,7 +490,8 @@ impl DevConv {
             Arg::W(self.weights.ptr()),
         ];
         if exact {
-            let shape = geometry::conversion(n, self.k, 1)?;
+            let mut shape = geometry::conversion(n, self.k, 1)?;
+            shape.grid.2 = z;
             let mut args = head.to_vec();
             args.extend([
                 Arg::W(self.inv_f.ptr()),
@@ -406,12 +502,20 @@ impl DevConv {
                 Arg::U(self.words as u32),
                 Arg::W(e.mt.mods_ptr()),
                 Arg::U(n as u32),
+                Arg::W(zs_in as u64),
+                Arg::W(zs_out as u64),
             ]);
             e.gpu.launch("conv_f", shape, &args)
         } else {
-            let shape = geometry::conversion(n, self.k, 0)?;
+            let mut shape = geometry::conversion(n, self.k, 0)?;
+            shape.grid.2 = z;
             let mut args = head.to_vec();
-            args.extend([Arg::W(e.mt.mods_ptr()), Arg::U(n as u32)]);
+            args.extend([
+                Arg::W(e.mt.mods_ptr()),
+                Arg::U(n as u32),
+                Arg::W(zs_in as u64),
+                Arg::W(zs_out as u64),
+            ]);
             e.gpu.launch("conv_i", shape, &args)
         }
     }
@@ -577,7 +681,60 @@ impl Engine {
         rows: &Rows,
         first: bool,
     ) -> Result<()> {
-        let shape = geometry::pointwise(self.n(), rows.len())?;
+        self.ks_mac_many(
+            (acc0, acc1, 0),
+            (digits_ptr, stride, 0),
+            digits,
+            key,
+            first_pair,
+            key_rows,
+            rows,
+            first,
+            1,
+        )
+    }
+
+    /// [`Engine::ks_mac`] for `count` products with one key: accumulators
+    /// `acc.2` words apart, digit sets `dig.2` words apart.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ks_mac_many(
+        &self,
+        acc: (u64, u64, usize),
+        dig: (u64, usize, usize),
+        digits: usize,
+        key: &DeviceKsk,
+        first_pair: usize,
+        key_rows: &DevArray<u32>,
+        rows: &Rows,
+        first: bool,
+        count: usize,
+    ) -> Result<()> {
+        self.ks_mac_table(acc, 0, dig, digits, key, first_pair, key_rows, rows, first, count)
+    }
+
+    /// [`Engine::ks_mac_many`] whose accumulators are the address pairs of
+    /// the device table `acc_tab` (0: strided as `acc`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn ks_mac_table(
+        &self,
+        acc: (u64, u64, usize),
+        acc_tab: u64,
+        dig: (u64, usize, usize),
+        digits: usize,
+        key: &DeviceKsk,
+        first_pair: usize,
+        key_rows: &DevArray<u32>,
+        rows: &Rows,
+        first: bool,
+        count: usize,
+    ) -> Result<()> {
+        let (acc0, acc1, zs_acc) = acc;
+        let (digits_ptr, stride, zs_dig) = dig;
+        let mut shape = geometry::pointwise(self.n(), rows.len())?;
+        shape.grid.2 = u32::try_from(count)
+            .ok()
+            .filter(|&z| (1..=65_535).contains(&z))
+            .ok_or_else(|| CudaError::InvalidArgument(format!("{count} key switches")))?;
         self.gpu.launch(
             "ks_mac",
             shape,
@@ -594,6 +751,9 @@ impl Engine {
                 Arg::W(self.mt.mods_ptr()),
                 Arg::U(self.n() as u32),
                 Arg::U(u32::from(first)),
+                Arg::W(zs_acc as u64),
+                Arg::W(zs_dig as u64),
+                Arg::W(acc_tab),
             ],
         )
     }
@@ -609,7 +769,22 @@ impl Engine {
         key: &DeviceKsk,
         c: &DevPoly,
     ) -> Result<(DevPoly, DevPoly)> {
-        if c.limbs < lv.kl || key.pairs.len() < lv.digits.len() {
+        if c.limbs < lv.kl {
+            return Err(CudaError::InvalidArgument(
+                "hybrid key switching shapes".into(),
+            ));
+        }
+        self.hybrid_inner_at(lv, key, c.ptr())
+    }
+
+    /// [`Engine::hybrid_inner`] of the `lv.kl` rows at address `c`.
+    pub(crate) fn hybrid_inner_at(
+        &self,
+        lv: &HybridLevel,
+        key: &DeviceKsk,
+        c: u64,
+    ) -> Result<(DevPoly, DevPoly)> {
+        if key.pairs.len() < lv.digits.len() {
             return Err(CudaError::InvalidArgument(
                 "hybrid key switching shapes".into(),
             ));
@@ -619,15 +794,14 @@ impl Engine {
         let dnum = lv.digits.len();
         let acc0 = self.alloc(rows)?;
         let acc1 = self.alloc(rows)?;
-        let mut ext = self.alloc(rows * dnum)?;
+        let ext = self.alloc(rows * dnum)?;
+        let row = |r: usize| c + (r * n * 8) as u64;
         for (d, (range, conv)) in lv.digits.iter().enumerate() {
-            conv.run(self, ext.row(d * rows, n), c.row(range.start, n), false)?;
-            self.copy_rows(
-                c,
-                range.start,
-                &mut ext,
-                d * rows + range.start,
-                range.len(),
+            conv.run(self, ext.row(d * rows, n), row(range.start), false)?;
+            self.gpu.copy_words(
+                ext.row(d * rows + range.start, n),
+                row(range.start),
+                range.len() * n,
             )?;
         }
         let ptrs: Vec<u64> = (0..dnum).map(|d| ext.row(d * rows, n)).collect();
@@ -701,7 +875,22 @@ impl Engine {
         key: &DeviceKsk,
         c: &DevPoly,
     ) -> Result<(DevPoly, DevPoly)> {
-        let (a0, a1) = self.hybrid_inner(lv, key, c)?;
+        if c.limbs < lv.kl {
+            return Err(CudaError::InvalidArgument(
+                "hybrid key switching shapes".into(),
+            ));
+        }
+        self.hybrid_switch_at(lv, key, c.ptr())
+    }
+
+    /// [`Engine::hybrid_switch`] of the `lv.kl` rows at address `c`.
+    pub(crate) fn hybrid_switch_at(
+        &self,
+        lv: &HybridLevel,
+        key: &DeviceKsk,
+        c: u64,
+    ) -> Result<(DevPoly, DevPoly)> {
+        let (a0, a1) = self.hybrid_inner_at(lv, key, c)?;
         let [o0, o1] =
             self.drop_rows_pair([a0, a1], lv.kl, &lv.rows_p, &lv.down, &lv.rows_q, &lv.p_inv)?;
         Ok((o0, o1))

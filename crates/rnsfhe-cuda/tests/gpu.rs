@@ -156,6 +156,27 @@ fn bfv_every_operation_is_bit_identical_to_the_cpu() {
                     gpu.download(&mr).unwrap(),
                     "batch {what}"
                 );
+                // A batch large enough for the device tables of addresses
+                // (more than 8 polynomials per launch), every product
+                // against the CPU's.
+                let dsq = gpu.upload(&ev.multiply_relin(&a, &a, &rk).unwrap()).ok();
+                let mut pairs = vec![(&da, &db), (&db, &da), (&da, &da), (&db, &db), (&da, &db)];
+                let mut cpu_pairs = vec![(&a, &b), (&b, &a), (&a, &a), (&b, &b), (&a, &b)];
+                let sq = ev.multiply_relin(&a, &a, &rk).unwrap();
+                if let Some(dsq) = dsq.as_ref() {
+                    // A relinearized product as an input too.
+                    pairs.push((dsq, &db));
+                    cpu_pairs.push((&sq, &b));
+                }
+                let big = gpu.multiply_relin_batch(&pairs, &drk, variant).unwrap();
+                assert_eq!(big.len(), pairs.len());
+                for (i, (d, (x, y))) in big.iter().zip(&cpu_pairs).enumerate() {
+                    assert_eq!(
+                        gpu.download(d).unwrap(),
+                        ev.multiply_relin(x, y, &rk).unwrap(),
+                        "batch product {i} {what}"
+                    );
+                }
             }
         }
     }
