@@ -25,7 +25,9 @@
 #      2^14/2^15/2^16, each with a batch of products; JSON in
 #      OUT/bench_*.json (the peers' layout);
 #   7. with PHANTOM_DIR set, Phantom's benchmark in the same run (the
-#      side-by-side; see ../shared/peers/phantom/README.md).
+#      side-by-side; see ../shared/peers/phantom/README.md);
+#   8. (STEPS=profile) per-kernel times of one BFV product and the CKKS
+#      operations with Nsight Compute.
 # STEPS (default "smi ntt demo tests memcheck bench phantom") selects steps.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -91,6 +93,15 @@ run() {
         step bench_bfv 300 "$rn" bench --device cuda --set 14,360 --set 15,600 --set 16,1770 --variant both --relin rns --reps 50 --reps-large 20 --batch 64 --json "$OUT/bench_bfv.json"
         step bench_bfv_hybrid 300 "$rn" bench --device cuda --set 14,360 --set 15,600 --variant hps --relin hybrid --reps 50 --batch 64 --json "$OUT/bench_bfv_hybrid.json"
         step bench_ckks 300 "$rn" bench --device cuda --scheme ckks --set 14 --set 15 --set 16 --reps 30 --reps-large 20 --batch 128 --json "$OUT/bench_ckks.json" ;;
+      profile)
+        # Per-kernel GPU times (Nsight Compute) of one BFV product and the
+        # CKKS operations, CSV: where an operation's time goes.
+        if command -v ncu >/dev/null; then
+          step profile_bfv 180 ncu --clock-control none --csv --metrics gpu__time_duration.sum "$rn" bench --device cuda --set 14,360 --variant hps --relin rns --ops mult_relin --reps 1 --warmup 1
+          step profile_ckks 240 ncu --clock-control none --csv --metrics gpu__time_duration.sum "$rn" bench --device cuda --scheme ckks --set 16 --reps 1 --reps-large 1 --warmup 1
+        else
+          echo "ncu not installed: profile skipped"
+        fi ;;
       phantom)
         # The GPU peer, same machine, same run: PHANTOM_DIR is the folder
         # ../shared/peers/phantom/prepare.sh made (with a prebuilt binary

@@ -87,6 +87,31 @@ extern "C" __global__ void poly_sub_then_scalar(u64* out, const u64* a, const u6
     out[i] = shoup(mod_sub(a[i], b[i], m.p), w[limb], ws[limb], m.p);
 }
 
+// Both components at once (gridDim.z = 2): out_z = (a_z - b_z) * w_limb,
+// a_z and b_z `zs_a`, `zs_b` words apart (ModDown and rescaling of a key
+// switch's two accumulators).
+extern "C" __global__ void poly_sub_then_scalar2(u64* out0, u64* out1, const u64* a,
+                                                 const u64* b, const u64* w, const u64* ws,
+                                                 const u32* rows, const Mod* mods, u32 n,
+                                                 u64 zs_a, u64 zs_b) {
+    POINT_PROLOGUE
+    const u32 z = blockIdx.z;
+    u64* out = z == 0 ? out0 : out1;
+    out[i] = shoup(mod_sub(a[z * zs_a + i], b[z * zs_b + i], m.p), w[limb], ws[limb], m.p);
+}
+
+// Both components at once (gridDim.z = 2): acc_z += b_z * w_limb, acc_1
+// `zs_acc` words after acc_0 (the a + P d of fused relinearize-rescale).
+extern "C" __global__ void poly_add_scalar_mul2(u64* acc, const u64* b0, const u64* b1,
+                                                const u64* w, const u64* ws, const u32* rows,
+                                                const Mod* mods, u32 n, u64 zs_acc) {
+    POINT_PROLOGUE
+    const u32 z = blockIdx.z;
+    const u64* b = z == 0 ? b0 : b1;
+    u64* a = acc + z * zs_acc;
+    a[i] = mod_add(a[i], shoup(b[i], w[limb], ws[limb], m.p), m.p);
+}
+
 // out = a mod p for any word (reduces residues of another modulus, e.g. the
 // digits of RNS-decomposition key switching; rlwe::scratch::lift_row).
 extern "C" __global__ void poly_reduce_from(u64* out, const u64* a, const u32* rows,
@@ -156,6 +181,17 @@ extern "C" __global__ void poly_tensor(u64* c0, u64* c1, u64* c2, const u64* a0,
     c0[i] = d0;
     c1[i] = mod_sub(mod_sub(s, d0, m.p), d2, m.p);
     c2[i] = d2;
+}
+
+// Gathers gridDim.y polynomials of `words` words each: block row y copies
+// from tab[2y + 1] to tab[2y] (device addresses), so a batch of
+// ciphertexts scattered in memory lands in one buffer in one launch.
+extern "C" __global__ void poly_gather(const u64* tab, u64 words) {
+    const u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= words) return;
+    u64* dst = (u64*)tab[2 * (u64)blockIdx.y];
+    const u64* src = (const u64*)tab[2 * (u64)blockIdx.y + 1];
+    dst[i] = src[i];
 }
 
 // Galois automorphism in NTT form: out[p] = in[map[p]] on every limb

@@ -22,6 +22,17 @@
 #define CONV_TX 32
 #define CONV_TY 8
 
+// With a `pass_map`, input row i is also copied unchanged to output row
+// pass_map[i] (hybrid ModUp: a digit's own rows next to its extension,
+// in the same launch).
+__device__ __forceinline__ void pass_through(u64* out, const u64* in, const u32* pass_map,
+                                             u32 k, u32 n, u32 c) {
+    if (pass_map == nullptr || c >= n) return;
+    for (u32 i = threadIdx.y; i < k; i += blockDim.y) {
+        out[(u64)pass_map[i] * n + c] = in[(u64)i * n + c];
+    }
+}
+
 // First pass shared by the conversions: y_i = [x_i q^_i^{-1}]_{q_i} into sh.
 __device__ __forceinline__ void load_y(u64* sh, const u64* in, const u32* in_rows,
                                        const Mod* mods, const u64* qhi, const u64* qhis,
@@ -40,10 +51,11 @@ __device__ __forceinline__ void load_y(u64* sh, const u64* in, const u32* in_row
 extern "C" __global__ void conv_i(u64* out, const u32* out_map, const u32* out_rows, u32 kp,
                                   const u64* in, const u32* in_rows, u32 k, const u64* qhi,
                                   const u64* qhis, const u64* weights, const Mod* mods,
-                                  u32 n, u64 zs_in, u64 zs_out) {
+                                  u32 n, u64 zs_in, u64 zs_out, const u32* pass_map) {
     extern __shared__ u64 sh[];
     in += blockIdx.z * zs_in;
     out += blockIdx.z * zs_out;
+    pass_through(out, in, pass_map, k, n, blockIdx.x * CONV_TX + threadIdx.x);
     const u32 tx = threadIdx.x;
     const u32 c = blockIdx.x * CONV_TX + tx;
     load_y(sh, in, in_rows, mods, qhi, qhis, k, n, c);
@@ -83,10 +95,11 @@ extern "C" __global__ void conv_f(u64* out, const u32* out_map, const u32* out_r
                                   const u64* qhis, const u64* weights, const double* inv_f,
                                   double band_lo, double band_hi, const u64* qhat_words,
                                   const u64* q_words, u32 words, const Mod* mods, u32 n,
-                                  u64 zs_in, u64 zs_out) {
+                                  u64 zs_in, u64 zs_out, const u32* pass_map) {
     extern __shared__ u64 sh[];
     in += blockIdx.z * zs_in;
     out += blockIdx.z * zs_out;
+    pass_through(out, in, pass_map, k, n, blockIdx.x * CONV_TX + threadIdx.x);
     u64* vsh = sh + (u64)k * CONV_TX;
     const u32 tx = threadIdx.x;
     const u32 c = blockIdx.x * CONV_TX + tx;

@@ -121,7 +121,6 @@ impl core::fmt::Debug for CudaBfv {
     }
 }
 
-
 impl CudaBfv {
     /// Uploads the tables of `cpu` (NTT twiddles of `q`, `P`, `B_sk` and
     /// the special primes; conversion, scaling and decryption constants).
@@ -601,30 +600,45 @@ impl CudaBfv {
             return Err(CudaError::KeyMismatch("secret key and ciphertext".into()));
         }
         let n = self.e.n();
-        let polys: Vec<DevPoly> = ct
-            .polys
+        if ct.polys.len() < 2 {
+            return Err(CudaError::InvalidArgument(
+                "a ciphertext of fewer than 2 polynomials".into(),
+            ));
+        }
+        // NTT forms of coefficient-form inputs, transformed out of place in
+        // one launch sequence.
+        let copies: Vec<DevPoly> = if ct.ntt {
+            Vec::new()
+        } else {
+            ct.polys
+                .iter()
+                .map(|_| self.e.alloc(self.k))
+                .collect::<Result<_>>()?
+        };
+        let pairs: Vec<(u64, u64)> = copies
             .iter()
-            .map(|p| self.ntt_copy(p, !ct.ntt))
-            .collect::<Result<_>>()?;
-        // Horner in NTT form: x = ((c_d s + c_{d−1}) s + …) s + c_0.
-        let mut x = self.e.clone_poly(
-            polys
-                .last()
-                .ok_or_else(|| CudaError::InvalidArgument("empty".into()))?,
-        )?;
-        for c in polys[..polys.len() - 1].iter().rev() {
+            .zip(&ct.polys)
+            .map(|(d, s)| (d.ptr(), s.ptr()))
+            .collect();
+        self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+        let polys: Vec<u64> = if ct.ntt {
+            ct.polys.iter().map(DevPoly::ptr).collect()
+        } else {
+            copies.iter().map(DevPoly::ptr).collect()
+        };
+        // Horner in NTT form: x = ((c_d s + c_{d−1}) s + …) s + c_0, the
+        // first step writing the fresh buffer x.
+        let mut x = self.e.alloc(self.k)?;
+        let last = polys.len() - 1;
+        for (i, &c) in polys[..last].iter().enumerate().rev() {
+            let acc = if i + 1 == last { polys[last] } else { x.ptr() };
             self.e.pointwise(
                 "poly_mul_add",
                 &self.rows_q,
-                &[
-                    Arg::W(x.ptr()),
-                    Arg::W(x.ptr()),
-                    Arg::W(sk.s.ptr()),
-                    Arg::W(c.ptr()),
-                ],
+                &[Arg::W(x.ptr()), Arg::W(acc), Arg::W(sk.s.ptr()), Arg::W(c)],
             )?;
         }
-        self.free_all(polys);
+        self.free_all(copies);
         self.e.ntt_inverse(&mut x, &self.rows_q)?;
         let out = self.e.gpu.take(n)?;
         let shape = geometry::pointwise(n, 1)?;
@@ -733,6 +747,26 @@ impl CudaBfv {
         let ntt = a.ntt || b.ntt;
         let size = a.size().max(b.size());
         let mut out = Vec::with_capacity(size);
+        if a.ntt == b.ntt {
+            // One launch per polynomial, straight into the result.
+            for i in 0..size {
+                let o = self.e.alloc(self.k)?;
+                match (a.polys.get(i), b.polys.get(i)) {
+                    (Some(x), Some(y)) => {
+                        self.e
+                            .binary("poly_add", o.ptr(), x.ptr(), y.ptr(), &self.rows_q)?
+                    }
+                    (Some(x), None) | (None, Some(x)) => {
+                        self.e
+                            .gpu
+                            .copy_words(o.ptr(), x.ptr(), self.k * self.e.n())?
+                    }
+                    (None, None) => {}
+                }
+                out.push(o);
+            }
+            return Ok(self.new_ct(a.key_id, out, ntt));
+        }
         for i in 0..size {
             let pa = a
                 .polys
@@ -877,17 +911,45 @@ impl CudaBfv {
                 }
             }
         }
-        self.e.ntt_pairs(&to_coeff, self.rows_q_rep.span(1)?, true)?;
+        self.e
+            .ntt_pairs(&to_coeff, self.rows_q_rep.span(1)?, true)?;
         // The NTT-form inputs of the tensor: the inputs themselves for one
-        // product, else all of them again, transformed in one launch.
+        // product, else gathered into one planar buffer in one launch (the
+        // coefficient-form ones transformed there from C).
         let (x_ntt, tensor_in, zs_in) = if bn == 1 && all_ntt {
             let (x, y) = pairs[0];
-            let ptrs = [x.polys[0].ptr(), x.polys[1].ptr(), y.polys[0].ptr(), y.polys[1].ptr()];
+            let ptrs = [
+                x.polys[0].ptr(),
+                x.polys[1].ptr(),
+                y.polys[0].ptr(),
+                y.polys[1].ptr(),
+            ];
             (None, ptrs, 0)
         } else {
             let x = self.e.alloc(4 * bn * k)?;
+            let mut copy = Vec::with_capacity(4 * bn);
+            let mut transform = Vec::new();
+            for (b, (u, v)) in pairs.iter().enumerate() {
+                for (j, (p, ntt)) in [
+                    (&u.polys[0], u.ntt),
+                    (&u.polys[1], u.ntt),
+                    (&v.polys[0], v.ntt),
+                    (&v.polys[1], v.ntt),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    let dst = x.row((j * bn + b) * k, n);
+                    if ntt {
+                        copy.push((dst, p.ptr()));
+                    } else {
+                        transform.push((dst, slot(j, b)));
+                    }
+                }
+            }
+            self.e.gather(&copy, kn)?;
             self.e
-                .ntt_pairs(&[(x.ptr(), c.ptr())], self.rows_q_rep.span(4 * bn)?, false)?;
+                .ntt_pairs(&transform, self.rows_q_rep.span(1)?, false)?;
             let ptrs = [0, 1, 2, 3].map(|j| x.row(j * bn * k, n));
             (Some(x), ptrs, kn)
         };
@@ -1336,22 +1398,40 @@ impl CudaBfv {
         let elements =
             gk.cpu
                 .rotation_elements(self.e.n(), rnsfhe::bfv::galois::ROW_GENERATOR, steps)?;
-        let polys = a
-            .polys
-            .iter()
-            .map(|p| self.e.clone_poly(p))
-            .collect::<Result<Vec<_>>>()?;
+        // NTT form first (a copy only for a coefficient-form input), then
+        // the automorphisms in turn.
+        let mut cur: Option<DeviceCiphertext> = None;
         if !a.ntt {
-            let ptrs: Vec<u64> = polys.iter().map(DevPoly::ptr).collect();
-            self.e.ntt_many(&ptrs, &self.rows_q, false)?;
+            let polys = a
+                .polys
+                .iter()
+                .map(|_| self.e.alloc(self.k))
+                .collect::<Result<Vec<_>>>()?;
+            let pairs: Vec<(u64, u64)> = polys
+                .iter()
+                .zip(&a.polys)
+                .map(|(d, s)| (d.ptr(), s.ptr()))
+                .collect();
+            self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+            cur = Some(self.new_ct(a.key_id, polys, true));
         }
-        let mut cur = self.new_ct(a.key_id, polys, true);
         for el in elements {
-            let next = self.apply_galois(&cur, el, gk)?;
-            self.release(cur);
-            cur = next;
+            let next = self.apply_galois(cur.as_ref().unwrap_or(a), el, gk)?;
+            if let Some(old) = cur.replace(next) {
+                self.release(old);
+            }
         }
-        Ok(cur)
+        match cur {
+            Some(c) => Ok(c),
+            None => {
+                let polys = a
+                    .polys
+                    .iter()
+                    .map(|p| self.e.clone_poly(p))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(self.new_ct(a.key_id, polys, true))
+            }
+        }
     }
 
     fn apply_galois(

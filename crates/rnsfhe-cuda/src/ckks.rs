@@ -597,18 +597,25 @@ impl CudaCkks {
         }
         let g = self.cpu.rlwe().rotation_generator();
         let elements = gk.cpu.rotation_elements(self.e.n(), g, steps)?;
-        let polys = a
-            .polys
-            .iter()
-            .map(|p| self.e.clone_poly(p))
-            .collect::<Result<Vec<_>>>()?;
-        let mut cur = self.new_ct(a.key_id, polys, a.scale, a.len);
+        // The automorphisms in turn, the first reading `a` itself.
+        let mut cur: Option<DeviceCiphertext> = None;
         for el in elements {
-            let next = self.apply_galois(&cur, el, gk)?;
-            self.release(cur);
-            cur = next;
+            let next = self.apply_galois(cur.as_ref().unwrap_or(a), el, gk)?;
+            if let Some(old) = cur.replace(next) {
+                self.release(old);
+            }
         }
-        Ok(cur)
+        match cur {
+            Some(c) => Ok(c),
+            None => {
+                let polys = a
+                    .polys
+                    .iter()
+                    .map(|p| self.e.clone_poly(p))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(self.new_ct(a.key_id, polys, a.scale, a.len))
+            }
+        }
     }
 
     fn apply_galois(

@@ -293,7 +293,14 @@ mod tests {
         assert!(ntt_plan(1 << 12, 0, 1, false).is_err());
         assert!(ntt_plan(1 << 12, 1, 0, false).is_err());
         assert!(ntt_plan(1 << 12, 1, 65_536, true).is_err());
-        assert_eq!(ntt_plan(1 << 12, 1, 300, true).unwrap().phases[0].unwrap().launch.grid.2, 300);
+        assert_eq!(
+            ntt_plan(1 << 12, 1, 300, true).unwrap().phases[0]
+                .unwrap()
+                .launch
+                .grid
+                .2,
+            300
+        );
     }
 
     #[test]

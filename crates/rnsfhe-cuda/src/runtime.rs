@@ -125,7 +125,9 @@ impl ModTable {
             .iter()
             .map(|&p| self.idx(p))
             .collect::<Result<Vec<u32>>>()?;
-        let all: Vec<u32> = (0..times.max(1)).flat_map(|_| idx.iter().copied()).collect();
+        let all: Vec<u32> = (0..times.max(1))
+            .flat_map(|_| idx.iter().copied())
+            .collect();
         Ok(Rows {
             dev: gpu.array(&all)?,
             primes: primes.to_vec(),
@@ -326,6 +328,35 @@ impl Engine {
         result
     }
 
+    /// Copies `words` words for every `(dst, src)` pair in one launch
+    /// (a device table of the addresses).
+    pub(crate) fn gather(&self, pairs: &[(u64, u64)], words: usize) -> Result<()> {
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        let table: Vec<u64> = pairs.iter().flat_map(|&(d, s)| [d, s]).collect();
+        let t = self.gpu.upload(&table)?;
+        let rows = u32::try_from(pairs.len())
+            .ok()
+            .filter(|&r| r <= 65_535)
+            .ok_or_else(|| {
+                CudaError::InvalidArgument(format!("gathering {} polynomials", pairs.len()))
+            })?;
+        let blocks = u32::try_from(words.div_ceil(geometry::POINT_THREADS as usize))
+            .map_err(|_| CudaError::InvalidArgument("a polynomial too large to gather".into()))?;
+        let r = self.gpu.launch(
+            "poly_gather",
+            geometry::Launch {
+                grid: (blocks, rows, 1),
+                block: (geometry::POINT_THREADS, 1, 1),
+                shared_bytes: 0,
+            },
+            &[Arg::W(t.ptr()), Arg::W(words as u64)],
+        );
+        self.gpu.give(t);
+        r
+    }
+
     /// Forward NTT of the first `rows.len()` rows at `ptr` (rows of `p`).
     pub(crate) fn ntt_forward_at(&self, ptr: u64, rows: &Rows) -> Result<()> {
         self.ntt_many(&[ptr], rows, false)
@@ -417,6 +448,8 @@ pub(crate) struct DevConv {
     qhat_words: DevArray<u64>,
     q_words: DevArray<u64>,
     words: usize,
+    /// Rows of the input also copied unchanged to these output rows.
+    pass: Option<DevArray<u32>>,
 }
 
 impl DevConv {
@@ -450,7 +483,18 @@ impl DevConv {
             qhat_words: g.array(&t.qhat_words)?,
             q_words: g.array(&t.q_words)?,
             words: t.words,
+            pass: None,
         })
+    }
+
+    /// With input row `i` also copied unchanged to output row `map[i]`
+    /// in the same launch.
+    pub(crate) fn with_pass_through(mut self, e: &Engine, map: &[u32]) -> Result<Self> {
+        if map.len() != self.k {
+            return Err(CudaError::InvalidArgument("pass-through map".into()));
+        }
+        self.pass = Some(e.gpu.array(map)?);
+        Ok(self)
     }
 
     /// FastBaseConv_I (`exact = false`) or the exact FastBaseConv_F of the
@@ -504,6 +548,7 @@ impl DevConv {
                 Arg::U(n as u32),
                 Arg::W(zs_in as u64),
                 Arg::W(zs_out as u64),
+                Arg::W(self.pass.as_ref().map_or(0, DevArray::ptr)),
             ]);
             e.gpu.launch("conv_f", shape, &args)
         } else {
@@ -515,6 +560,7 @@ impl DevConv {
                 Arg::U(n as u32),
                 Arg::W(zs_in as u64),
                 Arg::W(zs_out as u64),
+                Arg::W(self.pass.as_ref().map_or(0, DevArray::ptr)),
             ]);
             e.gpu.launch("conv_i", shape, &args)
         }
@@ -571,7 +617,8 @@ impl HybridLevel {
             }
             digits.push((
                 start..end,
-                DevConv::new(e, &ql[start..end], &to, Some(&map))?,
+                DevConv::new(e, &ql[start..end], &to, Some(&map))?
+                    .with_pass_through(e, &(start as u32..end as u32).collect::<Vec<_>>())?,
             ));
             start = end;
         }
@@ -709,7 +756,9 @@ impl Engine {
         first: bool,
         count: usize,
     ) -> Result<()> {
-        self.ks_mac_table(acc, 0, dig, digits, key, first_pair, key_rows, rows, first, count)
+        self.ks_mac_table(
+            acc, 0, dig, digits, key, first_pair, key_rows, rows, first, count,
+        )
     }
 
     /// [`Engine::ks_mac_many`] whose accumulators are the address pairs of
@@ -759,16 +808,18 @@ impl Engine {
     }
 
     /// ModUp and inner product of hybrid key switching of `c` (coefficient
-    /// form, `lv.kl` limbs): the two accumulators over Q_l ∪ P in NTT form.
-    /// Every digit is raised into its own rows, all of them transformed by
-    /// one batched NTT, and one `ks_mac` sums all digits (002 §4.5 with the
-    /// hybrid digits of rnsfhe::rlwe::hybrid).
+    /// form, `lv.kl` limbs): the two accumulators over Q_l ∪ P in NTT form,
+    /// in one buffer (`acc_0` rows, then `acc_1` rows). Every digit is
+    /// raised into its own rows (its own limbs passed through in the same
+    /// launch), all of them transformed by one batched NTT, and one
+    /// `ks_mac` sums all digits (002 §4.5 with the hybrid digits of
+    /// rnsfhe::rlwe::hybrid).
     pub(crate) fn hybrid_inner(
         &self,
         lv: &HybridLevel,
         key: &DeviceKsk,
         c: &DevPoly,
-    ) -> Result<(DevPoly, DevPoly)> {
+    ) -> Result<DevPoly> {
         if c.limbs < lv.kl {
             return Err(CudaError::InvalidArgument(
                 "hybrid key switching shapes".into(),
@@ -783,7 +834,7 @@ impl Engine {
         lv: &HybridLevel,
         key: &DeviceKsk,
         c: u64,
-    ) -> Result<(DevPoly, DevPoly)> {
+    ) -> Result<DevPoly> {
         if key.pairs.len() < lv.digits.len() {
             return Err(CudaError::InvalidArgument(
                 "hybrid key switching shapes".into(),
@@ -792,23 +843,17 @@ impl Engine {
         let n = self.n();
         let rows = lv.rows_ext.len();
         let dnum = lv.digits.len();
-        let acc0 = self.alloc(rows)?;
-        let acc1 = self.alloc(rows)?;
+        let acc = self.alloc(2 * rows)?;
         let ext = self.alloc(rows * dnum)?;
         let row = |r: usize| c + (r * n * 8) as u64;
         for (d, (range, conv)) in lv.digits.iter().enumerate() {
             conv.run(self, ext.row(d * rows, n), row(range.start), false)?;
-            self.gpu.copy_words(
-                ext.row(d * rows + range.start, n),
-                row(range.start),
-                range.len() * n,
-            )?;
         }
         let ptrs: Vec<u64> = (0..dnum).map(|d| ext.row(d * rows, n)).collect();
         self.ntt_many(&ptrs, &lv.rows_ext, false)?;
         self.ks_mac(
-            acc0.ptr(),
-            acc1.ptr(),
+            acc.ptr(),
+            acc.row(rows, n),
             ext.ptr(),
             rows * n,
             dnum,
@@ -819,18 +864,20 @@ impl Engine {
             true,
         )?;
         self.free(ext);
-        Ok((acc0, acc1))
+        Ok(acc)
     }
 
     /// The shared tail of ModDown and of rescaling after key switching,
-    /// for both components at once: `top` rows starting at row `from` of
-    /// each `x_b` (NTT form) go back to coefficients (`rows_top`), are
-    /// converted exactly to `rows_low` (`conv`), transformed, and
-    /// `out_b = (x_b − NTT(conv(x_b))) · w` over `rows_low`. Consumes `xs`.
+    /// for both accumulators at once (`acc`: `acc_0` then `acc_1`, `stride`
+    /// rows each, NTT form): `top` rows starting at row `from` of each go
+    /// back to coefficients (`rows_top`), are converted exactly to
+    /// `rows_low` (`conv`), transformed, and `out_b = (acc_b − NTT(conv)) · w`
+    /// over `rows_low`. Consumes `acc`; six launches.
     #[allow(clippy::too_many_arguments)]
     fn drop_rows_pair(
         &self,
-        xs: [DevPoly; 2],
+        acc: DevPoly,
+        stride: usize,
         from: usize,
         rows_top: &Rows,
         conv: &DevConv,
@@ -839,30 +886,43 @@ impl Engine {
     ) -> Result<[DevPoly; 2]> {
         let n = self.n();
         let low = rows_low.len();
-        self.ntt_many(&[xs[0].row(from, n), xs[1].row(from, n)], rows_top, true)?;
+        self.ntt_many(
+            &[acc.row(from, n), acc.row(stride + from, n)],
+            rows_top,
+            true,
+        )?;
         let cv = self.alloc(2 * low)?;
-        conv.run(self, cv.ptr(), xs[0].row(from, n), true)?;
-        conv.run(self, cv.row(low, n), xs[1].row(from, n), true)?;
+        conv.run_many(
+            self,
+            (cv.ptr(), low * n),
+            (acc.row(from, n), stride * n),
+            2,
+            true,
+        )?;
         self.ntt_many(&[cv.ptr(), cv.row(low, n)], rows_low, false)?;
         let o0 = self.alloc(low)?;
         let o1 = self.alloc(low)?;
-        for (b, o) in [&o0, &o1].into_iter().enumerate() {
-            self.pointwise(
-                "poly_sub_then_scalar",
-                rows_low,
-                &[
-                    Arg::W(o.ptr()),
-                    Arg::W(xs[b].ptr()),
-                    Arg::W(cv.row(b * low, n)),
-                    Arg::W(w.w.ptr()),
-                    Arg::W(w.ws.ptr()),
-                ],
-            )?;
-        }
+        let mut shape = geometry::pointwise(n, low)?;
+        shape.grid.2 = 2;
+        self.gpu.launch(
+            "poly_sub_then_scalar2",
+            shape,
+            &[
+                Arg::W(o0.ptr()),
+                Arg::W(o1.ptr()),
+                Arg::W(acc.ptr()),
+                Arg::W(cv.ptr()),
+                Arg::W(w.w.ptr()),
+                Arg::W(w.ws.ptr()),
+                Arg::W(rows_low.dev.ptr()),
+                Arg::W(self.mt.mods.ptr()),
+                Arg::U(n as u32),
+                Arg::W((stride * n) as u64),
+                Arg::W((low * n) as u64),
+            ],
+        )?;
         self.free(cv);
-        let [x0, x1] = xs;
-        self.free(x0);
-        self.free(x1);
+        self.free(acc);
         Ok([o0, o1])
     }
 
@@ -890,9 +950,16 @@ impl Engine {
         key: &DeviceKsk,
         c: u64,
     ) -> Result<(DevPoly, DevPoly)> {
-        let (a0, a1) = self.hybrid_inner_at(lv, key, c)?;
-        let [o0, o1] =
-            self.drop_rows_pair([a0, a1], lv.kl, &lv.rows_p, &lv.down, &lv.rows_q, &lv.p_inv)?;
+        let acc = self.hybrid_inner_at(lv, key, c)?;
+        let [o0, o1] = self.drop_rows_pair(
+            acc,
+            lv.rows_ext.len(),
+            lv.kl,
+            &lv.rows_p,
+            &lv.down,
+            &lv.rows_q,
+            &lv.p_inv,
+        )?;
         Ok((o0, o1))
     }
 
@@ -910,24 +977,30 @@ impl Engine {
             .down_last
             .as_ref()
             .ok_or_else(|| CudaError::InvalidArgument("cannot rescale at level 0".into()))?;
-        let (a0, a1) = self.hybrid_inner(lv, key, c2_coeff)?;
-        for (acc, db) in [(&a0, &d[0]), (&a1, &d[1])] {
-            // x ← a + P·d on the Q rows.
-            self.pointwise(
-                "poly_add_scalar_mul",
-                &lv.rows_q,
-                &[
-                    Arg::W(acc.ptr()),
-                    Arg::W(acc.ptr()),
-                    Arg::W(db.ptr()),
-                    Arg::W(lv.p_mod.w.ptr()),
-                    Arg::W(lv.p_mod.ws.ptr()),
-                ],
-            )?;
-        }
+        let acc = self.hybrid_inner(lv, key, c2_coeff)?;
+        let n = self.n();
+        let stride = lv.rows_ext.len();
+        // x_b ← a_b + P·d_b on the Q rows, both in one launch.
+        let mut shape = geometry::pointwise(n, lv.rows_q.len())?;
+        shape.grid.2 = 2;
+        self.gpu.launch(
+            "poly_add_scalar_mul2",
+            shape,
+            &[
+                Arg::W(acc.ptr()),
+                Arg::W(d[0].ptr()),
+                Arg::W(d[1].ptr()),
+                Arg::W(lv.p_mod.w.ptr()),
+                Arg::W(lv.p_mod.ws.ptr()),
+                Arg::W(lv.rows_q.dev.ptr()),
+                Arg::W(self.mt.mods.ptr()),
+                Arg::U(n as u32),
+                Arg::W((stride * n) as u64),
+            ],
+        )?;
         let [d0, d1] = d;
         self.free(d0);
         self.free(d1);
-        self.drop_rows_pair([a0, a1], kl - 1, rows_last, conv_last, rows_low, inv)
+        self.drop_rows_pair(acc, stride, kl - 1, rows_last, conv_last, rows_low, inv)
     }
 }
