@@ -113,36 +113,51 @@ __device__ __forceinline__ u32 ntt_word(u32 c, u32 k, bool cols, u32 log_n, u32 
     return cols ? c + (k << (log_n - s_log)) : (c << s_log) + k;
 }
 
-// Staging of a tile: coalesced in both layouts.
+// Staging of a tile (exactly 8 words per thread): coalesced in both
+// layouts, and all eight global loads of a thread issued before the first
+// is used, so their latencies overlap.
+__device__ __forceinline__ void ntt_coords(u32 idx, bool cols, u32 s_log, u32 spb_log, u32& j,
+                                           u32& k) {
+    if (cols) {
+        j = idx & ((1u << spb_log) - 1);
+        k = idx >> spb_log;
+    } else {
+        j = idx >> s_log;
+        k = idx & ((1u << s_log) - 1);
+    }
+}
+
 __device__ __forceinline__ void ntt_load(u64* sh, const u64* a, bool cols, u32 log_n,
                                          u32 s_log, u32 spb_log, u32 c0) {
-    const u32 tile = 1u << (s_log + spb_log);
-    for (u32 idx = threadIdx.x; idx < tile; idx += blockDim.x) {
+    u64 v[8];
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
         u32 j, k;
-        if (cols) {
-            j = idx & ((1u << spb_log) - 1);
-            k = idx >> spb_log;
-        } else {
-            j = idx >> s_log;
-            k = idx & ((1u << s_log) - 1);
-        }
-        sh[ntt_slot(j, k, cols, spb_log, s_log)] = a[ntt_word(c0 + j, k, cols, log_n, s_log)];
+        ntt_coords(threadIdx.x + r * blockDim.x, cols, s_log, spb_log, j, k);
+        v[r] = a[ntt_word(c0 + j, k, cols, log_n, s_log)];
+    }
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        u32 j, k;
+        ntt_coords(threadIdx.x + r * blockDim.x, cols, s_log, spb_log, j, k);
+        sh[ntt_slot(j, k, cols, spb_log, s_log)] = v[r];
     }
 }
 
 __device__ __forceinline__ void ntt_store(const u64* sh, u64* a, bool cols, u32 log_n,
                                           u32 s_log, u32 spb_log, u32 c0) {
-    const u32 tile = 1u << (s_log + spb_log);
-    for (u32 idx = threadIdx.x; idx < tile; idx += blockDim.x) {
+    u64 v[8];
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
         u32 j, k;
-        if (cols) {
-            j = idx & ((1u << spb_log) - 1);
-            k = idx >> spb_log;
-        } else {
-            j = idx >> s_log;
-            k = idx & ((1u << s_log) - 1);
-        }
-        a[ntt_word(c0 + j, k, cols, log_n, s_log)] = sh[ntt_slot(j, k, cols, spb_log, s_log)];
+        ntt_coords(threadIdx.x + r * blockDim.x, cols, s_log, spb_log, j, k);
+        v[r] = sh[ntt_slot(j, k, cols, spb_log, s_log)];
+    }
+#pragma unroll
+    for (int r = 0; r < 8; ++r) {
+        u32 j, k;
+        ntt_coords(threadIdx.x + r * blockDim.x, cols, s_log, spb_log, j, k);
+        a[ntt_word(c0 + j, k, cols, log_n, s_log)] = v[r];
     }
 }
 

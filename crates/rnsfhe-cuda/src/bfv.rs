@@ -1190,27 +1190,41 @@ impl CudaBfv {
                 self.e.gpu.copy_words(o[0].ptr(), x0, k * n)?;
                 self.e.gpu.copy_words(o[1].ptr(), x1, k * n)?;
             }
+            self.switch_into(c2, &outs, rk, &[])?;
         } else {
             let pairs: Vec<(u64, u64)> = outs
                 .iter()
                 .zip(c01)
                 .flat_map(|(o, &(x0, x1))| [(o[0].ptr(), x0), (o[1].ptr(), x1)])
                 .collect();
-            self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+            self.switch_into(c2, &outs, rk, &pairs)?;
         }
-        self.switch_into(c2, &outs, rk)?;
         Ok(outs)
     }
 
     /// Key switching of `outs.len()` polynomials `c` (coefficient form over
     /// q, the first at address `c`, the others `k` rows apart) with `rk`,
     /// accumulated onto `outs[b]` (NTT form): `outs[b][i] += ks_i(c_b)`.
-    fn switch_into(&self, c2: u64, outs: &[[DevPoly; 2]], rk: &DeviceKsk) -> Result<()> {
+    /// `pending`: forward NTTs `(dst, src)` over q that must happen first
+    /// (they share the digits' launch when few enough).
+    fn switch_into(
+        &self,
+        c2: u64,
+        outs: &[[DevPoly; 2]],
+        rk: &DeviceKsk,
+        pending: &[(u64, u64)],
+    ) -> Result<()> {
         check_id(self.ctx.id(), rk.ctx_id)?;
         let (n, k) = (self.e.n(), self.k);
         let bn = outs.len();
         if bn == 0 {
             return Ok(());
+        }
+        // Few enough polynomials for one argument-passed launch: the
+        // pending transforms join the digits' (one product, k ≤ 6).
+        let merge = !rk.hybrid && bn * k + pending.len() <= geometry::NTT_MAX_POLYS;
+        if !merge {
+            self.e.ntt_pairs(pending, self.rows_q_rep.span(1)?, false)?;
         }
         if rk.hybrid {
             let lv = self.hybrid.as_ref().ok_or_else(|| {
@@ -1271,8 +1285,18 @@ impl CudaBfv {
                         Arg::U(n as u32),
                     ],
                 )?;
-                self.e
-                    .ntt_pairs(&[(digits.ptr(), 0)], self.rows_q_rep.span(bn * cnt)?, false)?;
+                if merge && g0 == 0 {
+                    let mut pairs: Vec<(u64, u64)> =
+                        (0..bn * cnt).map(|d| (digits.row(d * k, n), 0)).collect();
+                    pairs.extend_from_slice(pending);
+                    self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+                } else {
+                    self.e.ntt_pairs(
+                        &[(digits.ptr(), 0)],
+                        self.rows_q_rep.span(bn * cnt)?,
+                        false,
+                    )?;
+                }
                 self.e.ks_mac_table(
                     (outs[0][0].ptr(), outs[0][1].ptr(), 0),
                     table.as_ref().map_or(0, DevArray::ptr),
@@ -1480,7 +1504,7 @@ impl CudaBfv {
         let mut z = self.e.alloc(self.k)?;
         self.e.zero(&mut z)?;
         let outs = [[c0, z]];
-        let r = self.switch_into(c1.ptr(), &outs, key);
+        let r = self.switch_into(c1.ptr(), &outs, key, &[]);
         self.e.free(c1);
         let [[c0, c1]] = outs;
         if let Err(e) = r {

@@ -8,8 +8,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
     CudaContext as DriverContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DeviceRepr,
-    LaunchConfig, PushKernelArg,
+    LaunchConfig, PinnedHostSlice, PushKernelArg,
 };
+
+/// Downloads of at least this many words go through page-locked memory.
+const STAGING_MIN_WORDS: usize = 1 << 14;
 use cudarc::nvrtc::Ptx;
 
 use crate::error::{map_driver, CudaError, Result};
@@ -107,6 +110,8 @@ pub(crate) struct Gpu {
     pool: Pool<StreamAlloc>,
     name: String,
     arch: String,
+    /// Page-locked host memory for large downloads.
+    staging: Mutex<Option<PinnedHostSlice<u64>>>,
 }
 
 impl core::fmt::Debug for Gpu {
@@ -170,6 +175,7 @@ impl Gpu {
             funcs,
             name,
             arch,
+            staging: Mutex::new(None),
         })
     }
 
@@ -244,10 +250,49 @@ impl Gpu {
         Ok(buf)
     }
 
-    /// The first `words` words of `buf` (waits for the stream).
+    /// The first `words` words of `buf` (waits for the stream). Large
+    /// downloads go through a page-locked staging buffer (the driver copies
+    /// pageable memory in small staged pieces).
     pub(crate) fn download(&self, buf: &DevArray<u64>, words: usize) -> Result<Vec<u64>> {
         if words > buf.len {
             return Err(CudaError::InvalidArgument("read past a buffer".into()));
+        }
+        if words >= STAGING_MIN_WORDS {
+            let mut guard = self
+                .staging
+                .lock()
+                .map_err(|_| CudaError::InvalidArgument("staging buffer poisoned".into()))?;
+            if guard.as_ref().is_none_or(|p| p.len() < words) {
+                *guard = None;
+                // SAFETY: page-locked host memory, not read before the copy
+                // below writes it (flags 0: cached, for CPU reads).
+                let p = unsafe {
+                    self.ctx
+                        .alloc_pinned_with_flags::<u64>(words.next_power_of_two(), 0)
+                }
+                .map_err(|e| map_driver(e, "page-locked staging buffer"))?;
+                *guard = Some(p);
+            }
+            let pinned = guard
+                .as_mut()
+                .ok_or_else(|| CudaError::InvalidArgument("staging buffer".into()))?;
+            let host = pinned
+                .as_mut_slice()
+                .map_err(|e| map_driver(e, "staging buffer"))?;
+            let dst = &mut host[..words];
+            self.ctx
+                .bind_to_thread()
+                .map_err(|e| map_driver(e, "binding the context"))?;
+            // SAFETY: `buf` is a live device allocation of at least `words`
+            // words (checked above); `dst` is page-locked host memory of
+            // exactly `words` words, held (under the lock) until the stream
+            // is synchronised below, after which it is read.
+            unsafe {
+                cudarc::driver::result::memcpy_dtoh_async(dst, buf.ptr, self.stream.cu_stream())
+            }
+            .map_err(|e| map_driver(e, "device to host copy"))?;
+            self.synchronize()?;
+            return Ok(dst.to_vec());
         }
         let mut out = vec![0u64; words];
         let view = buf.slice.slice(0..words);
