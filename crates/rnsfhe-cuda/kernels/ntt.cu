@@ -162,7 +162,10 @@ __device__ __forceinline__ void ntt_store(const u64* sh, u64* a, bool cols, u32 
 }
 
 // One forward round of R stages (local stages s .. s+R-1, bits S-1-s down
-// to S-R-s of k) for thread u of sub-problem j (global index c).
+// to S-R-s of k) for thread u of sub-problem j (global index c). A radix-2^R
+// group needs 2^R - 1 twiddles (one at its first stage, two at the next,
+// ...): all of them are loaded before any butterfly, so the round waits for
+// memory once, not once per butterfly.
 template <int R>
 __device__ __forceinline__ void fwd_round(u64* sh, u32 j, u32 c, u32 u, bool cols, u32 log_n,
                                           u32 s_log, u32 spb_log, u32 g0, u32 s,
@@ -175,25 +178,35 @@ __device__ __forceinline__ void fwd_round(u64* sh, u32 j, u32 c, u32 u, bool col
     for (int v = 0; v < G; ++v) {
         const u32 g = u * G + v;
         const u32 b = ((g >> lowpos) << (lowpos + R)) | (g & ((1u << lowpos) - 1));
+        // Twiddle t of stage q serves the butterflies with e >> (R - q) == t.
+        u64 w[E - 1], ws[E - 1];
+#pragma unroll
+        for (int q = 0; q < R; ++q) {
+#pragma unroll
+            for (int t = 0; t < (1 << q); ++t) {
+                const u32 k = b + ((u32)(t << (R - q)) << lowpos);
+                u32 i = k >> (s_log - s - q);
+                if (!cols) i |= c << (s + q);
+                const u32 ti = (1u << (g0 + s + q)) + i;
+                w[(1 << q) - 1 + t] = w_tab[ti];
+                ws[(1 << q) - 1 + t] = ws_tab[ti];
+            }
+        }
         u64 x[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) x[e] = sh[ntt_slot(j, b + ((u32)e << lowpos), cols, spb_log, s_log)];
 #pragma unroll
         for (int q = 0; q < R; ++q) {
             const int half = 1 << (R - 1 - q);
-            const u32 gs = g0 + s + q;
-            const bool last = gs + 1 == log_n;
+            const bool last = g0 + s + q + 1 == log_n;
 #pragma unroll
             for (int e = 0; e < E; ++e) {
                 if (e & half) continue;
-                const u32 k = b + ((u32)e << lowpos);
-                u32 i = k >> (s_log - s - q);
-                if (!cols) i |= c << (s + q);
-                const u32 ti = (1u << gs) + i;
+                const int slot = (1 << q) - 1 + (e >> (R - q));
                 if (last) {
-                    fwd_bfly_last(x[e], x[e + half], w_tab[ti], ws_tab[ti], p);
+                    fwd_bfly_last(x[e], x[e + half], w[slot], ws[slot], p);
                 } else {
-                    fwd_bfly(x[e], x[e + half], w_tab[ti], ws_tab[ti], p);
+                    fwd_bfly(x[e], x[e + half], w[slot], ws[slot], p);
                 }
             }
         }
@@ -203,7 +216,8 @@ __device__ __forceinline__ void fwd_round(u64* sh, u32 j, u32 c, u32 u, bool col
 }
 
 // One inverse round of R stages (local stages s .. s+R-1 on bits s ..
-// s+R-1 of k).
+// s+R-1 of k); twiddles loaded first as in the forward round (stage q needs
+// 2^(R-1-q) of them; the last global stage uses n^{-1} instead).
 template <int R>
 __device__ __forceinline__ void inv_round(u64* sh, u32 j, u32 c, u32 u, bool cols, u32 log_n,
                                           u32 s_log, u32 spb_log, u32 g0, u32 s,
@@ -216,6 +230,23 @@ __device__ __forceinline__ void inv_round(u64* sh, u32 j, u32 c, u32 u, bool col
     for (int v = 0; v < G; ++v) {
         const u32 g = u * G + v;
         const u32 b = ((g >> s) << (s + R)) | (g & ((1u << s) - 1));
+        // Twiddle t of stage q serves the butterflies with e >> (q + 1) == t;
+        // stage q's twiddles start at E - 2^(R - q).
+        u64 w[E - 1], ws[E - 1];
+#pragma unroll
+        for (int q = 0; q < R; ++q) {
+            const u32 gs = g0 + s + q;
+            if (gs + 1 == log_n) continue;
+#pragma unroll
+            for (int t = 0; t < (1 << (R - 1 - q)); ++t) {
+                const u32 k = b + ((u32)(t << (q + 1)) << s);
+                u32 i = k >> (s + q + 1);
+                if (!cols) i |= c << (s_log - s - q - 1);
+                const u32 ti = (1u << (log_n - gs - 1)) + i;  // h = n >> (gs + 1)
+                w[E - (1 << (R - q)) + t] = w_tab[ti];
+                ws[E - (1 << (R - q)) + t] = ws_tab[ti];
+            }
+        }
         u64 x[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) x[e] = sh[ntt_slot(j, b + ((u32)e << s), cols, spb_log, s_log)];
@@ -229,11 +260,8 @@ __device__ __forceinline__ void inv_round(u64* sh, u32 j, u32 c, u32 u, bool col
                 if (gs + 1 == log_n) {
                     inv_bfly_last(x[e], x[e + half], ni, nis, wl, wls, p);
                 } else {
-                    const u32 k = b + ((u32)e << s);
-                    u32 i = k >> (s + q + 1);
-                    if (!cols) i |= c << (s_log - s - q - 1);
-                    const u32 ti = (1u << (log_n - gs - 1)) + i;  // h = n >> (gs + 1)
-                    inv_bfly(x[e], x[e + half], w_tab[ti], ws_tab[ti], p);
+                    const int slot = E - (1 << (R - q)) + (e >> (q + 1));
+                    inv_bfly(x[e], x[e + half], w[slot], ws[slot], p);
                 }
             }
         }

@@ -170,6 +170,18 @@ pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
                     let b = ((g >> lowpos) << (lowpos + r as u32)) | (g & ((1 << lowpos) - 1));
                     let slot =
                         |e: usize| ntt_slot(j, b + ((e as u32) << lowpos), cols, spb_log, s_log);
+                    // The kernel's twiddle registers: 2^q per stage q.
+                    let mut w = vec![usize::MAX; e_count - 1];
+                    for q in 0..r {
+                        for tt in 0..1usize << q {
+                            let k = b + (((tt << (r - q)) as u32) << lowpos);
+                            let mut i = k >> (s_log - s - q as u32);
+                            if !cols {
+                                i |= c << (s + q as u32);
+                            }
+                            w[(1 << q) - 1 + tt] = ((1u32 << (g0 + s + q as u32)) + i) as usize;
+                        }
+                    }
                     let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
                     for q in 0..r {
                         let half = 1usize << (r - 1 - q);
@@ -179,12 +191,7 @@ pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
                             if e & half != 0 {
                                 continue;
                             }
-                            let k = b + ((e as u32) << lowpos);
-                            let mut i = k >> (s_log - s - q as u32);
-                            if !cols {
-                                i |= c << (s + q as u32);
-                            }
-                            let ti = ((1u32 << gs) + i) as usize;
+                            let ti = w[(1 << q) - 1 + (e >> (r - q))];
                             let (mut lo, mut hi) = (x[e], x[e + half]);
                             fwd_bfly(&mut lo, &mut hi, t.fwd[ti], t.fwd_shoup[ti], p, last);
                             x[e] = lo;
@@ -212,6 +219,24 @@ pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
                     let g = u * groups as u32 + v as u32;
                     let b = ((g >> s) << (s + r as u32)) | (g & ((1 << s) - 1));
                     let slot = |e: usize| ntt_slot(j, b + ((e as u32) << s), cols, spb_log, s_log);
+                    // The kernel's twiddle registers: 2^(R-1-q) for stage q,
+                    // from E - 2^(R-q) on.
+                    let mut w = vec![usize::MAX; e_count - 1];
+                    for q in 0..r {
+                        let gs = g0 + s + q as u32;
+                        if gs + 1 == log_n {
+                            continue;
+                        }
+                        for tt in 0..1usize << (r - 1 - q) {
+                            let k = b + (((tt << (q + 1)) as u32) << s);
+                            let mut i = k >> (s + q as u32 + 1);
+                            if !cols {
+                                i |= c << (s_log - s - q as u32 - 1);
+                            }
+                            w[e_count - (1 << (r - q)) + tt] =
+                                ((1u32 << (log_n - gs - 1)) + i) as usize;
+                        }
+                    }
                     let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
                     for q in 0..r {
                         let half = 1usize << q;
@@ -224,12 +249,7 @@ pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
                             if gs + 1 == log_n {
                                 inv_last(&mut lo, &mut hi, t, p);
                             } else {
-                                let k = b + ((e as u32) << s);
-                                let mut i = k >> (s + q as u32 + 1);
-                                if !cols {
-                                    i |= c << (s_log - s - q as u32 - 1);
-                                }
-                                let ti = ((1u32 << (log_n - gs - 1)) + i) as usize;
+                                let ti = w[e_count - (1 << (r - q)) + (e >> (q + 1))];
                                 inv_bfly(&mut lo, &mut hi, t.inv[ti], t.inv_shoup[ti], p);
                             }
                             x[e] = lo;
