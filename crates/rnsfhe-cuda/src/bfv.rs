@@ -102,6 +102,10 @@ pub struct CudaBfv {
     rows_q: Rows,
     /// `rows_q` repeated for as many polynomials as one launch takes.
     rows_q_rep: Rows,
+    /// Three polynomials over q then three over P (HPS) or B_sk (BEHZ):
+    /// the two tensors of one product, inverse-transformed in one launch.
+    rows_qp3: Rows,
+    rows_qb3: Rows,
     key_rows_q: DevArray<u32>,
     delta: Consts,
     hps: HpsDev,
@@ -262,6 +266,8 @@ impl CudaBfv {
         Ok(Self {
             rows_q: e.mt.rows(g, &q)?,
             rows_q_rep: e.mt.rows_repeated(g, &q, 65_535 / k)?,
+            rows_qp3: e.mt.rows(g, &[&q[..], &q, &q, &p, &p, &p].concat())?,
+            rows_qb3: e.mt.rows(g, &[&q[..], &q, &q, &bsk, &bsk, &bsk].concat())?,
             key_rows_q: g.array(&ident)?,
             delta: Consts::new(g, &delta, &q)?,
             gauss: g.array(&table)?,
@@ -953,13 +959,17 @@ impl CudaBfv {
             let ptrs = [0, 1, 2, 3].map(|j| x.row(j * bn * k, n));
             (Some(x), ptrs, kn)
         };
-        let tq = self.e.alloc(3 * bn * k)?;
+        // The two tensors (over q here, over the extension base in the
+        // variant) share one buffer, so that one inverse NTT covers both.
+        let ext = match variant {
+            Variant::Hps => self.hps.rows_p.len(),
+            _ => self.behz.kb,
+        };
+        let tq = self.e.alloc(3 * bn * (k + ext))?;
         self.tensor_planar(tq.ptr(), tensor_in, zs_in, bn, &self.rows_q)?;
         if let Some(x) = x_ntt {
             self.e.free(x);
         }
-        self.e
-            .ntt_pairs(&[(tq.ptr(), 0)], self.rows_q_rep.span(3 * bn)?, true)?;
         let out = match variant {
             Variant::Hps => self.lift_scale_hps(&c, &tq, bn),
             Variant::Behz if bn == 1 => self.lift_scale_behz(&c, &tq),
@@ -986,12 +996,20 @@ impl CudaBfv {
             .run_many(&self.e, (p4.ptr(), kp * n), (c.ptr(), k * n), 4 * bn, true)?;
         self.e
             .ntt_pairs(&[(p4.ptr(), 0)], h.rows_p_rep.span(4 * bn)?, false)?;
-        let tp = self.e.alloc(3 * bn * kp)?;
+        // tp: the second part of tq's buffer.
+        let tp = tq.row(3 * bn * k, n);
         let x = [0, 1, 2, 3].map(|j| p4.row(j * bn * kp, n));
-        self.tensor_planar(tp.ptr(), x, kp * n, bn, &h.rows_p)?;
+        self.tensor_planar(tp, x, kp * n, bn, &h.rows_p)?;
         self.e.free(p4);
-        self.e
-            .ntt_pairs(&[(tp.ptr(), 0)], h.rows_p_rep.span(3 * bn)?, true)?;
+        if bn == 1 {
+            self.e
+                .ntt_pairs(&[(tq.ptr(), 0)], self.rows_qp3.span(1)?, true)?;
+        } else {
+            self.e
+                .ntt_pairs(&[(tq.ptr(), 0)], self.rows_q_rep.span(3 * bn)?, true)?;
+            self.e
+                .ntt_pairs(&[(tp, 0)], h.rows_p_rep.span(3 * bn)?, true)?;
+        }
         let mut shape = geometry::conversion(n, k, 2)?;
         shape.grid.2 = (3 * bn) as u32;
         let d = &h.to_p_dev;
@@ -1005,7 +1023,7 @@ impl CudaBfv {
                 Arg::U(kp as u32),
                 Arg::W(tq.ptr()),
                 Arg::U(k as u32),
-                Arg::W(tp.ptr()),
+                Arg::W(tp),
                 Arg::W(d[0].ptr()),
                 Arg::W(d[1].ptr()),
                 Arg::W(self.threshold_p()),
@@ -1021,7 +1039,6 @@ impl CudaBfv {
                 Arg::W((kp * n) as u64),
             ],
         )?;
-        self.e.free(tp);
         let m = self.e.alloc(3 * bn * k)?;
         h.p_to_q
             .run_many(&self.e, (m.ptr(), k * n), (s.ptr(), kp * n), 3 * bn, true)?;
@@ -1078,12 +1095,12 @@ impl CudaBfv {
         self.e.free(ext);
         self.e
             .ntt_pairs(&[(y.ptr(), 0)], z.rows_b_rep.span(4)?, false)?;
-        let tb = self.e.alloc(3 * kb)?;
+        let tb = tq.row(3 * k, n);
         let x = [0, 1, 2, 3].map(|j| y.row(j * kb, n));
-        self.tensor_planar(tb.ptr(), x, 0, 1, &z.rows_b)?;
+        self.tensor_planar(tb, x, 0, 1, &z.rows_b)?;
         self.e.free(y);
         self.e
-            .ntt_pairs(&[(tb.ptr(), 0)], z.rows_b_rep.span(3)?, true)?;
+            .ntt_pairs(&[(tq.ptr(), 0)], self.rows_qb3.span(1)?, true)?;
         let m = self.e.alloc(3 * k)?;
         let tqs = self.e.alloc(k)?;
         let tbs = self.e.alloc(kb)?;
@@ -1093,7 +1110,7 @@ impl CudaBfv {
             self.e
                 .scalar_mul(tqs.ptr(), tq.row(j * k, n), &z.t_q, &self.rows_q)?;
             self.e
-                .scalar_mul(tbs.ptr(), tb.row(j * kb, n), &z.t_b, &z.rows_b)?;
+                .scalar_mul(tbs.ptr(), Self::at(tb, j * kb * n), &z.t_b, &z.rows_b)?;
             self.e.gpu.launch(
                 "behz_floor",
                 geometry::conversion(n, k, 0)?,
@@ -1135,7 +1152,7 @@ impl CudaBfv {
                 ],
             )?;
         }
-        self.free_all(vec![tb, tqs, tbs, fl]);
+        self.free_all(vec![tqs, tbs, fl]);
         Ok(m)
     }
 
