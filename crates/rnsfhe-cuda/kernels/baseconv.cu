@@ -48,13 +48,13 @@ __device__ __forceinline__ void load_y(u64* sh, const u64* in, const u32* in_row
     }
 }
 
-extern "C" __global__ void conv_i(u64* out, const u32* out_map, const u32* out_rows, u32 kp,
-                                  const u64* in, const u32* in_rows, u32 k, const u64* qhi,
-                                  const u64* qhis, const u64* weights, const Mod* mods,
-                                  u32 n, u64 zs_in, u64 zs_out, const u32* pass_map) {
-    extern __shared__ u64 sh[];
-    in += blockIdx.z * zs_in;
-    out += blockIdx.z * zs_out;
+// The body of FastBaseConv_I for one block (shared by conv_i and
+// conv_i_multi): `sh` holds k * CONV_TX words.
+__device__ __forceinline__ void conv_i_block(u64* sh, u64* out, const u32* out_map,
+                                             const u32* out_rows, u32 kp, const u64* in,
+                                             const u32* in_rows, u32 k, const u64* qhi,
+                                             const u64* qhis, const u64* weights,
+                                             const Mod* mods, u32 n, const u32* pass_map) {
     pass_through(out, in, pass_map, k, n, blockIdx.x * CONV_TX + threadIdx.x);
     const u32 tx = threadIdx.x;
     const u32 c = blockIdx.x * CONV_TX + tx;
@@ -68,6 +68,31 @@ extern "C" __global__ void conv_i(u64* out, const u32* out_map, const u32* out_r
         for (u32 i = 0; i < k; ++i) acc3_add_prod(acc, sh[i * CONV_TX + tx], w[i]);
         out[(u64)out_map[j] * n + c] = acc3_reduce(acc, m);
     }
+}
+
+extern "C" __global__ void conv_i(u64* out, const u32* out_map, const u32* out_rows, u32 kp,
+                                  const u64* in, const u32* in_rows, u32 k, const u64* qhi,
+                                  const u64* qhis, const u64* weights, const Mod* mods,
+                                  u32 n, u64 zs_in, u64 zs_out, const u32* pass_map) {
+    extern __shared__ u64 sh[];
+    in += blockIdx.z * zs_in;
+    out += blockIdx.z * zs_out;
+    conv_i_block(sh, out, out_map, out_rows, kp, in, in_rows, k, qhi, qhis, weights, mods, n,
+                 pass_map);
+}
+
+// Several different conversions in one launch (the ModUp of every digit of
+// hybrid key switching): block z runs the conversion described by the 11
+// words at desc + 11 z: output offset (words from `out`), out_map,
+// out_rows, kp, input offset (words from `in`), in_rows, k, qhi, qhis,
+// weights, pass_map (device addresses or counts).
+extern "C" __global__ void conv_i_multi(u64* out, const u64* in, const u64* desc,
+                                        const Mod* mods, u32 n) {
+    extern __shared__ u64 sh[];
+    const u64* d = desc + 11 * (u64)blockIdx.z;
+    conv_i_block(sh, out + d[0], (const u32*)d[1], (const u32*)d[2], (u32)d[3], in + d[4],
+                 (const u32*)d[5], (u32)d[6], (const u64*)d[7], (const u64*)d[8],
+                 (const u64*)d[9], mods, n, (const u32*)d[10]);
 }
 
 // The overflow v = floor(s + 1/2) of FastBaseConv_F for the y column at

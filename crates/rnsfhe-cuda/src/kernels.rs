@@ -69,7 +69,13 @@ pub const MODULES: [KernelModule; 6] = [
     KernelModule {
         file: "baseconv.cu",
         source: include_str!("../kernels/baseconv.cu"),
-        kernels: &["conv_i", "conv_f", "hps_scale_t", "hps_scale_base"],
+        kernels: &[
+            "conv_i",
+            "conv_i_multi",
+            "conv_f",
+            "hps_scale_t",
+            "hps_scale_base",
+        ],
     },
     KernelModule {
         file: "behz.cu",

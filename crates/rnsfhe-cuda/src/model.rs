@@ -62,6 +62,9 @@ impl Acc3 {
         self.top += u64::from(self.hi < c);
     }
     pub fn reduce(&self, m: &DeviceModulus) -> u64 {
+        if self.top == 0 {
+            return reduce128(self.lo, self.hi, m);
+        }
         let r1 = reduce128(self.hi, self.top, m);
         reduce128(self.lo, r1, m)
     }
@@ -697,6 +700,27 @@ mod tests {
                 a.add(u);
                 let exact = (BigUint::from(u) * v + BigUint::from(v) * w + u) % p;
                 assert_eq!(BigUint::from(a.reduce(&d)), exact);
+                // Both reduction paths: few 61-bit products (top word 0) and
+                // many full-word ones (top word > 0).
+                // (Words with the top bit set: 9 products exceed 2^128.)
+                for (terms, small) in [(3usize, true), (9, false)] {
+                    let mut a = Acc3::default();
+                    let mut exact = BigUint::from(0u8);
+                    for _ in 0..terms {
+                        let word = |r: u64| {
+                            if small {
+                                r & ((1 << 61) - 1)
+                            } else {
+                                r | (1 << 63)
+                            }
+                        };
+                        let (x, y) = (word(rng.gen()), word(rng.gen()));
+                        a.add_prod(x, y);
+                        exact += BigUint::from(x) * y;
+                    }
+                    assert_eq!(a.top == 0, small);
+                    assert_eq!(BigUint::from(a.reduce(&d)), exact % p);
+                }
             }
         }
     }

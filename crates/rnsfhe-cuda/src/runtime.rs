@@ -487,6 +487,24 @@ impl DevConv {
         })
     }
 
+    /// The 11 words `conv_i_multi` reads for this conversion, writing at
+    /// `out_offset` words and reading at `in_offset` words.
+    pub(crate) fn descriptor(&self, out_offset: usize, in_offset: usize) -> [u64; 11] {
+        [
+            out_offset as u64,
+            self.out_map.ptr(),
+            self.out_rows.dev.ptr(),
+            self.kp as u64,
+            in_offset as u64,
+            self.in_rows.dev.ptr(),
+            self.k as u64,
+            self.qhi.ptr(),
+            self.qhis.ptr(),
+            self.weights.ptr(),
+            self.pass.as_ref().map_or(0, DevArray::ptr),
+        ]
+    }
+
     /// With input row `i` also copied unchanged to output row `map[i]`
     /// in the same launch.
     pub(crate) fn with_pass_through(mut self, e: &Engine, map: &[u32]) -> Result<Self> {
@@ -574,6 +592,10 @@ pub(crate) struct HybridLevel {
     /// Per digit met: its limb range and ModUp conversion (targets written
     /// straight into their rows of the extended polynomial over Q_l ∪ P).
     digits: Vec<(core::ops::Range<usize>, DevConv)>,
+    /// Every digit's ModUp as one `conv_i_multi` launch: the descriptors
+    /// (digit d writes the extended polynomial d) and the largest digit.
+    modup: DevArray<u64>,
+    modup_k: usize,
     /// Rows of the extended polynomial: q_0 … q_{kl−1}, p_1 … p_α.
     rows_ext: Rows,
     /// Key limb of each extended row.
@@ -663,8 +685,20 @@ impl HybridLevel {
         } else {
             None
         };
+        let rows_ext = kl + kp;
+        let desc: Vec<u64> = digits
+            .iter()
+            .enumerate()
+            .flat_map(|(d, (range, conv))| {
+                conv.descriptor(d * rows_ext * e.n(), range.start * e.n())
+            })
+            .collect();
+        let modup_k = digits.iter().map(|(r, _)| r.len()).max().unwrap_or(1);
+        geometry::conversion(e.n(), modup_k, 0)?;
         Ok(Self {
             kl,
+            modup: e.gpu.array(&desc)?,
+            modup_k,
             digits,
             rows_ext: e.mt.rows(&e.gpu, &ext)?,
             key_rows: e.gpu.array(&key_rows)?,
@@ -845,10 +879,21 @@ impl Engine {
         let dnum = lv.digits.len();
         let acc = self.alloc(2 * rows)?;
         let ext = self.alloc(rows * dnum)?;
-        let row = |r: usize| c + (r * n * 8) as u64;
-        for (d, (range, conv)) in lv.digits.iter().enumerate() {
-            conv.run(self, ext.row(d * rows, n), row(range.start), false)?;
-        }
+        // Every digit's ModUp (with its own limbs passed through) in one
+        // launch.
+        let mut shape = geometry::conversion(n, lv.modup_k, 0)?;
+        shape.grid.2 = dnum as u32;
+        self.gpu.launch(
+            "conv_i_multi",
+            shape,
+            &[
+                Arg::W(ext.ptr()),
+                Arg::W(c),
+                Arg::W(lv.modup.ptr()),
+                Arg::W(self.mt.mods_ptr()),
+                Arg::U(n as u32),
+            ],
+        )?;
         let ptrs: Vec<u64> = (0..dnum).map(|d| ext.row(d * rows, n)).collect();
         self.ntt_many(&ptrs, &lv.rows_ext, false)?;
         self.ks_mac(
