@@ -87,29 +87,32 @@ extern "C" __global__ void poly_sub_then_scalar(u64* out, const u64* a, const u6
     out[i] = shoup(mod_sub(a[i], b[i], m.p), w[limb], ws[limb], m.p);
 }
 
-// Both components at once (gridDim.z = 2): out_z = (a_z - b_z) * w_limb,
-// a_z and b_z `zs_a`, `zs_b` words apart (ModDown and rescaling of a key
-// switch's two accumulators).
+// out_z = (a_z - b_z) * w_limb for gridDim.z polynomials (ModDown and
+// rescaling of key-switching accumulators): a_z and b_z `zs_a`, `zs_b`
+// words apart; the outputs are out0, out1 for two, else named by the device
+// table `out_tab`.
 extern "C" __global__ void poly_sub_then_scalar2(u64* out0, u64* out1, const u64* a,
                                                  const u64* b, const u64* w, const u64* ws,
                                                  const u32* rows, const Mod* mods, u32 n,
-                                                 u64 zs_a, u64 zs_b) {
+                                                 u64 zs_a, u64 zs_b, const u64* out_tab) {
     POINT_PROLOGUE
     const u32 z = blockIdx.z;
-    u64* out = z == 0 ? out0 : out1;
+    u64* out = out_tab != nullptr ? (u64*)out_tab[z] : (z == 0 ? out0 : out1);
     out[i] = shoup(mod_sub(a[z * zs_a + i], b[z * zs_b + i], m.p), w[limb], ws[limb], m.p);
 }
 
-// Both components at once (gridDim.z = 2): acc_z += b_z * w_limb, acc_1
-// `zs_acc` words after acc_0 (the a + P d of fused relinearize-rescale).
-extern "C" __global__ void poly_add_scalar_mul2(u64* acc, const u64* b0, const u64* b1,
-                                                const u64* w, const u64* ws, const u32* rows,
-                                                const Mod* mods, u32 n, u64 zs_acc) {
+// acc_z += b_z * w_limb for gridDim.z accumulators `zs_acc` words apart
+// (the a + P d of fused relinearize-rescale), where b_z is
+// b + (z / 2) zs_prod + (z % 2) zs_comp: the d0, d1 of product z / 2.
+extern "C" __global__ void poly_add_scalar_mul2(u64* acc, const u64* b, const u64* w,
+                                                const u64* ws, const u32* rows,
+                                                const Mod* mods, u32 n, u64 zs_acc,
+                                                u64 zs_prod, u64 zs_comp) {
     POINT_PROLOGUE
     const u32 z = blockIdx.z;
-    const u64* b = z == 0 ? b0 : b1;
+    const u64* bz = b + (z >> 1) * zs_prod + (z & 1) * zs_comp;
     u64* a = acc + z * zs_acc;
-    a[i] = mod_add(a[i], shoup(b[i], w[limb], ws[limb], m.p), m.p);
+    a[i] = mod_add(a[i], shoup(bz[i], w[limb], ws[limb], m.p), m.p);
 }
 
 // out = a mod p for any word (reduces residues of another modulus, e.g. the

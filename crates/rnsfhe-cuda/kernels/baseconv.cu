@@ -86,10 +86,17 @@ extern "C" __global__ void conv_i(u64* out, const u32* out_map, const u32* out_r
 // words at desc + 11 z: output offset (words from `out`), out_map,
 // out_rows, kp, input offset (words from `in`), in_rows, k, qhi, qhis,
 // weights, pass_map (device addresses or counts).
+// With `per` descriptors and gridDim.z = per * B, block z runs descriptor
+// z % per for product z / per, whose input and output are `zs_in`, `zs_out`
+// words further per product.
 extern "C" __global__ void conv_i_multi(u64* out, const u64* in, const u64* desc,
-                                        const Mod* mods, u32 n) {
+                                        const Mod* mods, u32 n, u32 per, u64 zs_in,
+                                        u64 zs_out) {
     extern __shared__ u64 sh[];
-    const u64* d = desc + 11 * (u64)blockIdx.z;
+    const u32 prod = blockIdx.z / per;
+    const u64* d = desc + 11 * (u64)(blockIdx.z - prod * per);
+    out += prod * zs_out;
+    in += prod * zs_in;
     conv_i_block(sh, out + d[0], (const u32*)d[1], (const u32*)d[2], (u32)d[3], in + d[4],
                  (const u32*)d[5], (u32)d[6], (const u64*)d[7], (const u64*)d[8],
                  (const u64*)d[9], mods, n, (const u32*)d[10]);

@@ -507,14 +507,25 @@ impl CudaCkks {
     }
 
     /// `Evaluator::multiply_relin_rescale`: the tensor, hybrid key switching
-    /// of `d_2` and one exact division by `P·q_l`; level `l − 1`, scale
-    /// `Δ_a Δ_b / q_l`.
+    /// of d2 fused with the rescaling by q_l (`relinearize_rescale_hybrid`).
+    /// Inputs: two 2-polynomial ciphertexts at one level ≥ 1, one key.
     pub fn multiply_relin_rescale(
         &self,
         a: &DeviceCiphertext,
         b: &DeviceCiphertext,
         rk: &DeviceKsk,
     ) -> Result<DeviceCiphertext> {
+        self.multiply_relin_rescale_batch(&[(a, b)], rk)?
+            .pop()
+            .ok_or_else(|| CudaError::InvalidArgument("multiply_relin_rescale".into()))
+    }
+
+    fn check_product(
+        &self,
+        a: &DeviceCiphertext,
+        b: &DeviceCiphertext,
+        rk: &DeviceKsk,
+    ) -> Result<()> {
         self.check(a)?;
         self.check(b)?;
         check_id(self.ctx.id(), rk.ctx_id)?;
@@ -532,55 +543,117 @@ impl CudaCkks {
                 "cannot rescale a ciphertext at level 0".into(),
             )));
         }
-        let (rows_q, _, lv, ..) = self.level(kl)?;
-        let d: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(kl)).collect::<Result<_>>()?;
-        let shape = geometry::pointwise(self.e.n(), kl)?;
-        self.e.gpu.launch(
-            "poly_tensor",
-            shape,
-            &[
-                Arg::W(d[0].ptr()),
-                Arg::W(d[1].ptr()),
-                Arg::W(d[2].ptr()),
-                Arg::W(a.polys[0].ptr()),
-                Arg::W(a.polys[1].ptr()),
-                Arg::W(b.polys[0].ptr()),
-                Arg::W(b.polys[1].ptr()),
-                Arg::W(rows_q.dev.ptr()),
-                Arg::W(self.e.mt.mods_ptr()),
-                Arg::U(self.e.n() as u32),
-                Arg::W(0),
-                Arg::W(0),
-            ],
-        )?;
-        let mut d = d.into_iter();
-        let (d0, d1, mut d2) = match (d.next(), d.next(), d.next()) {
-            (Some(x), Some(y), Some(z)) => (x, y, z),
-            _ => return Err(CudaError::InvalidArgument("tensor".into())),
-        };
-        self.e.ntt_inverse(&mut d2, rows_q)?;
-        let [o0, o1] = self.e.relin_rescale(lv, rk, &d2, [d0, d1])?;
-        self.e.free(d2);
-        let q_l = self.q[kl - 1] as f64;
-        Ok(self.new_ct(
-            a.key_id,
-            vec![o0, o1],
-            a.scale * b.scale / q_l,
-            a.len.max(b.len),
-        ))
+        Ok(())
     }
 
-    /// `multiply_relin_rescale` of every pair, queued back to back on the
-    /// stream with no synchronisation in between.
+    /// Products per batched launch sequence at `kl` limbs: a 2 GiB
+    /// working set, at most 64.
+    fn batch_cap(&self, kl: usize) -> usize {
+        let n = self.e.n();
+        let kp = self.special.len();
+        let rows_ext = kl + kp;
+        let dnum = kl.div_ceil(kp.max(1));
+        let per = 7 * kl + dnum * rows_ext + 2 * rows_ext + 4 * kl;
+        ((1usize << 28) / n / per).clamp(1, 64)
+    }
+
+    /// `multiply_relin_rescale` of every pair, batched: consecutive pairs
+    /// at one level share every launch (tensor, ModUp, the NTTs, the inner
+    /// product, ModDown and rescaling run once for up to
+    /// [`Self::batch_cap`] products). Results in order, bit-identical to
+    /// the single calls.
     pub fn multiply_relin_rescale_batch(
         &self,
         pairs: &[(&DeviceCiphertext, &DeviceCiphertext)],
         rk: &DeviceKsk,
     ) -> Result<Vec<DeviceCiphertext>> {
-        pairs
-            .iter()
-            .map(|(a, b)| self.multiply_relin_rescale(a, b, rk))
-            .collect()
+        for (a, b) in pairs {
+            self.check_product(a, b, rk)?;
+        }
+        let n = self.e.n();
+        let mut out = Vec::with_capacity(pairs.len());
+        let mut start = 0;
+        while start < pairs.len() {
+            let kl = pairs[start].0.limbs();
+            let cap = self.batch_cap(kl);
+            let mut end = start + 1;
+            while end < pairs.len() && end - start < cap && pairs[end].0.limbs() == kl {
+                end += 1;
+            }
+            let chunk = &pairs[start..end];
+            let bn = chunk.len();
+            let (rows_q, _, lv, ..) = self.level(kl)?;
+            // d = [d0, d1, d2] per product, product after product.
+            let d = self.e.alloc(3 * kl * bn)?;
+            let (x, tensor_in, zs_in) = if bn == 1 {
+                let (a, b) = chunk[0];
+                let p = [
+                    a.polys[0].ptr(),
+                    a.polys[1].ptr(),
+                    b.polys[0].ptr(),
+                    b.polys[1].ptr(),
+                ];
+                (None, p, 0)
+            } else {
+                let x = self.e.alloc(4 * kl * bn)?;
+                let copies: Vec<(u64, u64)> = chunk
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, (a, b))| {
+                        [&a.polys[0], &a.polys[1], &b.polys[0], &b.polys[1]]
+                            .into_iter()
+                            .enumerate()
+                            .map(move |(j, p)| (i * 4 + j, p.ptr()))
+                    })
+                    .map(|(r, p)| (x.row(r * kl, n), p))
+                    .collect();
+                self.e.gather(&copies, kl * n)?;
+                let p = [0, 1, 2, 3].map(|j| x.row(j * kl, n));
+                (Some(x), p, 4 * kl * n)
+            };
+            let mut shape = geometry::pointwise(n, kl)?;
+            shape.grid.2 = bn as u32;
+            self.e.gpu.launch(
+                "poly_tensor",
+                shape,
+                &[
+                    Arg::W(d.ptr()),
+                    Arg::W(d.row(kl, n)),
+                    Arg::W(d.row(2 * kl, n)),
+                    Arg::W(tensor_in[0]),
+                    Arg::W(tensor_in[1]),
+                    Arg::W(tensor_in[2]),
+                    Arg::W(tensor_in[3]),
+                    Arg::W(rows_q.dev.ptr()),
+                    Arg::W(self.e.mt.mods_ptr()),
+                    Arg::U(n as u32),
+                    Arg::W(zs_in as u64),
+                    Arg::W((3 * kl * n) as u64),
+                ],
+            )?;
+            if let Some(x) = x {
+                self.e.free(x);
+            }
+            let d2: Vec<(u64, u64)> = (0..bn).map(|i| (d.row((3 * i + 2) * kl, n), 0)).collect();
+            self.e.ntt_pairs(&d2, rows_q.span(1)?, true)?;
+            let r = self.e.relin_rescale_many(lv, rk, &d, bn);
+            self.e.free(d);
+            let mut polys = r?.into_iter();
+            let q_l = self.q[kl - 1] as f64;
+            for (a, b) in chunk {
+                match (polys.next(), polys.next()) {
+                    (Some(o0), Some(o1)) => out.push(self.new_ct(
+                        a.key_id,
+                        vec![o0, o1],
+                        a.scale * b.scale / q_l,
+                        a.len.max(b.len),
+                    )),
+                    _ => return Err(CudaError::InvalidArgument("relinearize-rescale".into())),
+                }
+            }
+            start = end;
+        }
+        Ok(out)
     }
 
     /// Rotates the slots left by `steps` (`Evaluator::rotate`).

@@ -746,36 +746,8 @@ impl DeviceKsk {
 }
 
 impl Engine {
-    /// `ks_mac` over `digits` digits at `digits_ptr` (stride `stride`
-    /// words) with key pairs `first_pair..` into `acc0`, `acc1`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ks_mac(
-        &self,
-        acc0: u64,
-        acc1: u64,
-        digits_ptr: u64,
-        stride: usize,
-        digits: usize,
-        key: &DeviceKsk,
-        first_pair: usize,
-        key_rows: &DevArray<u32>,
-        rows: &Rows,
-        first: bool,
-    ) -> Result<()> {
-        self.ks_mac_many(
-            (acc0, acc1, 0),
-            (digits_ptr, stride, 0),
-            digits,
-            key,
-            first_pair,
-            key_rows,
-            rows,
-            first,
-            1,
-        )
-    }
-
-    /// [`Engine::ks_mac`] for `count` products with one key: accumulators
+    /// The key-switching inner product (`ks_mac`) for `count` products with
+    /// one key: `digits` digits per product: accumulators
     /// `acc.2` words apart, digit sets `dig.2` words apart.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn ks_mac_many(
@@ -841,35 +813,22 @@ impl Engine {
         )
     }
 
-    /// ModUp and inner product of hybrid key switching of `c` (coefficient
-    /// form, `lv.kl` limbs): the two accumulators over Q_l ∪ P in NTT form,
-    /// in one buffer (`acc_0` rows, then `acc_1` rows). Every digit is
-    /// raised into its own rows (its own limbs passed through in the same
-    /// launch), all of them transformed by one batched NTT, and one
-    /// `ks_mac` sums all digits (002 §4.5 with the hybrid digits of
-    /// rnsfhe::rlwe::hybrid).
-    pub(crate) fn hybrid_inner(
-        &self,
-        lv: &HybridLevel,
-        key: &DeviceKsk,
-        c: &DevPoly,
-    ) -> Result<DevPoly> {
-        if c.limbs < lv.kl {
-            return Err(CudaError::InvalidArgument(
-                "hybrid key switching shapes".into(),
-            ));
-        }
-        self.hybrid_inner_at(lv, key, c.ptr())
-    }
-
-    /// [`Engine::hybrid_inner`] of the `lv.kl` rows at address `c`.
-    pub(crate) fn hybrid_inner_at(
+    /// ModUp and inner product for `bn` polynomials, the first at address
+    /// `c`, the others `zs_c` words apart: per product the accumulators
+    /// `acc_0`, `acc_1` (`lv.rows_ext` rows each) one after the other. Every
+    /// digit of every product is raised in one launch (its own limbs passed
+    /// through), all of them transformed in one NTT launch sequence, and
+    /// one `ks_mac` sums every digit of every product (002 §4.5 with the
+    /// hybrid digits of rnsfhe::rlwe::hybrid).
+    pub(crate) fn hybrid_inner_many(
         &self,
         lv: &HybridLevel,
         key: &DeviceKsk,
         c: u64,
+        zs_c: usize,
+        bn: usize,
     ) -> Result<DevPoly> {
-        if key.pairs.len() < lv.digits.len() {
+        if key.pairs.len() < lv.digits.len() || bn == 0 {
             return Err(CudaError::InvalidArgument(
                 "hybrid key switching shapes".into(),
             ));
@@ -877,12 +836,13 @@ impl Engine {
         let n = self.n();
         let rows = lv.rows_ext.len();
         let dnum = lv.digits.len();
-        let acc = self.alloc(2 * rows)?;
-        let ext = self.alloc(rows * dnum)?;
-        // Every digit's ModUp (with its own limbs passed through) in one
-        // launch.
+        let acc = self.alloc(2 * rows * bn)?;
+        let ext = self.alloc(rows * dnum * bn)?;
         let mut shape = geometry::conversion(n, lv.modup_k, 0)?;
-        shape.grid.2 = dnum as u32;
+        shape.grid.2 = u32::try_from(dnum * bn)
+            .ok()
+            .filter(|&z| z <= 65_535)
+            .ok_or_else(|| CudaError::InvalidArgument("too many key switches".into()))?;
         self.gpu.launch(
             "conv_i_multi",
             shape,
@@ -892,69 +852,79 @@ impl Engine {
                 Arg::W(lv.modup.ptr()),
                 Arg::W(self.mt.mods_ptr()),
                 Arg::U(n as u32),
+                Arg::U(dnum as u32),
+                Arg::W(zs_c as u64),
+                Arg::W((dnum * rows * n) as u64),
             ],
         )?;
-        let ptrs: Vec<u64> = (0..dnum).map(|d| ext.row(d * rows, n)).collect();
-        self.ntt_many(&ptrs, &lv.rows_ext, false)?;
-        self.ks_mac(
-            acc.ptr(),
-            acc.row(rows, n),
-            ext.ptr(),
-            rows * n,
+        let pairs: Vec<(u64, u64)> = (0..dnum * bn).map(|d| (ext.row(d * rows, n), 0)).collect();
+        self.ntt_pairs(&pairs, lv.rows_ext.span(1)?, false)?;
+        self.ks_mac_many(
+            (acc.ptr(), acc.row(rows, n), 2 * rows * n),
+            (ext.ptr(), rows * n, dnum * rows * n),
             dnum,
             key,
             0,
             &lv.key_rows,
             &lv.rows_ext,
             true,
+            bn,
         )?;
         self.free(ext);
         Ok(acc)
     }
 
-    /// The shared tail of ModDown and of rescaling after key switching,
-    /// for both accumulators at once (`acc`: `acc_0` then `acc_1`, `stride`
-    /// rows each, NTT form): `top` rows starting at row `from` of each go
-    /// back to coefficients (`rows_top`), are converted exactly to
-    /// `rows_low` (`conv`), transformed, and `out_b = (acc_b − NTT(conv)) · w`
-    /// over `rows_low`. Consumes `acc`; six launches.
+    /// The shared tail of ModDown and of rescaling after key switching, for
+    /// `count` accumulators at once (`acc`: `stride` rows each, NTT form):
+    /// `rows_top.len()` rows starting at row `from` of each go back to
+    /// coefficients, are converted exactly to `rows_low` (`conv`),
+    /// transformed, and `out_z = (acc_z − NTT(conv)) · w` over `rows_low`.
+    /// Consumes `acc`; six launches whatever `count`.
     #[allow(clippy::too_many_arguments)]
-    fn drop_rows_pair(
+    fn drop_rows(
         &self,
         acc: DevPoly,
+        count: usize,
         stride: usize,
         from: usize,
         rows_top: &Rows,
         conv: &DevConv,
         rows_low: &Rows,
         w: &Consts,
-    ) -> Result<[DevPoly; 2]> {
+    ) -> Result<Vec<DevPoly>> {
         let n = self.n();
         let low = rows_low.len();
-        self.ntt_many(
-            &[acc.row(from, n), acc.row(stride + from, n)],
-            rows_top,
-            true,
-        )?;
-        let cv = self.alloc(2 * low)?;
+        let top: Vec<(u64, u64)> = (0..count)
+            .map(|z| (acc.row(z * stride + from, n), 0))
+            .collect();
+        self.ntt_pairs(&top, rows_top.span(1)?, true)?;
+        let cv = self.alloc(count * low)?;
         conv.run_many(
             self,
             (cv.ptr(), low * n),
             (acc.row(from, n), stride * n),
-            2,
+            count,
             true,
         )?;
-        self.ntt_many(&[cv.ptr(), cv.row(low, n)], rows_low, false)?;
-        let o0 = self.alloc(low)?;
-        let o1 = self.alloc(low)?;
+        let pairs: Vec<(u64, u64)> = (0..count).map(|z| (cv.row(z * low, n), 0)).collect();
+        self.ntt_pairs(&pairs, rows_low.span(1)?, false)?;
+        let outs = (0..count)
+            .map(|_| self.alloc(low))
+            .collect::<Result<Vec<_>>>()?;
+        let table = if count > 2 {
+            let words: Vec<u64> = outs.iter().map(DevPoly::ptr).collect();
+            Some(self.gpu.upload(&words)?)
+        } else {
+            None
+        };
         let mut shape = geometry::pointwise(n, low)?;
-        shape.grid.2 = 2;
-        self.gpu.launch(
+        shape.grid.2 = count as u32;
+        let r = self.gpu.launch(
             "poly_sub_then_scalar2",
             shape,
             &[
-                Arg::W(o0.ptr()),
-                Arg::W(o1.ptr()),
+                Arg::W(outs[0].ptr()),
+                Arg::W(outs.get(1).map_or(0, DevPoly::ptr)),
                 Arg::W(acc.ptr()),
                 Arg::W(cv.ptr()),
                 Arg::W(w.w.ptr()),
@@ -964,11 +934,16 @@ impl Engine {
                 Arg::U(n as u32),
                 Arg::W((stride * n) as u64),
                 Arg::W((low * n) as u64),
+                Arg::W(table.as_ref().map_or(0, DevArray::ptr)),
             ],
-        )?;
+        );
+        if let Some(t) = table {
+            self.gpu.give(t);
+        }
         self.free(cv);
         self.free(acc);
-        Ok([o0, o1])
+        r?;
+        Ok(outs)
     }
 
     /// Hybrid key switch: `(ks_0, ks_1)` over Q_l in NTT form (ModUp,
@@ -995,57 +970,73 @@ impl Engine {
         key: &DeviceKsk,
         c: u64,
     ) -> Result<(DevPoly, DevPoly)> {
-        let acc = self.hybrid_inner_at(lv, key, c)?;
-        let [o0, o1] = self.drop_rows_pair(
-            acc,
-            lv.rows_ext.len(),
-            lv.kl,
-            &lv.rows_p,
-            &lv.down,
-            &lv.rows_q,
-            &lv.p_inv,
-        )?;
-        Ok((o0, o1))
+        let acc = self.hybrid_inner_many(lv, key, c, 0, 1)?;
+        let rows = lv.rows_ext.len();
+        let mut outs = self
+            .drop_rows(
+                acc, 2, rows, lv.kl, &lv.rows_p, &lv.down, &lv.rows_q, &lv.p_inv,
+            )?
+            .into_iter();
+        match (outs.next(), outs.next()) {
+            (Some(o0), Some(o1)) => Ok((o0, o1)),
+            _ => Err(CudaError::InvalidArgument("ModDown".into())),
+        }
     }
 
-    /// Relinearization fused with rescaling (`relinearize_rescale_hybrid`):
-    /// `d_b ← ⌊(P·d_b + a_b)/(P·q_l)⌉` over Q_{l−1}, NTT form.
-    pub(crate) fn relin_rescale(
+    /// Relinearization fused with rescaling (`relinearize_rescale_hybrid`)
+    /// of `bn` products: `d` holds `[d0, d1, d2]` of each product (`kl`
+    /// rows each, product after product), d0 and d1 in NTT form and d2 in
+    /// coefficient form; per product `d_b ← ⌊(P·d_b + a_b)/(P·q_l)⌉` over
+    /// Q_{l−1}, NTT form: the outputs `[c0, c1]` of product 0, then of
+    /// product 1, …
+    pub(crate) fn relin_rescale_many(
         &self,
         lv: &HybridLevel,
         key: &DeviceKsk,
-        c2_coeff: &DevPoly,
-        d: [DevPoly; 2],
-    ) -> Result<[DevPoly; 2]> {
+        d: &DevPoly,
+        bn: usize,
+    ) -> Result<Vec<DevPoly>> {
         let kl = lv.kl;
         let (conv_last, inv, rows_low, rows_last) = lv
             .down_last
             .as_ref()
             .ok_or_else(|| CudaError::InvalidArgument("cannot rescale at level 0".into()))?;
-        let acc = self.hybrid_inner(lv, key, c2_coeff)?;
+        if d.limbs < 3 * kl * bn {
+            return Err(CudaError::InvalidArgument(
+                "relinearize-rescale shapes".into(),
+            ));
+        }
         let n = self.n();
+        let acc = self.hybrid_inner_many(lv, key, d.row(2 * kl, n), 3 * kl * n, bn)?;
         let stride = lv.rows_ext.len();
-        // x_b ← a_b + P·d_b on the Q rows, both in one launch.
+        // x ← a + P·d on the Q rows of every accumulator, in one launch.
         let mut shape = geometry::pointwise(n, lv.rows_q.len())?;
-        shape.grid.2 = 2;
+        shape.grid.2 = (2 * bn) as u32;
         self.gpu.launch(
             "poly_add_scalar_mul2",
             shape,
             &[
                 Arg::W(acc.ptr()),
-                Arg::W(d[0].ptr()),
-                Arg::W(d[1].ptr()),
+                Arg::W(d.ptr()),
                 Arg::W(lv.p_mod.w.ptr()),
                 Arg::W(lv.p_mod.ws.ptr()),
                 Arg::W(lv.rows_q.dev.ptr()),
                 Arg::W(self.mt.mods.ptr()),
                 Arg::U(n as u32),
                 Arg::W((stride * n) as u64),
+                Arg::W((3 * kl * n) as u64),
+                Arg::W((kl * n) as u64),
             ],
         )?;
-        let [d0, d1] = d;
-        self.free(d0);
-        self.free(d1);
-        self.drop_rows_pair(acc, stride, kl - 1, rows_last, conv_last, rows_low, inv)
+        self.drop_rows(
+            acc,
+            2 * bn,
+            stride,
+            kl - 1,
+            rows_last,
+            conv_last,
+            rows_low,
+            inv,
+        )
     }
 }

@@ -287,6 +287,25 @@ fn ckks_operations_are_bit_identical_to_the_cpu() {
                 "rotate {steps}"
             );
         }
+        // A batch across two levels (device address tables, per-level
+        // chunks), every product against the CPU's.
+        let pairs = [
+            (&da, &db),
+            (&db, &da),
+            (&da, &da),
+            (&dm, &dm),
+            (&db, &db),
+            (&dm, &dm),
+        ];
+        let cpu = [(&a, &b), (&b, &a), (&a, &a), (&m, &m), (&b, &b), (&m, &m)];
+        let batch = gpu.multiply_relin_rescale_batch(&pairs, &drk).unwrap();
+        assert_eq!(batch.len(), pairs.len());
+        for (i, (d, (x, y))) in batch.iter().zip(cpu).enumerate() {
+            let want = ev.multiply_relin_rescale(x, y, &rk).unwrap();
+            let got = gpu.download(d).unwrap();
+            assert_eq!(got.polys(), want.polys(), "batch product {i} 2^{log_n}");
+            assert_eq!(got.scale(), want.scale());
+        }
     }
 }
 
