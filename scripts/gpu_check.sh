@@ -16,8 +16,8 @@
 #   2. the NTT micro-benchmark (every shape first checked word for word
 #      against the CPU's NttTable), JSON in OUT/ntt.json;
 #   3. `rnsfhe demo --device cuda` (BFV HPS and BEHZ, CKKS);
-#   4. the bit-identity and random-circuit tests (tests/gpu.rs; GPU_LARGE=1
-#      adds the n = 2^16 sets);
+#   4. the bit-identity and random-circuit tests (tests/gpu.rs; GPU_LARGE=1,
+#      or the step `large`, adds the n = 2^16 sets);
 #   5. compute-sanitizer memcheck over the demo and the NTT benchmark's
 #      checks (where compute-sanitizer is installed);
 #   6. the benchmarks: BFV (14,360), (15,600), (16,1770) HPS and BEHZ with
@@ -28,7 +28,8 @@
 #      side-by-side; see ../shared/peers/phantom/README.md);
 #   8. (STEPS=profile) per-kernel times of one BFV product and the CKKS
 #      operations with Nsight Compute.
-# STEPS (default "smi ntt demo tests memcheck bench phantom") selects steps.
+# STEPS (default "smi ntt demo tests bench phantom memcheck large") selects
+# steps; each step's log is OUT/<step>.log.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode=${1:-all}
@@ -71,7 +72,7 @@ run() {
   dir=$(cd "$1" && pwd)
   OUT=${2:-${OUT:-$PWD/gpu-check-out}}
   mkdir -p "$OUT"
-  local steps=${STEPS:-smi ntt demo tests memcheck bench phantom}
+  local steps=${STEPS:-smi ntt demo tests bench phantom memcheck large}
   summary=""
   local rn="$dir/rnsfhe"
   for s in $steps; do
@@ -82,6 +83,10 @@ run() {
       tests)
         step test_nvrtc 120 "$dir/test_nvrtc_compile" --nocapture
         step test_gpu "${GPU_TEST_SECS:-400}" env RNSFHE_GPU_LARGE="${GPU_LARGE:-0}" "$dir/test_gpu" --test-threads=1 --nocapture ;;
+      large)
+        # The n = 2^16 sets too (BFV (16,1770) both key-switching methods,
+        # CKKS 2^15 and 2^16): minutes, mostly the CPU side of the checks.
+        step test_gpu_large "${GPU_TEST_SECS:-600}" env RNSFHE_GPU_LARGE=1 "$dir/test_gpu" --test-threads=1 ;;
       memcheck)
         if command -v compute-sanitizer >/dev/null; then
           step memcheck_demo 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$rn" demo --device cuda

@@ -29,8 +29,24 @@ pub struct PoolStats {
     pub live_words: u64,
 }
 
-/// Free buffers by size, and the counters.
-type PoolState<B> = (HashMap<usize, Vec<B>>, PoolStats);
+/// Free buffers by size, the counters, and when each size was last used
+/// (a tick per take or give): over the cap, the sizes unused longest are
+/// dropped first, so a workload that moves to other sizes (another ring
+/// degree, a batch) is not left allocating every buffer anew.
+#[derive(Debug)]
+struct PoolState<B> {
+    free: HashMap<usize, Vec<B>>,
+    stats: PoolStats,
+    last_use: HashMap<usize, u64>,
+    tick: u64,
+}
+
+impl<B> PoolState<B> {
+    fn touch(&mut self, words: usize) {
+        self.tick += 1;
+        self.last_use.insert(words, self.tick);
+    }
+}
 
 /// A pool of buffers keyed by exact size.
 #[derive(Debug)]
@@ -46,7 +62,12 @@ impl<A: Allocator> Pool<A> {
     pub fn new(alloc: A, cap_words: u64) -> Self {
         Self {
             alloc,
-            state: Mutex::new((HashMap::new(), PoolStats::default())),
+            state: Mutex::new(PoolState {
+                free: HashMap::new(),
+                stats: PoolStats::default(),
+                last_use: HashMap::new(),
+                tick: 0,
+            }),
             cap_words,
         }
     }
@@ -66,44 +87,66 @@ impl<A: Allocator> Pool<A> {
         }
         {
             let mut g = self.lock()?;
-            let (free, stats) = &mut *g;
-            if let Some(buf) = free.get_mut(&words).and_then(Vec::pop) {
-                stats.reuses += 1;
-                stats.free_words -= words as u64;
-                stats.live_words += words as u64;
+            g.touch(words);
+            if let Some(buf) = g.free.get_mut(&words).and_then(Vec::pop) {
+                g.stats.reuses += 1;
+                g.stats.free_words -= words as u64;
+                g.stats.live_words += words as u64;
                 return Ok(buf);
             }
         }
         let buf = self.alloc.allocate(words)?;
         let mut g = self.lock()?;
-        g.1.allocations += 1;
-        g.1.live_words += words as u64;
+        g.stats.allocations += 1;
+        g.stats.live_words += words as u64;
         Ok(buf)
     }
 
-    /// Returns a buffer of `words` words for reuse (dropped when the pool
-    /// already holds `cap_words` free words).
+    /// Returns a buffer of `words` words for reuse. Beyond `cap_words` free
+    /// words, free buffers of the sizes unused longest are dropped to make
+    /// room; the buffer itself is dropped when it is larger than the cap or
+    /// only buffers of its own size are free.
     pub fn give(&self, words: usize, buf: A::Buffer) {
         if let Ok(mut g) = self.lock() {
-            let (free, stats) = &mut *g;
-            stats.live_words = stats.live_words.saturating_sub(words as u64);
-            if stats.free_words + words as u64 <= self.cap_words {
-                stats.free_words += words as u64;
-                free.entry(words).or_default().push(buf);
+            g.stats.live_words = g.stats.live_words.saturating_sub(words as u64);
+            g.touch(words);
+            let w = words as u64;
+            if w > self.cap_words {
+                return;
             }
+            while g.stats.free_words + w > self.cap_words {
+                let oldest = g
+                    .free
+                    .iter()
+                    .filter(|(&s, v)| s != words && !v.is_empty())
+                    .min_by_key(|(s, _)| g.last_use.get(s).copied().unwrap_or(0))
+                    .map(|(&s, _)| s);
+                let Some(s) = oldest else {
+                    return; // only this size is free: enough of it kept
+                };
+                if let Some(v) = g.free.get_mut(&s) {
+                    v.pop();
+                    if v.is_empty() {
+                        g.free.remove(&s);
+                    }
+                }
+                g.stats.free_words -= s as u64;
+            }
+            g.stats.free_words += w;
+            g.free.entry(words).or_default().push(buf);
         }
     }
 
     /// The counters.
     pub fn stats(&self) -> PoolStats {
-        self.lock().map(|g| g.1).unwrap_or_default()
+        self.lock().map(|g| g.stats).unwrap_or_default()
     }
 
     /// Drops every free buffer (returns their memory to the device).
     pub fn trim(&self) {
         if let Ok(mut g) = self.lock() {
-            g.0.clear();
-            g.1.free_words = 0;
+            g.free.clear();
+            g.stats.free_words = 0;
         }
     }
 }
@@ -181,5 +224,40 @@ mod tests {
         let _ = pool.take(100).unwrap();
         let _ = pool.take(100).unwrap();
         assert_eq!(pool.stats().allocations, 3);
+    }
+
+    #[test]
+    fn a_new_size_evicts_the_oldest_sizes() {
+        let pool = Pool::new(
+            Fake {
+                next: Cell::new(0),
+                limit: 1000,
+            },
+            300,
+        );
+        // The pool fills with buffers of 100 words...
+        let old: Vec<_> = (0..3).map(|_| pool.take(100).unwrap()).collect();
+        for b in old {
+            pool.give(100, b);
+        }
+        assert_eq!(pool.stats().free_words, 300);
+        // ... then the work moves to 150 words: returned buffers of the new
+        // size displace the old ones instead of being dropped.
+        let a = pool.take(150).unwrap();
+        let b = pool.take(150).unwrap();
+        pool.give(150, a);
+        pool.give(150, b);
+        assert_eq!(pool.stats().free_words, 300);
+        let before = pool.stats().allocations;
+        let x = pool.take(150).unwrap();
+        let y = pool.take(150).unwrap();
+        assert_eq!(pool.stats().allocations, before, "both reused");
+        assert_eq!(pool.stats().free_words, 0);
+        pool.give(150, x);
+        pool.give(150, y);
+        // Larger than the cap: dropped.
+        let big = pool.take(400).unwrap();
+        pool.give(400, big);
+        assert_eq!(pool.stats().free_words, 300);
     }
 }
