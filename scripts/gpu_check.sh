@@ -25,7 +25,9 @@
 #      2^14/2^15/2^16, each with a batch of products; JSON in
 #      OUT/bench_*.json (the peers' layout);
 #   7. with PHANTOM_DIR set, Phantom's benchmark in the same run (the
-#      side-by-side; see ../shared/peers/phantom/README.md);
+#      side-by-side): PHANTOM_DIR is a folder with Phantom's sources and
+#      its benchmark as the peer-benchmark harness prepares it, with
+#      build_and_run.sh (and optionally a prebuilt binary);
 #   8. (STEPS=profile) per-kernel times of one BFV product and the CKKS
 #      operations with Nsight Compute.
 # STEPS (default "smi ntt demo tests bench phantom memcheck large") selects
@@ -108,9 +110,7 @@ run() {
           echo "ncu not installed: profile skipped"
         fi ;;
       phantom)
-        # The GPU peer, same machine, same run: PHANTOM_DIR is the folder
-        # ../shared/peers/phantom/prepare.sh made (with a prebuilt binary
-        # from make_prebuilt.sh, or built here by its build_and_run.sh).
+        # The GPU peer, same machine, same run (PHANTOM_DIR: see above).
         if [ -n "${PHANTOM_DIR:-}" ]; then
           step phantom 400 env PREBUILT=1 OUT="$OUT/phantom" "$PHANTOM_DIR/build_and_run.sh"
         else

@@ -820,7 +820,7 @@ impl CudaBfv {
     /// Products per batched launch sequence: as many as fit a 2 GiB
     /// working set and the launch limits (65535 rows per launch), at most
     /// 128; BEHZ runs one product at a time.
-    fn batch_cap(&self, variant: Variant) -> usize {
+    pub fn batch_cap(&self, variant: Variant) -> usize {
         if variant != Variant::Hps {
             return 1;
         }

@@ -548,7 +548,7 @@ impl CudaCkks {
 
     /// Products per batched launch sequence at `kl` limbs: a 2 GiB
     /// working set, at most 64.
-    fn batch_cap(&self, kl: usize) -> usize {
+    pub fn batch_cap(&self, kl: usize) -> usize {
         let n = self.e.n();
         let kp = self.special.len();
         let rows_ext = kl + kp;

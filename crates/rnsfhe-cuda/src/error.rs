@@ -14,7 +14,7 @@ pub enum CudaError {
     /// failed, e.g. in a container without a GPU).
     #[error("no CUDA device: {0}")]
     NoDevice(String),
-    /// The NVRTC library (`libnvrtc.so.12`) could not be loaded; install the
+    /// The NVRTC library (CUDA 12 or 13) could not be loaded; install the
     /// CUDA toolkit or `pip install nvidia-cuda-nvrtc-cu12` and put its
     /// `nvidia/cuda_nvrtc/lib` on `LD_LIBRARY_PATH` or in `RNSFHE_NVRTC_PATH`.
     #[error("NVRTC not available: {0}")]

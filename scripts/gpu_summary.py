@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""rnsfhe's GPU benchmark beside Phantom's, from one run on one GPU.
+
+    scripts/gpu_summary.py DIR
+
+DIR holds what `scripts/gpu_check.sh run` wrote: bench_bfv.json,
+bench_ckks.json, ntt.json (rnsfhe) and phantom.jsonl (Phantom, optional).
+Prints Markdown tables: BFV and CKKS latencies with the ratio rnsfhe /
+Phantom where both measured the op, the batched throughputs, and the NTT
+micro-benchmark. Parameters differ where the libraries' defaults differ
+(stated in the table); the ratio is only printed for the same ring degree,
+the same number of ciphertext limbs and the same multiplication variant.
+"""
+import json
+import pathlib
+import sys
+
+
+def load(path):
+    p = pathlib.Path(path)
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def phantom_rows(path):
+    p = pathlib.Path(path)
+    if not p.exists():
+        return []
+    return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
+
+
+def main(d):
+    d = pathlib.Path(d)
+    ph = phantom_rows(d / "phantom.jsonl")
+
+    def phantom(scheme, variant, logn, op):
+        for r in ph:
+            if (r.get("scheme"), r.get("variant"), r.get("logn"), r.get("op")) == (
+                scheme,
+                variant,
+                logn,
+                op,
+            ) and "median_ms" in r:
+                return r["median_ms"], r.get("limbs")
+        return None, None
+
+    bfv = load(d / "bench_bfv.json")
+    if bfv:
+        print("| BFV set | variant | op | rnsfhe ms | Phantom ms | ratio |")
+        print("|---|---|---|---:|---:|---:|")
+        for r in bfv["results"]:
+            if r["op"].endswith("_batch"):
+                continue
+            pv = {"HPS": "HPS+sp", "BEHZ": "BEHZ+sp"}.get(r["variant"])
+            pms, plimbs = phantom("bfv", pv, r["logn"], r["op"])
+            if pms is None and r["logn"] == 16 and r["variant"] == "BEHZ":
+                pms, plimbs = phantom("bfv", "BEHZ+sp,substitute-t", 16, r["op"])
+            ratio = f"{r['median_ms'] / pms:.2f}" if pms and plimbs == r["limbs"] else ""
+            p = f"{pms:.4f}" if pms else ""
+            print(
+                f"| ({r['logn']}, {r['logq_target']}) | {r['variant']} | {r['op']} "
+                f"| {r['median_ms']:.4f} | {p} | {ratio} |"
+            )
+        print()
+        print("| BFV set | variant | batch | ms per product | products/s |")
+        print("|---|---|---:|---:|---:|")
+        for r in bfv["results"]:
+            if r["op"].endswith("_batch"):
+                print(
+                    f"| ({r['logn']}, {r['logq_target']}) | {r['variant']} | {r['batch']} "
+                    f"| {r['median_ms']:.4f} | {r['per_second']:.0f} |"
+                )
+        print()
+    ckks = load(d / "bench_ckks.json")
+    if ckks:
+        print("| CKKS | limbs + special | op | rnsfhe ms | Phantom ms (its parameters) |")
+        print("|---|---|---|---:|---|")
+        for r in ckks["results"]:
+            if r["op"].endswith("_batch"):
+                continue
+            opmap = {"encrypt": "encrypt", "decrypt": "decrypt_decode"}
+            pop = opmap.get(r["op"], r["op"])
+            best = []
+            for v in ("CKKS", "CKKS-hybrid-dnum5"):
+                pms, plimbs = phantom("ckks", v, r["logn"], pop)
+                if pms:
+                    best.append(f"{pms:.4f} ({v}, {plimbs} limbs)")
+            print(
+                f"| 2^{r['logn']} | {r['limbs']} + {r['special_primes']} | {r['op']} "
+                f"| {r['median_ms']:.4f} | {'; '.join(best)} |"
+            )
+        print()
+        print("| CKKS | batch | ms per product | products/s |")
+        print("|---|---:|---:|---:|")
+        for r in ckks["results"]:
+            if r["op"].endswith("_batch"):
+                print(
+                    f"| 2^{r['logn']} | {r['batch']} | {r['median_ms']:.4f} | {r['per_second']:.0f} |"
+                )
+        print()
+    ntt = load(d / "ntt.json")
+    if ntt:
+        print("| NTT | limbs | polynomials | forward ms | G butterflies/s | inverse ms | G/s |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for r in ntt["results"]:
+            print(
+                f"| 2^{r['logn']} | {r['limbs']} | {r['polys']} | {r['forward_ms']:.4f} "
+                f"| {r['forward_gbfly_s']:.0f} | {r['inverse_ms']:.4f} | {r['inverse_gbfly_s']:.0f} |"
+            )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
