@@ -115,6 +115,18 @@ extern "C" __global__ void poly_add_scalar_mul2(u64* acc, const u64* b, const u6
     a[i] = mod_add(a[i], shoup(bz[i], w[limb], ws[limb], m.p), m.p);
 }
 
+// The correction of CKKS rescaling by q_l (rnsfhe_math::mod_down,
+// `last_correction`, 001 §II): from the last limb t (coefficient form,
+// canonical), out_i[j] = [[t_j + h]_{q_l}]_{q_i} - [h]_{q_i} with
+// h = floor(q_l / 2), on every kept row i.
+extern "C" __global__ void rescale_correction(u64* out, const u64* t, u64 h, u32 last,
+                                              const u64* hq, const u32* rows,
+                                              const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    const u64 ql = mods[last].p;
+    out[i] = mod_sub(reduce64(mod_add(t[c], h, ql), m), hq[limb], m.p);
+}
+
 // out = a mod p for any word (reduces residues of another modulus, e.g. the
 // digits of RNS-decomposition key switching; rlwe::scratch::lift_row).
 extern "C" __global__ void poly_reduce_from(u64* out, const u64* a, const u32* rows,

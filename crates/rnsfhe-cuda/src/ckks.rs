@@ -20,6 +20,7 @@ use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::runtime::{Consts, DevPoly, DeviceKsk, Engine, HybridLevel, ModTable, Rows};
 use crate::tables::{chacha_key_words, galois_ntt_map, gaussian_table};
+use rnsfhe::ckks::evaluator::SCALE_TOLERANCE;
 
 /// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)`.
 #[derive(Debug)]
@@ -49,8 +50,20 @@ pub struct CudaCkks {
     /// tables, `[p_1]_{q_i}` and `[p_1^{-1}]_{q_i}`.
     levels: Vec<(Rows, Rows, HybridLevel, Consts, Consts)>,
     rows_p1: Rows,
+    /// Per limb count `kl ≥ 2` (index `kl − 2`): the rescaling tables.
+    rescales: Vec<RescaleLevel>,
     gauss: DevArray<u64>,
     gauss_len: usize,
+}
+
+/// Rescaling by the last prime `q_l` of a level (001 §II): the row of
+/// `q_l`, `[⌊q_l/2⌋]_{q_i}` and `[q_l^{-1}]_{q_i}` on the kept rows.
+#[derive(Debug)]
+struct RescaleLevel {
+    rows_last: Rows,
+    half: u64,
+    half_q: DevArray<u64>,
+    inv: Consts,
 }
 
 impl core::fmt::Debug for CudaCkks {
@@ -101,8 +114,29 @@ impl CudaCkks {
                 Consts::new(&e.gpu, &pinv, ql)?,
             ));
         }
+        let mut rescales = Vec::with_capacity(q.len().saturating_sub(1));
+        for kl in 2..=q.len() {
+            let ql = q[kl - 1];
+            let half = ql / 2;
+            let low = &q[..kl - 1];
+            let half_q: Vec<u64> = low.iter().map(|&qi| half % qi).collect();
+            let inv = low
+                .iter()
+                .map(|&qi| {
+                    let m = Modulus::new(qi)?;
+                    Ok(m.inv(m.reduce(ql))?)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            rescales.push(RescaleLevel {
+                rows_last: e.mt.rows(&e.gpu, &[ql])?,
+                half,
+                half_q: e.gpu.array(&half_q)?,
+                inv: Consts::new(&e.gpu, &inv, low)?,
+            });
+        }
         let table = gaussian_table(cpu.rlwe().gaussian());
         Ok(Self {
+            rescales,
             rows_p1: e.mt.rows(&e.gpu, &[p1])?,
             gauss: e.gpu.array(&table)?,
             gauss_len: table.len(),
@@ -504,6 +538,382 @@ impl CudaCkks {
             }
         }
         Ok(self.new_ct(a.key_id, out, a.scale, a.len.max(b.len)))
+    }
+
+    /// Checks two operands of an addition: same key, level and scale
+    /// (relative difference at most 2^-40, the CPU's tolerance).
+    fn check_sum(&self, a: &DeviceCiphertext, b: &DeviceCiphertext, op: &str) -> Result<()> {
+        self.check(a)?;
+        self.check(b)?;
+        if a.key_id != b.key_id {
+            return Err(CudaError::KeyMismatch(op.into()));
+        }
+        if a.limbs() != b.limbs() || ((a.scale - b.scale) / b.scale).abs() > SCALE_TOLERANCE {
+            return Err(CudaError::InvalidArgument(format!(
+                "{op} needs equal levels and scales"
+            )));
+        }
+        Ok(())
+    }
+
+    /// `a − b` (`Evaluator::sub`): equal levels and scales.
+    pub fn sub(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        self.check_sum(a, b, "sub")?;
+        let kl = a.limbs();
+        let (rows_q, ..) = self.level(kl)?;
+        let mut out = Vec::new();
+        for i in 0..a.size().max(b.size()) {
+            let o = self.e.alloc(kl)?;
+            match (a.polys.get(i), b.polys.get(i)) {
+                (Some(x), Some(y)) => {
+                    self.e
+                        .binary("poly_sub", o.ptr(), x.ptr(), y.ptr(), rows_q)?
+                }
+                (Some(x), None) => self.e.gpu.copy_words(o.ptr(), x.ptr(), kl * self.e.n())?,
+                (None, Some(y)) => {
+                    self.e
+                        .pointwise("poly_neg", rows_q, &[Arg::W(o.ptr()), Arg::W(y.ptr())])?
+                }
+                (None, None) => {}
+            }
+            out.push(o);
+        }
+        Ok(self.new_ct(a.key_id, out, a.scale, a.len.max(b.len)))
+    }
+
+    /// `−a` (`Evaluator::negate`).
+    pub fn negate(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        self.check(a)?;
+        let kl = a.limbs();
+        let (rows_q, ..) = self.level(kl)?;
+        let mut out = Vec::with_capacity(a.size());
+        for p in &a.polys {
+            let o = self.e.alloc(kl)?;
+            self.e
+                .pointwise("poly_neg", rows_q, &[Arg::W(o.ptr()), Arg::W(p.ptr())])?;
+            out.push(o);
+        }
+        Ok(self.new_ct(a.key_id, out, a.scale, a.len))
+    }
+
+    /// A plaintext's polynomial on the device, checked against `a`'s
+    /// context and level.
+    fn upload_plain(
+        &self,
+        a: &DeviceCiphertext,
+        pt: &Plaintext,
+        op: &'static str,
+    ) -> Result<DevPoly> {
+        self.check(a)?;
+        self.cpu.check_id(pt.params_id())?;
+        let p = pt.poly();
+        if p.limbs() != a.limbs() {
+            return Err(CudaError::Scheme(rnsfhe::Error::LevelMismatch {
+                operation: op,
+                left: a.limbs().saturating_sub(1),
+                right: pt.level(),
+            }));
+        }
+        self.e.upload(p.data(), p.limbs())
+    }
+
+    /// `a ± pt` on `c_0` (`Evaluator::add_plain` / `sub_plain`).
+    fn add_plain_signed(
+        &self,
+        a: &DeviceCiphertext,
+        pt: &Plaintext,
+        negate: bool,
+        op: &'static str,
+    ) -> Result<DeviceCiphertext> {
+        if ((a.scale - pt.scale()) / pt.scale()).abs() > SCALE_TOLERANCE {
+            return Err(CudaError::InvalidArgument(format!(
+                "{op} needs equal scales (2^{:.3} and 2^{:.3})",
+                a.scale.log2(),
+                pt.scale().log2()
+            )));
+        }
+        let m = self.upload_plain(a, pt, op)?;
+        let kl = a.limbs();
+        let (rows_q, ..) = self.level(kl)?;
+        let mut out = Vec::with_capacity(a.size());
+        for (i, p) in a.polys.iter().enumerate() {
+            let o = self.e.alloc(kl)?;
+            if i == 0 {
+                let k = if negate { "poly_sub" } else { "poly_add" };
+                self.e.binary(k, o.ptr(), p.ptr(), m.ptr(), rows_q)?;
+            } else {
+                self.e.gpu.copy_words(o.ptr(), p.ptr(), kl * self.e.n())?;
+            }
+            out.push(o);
+        }
+        self.e.free(m);
+        Ok(self.new_ct(a.key_id, out, a.scale, a.len))
+    }
+
+    /// `a + pt` (`Evaluator::add_plain`): equal level and scale.
+    pub fn add_plain(&self, a: &DeviceCiphertext, pt: &Plaintext) -> Result<DeviceCiphertext> {
+        self.add_plain_signed(a, pt, false, "add_plain")
+    }
+
+    /// `a − pt` (`Evaluator::sub_plain`): equal level and scale.
+    pub fn sub_plain(&self, a: &DeviceCiphertext, pt: &Plaintext) -> Result<DeviceCiphertext> {
+        self.add_plain_signed(a, pt, true, "sub_plain")
+    }
+
+    /// `a · pt` (`Evaluator::multiply_plain`): equal level; the scale is
+    /// the product of the scales.
+    pub fn multiply_plain(&self, a: &DeviceCiphertext, pt: &Plaintext) -> Result<DeviceCiphertext> {
+        let m = self.upload_plain(a, pt, "multiply_plain")?;
+        let kl = a.limbs();
+        let (rows_q, ..) = self.level(kl)?;
+        let mut out = Vec::with_capacity(a.size());
+        for p in &a.polys {
+            let o = self.e.alloc(kl)?;
+            self.e
+                .binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)?;
+            out.push(o);
+        }
+        self.e.free(m);
+        Ok(self.new_ct(a.key_id, out, a.scale * pt.scale(), a.len))
+    }
+
+    /// `a + c` for a real constant (`Evaluator::add_const`): `c` encoded
+    /// exactly at `a`'s scale and level, no level used.
+    pub fn add_const(&self, a: &DeviceCiphertext, c: f64) -> Result<DeviceCiphertext> {
+        self.check(a)?;
+        let scaled = c * a.scale;
+        if !scaled.is_finite() {
+            return Err(CudaError::Scheme(rnsfhe::Error::ValueOutOfRange(format!(
+                "constant {c} at scale 2^{:.1}",
+                a.scale.log2()
+            ))));
+        }
+        let level = a.limbs().saturating_sub(1);
+        let pt = rnsfhe::ckks::Encoder::new(&self.cpu).encode_constant(c, a.scale, level)?;
+        self.add_plain(a, &pt)
+    }
+
+    /// `a · c` for a real constant (`Evaluator::multiply_const`): `c`
+    /// rounded at the scale of the prime the next rescaling removes, so
+    /// the scale is `a.scale · q_l`; needs a level ≥ 1.
+    pub fn multiply_const(&self, a: &DeviceCiphertext, c: f64) -> Result<DeviceCiphertext> {
+        self.check(a)?;
+        let kl = a.limbs();
+        if kl < 2 {
+            return Err(CudaError::Scheme(rnsfhe::Error::LevelExhausted(
+                "multiplying by a constant needs a level to rescale".into(),
+            )));
+        }
+        let q = self.q[kl - 1] as f64;
+        let scaled = (c * q).round();
+        if !scaled.is_finite() || scaled.abs() >= (1u64 << 62) as f64 {
+            return Err(CudaError::Scheme(rnsfhe::Error::ValueOutOfRange(format!(
+                "constant {c} does not fit at scale 2^{:.1}",
+                q.log2()
+            ))));
+        }
+        let (rows_q, ..) = self.level(kl)?;
+        let mag = scaled.abs() as u64;
+        let neg = scaled < 0.0;
+        let moduli = &self.q[..kl];
+        let w: Vec<u64> = moduli.iter().map(|&qi| mag % qi).collect();
+        let consts = Consts::new(&self.e.gpu, &w, moduli)?;
+        let mut out = Vec::with_capacity(a.size());
+        for p in &a.polys {
+            let o = self.e.alloc(kl)?;
+            self.e.scalar_mul(o.ptr(), p.ptr(), &consts, rows_q)?;
+            if neg {
+                self.e
+                    .pointwise("poly_neg", rows_q, &[Arg::W(o.ptr()), Arg::W(o.ptr())])?;
+            }
+            out.push(o);
+        }
+        Ok(self.new_ct(a.key_id, out, a.scale * q, a.len))
+    }
+
+    /// The tensor `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` (`Evaluator::multiply`
+    /// at equal levels): a 3-polynomial ciphertext at scale `Δ_a·Δ_b`.
+    pub fn multiply(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        self.check(a)?;
+        self.check(b)?;
+        if a.key_id != b.key_id {
+            return Err(CudaError::KeyMismatch("multiply".into()));
+        }
+        let kl = a.limbs();
+        if b.limbs() != kl || a.size() != 2 || b.size() != 2 {
+            return Err(CudaError::InvalidArgument(
+                "multiply needs two 2-polynomial ciphertexts at one level".into(),
+            ));
+        }
+        let (rows_q, ..) = self.level(kl)?;
+        let n = self.e.n();
+        let d: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(kl)).collect::<Result<_>>()?;
+        self.e.gpu.launch(
+            "poly_tensor",
+            geometry::pointwise(n, kl)?,
+            &[
+                Arg::W(d[0].ptr()),
+                Arg::W(d[1].ptr()),
+                Arg::W(d[2].ptr()),
+                Arg::W(a.polys[0].ptr()),
+                Arg::W(a.polys[1].ptr()),
+                Arg::W(b.polys[0].ptr()),
+                Arg::W(b.polys[1].ptr()),
+                Arg::W(rows_q.dev.ptr()),
+                Arg::W(self.e.mt.mods_ptr()),
+                Arg::U(n as u32),
+                Arg::W(0),
+                Arg::W(0),
+            ],
+        )?;
+        Ok(self.new_ct(a.key_id, d, a.scale * b.scale, a.len.max(b.len)))
+    }
+
+    /// Relinearizes a 3-polynomial ciphertext (`Evaluator::relinearize`):
+    /// hybrid key switching of `c_2` added to `(c_0, c_1)`.
+    pub fn relinearize(&self, a: &DeviceCiphertext, rk: &DeviceKsk) -> Result<DeviceCiphertext> {
+        self.check(a)?;
+        check_id(self.ctx.id(), rk.ctx_id)?;
+        if rk.key_id != a.key_id {
+            return Err(CudaError::KeyMismatch("relinearization key".into()));
+        }
+        if a.size() != 3 {
+            return Err(CudaError::InvalidArgument(
+                "relinearize needs 3 polynomials".into(),
+            ));
+        }
+        let kl = a.limbs();
+        let (rows_q, _, lv, ..) = self.level(kl)?;
+        let c2 = self.e.alloc(kl)?;
+        self.e
+            .ntt_pairs(&[(c2.ptr(), a.polys[2].ptr())], rows_q.span(1)?, true)?;
+        let r = self.e.hybrid_switch_at(lv, rk, c2.ptr());
+        self.e.free(c2);
+        let (k0, k1) = r?;
+        for (k, p) in [(&k0, &a.polys[0]), (&k1, &a.polys[1])] {
+            self.e
+                .binary("poly_add", k.ptr(), k.ptr(), p.ptr(), rows_q)?;
+        }
+        Ok(self.new_ct(a.key_id, vec![k0, k1], a.scale, a.len))
+    }
+
+    /// Divides by the last prime `q_l` with rounding (`Evaluator::rescale`,
+    /// 001 §II): level `l − 1`, scale `Δ/q_l`.
+    pub fn rescale(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        self.check(a)?;
+        let kl = a.limbs();
+        let rs = kl
+            .checked_sub(2)
+            .and_then(|i| self.rescales.get(i))
+            .ok_or_else(|| {
+                CudaError::Scheme(rnsfhe::Error::LevelExhausted(
+                    "cannot rescale a ciphertext at level 0".into(),
+                ))
+            })?;
+        let (rows_low, ..) = self.level(kl - 1)?;
+        let n = self.e.n();
+        let low = kl - 1;
+        let size = a.size();
+        // The last limb of every polynomial in coefficient form.
+        let tail = self.e.alloc(size)?;
+        let pairs: Vec<(u64, u64)> = a
+            .polys
+            .iter()
+            .enumerate()
+            .map(|(b, p)| (tail.row(b, n), p.row(low, n)))
+            .collect();
+        self.e.ntt_pairs(&pairs, rs.rows_last.span(1)?, true)?;
+        let corr = self.e.alloc(size * low)?;
+        let last = self.e.mt.idx(self.q[kl - 1])?;
+        for b in 0..size {
+            self.e.gpu.launch(
+                "rescale_correction",
+                geometry::pointwise(n, low)?,
+                &[
+                    Arg::W(corr.row(b * low, n)),
+                    Arg::W(tail.row(b, n)),
+                    Arg::W(rs.half),
+                    Arg::U(last),
+                    Arg::W(rs.half_q.ptr()),
+                    Arg::W(rows_low.dev.ptr()),
+                    Arg::W(self.e.mt.mods_ptr()),
+                    Arg::U(n as u32),
+                ],
+            )?;
+        }
+        let pairs: Vec<(u64, u64)> = (0..size).map(|b| (corr.row(b * low, n), 0)).collect();
+        self.e.ntt_pairs(&pairs, rows_low.span(1)?, false)?;
+        let mut out = Vec::with_capacity(size);
+        for (b, p) in a.polys.iter().enumerate() {
+            let o = self.e.alloc(low)?;
+            self.e.pointwise(
+                "poly_sub_then_scalar",
+                rows_low,
+                &[
+                    Arg::W(o.ptr()),
+                    Arg::W(p.ptr()),
+                    Arg::W(corr.row(b * low, n)),
+                    Arg::W(rs.inv.w.ptr()),
+                    Arg::W(rs.inv.ws.ptr()),
+                ],
+            )?;
+            out.push(o);
+        }
+        self.e.free(tail);
+        self.e.free(corr);
+        Ok(self.new_ct(a.key_id, out, a.scale / self.q[kl - 1] as f64, a.len))
+    }
+
+    /// Complex conjugation of every slot (`Evaluator::conjugate`; needs
+    /// the Galois key of `2n − 1`).
+    pub fn conjugate(
+        &self,
+        a: &DeviceCiphertext,
+        gk: &DeviceCkksGaloisKeys,
+    ) -> Result<DeviceCiphertext> {
+        self.check(a)?;
+        check_id(self.ctx.id(), gk.ctx_id)?;
+        if gk.cpu.key_id() != a.key_id {
+            return Err(CudaError::KeyMismatch("Galois keys".into()));
+        }
+        self.apply_galois(
+            a,
+            rnsfhe::rlwe::galois_keys::conjugation_element(self.e.n()),
+            gk,
+        )
+    }
+
+    /// Every slot set to the sum of all `n/2` slots (`Evaluator::sum_slots`:
+    /// rotate-and-add with the `2^i` rotations).
+    pub fn sum_slots(
+        &self,
+        a: &DeviceCiphertext,
+        gk: &DeviceCkksGaloisKeys,
+    ) -> Result<DeviceCiphertext> {
+        self.check(a)?;
+        let half = self.e.n() / 2;
+        let mut acc = self.copy(a)?;
+        let mut step = 1usize;
+        while step < half {
+            let r = self.rotate(&acc, step as i64, gk)?;
+            let next = self.add(&acc, &r);
+            self.release(r);
+            let next = next?;
+            self.release(std::mem::replace(&mut acc, next));
+            step <<= 1;
+        }
+        acc.len = a.len;
+        Ok(acc)
+    }
+
+    /// A copy of `a` on the device.
+    fn copy(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext> {
+        let polys = a
+            .polys
+            .iter()
+            .map(|p| self.e.clone_poly(p))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(self.new_ct(a.key_id, polys, a.scale, a.len))
     }
 
     /// `Evaluator::multiply_relin_rescale`: the tensor, hybrid key switching

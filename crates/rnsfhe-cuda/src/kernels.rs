@@ -51,6 +51,7 @@ pub const MODULES: [KernelModule; 6] = [
             "poly_add_scalar_mul",
             "poly_add_then_scalar",
             "poly_sub_then_scalar",
+            "rescale_correction",
             "poly_sub_then_scalar2",
             "poly_add_scalar_mul2",
             "poly_reduce_from",

@@ -121,9 +121,31 @@ fn bfv_every_operation_is_bit_identical_to_the_cpu() {
                     ev.add(&a, &b).unwrap(),
                     "add {what}"
                 );
+                assert_eq!(
+                    gpu.download(&gpu.sub(&da, &db).unwrap()).unwrap(),
+                    ev.sub(&a, &b).unwrap(),
+                    "sub {what}"
+                );
+                assert_eq!(
+                    gpu.download(&gpu.negate(&da).unwrap()).unwrap(),
+                    ev.negate(&a).unwrap(),
+                    "negate {what}"
+                );
                 let m = ev.multiply(&a, &b).unwrap();
                 let dm = gpu.multiply(&da, &db, variant).unwrap();
                 assert_eq!(gpu.download(&dm).unwrap(), m, "multiply {what}");
+                // Mixed forms and sizes: a coefficient-form product minus
+                // an NTT-form ciphertext, and the other way round.
+                assert_eq!(
+                    gpu.download(&gpu.sub(&dm, &da).unwrap()).unwrap(),
+                    ev.sub(&m, &a).unwrap(),
+                    "sub mixed {what}"
+                );
+                assert_eq!(
+                    gpu.download(&gpu.sub(&da, &dm).unwrap()).unwrap(),
+                    ev.sub(&a, &m).unwrap(),
+                    "sub mixed, reversed {what}"
+                );
                 let r = ev.relinearize(&m, &rk).unwrap();
                 assert_eq!(
                     gpu.download(&gpu.relinearize(&dm, &drk).unwrap()).unwrap(),
@@ -337,4 +359,111 @@ fn objects_of_another_context_are_refused() {
         g2.encrypt(&dpk, &Plaintext::constant(&ctx, 1).unwrap(), &mut rng),
         Err(CudaError::ForeignObject { .. })
     ));
+}
+
+#[test]
+fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
+    use rnsfhe::ckks::{
+        CkksContext, CkksParameters, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey,
+        RelinKey, SecretKey,
+    };
+    let Some(dev) =
+        device("ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu")
+    else {
+        return;
+    };
+    let ctx = CkksContext::new(CkksParameters::preset(14).unwrap()).unwrap();
+    let gpu = CudaCkks::new(&dev, &ctx).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(99);
+    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    // Conjugation and every power-of-two rotation (sum of slots).
+    let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let keys = gpu.upload_keys(Some(&pk), None).unwrap();
+    let drk = gpu.upload_relin_key(&rk).unwrap();
+    let dgk = gpu.upload_galois_keys(&gk).unwrap();
+    let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+    let ev = Evaluator::new(&ctx);
+    let coder = Encoder::new(&ctx);
+    let xs: Vec<f64> = (0..ctx.slots()).map(|i| (i as f64 * 0.013).cos()).collect();
+    let ys: Vec<f64> = (0..ctx.slots())
+        .map(|i| 0.3 - (i as f64 * 0.007).sin())
+        .collect();
+    let (px, py) = (coder.encode(&xs).unwrap(), coder.encode(&ys).unwrap());
+    let a = enc.encrypt_with_rng(&px, &mut rng).unwrap();
+    let b = enc.encrypt_with_rng(&py, &mut rng).unwrap();
+    let (da, db) = (gpu.upload(&a).unwrap(), gpu.upload(&b).unwrap());
+    let _ = keys;
+    let same = |d: &rnsfhe_cuda::DeviceCiphertext, c: &rnsfhe::ckks::Ciphertext, what: &str| {
+        let got = gpu.download(d).unwrap();
+        assert_eq!(got.polys(), c.polys(), "{what}");
+        assert_eq!(got.scale(), c.scale(), "{what} scale");
+        assert_eq!(got.level(), c.level(), "{what} level");
+    };
+    same(&gpu.sub(&da, &db).unwrap(), &ev.sub(&a, &b).unwrap(), "sub");
+    same(&gpu.negate(&da).unwrap(), &ev.negate(&a).unwrap(), "negate");
+    same(
+        &gpu.add_plain(&da, &py).unwrap(),
+        &ev.add_plain(&a, &py).unwrap(),
+        "add_plain",
+    );
+    same(
+        &gpu.sub_plain(&da, &py).unwrap(),
+        &ev.sub_plain(&a, &py).unwrap(),
+        "sub_plain",
+    );
+    same(
+        &gpu.multiply_plain(&da, &py).unwrap(),
+        &ev.multiply_plain(&a, &py).unwrap(),
+        "multiply_plain",
+    );
+    same(
+        &gpu.add_const(&da, 0.625).unwrap(),
+        &ev.add_const(&a, 0.625).unwrap(),
+        "add_const",
+    );
+    for c in [1.7, -2.3] {
+        same(
+            &gpu.multiply_const(&da, c).unwrap(),
+            &ev.multiply_const(&a, c).unwrap(),
+            "multiply_const",
+        );
+    }
+    // multiply, relinearize, rescale one at a time.
+    let m = ev.multiply(&a, &b).unwrap();
+    let dm = gpu.multiply(&da, &db).unwrap();
+    same(&dm, &m, "multiply");
+    let r = ev.relinearize(&m, &rk).unwrap();
+    let dr = gpu.relinearize(&dm, &drk).unwrap();
+    same(&dr, &r, "relinearize");
+    let s = ev.rescale(&r).unwrap();
+    let ds = gpu.rescale(&dr).unwrap();
+    same(&ds, &s, "rescale");
+    // A 3-polynomial rescale and a second one lower down.
+    same(
+        &gpu.rescale(&dm).unwrap(),
+        &ev.rescale(&m).unwrap(),
+        "rescale of 3 polynomials",
+    );
+    same(
+        &gpu.rescale(&ds).unwrap(),
+        &ev.rescale(&s).unwrap(),
+        "rescale at a lower level",
+    );
+    same(
+        &gpu.conjugate(&da, &dgk).unwrap(),
+        &ev.conjugate(&a, &gk).unwrap(),
+        "conjugate",
+    );
+    same(
+        &gpu.sum_slots(&ds, &dgk).unwrap(),
+        &ev.sum_slots(&s, &gk).unwrap(),
+        "sum_slots",
+    );
+    // Errors: a plaintext at another level, a constant that does not fit.
+    let low = ev.drop_plain_to_level(&py, 1).unwrap();
+    assert!(gpu.add_plain(&da, &low).is_err());
+    assert!(gpu.multiply_const(&da, f64::NAN).is_err());
+    assert!(gpu.add_const(&da, f64::INFINITY).is_err());
 }
