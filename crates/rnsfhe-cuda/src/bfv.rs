@@ -1476,23 +1476,21 @@ impl CudaBfv {
             self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
             cur = Some(self.new_ct(a.key_id, polys, true));
         }
-        for el in elements {
-            let next = self.apply_galois(cur.as_ref().unwrap_or(a), el, gk)?;
-            if let Some(old) = cur.replace(next) {
-                self.release(old);
-            }
-        }
-        match cur {
-            Some(c) => Ok(c),
-            None => {
+        crate::runtime::apply_in_turn(
+            a,
+            cur,
+            &elements,
+            |x, el| self.apply_galois(x, el, gk),
+            |c| self.release(c),
+            || {
                 let polys = a
                     .polys
                     .iter()
                     .map(|p| self.e.clone_poly(p))
                     .collect::<Result<Vec<_>>>()?;
                 Ok(self.new_ct(a.key_id, polys, true))
-            }
-        }
+            },
+        )
     }
 
     fn apply_galois(

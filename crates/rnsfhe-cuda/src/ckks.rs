@@ -1080,25 +1080,14 @@ impl CudaCkks {
         }
         let g = self.cpu.rlwe().rotation_generator();
         let elements = gk.cpu.rotation_elements(self.e.n(), g, steps)?;
-        // The automorphisms in turn, the first reading `a` itself.
-        let mut cur: Option<DeviceCiphertext> = None;
-        for el in elements {
-            let next = self.apply_galois(cur.as_ref().unwrap_or(a), el, gk)?;
-            if let Some(old) = cur.replace(next) {
-                self.release(old);
-            }
-        }
-        match cur {
-            Some(c) => Ok(c),
-            None => {
-                let polys = a
-                    .polys
-                    .iter()
-                    .map(|p| self.e.clone_poly(p))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(self.new_ct(a.key_id, polys, a.scale, a.len))
-            }
-        }
+        crate::runtime::apply_in_turn(
+            a,
+            None,
+            &elements,
+            |x, el| self.apply_galois(x, el, gk),
+            |c| self.release(c),
+            || self.copy(a),
+        )
     }
 
     fn apply_galois(

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use rnsfhe::rnsfhe_math::{Modulus, NttTable, RnsBase};
 
+use crate::context::DeviceCiphertext;
 use crate::device::{Arg, DevArray, Gpu};
 use crate::error::{CudaError, Result};
 use crate::geometry;
@@ -410,6 +411,39 @@ impl Engine {
     }
 }
 
+/// Automorphisms in turn (a rotation composed of several Galois elements):
+/// `apply(x, el)` for every element, the first reading `start` (or `a`),
+/// the intermediate results released; with no element at all, `copy()`.
+pub(crate) fn apply_in_turn(
+    a: &DeviceCiphertext,
+    start: Option<DeviceCiphertext>,
+    elements: &[u64],
+    mut apply: impl FnMut(&DeviceCiphertext, u64) -> Result<DeviceCiphertext>,
+    release: impl Fn(DeviceCiphertext),
+    copy: impl FnOnce() -> Result<DeviceCiphertext>,
+) -> Result<DeviceCiphertext> {
+    let mut cur = start;
+    for &el in elements {
+        let next = apply(cur.as_ref().unwrap_or(a), el);
+        let next = match next {
+            Ok(x) => x,
+            Err(e) => {
+                if let Some(c) = cur {
+                    release(c);
+                }
+                return Err(e);
+            }
+        };
+        if let Some(old) = cur.replace(next) {
+            release(old);
+        }
+    }
+    match cur {
+        Some(c) => Ok(c),
+        None => copy(),
+    }
+}
+
 /// Per-limb constants with Shoup words on the device.
 #[derive(Debug)]
 pub(crate) struct Consts {
@@ -746,29 +780,10 @@ impl DeviceKsk {
 }
 
 impl Engine {
-    /// The key-switching inner product (`ks_mac`) for `count` products with
-    /// one key: `digits` digits per product: accumulators
-    /// `acc.2` words apart, digit sets `dig.2` words apart.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn ks_mac_many(
-        &self,
-        acc: (u64, u64, usize),
-        dig: (u64, usize, usize),
-        digits: usize,
-        key: &DeviceKsk,
-        first_pair: usize,
-        key_rows: &DevArray<u32>,
-        rows: &Rows,
-        first: bool,
-        count: usize,
-    ) -> Result<()> {
-        self.ks_mac_table(
-            acc, 0, dig, digits, key, first_pair, key_rows, rows, first, count,
-        )
-    }
-
-    /// [`Engine::ks_mac_many`] whose accumulators are the address pairs of
-    /// the device table `acc_tab` (0: strided as `acc`).
+    /// The key-switching inner product (`ks_mac`, 002 §4.5) for `count`
+    /// products with one key: `digits` digits per product, digit sets
+    /// `dig.2` words apart; accumulators `acc.2` words apart, or the
+    /// address pairs of the device table `acc_tab` when it is not 0.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn ks_mac_table(
         &self,
@@ -859,8 +874,9 @@ impl Engine {
         )?;
         let pairs: Vec<(u64, u64)> = (0..dnum * bn).map(|d| (ext.row(d * rows, n), 0)).collect();
         self.ntt_pairs(&pairs, lv.rows_ext.span(1)?, false)?;
-        self.ks_mac_many(
+        self.ks_mac_table(
             (acc.ptr(), acc.row(rows, n), 2 * rows * n),
+            0,
             (ext.ptr(), rows * n, dnum * rows * n),
             dnum,
             key,
