@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use rnsfhe::bfv::{BfvParameters, Variant};
 
 #[cfg(not(feature = "cuda"))]
-use crate::bench::BenchArgs;
+use crate::bench_args::BenchArgs;
 #[cfg(not(feature = "cuda"))]
 use crate::common::{CliError, CliResult};
 
@@ -64,7 +64,7 @@ mod with_cuda {
     use rnsfhe_cuda::{CudaContext, CudaError};
     use serde_json::json;
 
-    use crate::bench::{stats, BenchArgs, Timing, PLAIN_MODULUS};
+    use crate::bench_args::{stats, BenchArgs, Timing, PLAIN_MODULUS};
     use crate::common::{errln, outln, utc_now, variant_upper, write_file, CliError, CliResult};
 
     fn cuda_err(e: CudaError) -> CliError {
@@ -82,7 +82,7 @@ mod with_cuda {
         reps: u64,
         warmup: u64,
         mut f: impl FnMut() -> rnsfhe_cuda::Result<()>,
-    ) -> CliResult<crate::bench::Timing> {
+    ) -> CliResult<crate::bench_args::Timing> {
         for _ in 0..warmup {
             f().map_err(cuda_err)?;
             dev.synchronize().map_err(cuda_err)?;

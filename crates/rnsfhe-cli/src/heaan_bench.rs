@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use rnsfhe::rnsfhe_math::heaan::{he_mul_experiment, HeMulReport, HeaanParams, StageTimes};
 use serde::Serialize;
 
-use crate::bench::BenchArgs;
+use crate::bench_args::BenchArgs;
 use crate::common::{
     errln, fmt_ms, loadavg, machine_info, outln, utc_now, write_file, CliError, CliResult,
 };

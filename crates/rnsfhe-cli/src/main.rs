@@ -17,6 +17,7 @@
 )]
 
 mod bench;
+mod bench_args;
 mod common;
 mod cuda;
 mod demo;

@@ -100,7 +100,9 @@ fn ckks_objects() -> Lines {
     keys(&mut out, "ckks", &sk, &pk, &rk, &gk);
     let coder = Encoder::new(&ctx);
     let xs: Vec<f64> = (0..ctx.slots()).map(|i| (i as f64 * 0.01).sin()).collect();
-    let ys: Vec<f64> = (0..ctx.slots()).map(|i| 0.5 - (i as f64 * 0.003).cos()).collect();
+    let ys: Vec<f64> = (0..ctx.slots())
+        .map(|i| 0.5 - (i as f64 * 0.003).cos())
+        .collect();
     let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
     let a = enc
         .encrypt_with_rng(&coder.encode(&xs).unwrap(), &mut rng)
@@ -171,8 +173,12 @@ fn bgv_objects() -> Lines {
     let xs: Vec<u64> = (0..4096u64).map(|i| (i * 7919 + 11) % 65537).collect();
     let ys: Vec<u64> = (0..4096u64).map(|i| (i * i + 5) % 65537).collect();
     let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
-    let a = enc.encrypt_with_rng(&be.encode(&xs).unwrap(), &mut rng).unwrap();
-    let b = enc.encrypt_with_rng(&be.encode(&ys).unwrap(), &mut rng).unwrap();
+    let a = enc
+        .encrypt_with_rng(&be.encode(&xs).unwrap(), &mut rng)
+        .unwrap();
+    let b = enc
+        .encrypt_with_rng(&be.encode(&ys).unwrap(), &mut rng)
+        .unwrap();
     let sym = Encryptor::from_secret_key(&ctx, &sk)
         .unwrap()
         .encrypt_symmetric_with_rng(&be.encode(&ys).unwrap(), &mut rng)
@@ -231,8 +237,8 @@ fn parameter_lines() -> Lines {
         }
     }
     for depth in 1..=4 {
-        let p = BfvParameters::for_depth(65537, depth, SecurityLevel::Tc128, Variant::Hps, 60)
-            .unwrap();
+        let p =
+            BfvParameters::for_depth(65537, depth, SecurityLevel::Tc128, Variant::Hps, 60).unwrap();
         out.push(
             &format!("params/bfv_for_depth_{depth}"),
             chain(p.id(), p.coeff_moduli(), p.special_moduli()),
@@ -253,7 +259,9 @@ fn parameter_lines() -> Lines {
         );
     }
     for levels in [1, 3, 6] {
-        let p = BgvParameters::for_depth(levels, 65537, 40, 60).build().unwrap();
+        let p = BgvParameters::for_depth(levels, 65537, 40, 60)
+            .build()
+            .unwrap();
         out.push(
             &format!("params/bgv_for_depth_{levels}"),
             chain(p.id(), p.coeff_moduli(), p.special_moduli()),
@@ -286,5 +294,9 @@ fn ckks_bgv_and_parameter_outputs_are_unchanged() {
         missing.len(),
         missing.join("\n")
     );
-    assert_eq!(golden.lines().count(), all.len(), "golden file has extra lines");
+    assert_eq!(
+        golden.lines().count(),
+        all.len(),
+        "golden file has extra lines"
+    );
 }
