@@ -1476,7 +1476,7 @@ impl CudaBfv {
             self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
             cur = Some(self.new_ct(a.key_id, polys, true));
         }
-        crate::runtime::apply_in_turn(
+        crate::context::apply_in_turn(
             a,
             cur,
             &elements,

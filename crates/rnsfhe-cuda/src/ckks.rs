@@ -1080,7 +1080,7 @@ impl CudaCkks {
         }
         let g = self.cpu.rlwe().rotation_generator();
         let elements = gk.cpu.rotation_elements(self.e.n(), g, steps)?;
-        crate::runtime::apply_in_turn(
+        crate::context::apply_in_turn(
             a,
             None,
             &elements,

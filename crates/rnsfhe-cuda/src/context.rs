@@ -130,3 +130,36 @@ impl DeviceCiphertext {
         Ok(())
     }
 }
+
+/// Automorphisms in turn (a rotation composed of several Galois elements):
+/// `apply(x, el)` for every element, the first reading `start` (or `a`),
+/// the intermediate results released; with no element at all, `copy()`.
+pub(crate) fn apply_in_turn(
+    a: &DeviceCiphertext,
+    start: Option<DeviceCiphertext>,
+    elements: &[u64],
+    mut apply: impl FnMut(&DeviceCiphertext, u64) -> Result<DeviceCiphertext>,
+    release: impl Fn(DeviceCiphertext),
+    copy: impl FnOnce() -> Result<DeviceCiphertext>,
+) -> Result<DeviceCiphertext> {
+    let mut cur = start;
+    for &el in elements {
+        let next = apply(cur.as_ref().unwrap_or(a), el);
+        let next = match next {
+            Ok(x) => x,
+            Err(e) => {
+                if let Some(c) = cur {
+                    release(c);
+                }
+                return Err(e);
+            }
+        };
+        if let Some(old) = cur.replace(next) {
+            release(old);
+        }
+    }
+    match cur {
+        Some(c) => Ok(c),
+        None => copy(),
+    }
+}

@@ -27,6 +27,7 @@ pub mod experiments;
 mod lift_and_scale;
 pub mod noise;
 pub mod parameters;
+mod phase;
 pub mod plaintext;
 pub mod selection;
 pub mod special;

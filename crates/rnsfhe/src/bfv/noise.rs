@@ -20,7 +20,7 @@ use num_traits::{Signed, Zero};
 
 use crate::bfv::ciphertext::Ciphertext;
 use crate::bfv::context::BfvContext;
-use crate::bfv::decrypt::dot_with_secret;
+use crate::bfv::phase::dot_with_secret;
 use crate::error::Result;
 use crate::rlwe::keys::SecretKey;
 

@@ -11,8 +11,8 @@ use rnsfhe_math::crt::PolyCrt;
 use rnsfhe_math::{DiscreteGaussian, RnsRing};
 
 use crate::error::{Error, Result};
-use crate::rlwe::hybrid::SpecialPrimes;
 use crate::rlwe::scratch::ScratchPool;
+use crate::rlwe::special_primes::SpecialPrimes;
 use crate::security::SecurityLevel;
 
 /// How key-switching keys decompose the polynomial they switch.
