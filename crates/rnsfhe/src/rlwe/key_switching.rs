@@ -31,8 +31,8 @@ use rnsfhe_math::{Coeff, Modulus, Ntt, RnsPoly};
 use crate::error::{Error, Result};
 use crate::rlwe::context::{RlweContext, SchemeContext};
 use crate::rlwe::hybrid::{switch_hybrid, SpecialPrimes};
-use crate::rlwe::keys::{rlwe_zero_sample, rlwe_zero_sample_qp, SecretKey};
 use crate::rlwe::scratch::{lift_row, u128_terms};
+use crate::rlwe::secret_key::{rlwe_zero_sample, rlwe_zero_sample_qp, SecretKey};
 
 /// A key-switching key in RNS decomposition form, stored in NTT form over
 /// `q`: for limb `i` and digit `j`, the pair

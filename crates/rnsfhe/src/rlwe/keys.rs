@@ -8,9 +8,11 @@
 //!
 //! Randomness order with an explicit rng (documented so tests can
 //! reproduce it): [`SecretKey::generate_with_rng`] draws the key id
-//! (`next_u64`) then `n` ternary values ([`sample_ternary`]);
+//! (`next_u64`) then `n` ternary values
+//! ([`sample_ternary`](rnsfhe_math::sampling::sample_ternary));
 //! [`PublicKey::generate_with_rng`] draws a 32-byte seed (`fill_bytes`),
-//! expands `a` from it ([`expand_uniform`] in coefficient form, then one
+//! expands `a` from it ([`expand_uniform`](rnsfhe_math::sampling::expand_uniform)
+//! in coefficient form, then one
 //! NTT) and draws `e` ([`DiscreteGaussian::sample_into`]);
 //! [`RelinKey::generate_with_rng`] draws `(seed, e)` the same way per digit.
 //! Keys remember their seeds so that they can be saved seed-compressed
@@ -18,214 +20,15 @@
 //!
 //! [`DiscreteGaussian::sample_into`]: rnsfhe_math::DiscreteGaussian::sample_into
 
-use core::fmt;
 use rand_chacha::ChaCha20Rng;
-use rand_core::RngCore;
-use rnsfhe_math::sampling::{expand_uniform, rng_from_os, sample_ternary};
-use rnsfhe_math::{Coeff, Ntt, RnsPoly};
-use zeroize::Zeroize;
+use rnsfhe_math::sampling::rng_from_os;
+use rnsfhe_math::{Ntt, RnsPoly};
 
-use crate::error::{Error, Result};
-use crate::rlwe::context::{RlweContext, SchemeContext};
+use crate::error::Result;
+use crate::rlwe::context::SchemeContext;
 use crate::rlwe::key_switching::KeySwitchingKey;
-
-/// A ternary secret key `s ∈ {−1, 0, 1}^n` (000 §II.E), kept in NTT form
-/// over `q` together with its signed coefficients. Zeroized on drop;
-/// `Debug` prints only the ids.
-#[derive(Clone)]
-pub struct SecretKey {
-    params_id: u64,
-    key_id: u64,
-    coeffs: Vec<i64>,
-    s_ntt: RnsPoly<Ntt>,
-    /// `s` in NTT form over the special primes `P` (hybrid key switching).
-    s_ntt_p: Option<RnsPoly<Ntt>>,
-}
-
-impl fmt::Debug for SecretKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SecretKey")
-            .field("params_id", &format_args!("{:#018x}", self.params_id))
-            .field("key_id", &format_args!("{:#018x}", self.key_id))
-            .finish_non_exhaustive()
-    }
-}
-
-impl Drop for SecretKey {
-    fn drop(&mut self) {
-        self.coeffs.zeroize();
-        self.s_ntt.zeroize();
-        if let Some(p) = self.s_ntt_p.as_mut() {
-            p.zeroize();
-        }
-    }
-}
-
-impl SecretKey {
-    /// Samples a fresh ternary secret key with an OS-seeded ChaCha20 rng.
-    pub fn generate<C: SchemeContext + ?Sized>(ctx: &C) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        let mut rng = rng_from_os()?;
-        Self::generate_with_rng(ctx, &mut rng)
-    }
-
-    /// Samples a secret key from `rng` (key id first, then `n` ternary
-    /// values), so that tests can reproduce it.
-    pub fn generate_with_rng<C: SchemeContext + ?Sized>(
-        ctx: &C,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        let key_id = rng.next_u64();
-        let coeffs = sample_ternary(rng, ctx.degree());
-        Self::from_parts(ctx, key_id, coeffs)
-    }
-
-    /// Builds a secret key from given ternary coefficients (length `n`,
-    /// values in `{−1, 0, 1}`) and a key id. For tests, oracles and
-    /// deserialization; errors on wrong length or non-ternary values.
-    pub fn from_coefficients<C: SchemeContext + ?Sized>(
-        ctx: &C,
-        key_id: u64,
-        coeffs: &[i64],
-    ) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        Self::from_parts(ctx, key_id, coeffs.to_vec())
-    }
-
-    fn from_parts(ctx: &RlweContext, key_id: u64, mut coeffs: Vec<i64>) -> Result<Self> {
-        let n = ctx.degree();
-        if coeffs.len() != n || coeffs.iter().any(|&c| !(-1..=1).contains(&c)) {
-            coeffs.zeroize();
-            return Err(Error::InvalidArgument(format!(
-                "a secret key needs {n} coefficients in {{-1, 0, 1}}"
-            )));
-        }
-        let ring = ctx.ring();
-        let s_ntt = ring.to_ntt(ring.from_signed(&coeffs)?)?;
-        let s_ntt_p = match ctx.special_primes() {
-            Some(sp) => {
-                let rp = sp.ring_p();
-                Some(rp.to_ntt(rp.from_signed(&coeffs)?)?)
-            }
-            None => None,
-        };
-        Ok(Self {
-            params_id: ctx.id(),
-            key_id,
-            coeffs,
-            s_ntt,
-            s_ntt_p,
-        })
-    }
-
-    /// The parameter id of the context the key was made for.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The key id (a public random tag shared by all keys and ciphertexts
-    /// derived from this secret key).
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
-
-    /// The secret coefficients in `{−1, 0, 1}`. **Secret material**: meant
-    /// for tests, oracles and serialization only.
-    pub fn coefficients(&self) -> &[i64] {
-        &self.coeffs
-    }
-
-    /// `s` in NTT form over `q`.
-    pub(crate) fn s_ntt(&self) -> &RnsPoly<Ntt> {
-        &self.s_ntt
-    }
-
-    /// `s` in NTT form over the special primes, when the context has them.
-    pub(crate) fn s_ntt_p(&self) -> Option<&RnsPoly<Ntt>> {
-        self.s_ntt_p.as_ref()
-    }
-
-    /// Errors unless the key belongs to `ctx`.
-    pub(crate) fn check(&self, ctx: &RlweContext) -> Result<()> {
-        ctx.check_id(self.params_id)
-    }
-}
-
-/// Errors with [`Error::KeyMismatch`] unless `found == expected`.
-pub(crate) fn check_key_id(expected: u64, found: u64) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(Error::KeyMismatch { expected, found })
-    }
-}
-
-/// An RLWE sample `(−[a·s + e]_{QP}, a)` in NTT form over `Q·P` (the ring
-/// of hybrid key-switching keys), drawn as [`rlwe_zero_sample`] draws its
-/// sample over `Q`. Errors unless the context has special primes.
-pub(crate) fn rlwe_zero_sample_qp(
-    ctx: &RlweContext,
-    sk: &SecretKey,
-    rng: &mut ChaCha20Rng,
-) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])> {
-    let (sp, sp_s) = match (ctx.special_primes(), sk.s_ntt_p()) {
-        (Some(sp), Some(s)) => (sp, s),
-        _ => {
-            return Err(Error::InvalidArgument(
-                "hybrid key switching needs special primes in the context and the key".into(),
-            ))
-        }
-    };
-    let ring = sp.ring_qp();
-    let n = ctx.degree();
-    let mut seed = [0u8; 32];
-    rng.fill_bytes(&mut seed);
-    let a_coeff: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
-    let a = ring.to_ntt(a_coeff)?;
-    let mut e = vec![0i64; n];
-    ctx.gaussian().sample_into(rng, &mut e);
-    let mut b = ring.to_ntt(ring.from_signed(&e)?)?;
-    e.zeroize();
-    let k = ctx.ring().limbs();
-    let s_parts = [sk.s_ntt(), sp_s];
-    for (i, (row, a_row)) in b.limbs_iter_mut().zip(a.limbs_iter()).enumerate() {
-        let m = ring.moduli()[i];
-        let s_row = if i < k {
-            s_parts[0].limb(i)
-        } else {
-            s_parts[1].limb(i - k)
-        };
-        for ((x, &y), &z) in row.iter_mut().zip(a_row).zip(s_row) {
-            *x = m.neg(m.add(*x, m.mul(y, z)));
-        }
-    }
-    Ok((b, a, seed))
-}
-
-/// An RLWE sample `(−[a·s + e]_q, a)` in NTT form, drawing a 32-byte
-/// seed then `e`; `a` is the NTT of `expand_uniform(seed)` (coefficient
-/// form), so that the seed alone can stand for `a` in a saved key. Returns
-/// the seed too.
-pub(crate) fn rlwe_zero_sample(
-    ctx: &RlweContext,
-    sk: &SecretKey,
-    rng: &mut ChaCha20Rng,
-) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])> {
-    let ring = ctx.ring();
-    let n = ctx.degree();
-    let mut seed = [0u8; 32];
-    rng.fill_bytes(&mut seed);
-    let a_coeff: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
-    let a = ring.to_ntt(a_coeff)?;
-    let mut e = vec![0i64; n];
-    ctx.gaussian().sample_into(rng, &mut e);
-    let mut b = ring.to_ntt(ring.from_signed(&e)?)?;
-    e.zeroize();
-    ring.mul_add_assign(&mut b, &a, sk.s_ntt())?;
-    ring.neg_assign(&mut b)?;
-    Ok((b, a, seed))
-}
+pub use crate::rlwe::secret_key::SecretKey;
+pub(crate) use crate::rlwe::secret_key::{check_key_id, rlwe_zero_sample, rlwe_zero_sample_qp};
 
 /// A public key `(pk0, pk1) = (−[a·s + e]_q, a)` in NTT form (000 §II.E),
 /// over `Q` — or over `Q·P` when the context has special primes (hybrid
@@ -303,7 +106,7 @@ impl PublicKey {
     }
 
     /// The 32-byte seed `pk1 = a` was expanded from (NTT of
-    /// [`expand_uniform`] in coefficient form), when known: for generated
+    /// [`expand_uniform`](rnsfhe_math::sampling::expand_uniform) in coefficient form), when known: for generated
     /// keys and keys loaded seed-compressed.
     pub fn seed(&self) -> Option<&[u8; 32]> {
         self.seed.as_ref()

@@ -17,6 +17,7 @@ pub mod hybrid;
 pub mod key_switching;
 pub mod keys;
 pub(crate) mod scratch;
+pub mod secret_key;
 pub mod special_primes;
 
 pub use context::{KeySwitchingMethod, RlweContext, SchemeContext};

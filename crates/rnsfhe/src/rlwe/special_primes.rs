@@ -31,7 +31,7 @@ pub fn default_special_bits(moduli: &[u64], alpha: usize) -> u32 {
 }
 
 /// The special primes and the per-level conversion tables of hybrid key
-/// switching, owned by an [`RlweContext`].
+/// switching, owned by an [`RlweContext`](crate::rlwe::RlweContext).
 #[derive(Debug)]
 pub struct SpecialPrimes {
     pub(crate) dnum: usize,
