@@ -112,3 +112,14 @@ def test_wrong_python_types() -> None:
         pow(ctx.encrypt([1], keys), 2, 5)  # type: ignore[call-overload]
     with pytest.raises(ValueError):
         rnsfhe.set_num_threads(0)
+
+
+def test_ciphertexts_of_two_schemes_do_not_combine() -> None:
+    b, bk = bfv()
+    c, ck = ckks()
+    x = b.encrypt([1, 2], bk)
+    y = c.encrypt([0.5, 0.25], ck)
+    with pytest.raises(rnsfhe.MismatchError, match="BFV ciphertext with a CKKS ciphertext"):
+        x + y  # type: ignore[operator]
+    with pytest.raises(rnsfhe.MismatchError, match="CKKS ciphertext with a BFV ciphertext"):
+        y * x  # type: ignore[operator]

@@ -398,7 +398,7 @@ impl Ciphertext {
         if let Ok(o) = other.cast::<Ciphertext>() {
             return Ok(Operand::Ct(o.clone().unbind()));
         }
-        if other.cast::<crate::ckks::Ciphertext>().is_ok() {
+        if crate::convert::is_class(other, "rnsfhe.ckks.Ciphertext") {
             return Err(MismatchError::new_err(
                 "cannot combine a BFV ciphertext with a CKKS ciphertext",
             ));

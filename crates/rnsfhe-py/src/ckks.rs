@@ -374,7 +374,7 @@ impl Ciphertext {
         if let Ok(o) = other.cast::<Ciphertext>() {
             return Ok(Operand::Ct(o.clone().unbind()));
         }
-        if other.cast::<crate::bfv::Ciphertext>().is_ok() {
+        if crate::convert::is_class(other, "rnsfhe.bfv.Ciphertext") {
             return Err(MismatchError::new_err(
                 "cannot combine a CKKS ciphertext with a BFV ciphertext",
             ));

@@ -271,3 +271,13 @@ pub fn security(bits: u32) -> PyResult<rnsfhe::SecurityLevel> {
         ))),
     }
 }
+
+/// Whether `obj` is an instance of the class with the fully qualified
+/// `name` (e.g. `rnsfhe.ckks.Ciphertext`), checked by name so that one
+/// scheme's module needs no import of the other's (for the "cannot combine
+/// a BFV ciphertext with a CKKS ciphertext" errors).
+pub fn is_class(obj: &Bound<'_, PyAny>, name: &str) -> bool {
+    obj.get_type()
+        .fully_qualified_name()
+        .is_ok_and(|n| n.to_cow().is_ok_and(|s| s == name))
+}
