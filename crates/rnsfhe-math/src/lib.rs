@@ -49,6 +49,7 @@ pub mod shenoy_kumaresan;
 pub mod simd;
 pub mod small_montgomery;
 pub mod special_moduli;
+mod twiddle;
 
 pub use barrett::ModifiedBarrett;
 pub use base_conversion::BaseConverter;

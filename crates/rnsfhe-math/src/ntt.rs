@@ -31,6 +31,7 @@ use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::prime::minimal_primitive_root;
 use crate::simd::Kernel;
+pub(crate) use crate::twiddle::{stage, Twiddle};
 
 /// Largest supported transform size (matches `ring::MAX_DEGREE`).
 pub const MAX_NTT_SIZE: usize = 1 << 17;
@@ -39,27 +40,6 @@ pub const MIN_NTT_SIZE: usize = 2;
 /// Smallest size the SIMD kernels handle (their last three stages work on
 /// 16-coefficient groups); smaller transforms run portably.
 const SIMD_MIN_N: usize = 16;
-
-/// A constant multiplier `w ∈ [0, p)` with its Shoup quotient
-/// `⌊w·2^64/p⌋`, stored side by side so a butterfly loads both from one
-/// cache line. `repr(C)` because the SIMD kernels read a run of entries as
-/// interleaved words `w, w_shoup, w, …`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
-pub(crate) struct Twiddle {
-    pub(crate) w: u64,
-    pub(crate) w_shoup: u64,
-}
-
-impl Twiddle {
-    #[inline]
-    fn new(modulus: &Modulus, w: u64) -> Self {
-        Self {
-            w,
-            w_shoup: modulus.shoup(w),
-        }
-    }
-}
 
 /// Precomputed tables for one `(n, p)`: powers of the minimal primitive
 /// `2n`-th root `ψ` in bit-reversed order with Shoup quotients, the
@@ -119,16 +99,6 @@ fn bit_reverse(k: usize, log_n: u32) -> usize {
 fn csub(x: u64, m: u64) -> u64 {
     let d = x.wrapping_sub(m);
     d.wrapping_add(m & ((d as i64 >> 63) as u64))
-}
-
-/// The twiddles `table[m..2m]` of one stage. The tables are built with
-/// `n` entries and stages only ask for `m ≤ n/2`, so the error is
-/// unreachable; it exists so that no code path can panic.
-#[inline]
-pub(crate) fn stage(table: &[Twiddle], m: usize) -> Result<&[Twiddle]> {
-    table
-        .get(m..2 * m)
-        .ok_or_else(|| MathError::InvalidParameter("inconsistent NTT table".into()))
 }
 
 impl NttTable {

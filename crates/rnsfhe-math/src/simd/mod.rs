@@ -239,7 +239,7 @@ pub(crate) fn ifma_modulus_ok(p: u64) -> bool {
 pub(crate) fn ntt_forward(
     kernel: Kernel,
     a: &mut [u64],
-    fwd: &[crate::ntt::Twiddle],
+    fwd: &[crate::twiddle::Twiddle],
     p: u64,
 ) -> Option<crate::error::Result<()>> {
     if !ntt_shape_ok(a.len(), fwd.len()) {
@@ -267,9 +267,9 @@ pub(crate) fn ntt_forward(
 pub(crate) fn ntt_backward(
     kernel: Kernel,
     a: &mut [u64],
-    inv: &[crate::ntt::Twiddle],
-    n_inv: crate::ntt::Twiddle,
-    inv_last: crate::ntt::Twiddle,
+    inv: &[crate::twiddle::Twiddle],
+    n_inv: crate::twiddle::Twiddle,
+    inv_last: crate::twiddle::Twiddle,
     p: u64,
 ) -> Option<crate::error::Result<()>> {
     if !ntt_shape_ok(a.len(), inv.len()) {

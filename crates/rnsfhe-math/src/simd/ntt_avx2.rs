@@ -24,7 +24,7 @@
 use core::arch::x86_64::*;
 
 use crate::error::Result;
-use crate::ntt::{stage, Twiddle};
+use crate::twiddle::{stage, Twiddle};
 
 /// Broadcast constants of one modulus.
 struct Consts {

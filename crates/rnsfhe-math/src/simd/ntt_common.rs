@@ -20,7 +20,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::ntt::Twiddle;
+use crate::twiddle::Twiddle;
 
 /// Loads 8 words.
 #[inline]
@@ -218,8 +218,8 @@ impl SmallStages {
 macro_rules! ntt_kernels {
     ($feat:literal) => {
         use $crate::error::Result;
-        use $crate::ntt::{stage, Twiddle};
         use $crate::simd::ntt_common::{csub, load, store, vecs, SmallStages};
+        use $crate::twiddle::{stage, Twiddle};
 
         /// Forward (Cooley-Tukey, Harvey) butterfly: `x, y ∈ [0, 4p)` →
         /// `(x mod 2p + v, x mod 2p + 2p − v)` with `v = y·w mod p ∈ [0, 2p)`.
