@@ -3,7 +3,7 @@
 
 For each (library, variant, threads, set, op): the median over rounds of the
 per-round medians, and the smallest per-round median. Prints the markdown
-table used in README.md "Results" and the issue-6 target ratios.
+table of docs/performance.md ("Headline results") and the target ratios.
 """
 import json
 import statistics

@@ -3,7 +3,7 @@
 //! the tables of [`crate::tables`], so that the tables, the stage splits of
 //! [`crate::geometry`] and the exact fallbacks are checked against
 //! rnsfhe-math without a GPU. (What they cannot check is the CUDA
-//! translation itself; see the README's "Verification status".)
+//! translation itself; `tests/gpu.rs` checks it on a GPU.)
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
