@@ -39,12 +39,7 @@ fn variant(name: &str) -> PyResult<Variant> {
         })
 }
 
-/// A BFV parameter set with its precomputed tables. Immutable and shared:
-/// keys and ciphertexts made from it hold a reference.
-#[pyclass(module = "rnsfhe.bfv", name = "Context", frozen)]
-pub struct Context {
-    pub(crate) ctx: Arc<BfvContext>,
-}
+pub use crate::contexts::PyBfvContext as Context;
 
 impl Context {
     fn build(

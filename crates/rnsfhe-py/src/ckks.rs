@@ -31,12 +31,7 @@ fn cache() -> &'static Mutex<HashMap<Vec<u8>, Arc<CkksContext>>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// A CKKS parameter set with its precomputed tables. Immutable and
-/// shared: keys and ciphertexts made from it hold a reference.
-#[pyclass(module = "rnsfhe.ckks", name = "Context", frozen)]
-pub struct Context {
-    pub(crate) ctx: Arc<CkksContext>,
-}
+pub use crate::contexts::PyCkksContext as Context;
 
 impl Context {
     fn build(

@@ -46,10 +46,10 @@ impl Scheme {
 
     /// The context of `obj` (an `rnsfhe.bfv.Context` or `rnsfhe.ckks.Context`).
     pub fn of(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        if let Ok(c) = obj.cast::<crate::bfv::Context>() {
+        if let Ok(c) = obj.cast::<crate::contexts::PyBfvContext>() {
             return Ok(Scheme::Bfv(c.get().ctx.clone()));
         }
-        if let Ok(c) = obj.cast::<crate::ckks::Context>() {
+        if let Ok(c) = obj.cast::<crate::contexts::PyCkksContext>() {
             return Ok(Scheme::Ckks(c.get().ctx.clone()));
         }
         Err(PyTypeError::new_err(
@@ -60,10 +60,10 @@ impl Scheme {
     /// The Python context object.
     pub fn to_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(match self {
-            Scheme::Bfv(c) => Py::new(py, crate::bfv::Context { ctx: c.clone() })?
+            Scheme::Bfv(c) => Py::new(py, crate::contexts::PyBfvContext { ctx: c.clone() })?
                 .into_bound(py)
                 .into_any(),
-            Scheme::Ckks(c) => Py::new(py, crate::ckks::Context { ctx: c.clone() })?
+            Scheme::Ckks(c) => Py::new(py, crate::contexts::PyCkksContext { ctx: c.clone() })?
                 .into_bound(py)
                 .into_any(),
         })

@@ -16,6 +16,7 @@
 pub mod batch;
 pub mod bfv;
 pub mod ckks;
+pub mod contexts;
 pub mod convert;
 pub mod errors;
 pub mod keys;

@@ -1,0 +1,25 @@
+//! The Python context classes `rnsfhe.bfv.Context` and `rnsfhe.ckks.Context`:
+//! their structs live here, below both the key registry (`keys.rs`, which
+//! turns a Python context into a scheme context and back) and the scheme
+//! modules (`bfv.rs`, `ckks.rs`, which define their methods), so that
+//! neither imports the other.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use rnsfhe::bfv::BfvContext;
+use rnsfhe::ckks::CkksContext;
+
+/// A BFV parameter set with its precomputed tables. Immutable and shared:
+/// keys and ciphertexts made from it hold a reference.
+#[pyclass(module = "rnsfhe.bfv", name = "Context", frozen)]
+pub struct PyBfvContext {
+    pub(crate) ctx: Arc<BfvContext>,
+}
+
+/// A CKKS parameter set with its precomputed tables. Immutable and
+/// shared: keys and ciphertexts made from it hold a reference.
+#[pyclass(module = "rnsfhe.ckks", name = "Context", frozen)]
+pub struct PyCkksContext {
+    pub(crate) ctx: Arc<CkksContext>,
+}
