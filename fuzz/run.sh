@@ -16,7 +16,8 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(load_parameters load_secret_key load_public_key load_relin_key load_galois_keys
     load_plaintext load_plaintext_ntt load_ciphertext
     ckks_load_parameters ckks_load_secret_key ckks_load_public_key ckks_load_relin_key
-    ckks_load_galois_keys ckks_load_plaintext ckks_load_ciphertext)
+    ckks_load_galois_keys ckks_load_plaintext ckks_load_ciphertext
+    bgv_load_parameters bgv_load_ciphertext)
 fi
 
 if ! cargo +nightly fuzz --help >/dev/null 2>&1; then

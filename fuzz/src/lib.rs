@@ -1,5 +1,5 @@
 //! Shared pieces of the fuzz targets: the fixed contexts every target loads
-//! into (one BFV, one CKKS), the checks run on each input, and the seed
+//! into (one BFV, one CKKS, one BGV), the checks run on each input, and the seed
 //! objects of the corpus.
 
 use std::sync::{Arc, OnceLock};
@@ -300,6 +300,98 @@ pub fn ckks_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             "ckks_load_ciphertext",
             "ct2_level1",
             ct_rescaled.to_bytes(c).expect("ct"),
+        ),
+    ]
+}
+
+/// The BGV context of the `bgv_*` targets: `n = 1024`, `t = 65537`, a
+/// chain of 30-, 24- and 24-bit primes (two packed widths), one 30-bit
+/// special prime. Insecure on purpose (small and fast; recorded as off).
+pub fn bgv_context() -> &'static Arc<rnsfhe::bgv::BgvContext> {
+    static CTX: OnceLock<Arc<rnsfhe::bgv::BgvContext>> = OnceLock::new();
+    CTX.get_or_init(|| {
+        let params = rnsfhe::bgv::BgvParameters::builder()
+            .degree(1024)
+            .plain_modulus(65537)
+            .coeff_moduli_bits(&[30, 24, 24])
+            .special_moduli_bits(&[30])
+            .security(SecurityLevel::None)
+            .build()
+            .expect("fuzz BGV parameters");
+        rnsfhe::bgv::BgvContext::new(params).expect("fuzz BGV context")
+    })
+}
+
+/// [`check`] for an object of the BGV context.
+pub fn check_bgv<T>(data: &[u8])
+where
+    T: FromBytes<rnsfhe::bgv::BgvContext> + ToBytes<rnsfhe::bgv::BgvContext>,
+{
+    let ctx = bgv_context();
+    let resealed = resealed(data);
+    for input in std::iter::once(data).chain(resealed.as_deref()) {
+        if let Ok(obj) = T::from_bytes(ctx, input) {
+            let compressed = inspect(input).map(|h| h.seed_compressed).unwrap_or(false);
+            let again = if compressed {
+                obj.to_bytes_compressed(ctx.as_ref())
+            } else {
+                obj.to_bytes(ctx.as_ref())
+            };
+            assert_eq!(
+                again.as_deref().ok(),
+                Some(input),
+                "non-canonical encoding accepted"
+            );
+        }
+    }
+}
+
+/// [`check`] for BGV parameters (no context).
+pub fn check_bgv_parameters(data: &[u8]) {
+    let resealed = resealed(data);
+    for input in std::iter::once(data).chain(resealed.as_deref()) {
+        if let Ok(p) = rnsfhe::bgv::BgvParameters::from_bytes(input) {
+            assert_eq!(p.to_bytes().ok().as_deref(), Some(input));
+        }
+    }
+}
+
+/// Seed objects of the `bgv_*` targets: the parameters and ciphertexts of
+/// size 2 and 3, at the top level and switched down (correction ≠ 1).
+pub fn bgv_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    use rnsfhe::bgv::{BatchEncoder, Encryptor, Evaluator, PublicKey, SecretKey};
+    let ctx = bgv_context();
+    let mut rng = rng_from_seed([6; 32]);
+    let sk = SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
+    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).expect("pk");
+    let be = BatchEncoder::new(ctx).expect("encoder");
+    let pt = be.encode(&[1, 2, 3, 65536]).expect("pt");
+    let ct = Encryptor::from_public_key(ctx, &pk)
+        .and_then(|e| e.encrypt_with_rng(&pt, &mut rng))
+        .expect("ct");
+    let ev = Evaluator::new(ctx);
+    let ct3 = ev.multiply(&ct, &ct).expect("ct3");
+    let low = ev.mod_switch_to_next(&ct).expect("switched");
+    vec![
+        (
+            "bgv_load_parameters",
+            "params",
+            ctx.params().to_bytes().expect("params"),
+        ),
+        (
+            "bgv_load_ciphertext",
+            "ct2",
+            ct.to_bytes(ctx.as_ref()).expect("ct"),
+        ),
+        (
+            "bgv_load_ciphertext",
+            "ct3",
+            ct3.to_bytes(ctx.as_ref()).expect("ct"),
+        ),
+        (
+            "bgv_load_ciphertext",
+            "ct2_level1",
+            low.to_bytes(ctx.as_ref()).expect("ct"),
         ),
     ]
 }

@@ -202,14 +202,14 @@ pub enum FormatError {
 pub enum ObjectKind {
     /// [`crate::bfv::BfvParameters`].
     Parameters = 1,
-    /// [`crate::rlwe::PublicKey`] (BFV or CKKS context).
+    /// [`crate::rlwe::PublicKey`] (BFV, CKKS or BGV context).
     PublicKey = 2,
-    /// [`crate::rlwe::SecretKey`] (BFV or CKKS context; the only secret
+    /// [`crate::rlwe::SecretKey`] (BFV, CKKS or BGV context; the only secret
     /// kind).
     SecretKey = 3,
-    /// [`crate::rlwe::RelinKey`] (BFV or CKKS context).
+    /// [`crate::rlwe::RelinKey`] (BFV, CKKS or BGV context).
     RelinKey = 4,
-    /// [`crate::rlwe::GaloisKeys`] (BFV or CKKS context).
+    /// [`crate::rlwe::GaloisKeys`] (BFV, CKKS or BGV context).
     GaloisKeys = 5,
     /// [`crate::bfv::Plaintext`].
     Plaintext = 6,
@@ -224,6 +224,11 @@ pub enum ObjectKind {
     /// [`crate::ckks::Ciphertext`] (scale, length, level, size 2 or 3;
     /// coefficient form).
     CkksCiphertext = 11,
+    /// [`crate::bgv::BgvParameters`].
+    BgvParameters = 12,
+    /// [`crate::bgv::Ciphertext`] (correction factor, level, size 2 or 3;
+    /// coefficient form).
+    BgvCiphertext = 13,
 }
 
 impl ObjectKind {
@@ -241,6 +246,8 @@ impl ObjectKind {
             9 => Self::CkksParameters,
             10 => Self::CkksPlaintext,
             11 => Self::CkksCiphertext,
+            12 => Self::BgvParameters,
+            13 => Self::BgvCiphertext,
             _ => return None,
         })
     }
@@ -281,6 +288,8 @@ impl ObjectKind {
             Self::CkksParameters => "CKKS parameter set",
             Self::CkksPlaintext => "CKKS plaintext",
             Self::CkksCiphertext => "CKKS ciphertext",
+            Self::BgvParameters => "BGV parameter set",
+            Self::BgvCiphertext => "BGV ciphertext",
         }
     }
 }

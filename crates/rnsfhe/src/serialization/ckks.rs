@@ -26,7 +26,7 @@ use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::format::{self, Header, ObjectKind};
 use crate::serialization::objects::{
     add, check_count, check_payload_len, check_zero_key_id, count_u32, expand, mul, open_for,
-    read_poly, read_seed, ring_poly_bits, write_poly, SEED_LEN,
+    read_poly, read_seed, ring_poly_bits, word, word32, write_poly, SEED_LEN,
 };
 use crate::serialization::{FromBytes, SerializedObject, ToBytes};
 
@@ -109,22 +109,6 @@ fn write_prefix(out: &mut Vec<u8>, scale: f64, len: usize, limbs: usize) -> Resu
     out.extend_from_slice(&count_u32(limbs, "limb count")?.to_le_bytes());
     out.extend_from_slice(&[0u8; 4]);
     Ok(())
-}
-
-fn word(payload: &[u8], at: usize) -> u64 {
-    let mut w = [0u8; 8];
-    if let Some(s) = payload.get(at..at + 8) {
-        w.copy_from_slice(s);
-    }
-    u64::from_le_bytes(w)
-}
-
-fn word32(payload: &[u8], at: usize) -> u32 {
-    let mut w = [0u8; 4];
-    if let Some(s) = payload.get(at..at + 4) {
-        w.copy_from_slice(s);
-    }
-    u32::from_le_bytes(w)
 }
 
 /// Reads the prefix and checks the limb count against the chain and the

@@ -10,7 +10,8 @@
 //! * a 40-byte header: magic `RNSF`, format version, [`ObjectKind`],
 //!   flags ([`FLAG_SECRET`] on secret keys, [`FLAG_SEED_COMPRESSED`]), the
 //!   parameter id ([`crate::bfv::BfvContext::id`],
-//!   [`crate::ckks::CkksContext::id`]), the key id, a small kind-specific
+//!   [`crate::ckks::CkksContext::id`], [`crate::bgv::BgvContext::id`]), the
+//!   key id, a small kind-specific
 //!   count and the payload length, all little-endian;
 //! * the payload: polynomials in coefficient form, every residue modulo
 //!   `q_i` packed in exactly `⌈log2 q_i⌉` bits (LSB first), plaintext
@@ -123,6 +124,7 @@
 //! `Debug`, and [`crate::bfv::SecretKey`] zeroizes on drop; the bytes of a
 //! saved secret key are the caller's to protect (and zeroize).
 
+mod bgv;
 mod bits;
 
 mod ckks;
@@ -135,6 +137,7 @@ use crate::bfv::context::BfvContext;
 use crate::error::Result;
 
 pub use crate::error::format::FormatError;
+pub use bgv::{BGV_MAX_CIPHERTEXT_SIZE, BGV_PREFIX_LEN};
 pub use ckks::{CKKS_MAX_CIPHERTEXT_SIZE, CKKS_PREFIX_LEN};
 pub use format::{
     Header, ObjectKind, CHECKSUM_LEN, CHECKSUM_SEED, FLAG_SECRET, FLAG_SEED_COMPRESSED,

@@ -27,6 +27,7 @@ use crate::bfv::galois::GaloisKeys;
 use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
 use crate::bfv::plaintext::Plaintext;
 use crate::bfv::plaintext_ntt::PlaintextNtt;
+use crate::bgv::context::BgvContext;
 use crate::ckks::context::CkksContext;
 use crate::error::format::FormatError;
 use crate::error::{Error, Result};
@@ -191,6 +192,25 @@ pub(crate) fn read_poly(
         }
     }
     Ok(p)
+}
+
+/// The little-endian word at byte `at` of a payload (0 past its end: the
+/// callers check the payload length first).
+pub(crate) fn word(payload: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    if let Some(s) = payload.get(at..at + 8) {
+        w.copy_from_slice(s);
+    }
+    u64::from_le_bytes(w)
+}
+
+/// The little-endian 32-bit word at byte `at` of a payload (0 past its end).
+pub(crate) fn word32(payload: &[u8], at: usize) -> u32 {
+    let mut w = [0u8; 4];
+    if let Some(s) = payload.get(at..at + 4) {
+        w.copy_from_slice(s);
+    }
+    u32::from_le_bytes(w)
 }
 
 pub(crate) fn read_seed(payload: &[u8], at: usize) -> Result<[u8; SEED_LEN]> {
@@ -960,6 +980,7 @@ macro_rules! impl_key_serialization {
 
 impl_key_serialization!(BfvContext);
 impl_key_serialization!(CkksContext);
+impl_key_serialization!(BgvContext);
 
 // ------------------------------------------------------------- parameters
 

@@ -1,0 +1,281 @@
+//! Payload encodings of the BGV objects (`docs/format.md` §3.7): the
+//! parameter set (kind 12) and ciphertexts (kind 13). BGV keys are the RLWE
+//! core's and use kinds 2 to 5 (see [`super::objects`]), bound to the BGV
+//! context by its parameter id.
+//!
+//! A ciphertext starts with a fixed 16-byte prefix — the correction factor
+//! `σ` (8 bytes), the number of limbs (the level plus one, 4 bytes) and a
+//! reserved word (4, zero) — followed by its 2 or 3 polynomials in
+//! **coefficient form** over the limbs `q_0 … q_l` of its level, as for
+//! every other object. The loader reads the limb count first, checks it
+//! against the chain, and only then derives the payload length from it.
+
+use std::sync::Arc;
+
+use rnsfhe_math::RnsRing;
+
+use crate::bgv::ciphertext::Ciphertext;
+use crate::bgv::context::BgvContext;
+use crate::bgv::parameters::BgvParameters;
+use crate::error::format::FormatError;
+use crate::error::{Error, Result};
+use crate::security::SecurityLevel;
+use crate::serialization::bits::{BitReader, BitWriter};
+use crate::serialization::format::{self, ObjectKind};
+use crate::serialization::objects::{
+    check_count, check_payload_len, check_zero_key_id, count_u32, mul, open_for, read_poly,
+    ring_poly_bits, word, word32, write_poly,
+};
+use crate::serialization::{FromBytes, SerializedObject, ToBytes};
+
+/// Length of the fixed prefix of a BGV ciphertext payload: correction
+/// factor (8 bytes), number of limbs (4), reserved (4, zero).
+pub const BGV_PREFIX_LEN: usize = 16;
+
+/// Largest BGV ciphertext size a loader accepts (the library produces 2,
+/// and 3 after a multiplication without relinearization).
+pub const BGV_MAX_CIPHERTEXT_SIZE: u32 = 3;
+
+/// Most ciphertext primes (and most special primes) a parameter file may
+/// list.
+const MAX_PRIMES: u64 = 256;
+
+/// Bytes of the fixed part of a BGV parameter payload (before the primes):
+/// `n`, `t`, σ (8 bytes each), `dnum`, the special prime count (4 each),
+/// the security level (2) and 6 reserved zero bytes.
+const PARAMS_FIXED_LEN: u64 = 40;
+
+impl SerializedObject for Ciphertext {
+    const KIND: ObjectKind = ObjectKind::BgvCiphertext;
+}
+
+/// The level ring of `limbs` limbs, or an error for a count outside the
+/// chain.
+fn level_ring(ctx: &BgvContext, limbs: usize) -> Result<&RnsRing> {
+    let k = ctx.max_level() + 1;
+    if limbs == 0 || limbs > k {
+        return Err(FormatError::InvalidCount {
+            what: "limb count (level + 1)",
+            found: limbs as u64,
+            min: 1,
+            max: k as u64,
+        }
+        .into());
+    }
+    ctx.ring_at(limbs - 1)
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Errors unless `c` is a valid correction factor: in `[1, t)` and
+/// invertible modulo `t`.
+fn check_correction(ctx: &BgvContext, c: u64) -> Result<()> {
+    let t = ctx.plain_modulus().value();
+    if c == 0 || c >= t || gcd(c, t) != 1 {
+        return Err(FormatError::InvalidField {
+            field: "correction factor",
+            reason: format!("{c} is not an invertible residue modulo t = {t}"),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+impl ToBytes<BgvContext> for Ciphertext {
+    /// The prefix, then every polynomial in coefficient form over the
+    /// ciphertext's level.
+    fn to_bytes(&self, ctx: &BgvContext) -> Result<Vec<u8>> {
+        ctx.check_id(self.params_id)?;
+        let size = count_u32(self.polys.len(), "ciphertext size")?;
+        check_count(
+            "ciphertext size",
+            size,
+            2,
+            u64::from(BGV_MAX_CIPHERTEXT_SIZE),
+        )?;
+        check_correction(ctx, self.correction)?;
+        let ring = level_ring(ctx, self.level() + 1)?;
+        for p in &self.polys {
+            ring.check(p)?;
+        }
+        let bits = mul(u64::from(size), ring_poly_bits(ring), "ciphertext size")?;
+        let len = BGV_PREFIX_LEN as u64 + bits.div_ceil(8);
+        let mut out = format::begin(Self::KIND, false, ctx.id(), self.key_id, size, len)?;
+        out.extend_from_slice(&self.correction.to_le_bytes());
+        out.extend_from_slice(&count_u32(ring.limbs(), "limb count")?.to_le_bytes());
+        out.extend_from_slice(&[0u8; 4]);
+        let mut w = BitWriter::new(&mut out);
+        for p in &self.polys {
+            write_poly(&mut w, ring, &ring.to_coeff(p.clone())?)?;
+        }
+        w.finish();
+        format::finish(out)
+    }
+}
+
+impl FromBytes<BgvContext> for Ciphertext {
+    fn from_bytes(ctx: &Arc<BgvContext>, bytes: &[u8]) -> Result<Self> {
+        let (header, payload) = open_for(ctx.as_ref(), bytes, Self::KIND)?;
+        check_count(
+            "ciphertext size",
+            header.count,
+            2,
+            u64::from(BGV_MAX_CIPHERTEXT_SIZE),
+        )?;
+        if header.payload_len < BGV_PREFIX_LEN as u64 {
+            return Err(FormatError::PayloadLength {
+                expected: BGV_PREFIX_LEN as u64,
+                found: header.payload_len,
+            }
+            .into());
+        }
+        let limbs = word32(payload, 8);
+        let ring = level_ring(ctx, limbs as usize)?;
+        let reserved = word32(payload, 12);
+        if reserved != 0 {
+            return Err(FormatError::NonZeroReserved {
+                field: "BGV ciphertext reserved word",
+                value: u64::from(reserved),
+            }
+            .into());
+        }
+        let size = header.count as usize;
+        let bits = mul(size as u64, ring_poly_bits(ring), "ciphertext size")?;
+        check_payload_len(&header, BGV_PREFIX_LEN as u64 + bits.div_ceil(8))?;
+        let correction = word(payload, 0);
+        check_correction(ctx, correction)?;
+        let mut r = BitReader::new(payload.get(BGV_PREFIX_LEN..).unwrap_or(&[]));
+        let mut polys = Vec::with_capacity(size);
+        for i in 0..size {
+            polys.push(read_poly(&mut r, ring, i)?);
+        }
+        r.finish()?;
+        let polys = polys
+            .into_iter()
+            .map(|p| ring.to_ntt(p).map_err(Error::from))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Ciphertext {
+            params_id: ctx.id(),
+            key_id: header.key_id,
+            correction,
+            polys,
+        })
+    }
+}
+
+impl SerializedObject for BgvParameters {
+    const KIND: ObjectKind = ObjectKind::BgvParameters;
+}
+
+impl BgvParameters {
+    /// Serializes the parameters (`n`, `t`, σ, `dnum`, the security
+    /// level, the chain `q_0 … q_L` and the special primes; layout in
+    /// `docs/format.md` §3.7). The header's parameter id is
+    /// [`BgvParameters::id`] and its count the number of chain primes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
+        let s = count_u32(self.special_moduli().len(), "special prime count")?;
+        let dnum = count_u32(self.dnum(), "dnum")?;
+        let len = PARAMS_FIXED_LEN + 8 * (u64::from(k) + u64::from(s));
+        let mut out = format::begin(Self::KIND, false, self.id(), 0, k, len)?;
+        out.extend_from_slice(&(self.degree() as u64).to_le_bytes());
+        out.extend_from_slice(&self.plain_modulus().to_le_bytes());
+        out.extend_from_slice(&self.sigma().to_bits().to_le_bytes());
+        out.extend_from_slice(&dnum.to_le_bytes());
+        out.extend_from_slice(&s.to_le_bytes());
+        out.extend_from_slice(&(self.security_level().bits() as u16).to_le_bytes());
+        out.extend_from_slice(&[0u8; 6]);
+        for &q in self.coeff_moduli().iter().chain(self.special_moduli()) {
+            out.extend_from_slice(&q.to_le_bytes());
+        }
+        format::finish(out)
+    }
+
+    /// Loads parameters written by [`BgvParameters::to_bytes`], validating
+    /// them like [`crate::bgv::BgvParametersBuilder::build`] does
+    /// ([`Error::InvalidParameters`], [`Error::InsecureParameters`]),
+    /// checking that the recorded `dnum` is the one the builder settles on
+    /// ([`FormatError::InvalidField`]) and that they hash to the id in the
+    /// header ([`FormatError::ParamsIdMismatch`]).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let (header, payload) = format::open(bytes, Self::KIND)?;
+        check_zero_key_id(&header)?;
+        check_count("modulus count", header.count, 1, MAX_PRIMES)?;
+        let k = u64::from(header.count);
+        if header.payload_len < PARAMS_FIXED_LEN {
+            return Err(FormatError::PayloadLength {
+                expected: PARAMS_FIXED_LEN,
+                found: header.payload_len,
+            }
+            .into());
+        }
+        let s = word32(payload, 28);
+        check_count("special prime count", s, 0, MAX_PRIMES)?;
+        check_payload_len(&header, PARAMS_FIXED_LEN + 8 * (k + u64::from(s)))?;
+        let reserved = payload.get(34..40).unwrap_or(&[]);
+        if reserved.iter().any(|&b| b != 0) {
+            return Err(FormatError::NonZeroReserved {
+                field: "BGV parameter reserved bytes",
+                value: reserved.iter().fold(0u64, |a, &b| (a << 8) | u64::from(b)),
+            }
+            .into());
+        }
+        let n = word(payload, 0);
+        let t = word(payload, 8);
+        let sigma = f64::from_bits(word(payload, 16));
+        let dnum = word32(payload, 24);
+        let security = u16::from_le_bytes([
+            payload.get(32).copied().unwrap_or(0),
+            payload.get(33).copied().unwrap_or(0),
+        ]);
+        let primes: Vec<u64> = (0..(k + u64::from(s)) as usize)
+            .map(|i| word(payload, PARAMS_FIXED_LEN as usize + 8 * i))
+            .collect();
+        let (moduli, special) = primes.split_at(k as usize);
+        let n = usize::try_from(n).map_err(|_| FormatError::InvalidField {
+            field: "degree",
+            reason: format!("{n} does not fit this platform"),
+        })?;
+        let level = SecurityLevel::from_bits(u32::from(security)).ok_or_else(|| {
+            FormatError::InvalidField {
+                field: "security",
+                reason: format!("{security} is not a security level (0, 128, 192 or 256)"),
+            }
+        })?;
+        let mut b = BgvParameters::builder()
+            .degree(n)
+            .plain_modulus(t)
+            .coeff_moduli(moduli)
+            .dnum(dnum as usize)
+            .sigma(sigma)
+            .security(level);
+        if !special.is_empty() {
+            b = b.special_moduli(special);
+        }
+        let params = b.build()?;
+        if params.dnum() != dnum as usize {
+            return Err(FormatError::InvalidField {
+                field: "dnum",
+                reason: format!(
+                    "{dnum} is not canonical for {k} primes (the digits formed are {})",
+                    params.dnum()
+                ),
+            }
+            .into());
+        }
+        let computed = params.id();
+        if computed != header.params_id {
+            return Err(FormatError::ParamsIdMismatch {
+                stored: header.params_id,
+                computed,
+            }
+            .into());
+        }
+        Ok(params)
+    }
+}

@@ -1,0 +1,209 @@
+//! The BGV objects in the file format: parameters (kind 12), ciphertexts
+//! (kind 13) and the core's keys bound to a BGV context. Round trips are
+//! exact (same bytes again, same objects, same decryptions) at every level
+//! and size; every truncation, every payload bit flip, foreign contexts,
+//! wrong kinds and out-of-range fields are typed errors, never a panic.
+
+mod ser_common;
+
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use rnsfhe::bgv::{
+    BatchEncoder, BgvContext, BgvParameters, Ciphertext, Decryptor, Encryptor, Evaluator,
+    GaloisKeys, PublicKey, RelinKey, SecretKey,
+};
+use rnsfhe::serialization::{FromBytes, ToBytes, HEADER_LEN};
+use rnsfhe::{Error, SecurityLevel};
+use ser_common::{reseal, set_u32, set_u64};
+
+const T: u64 = 65537;
+
+fn params() -> BgvParameters {
+    BgvParameters::for_depth(3, T, 40, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap()
+}
+
+struct Setup {
+    ctx: Arc<BgvContext>,
+    sk: SecretKey,
+    pk: PublicKey,
+    rk: RelinKey,
+    gk: GaloisKeys,
+    cts: Vec<(&'static str, Ciphertext, Vec<u64>)>,
+}
+
+/// Keys and ciphertexts of every kind (fresh, size 3, switched down with a
+/// correction factor ≠ 1, at level 0) with the slots they decrypt to.
+fn setup() -> Setup {
+    let ctx = BgvContext::new(params()).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(12);
+    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1], &mut rng).unwrap();
+    let be = BatchEncoder::new(&ctx).unwrap();
+    let n = ctx.degree();
+    let x: Vec<u64> = (0..n).map(|_| rng.gen_range(0..T)).collect();
+    let y: Vec<u64> = (0..n).map(|_| rng.gen_range(0..T)).collect();
+    let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+    let a = enc
+        .encrypt_with_rng(&be.encode(&x).unwrap(), &mut rng)
+        .unwrap();
+    let b = enc
+        .encrypt_with_rng(&be.encode(&y).unwrap(), &mut rng)
+        .unwrap();
+    let ev = Evaluator::new(&ctx);
+    let xy: Vec<u64> = x.iter().zip(&y).map(|(p, q)| p * q % T).collect();
+    let m = ev.multiply(&a, &b).unwrap();
+    let r = ev.relinearize(&m, &rk).unwrap();
+    let sw = ev.mod_switch_to_next(&r).unwrap();
+    let low = ev.mod_switch_to(&a, 0).unwrap();
+    assert_ne!(
+        sw.correction_factor(),
+        1,
+        "the switch must carry a correction"
+    );
+    let cts = vec![
+        ("fresh", a, x.clone()),
+        ("size 3", m, xy.clone()),
+        ("switched", sw, xy),
+        ("level 0", low, x),
+    ];
+    Setup {
+        ctx,
+        sk,
+        pk,
+        rk,
+        gk,
+        cts,
+    }
+}
+
+fn decrypt(s: &Setup, c: &Ciphertext) -> Vec<u64> {
+    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
+    BatchEncoder::new(&s.ctx)
+        .unwrap()
+        .decode(&dec.decrypt(c).unwrap())
+        .unwrap()
+}
+
+#[test]
+fn parameters_round_trip_and_are_validated() {
+    for p in [
+        params(),
+        BgvParameters::for_depth(2, T, 40, 60).build().unwrap(),
+    ] {
+        let bytes = p.to_bytes().unwrap();
+        let q = BgvParameters::from_bytes(&bytes).unwrap();
+        assert_eq!(q, p);
+        assert_eq!(q.to_bytes().unwrap(), bytes);
+    }
+    let bytes = params().to_bytes().unwrap();
+    // A plaintext modulus changed (the id no longer matches).
+    let mut b = bytes.clone();
+    set_u64(&mut b, HEADER_LEN + 8, 40961);
+    assert!(BgvParameters::from_bytes(&b).is_err());
+    // An insecure set recorded as 128-bit secure.
+    let mut b = bytes.clone();
+    b[HEADER_LEN + 32..HEADER_LEN + 34].copy_from_slice(&128u16.to_le_bytes());
+    reseal(&mut b);
+    assert!(matches!(
+        BgvParameters::from_bytes(&b),
+        Err(Error::InsecureParameters { .. })
+    ));
+    // Reserved bytes must be zero; a prime count past the payload is refused.
+    let mut b = bytes.clone();
+    b[HEADER_LEN + 39] = 1;
+    reseal(&mut b);
+    assert!(BgvParameters::from_bytes(&b).is_err());
+    let mut b = bytes;
+    set_u32(&mut b, HEADER_LEN + 28, 200);
+    assert!(BgvParameters::from_bytes(&b).is_err());
+}
+
+#[test]
+fn keys_and_ciphertexts_round_trip_exactly() {
+    let s = setup();
+    let ctx = &s.ctx;
+    let sk = SecretKey::from_bytes(ctx, &s.sk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
+    assert_eq!(sk.coefficients(), s.sk.coefficients());
+    for bytes in [
+        s.pk.to_bytes(ctx.as_ref()).unwrap(),
+        s.pk.to_bytes_compressed(ctx.as_ref()).unwrap(),
+    ] {
+        assert_eq!(PublicKey::from_bytes(ctx, &bytes).unwrap(), s.pk);
+    }
+    let rk = RelinKey::from_bytes(ctx, &s.rk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
+    assert_eq!(rk, s.rk);
+    let gk = GaloisKeys::from_bytes(ctx, &s.gk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
+    assert_eq!(gk.elements(), s.gk.elements());
+    for (what, c, want) in &s.cts {
+        let bytes = c.to_bytes(ctx.as_ref()).unwrap();
+        let back = Ciphertext::from_bytes(ctx, &bytes).unwrap();
+        assert_eq!(&back, c, "{what}");
+        assert_eq!(back.to_bytes(ctx.as_ref()).unwrap(), bytes, "{what}");
+        assert_eq!(&decrypt(&s, &back), want, "{what}");
+    }
+    // A loaded ciphertext keeps computing: relinearized product of two
+    // loaded ones, then a rotation with loaded keys.
+    let ev = Evaluator::new(ctx);
+    let (x, y) = (&s.cts[0], &s.cts[0]);
+    let lx = Ciphertext::from_bytes(ctx, &x.1.to_bytes(ctx.as_ref()).unwrap()).unwrap();
+    let prod = ev.multiply_relin(&lx, &y.1, &rk).unwrap();
+    let rot = ev.rotate_rows(&prod, 1, &gk).unwrap();
+    assert_eq!(
+        rot,
+        ev.rotate_rows(&ev.multiply_relin(&x.1, &y.1, &s.rk).unwrap(), 1, &s.gk)
+            .unwrap()
+    );
+}
+
+#[test]
+fn hostile_ciphertext_bytes_are_errors() {
+    let s = setup();
+    let ctx = &s.ctx;
+    let bytes = s.cts[2].1.to_bytes(ctx.as_ref()).unwrap();
+    // Every truncation.
+    for len in (0..bytes.len()).step_by(97) {
+        assert!(Ciphertext::from_bytes(ctx, &bytes[..len]).is_err(), "{len}");
+    }
+    // Bit flips anywhere (the checksum), and edits resealed.
+    for at in (0..bytes.len()).step_by(211) {
+        let mut b = bytes.clone();
+        b[at] ^= 0x10;
+        assert!(Ciphertext::from_bytes(ctx, &b).is_err(), "flip at {at}");
+    }
+    let field = |at: usize, v: u64, wide: bool| {
+        let mut b = bytes.clone();
+        if wide {
+            set_u64(&mut b, HEADER_LEN + at, v);
+        } else {
+            set_u32(&mut b, HEADER_LEN + at, v as u32);
+        }
+        Ciphertext::from_bytes(ctx, &b)
+    };
+    for bad in [0, T, 2 * T + 1] {
+        assert!(field(0, bad, true).is_err(), "correction {bad}");
+    }
+    for limbs in [0, 5, u32::MAX as u64] {
+        assert!(field(8, limbs, false).is_err(), "limbs {limbs}");
+    }
+    assert!(field(12, 1, false).is_err(), "reserved word");
+    // A ciphertext of another BGV context, and parameters as a ciphertext.
+    let other = BgvContext::new(
+        BgvParameters::for_depth(3, 40961, 40, 60)
+            .degree(4096)
+            .security(SecurityLevel::None)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(Ciphertext::from_bytes(&other, &bytes).is_err());
+    assert!(Ciphertext::from_bytes(ctx, &params().to_bytes().unwrap()).is_err());
+    assert!(BgvParameters::from_bytes(&bytes).is_err());
+}
