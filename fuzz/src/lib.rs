@@ -40,19 +40,23 @@ pub fn resealed(data: &[u8]) -> Option<Vec<u8>> {
     Some(v)
 }
 
-/// Loads `data` (as is and resealed) as a `T`. A loader may reject any
-/// input but must not panic, and whatever it accepts must serialize back
-/// to the same bytes (the encoding is canonical).
+/// Loads `data` (as is and resealed) as a `T` of the BFV context. A loader
+/// may reject any input but must not panic, and whatever it accepts must
+/// serialize back to the same bytes (the encoding is canonical).
 pub fn check<T: FromBytes + ToBytes>(data: &[u8]) {
-    let ctx = context();
+    check_in::<BfvContext, T>(context(), data);
+}
+
+/// [`check`] in any scheme's context `ctx`.
+pub fn check_in<C, T: FromBytes<C> + ToBytes<C>>(ctx: &Arc<C>, data: &[u8]) {
     let resealed = resealed(data);
     for input in std::iter::once(data).chain(resealed.as_deref()) {
         if let Ok(obj) = T::from_bytes(ctx, input) {
             let compressed = inspect(input).map(|h| h.seed_compressed).unwrap_or(false);
             let again = if compressed {
-                obj.to_bytes_compressed(ctx)
+                obj.to_bytes_compressed(ctx.as_ref())
             } else {
-                obj.to_bytes(ctx)
+                obj.to_bytes(ctx.as_ref())
             };
             assert_eq!(
                 again.as_deref().ok(),
@@ -63,14 +67,24 @@ pub fn check<T: FromBytes + ToBytes>(data: &[u8]) {
     }
 }
 
-/// [`check`] for parameters (no context).
-pub fn check_parameters(data: &[u8]) {
+/// Loads `data` (as is and resealed) with the context-free parameter loader
+/// `load`; whatever it accepts must serialize back to the same bytes.
+pub fn check_parameters_with<P>(
+    data: &[u8],
+    load: impl Fn(&[u8]) -> rnsfhe::Result<P>,
+    store: impl Fn(&P) -> rnsfhe::Result<Vec<u8>>,
+) {
     let resealed = resealed(data);
     for input in std::iter::once(data).chain(resealed.as_deref()) {
-        if let Ok(p) = BfvParameters::from_bytes(input) {
-            assert_eq!(p.to_bytes().ok().as_deref(), Some(input));
+        if let Ok(p) = load(input) {
+            assert_eq!(store(&p).ok().as_deref(), Some(input));
         }
     }
+}
+
+/// [`check`] for parameters (no context).
+pub fn check_parameters(data: &[u8]) {
+    check_parameters_with(data, BfvParameters::from_bytes, BfvParameters::to_bytes);
 }
 
 /// Seed objects for each target: `(target, file name, bytes)`.
@@ -178,33 +192,12 @@ pub fn ckks_context() -> &'static Arc<CkksContext> {
 
 /// [`check`] for an object of the CKKS context.
 pub fn check_ckks<T: FromBytes<CkksContext> + ToBytes<CkksContext>>(data: &[u8]) {
-    let ctx = ckks_context();
-    let resealed = resealed(data);
-    for input in std::iter::once(data).chain(resealed.as_deref()) {
-        if let Ok(obj) = T::from_bytes(ctx, input) {
-            let compressed = inspect(input).map(|h| h.seed_compressed).unwrap_or(false);
-            let again = if compressed {
-                obj.to_bytes_compressed(ctx.as_ref())
-            } else {
-                obj.to_bytes(ctx.as_ref())
-            };
-            assert_eq!(
-                again.as_deref().ok(),
-                Some(input),
-                "non-canonical encoding accepted"
-            );
-        }
-    }
+    check_in::<CkksContext, T>(ckks_context(), data);
 }
 
 /// [`check`] for CKKS parameters (no context).
 pub fn check_ckks_parameters(data: &[u8]) {
-    let resealed = resealed(data);
-    for input in std::iter::once(data).chain(resealed.as_deref()) {
-        if let Ok(p) = CkksParameters::from_bytes(input) {
-            assert_eq!(p.to_bytes().ok().as_deref(), Some(input));
-        }
-    }
+    check_parameters_with(data, CkksParameters::from_bytes, CkksParameters::to_bytes);
 }
 
 /// Seed objects of the `ckks_*` targets: `(target, file name, bytes)`.
@@ -327,33 +320,16 @@ pub fn check_bgv<T>(data: &[u8])
 where
     T: FromBytes<rnsfhe::bgv::BgvContext> + ToBytes<rnsfhe::bgv::BgvContext>,
 {
-    let ctx = bgv_context();
-    let resealed = resealed(data);
-    for input in std::iter::once(data).chain(resealed.as_deref()) {
-        if let Ok(obj) = T::from_bytes(ctx, input) {
-            let compressed = inspect(input).map(|h| h.seed_compressed).unwrap_or(false);
-            let again = if compressed {
-                obj.to_bytes_compressed(ctx.as_ref())
-            } else {
-                obj.to_bytes(ctx.as_ref())
-            };
-            assert_eq!(
-                again.as_deref().ok(),
-                Some(input),
-                "non-canonical encoding accepted"
-            );
-        }
-    }
+    check_in::<rnsfhe::bgv::BgvContext, T>(bgv_context(), data);
 }
 
 /// [`check`] for BGV parameters (no context).
 pub fn check_bgv_parameters(data: &[u8]) {
-    let resealed = resealed(data);
-    for input in std::iter::once(data).chain(resealed.as_deref()) {
-        if let Ok(p) = rnsfhe::bgv::BgvParameters::from_bytes(input) {
-            assert_eq!(p.to_bytes().ok().as_deref(), Some(input));
-        }
-    }
+    check_parameters_with(
+        data,
+        rnsfhe::bgv::BgvParameters::from_bytes,
+        rnsfhe::bgv::BgvParameters::to_bytes,
+    );
 }
 
 /// Seed objects of the `bgv_*` targets: the parameters and ciphertexts of

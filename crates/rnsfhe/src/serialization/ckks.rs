@@ -21,12 +21,12 @@ use crate::ckks::context::CkksContext;
 use crate::ckks::parameters::{CkksParameters, MAX_MODULI};
 use crate::error::format::FormatError;
 use crate::error::{Error, Result};
-use crate::security::SecurityLevel;
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::format::{self, Header, ObjectKind};
 use crate::serialization::objects::{
-    add, check_count, check_payload_len, check_zero_key_id, count_u32, expand, mul, open_for,
-    read_poly, read_seed, ring_poly_bits, word, word32, write_poly, SEED_LEN,
+    add, check_canonical_dnum, check_count, check_params_id, check_payload_len, check_zero_key_id,
+    count_u32, degree_field, expand, half, mul, open_for, primes_at, read_poly, read_seed,
+    ring_poly_bits, security_field, word, word32, write_poly, SEED_LEN,
 };
 use crate::serialization::{FromBytes, SerializedObject, ToBytes};
 
@@ -423,28 +423,16 @@ impl CkksParameters {
         let n = word(payload, 0);
         let sigma = f64::from_bits(word(payload, 8));
         let dnum = word32(payload, 16);
-        let scale_bits = u16::from_le_bytes([
-            payload.get(24).copied().unwrap_or(0),
-            payload.get(25).copied().unwrap_or(0),
-        ]);
-        let security = u16::from_le_bytes([
-            payload.get(26).copied().unwrap_or(0),
-            payload.get(27).copied().unwrap_or(0),
-        ]);
-        let primes: Vec<u64> = (0..(k + u64::from(s)) as usize)
-            .map(|i| word(payload, PARAMS_FIXED_LEN as usize + 8 * i))
-            .collect();
+        let scale_bits = half(payload, 24);
+        let security = half(payload, 26);
+        let primes = primes_at(
+            payload,
+            PARAMS_FIXED_LEN as usize,
+            (k + u64::from(s)) as usize,
+        );
         let (moduli, special) = primes.split_at(k as usize);
-        let n = usize::try_from(n).map_err(|_| FormatError::InvalidField {
-            field: "degree",
-            reason: format!("{n} does not fit this platform"),
-        })?;
-        let level = SecurityLevel::from_bits(u32::from(security)).ok_or_else(|| {
-            FormatError::InvalidField {
-                field: "security",
-                reason: format!("{security} is not a security level (0, 128, 192 or 256)"),
-            }
-        })?;
+        let n = degree_field(n)?;
+        let level = security_field(security)?;
         let params = CkksParameters::builder()
             .degree(n)
             .coeff_moduli(moduli)
@@ -454,26 +442,8 @@ impl CkksParameters {
             .sigma(sigma)
             .security(level)
             .build()?;
-        if params.dnum() != dnum as usize {
-            // The builder rounds dnum to the digits actually formed; only
-            // that value is canonical.
-            return Err(FormatError::InvalidField {
-                field: "dnum",
-                reason: format!(
-                    "{dnum} is not canonical for {k} primes (the digits formed are {})",
-                    params.dnum()
-                ),
-            }
-            .into());
-        }
-        let computed = params.id();
-        if computed != header.params_id {
-            return Err(FormatError::ParamsIdMismatch {
-                stored: header.params_id,
-                computed,
-            }
-            .into());
-        }
+        check_canonical_dnum(dnum, params.dnum(), k)?;
+        check_params_id(&header, params.id())?;
         Ok(params)
     }
 }

@@ -213,6 +213,70 @@ pub(crate) fn word32(payload: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(w)
 }
 
+/// The little-endian 16-bit field at byte `at` of a payload (0 past its end).
+pub(crate) fn half(payload: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([
+        payload.get(at).copied().unwrap_or(0),
+        payload.get(at + 1).copied().unwrap_or(0),
+    ])
+}
+
+/// The `count` primes, one word each, from byte `at` of a parameter payload
+/// (`count` is bounded by the caller's count checks).
+pub(crate) fn primes_at(payload: &[u8], at: usize, count: usize) -> Vec<u64> {
+    (0..count).map(|i| word(payload, at + 8 * i)).collect()
+}
+
+/// The degree field of a parameter payload as a `usize`.
+pub(crate) fn degree_field(n: u64) -> Result<usize> {
+    usize::try_from(n).map_err(|_| {
+        FormatError::InvalidField {
+            field: "degree",
+            reason: format!("{n} does not fit this platform"),
+        }
+        .into()
+    })
+}
+
+/// The security field of a parameter payload: 0 (off), 128, 192 or 256 bits.
+pub(crate) fn security_field(bits: u16) -> Result<SecurityLevel> {
+    SecurityLevel::from_bits(u32::from(bits)).ok_or_else(|| {
+        FormatError::InvalidField {
+            field: "security",
+            reason: format!("{bits} is not a security level (0, 128, 192 or 256)"),
+        }
+        .into()
+    })
+}
+
+/// Rejects a recorded `dnum` other than the `formed` one the builder settles
+/// on for `primes` chain primes: it rounds `dnum` to the digits actually
+/// formed, so only that value is canonical.
+pub(crate) fn check_canonical_dnum(recorded: u32, formed: usize, primes: u64) -> Result<()> {
+    if formed != recorded as usize {
+        return Err(FormatError::InvalidField {
+            field: "dnum",
+            reason: format!(
+                "{recorded} is not canonical for {primes} primes (the digits formed are {formed})"
+            ),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Rejects loaded parameters whose id (`computed`) is not the header's.
+pub(crate) fn check_params_id(header: &Header, computed: u64) -> Result<()> {
+    if computed != header.params_id {
+        return Err(FormatError::ParamsIdMismatch {
+            stored: header.params_id,
+            computed,
+        }
+        .into());
+    }
+    Ok(())
+}
+
 pub(crate) fn read_seed(payload: &[u8], at: usize) -> Result<[u8; SEED_LEN]> {
     let mut seed = [0u8; SEED_LEN];
     let src = payload
@@ -1009,12 +1073,7 @@ fn with_security(
     builder: crate::bfv::BfvParametersBuilder,
     bits: u16,
 ) -> Result<crate::bfv::BfvParametersBuilder> {
-    let level =
-        SecurityLevel::from_bits(u32::from(bits)).ok_or_else(|| FormatError::InvalidField {
-            field: "security",
-            reason: format!("{bits} is not a security level (0, 128, 192 or 256)"),
-        })?;
-    Ok(builder.security(level))
+    Ok(builder.security(security_field(bits)?))
 }
 
 impl BfvParameters {
@@ -1079,16 +1138,9 @@ impl BfvParameters {
         )?;
         let k_len = PARAMS_FIXED_LEN + 8 * u64::from(header.count);
         let hybrid = payload.get(25) == Some(&HYBRID_RELIN_CODE);
-        let word = |at: usize| -> u64 {
-            let mut w = [0u8; 8];
-            if let Some(s) = payload.get(at..at + 8) {
-                w.copy_from_slice(s);
-            }
-            u64::from_le_bytes(w)
-        };
-        let n = word(0);
-        let t = word(8);
-        let sigma = f64::from_bits(word(16));
+        let n = word(payload, 0);
+        let t = word(payload, 8);
+        let sigma = f64::from_bits(word(payload, 16));
         let variant = match payload.get(24) {
             Some(0) => Variant::Behz,
             Some(1) => Variant::Hps,
@@ -1114,7 +1166,7 @@ impl BfvParameters {
                 }
                 .into());
             }
-            let w = word(k_len as usize);
+            let w = word(payload, k_len as usize);
             let (dnum, s) = (w & 0xFFFF_FFFF, w >> 32);
             check_count(
                 "special prime count",
@@ -1123,25 +1175,15 @@ impl BfvParameters {
                 crate::bfv::parameters::MAX_MODULI as u64,
             )?;
             check_payload_len(&header, k_len + 8 + 8 * s)?;
-            let special: Vec<u64> = (0..s as usize)
-                .map(|i| word(k_len as usize + 8 + 8 * i))
-                .collect();
+            let special = primes_at(payload, k_len as usize + 8, s as usize);
             (usize::try_from(dnum).unwrap_or(usize::MAX), special)
         } else {
             check_payload_len(&header, k_len)?;
             (0, Vec::new())
         };
-        let security = u16::from_le_bytes([
-            payload.get(26).copied().unwrap_or(0),
-            payload.get(27).copied().unwrap_or(0),
-        ]);
-        let moduli: Vec<u64> = (0..header.count as usize)
-            .map(|i| word(PARAMS_FIXED_LEN as usize + 8 * i))
-            .collect();
-        let n = usize::try_from(n).map_err(|_| FormatError::InvalidField {
-            field: "degree",
-            reason: format!("{n} does not fit this platform"),
-        })?;
+        let security = half(payload, 26);
+        let moduli = primes_at(payload, PARAMS_FIXED_LEN as usize, header.count as usize);
+        let n = degree_field(n)?;
         let builder = BfvParameters::builder()
             .degree(n)
             .plain_modulus(t)
@@ -1159,14 +1201,7 @@ impl BfvParameters {
             })
             .special_moduli(&special);
         let params = with_security(builder, security)?.build()?;
-        let computed = params.id();
-        if computed != header.params_id {
-            return Err(FormatError::ParamsIdMismatch {
-                stored: header.params_id,
-                computed,
-            }
-            .into());
-        }
+        check_params_id(&header, params.id())?;
         Ok(params)
     }
 }
