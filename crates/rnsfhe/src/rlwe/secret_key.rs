@@ -7,7 +7,7 @@ use core::fmt;
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
 use rnsfhe_math::sampling::{expand_uniform, rng_from_os, sample_ternary};
-use rnsfhe_math::{Coeff, Ntt, RnsPoly};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
@@ -162,15 +162,7 @@ pub(crate) fn rlwe_zero_sample_qp(
         }
     };
     let ring = sp.ring_qp();
-    let n = ctx.degree();
-    let mut seed = [0u8; 32];
-    rng.fill_bytes(&mut seed);
-    let a_coeff: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
-    let a = ring.to_ntt(a_coeff)?;
-    let mut e = vec![0i64; n];
-    ctx.gaussian().sample_into(rng, &mut e);
-    let mut b = ring.to_ntt(ring.from_signed(&e)?)?;
-    e.zeroize();
+    let (mut b, a, seed) = seeded_a_and_error(ctx, ring, rng)?;
     let k = ctx.ring().limbs();
     let s_parts = [sk.s_ntt(), sp_s];
     for (i, (row, a_row)) in b.limbs_iter_mut().zip(a.limbs_iter()).enumerate() {
@@ -197,16 +189,27 @@ pub(crate) fn rlwe_zero_sample(
     rng: &mut ChaCha20Rng,
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])> {
     let ring = ctx.ring();
-    let n = ctx.degree();
-    let mut seed = [0u8; 32];
-    rng.fill_bytes(&mut seed);
-    let a_coeff: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), n);
-    let a = ring.to_ntt(a_coeff)?;
-    let mut e = vec![0i64; n];
-    ctx.gaussian().sample_into(rng, &mut e);
-    let mut b = ring.to_ntt(ring.from_signed(&e)?)?;
-    e.zeroize();
+    let (mut b, a, seed) = seeded_a_and_error(ctx, ring, rng)?;
     ring.mul_add_assign(&mut b, &a, sk.s_ntt())?;
     ring.neg_assign(&mut b)?;
+    Ok((b, a, seed))
+}
+
+/// `(e, a, seed)` over `ring`, both polynomials in NTT form: a fresh 32-byte
+/// seed, `a = expand_uniform(seed)` and a Gaussian error `e`, drawn in that
+/// order (seed, then `e`) so that seeded key generation stays reproducible.
+fn seeded_a_and_error(
+    ctx: &RlweContext,
+    ring: &RnsRing,
+    rng: &mut ChaCha20Rng,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])> {
+    let mut seed = [0u8; 32];
+    rng.fill_bytes(&mut seed);
+    let a_coeff: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), ctx.degree());
+    let a = ring.to_ntt(a_coeff)?;
+    let mut e = vec![0i64; ctx.degree()];
+    ctx.gaussian().sample_into(rng, &mut e);
+    let b = ring.to_ntt(ring.from_signed(&e)?)?;
+    e.zeroize();
     Ok((b, a, seed))
 }
