@@ -1,0 +1,10 @@
+//! The leveled layer shared by BGV and CKKS (between the RLWE core and the
+//! schemes, as Lattigo's `schemes` embed `core/rlwe`): one parameter
+//! literal for a modulus chain with hybrid key switching
+//! ([`parameters`]), validated, prime-selected and `dnum`-searched once.
+//! A scheme adds only its own fields and rules (CKKS its scale, BGV its
+//! plaintext modulus and correction factors).
+
+pub mod parameters;
+
+pub use parameters::ChainParameters;
