@@ -10,8 +10,7 @@ use rnsfhe_math::{Modulus, RnsRing};
 use crate::bfv::galois::ROW_GENERATOR;
 use crate::bgv::parameters::BgvParameters;
 use crate::error::{Error, Result};
-use crate::rlwe::context::{KeySwitchingMethod, RlweContext, SchemeContext};
-use crate::security::SecurityLevel;
+use crate::leveled::chain::{chain_context, LevelTables, ModulusChain};
 
 /// A value modulo some prime with its Shoup quotient.
 pub(crate) type Shoup = (u64, u64);
@@ -59,70 +58,52 @@ pub(crate) struct Level {
     pub(crate) decrypt: DecryptTables,
 }
 
+impl LevelTables for Level {
+    fn ring(&self) -> &RnsRing {
+        &self.ring
+    }
+}
+
 /// All precomputations for one BGV parameter set, built once and shared
 /// through `Arc` by encoders, encryptors, decryptors and evaluators.
 #[derive(Debug)]
 pub struct BgvContext {
     params: BgvParameters,
-    rlwe: RlweContext,
-    levels: Vec<Level>,
+    chain: ModulusChain<Level>,
     t: Modulus,
     /// `[t]_{q_i}` and `[t^{-1}]_{q_i}` with Shoup quotients, all limbs.
     t_mod_q: Vec<Shoup>,
     t_inv_q: Vec<Shoup>,
 }
 
-impl SchemeContext for BgvContext {
-    fn rlwe(&self) -> &RlweContext {
-        &self.rlwe
-    }
-}
+chain_context!(BgvContext, Level);
 
 impl BgvContext {
     /// Precomputes everything for `params`.
     pub fn new(params: BgvParameters) -> Result<Arc<Self>> {
-        let n = params.degree();
         let t = Modulus::new(params.plain_modulus())?;
-        let ring = RnsRing::from_moduli(n, params.coeff_moduli())?;
-        let mut t_mod_q = Vec::with_capacity(ring.limbs());
-        let mut t_inv_q = Vec::with_capacity(ring.limbs());
-        for m in ring.moduli() {
+        let chain = ModulusChain::new(&params, params.id(), ROW_GENERATOR, |ring| {
+            Ok(Level {
+                switch: if ring.limbs() > 1 {
+                    Some(mod_switch_tables(&ring, &t)?)
+                } else {
+                    None
+                },
+                decrypt: decrypt_tables(&ring, &t)?,
+                ring,
+            })
+        })?;
+        let mut t_mod_q = Vec::with_capacity(params.coeff_moduli().len());
+        let mut t_inv_q = Vec::with_capacity(params.coeff_moduli().len());
+        for m in chain.rlwe().ring().moduli() {
             let w = m.reduce(t.value());
             let i = m.inv(w)?;
             t_mod_q.push((w, m.shoup(w)));
             t_inv_q.push((i, m.shoup(i)));
         }
-        let mut levels = Vec::with_capacity(ring.limbs());
-        for l in 0..ring.limbs() {
-            let lr = ring.sub_ring(0..l + 1)?;
-            let switch = if l > 0 {
-                Some(mod_switch_tables(&lr, &t)?)
-            } else {
-                None
-            };
-            let decrypt = decrypt_tables(&lr, &t)?;
-            levels.push(Level {
-                ring: lr,
-                switch,
-                decrypt,
-            });
-        }
-        let rlwe = RlweContext::new(
-            params.id(),
-            ring,
-            params.sigma(),
-            params.security_level(),
-            KeySwitchingMethod::Hybrid {
-                dnum: params.dnum(),
-                special: params.special_moduli().to_vec(),
-            },
-            ROW_GENERATOR,
-        )?
-        .with_public_key_over_qp(true);
         Ok(Arc::new(Self {
             params,
-            rlwe,
-            levels,
+            chain,
             t,
             t_mod_q,
             t_inv_q,
@@ -134,49 +115,9 @@ impl BgvContext {
         &self.params
     }
 
-    /// The parameter id recorded in every object of this context.
-    pub fn id(&self) -> u64 {
-        self.rlwe.id()
-    }
-
-    /// Ring degree `n`.
-    pub fn degree(&self) -> usize {
-        self.params.degree()
-    }
-
     /// The plaintext modulus `t`.
     pub fn plain_modulus(&self) -> &Modulus {
         &self.t
-    }
-
-    /// The highest level `L`.
-    pub fn max_level(&self) -> usize {
-        self.params.max_level()
-    }
-
-    /// The security level the parameters were checked against.
-    pub fn security_level(&self) -> SecurityLevel {
-        self.params.security_level()
-    }
-
-    /// The ring of level `l` (limbs `q_0 … q_l`).
-    pub fn ring_at(&self, level: usize) -> Result<&RnsRing> {
-        self.level(level).map(|l| &l.ring)
-    }
-
-    /// Errors with [`Error::ParameterMismatch`] unless `id` is this
-    /// context's.
-    pub fn check_id(&self, id: u64) -> Result<()> {
-        self.rlwe.check_id(id)
-    }
-
-    pub(crate) fn level(&self, level: usize) -> Result<&Level> {
-        self.levels.get(level).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "level {level} is outside the chain (levels 0 to {})",
-                self.max_level()
-            ))
-        })
     }
 
     /// `[t]_{q_i}` (with Shoup quotients) for the first `limbs` limbs.
