@@ -15,7 +15,7 @@ use rnsfhe_math::crt::PolyCrt;
 use rnsfhe_math::sampling::rng_from_os;
 
 use crate::bfv::noise::log2_big;
-use crate::bgv::ciphertext::Ciphertext;
+use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
 use crate::bgv::kernels::{lift_centered_ntt, mul_scalars_shoup_assign, reduce_centered_mod_t};
 use crate::bgv::plaintext::Plaintext;
@@ -80,8 +80,9 @@ impl Encryptor {
         Ok(Ciphertext {
             params_id: self.ctx.id(),
             key_id: pk.key_id(),
-            correction: 1,
             polys: vec![c0, c1],
+            seed: None,
+            meta: BgvMeta { correction: 1 },
         })
     }
 
@@ -108,8 +109,9 @@ impl Encryptor {
         Ok(Ciphertext {
             params_id: self.ctx.id(),
             key_id: sk.key_id(),
-            correction: 1,
             polys: vec![c0, c1],
+            seed: None,
+            meta: BgvMeta { correction: 1 },
         })
     }
 
@@ -166,7 +168,7 @@ impl Decryptor {
         let r = reduce_centered_mod_t(t, &level.ring, &level.decrypt, &x);
         x.zeroize();
         let mut coeffs = r?;
-        let inv = t.inv(t.reduce(ct.correction))?;
+        let inv = t.inv(t.reduce(ct.meta.correction))?;
         if inv != 1 {
             let s = t.shoup(inv);
             for c in &mut coeffs {

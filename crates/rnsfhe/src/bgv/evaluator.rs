@@ -36,7 +36,7 @@ use rnsfhe_math::ring::{karatsuba_rows_into, square_rows_into};
 use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::bfv::galois::{column_swap_element, ROW_GENERATOR};
-use crate::bgv::ciphertext::Ciphertext;
+use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
 use crate::bgv::kernels::{
     add_scaled_assign, lift_centered_ntt, mod_switch_poly, mul_scalars_shoup_assign,
@@ -133,24 +133,24 @@ impl Evaluator {
     fn combine(&self, a: &mut Ciphertext, b: &Ciphertext, negate: bool) -> Result<()> {
         let ring = self.ctx.ring_at(a.level())?;
         let scaled_b;
-        let b = if a.correction == b.correction {
+        let b = if a.meta.correction == b.meta.correction {
             b
         } else {
-            let to_a = self.ratio(a.correction, b.correction)?;
-            let to_b = self.ratio(b.correction, a.correction)?;
+            let to_a = self.ratio(a.meta.correction, b.meta.correction)?;
+            let to_b = self.ratio(b.meta.correction, a.meta.correction)?;
             if to_a.unsigned_abs() <= to_b.unsigned_abs() {
                 let mut c = b.clone();
                 for p in &mut c.polys {
                     mul_signed_assign(ring, p, to_a)?;
                 }
-                c.correction = a.correction;
+                c.meta.correction = a.meta.correction;
                 scaled_b = c;
                 &scaled_b
             } else {
                 for p in &mut a.polys {
                     mul_signed_assign(ring, p, to_b)?;
                 }
-                a.correction = b.correction;
+                a.meta.correction = b.meta.correction;
                 b
             }
         };
@@ -280,7 +280,7 @@ impl Evaluator {
     fn add_sub_plain(&self, ct: &Ciphertext, pt: &Plaintext, negate: bool) -> Result<Ciphertext> {
         self.check_plain(ct, pt)?;
         let ring = self.ctx.ring_at(ct.level())?;
-        let m = lift_centered_ntt(&self.ctx, ring, pt.coefficients(), ct.correction)?;
+        let m = lift_centered_ntt(&self.ctx, ring, pt.coefficients(), ct.meta.correction)?;
         let mut out = ct.clone();
         if negate {
             ring.sub_assign(&mut out.polys[0], &m)?;
@@ -345,8 +345,11 @@ impl Evaluator {
         Ok(Ciphertext {
             params_id: a.params_id,
             key_id: a.key_id,
-            correction: t.mul(a.correction, b.correction),
             polys: d.into(),
+            seed: None,
+            meta: BgvMeta {
+                correction: t.mul(a.meta.correction, b.meta.correction),
+            },
         })
     }
 
@@ -383,8 +386,11 @@ impl Evaluator {
         Ok(Ciphertext {
             params_id: ct.params_id,
             key_id: ct.key_id,
-            correction: t.mul(ct.correction, ct.correction),
             polys: d.into(),
+            seed: None,
+            meta: BgvMeta {
+                correction: t.mul(ct.meta.correction, ct.meta.correction),
+            },
         })
     }
 
@@ -494,7 +500,7 @@ impl Evaluator {
         let t = self.ctx.plain_modulus();
         if let Some(sw) = lv.switch.as_ref() {
             let (w, ws) = sw.ql_inv_t;
-            ct.correction = t.mul_shoup(ct.correction, w, ws);
+            ct.meta.correction = t.mul_shoup(ct.meta.correction, w, ws);
         }
         Ok(())
     }
@@ -562,8 +568,11 @@ impl Evaluator {
         Ok(Ciphertext {
             params_id: ct.params_id,
             key_id: ct.key_id,
-            correction: ct.correction,
             polys: vec![c0, k1],
+            seed: None,
+            meta: BgvMeta {
+                correction: ct.meta.correction,
+            },
         })
     }
 

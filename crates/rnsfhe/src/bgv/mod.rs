@@ -71,7 +71,7 @@ pub mod plaintext;
 
 pub use crate::bfv::galois::{column_swap_element, galois_element_for_step, ROW_GENERATOR};
 pub use crate::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
-pub use ciphertext::Ciphertext;
+pub use ciphertext::{BgvMeta, Ciphertext};
 pub use context::BgvContext;
 pub use encoding::BatchEncoder;
 pub use encrypt::{Decryptor, Encryptor};

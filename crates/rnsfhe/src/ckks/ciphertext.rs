@@ -68,18 +68,18 @@ impl Plaintext {
     }
 }
 
-/// A CKKS ciphertext `(c_0, c_1[, c_2])`, NTT form over `q_0 … q_l`,
-/// decrypting to `c_0 + c_1·s (+ c_2·s²) ≈ Δ·σ^{-1}(z)`.
+/// The CKKS metadata of a ciphertext: its scale `Δ` and the number of
+/// values encoded.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Ciphertext {
-    pub(crate) params_id: u64,
-    pub(crate) key_id: u64,
+pub struct CkksMeta {
     pub(crate) scale: f64,
     pub(crate) len: usize,
-    pub(crate) polys: Vec<RnsPoly<Ntt>>,
-    /// The seed of `c_1` for fresh secret-key encryptions (half-size files).
-    pub(crate) seed: Option<[u8; 32]>,
 }
+
+/// A CKKS ciphertext `(c_0, c_1[, c_2])`, NTT form over `q_0 … q_l`,
+/// decrypting to `c_0 + c_1·s (+ c_2·s²) ≈ Δ·σ^{-1}(z)`: the leveled
+/// skeleton with the scale and slot count.
+pub type Ciphertext = crate::leveled::Ciphertext<CkksMeta>;
 
 impl Ciphertext {
     /// A ciphertext from NTT-form polynomials (2 or 3, over the first
@@ -102,60 +102,25 @@ impl Ciphertext {
         Ok(Self {
             params_id: ctx.id(),
             key_id,
-            scale,
-            len,
             polys,
             seed: None,
+            meta: CkksMeta { scale, len },
         })
-    }
-
-    /// The parameter id of its context.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The key id of the secret key it is encrypted under.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
     }
 
     /// The scale `Δ` of the encrypted values.
     pub fn scale(&self) -> f64 {
-        self.scale
-    }
-
-    /// The level `l` (rescalings left).
-    pub fn level(&self) -> usize {
-        self.polys
-            .first()
-            .map_or(0, |p| p.limbs().saturating_sub(1))
-    }
-
-    /// Number of polynomials (2, or 3 after a multiplication without
-    /// relinearization).
-    pub fn size(&self) -> usize {
-        self.polys.len()
+        self.meta.scale
     }
 
     /// Number of values encoded (decoding returns this many).
     pub fn len(&self) -> usize {
-        self.len
+        self.meta.len
     }
 
     /// Whether no value was encoded.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The polynomials, NTT form over `q_0 … q_l`.
-    pub fn polys(&self) -> &[RnsPoly<Ntt>] {
-        &self.polys
-    }
-
-    /// The 32-byte seed `c_1` was expanded from, for fresh secret-key
-    /// encryptions.
-    pub fn seed(&self) -> Option<&[u8; 32]> {
-        self.seed.as_ref()
+        self.meta.len == 0
     }
 }
 

@@ -9,7 +9,7 @@ use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::embedding::Complex64;
 use rnsfhe_math::sampling::rng_from_os;
 
-use crate::ckks::ciphertext::{Ciphertext, Plaintext};
+use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::{decode_poly, Encoder};
 use crate::error::{Error, Result};
@@ -66,10 +66,12 @@ impl Encryptor {
         Ok(Ciphertext {
             params_id: self.ctx.id(),
             key_id: pk.key_id(),
-            scale: pt.scale,
-            len: pt.len,
             polys: vec![c0, c1],
             seed: None,
+            meta: CkksMeta {
+                scale: pt.scale,
+                len: pt.len,
+            },
         })
     }
 
@@ -107,10 +109,12 @@ impl Encryptor {
         Ok(Ciphertext {
             params_id: self.ctx.id(),
             key_id: pk.key_id(),
-            scale,
-            len: values.len(),
             polys: vec![c0, c1],
             seed: None,
+            meta: CkksMeta {
+                scale,
+                len: values.len(),
+            },
         })
     }
 
@@ -136,10 +140,12 @@ impl Encryptor {
         Ok(Ciphertext {
             params_id: self.ctx.id(),
             key_id: sk.key_id(),
-            scale: pt.scale,
-            len: pt.len,
             polys: vec![c0, c1],
             seed: Some(seed),
+            meta: CkksMeta {
+                scale: pt.scale,
+                len: pt.len,
+            },
         })
     }
 }
@@ -171,8 +177,8 @@ impl Decryptor {
         let poly = phase(self.ctx.rlwe(), ring, &self.sk, &ct.polys)?;
         Ok(Plaintext {
             params_id: ct.params_id,
-            scale: ct.scale,
-            len: ct.len,
+            scale: ct.meta.scale,
+            len: ct.meta.len,
             poly,
         })
     }
@@ -193,7 +199,7 @@ impl Decryptor {
         let ring = self.ctx.ring_at(pt.level())?;
         let coeff = ring.to_coeff(pt.poly)?;
         let mut out = decode_poly(&self.ctx, &coeff, pt.scale, ct.level())?;
-        out.truncate(ct.len);
+        out.truncate(ct.meta.len);
         Ok(out)
     }
 }

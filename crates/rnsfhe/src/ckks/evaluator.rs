@@ -30,7 +30,7 @@ use rnsfhe_math::galois::GaloisTable;
 use rnsfhe_math::ring::karatsuba_rows_into;
 use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
-use crate::ckks::ciphertext::{Ciphertext, Plaintext};
+use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::Encoder;
 use crate::error::{Error, Result};
@@ -106,7 +106,7 @@ impl Evaluator {
                 right: b.level(),
             });
         }
-        check_scales(a.scale, b.scale, op)
+        check_scales(a.meta.scale, b.meta.scale, op)
     }
 
     /// Brings `a` and `b` to a common level and scale when auto-alignment
@@ -121,7 +121,7 @@ impl Evaluator {
     )> {
         use std::borrow::Cow;
         if !self.auto_align
-            || (a.level() == b.level() && check_scales(a.scale, b.scale, "").is_ok())
+            || (a.level() == b.level() && check_scales(a.meta.scale, b.meta.scale, "").is_ok())
         {
             return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
         }
@@ -136,14 +136,14 @@ impl Evaluator {
             lo.level().checked_sub(1).ok_or_else(|| {
                 Error::ScaleMismatch(format!(
                     "scales 2^{:.6} and 2^{:.6} at level 0 cannot be aligned",
-                    a.scale.log2(),
-                    b.scale.log2()
+                    a.meta.scale.log2(),
+                    b.meta.scale.log2()
                 ))
             })?
         } else {
             lo.level()
         };
-        let adjusted = self.adjust_to(hi, target, lo.scale)?;
+        let adjusted = self.adjust_to(hi, target, lo.meta.scale)?;
         let (x, y) = if swapped {
             (Cow::Borrowed(a), Cow::Owned(adjusted))
         } else {
@@ -169,30 +169,30 @@ impl Evaluator {
     /// already agree, else multiplied by `round(scale·q/Δ)` one level
     /// above `level` and rescaled by `q`.
     fn adjust_to(&self, ct: &Ciphertext, level: usize, scale: f64) -> Result<Ciphertext> {
-        if check_scales(ct.scale, scale, "").is_ok() {
+        if check_scales(ct.meta.scale, scale, "").is_ok() {
             return self.drop_to_level(ct, level);
         }
         if ct.level() <= level {
             return Err(Error::ScaleMismatch(format!(
                 "cannot adjust scale 2^{:.4} to 2^{:.4} at level {level} without a spare level",
-                ct.scale.log2(),
+                ct.meta.scale.log2(),
                 scale.log2()
             )));
         }
         let mut x = self.drop_to_level(ct, level + 1)?;
         let q = self.ctx.params().coeff_moduli()[level + 1] as f64;
-        let factor = (scale * q / x.scale).round();
+        let factor = (scale * q / x.meta.scale).round();
         if !(1.0..(1u64 << 62) as f64).contains(&factor) {
             return Err(Error::ScaleMismatch(format!(
                 "scale 2^{:.4} cannot be adjusted to 2^{:.4}",
-                ct.scale.log2(),
+                ct.meta.scale.log2(),
                 scale.log2()
             )));
         }
         self.mul_integer_assign(&mut x, factor as u64)?;
-        x.scale *= factor;
+        x.meta.scale *= factor;
         self.rescale_assign(&mut x)?;
-        x.scale = scale;
+        x.meta.scale = scale;
         Ok(x)
     }
 
@@ -233,7 +233,7 @@ impl Evaluator {
             }
         }
         a.seed = None;
-        a.len = a.len.max(b.len);
+        a.meta.len = a.meta.len.max(b.meta.len);
         Ok(())
     }
 
@@ -265,7 +265,7 @@ impl Evaluator {
     /// `ct + pt` (equal level and scale).
     pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         self.check_plain(ct, pt, "add_plain")?;
-        check_scales(ct.scale, pt.scale, "add_plain")?;
+        check_scales(ct.meta.scale, pt.scale, "add_plain")?;
         let ring = self.ctx.ring_at(ct.level())?;
         let mut out = ct.clone();
         ring.add_assign(&mut out.polys[0], &pt.poly)?;
@@ -276,7 +276,7 @@ impl Evaluator {
     /// `ct − pt` (equal level and scale).
     pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
         self.check_plain(ct, pt, "sub_plain")?;
-        check_scales(ct.scale, pt.scale, "sub_plain")?;
+        check_scales(ct.meta.scale, pt.scale, "sub_plain")?;
         let ring = self.ctx.ring_at(ct.level())?;
         let mut out = ct.clone();
         ring.sub_assign(&mut out.polys[0], &pt.poly)?;
@@ -292,7 +292,7 @@ impl Evaluator {
         for p in &mut out.polys {
             ring.mul_assign(p, &pt.poly)?;
         }
-        out.scale *= pt.scale;
+        out.meta.scale *= pt.scale;
         out.seed = None;
         Ok(out)
     }
@@ -301,16 +301,16 @@ impl Evaluator {
     /// ciphertext's scale (no level used).
     pub fn add_const(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
         self.check(ct)?;
-        let scaled = c * ct.scale;
+        let scaled = c * ct.meta.scale;
         if !scaled.is_finite() {
             return Err(Error::ValueOutOfRange(format!(
                 "constant {c} at scale 2^{:.1}",
-                ct.scale.log2()
+                ct.meta.scale.log2()
             )));
         }
-        let pt = Encoder::new(&self.ctx).encode_constant(c, ct.scale, ct.level())?;
+        let pt = Encoder::new(&self.ctx).encode_constant(c, ct.meta.scale, ct.level())?;
         let mut out = self.add_plain(ct, &pt)?;
-        out.len = ct.len;
+        out.meta.len = ct.meta.len;
         Ok(out)
     }
 
@@ -343,7 +343,7 @@ impl Evaluator {
                 ring.neg_assign(p)?;
             }
         }
-        out.scale *= q;
+        out.meta.scale *= q;
         out.seed = None;
         Ok(out)
     }
@@ -428,10 +428,12 @@ impl Evaluator {
         Ok(Ciphertext {
             params_id: a.params_id,
             key_id: a.key_id,
-            scale: a.scale * b.scale,
-            len: a.len.max(b.len),
             polys: d.into(),
             seed: None,
+            meta: CkksMeta {
+                scale: a.meta.scale * b.meta.scale,
+                len: a.meta.len.max(b.meta.len),
+            },
         })
     }
 
@@ -502,7 +504,7 @@ impl Evaluator {
         for p in &mut ct.polys {
             rs.rescale_ntt_assign(p)?;
         }
-        ct.scale /= self.ctx.params().coeff_moduli()[l] as f64;
+        ct.meta.scale /= self.ctx.params().coeff_moduli()[l] as f64;
         ct.seed = None;
         Ok(())
     }
@@ -549,7 +551,7 @@ impl Evaluator {
         scratch.give(c2_coeff.into_data());
         scratch.give(c2.into_data());
         r?;
-        t.scale /= self.ctx.params().coeff_moduli()[l] as f64;
+        t.meta.scale /= self.ctx.params().coeff_moduli()[l] as f64;
         Ok(t)
     }
 
@@ -630,10 +632,12 @@ impl Evaluator {
         Ok(Ciphertext {
             params_id: ct.params_id,
             key_id: ct.key_id,
-            scale: ct.scale,
-            len: ct.len,
             polys: vec![c0, k1],
             seed: None,
+            meta: CkksMeta {
+                scale: ct.meta.scale,
+                len: ct.meta.len,
+            },
         })
     }
 
@@ -671,7 +675,7 @@ impl Evaluator {
             self.add_assign(&mut acc, &r)?;
             step <<= 1;
         }
-        acc.len = ct.len;
+        acc.meta.len = ct.meta.len;
         Ok(acc)
     }
 

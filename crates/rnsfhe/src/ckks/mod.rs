@@ -22,7 +22,7 @@ pub mod polynomial;
 pub mod precision;
 
 pub use crate::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
-pub use ciphertext::{Ciphertext, Plaintext};
+pub use ciphertext::{Ciphertext, CkksMeta, Plaintext};
 pub use context::CkksContext;
 pub use encoder::Encoder;
 pub use encrypt::{Decryptor, Encryptor};

@@ -322,7 +322,7 @@ impl Powers<'_> {
                 p = self.ev.add_const(&p, -1.0)?;
             } else {
                 let low = self.get(j - k)?.clone();
-                let low = self.ev.bring_to(&low, p.level(), p.scale)?;
+                let low = self.ev.bring_to(&low, p.level(), p.meta.scale)?;
                 p = self.ev.sub(&p, &low)?;
             }
         }
@@ -336,25 +336,25 @@ impl Evaluator {
     /// scales agree, else dropped to `level + 1`, multiplied by `1`
     /// encoded at `scale·q_{level+1}/Δ` and rescaled.
     fn bring_to(&self, ct: &Ciphertext, level: usize, scale: f64) -> Result<Ciphertext> {
-        if check_scales(ct.scale, scale, "").is_ok() {
+        if check_scales(ct.meta.scale, scale, "").is_ok() {
             let mut out = self.drop_to_level(ct, level)?;
-            out.scale = scale;
+            out.meta.scale = scale;
             return Ok(out);
         }
         if ct.level() <= level {
             return Err(Error::ScaleMismatch(format!(
                 "cannot bring scale 2^{:.6} to 2^{:.6} at level {level} from level {}",
-                ct.scale.log2(),
+                ct.meta.scale.log2(),
                 scale.log2(),
                 ct.level()
             )));
         }
         let x = self.drop_to_level(ct, level + 1)?;
         let q = self.q_at(level + 1)?;
-        let pt = self.constant_plain(1.0, scale * q / x.scale, level + 1)?;
+        let pt = self.constant_plain(1.0, scale * q / x.meta.scale, level + 1)?;
         let mut out = self.multiply_plain(&x, &pt)?;
         self.rescale_assign(&mut out)?;
-        out.scale = scale;
+        out.meta.scale = scale;
         Ok(out)
     }
 
@@ -389,9 +389,9 @@ impl Evaluator {
                 continue;
             }
             let t = self.drop_to_level(powers.get(i)?, level + 1)?;
-            let pt = self.constant_plain(c, scale * q / t.scale, level + 1)?;
+            let pt = self.constant_plain(c, scale * q / t.meta.scale, level + 1)?;
             let mut y = self.multiply_plain(&t, &pt)?;
-            y.scale = scale * q;
+            y.meta.scale = scale * q;
             acc = Some(match acc {
                 None => y,
                 Some(a) => self.add(&a, &y)?,
@@ -406,7 +406,7 @@ impl Evaluator {
             });
         };
         self.rescale_assign(&mut out)?;
-        out.scale = scale;
+        out.meta.scale = scale;
         if c0 != 0.0 {
             out = self.add_const(&out, c0)?;
         }
@@ -437,7 +437,7 @@ impl Evaluator {
         let g = 1usize << (depth_for_degree(deg) - 1);
         let (q, r) = split(powers.basis, coeffs, g);
         let tg = powers.get(g)?.clone();
-        let high_scale = scale * self.q_at(level + 1)? / tg.scale;
+        let high_scale = scale * self.q_at(level + 1)? / tg.meta.scale;
         let high = match self.eval_rec(powers, &q, level + 1, high_scale, baby)? {
             Value::Zero => None,
             Value::Const(c) => {
@@ -451,8 +451,8 @@ impl Evaluator {
             Value::Ct(qc) => {
                 let tg = self.drop_to_level(&tg, level + 1)?;
                 let mut p = self.multiply_relin_rescale(&qc, &tg, powers.rk)?;
-                check_scales(p.scale, scale, "polynomial evaluation")?;
-                p.scale = scale;
+                check_scales(p.meta.scale, scale, "polynomial evaluation")?;
+                p.meta.scale = scale;
                 Some(p)
             }
         };
@@ -482,7 +482,7 @@ impl Evaluator {
                 "a polynomial of degree {deg} needs {k} levels, the ciphertext has {top}"
             ))
         })?;
-        let scale = t1.scale;
+        let scale = t1.meta.scale;
         let baby = 1usize << k.div_ceil(2).max(1);
         let mut powers = Powers {
             ev: self,
@@ -547,7 +547,7 @@ impl Evaluator {
             let beta = -(a + b) / (b - a);
             let mut y = self.multiply_const(ct, alpha)?;
             self.rescale_assign(&mut y)?;
-            y.scale = ct.scale;
+            y.meta.scale = ct.meta.scale;
             if beta != 0.0 {
                 y = self.add_const(&y, beta)?;
             }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use rnsfhe_math::RnsRing;
 
-use crate::bgv::ciphertext::Ciphertext;
+use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
 use crate::bgv::parameters::BgvParameters;
 use crate::error::format::FormatError;
@@ -98,7 +98,7 @@ impl ToBytes<BgvContext> for Ciphertext {
             2,
             u64::from(BGV_MAX_CIPHERTEXT_SIZE),
         )?;
-        check_correction(ctx, self.correction)?;
+        check_correction(ctx, self.meta.correction)?;
         let ring = level_ring(ctx, self.level() + 1)?;
         for p in &self.polys {
             ring.check(p)?;
@@ -106,7 +106,7 @@ impl ToBytes<BgvContext> for Ciphertext {
         let bits = mul(u64::from(size), ring_poly_bits(ring), "ciphertext size")?;
         let len = BGV_PREFIX_LEN as u64 + bits.div_ceil(8);
         let mut out = format::begin(Self::KIND, false, ctx.id(), self.key_id, size, len)?;
-        out.extend_from_slice(&self.correction.to_le_bytes());
+        out.extend_from_slice(&self.meta.correction.to_le_bytes());
         out.extend_from_slice(&count_u32(ring.limbs(), "limb count")?.to_le_bytes());
         out.extend_from_slice(&[0u8; 4]);
         let mut w = BitWriter::new(&mut out);
@@ -162,8 +162,9 @@ impl FromBytes<BgvContext> for Ciphertext {
         Ok(Ciphertext {
             params_id: ctx.id(),
             key_id: header.key_id,
-            correction,
             polys,
+            seed: None,
+            meta: BgvMeta { correction },
         })
     }
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 
-use crate::ckks::ciphertext::{Ciphertext, Plaintext};
+use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
 use crate::ckks::parameters::{CkksParameters, MAX_MODULI};
 use crate::error::format::FormatError;
@@ -225,7 +225,7 @@ impl Ciphertext {
     fn writable<'a>(&self, ctx: &'a CkksContext) -> Result<(u32, &'a RnsRing)> {
         ctx.check_id(self.params_id)?;
         let size = check_ckks_size(self.polys.len())?;
-        let ring = check_for_writing(ctx, self.scale, self.len, self.level() + 1)?;
+        let ring = check_for_writing(ctx, self.meta.scale, self.meta.len, self.level() + 1)?;
         for p in &self.polys {
             ring.check(p)?;
         }
@@ -263,7 +263,7 @@ impl ToBytes<CkksContext> for Ciphertext {
             "ciphertext size",
         )?;
         let mut out = format::begin(Self::KIND, false, ctx.id(), self.key_id, size, polys)?;
-        write_prefix(&mut out, self.scale, self.len, ring.limbs())?;
+        write_prefix(&mut out, self.meta.scale, self.meta.len, ring.limbs())?;
         let mut w = BitWriter::new(&mut out);
         for p in &self.polys {
             write_poly(&mut w, ring, &ring.to_coeff(p.clone())?)?;
@@ -283,7 +283,7 @@ impl ToBytes<CkksContext> for Ciphertext {
         })?;
         let len = (CKKS_PREFIX_LEN + SEED_LEN) as u64 + ring_poly_bits(ring).div_ceil(8);
         let mut out = format::begin(Self::KIND, true, ctx.id(), self.key_id, 2, len)?;
-        write_prefix(&mut out, self.scale, self.len, ring.limbs())?;
+        write_prefix(&mut out, self.meta.scale, self.meta.len, ring.limbs())?;
         out.extend_from_slice(&seed);
         let mut w = BitWriter::new(&mut out);
         write_poly(&mut w, ring, &ring.to_coeff(c0.clone())?)?;
@@ -346,10 +346,12 @@ impl FromBytes<CkksContext> for Ciphertext {
         Ok(Ciphertext {
             params_id: ctx.id(),
             key_id: header.key_id,
-            scale: prefix.scale,
-            len: prefix.len as usize,
             polys,
             seed,
+            meta: CkksMeta {
+                scale: prefix.scale,
+                len: prefix.len as usize,
+            },
         })
     }
 }
