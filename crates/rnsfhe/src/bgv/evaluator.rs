@@ -31,11 +31,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::galois::GaloisTable;
-use rnsfhe_math::ring::{karatsuba_rows_into, square_rows_into};
-use rnsfhe_math::{Ntt, RnsPoly};
+use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 
-use crate::bfv::galois::{column_swap_element, ROW_GENERATOR};
+use crate::bfv::galois::column_swap_element;
 use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
 use crate::bgv::kernels::{
@@ -44,10 +42,11 @@ use crate::bgv::kernels::{
 };
 use crate::bgv::plaintext::Plaintext;
 use crate::error::{Error, Result};
+use crate::leveled::evaluator::{self as leveled, KeySwitch};
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
 use crate::rlwe::key_switching::KeySwitchingKey;
-use crate::rlwe::keys::{check_key_id, RelinKey};
+use crate::rlwe::keys::RelinKey;
 
 /// Homomorphic operations on BGV ciphertexts of one context.
 #[derive(Clone, Debug)]
@@ -78,19 +77,7 @@ impl Evaluator {
     }
 
     fn check(&self, ct: &Ciphertext) -> Result<()> {
-        self.ctx.check_id(ct.params_id)?;
-        if !(2..=3).contains(&ct.polys.len()) {
-            return Err(Error::WrongCiphertextSize {
-                operation: "evaluate",
-                expected: "2 or 3",
-                got: ct.polys.len(),
-            });
-        }
-        let ring = self.ctx.ring_at(ct.level())?;
-        for p in &ct.polys {
-            ring.check(p)?;
-        }
-        Ok(())
+        leveled::check_ciphertext(&*self.ctx, ct)
     }
 
     /// Both operands at one level: equal levels, or (auto-alignment) the
@@ -101,25 +88,9 @@ impl Evaluator {
         b: &'a Ciphertext,
         op: &'static str,
     ) -> Result<(Cow<'a, Ciphertext>, Cow<'a, Ciphertext>)> {
-        self.check(a)?;
-        self.check(b)?;
-        check_key_id(a.key_id, b.key_id)?;
-        let (la, lb) = (a.level(), b.level());
-        if la == lb {
-            return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
-        }
-        if !self.auto_align {
-            return Err(Error::LevelMismatch {
-                operation: op,
-                left: la,
-                right: lb,
-            });
-        }
-        if la > lb {
-            Ok((Cow::Owned(self.mod_switch_to(a, lb)?), Cow::Borrowed(b)))
-        } else {
-            Ok((Cow::Borrowed(a), Cow::Owned(self.mod_switch_to(b, la)?)))
-        }
+        leveled::align_levels(&*self.ctx, a, b, op, self.auto_align, |ct, l| {
+            self.mod_switch_to(ct, l)
+        })
     }
 
     /// `σ_to·σ_from^{-1} mod t`, centred.
@@ -154,17 +125,7 @@ impl Evaluator {
                 b
             }
         };
-        while a.polys.len() < b.polys.len() {
-            a.polys.push(ring.zero());
-        }
-        for (x, y) in a.polys.iter_mut().zip(&b.polys) {
-            if negate {
-                ring.sub_assign(x, y)?;
-            } else {
-                ring.add_assign(x, y)?;
-            }
-        }
-        Ok(())
+        leveled::add_polys(&*self.ctx, a, b, negate)
     }
 
     /// `a + b` (sizes 2 or 3). Equal levels (or auto-alignment); different
@@ -202,9 +163,7 @@ impl Evaluator {
         op: &'static str,
     ) -> Result<()> {
         if a.level() == b.level() {
-            self.check(a)?;
-            self.check(b)?;
-            check_key_id(a.key_id, b.key_id)?;
+            leveled::check_operands(&*self.ctx, a, b)?;
             return self.combine(a, b, negate);
         }
         let (x, y) = self.align_levels(a, b, op)?;
@@ -223,12 +182,7 @@ impl Evaluator {
 
     /// `ct ← −ct`.
     pub fn negate_assign(&self, ct: &mut Ciphertext) -> Result<()> {
-        self.check(ct)?;
-        let ring = self.ctx.ring_at(ct.level())?;
-        for p in &mut ct.polys {
-            ring.neg_assign(p)?;
-        }
-        Ok(())
+        leveled::negate_assign(&*self.ctx, ct)
     }
 
     /// `ct·c` for a plaintext scalar `c ∈ [0, t)` (multiplied as its
@@ -308,44 +262,12 @@ impl Evaluator {
     /// `σ = σ_a·σ_b`. Equal levels (or auto-alignment).
     pub fn multiply(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
         let (a, b) = self.align_levels(a, b, "multiply")?;
-        let (Ok([a0, a1]), Ok([b0, b1])) = (
-            <&[RnsPoly<Ntt>; 2]>::try_from(a.polys.as_slice()),
-            <&[RnsPoly<Ntt>; 2]>::try_from(b.polys.as_slice()),
-        ) else {
-            return Err(Error::WrongCiphertextSize {
-                operation: "multiply",
-                expected: "2",
-                got: a.polys.len().max(b.polys.len()),
-            });
-        };
-        let ring = self.ctx.ring_at(a.level())?;
-        let n = ring.n();
-        let k = ring.limbs();
-        let mut d: [RnsPoly<Ntt>; 3] = [
-            RnsPoly::zero(n, k),
-            RnsPoly::zero(n, k),
-            RnsPoly::zero(n, k),
-        ];
-        let [d0, d1, d2] = &mut d;
-        d0.data_mut()
-            .par_chunks_exact_mut(n)
-            .zip(d1.data_mut().par_chunks_exact_mut(n))
-            .zip(d2.data_mut().par_chunks_exact_mut(n))
-            .enumerate()
-            .for_each(|(i, ((o0, o1), o2))| {
-                if let Some(m) = ring.moduli().get(i) {
-                    karatsuba_rows_into(
-                        m,
-                        [a0.limb(i), a1.limb(i), b0.limb(i), b1.limb(i)],
-                        [o0, o1, o2],
-                    );
-                }
-            });
+        let polys = leveled::tensor(&*self.ctx, &a, &b)?;
         let t = self.ctx.plain_modulus();
         Ok(Ciphertext {
             params_id: a.params_id,
             key_id: a.key_id,
-            polys: d.into(),
+            polys,
             seed: None,
             meta: BgvMeta {
                 correction: t.mul(a.meta.correction, b.meta.correction),
@@ -356,37 +278,12 @@ impl Evaluator {
     /// `ct²` (`(c_0², 2 c_0 c_1, c_1²)`, `σ²`).
     pub fn square(&self, ct: &Ciphertext) -> Result<Ciphertext> {
         self.check(ct)?;
-        let Ok([a0, a1]) = <&[RnsPoly<Ntt>; 2]>::try_from(ct.polys.as_slice()) else {
-            return Err(Error::WrongCiphertextSize {
-                operation: "square",
-                expected: "2",
-                got: ct.polys.len(),
-            });
-        };
-        let ring = self.ctx.ring_at(ct.level())?;
-        let n = ring.n();
-        let k = ring.limbs();
-        let mut d: [RnsPoly<Ntt>; 3] = [
-            RnsPoly::zero(n, k),
-            RnsPoly::zero(n, k),
-            RnsPoly::zero(n, k),
-        ];
-        let [d0, d1, d2] = &mut d;
-        d0.data_mut()
-            .par_chunks_exact_mut(n)
-            .zip(d1.data_mut().par_chunks_exact_mut(n))
-            .zip(d2.data_mut().par_chunks_exact_mut(n))
-            .enumerate()
-            .for_each(|(i, ((o0, o1), o2))| {
-                if let Some(m) = ring.moduli().get(i) {
-                    square_rows_into(m, [a0.limb(i), a1.limb(i)], [o0, o1, o2]);
-                }
-            });
+        let polys = leveled::square(&*self.ctx, ct)?;
         let t = self.ctx.plain_modulus();
         Ok(Ciphertext {
             params_id: ct.params_id,
             key_id: ct.key_id,
-            polys: d.into(),
+            polys,
             seed: None,
             meta: BgvMeta {
                 correction: t.mul(ct.meta.correction, ct.meta.correction),
@@ -438,26 +335,7 @@ impl Evaluator {
 
     /// [`Evaluator::relinearize`] in place.
     pub fn relinearize_assign(&self, ct: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
-        self.check(ct)?;
-        self.ctx.check_id(rk.params_id())?;
-        check_key_id(rk.key_id(), ct.key_id)?;
-        if ct.polys.len() != 3 {
-            return Err(Error::WrongCiphertextSize {
-                operation: "relinearize",
-                expected: "3",
-                got: ct.polys.len(),
-            });
-        }
-        let ring = self.ctx.ring_at(ct.level())?;
-        let (k0, k1) = self.switch_t(&ct.polys[2], rk.key_switching_key())?;
-        ct.polys.pop();
-        let tq = self.ctx.t_mod_q(ring.limbs());
-        add_scaled_assign(ring, &mut ct.polys[0], &k0, tq)?;
-        add_scaled_assign(ring, &mut ct.polys[1], &k1, tq)?;
-        let scratch = &self.ctx.rlwe().scratch;
-        scratch.give(k0.into_data());
-        scratch.give(k1.into_data());
-        Ok(())
+        leveled::relinearize_assign(&*self.ctx, self, ct, rk)
     }
 
     /// `relinearize(multiply(a, b))` (no modulus switch: call
@@ -514,12 +392,7 @@ impl Evaluator {
     /// with [`Error::InvalidArgument`] for a level above the ciphertext's.
     pub fn mod_switch_to(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
         self.check(ct)?;
-        if level > ct.level() {
-            return Err(Error::InvalidArgument(format!(
-                "cannot raise a ciphertext from level {} to {level}",
-                ct.level()
-            )));
-        }
+        leveled::check_lower(ct.level(), level)?;
         let mut out = ct.clone();
         while out.level() > level {
             self.mod_switch_to_next_assign(&mut out)?;
@@ -535,45 +408,7 @@ impl Evaluator {
         element: u64,
         gk: &GaloisKeys,
     ) -> Result<Ciphertext> {
-        self.check(ct)?;
-        self.ctx.check_id(gk.params_id())?;
-        check_key_id(gk.key_id(), ct.key_id)?;
-        if ct.polys.len() != 2 {
-            return Err(Error::WrongCiphertextSize {
-                operation: "apply_galois",
-                expected: "2",
-                got: ct.polys.len(),
-            });
-        }
-        let (table, ksk) = gk.get(element)?;
-        self.apply_galois_key(ct, table, ksk)
-    }
-
-    fn apply_galois_key(
-        &self,
-        ct: &Ciphertext,
-        table: &GaloisTable,
-        ksk: &KeySwitchingKey,
-    ) -> Result<Ciphertext> {
-        let ring = self.ctx.ring_at(ct.level())?;
-        let mut c0 = ring.zero();
-        table.apply_ntt_into(&ct.polys[0], &mut c0)?;
-        let mut c1 = ring.zero();
-        table.apply_ntt_into(&ct.polys[1], &mut c1)?;
-        let (k0, mut k1) = self.switch_t(&c1, ksk)?;
-        let tq = self.ctx.t_mod_q(ring.limbs());
-        add_scaled_assign(ring, &mut c0, &k0, tq)?;
-        mul_scalars_shoup_assign(ring, &mut k1, tq)?;
-        self.ctx.rlwe().scratch.give(k0.into_data());
-        Ok(Ciphertext {
-            params_id: ct.params_id,
-            key_id: ct.key_id,
-            polys: vec![c0, k1],
-            seed: None,
-            meta: BgvMeta {
-                correction: ct.meta.correction,
-            },
-        })
+        leveled::apply_galois(&*self.ctx, self, ct, element, gk)
     }
 
     /// Rotates both rows of the `2 × (n/2)` slot matrix left by `steps`
@@ -583,16 +418,31 @@ impl Evaluator {
     /// form); errors with [`Error::MissingGaloisKey`] naming the element
     /// when neither works.
     pub fn rotate_rows(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
-        self.check(ct)?;
-        let mut acc = ct.clone();
-        for e in gk.rotation_elements(self.ctx.degree(), ROW_GENERATOR, steps)? {
-            acc = self.apply_galois(&acc, e, gk)?;
-        }
-        Ok(acc)
+        leveled::rotate(&*self.ctx, self, ct, steps, gk)
     }
 
     /// Swaps the two rows of the slot matrix (`X ↦ X^{2n−1}`).
     pub fn rotate_columns(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
         self.apply_galois(ct, column_swap_element(self.ctx.degree()), gk)
+    }
+}
+
+/// BGV's key switch: `t^{-1}·x` is switched and the result multiplied by
+/// `t`, so all key-switching noise is a multiple of `t` (module docs).
+impl KeySwitch for Evaluator {
+    fn switch(
+        &self,
+        x: &RnsPoly<Ntt>,
+        ksk: &KeySwitchingKey,
+    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+        self.switch_t(x, ksk)
+    }
+
+    fn fold(&self, ring: &RnsRing, acc: &mut RnsPoly<Ntt>, k: &RnsPoly<Ntt>) -> Result<()> {
+        add_scaled_assign(ring, acc, k, self.ctx.t_mod_q(ring.limbs()))
+    }
+
+    fn scale(&self, ring: &RnsRing, k: &mut RnsPoly<Ntt>) -> Result<()> {
+        mul_scalars_shoup_assign(ring, k, self.ctx.t_mod_q(ring.limbs()))
     }
 }

@@ -26,14 +26,13 @@
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::galois::GaloisTable;
-use rnsfhe_math::ring::karatsuba_rows_into;
-use rnsfhe_math::{Coeff, Ntt, RnsPoly};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 
 use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::Encoder;
 use crate::error::{Error, Result};
+use crate::leveled::evaluator::{self as leveled, KeySwitch};
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::{conjugation_element, GaloisKeys};
 use crate::rlwe::key_switching::KeySwitchingKey;
@@ -84,28 +83,11 @@ impl Evaluator {
     }
 
     fn check(&self, ct: &Ciphertext) -> Result<()> {
-        self.ctx.check_id(ct.params_id)?;
-        if ct.polys.len() < 2 {
-            return Err(Error::WrongCiphertextSize {
-                operation: "evaluate",
-                expected: "2 or 3",
-                got: ct.polys.len(),
-            });
-        }
-        Ok(())
+        leveled::check_ciphertext(&*self.ctx, ct)
     }
 
     fn check_pair(&self, a: &Ciphertext, b: &Ciphertext, op: &'static str) -> Result<()> {
-        self.check(a)?;
-        self.check(b)?;
-        check_key_id(a.key_id, b.key_id)?;
-        if a.level() != b.level() {
-            return Err(Error::LevelMismatch {
-                operation: op,
-                left: a.level(),
-                right: b.level(),
-            });
-        }
+        leveled::check_same_level(&*self.ctx, a, b, op)?;
         check_scales(a.meta.scale, b.meta.scale, op)
     }
 
@@ -221,31 +203,15 @@ impl Evaluator {
     }
 
     fn add_polys(&self, a: &mut Ciphertext, b: &Ciphertext, negate: bool) -> Result<()> {
-        let ring = self.ctx.ring_at(a.level())?;
-        while a.polys.len() < b.polys.len() {
-            a.polys.push(ring.zero());
-        }
-        for (x, y) in a.polys.iter_mut().zip(&b.polys) {
-            if negate {
-                ring.sub_assign(x, y)?;
-            } else {
-                ring.add_assign(x, y)?;
-            }
-        }
-        a.seed = None;
+        leveled::add_polys(&*self.ctx, a, b, negate)?;
         a.meta.len = a.meta.len.max(b.meta.len);
         Ok(())
     }
 
     /// `−ct`.
     pub fn negate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        self.check(ct)?;
-        let ring = self.ctx.ring_at(ct.level())?;
         let mut out = ct.clone();
-        for p in &mut out.polys {
-            ring.neg_assign(p)?;
-        }
-        out.seed = None;
+        leveled::negate_assign(&*self.ctx, &mut out)?;
         Ok(out)
     }
 
@@ -380,55 +346,12 @@ impl Evaluator {
     }
 
     fn multiply_same_level(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        self.check(a)?;
-        self.check(b)?;
-        check_key_id(a.key_id, b.key_id)?;
-        if a.level() != b.level() {
-            return Err(Error::LevelMismatch {
-                operation: "multiply",
-                left: a.level(),
-                right: b.level(),
-            });
-        }
-        let (Ok([a0, a1]), Ok([b0, b1])) = (
-            <&[RnsPoly<Ntt>; 2]>::try_from(a.polys.as_slice()),
-            <&[RnsPoly<Ntt>; 2]>::try_from(b.polys.as_slice()),
-        ) else {
-            return Err(Error::WrongCiphertextSize {
-                operation: "multiply",
-                expected: "2",
-                got: a.polys.len().max(b.polys.len()),
-            });
-        };
-        let ring = self.ctx.ring_at(a.level())?;
-        let n = ring.n();
-        let k = ring.limbs();
-        let scratch = &self.ctx.rlwe().scratch;
-        // Every word is written by the Karatsuba rows: no zeroing needed.
-        let mut d: [RnsPoly<Ntt>; 3] = [
-            RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
-            RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
-            RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
-        ];
-        let [d0, d1, d2] = &mut d;
-        d0.data_mut()
-            .par_chunks_exact_mut(n)
-            .zip(d1.data_mut().par_chunks_exact_mut(n))
-            .zip(d2.data_mut().par_chunks_exact_mut(n))
-            .enumerate()
-            .for_each(|(i, ((o0, o1), o2))| {
-                if let Some(m) = ring.moduli().get(i) {
-                    karatsuba_rows_into(
-                        m,
-                        [a0.limb(i), a1.limb(i), b0.limb(i), b1.limb(i)],
-                        [o0, o1, o2],
-                    );
-                }
-            });
+        leveled::check_same_level(&*self.ctx, a, b, "multiply")?;
+        let polys = leveled::tensor(&*self.ctx, a, b)?;
         Ok(Ciphertext {
             params_id: a.params_id,
             key_id: a.key_id,
-            polys: d.into(),
+            polys,
             seed: None,
             meta: CkksMeta {
                 scale: a.meta.scale * b.meta.scale,
@@ -447,35 +370,7 @@ impl Evaluator {
 
     /// [`Evaluator::relinearize`] in place (no copy of `c_0`, `c_1`).
     pub fn relinearize_assign(&self, ct: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
-        self.check(ct)?;
-        self.ctx.check_id(rk.params_id())?;
-        check_key_id(rk.key_id(), ct.key_id)?;
-        if ct.polys.len() != 3 {
-            return Err(Error::WrongCiphertextSize {
-                operation: "relinearize",
-                expected: "3",
-                got: ct.polys.len(),
-            });
-        }
-        let ring = self.ctx.ring_at(ct.level())?;
-        let (k0, k1) = {
-            let c2 = &ct.polys[2];
-            let c2_coeff = self.coeff_copy(c2)?;
-            let r = rk
-                .key_switching_key()
-                .switch_hybrid(&*self.ctx, &c2_coeff, Some(c2));
-            self.ctx.rlwe().scratch.give(c2_coeff.into_data());
-            r?
-        };
-        if let Some(c2) = ct.polys.pop() {
-            self.ctx.rlwe().scratch.give(c2.into_data());
-        }
-        ring.add_assign(&mut ct.polys[0], &k0)?;
-        ring.add_assign(&mut ct.polys[1], &k1)?;
-        self.ctx.rlwe().scratch.give(k0.into_data());
-        self.ctx.rlwe().scratch.give(k1.into_data());
-        ct.seed = None;
-        Ok(())
+        leveled::relinearize_assign(&*self.ctx, self, ct, rk)
     }
 
     /// Divides by the last prime `q_l` with rounding (exact RNS division,
@@ -559,21 +454,7 @@ impl Evaluator {
     /// dropped; the scale is unchanged). Errors for a level above the
     /// ciphertext's.
     pub fn drop_to_level(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
-        self.check(ct)?;
-        if level > ct.level() {
-            return Err(Error::InvalidArgument(format!(
-                "cannot raise a ciphertext from level {} to {level}",
-                ct.level()
-            )));
-        }
-        let mut out = ct.clone();
-        for p in &mut out.polys {
-            p.truncate_limbs(level + 1);
-        }
-        if level != ct.level() {
-            out.seed = None;
-        }
-        Ok(out)
+        leveled::drop_to_level(&*self.ctx, ct, level)
     }
 
     /// A plaintext dropped to a lower level.
@@ -599,46 +480,7 @@ impl Evaluator {
         element: u64,
         gk: &GaloisKeys,
     ) -> Result<Ciphertext> {
-        self.check(ct)?;
-        self.ctx.check_id(gk.params_id())?;
-        check_key_id(gk.key_id(), ct.key_id)?;
-        if ct.polys.len() != 2 {
-            return Err(Error::WrongCiphertextSize {
-                operation: "apply_galois",
-                expected: "2",
-                got: ct.polys.len(),
-            });
-        }
-        let (table, ksk) = gk.get(element)?;
-        self.apply_galois_key(ct, table, ksk)
-    }
-
-    fn apply_galois_key(
-        &self,
-        ct: &Ciphertext,
-        table: &GaloisTable,
-        ksk: &KeySwitchingKey,
-    ) -> Result<Ciphertext> {
-        let ring = self.ctx.ring_at(ct.level())?;
-        let mut c0 = ring.zero();
-        table.apply_ntt_into(&ct.polys[0], &mut c0)?;
-        let mut c1 = ring.zero();
-        table.apply_ntt_into(&ct.polys[1], &mut c1)?;
-        let c1_coeff = self.coeff_copy(&c1)?;
-        let r = ksk.switch_hybrid(&*self.ctx, &c1_coeff, Some(&c1));
-        self.ctx.rlwe().scratch.give(c1_coeff.into_data());
-        let (k0, k1) = r?;
-        ring.add_assign(&mut c0, &k0)?;
-        Ok(Ciphertext {
-            params_id: ct.params_id,
-            key_id: ct.key_id,
-            polys: vec![c0, k1],
-            seed: None,
-            meta: CkksMeta {
-                scale: ct.meta.scale,
-                len: ct.meta.len,
-            },
-        })
+        leveled::apply_galois(&*self.ctx, self, ct, element, gk)
     }
 
     /// Rotates the slots left by `steps` (right for negative steps):
@@ -648,14 +490,7 @@ impl Evaluator {
     /// and BGV); errors with [`Error::MissingGaloisKey`] naming the
     /// element when neither works.
     pub fn rotate(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
-        self.check(ct)?;
-        let n = self.ctx.degree();
-        let g = self.ctx.rlwe().rotation_generator();
-        let mut acc = ct.clone();
-        for e in gk.rotation_elements(n, g, steps)? {
-            acc = self.apply_galois(&acc, e, gk)?;
-        }
-        Ok(acc)
+        leveled::rotate(&*self.ctx, self, ct, steps, gk)
     }
 
     /// Complex conjugation of every slot (`X ↦ X^{2n−1}`).
@@ -712,6 +547,29 @@ impl Evaluator {
         let mut p = self.multiply_plain(a, &pt)?;
         self.rescale_assign(&mut p)?;
         self.sum_slots(&p, gk)
+    }
+}
+
+/// CKKS's key switch: `x` switched directly (its coefficient form in a
+/// pooled buffer, the NTT form reused for the digit of its own limbs).
+impl KeySwitch for Evaluator {
+    fn switch(
+        &self,
+        x: &RnsPoly<Ntt>,
+        ksk: &KeySwitchingKey,
+    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+        let x_coeff = self.coeff_copy(x)?;
+        let r = ksk.switch_hybrid(&*self.ctx, &x_coeff, Some(x));
+        self.ctx.rlwe().scratch.give(x_coeff.into_data());
+        r
+    }
+
+    fn fold(&self, ring: &RnsRing, acc: &mut RnsPoly<Ntt>, k: &RnsPoly<Ntt>) -> Result<()> {
+        Ok(ring.add_assign(acc, k)?)
+    }
+
+    fn scale(&self, _ring: &RnsRing, _k: &mut RnsPoly<Ntt>) -> Result<()> {
+        Ok(())
     }
 }
 

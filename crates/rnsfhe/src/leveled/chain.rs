@@ -87,6 +87,12 @@ macro_rules! chain_context {
             }
         }
 
+        impl $crate::leveled::evaluator::ChainContext for $ctx {
+            fn chain_ring(&self, level: usize) -> $crate::Result<&rnsfhe_math::RnsRing> {
+                self.chain.ring_at(level)
+            }
+        }
+
         impl $ctx {
             /// The parameter id recorded in every object of this context.
             pub fn id(&self) -> u64 {

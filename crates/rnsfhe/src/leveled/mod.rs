@@ -3,12 +3,17 @@
 //! literal for a modulus chain with hybrid key switching
 //! ([`parameters`]), validated, prime-selected and `dnum`-searched once,
 //! one modulus chain of per-level tables under every context, and one
-//! ciphertext skeleton ([`Ciphertext`]) carrying the scheme's metadata.
+//! ciphertext skeleton ([`Ciphertext`]) carrying the scheme's metadata,
+//! and the evaluator operations written once over them (checks, level
+//! alignment, additions, the tensor, drop to a level, relinearization,
+//! Galois automorphisms and rotations) with the scheme's key switch as
+//! the hook.
 //! A scheme adds only its own fields and rules (CKKS its scale, BGV its
 //! plaintext modulus and correction factors).
 
 pub(crate) mod chain;
 pub mod ciphertext;
+pub(crate) mod evaluator;
 pub mod parameters;
 
 pub use ciphertext::Ciphertext;

@@ -1,0 +1,384 @@
+//! The evaluator operations every leveled scheme shares, written once over
+//! the ciphertext skeleton ([`Ciphertext<M>`]) and a context with a
+//! modulus chain ([`ChainContext`]): operand checks, level alignment,
+//! additions and negation of the polynomials, the tensor product, drop to a
+//! level, and key switching for relinearization and Galois automorphisms
+//! with their rotations.
+//!
+//! A scheme plugs in its key switch ([`KeySwitch`]: CKKS switches `x`
+//! directly; BGV switches `t^{-1}·x` and multiplies the result by `t`, so
+//! that the key-switching noise is a multiple of `t`) and keeps its own
+//! rules for metadata (CKKS scales, BGV correction factors), as OpenFHE's
+//! per-scheme `AdjustForAddOrSub`/`AdjustForMult` hooks do.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+use rnsfhe_math::galois::GaloisTable;
+use rnsfhe_math::ring::{karatsuba_rows_into, square_rows_into};
+use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
+
+use crate::error::{Error, Result};
+use crate::leveled::ciphertext::Ciphertext;
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::galois_keys::GaloisKeys;
+use crate::rlwe::key_switching::KeySwitchingKey;
+use crate::rlwe::keys::{check_key_id, RelinKey};
+
+/// A context over a modulus chain (implemented by `chain_context!`).
+pub(crate) trait ChainContext: SchemeContext {
+    /// The ring of `level` (limbs `q_0 … q_l`).
+    fn chain_ring(&self, level: usize) -> Result<&RnsRing>;
+}
+
+/// A scheme's hybrid key switch of one NTT-form polynomial `x` at its
+/// level: `switch` returns `(k_0, k_1)` with `f·(k_0 + k_1·s) ≈ x·s'`
+/// for the scheme's factor `f` (CKKS `1`, BGV `t`); `fold` adds `f·k` to
+/// an accumulator and `scale` multiplies `k` by `f`.
+pub(crate) trait KeySwitch {
+    /// `(k_0, k_1)` in pooled buffers (the caller gives them back).
+    fn switch(
+        &self,
+        x: &RnsPoly<Ntt>,
+        ksk: &KeySwitchingKey,
+    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)>;
+
+    /// `acc ← acc + f·k`.
+    fn fold(&self, ring: &RnsRing, acc: &mut RnsPoly<Ntt>, k: &RnsPoly<Ntt>) -> Result<()>;
+
+    /// `k ← f·k`.
+    fn scale(&self, ring: &RnsRing, k: &mut RnsPoly<Ntt>) -> Result<()>;
+}
+
+/// Errors unless `ct` belongs to `ctx` and has 2 or 3 polynomials of the
+/// ring of its level.
+pub(crate) fn check_ciphertext<C: ChainContext, M>(ctx: &C, ct: &Ciphertext<M>) -> Result<()> {
+    ctx.rlwe().check_id(ct.params_id)?;
+    if !(2..=3).contains(&ct.polys.len()) {
+        return Err(Error::WrongCiphertextSize {
+            operation: "evaluate",
+            expected: "2 or 3",
+            got: ct.polys.len(),
+        });
+    }
+    let ring = ctx.chain_ring(ct.level())?;
+    for p in &ct.polys {
+        ring.check(p)?;
+    }
+    Ok(())
+}
+
+/// [`check_ciphertext`] of both operands, and one secret key.
+pub(crate) fn check_operands<C: ChainContext, M>(
+    ctx: &C,
+    a: &Ciphertext<M>,
+    b: &Ciphertext<M>,
+) -> Result<()> {
+    check_ciphertext(ctx, a)?;
+    check_ciphertext(ctx, b)?;
+    check_key_id(a.key_id, b.key_id)
+}
+
+/// [`check_operands`] and equal levels, or [`Error::LevelMismatch`].
+pub(crate) fn check_same_level<C: ChainContext, M>(
+    ctx: &C,
+    a: &Ciphertext<M>,
+    b: &Ciphertext<M>,
+    op: &'static str,
+) -> Result<()> {
+    check_operands(ctx, a, b)?;
+    if a.level() != b.level() {
+        return Err(Error::LevelMismatch {
+            operation: op,
+            left: a.level(),
+            right: b.level(),
+        });
+    }
+    Ok(())
+}
+
+/// Both operands at one level: equal levels, or with `auto_align` the
+/// higher one brought down by `lower(ct, level)` (clones only the operand
+/// that changes); otherwise [`Error::LevelMismatch`].
+pub(crate) fn align_levels<'a, C: ChainContext, M: Clone>(
+    ctx: &C,
+    a: &'a Ciphertext<M>,
+    b: &'a Ciphertext<M>,
+    op: &'static str,
+    auto_align: bool,
+    lower: impl FnOnce(&Ciphertext<M>, usize) -> Result<Ciphertext<M>>,
+) -> Result<(Cow<'a, Ciphertext<M>>, Cow<'a, Ciphertext<M>>)> {
+    check_operands(ctx, a, b)?;
+    let (la, lb) = (a.level(), b.level());
+    if la == lb {
+        return Ok((Cow::Borrowed(a), Cow::Borrowed(b)));
+    }
+    if !auto_align {
+        return Err(Error::LevelMismatch {
+            operation: op,
+            left: la,
+            right: lb,
+        });
+    }
+    if la > lb {
+        Ok((Cow::Owned(lower(a, lb)?), Cow::Borrowed(b)))
+    } else {
+        Ok((Cow::Borrowed(a), Cow::Owned(lower(b, la)?)))
+    }
+}
+
+/// `a ← a ± b` polynomial by polynomial at `a`'s level (a 2-polynomial
+/// `a` grows to `b`'s size); the metadata is the caller's.
+pub(crate) fn add_polys<C: ChainContext, M>(
+    ctx: &C,
+    a: &mut Ciphertext<M>,
+    b: &Ciphertext<M>,
+    negate: bool,
+) -> Result<()> {
+    let ring = ctx.chain_ring(a.level())?;
+    while a.polys.len() < b.polys.len() {
+        a.polys.push(ring.zero());
+    }
+    for (x, y) in a.polys.iter_mut().zip(&b.polys) {
+        if negate {
+            ring.sub_assign(x, y)?;
+        } else {
+            ring.add_assign(x, y)?;
+        }
+    }
+    a.seed = None;
+    Ok(())
+}
+
+/// `ct ← −ct`.
+pub(crate) fn negate_assign<C: ChainContext, M>(ctx: &C, ct: &mut Ciphertext<M>) -> Result<()> {
+    check_ciphertext(ctx, ct)?;
+    let ring = ctx.chain_ring(ct.level())?;
+    for p in &mut ct.polys {
+        ring.neg_assign(p)?;
+    }
+    ct.seed = None;
+    Ok(())
+}
+
+/// Three pooled NTT-form polynomials of `ring`, every word to be written.
+fn tensor_buffers(ctx: &impl ChainContext, ring: &RnsRing) -> Result<[RnsPoly<Ntt>; 3]> {
+    let (n, k) = (ring.n(), ring.limbs());
+    let scratch = &ctx.rlwe().scratch;
+    Ok([
+        RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
+        RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
+        RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
+    ])
+}
+
+/// The two polynomials of a size-2 operand of `op`.
+fn pair<'a, M>(ct: &'a Ciphertext<M>, op: &'static str) -> Result<&'a [RnsPoly<Ntt>; 2]> {
+    <&[RnsPoly<Ntt>; 2]>::try_from(ct.polys.as_slice()).map_err(|_| Error::WrongCiphertextSize {
+        operation: op,
+        expected: "2",
+        got: ct.polys.len(),
+    })
+}
+
+/// The tensor `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` of two checked
+/// size-2 operands at one level (Karatsuba, one pass per limb; no base
+/// extension in BGV and CKKS).
+pub(crate) fn tensor<C: ChainContext, M>(
+    ctx: &C,
+    a: &Ciphertext<M>,
+    b: &Ciphertext<M>,
+) -> Result<Vec<RnsPoly<Ntt>>> {
+    let (Ok([a0, a1]), Ok([b0, b1])) = (pair(a, "multiply"), pair(b, "multiply")) else {
+        return Err(Error::WrongCiphertextSize {
+            operation: "multiply",
+            expected: "2",
+            got: a.polys.len().max(b.polys.len()),
+        });
+    };
+    let ring = ctx.chain_ring(a.level())?;
+    let n = ring.n();
+    let mut d = tensor_buffers(ctx, ring)?;
+    let [d0, d1, d2] = &mut d;
+    d0.data_mut()
+        .par_chunks_exact_mut(n)
+        .zip(d1.data_mut().par_chunks_exact_mut(n))
+        .zip(d2.data_mut().par_chunks_exact_mut(n))
+        .enumerate()
+        .for_each(|(i, ((o0, o1), o2))| {
+            if let Some(m) = ring.moduli().get(i) {
+                karatsuba_rows_into(
+                    m,
+                    [a0.limb(i), a1.limb(i), b0.limb(i), b1.limb(i)],
+                    [o0, o1, o2],
+                );
+            }
+        });
+    Ok(d.into())
+}
+
+/// `(c_0², 2 c_0 c_1, c_1²)` of a checked size-2 operand.
+pub(crate) fn square<C: ChainContext, M>(ctx: &C, ct: &Ciphertext<M>) -> Result<Vec<RnsPoly<Ntt>>> {
+    let [a0, a1] = pair(ct, "square")?;
+    let ring = ctx.chain_ring(ct.level())?;
+    let n = ring.n();
+    let mut d = tensor_buffers(ctx, ring)?;
+    let [d0, d1, d2] = &mut d;
+    d0.data_mut()
+        .par_chunks_exact_mut(n)
+        .zip(d1.data_mut().par_chunks_exact_mut(n))
+        .zip(d2.data_mut().par_chunks_exact_mut(n))
+        .enumerate()
+        .for_each(|(i, ((o0, o1), o2))| {
+            if let Some(m) = ring.moduli().get(i) {
+                square_rows_into(m, [a0.limb(i), a1.limb(i)], [o0, o1, o2]);
+            }
+        });
+    Ok(d.into())
+}
+
+/// `ct` at a lower `level` without rescaling (the limbs above are dropped;
+/// the metadata is unchanged). Errors for a level above the ciphertext's.
+pub(crate) fn drop_to_level<C: ChainContext, M: Clone>(
+    ctx: &C,
+    ct: &Ciphertext<M>,
+    level: usize,
+) -> Result<Ciphertext<M>> {
+    check_ciphertext(ctx, ct)?;
+    check_lower(ct.level(), level)?;
+    let mut out = ct.clone();
+    for p in &mut out.polys {
+        p.truncate_limbs(level + 1);
+    }
+    if level != ct.level() {
+        out.seed = None;
+    }
+    Ok(out)
+}
+
+/// Errors with [`Error::InvalidArgument`] when `to` is above `from`.
+pub(crate) fn check_lower(from: usize, to: usize) -> Result<()> {
+    if to > from {
+        return Err(Error::InvalidArgument(format!(
+            "cannot raise a ciphertext from level {from} to {to}"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that a key of `(params_id, key_id)` may switch `ct` in `op`,
+/// which needs `size` polynomials.
+fn check_key_use<C: ChainContext, M>(
+    ctx: &C,
+    ct: &Ciphertext<M>,
+    (params_id, key_id): (u64, u64),
+    op: &'static str,
+    size: (usize, &'static str),
+) -> Result<()> {
+    check_ciphertext(ctx, ct)?;
+    ctx.rlwe().check_id(params_id)?;
+    check_key_id(key_id, ct.key_id)?;
+    if ct.polys.len() != size.0 {
+        return Err(Error::WrongCiphertextSize {
+            operation: op,
+            expected: size.1,
+            got: ct.polys.len(),
+        });
+    }
+    Ok(())
+}
+
+/// Relinearizes a 3-polynomial ciphertext in place: `c_2` switched from
+/// `s²` to `s` and folded into `(c_0, c_1)`.
+pub(crate) fn relinearize_assign<C: ChainContext, M>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    ct: &mut Ciphertext<M>,
+    rk: &RelinKey,
+) -> Result<()> {
+    check_key_use(
+        ctx,
+        ct,
+        (rk.params_id(), rk.key_id()),
+        "relinearize",
+        (3, "3"),
+    )?;
+    let ring = ctx.chain_ring(ct.level())?;
+    let (k0, k1) = ks.switch(&ct.polys[2], rk.key_switching_key())?;
+    let scratch = &ctx.rlwe().scratch;
+    if let Some(c2) = ct.polys.pop() {
+        scratch.give(c2.into_data());
+    }
+    ks.fold(ring, &mut ct.polys[0], &k0)?;
+    ks.fold(ring, &mut ct.polys[1], &k1)?;
+    scratch.give(k0.into_data());
+    scratch.give(k1.into_data());
+    ct.seed = None;
+    Ok(())
+}
+
+/// `σ_g(ct)` switched back to `s` with the Galois key of `element`
+/// (hybrid key switching of `σ_g(c_1)`). Errors with
+/// [`Error::MissingGaloisKey`].
+pub(crate) fn apply_galois<C: ChainContext, M: Clone>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    ct: &Ciphertext<M>,
+    element: u64,
+    gk: &GaloisKeys,
+) -> Result<Ciphertext<M>> {
+    check_key_use(
+        ctx,
+        ct,
+        (gk.params_id(), gk.key_id()),
+        "apply_galois",
+        (2, "2"),
+    )?;
+    let (table, ksk) = gk.get(element)?;
+    apply_galois_key(ctx, ks, ct, table, ksk)
+}
+
+fn apply_galois_key<C: ChainContext, M: Clone>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    ct: &Ciphertext<M>,
+    table: &GaloisTable,
+    ksk: &KeySwitchingKey,
+) -> Result<Ciphertext<M>> {
+    let ring = ctx.chain_ring(ct.level())?;
+    let mut c0 = ring.zero();
+    table.apply_ntt_into(&ct.polys[0], &mut c0)?;
+    let mut c1 = ring.zero();
+    table.apply_ntt_into(&ct.polys[1], &mut c1)?;
+    let (k0, mut k1) = ks.switch(&c1, ksk)?;
+    ks.fold(ring, &mut c0, &k0)?;
+    ks.scale(ring, &mut k1)?;
+    ctx.rlwe().scratch.give(k0.into_data());
+    Ok(Ciphertext {
+        params_id: ct.params_id,
+        key_id: ct.key_id,
+        polys: vec![c0, k1],
+        seed: None,
+        meta: ct.meta.clone(),
+    })
+}
+
+/// Rotates the slots by `steps` with the context's rotation generator
+/// `g`: the key of `g^steps` when present, otherwise a composition of held
+/// keys ([`GaloisKeys::rotation_elements`]); errors with
+/// [`Error::MissingGaloisKey`] naming the element when neither works.
+pub(crate) fn rotate<C: ChainContext, M: Clone>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    ct: &Ciphertext<M>,
+    steps: i64,
+    gk: &GaloisKeys,
+) -> Result<Ciphertext<M>> {
+    check_ciphertext(ctx, ct)?;
+    let rlwe = ctx.rlwe();
+    let mut acc = ct.clone();
+    for e in gk.rotation_elements(rlwe.ring().n(), rlwe.rotation_generator(), steps)? {
+        acc = apply_galois(ctx, ks, &acc, e, gk)?;
+    }
+    Ok(acc)
+}
