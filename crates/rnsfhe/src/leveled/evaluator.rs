@@ -97,6 +97,9 @@ pub(crate) fn check_same_level<C: ChainContext, M>(
     Ok(())
 }
 
+/// Two operands brought to one level (borrowed where unchanged).
+pub(crate) type Aligned<'a, M> = (Cow<'a, Ciphertext<M>>, Cow<'a, Ciphertext<M>>);
+
 /// Both operands at one level: equal levels, or with `auto_align` the
 /// higher one brought down by `lower(ct, level)` (clones only the operand
 /// that changes); otherwise [`Error::LevelMismatch`].
@@ -107,7 +110,7 @@ pub(crate) fn align_levels<'a, C: ChainContext, M: Clone>(
     op: &'static str,
     auto_align: bool,
     lower: impl FnOnce(&Ciphertext<M>, usize) -> Result<Ciphertext<M>>,
-) -> Result<(Cow<'a, Ciphertext<M>>, Cow<'a, Ciphertext<M>>)> {
+) -> Result<Aligned<'a, M>> {
     check_operands(ctx, a, b)?;
     let (la, lb) = (a.level(), b.level());
     if la == lb {
