@@ -183,8 +183,8 @@ fn parse_set_or_log_n(s: &str) -> Result<(u32, u32), String> {
 }
 
 /// Times `f` like the peers harness: `warmup` untimed calls, one
-/// calibration call, then `reps` samples of `inner` calls each, where
-/// `inner` makes a sample last at least 2 ms (at most 2000 calls).
+/// calibration call ([`calibrate`]), then `reps` samples of `inner` calls
+/// each ([`sample`]).
 pub fn time_op<R>(
     reps: u64,
     warmup: u64,
@@ -193,25 +193,38 @@ pub fn time_op<R>(
     for _ in 0..warmup {
         black_box(f()?);
     }
-    let t0 = Instant::now();
-    black_box(f()?);
-    let once = t0.elapsed().as_secs_f64();
-    let inner: u64 = if once < 0.002 {
-        ((0.002 / once.max(1e-7)).ceil() as u64).clamp(1, 2000)
-    } else {
-        1
-    };
-    let mut samples = Vec::with_capacity(reps as usize);
-    for _ in 0..reps {
-        let t0 = Instant::now();
-        for _ in 0..inner {
-            black_box(f()?);
-        }
-        samples.push(t0.elapsed().as_secs_f64() * 1e3 / inner as f64);
-    }
+    let inner = calibrate(&mut f)?;
+    let samples = (0..reps)
+        .map(|_| sample(&mut f, inner))
+        .collect::<CliResult<Vec<f64>>>()?;
     Ok(stats(&samples, reps, inner, warmup))
 }
 
+/// One timed call of `f`; returns the calls per sample that make a sample
+/// last at least 2 ms (at most 2000), so that fast ops are not measured
+/// at the clock's resolution.
+pub fn calibrate<R>(f: &mut impl FnMut() -> rnsfhe::Result<R>) -> CliResult<u64> {
+    let t0 = Instant::now();
+    black_box(f()?);
+    let once = t0.elapsed().as_secs_f64();
+    Ok(if once < 0.002 {
+        ((0.002 / once.max(1e-7)).ceil() as u64).clamp(1, 2000)
+    } else {
+        1
+    })
+}
+
+/// One sample: `inner` calls of `f`, in ms per call.
+pub fn sample<R>(f: &mut impl FnMut() -> rnsfhe::Result<R>, inner: u64) -> CliResult<f64> {
+    let t0 = Instant::now();
+    for _ in 0..inner {
+        black_box(f()?);
+    }
+    Ok(t0.elapsed().as_secs_f64() * 1e3 / inner as f64)
+}
+
+/// Median, minimum, mean and sample standard deviation of `samples` (as
+/// Python's `statistics`), with the run's shape.
 pub(crate) fn stats(samples: &[f64], reps: u64, inner: u64, warmup: u64) -> Timing {
     let mut s = samples.to_vec();
     s.sort_by(f64::total_cmp);

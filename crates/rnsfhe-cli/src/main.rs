@@ -8,7 +8,8 @@
 //! * `rnsfhe depth` — the practical-depth experiment of 000 §VI.E
 //!   (Table 10), with an SVG plot of the noise budget.
 //! * `rnsfhe keygen | encrypt | eval | decrypt` — the client/server file
-//!   workflow (004 Fig. 1) on the serialized format (`docs/format.md`).
+//!   workflow (004 Fig. 1) for BFV, CKKS and BGV on the serialized format
+//!   (`docs/format.md`).
 //!
 //! Every error is one line on stderr and a non-zero exit status.
 #![cfg_attr(
@@ -57,7 +58,8 @@ enum Command {
     Depth(depth::DepthArgs),
     /// Generate parameters and keys into a key directory (client side).
     Keygen(files::KeygenArgs),
-    /// Encrypt a .json list or .csv column of integers (client side).
+    /// Encrypt a .json list or .csv column of values (client side; BFV and
+    /// BGV: integers, CKKS: reals).
     Encrypt(files::EncryptArgs),
     /// Compute on ciphertext files with public keys only (server side).
     Eval(files::EvalArgs),

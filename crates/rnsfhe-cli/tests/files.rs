@@ -379,3 +379,350 @@ fn bad_files_are_one_line_errors() {
         "needs a second ciphertext",
     );
 }
+
+/// A key directory of another scheme (n = 2^13, depth 2, 128-bit
+/// security), made once per scheme, with `x.ct` and `y.ct` encrypting
+/// `x.json` and `y.csv`, in the scratch folder `dir`.
+fn scheme_dir(scheme: &str, dir: &str, x: &str, y: &str) -> PathBuf {
+    let d = base().join(dir);
+    std::fs::create_dir_all(&d).unwrap();
+    let keys = d.join("keys");
+    ok(&[
+        "keygen",
+        "--scheme",
+        scheme,
+        "--params",
+        "13,2",
+        "--out",
+        s(&keys),
+    ]);
+    std::fs::write(d.join("x.json"), x).unwrap();
+    std::fs::write(d.join("y.csv"), y).unwrap();
+    for (i, o) in [("x.json", "x.ct"), ("y.csv", "y.ct")] {
+        ok(&[
+            "encrypt",
+            "--keys",
+            s(&keys),
+            "--in",
+            s(&d.join(i)),
+            "--out",
+            s(&d.join(o)),
+        ]);
+    }
+    d
+}
+
+/// `eval --keys DIR/keys --op OP --in IN… [extra…] --out DIR/OUT`.
+fn eval_to(d: &Path, op: &str, inputs: &[&str], extra: &[&str], out: &str) -> PathBuf {
+    let keys = d.join("keys");
+    let paths: Vec<PathBuf> = inputs.iter().map(|i| d.join(i)).collect();
+    let mut args = vec!["eval", "--keys", s(&keys), "--op", op, "--in"];
+    args.extend(paths.iter().map(|p| s(p)));
+    args.extend(extra);
+    let out = d.join(out);
+    args.extend(["--out", s(&out)]);
+    ok(&args);
+    out
+}
+
+/// `decrypt --json` of a file in `d`: the values and the whole document.
+fn values(d: &Path, ct: &Path, extra: &[&str]) -> (Vec<f64>, Value) {
+    let keys = d.join("keys");
+    let mut args = vec!["decrypt", "--keys", s(&keys), "--in", s(ct), "--json"];
+    args.extend(extra);
+    let v: Value = serde_json::from_str(ok(&args).trim()).unwrap();
+    let list = v["values"].as_array().unwrap();
+    (list.iter().map(|x| x.as_f64().unwrap()).collect(), v)
+}
+
+#[test]
+fn ckks_round_trip_within_tolerance() {
+    let d = scheme_dir(
+        "ckks",
+        "ckks",
+        "[1.5, -2.25, 3, 0.125]",
+        "y\n2\n0.5\n-1\n4\n",
+    );
+    let (x, y) = ([1.5, -2.25, 3.0, 0.125], [2.0, 0.5, -1.0, 4.0]);
+    // Fresh CKKS noise at scale 2^40 is about 2^-20; 1e-3 leaves room for
+    // a product and a rescale.
+    let close = |got: &[f64], want: &[f64], what: &str| {
+        assert_eq!(got.len(), want.len(), "{what}: {got:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-3, "{what}: {got:?} vs {want:?}");
+        }
+    };
+    let (got, doc) = values(&d, &d.join("x.ct"), &[]);
+    close(&got, &x, "fresh");
+    assert_eq!(doc["level"], 2);
+    let zip =
+        |f: fn(f64, f64) -> f64| -> Vec<f64> { x.iter().zip(&y).map(|(a, b)| f(*a, *b)).collect() };
+    let add = eval_to(&d, "add", &["x.ct", "y.ct"], &[], "add.ct");
+    close(&values(&d, &add, &[]).0, &zip(|a, b| a + b), "add");
+    let sub = eval_to(
+        &d,
+        "sub",
+        &["x.ct"],
+        &["--plain", s(&d.join("y.csv"))],
+        "sub.ct",
+    );
+    close(&values(&d, &sub, &[]).0, &zip(|a, b| a - b), "sub plain");
+    // mul squares the scale; rescale brings it back and drops a level.
+    let mul = eval_to(&d, "mul", &["x.ct", "y.ct"], &[], "mul.ct");
+    let (got, doc) = values(&d, &mul, &[]);
+    close(&got, &zip(|a, b| a * b), "mul");
+    assert_eq!(doc["log2_scale"].as_f64().unwrap().round(), 80.0);
+    let r = eval_to(&d, "rescale", &["mul.ct"], &[], "r.ct");
+    let (got, doc) = values(&d, &r, &[]);
+    close(&got, &zip(|a, b| a * b), "rescale");
+    assert_eq!(doc["level"], 1);
+    assert_eq!(doc["log2_scale"].as_f64().unwrap().round(), 40.0);
+    let dot = eval_to(&d, "dot", &["x.ct", "y.ct"], &[], "dot.ct");
+    close(&values(&d, &dot, &["--count", "1"]).0, &[-0.625], "dot");
+    let sum = eval_to(&d, "sum", &["x.ct"], &[], "sum.ct");
+    close(
+        &values(&d, &sum, &["--count", "2"]).0,
+        &[2.375, 2.375],
+        "sum",
+    );
+    let rot = eval_to(&d, "rotate", &["x.ct"], &["--steps", "1"], "rot.ct");
+    close(
+        &values(&d, &rot, &[]).0,
+        &[-2.25, 3.0, 0.125, 0.0],
+        "rotate",
+    );
+    let low = eval_to(&d, "modswitch", &["x.ct"], &[], "low.ct");
+    let (got, doc) = values(&d, &low, &[]);
+    close(&got, &x, "modswitch");
+    assert_eq!(doc["level"], 1);
+    // BFV-only options and ops are refused with one line.
+    let keys = d.join("keys");
+    fails(
+        &["decrypt", "--keys", s(&keys), "--in", s(&low), "--bogus"],
+        "--bogus",
+    );
+    // Too large for the modulus at this scale.
+    std::fs::write(d.join("huge.json"), "[1e40]").unwrap();
+    fails(
+        &[
+            "encrypt",
+            "--keys",
+            s(&keys),
+            "--in",
+            s(&d.join("huge.json")),
+            "--out",
+            s(&d.join("z.ct")),
+        ],
+        "out of range",
+    );
+    std::fs::write(d.join("nan.csv"), "1\nnan\n").unwrap();
+    fails(
+        &[
+            "encrypt",
+            "--keys",
+            s(&keys),
+            "--in",
+            s(&d.join("nan.csv")),
+            "--out",
+            s(&d.join("z.ct")),
+        ],
+        "not a finite number",
+    );
+}
+
+#[test]
+fn bgv_round_trip_is_exact() {
+    let d = scheme_dir("bgv", "bgv", "[1, 2, 3, -4]", "4\n5\n6\n7\n");
+    let ints = |v: Vec<f64>| -> Vec<i64> { v.into_iter().map(|x| x as i64).collect() };
+    let signed = ["--signed", "--count", "4"];
+    let (got, doc) = values(&d, &d.join("x.ct"), &signed);
+    assert_eq!(ints(got), [1, 2, 3, -4]);
+    assert!(doc["noise_budget_bits"].as_u64().unwrap() > 0);
+    for (op, want) in [
+        ("add", [5, 7, 9, 3]),
+        ("sub", [-3, -3, -3, -11]),
+        ("mul", [4, 10, 18, -28]),
+    ] {
+        let out = eval_to(&d, op, &["x.ct", "y.ct"], &[], &format!("{op}.ct"));
+        assert_eq!(ints(values(&d, &out, &signed).0), want, "{op}");
+        let out = eval_to(&d, op, &["x.ct"], &["--plain", s(&d.join("y.csv"))], "p.ct");
+        assert_eq!(ints(values(&d, &out, &signed).0), want, "{op} plain");
+    }
+    let sq = eval_to(&d, "square", &["x.ct"], &[], "sq.ct");
+    assert_eq!(ints(values(&d, &sq, &signed).0), [1, 4, 9, 16]);
+    // The modulus switch keeps the values, shrinks the file.
+    let low = eval_to(&d, "modswitch", &["mul.ct"], &[], "low.ct");
+    assert_eq!(ints(values(&d, &low, &signed).0), [4, 10, 18, -28]);
+    let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+    assert!(size(&low) < size(&d.join("mul.ct")));
+    let rot = eval_to(&d, "rotate", &["x.ct"], &["--steps", "1"], "rot.ct");
+    assert_eq!(ints(values(&d, &rot, &signed).0), [2, 3, -4, 0]);
+    // Unsigned output wraps mod t.
+    let keys = d.join("keys");
+    let out = ok(&["decrypt", "--keys", s(&keys), "--in", s(&d.join("x.ct"))]);
+    assert_eq!(out.lines().collect::<Vec<_>>(), ["1", "2", "3", "65533"]);
+    let x = d.join("x.ct");
+    let z = d.join("z.ct");
+    // Ops the scheme lacks.
+    for op in ["sum", "rescale"] {
+        fails(
+            &[
+                "eval",
+                "--keys",
+                s(&keys),
+                "--op",
+                op,
+                "--in",
+                s(&x),
+                "--out",
+                s(&z),
+            ],
+            "not available for BGV",
+        );
+    }
+    fails(
+        &[
+            "eval",
+            "--keys",
+            s(&keys),
+            "--op",
+            "rotate",
+            "--in",
+            s(&x),
+            "--out",
+            s(&z),
+        ],
+        "needs --steps",
+    );
+    // Values out of range for t, and non-integers.
+    std::fs::write(d.join("big.json"), "[1, 70000]").unwrap();
+    std::fs::write(d.join("real.json"), "[1.5]").unwrap();
+    for (file, want) in [
+        ("big.json", "not below the plaintext modulus"),
+        ("real.json", "not a 64-bit integer"),
+    ] {
+        fails(
+            &[
+                "encrypt",
+                "--keys",
+                s(&keys),
+                "--in",
+                s(&d.join(file)),
+                "--out",
+                s(&z),
+            ],
+            want,
+        );
+    }
+}
+
+/// Files of one scheme given to another's keys, corrupted files and a
+/// missing key: one line, non-zero exit, no panic.
+#[test]
+fn other_schemes_files_are_refused() {
+    let bgv = scheme_dir("bgv", "bgv-x", "[1, 2]", "3\n4\n");
+    let ckks = scheme_dir("ckks", "ckks-x", "[0.5, 1]", "2\n3\n");
+    let bfv = base();
+    let (bk, ck, fk) = (bgv.join("keys"), ckks.join("keys"), bfv.join("keys"));
+    let z = bgv.join("z.ct");
+    let eval = |keys: &Path, input: &Path, want: &str| {
+        fails(
+            &[
+                "eval",
+                "--keys",
+                s(keys),
+                "--op",
+                "add",
+                "--in",
+                s(input),
+                s(input),
+                "--out",
+                s(&z),
+            ],
+            want,
+        )
+    };
+    eval(
+        &bk,
+        &ckks.join("x.ct"),
+        "expected BGV ciphertext, found CKKS ciphertext",
+    );
+    eval(
+        &ck,
+        &bgv.join("x.ct"),
+        "expected CKKS ciphertext, found BGV ciphertext",
+    );
+    eval(&ck, &bfv.join("a.ct"), "expected CKKS ciphertext");
+    eval(&fk, &ckks.join("x.ct"), "the file holds a CKKS ciphertext");
+    fails(
+        &[
+            "decrypt",
+            "--keys",
+            s(&bk),
+            "--in",
+            s(&ck.join("secret.key")),
+        ],
+        "secret key given where a BGV ciphertext belongs",
+    );
+    // A corrupted ciphertext and a truncated one.
+    let good = std::fs::read(ckks.join("x.ct")).unwrap();
+    let mut bad = good.clone();
+    bad[100] ^= 4;
+    std::fs::write(ckks.join("flipped.ct"), &bad).unwrap();
+    eval(&ck, &ckks.join("flipped.ct"), "checksum mismatch");
+    std::fs::write(ckks.join("short.ct"), &good[..good.len() / 2]).unwrap();
+    eval(&ck, &ckks.join("short.ct"), "truncated");
+    // Keys of another scheme's parameters.
+    let mixed = bgv.join("mixed");
+    std::fs::create_dir_all(&mixed).unwrap();
+    std::fs::copy(bk.join("params.bin"), mixed.join("params.bin")).unwrap();
+    std::fs::copy(ck.join("public.key"), mixed.join("public.key")).unwrap();
+    fails(
+        &[
+            "encrypt",
+            "--keys",
+            s(&mixed),
+            "--in",
+            s(&bgv.join("x.json")),
+            "--out",
+            s(&z),
+        ],
+        "public.key",
+    );
+    // A missing key, and a key file where the parameters belong.
+    fails(
+        &["decrypt", "--keys", s(&mixed), "--in", s(&bgv.join("x.ct"))],
+        "secret.key",
+    );
+    let wrong = bgv.join("wrong");
+    std::fs::create_dir_all(&wrong).unwrap();
+    std::fs::copy(bk.join("relin.key"), wrong.join("params.bin")).unwrap();
+    fails(
+        &["decrypt", "--keys", s(&wrong), "--in", s(&bgv.join("x.ct"))],
+        "not parameters",
+    );
+    fails(
+        &[
+            "keygen",
+            "--scheme",
+            "ckks",
+            "--params",
+            s(&bk.join("params.bin")),
+            "--out",
+            s(&wrong),
+        ],
+        "not Ckks",
+    );
+    fails(
+        &[
+            "keygen",
+            "--scheme",
+            "bgv",
+            "--params",
+            "13",
+            "--out",
+            s(&wrong),
+        ],
+        "LOGN,DEPTH",
+    );
+}

@@ -9,9 +9,7 @@
 //! `multiply` + `relinearize` (no modulus switch); `mod_switch` is timed as
 //! its own op on a fresh ciphertext at the top level.
 
-use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
 
 use rand::Rng;
 use rnsfhe::bgv::{
@@ -19,226 +17,120 @@ use rnsfhe::bgv::{
     PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::security::modulus_bits;
-use serde::Serialize;
 
-use super::{time_op, BenchArgs, Timing, PLAIN_MODULUS};
-use crate::common::{
-    compress_bits, errln, fmt_ms, loadavg, machine_info, moduli_bits, outln, rng_from_clock,
-    utc_now, write_file, CliError, CliResult,
+use super::bfv::OPS as BFV_OPS;
+use super::driver::{resolve_ops, thread_list, timed, Bench, Measure, Progress, Report};
+use super::peers::{
+    file_set, print_checks, print_op_table, Checks, Columns, OpRecord, SetResult, VariantRecord,
 };
+use crate::bench_args::{BenchArgs, PLAIN_MODULUS};
+use crate::common::{compress_bits, moduli_bits, outln, rng_from_clock, CliError, CliResult};
 
 /// The BGV sets `(log2 n, depth, prime bits, first prime bits)`.
 pub const SETS: [(u32, usize, u32, u32); 3] = [(13, 3, 36, 45), (14, 8, 40, 50), (15, 16, 40, 50)];
 
-/// Ops in table order: the BFV ops, then rotate and mod_switch.
-pub const OPS: [&str; 10] = [
-    "keygen",
-    "relin_keygen",
-    "encrypt",
-    "decrypt",
-    "add",
-    "mult_relin",
-    "mult_norelin",
-    "relin",
-    "rotate",
-    "mod_switch",
-];
+/// The ops BGV times after those of BFV ([`super::bfv::OPS`]).
+const OWN_OPS: [&str; 2] = ["rotate", "mod_switch"];
 
-#[derive(Clone, Debug, Serialize)]
-struct Record {
-    library: &'static str,
-    scheme: &'static str,
-    variant: &'static str,
-    logn: u32,
-    n: usize,
-    logq_target: u32,
-    threads: usize,
-    encoding: &'static str,
-    plain_modulus: u64,
-    logq: u32,
-    limbs: usize,
-    logq_total: u32,
-    limbs_total: usize,
-    op: &'static str,
-    #[serde(flatten)]
-    timing: Timing,
+/// One BGV set: `(log2 n, depth, prime bits, first prime bits)`.
+type Set = (u32, usize, u32, u32);
+
+/// The BGV benchmark of `--set` and `--ops`.
+pub struct BgvBench<'a> {
+    args: &'a BenchArgs,
+    sets: Vec<Set>,
+    ops: Vec<&'static str>,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
-struct Checks {
-    enc_dec: Option<bool>,
-    add: Option<bool>,
-    mult_relin: Option<bool>,
-    relin: Option<bool>,
-    rotate: Option<bool>,
-    mod_switch: Option<bool>,
-    fresh_noise_budget: Option<u32>,
-}
-
-impl Checks {
-    fn summary(&self) -> String {
-        let f = |name: &str, c: Option<bool>| {
-            c.map(|ok| format!("{name} {}", if ok { "ok" } else { "WRONG" }))
-        };
-        let mut parts: Vec<String> = [
-            f("enc/dec", self.enc_dec),
-            f("add", self.add),
-            f("mult_relin", self.mult_relin),
-            f("relin", self.relin),
-            f("rotate", self.rotate),
-            f("mod_switch", self.mod_switch),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        if let Some(b) = self.fresh_noise_budget {
-            parts.push(format!("fresh noise budget {b} bits"));
-        }
-        parts.join(", ")
-    }
-}
-
-#[derive(Clone, Debug, Serialize)]
-struct VariantRecord {
-    library: &'static str,
-    scheme: &'static str,
-    variant: &'static str,
-    logn: u32,
-    n: usize,
-    logq_target: u32,
-    threads: usize,
-    encoding: &'static str,
-    plain_modulus: u64,
-    logq: u32,
-    limbs: usize,
-    logq_total: u32,
-    limbs_total: usize,
-    moduli_bits: Vec<u32>,
-    params: serde_json::Value,
-    checks: Checks,
-    setup_s: f64,
-    version: &'static str,
-}
-
-fn resolve_sets(args: &BenchArgs) -> CliResult<Vec<(u32, usize, u32, u32)>> {
-    if args.set.is_empty() {
-        return Ok(SETS[..2].to_vec());
-    }
-    args.set
-        .iter()
-        .map(|&(log_n, _)| {
-            SETS.iter().copied().find(|s| s.0 == log_n).ok_or_else(|| {
-                CliError(format!(
-                    "--scheme bgv: no set for log n = {log_n} (sets: 13, 14, 15)"
-                ))
-            })
-        })
-        .collect()
-}
-
-/// Runs the BGV benchmark.
-pub fn run(args: &BenchArgs, threads: &[usize]) -> CliResult<ExitCode> {
-    let t_start = Instant::now();
-    let load_start = loadavg();
-    let date = utc_now();
-    let sets = resolve_sets(args)?;
-    let ops: Vec<&'static str> = match args.ops.as_deref() {
-        None => OPS.to_vec(),
-        Some(spec) => spec
-            .split(',')
-            .map(|s| {
-                OPS.iter()
-                    .find(|&&o| o == s.trim())
-                    .copied()
-                    .ok_or_else(|| {
-                        CliError(format!("unknown BGV op '{s}' (ops: {})", OPS.join(", ")))
+impl<'a> BgvBench<'a> {
+    /// Resolves the sets (`--set 13|14|15`; default 13 and 14) and ops.
+    pub fn new(args: &'a BenchArgs) -> CliResult<Self> {
+        let sets = if args.set.is_empty() {
+            SETS[..2].to_vec()
+        } else {
+            args.set
+                .iter()
+                .map(|&(log_n, _)| {
+                    SETS.iter().copied().find(|s| s.0 == log_n).ok_or_else(|| {
+                        CliError(format!(
+                            "--scheme bgv: no set for log n = {log_n} (sets: 13, 14, 15)"
+                        ))
                     })
-            })
-            .collect::<CliResult<_>>()?,
-    };
-    let quiet = args.quiet;
-    let progress = |msg: String| {
-        if !quiet {
-            errln!("{msg}");
-        }
-    };
-    outln!(
-        "# rnsfhe {} BGV benchmark: t = {PLAIN_MODULUS}, packed encoding, hybrid key switching, {} thread(s)",
-        env!("CARGO_PKG_VERSION"),
-        threads
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("/")
-    );
-    outln!();
-    let mut records = Vec::new();
-    let mut vrecords = Vec::new();
-    for &(log_n, depth, bits, first) in &sets {
-        let t_setup = Instant::now();
+                })
+                .collect::<CliResult<_>>()?
+        };
+        // Table order: the BFV ops, then rotate and mod_switch.
+        let known: Vec<&'static str> = BFV_OPS.iter().chain(&OWN_OPS).copied().collect();
+        let ops = resolve_ops(args.ops.as_deref(), &known, &[], " for --scheme bgv")?;
+        Ok(Self { args, sets, ops })
+    }
+}
+
+impl Bench for BgvBench<'_> {
+    type Set = Set;
+    type Setup = Arc<BgvContext>;
+    type Out = SetResult<serde_json::Value>;
+    type Record = OpRecord<Columns>;
+    type Variant = VariantRecord<serde_json::Value>;
+
+    fn sets(&self) -> &[Set] {
+        &self.sets
+    }
+
+    fn log_n(&self, set: &Set) -> u32 {
+        set.0
+    }
+
+    fn heading(&self, threads: &[usize]) {
+        outln!(
+            "# rnsfhe {} BGV benchmark: t = {PLAIN_MODULUS}, packed encoding, hybrid key switching, {} thread(s)",
+            env!("CARGO_PKG_VERSION"),
+            thread_list(threads)
+        );
+        outln!();
+    }
+
+    fn setup(&self, set: &Set, _progress: Progress<'_>) -> CliResult<Arc<BgvContext>> {
+        let &(log_n, depth, bits, first) = set;
         let params = BgvParameters::for_depth(depth, PLAIN_MODULUS, bits, first)
             .degree(1 << log_n)
             .build()?;
-        let ctx = BgvContext::new(params)?;
-        let setup_s = t_setup.elapsed().as_secs_f64();
-        let reps = if log_n >= 16 {
-            args.reps_large
-        } else {
-            args.reps
-        };
-        let mut set = Vec::new();
-        for &t in threads {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| CliError(format!("--threads: {e}")))?;
-            set.push(
-                pool.install(|| bench_set(&ctx, log_n, t, setup_s, reps, args, &ops, &progress))?,
-            );
-        }
-        print_table(&set, &ops);
-        for (v, recs) in set {
-            vrecords.push(v);
-            records.extend(recs);
-        }
+        Ok(BgvContext::new(params)?)
     }
-    if let Some(path) = &args.json {
-        let meta = serde_json::json!({
+
+    fn measure(&self, set: &Set, ctx: &Arc<BgvContext>, m: &Measure<'_>) -> CliResult<Self::Out> {
+        Ok(vec![bench_set(ctx, set.0, self, m)?])
+    }
+
+    fn finish_set(
+        &self,
+        _set: &Set,
+        outs: Vec<Self::Out>,
+        report: &mut Report<Self::Record, Self::Variant>,
+    ) {
+        let set: Self::Out = outs.into_iter().flatten().collect();
+        print_table(&set, &self.ops);
+        file_set(set, report);
+    }
+
+    fn meta(&self, _args: &BenchArgs, _threads: &[usize]) -> serde_json::Value {
+        serde_json::json!({
             "schema": "he-peers-bench/1",
             "scheme": "bgv",
-            "library": "rnsfhe",
-            "date_utc": date,
-            "machine": machine_info(),
-            "versions": {"rnsfhe": env!("CARGO_PKG_VERSION")},
-            "threads": threads,
             "plain_modulus": PLAIN_MODULUS,
             "encoding": "packed",
-            "build_profile": if cfg!(debug_assertions) { "debug" } else { "release" },
-            "merged_from": [],
-            "wall_s": (t_start.elapsed().as_secs_f64() * 10.0).round() / 10.0,
-            "loadavg_start": load_start,
-            "loadavg_end": loadavg(),
-        });
-        let doc = serde_json::json!({"meta": meta, "results": records, "variants": vrecords});
-        let text = serde_json::to_string_pretty(&doc)
-            .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
-        write_file(path, &text)?;
-        progress(format!("wrote {path}"));
+        })
     }
-    Ok(ExitCode::SUCCESS)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Keys, checks and timings of one set with `m.threads` threads.
 fn bench_set(
     ctx: &Arc<BgvContext>,
     log_n: u32,
-    threads: usize,
-    setup_s: f64,
-    reps: u64,
-    args: &BenchArgs,
-    ops: &[&'static str],
-    progress: &dyn Fn(String),
-) -> CliResult<(VariantRecord, Vec<Record>)> {
+    bench: &BgvBench<'_>,
+    m: &Measure<'_>,
+) -> CliResult<(VariantRecord<serde_json::Value>, Vec<OpRecord<Columns>>)> {
+    let (threads, setup_s, progress, args) = (m.threads, m.setup_s, m.progress, bench.args);
     let p = ctx.params();
     let n = p.degree();
     let q = p.coeff_moduli().to_vec();
@@ -280,58 +172,33 @@ fn bench_set(
     if !args.no_checks {
         checks.enc_dec = Some(decode(&ct_a)? == a);
         checks.add = Some(decode(&ev.add(&ct_a, &ct_b)?)? == sum);
-        let m = ev.multiply_relin(&ct_a, &ct_b, &rk)?;
-        checks.mult_relin = Some(decode(&m)? == prod);
+        let product = ev.multiply_relin(&ct_a, &ct_b, &rk)?;
+        checks.mult_relin = Some(decode(&product)? == prod);
         checks.relin = Some(decode(&ev.relinearize(&ct3, &rk)?)? == prod);
         checks.rotate = Some(decode(&ev.rotate_rows(&ct_a, 1, &gk)?)? == rot);
-        checks.mod_switch = Some(decode(&ev.mod_switch_to_next(&m)?)? == prod);
+        checks.mod_switch = Some(decode(&ev.mod_switch_to_next(&product)?)? == prod);
         checks.fresh_noise_budget = Some(dec.noise_budget(&ct_a)?);
         progress(format!("  checks: {}", checks.summary()));
     }
-    let mut recs = Vec::new();
-    for &op in ops {
-        let w = args.warmup;
-        let timing = match op {
-            "keygen" => time_op(reps, w, || {
-                let sk = SecretKey::generate(ctx)?;
-                PublicKey::generate(ctx, &sk)
-            })?,
-            "relin_keygen" => time_op(reps, w, || RelinKey::generate(ctx, &sk))?,
-            "encrypt" => time_op(reps, w, || enc.encrypt(&pt_a))?,
-            "decrypt" => time_op(reps, w, || decode(&ct_a))?,
-            "add" => time_op(reps, w, || ev.add(&ct_a, &ct_b))?,
-            "mult_relin" => time_op(reps, w, || ev.multiply_relin(&ct_a, &ct_b, &rk))?,
-            "mult_norelin" => time_op(reps, w, || ev.multiply(&ct_a, &ct_b))?,
-            "relin" => time_op(reps, w, || ev.relinearize(&ct3, &rk))?,
-            "rotate" => time_op(reps, w, || ev.rotate_rows(&ct_a, 1, &gk))?,
-            "mod_switch" => time_op(reps, w, || ev.mod_switch_to_next(&ct_a))?,
-            _ => continue,
-        };
-        progress(format!(
-            "  {op:<13} median {:>10.3} ms  min {:>10.3} ms  ({} x {})",
-            timing.median_ms, timing.min_ms, timing.reps, timing.inner
-        ));
-        recs.push(Record {
-            library: "rnsfhe",
-            scheme: "bgv",
-            variant: "HYBRID",
-            logn: log_n,
-            n,
-            logq_target: logq,
-            threads,
-            encoding: "packed",
-            plain_modulus: t,
-            logq,
-            limbs: q.len(),
-            logq_total: modulus_bits(&all),
-            limbs_total: all.len(),
-            op,
-            timing,
-        });
-    }
-    let v = VariantRecord {
+    let timed_ops = m.time_ops(&bench.ops, |op, reps, w| match op {
+        "keygen" => timed(reps, w, || {
+            let sk = SecretKey::generate(ctx)?;
+            PublicKey::generate(ctx, &sk)
+        }),
+        "relin_keygen" => timed(reps, w, || RelinKey::generate(ctx, &sk)),
+        "encrypt" => timed(reps, w, || enc.encrypt(&pt_a)),
+        "decrypt" => timed(reps, w, || decode(&ct_a)),
+        "add" => timed(reps, w, || ev.add(&ct_a, &ct_b)),
+        "mult_relin" => timed(reps, w, || ev.multiply_relin(&ct_a, &ct_b, &rk)),
+        "mult_norelin" => timed(reps, w, || ev.multiply(&ct_a, &ct_b)),
+        "relin" => timed(reps, w, || ev.relinearize(&ct3, &rk)),
+        "rotate" => timed(reps, w, || ev.rotate_rows(&ct_a, 1, &gk)),
+        "mod_switch" => timed(reps, w, || ev.mod_switch_to_next(&ct_a)),
+        _ => None,
+    })?;
+    let cols = Columns {
         library: "rnsfhe",
-        scheme: "bgv",
+        scheme: Some("bgv"),
         variant: "HYBRID",
         logn: log_n,
         n,
@@ -343,6 +210,10 @@ fn bench_set(
         limbs: q.len(),
         logq_total: modulus_bits(&all),
         limbs_total: all.len(),
+    };
+    let recs = OpRecord::all(&cols, timed_ops);
+    let v = VariantRecord {
+        cols,
         moduli_bits: mbits.clone(),
         params: serde_json::json!({
             "moduli": compress_bits(&mbits),
@@ -360,54 +231,22 @@ fn bench_set(
     Ok((v, recs))
 }
 
-fn print_table(set: &[(VariantRecord, Vec<Record>)], ops: &[&str]) {
+/// The per-set table: the set, then the shared op table and checks.
+fn print_table(set: &SetResult<serde_json::Value>, ops: &[&str]) {
     let Some((v0, _)) = set.first() else {
         return;
     };
     outln!(
         "### BGV n = 2^{}, L = {}: Q = {} bits ({} limbs: {}), Q·P = {} bits, t = {}, packed encoding",
-        v0.logn,
-        v0.limbs - 1,
-        v0.logq,
-        v0.limbs,
+        v0.cols.logn,
+        v0.cols.limbs - 1,
+        v0.cols.logq,
+        v0.cols.limbs,
         compress_bits(&v0.moduli_bits),
-        v0.logq_total,
-        v0.plain_modulus
+        v0.cols.logq_total,
+        v0.cols.plain_modulus
     );
     outln!();
-    let mut header = String::from("| op (ms) |");
-    let mut rule = String::from("|---|");
-    for (v, _) in set {
-        let col = format!("{} {}T", v.variant, v.threads);
-        header.push_str(&format!(" {col} median | {col} min |"));
-        rule.push_str("---|---|");
-    }
-    outln!("{header}");
-    outln!("{rule}");
-    for &op in ops {
-        let mut line = format!("| {op} |");
-        for (_, recs) in set {
-            match recs.iter().find(|r| r.op == op) {
-                Some(r) => line.push_str(&format!(
-                    " {} | {} |",
-                    fmt_ms(r.timing.median_ms),
-                    fmt_ms(r.timing.min_ms)
-                )),
-                None => line.push_str(" - | - |"),
-            }
-        }
-        outln!("{line}");
-    }
-    outln!();
-    for (v, _) in set {
-        if v.checks.enc_dec.is_some() {
-            outln!(
-                "checks {} {}T: {}",
-                v.variant,
-                v.threads,
-                v.checks.summary()
-            );
-        }
-    }
-    outln!();
+    print_op_table(set, ops);
+    print_checks(set);
 }

@@ -5,10 +5,7 @@
 //! rnsfhe beside OpenFHE and SEAL. Inputs are uniform in [−1, 1] as in the
 //! harness; precision is `−log2 max |decoded − exact|` over all slots.
 
-use std::hint::black_box;
-use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Instant;
 
 use rand::Rng;
 use rnsfhe::ckks::parameters::PRESETS;
@@ -20,11 +17,10 @@ use rnsfhe::ckks::{
 use rnsfhe::security::modulus_bits;
 use serde::Serialize;
 
-use super::{time_op, BenchArgs, Timing};
-use crate::common::{
-    errln, fmt_ms, loadavg, machine_info, outln, rng_from_clock, utc_now, write_file, CliError,
-    CliResult,
-};
+use super::driver::{resolve_ops, thread_list, timed, Bench, Measure, Progress, Report};
+use super::peers::OpRecord;
+use crate::bench_args::BenchArgs;
+use crate::common::{fmt_ms, moduli_bits, outln, rng_from_clock, CliError, CliResult};
 
 /// Ops in table order (names as in the CKKS harness).
 pub const OPS: [&str; 10] = [
@@ -40,8 +36,9 @@ pub const OPS: [&str; 10] = [
     "encrypt",
 ];
 
+/// The fields every CKKS record starts with (as in the CKKS harness).
 #[derive(Clone, Debug, Serialize)]
-struct SetInfo {
+pub struct SetInfo {
     library: &'static str,
     variant: String,
     threads: usize,
@@ -63,17 +60,12 @@ struct SetInfo {
     security: String,
 }
 
-#[derive(Clone, Debug, Serialize)]
-struct Record {
-    #[serde(flatten)]
-    info: SetInfo,
-    op: &'static str,
-    #[serde(flatten)]
-    timing: Timing,
-}
+/// A `results` record: the set's fields, the op and its timing.
+type Record = OpRecord<SetInfo>;
 
+/// One `variants` record: the set, its moduli, parameters and precision.
 #[derive(Clone, Debug, Serialize)]
-struct VariantRecord {
+pub struct VariantRecord {
     #[serde(flatten)]
     info: SetInfo,
     moduli_bits: Vec<u32>,
@@ -84,133 +76,101 @@ struct VariantRecord {
     version: &'static str,
 }
 
-fn bits(v: &[u64]) -> Vec<u32> {
-    v.iter().map(|&q| 64 - q.leading_zeros()).collect()
-}
-
 fn log2_exact(v: &[u64]) -> f64 {
     let s: f64 = v.iter().map(|&q| (q as f64).log2()).sum();
     (s * 1000.0).round() / 1000.0
 }
 
-/// The sets to run: `--set 14` (repeatable) or all three.
-fn resolve_sets(args: &BenchArgs) -> CliResult<Vec<u32>> {
-    if args.set.is_empty() {
-        return Ok(PRESETS.iter().map(|p| p.0).collect());
-    }
-    args.set
-        .iter()
-        .map(|&(log_n, _)| {
-            if PRESETS.iter().any(|p| p.0 == log_n) {
-                Ok(log_n)
-            } else {
-                Err(CliError(format!(
-                    "--scheme ckks: no set for log n = {log_n} (sets: 14, 15, 16)"
-                )))
-            }
-        })
-        .collect()
+/// The CKKS benchmark of `--set` and `--ops`.
+pub struct CkksBench {
+    sets: Vec<u32>,
+    ops: Vec<&'static str>,
 }
 
-/// Runs the CKKS benchmark.
-pub fn run(args: &BenchArgs, threads: &[usize]) -> CliResult<ExitCode> {
-    let t_start = Instant::now();
-    let load_start = loadavg();
-    let date = utc_now();
-    let sets = resolve_sets(args)?;
-    let ops: Vec<&'static str> = match args.ops.as_deref() {
-        None => OPS.to_vec(),
-        Some(spec) => spec
-            .split(',')
-            .map(|s| {
-                OPS.iter()
-                    .find(|&&o| o == s.trim())
-                    .copied()
-                    .ok_or_else(|| {
-                        CliError(format!("unknown CKKS op '{s}' (ops: {})", OPS.join(", ")))
-                    })
-            })
-            .collect::<CliResult<_>>()?,
-    };
-    let quiet = args.quiet;
-    let progress = |msg: String| {
-        if !quiet {
-            errln!("{msg}");
-        }
-    };
-    let mut records = Vec::new();
-    let mut vrecords = Vec::new();
-    outln!(
-        "# rnsfhe {} CKKS benchmark: hybrid key switching, {} thread(s)",
-        env!("CARGO_PKG_VERSION"),
-        threads
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join("/")
-    );
-    for &log_n in &sets {
-        let t_setup = Instant::now();
-        let params = CkksParameters::preset(log_n)?;
-        let ctx = CkksContext::new(params)?;
-        let setup_s = t_setup.elapsed().as_secs_f64();
-        let reps = if log_n >= 16 {
-            args.reps_large
+impl CkksBench {
+    /// Resolves the sets (`--set 14` (repeatable) or all three) and ops.
+    pub fn new(args: &BenchArgs) -> CliResult<Self> {
+        let sets = if args.set.is_empty() {
+            PRESETS.iter().map(|p| p.0).collect()
         } else {
-            args.reps
+            args.set
+                .iter()
+                .map(|&(log_n, _)| {
+                    if PRESETS.iter().any(|p| p.0 == log_n) {
+                        Ok(log_n)
+                    } else {
+                        Err(CliError(format!(
+                            "--scheme ckks: no set for log n = {log_n} (sets: 14, 15, 16)"
+                        )))
+                    }
+                })
+                .collect::<CliResult<_>>()?
         };
-        for &t in threads {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build()
-                .map_err(|e| CliError(format!("--threads: {e}")))?;
-            let (v, recs) =
-                pool.install(|| bench_set(&ctx, log_n, t, setup_s, reps, args, &ops, &progress))?;
-            print_table(&v, &recs);
-            vrecords.push(v);
-            records.extend(recs);
-        }
+        let ops = resolve_ops(args.ops.as_deref(), &OPS, &[], " for --scheme ckks")?;
+        Ok(Self { sets, ops })
     }
-    if let Some(path) = &args.json {
-        let meta = serde_json::json!({
-            "schema": "he-peers-bench-ckks/1",
-            "library": "rnsfhe",
-            "date_utc": date,
-            "machine": machine_info(),
-            "versions": {"rnsfhe": env!("CARGO_PKG_VERSION")},
-            "simd": {
-                "avx512": rnsfhe::rnsfhe_math::simd::avx512_available(),
-                "ifma52": rnsfhe::rnsfhe_math::simd::ifma_available(),
-                "disabled_by_env": rnsfhe::rnsfhe_math::simd::simd_disabled(),
-            },
-            "threads": threads,
-            "sets": sets,
-            "build_profile": if cfg!(debug_assertions) { "debug" } else { "release" },
-            "merged_from": [],
-            "wall_s": (t_start.elapsed().as_secs_f64() * 10.0).round() / 10.0,
-            "loadavg_start": load_start,
-            "loadavg_end": loadavg(),
-        });
-        let doc = serde_json::json!({"meta": meta, "results": records, "variants": vrecords});
-        let text = serde_json::to_string_pretty(&doc)
-            .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
-        write_file(path, &text)?;
-        progress(format!("wrote {path}"));
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
-#[allow(clippy::too_many_arguments)]
+impl Bench for CkksBench {
+    type Set = u32;
+    type Setup = Arc<CkksContext>;
+    type Out = (VariantRecord, Vec<Record>);
+    type Record = Record;
+    type Variant = VariantRecord;
+
+    fn sets(&self) -> &[u32] {
+        &self.sets
+    }
+
+    fn log_n(&self, set: &u32) -> u32 {
+        *set
+    }
+
+    fn heading(&self, threads: &[usize]) {
+        outln!(
+            "# rnsfhe {} CKKS benchmark: hybrid key switching, {} thread(s)",
+            env!("CARGO_PKG_VERSION"),
+            thread_list(threads)
+        );
+    }
+
+    fn setup(&self, set: &u32, _progress: Progress<'_>) -> CliResult<Arc<CkksContext>> {
+        Ok(CkksContext::new(CkksParameters::preset(*set)?)?)
+    }
+
+    fn measure(&self, set: &u32, ctx: &Arc<CkksContext>, m: &Measure<'_>) -> CliResult<Self::Out> {
+        bench_set(ctx, *set, self, m)
+    }
+
+    fn finish_set(
+        &self,
+        _set: &u32,
+        outs: Vec<Self::Out>,
+        report: &mut Report<Record, VariantRecord>,
+    ) {
+        for (v, recs) in outs {
+            print_table(&v, &recs);
+            report.variants.push(v);
+            report.results.extend(recs);
+        }
+    }
+
+    fn meta(&self, _args: &BenchArgs, _threads: &[usize]) -> serde_json::Value {
+        serde_json::json!({
+            "schema": "he-peers-bench-ckks/1",
+            "sets": self.sets,
+        })
+    }
+}
+
+/// Keys, precision and timings of one set with `m.threads` threads.
 fn bench_set(
     ctx: &Arc<CkksContext>,
     log_n: u32,
-    threads: usize,
-    setup_s: f64,
-    reps: u64,
-    args: &BenchArgs,
-    ops: &[&'static str],
-    progress: &dyn Fn(String),
+    bench: &CkksBench,
+    m: &Measure<'_>,
 ) -> CliResult<(VariantRecord, Vec<Record>)> {
+    let (threads, setup_s, progress) = (m.threads, m.setup_s, m.progress);
     let p = ctx.params();
     let n = p.degree();
     let mut all = p.coeff_moduli().to_vec();
@@ -223,7 +183,7 @@ fn bench_set(
         n,
         levels: p.max_level(),
         scale_bits: p.scale_bits(),
-        first_mod_bits: bits(&p.coeff_moduli()[..1])[0],
+        first_mod_bits: moduli_bits(&p.coeff_moduli()[..1])[0],
         logq: p.log2_q(),
         log2q: log2_exact(p.coeff_moduli()),
         limbs: p.coeff_moduli().len(),
@@ -263,55 +223,39 @@ fn bench_set(
     let prod: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a * b).collect();
     let sum: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
     let rot: Vec<f64> = (0..half).map(|i| x[(i + 1) % half]).collect();
-    let m = ev.multiply_relin_rescale(&c1, &c2, &rk)?;
+    let product = ev.multiply_relin_rescale(&c1, &c2, &rk)?;
     let round2 = |b: f64| (b * 100.0).round() / 100.0;
     let precision = serde_json::json!({
-        "mult_relin_rescale": round2(precision_bits(&dec.decrypt_decode(&m)?, &prod)?),
+        "mult_relin_rescale": round2(precision_bits(&dec.decrypt_decode(&product)?, &prod)?),
         "fresh": round2(precision_bits(&dec.decrypt_decode(&c1)?, &x)?),
         "add": round2(precision_bits(&dec.decrypt_decode(&ev.add(&c1, &c2)?)?, &sum)?),
         "rotate": round2(precision_bits(&dec.decrypt_decode(&ev.rotate(&c1, 1, &gk)?)?, &rot)?),
-        "mult_result_log2_scale": (m.scale().log2() * 1e4).round() / 1e4,
-        "mult_result_limbs": m.level() + 1,
+        "mult_result_log2_scale": (product.scale().log2() * 1e4).round() / 1e4,
+        "mult_result_limbs": product.level() + 1,
     });
     progress(format!("precision bits: {precision}"));
-    let mut recs = Vec::new();
-    for &op in ops {
-        let timing = match op {
-            "keygen" => time_op(reps, args.warmup, || {
-                let mut r = rng_from_clock();
-                let sk = SecretKey::generate_with_rng(ctx, &mut r)?;
-                PublicKey::generate_with_rng(ctx, &sk, &mut r)
-            })?,
-            "relin_keygen" => time_op(reps, args.warmup, || RelinKey::generate(ctx, &sk))?,
-            "rot_keygen" => time_op(reps, args.warmup, || {
-                GaloisKeys::generate_for_steps(ctx, &sk, &[1])
-            })?,
-            "encode_encrypt" => time_op(reps, args.warmup, || encryptor.encrypt(&enc.encode(&x)?))?,
-            "encode" => time_op(reps, args.warmup, || enc.encode(&x))?,
-            "encrypt" => time_op(reps, args.warmup, || encryptor.encrypt(&pt1))?,
-            "decrypt_decode" => time_op(reps, args.warmup, || dec.decrypt_decode(&c1))?,
-            "add" => time_op(reps, args.warmup, || ev.add(&c1, &c2))?,
-            "mult_relin_rescale" => time_op(reps, args.warmup, || {
-                ev.multiply_relin_rescale(&c1, &c2, &rk)
-            })?,
-            "rotate" => time_op(reps, args.warmup, || ev.rotate(&c1, 1, &gk))?,
-            _ => continue,
-        };
-        black_box(&timing);
-        progress(format!(
-            "  {op:<20} median {:>10.3} ms  min {:>10.3} ms",
-            timing.median_ms, timing.min_ms
-        ));
-        recs.push(Record {
-            info: info.clone(),
-            op,
-            timing,
-        });
-    }
+    let timed_ops = m.time_ops(&bench.ops, |op, reps, w| match op {
+        "keygen" => timed(reps, w, || {
+            let mut r = rng_from_clock();
+            let sk = SecretKey::generate_with_rng(ctx, &mut r)?;
+            PublicKey::generate_with_rng(ctx, &sk, &mut r)
+        }),
+        "relin_keygen" => timed(reps, w, || RelinKey::generate(ctx, &sk)),
+        "rot_keygen" => timed(reps, w, || GaloisKeys::generate_for_steps(ctx, &sk, &[1])),
+        "encode_encrypt" => timed(reps, w, || encryptor.encrypt(&enc.encode(&x)?)),
+        "encode" => timed(reps, w, || enc.encode(&x)),
+        "encrypt" => timed(reps, w, || encryptor.encrypt(&pt1)),
+        "decrypt_decode" => timed(reps, w, || dec.decrypt_decode(&c1)),
+        "add" => timed(reps, w, || ev.add(&c1, &c2)),
+        "mult_relin_rescale" => timed(reps, w, || ev.multiply_relin_rescale(&c1, &c2, &rk)),
+        "rotate" => timed(reps, w, || ev.rotate(&c1, 1, &gk)),
+        _ => None,
+    })?;
+    let recs = OpRecord::all(&info, timed_ops);
     let v = VariantRecord {
         info,
-        moduli_bits: bits(p.coeff_moduli()),
-        special_moduli_bits: bits(p.special_moduli()),
+        moduli_bits: moduli_bits(p.coeff_moduli()),
+        special_moduli_bits: moduli_bits(p.special_moduli()),
         params: serde_json::json!({
             "scheme": "CKKS (rnsfhe)",
             "key_switching": "HYBRID",

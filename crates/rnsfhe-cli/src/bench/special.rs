@@ -53,10 +53,11 @@ use rnsfhe::security::modulus_bits;
 use rnsfhe::SecurityLevel;
 use serde::Serialize;
 
-use super::{sparse_negacyclic_mul, stats, BenchArgs, Timing, PLAIN_MODULUS};
+use super::bfv::{resolve_sets, sparse_negacyclic_mul};
+use super::driver::{resolve_ops, Bench, Measure, Progress, Report};
+use crate::bench_args::{calibrate, sample, stats, BenchArgs, Timing, PLAIN_MODULUS};
 use crate::common::{
-    compress_bits, errln, fmt_ms, loadavg, machine_info, moduli_bits, outln, rng_from_clock,
-    utc_now, write_file, CliError, CliResult,
+    compress_bits, fmt_ms, moduli_bits, outln, rng_from_clock, CliError, CliResult,
 };
 
 /// The ops of the special-moduli comparison, in table order.
@@ -95,7 +96,7 @@ pub fn parse_moduli(spec: &str) -> CliResult<Option<u32>> {
 
 /// One JSON record: an op on one side.
 #[derive(Clone, Debug, Serialize)]
-struct Record {
+pub struct Record {
     side: &'static str,
     logn: u32,
     logq_target: u32,
@@ -118,31 +119,62 @@ fn special_base(g: u32, log_q: u32) -> CliResult<SpecialBase> {
     b.map_err(|e| CliError(format!("special:g={g} at log q = {log_q}: {e}")))
 }
 
-/// Runs the comparison for every set and thread count.
-pub fn run(
-    args: &BenchArgs,
+/// The special-moduli comparison of `--moduli special:g=G`.
+pub struct SpecialBench<'a> {
+    args: &'a BenchArgs,
     g: u32,
-    sets: &[(u32, u32)],
-    threads: &[usize],
-    ops: &[&'static str],
-) -> CliResult<ExitCode> {
-    let t_start = Instant::now();
-    let load_start = loadavg();
-    let date = utc_now();
-    let quiet = args.quiet;
-    let progress = |msg: String| {
-        if !quiet {
-            errln!("{msg}");
-        }
-    };
-    outln!(
-        "# rnsfhe {}: BFV over special moduli (003, g = {g}) beside NTT primes, t = {PLAIN_MODULUS}, BEHZ, RNS-decomposition relinearization, coefficient encoding",
-        env!("CARGO_PKG_VERSION")
-    );
-    outln!();
-    let mut records = Vec::new();
-    let mut all_ok = true;
-    for &(log_n, log_q) in sets {
+    sets: Vec<(u32, u32)>,
+    ops: Vec<&'static str>,
+}
+
+impl<'a> SpecialBench<'a> {
+    /// The comparison when `--moduli` asks for special moduli (default set
+    /// 14,438: 003's `n = 2^14`), `None` for `--moduli ntt`.
+    pub fn new(args: &'a BenchArgs) -> CliResult<Option<Self>> {
+        let Some(g) = parse_moduli(&args.moduli)? else {
+            return Ok(None);
+        };
+        let sets = if args.set.is_empty() && args.sets.is_none() {
+            vec![(14, 438)]
+        } else {
+            resolve_sets(args)?
+        };
+        let ops = resolve_ops(
+            args.ops.as_deref(),
+            &SPECIAL_OPS,
+            &[],
+            " for --moduli special",
+        )?;
+        Ok(Some(Self { args, g, sets, ops }))
+    }
+}
+
+impl Bench for SpecialBench<'_> {
+    type Set = (u32, u32);
+    type Setup = (Arc<SpecialBfvContext>, Arc<BfvContext>);
+    type Out = (Vec<Record>, bool);
+    type Record = Record;
+    type Variant = ();
+
+    fn sets(&self) -> &[(u32, u32)] {
+        &self.sets
+    }
+
+    fn log_n(&self, set: &(u32, u32)) -> u32 {
+        set.0
+    }
+
+    fn heading(&self, _threads: &[usize]) {
+        outln!(
+            "# rnsfhe {}: BFV over special moduli (003, g = {}) beside NTT primes, t = {PLAIN_MODULUS}, BEHZ, RNS-decomposition relinearization, coefficient encoding",
+            env!("CARGO_PKG_VERSION"),
+            self.g
+        );
+        outln!();
+    }
+
+    fn setup(&self, set: &(u32, u32), progress: Progress<'_>) -> CliResult<Self::Setup> {
+        let (g, &(log_n, log_q)) = (self.g, set);
         let n = 1usize << log_n;
         let base = special_base(g, log_q)?;
         let sparams = SpecialBfvParameters::builder()
@@ -152,7 +184,7 @@ pub fn run(
             .security(SecurityLevel::Tc128)
             .build()
             .map_err(|e| CliError(format!("set ({log_n}, {log_q}), special: {e}")))?;
-        let bits = split_log_q(log_q, args.moduli_bits)
+        let bits = split_log_q(log_q, self.args.moduli_bits)
             .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))?;
         let nparams = BfvParameters::builder()
             .degree(n)
@@ -170,51 +202,42 @@ pub fn run(
             "[special n=2^{log_n} q~{log_q}] contexts in {:.1}s",
             t0.elapsed().as_secs_f64()
         ));
-        for &th in threads {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(th)
-                .build()
-                .map_err(|e| CliError(format!("--threads: cannot start {th} threads: {e}")))?;
-            let (recs, ok) =
-                pool.install(|| bench_pair(args, log_n, log_q, &sctx, &nctx, th, ops, &progress))?;
-            all_ok &= ok;
-            records.extend(recs);
+        Ok((sctx, nctx))
+    }
+
+    fn measure(
+        &self,
+        set: &(u32, u32),
+        (sctx, nctx): &Self::Setup,
+        m: &Measure<'_>,
+    ) -> CliResult<Self::Out> {
+        bench_pair(self, *set, sctx, nctx, m)
+    }
+
+    fn finish_set(&self, _set: &(u32, u32), outs: Vec<Self::Out>, report: &mut Report<Record, ()>) {
+        for (recs, ok) in outs {
+            report.all_ok &= ok;
+            report.results.extend(recs);
         }
     }
-    if !all_ok {
+
+    fn conclude(&self, all_ok: bool) -> ExitCode {
+        if all_ok {
+            return ExitCode::SUCCESS;
+        }
         outln!("note: some results were wrong (see 'checks' above)");
-    }
-    if let Some(path) = &args.json {
-        let doc = serde_json::json!({
-            "meta": {
-                "schema": "rnsfhe-special-moduli/1",
-                "date_utc": date,
-                "machine": machine_info(),
-                "version": env!("CARGO_PKG_VERSION"),
-                "g": g,
-                "plain_modulus": PLAIN_MODULUS,
-                "reps": args.reps,
-                "simd": {
-                    "avx512": rnsfhe::rnsfhe_math::simd::avx512_available(),
-                    "ifma52": rnsfhe::rnsfhe_math::simd::ifma_available(),
-                    "disabled_by_env": rnsfhe::rnsfhe_math::simd::simd_disabled(),
-                },
-                "wall_s": (t_start.elapsed().as_secs_f64() * 10.0).round() / 10.0,
-                "loadavg_start": load_start,
-                "loadavg_end": loadavg(),
-            },
-            "results": records,
-        });
-        let text = serde_json::to_string_pretty(&doc)
-            .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
-        write_file(path, &text)?;
-        progress(format!("wrote {path}"));
-    }
-    Ok(if all_ok {
-        ExitCode::SUCCESS
-    } else {
         ExitCode::FAILURE
-    })
+    }
+
+    fn meta(&self, args: &BenchArgs, _threads: &[usize]) -> serde_json::Value {
+        serde_json::json!({
+            "schema": "rnsfhe-special-moduli/1",
+            "version": env!("CARGO_PKG_VERSION"),
+            "g": self.g,
+            "plain_modulus": PLAIN_MODULUS,
+            "reps": args.reps,
+        })
+    }
 }
 
 /// A random polynomial over `base` (canonical residues).
@@ -228,27 +251,6 @@ fn random_poly(base: &RnsBase, n: usize, rng: &mut impl Rng) -> RnsPoly<Coeff> {
     p
 }
 
-/// Calls per sample so that one sample lasts at least 2 ms (at most 2000).
-fn calibrate<R>(f: &mut impl FnMut() -> rnsfhe::Result<R>) -> CliResult<u64> {
-    black_box(f()?);
-    let t0 = Instant::now();
-    black_box(f()?);
-    let once = t0.elapsed().as_secs_f64();
-    Ok(if once < 0.002 {
-        ((0.002 / once.max(1e-7)).ceil() as u64).clamp(1, 2000)
-    } else {
-        1
-    })
-}
-
-fn sample<R>(f: &mut impl FnMut() -> rnsfhe::Result<R>, inner: u64) -> CliResult<f64> {
-    let t0 = Instant::now();
-    for _ in 0..inner {
-        black_box(f()?);
-    }
-    Ok(t0.elapsed().as_secs_f64() * 1e3 / inner as f64)
-}
-
 /// Times `s` (special) and `p` (NTT primes) in `reps` alternating rounds
 /// (the order flips every round).
 fn time_pair<A, B>(
@@ -256,6 +258,9 @@ fn time_pair<A, B>(
     mut s: impl FnMut() -> rnsfhe::Result<A>,
     mut p: impl FnMut() -> rnsfhe::Result<B>,
 ) -> CliResult<(Timing, Timing)> {
+    // One untimed call each, then the calibration call.
+    black_box(s()?);
+    black_box(p()?);
     let (is, ip) = (calibrate(&mut s)?, calibrate(&mut p)?);
     let mut vs = Vec::with_capacity(reps as usize);
     let mut vp = Vec::with_capacity(reps as usize);
@@ -271,18 +276,16 @@ fn time_pair<A, B>(
     Ok((stats(&vs, reps, is, 2), stats(&vp, reps, ip, 2)))
 }
 
-/// Keys, checks and timings of one set on the current rayon pool.
-#[allow(clippy::too_many_arguments)]
+/// Keys, checks, timings and the table of one set with `m.threads`
+/// threads, on the current rayon pool.
 fn bench_pair(
-    args: &BenchArgs,
-    log_n: u32,
-    log_q: u32,
+    bench: &SpecialBench<'_>,
+    (log_n, log_q): (u32, u32),
     sctx: &Arc<SpecialBfvContext>,
     nctx: &Arc<BfvContext>,
-    threads: usize,
-    ops: &[&'static str],
-    progress: &(dyn Fn(String) + Sync),
+    m: &Measure<'_>,
 ) -> CliResult<(Vec<Record>, bool)> {
+    let (args, ops, threads, progress) = (bench.args, &bench.ops, m.threads, m.progress);
     let n = 1usize << log_n;
     let t = PLAIN_MODULUS;
     let mut rng = rng_from_clock();
@@ -366,11 +369,7 @@ fn bench_pair(
     let mut s_buf = sx.clone();
     let mut n_buf = nx.clone();
 
-    let reps = if log_n >= 16 {
-        args.reps_large
-    } else {
-        args.reps
-    };
+    let reps = m.reps;
     let smod = sbase.values();
     let nmod = nbase.values();
     let s_desc = format!("{} ({} limbs)", sbase.describe(), smod.len());

@@ -1,0 +1,143 @@
+//! BFV in the file workflow: integers mod t, batched when t allows it
+//! (prime, `≡ 1 mod 2n`), else polynomial coefficients.
+
+use std::sync::Arc;
+
+use rnsfhe::bfv::{
+    BatchEncoder, BfvContext, BfvParameters, Ciphertext, CoefficientEncoder, Decryptor, Encryptor,
+    Evaluator, Plaintext, Variant,
+};
+use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
+
+use super::args::{KeygenArgs, Op};
+use super::workflow::{common_ops, encode_integers, integers, Decrypted, Scheme};
+use crate::common::{parse_set, CliError, CliResult};
+
+/// The BFV scheme of the workflow.
+pub struct Bfv;
+
+impl Scheme for Bfv {
+    const NAME: &'static str = "BFV";
+    type Ctx = BfvContext;
+    type Params = BfvParameters;
+    type Ct = Ciphertext;
+    type Pt = Plaintext;
+    type Ev = Evaluator;
+    type Value = i64;
+
+    common_ops!();
+
+    fn params_from_bytes(bytes: &[u8]) -> rnsfhe::Result<BfvParameters> {
+        BfvParameters::from_bytes(bytes)
+    }
+
+    /// `LOGN,LOGQ`: the HPS preset, rebuilt at the requested security.
+    fn preset(args: &KeygenArgs) -> CliResult<BfvParameters> {
+        let (log_n, log_q) = parse_set(&args.params)
+            .map_err(|e| CliError(format!("--params: not a file, and not a preset: {e}")))?;
+        let p = BfvParameters::preset(log_n, log_q, args.t, Variant::Hps)?;
+        if args.security == rnsfhe::SecurityLevel::Tc128 {
+            return Ok(p);
+        }
+        // Rebuild with the requested level (the preset enforces 128 bits).
+        Ok(BfvParameters::builder()
+            .degree(p.degree())
+            .plain_modulus(args.t)
+            .coeff_moduli(p.coeff_moduli())
+            .security(args.security)
+            .build()?)
+    }
+
+    fn context(params: BfvParameters) -> rnsfhe::Result<Arc<BfvContext>> {
+        BfvContext::new(params)
+    }
+
+    fn describe(ctx: &BfvContext) -> String {
+        let p = ctx.params();
+        format!(
+            "n = {}, t = {}, log2 q = {:.1} ({} moduli), {} security",
+            p.degree(),
+            p.plain_modulus(),
+            p.log2_q(),
+            p.coeff_moduli().len(),
+            p.security_level()
+        )
+    }
+
+    fn encode(ctx: &Arc<BfvContext>, values: &[i64]) -> rnsfhe::Result<Plaintext> {
+        let t = ctx.plain_modulus().value();
+        match BatchEncoder::new(ctx) {
+            Ok(b) => encode_integers(values, t, |r| b.encode(r), |v| b.encode_signed(v)),
+            Err(_) => {
+                let c = CoefficientEncoder::new(ctx);
+                encode_integers(values, t, |r| c.encode(r), |v| c.encode_signed(v))
+            }
+        }
+    }
+
+    fn encode_operand(
+        ctx: &Arc<BfvContext>,
+        values: &[i64],
+        _ct: &Ciphertext,
+        _op: Op,
+    ) -> rnsfhe::Result<Plaintext> {
+        Self::encode(ctx, values)
+    }
+
+    fn decrypt(
+        ctx: &Arc<BfvContext>,
+        sk: &SecretKey,
+        ct: &Ciphertext,
+        signed: bool,
+    ) -> CliResult<Decrypted> {
+        let dec = Decryptor::new(ctx, sk)?;
+        let pt = dec.decrypt(ct)?;
+        let budget = dec.invariant_noise_budget(ct)?;
+        let values = match BatchEncoder::new(ctx) {
+            Ok(b) => b.decode(&pt)?,
+            Err(_) => CoefficientEncoder::new(ctx).decode(&pt)?,
+        };
+        Ok(integers(
+            values,
+            ctx.plain_modulus().value(),
+            signed,
+            budget,
+        ))
+    }
+
+    fn mul(
+        ev: &Evaluator,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        rk: &RelinKey,
+    ) -> rnsfhe::Result<Ciphertext> {
+        if std::ptr::eq(a, b) {
+            return ev.square_relin(a, rk);
+        }
+        ev.multiply_relin(a, b, rk)
+    }
+
+    fn rotate(
+        ev: &Evaluator,
+        a: &Ciphertext,
+        steps: i64,
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Ciphertext> {
+        ev.rotate_rows(a, steps, gk)
+    }
+
+    fn mod_switch(
+        ev: &Evaluator,
+        a: &Ciphertext,
+        level: Option<usize>,
+    ) -> rnsfhe::Result<Ciphertext> {
+        match level {
+            Some(l) => ev.mod_switch_to(a, l),
+            None => ev.mod_switch_to_next(a),
+        }
+    }
+
+    fn sum(ev: &Evaluator, a: &Ciphertext, gk: &GaloisKeys) -> CliResult<Ciphertext> {
+        Ok(ev.sum_slots(a, gk)?)
+    }
+}
