@@ -12,9 +12,10 @@ use pyo3::prelude::*;
 use rnsfhe::bfv::{BfvContext, BfvParameters, Evaluator, Variant};
 use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 
+use crate::convert::Chain;
 use crate::integer::{impl_batched, integer_ciphertext_class, Integer};
 use crate::operand::Cipher;
-use crate::scheme::{impl_core, Core};
+use crate::scheme::impl_core;
 
 /// The BFV scheme (marker of the generic layer).
 pub struct Bfv;
@@ -26,21 +27,8 @@ impl Integer for Bfv {
     const NAME: &'static str = "bfv";
     const TITLE: &'static str = "BFV";
 
-    fn multiply(
-        ev: &Evaluator,
-        a: &Self::Ciphertext,
-        b: &Self::Ciphertext,
-        rk: Option<&RelinKey>,
-        _reduce: bool,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        // BFV keeps the level (the leveled technique drops one by itself).
-        match rk {
-            Some(k) => ev.multiply_relin(a, b, k),
-            None => ev.multiply(a, b),
-        }
-    }
-
-    fn finish_plain_product(
+    /// BFV keeps the level (the leveled technique drops one by itself).
+    fn finish_product(
         _: &Evaluator,
         ct: Self::Ciphertext,
         _reduce: bool,
@@ -119,14 +107,9 @@ crate::classes::context_class!(Context, Ciphertext, Bfv, {
             .plain_modulus(t)
             .variant(v)
             .security(level);
-        b = match (moduli, moduli_bits) {
-            (Some(m), None) => b.coeff_moduli(&m),
-            (None, Some(bits)) => b.coeff_moduli_bits(&bits),
-            _ => {
-                return Err(PyValueError::new_err(
-                    "give exactly one of moduli (primes) and moduli_bits (sizes)",
-                ))
-            }
+        b = match crate::convert::chain(moduli, moduli_bits)? {
+            Chain::Primes(m) => b.coeff_moduli(&m),
+            Chain::Bits(bits) => b.coeff_moduli_bits(&bits),
         };
         Self::build(py, || BfvContext::new(b.build()?))
     }
@@ -211,31 +194,9 @@ integer_ciphertext_class!(Context, Ciphertext, Bfv, {
     ) -> PyResult<Self> {
         self.binary(py, other, crate::scheme::Op::Mul, relinearize, true)
     }
-
-    /// Loads a ciphertext of `context` holding `length` values (default:
-    /// all `n` slots); attach keys with `with_keys`. Malformed bytes raise
-    /// `FormatError`.
-    #[staticmethod]
-    #[pyo3(signature = (context, data, length = None))]
-    fn from_bytes(context: &Context, data: &[u8], length: Option<usize>) -> PyResult<Self> {
-        Cipher::load(context.ctx.clone(), data, length, ()).map(Self)
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<rnsfhe.bfv.Ciphertext of {} values, level {}, size {}>",
-            self.0.len,
-            Bfv::level(&self.0.ct),
-            Bfv::size(&self.0.ct)
-        )
-    }
 });
 
-/// Adds the classes of this module (as `BfvContext`, …; `rnsfhe.bfv`
-/// re-exports them under their Python names).
+/// Adds the classes of this module (as `BfvContext`, …).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("BfvContext", py.get_type::<Context>())?;
-    m.add("BfvCiphertext", py.get_type::<Ciphertext>())?;
-    Ok(())
+    crate::operand::register::<Context, Ciphertext>(m, "Bfv")
 }

@@ -10,14 +10,14 @@
 //! module adds its parameters and how it multiplies, sums and measures
 //! noise.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rnsfhe::bgv::{BgvContext, BgvParameters, Evaluator};
 use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 
+use crate::convert::Chain;
 use crate::integer::{impl_batched, integer_ciphertext_class, Batched, Integer};
 use crate::operand::Cipher;
-use crate::scheme::{impl_core, Core, Op};
+use crate::scheme::{impl_core, Core, Op, Scheme};
 
 /// The BGV scheme (marker of the generic layer).
 pub struct Bgv;
@@ -29,23 +29,9 @@ impl Integer for Bgv {
     const NAME: &'static str = "bgv";
     const TITLE: &'static str = "BGV";
 
-    fn multiply(
-        ev: &Evaluator,
-        a: &Self::Ciphertext,
-        b: &Self::Ciphertext,
-        rk: Option<&RelinKey>,
-        mod_switch: bool,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        let p = match rk {
-            Some(k) => ev.multiply_relin(a, b, k)?,
-            None => ev.multiply(a, b)?,
-        };
-        Self::finish_plain_product(ev, p, mod_switch)
-    }
-
     /// A product's noise is about the product of its operands'; switching
     /// one level down divides it by `q_l`, back near the floor `t·√n`.
-    fn finish_plain_product(
+    fn finish_product(
         ev: &Evaluator,
         ct: Self::Ciphertext,
         mod_switch: bool,
@@ -83,7 +69,7 @@ impl Integer for Bgv {
         for bit in (0..top).rev() {
             acc = Self::square(ev, &acc, Some(rk))?;
             if (e >> bit) & 1 == 1 {
-                acc = <Self as Integer>::multiply(ev, &acc, ct, Some(rk), true)?;
+                acc = <Self as Scheme>::multiply(ev, &acc, ct, Some(rk), true)?;
             }
         }
         Ok(acc)
@@ -138,14 +124,9 @@ crate::classes::context_class!(Context, Ciphertext, Bgv, {
             .degree(n)
             .plain_modulus(t)
             .security(level);
-        let b = match (moduli, moduli_bits) {
-            (Some(m), None) => b.coeff_moduli(&m),
-            (None, Some(bits)) => b.coeff_moduli_bits(&bits),
-            _ => {
-                return Err(PyValueError::new_err(
-                    "give exactly one of moduli (primes) and moduli_bits (sizes)",
-                ))
-            }
+        let b = match crate::convert::chain(moduli, moduli_bits)? {
+            Chain::Primes(m) => b.coeff_moduli(&m),
+            Chain::Bits(bits) => b.coeff_moduli_bits(&bits),
         };
         Self::build(py, || BgvContext::new(b.build()?))
     }
@@ -222,31 +203,9 @@ integer_ciphertext_class!(Context, Ciphertext, Bgv, {
     ) -> PyResult<Self> {
         self.binary(py, other, Op::Mul, relinearize, mod_switch)
     }
-
-    /// Loads a ciphertext of `context` holding `length` values (default:
-    /// all `n` slots); attach keys with `with_keys`. Malformed bytes raise
-    /// `FormatError`.
-    #[staticmethod]
-    #[pyo3(signature = (context, data, length = None))]
-    fn from_bytes(context: &Context, data: &[u8], length: Option<usize>) -> PyResult<Self> {
-        Cipher::load(context.ctx.clone(), data, length, ()).map(Self)
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<rnsfhe.bgv.Ciphertext of {} values, level {}, size {}>",
-            self.0.len,
-            Bgv::level(&self.0.ct),
-            Bgv::size(&self.0.ct)
-        )
-    }
 });
 
-/// Adds the classes of this module (as `BgvContext`, …; `rnsfhe.bgv`
-/// re-exports them under their Python names).
+/// Adds the classes of this module (as `BgvContext`, …).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("BgvContext", py.get_type::<Context>())?;
-    m.add("BgvCiphertext", py.get_type::<Ciphertext>())?;
-    Ok(())
+    crate::operand::register::<Context, Ciphertext>(m, "Bgv")
 }

@@ -466,11 +466,7 @@ impl Ciphertext {
     }
 }
 
-/// Adds the classes of this module (as `CkksContext`, …; `rnsfhe.ckks`
-/// re-exports them under their Python names).
+/// Adds the classes of this module (as `CkksContext`, …).
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    m.add("CkksContext", py.get_type::<Context>())?;
-    m.add("CkksCiphertext", py.get_type::<Ciphertext>())?;
-    Ok(())
+    crate::operand::register::<Context, Ciphertext>(m, "Ckks")
 }

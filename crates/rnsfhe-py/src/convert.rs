@@ -273,6 +273,25 @@ pub fn security(bits: u32) -> PyResult<rnsfhe::SecurityLevel> {
     }
 }
 
+/// A ciphertext modulus chain as the caller gave it.
+pub enum Chain {
+    /// Explicit primes.
+    Primes(Vec<u64>),
+    /// Bit sizes (NTT-friendly primes chosen by the core).
+    Bits(Vec<u32>),
+}
+
+/// The chain of exactly one of `moduli` (primes) and `moduli_bits`.
+pub fn chain(moduli: Option<Vec<u64>>, moduli_bits: Option<Vec<u32>>) -> PyResult<Chain> {
+    match (moduli, moduli_bits) {
+        (Some(m), None) => Ok(Chain::Primes(m)),
+        (None, Some(bits)) => Ok(Chain::Bits(bits)),
+        _ => Err(PyValueError::new_err(
+            "give exactly one of moduli (primes) and moduli_bits (sizes)",
+        )),
+    }
+}
+
 /// Whether `obj` is an instance of the class with the fully qualified
 /// `name` (e.g. `rnsfhe.ckks.Ciphertext`), checked by name so that one
 /// scheme's module needs no import of the other's (for the "cannot combine

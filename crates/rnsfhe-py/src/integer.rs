@@ -44,6 +44,19 @@ pub trait Batched: Core {
         ct: &Self::Ciphertext,
         gk: &GaloisKeys,
     ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `a · b` (3 parts).
+    fn tensor(
+        ev: &Self::Evaluator,
+        a: &Self::Ciphertext,
+        b: &Self::Ciphertext,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `a · b` relinearized.
+    fn multiply_relin(
+        ev: &Self::Evaluator,
+        a: &Self::Ciphertext,
+        b: &Self::Ciphertext,
+        rk: &RelinKey,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
     /// Drops the last modulus.
     fn mod_switch_to_next(
         ev: &Self::Evaluator,
@@ -94,6 +107,21 @@ macro_rules! impl_batched {
             ) -> rnsfhe::Result<Self::Ciphertext> {
                 ev.rotate_columns(ct, gk)
             }
+            fn tensor(
+                ev: &Self::Evaluator,
+                a: &Self::Ciphertext,
+                b: &Self::Ciphertext,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.multiply(a, b)
+            }
+            fn multiply_relin(
+                ev: &Self::Evaluator,
+                a: &Self::Ciphertext,
+                b: &Self::Ciphertext,
+                rk: &rnsfhe::rlwe::RelinKey,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.multiply_relin(a, b, rk)
+            }
             fn mod_switch_to_next(
                 ev: &Self::Evaluator,
                 ct: &Self::Ciphertext,
@@ -118,17 +146,9 @@ pub trait Integer: Batched {
     const NAME: &'static str;
     /// The name in messages (`BFV`).
     const TITLE: &'static str;
-    /// `a · b`, relinearized with `rk` when given; `reduce` as
+    /// A product (of ciphertexts or with a plaintext), `reduce`d as
     /// [`Scheme::multiply`] says.
-    fn multiply(
-        ev: &Self::Evaluator,
-        a: &Self::Ciphertext,
-        b: &Self::Ciphertext,
-        rk: Option<&RelinKey>,
-        reduce: bool,
-    ) -> rnsfhe::Result<Self::Ciphertext>;
-    /// A product with a plaintext, `reduce`d.
-    fn finish_plain_product(
+    fn finish_product(
         ev: &Self::Evaluator,
         ct: Self::Ciphertext,
         reduce: bool,
@@ -224,7 +244,11 @@ impl<S: Integer> Scheme for S {
         rk: Option<&RelinKey>,
         reduce: bool,
     ) -> rnsfhe::Result<Self::Ciphertext> {
-        <S as Integer>::multiply(ev, a, b, rk, reduce)
+        let p = match rk {
+            Some(k) => S::multiply_relin(ev, a, b, k)?,
+            None => S::tensor(ev, a, b)?,
+        };
+        S::finish_product(ev, p, reduce)
     }
 
     fn rotate(
@@ -277,7 +301,7 @@ impl<S: Integer> Scheme for S {
     ) -> rnsfhe::Result<Self::Ciphertext> {
         let out = S::plain(ev, &c.ct, &encode::<S>(&c.ctx, p)?, op)?;
         match op {
-            Op::Mul => S::finish_plain_product(ev, out, reduce),
+            Op::Mul => S::finish_product(ev, out, reduce),
             _ => Ok(out),
         }
     }
@@ -362,6 +386,25 @@ macro_rules! integer_ciphertext_class {
                 let mut out = self.0.apply_galois(py, "swap_rows", <$s as $crate::integer::Batched>::rotate_columns)?;
                 out.len = <$s as $crate::scheme::Core>::degree(&self.0.ctx);
                 Ok(Self(out))
+            }
+
+            /// Loads a ciphertext of `context` holding `length` values
+            /// (default: all `n` slots); attach keys with `with_keys`.
+            /// Malformed bytes raise `FormatError`.
+            #[staticmethod]
+            #[pyo3(signature = (context, data, length = None))]
+            fn from_bytes(context: &$ctx, data: &[u8], length: Option<usize>) -> pyo3::PyResult<Self> {
+                $crate::operand::Cipher::load(context.ctx.clone(), data, length, ()).map(Self)
+            }
+
+            fn __repr__(&self) -> String {
+                format!(
+                    "<rnsfhe.{}.Ciphertext of {} values, level {}, size {}>",
+                    <$s as $crate::integer::Integer>::NAME,
+                    self.0.len,
+                    <$s as $crate::scheme::Core>::level(&self.0.ct),
+                    <$s as $crate::scheme::Core>::size(&self.0.ct)
+                )
             }
 
             $($own)*

@@ -385,3 +385,16 @@ pub fn decrypt_batch<'py, S: Scheme>(
     let rows = crate::batch::map(py, cts, progress, "decrypt", |c| c.decode(&dec))?;
     S::rows_array(py, &rows, extra)
 }
+
+/// Adds a scheme's context and ciphertext classes to the module as
+/// `<prefix>Context` and `<prefix>Ciphertext` (`rnsfhe.bfv`, … re-export
+/// them under their Python names).
+pub fn register<C: pyo3::PyTypeInfo, T: pyo3::PyTypeInfo>(
+    m: &Bound<'_, PyModule>,
+    prefix: &str,
+) -> PyResult<()> {
+    let py = m.py();
+    m.add(format!("{prefix}Context"), py.get_type::<C>())?;
+    m.add(format!("{prefix}Ciphertext"), py.get_type::<T>())?;
+    Ok(())
+}
