@@ -14,8 +14,7 @@ use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 
 use crate::convert::Chain;
 use crate::integer::{impl_batched, integer_ciphertext_class, Integer};
-use crate::operand::Cipher;
-use crate::scheme::impl_core;
+use crate::scheme::{impl_core, Cipher};
 
 /// The BFV scheme (marker of the generic layer).
 pub struct Bfv;

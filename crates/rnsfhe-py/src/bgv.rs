@@ -16,8 +16,7 @@ use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 
 use crate::convert::Chain;
 use crate::integer::{impl_batched, integer_ciphertext_class, Batched, Integer};
-use crate::operand::Cipher;
-use crate::scheme::{impl_core, Core, Op, Scheme};
+use crate::scheme::{impl_core, Cipher, Core, Op, Scheme};
 
 /// The BGV scheme (marker of the generic layer).
 pub struct Bgv;

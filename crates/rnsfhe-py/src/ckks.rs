@@ -18,8 +18,7 @@ use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 
 use crate::convert::{c64_array, f64_array, rows_array, scalar, to_c64_rows, to_c64_vec, Scalar};
 use crate::errors::{IntoPyResult, ValueRangeError};
-use crate::operand::Cipher;
-use crate::scheme::{impl_core, Core, Op, Plain, Rows, Scheme};
+use crate::scheme::{impl_core, Cipher, Core, Op, Plain, Rows, Scheme};
 
 /// The CKKS scheme (marker of the generic layer).
 pub struct Ckks;

@@ -6,7 +6,7 @@
 //!
 //! A scheme's context class is a struct with a field `ctx:
 //! Arc<S::Context>`; its ciphertext class is a tuple struct around
-//! [`crate::operand::Cipher`].
+//! [`crate::scheme::Cipher`].
 
 /// The shared methods of a context class `$ctx` of scheme `$s` whose
 /// ciphertext class is `$ct`, then the items in braces.
@@ -159,7 +159,7 @@ macro_rules! ciphertext_class {
     ($ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
         impl $ct {
             /// `self op other`, `other` a ciphertext of this class or a
-            /// plaintext operand ([`crate::operand::Cipher::binary`]).
+            /// plaintext operand ([`crate::scheme::Cipher::binary`]).
             fn binary(
                 &self,
                 py: pyo3::Python<'_>,

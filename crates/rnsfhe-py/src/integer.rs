@@ -14,9 +14,9 @@ use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 use crate::convert::{i64_array, rows_array, scalar, to_int_rows, to_int_vec, Scalar};
 use crate::errors::{IntoPyResult, ValueRangeError};
 use crate::keys::secret_of;
-use crate::operand::{decryptor, Cipher};
+use crate::operand::decryptor;
 use crate::runtime::detach;
-use crate::scheme::{Core, Op, Plain, Rows, Scheme};
+use crate::scheme::{Cipher, Core, Op, Plain, Rows, Scheme};
 
 /// The batching and level operations the core names alike in BFV and
 /// BGV. Implemented by [`impl_batched!`] only.
@@ -394,7 +394,7 @@ macro_rules! integer_ciphertext_class {
             #[staticmethod]
             #[pyo3(signature = (context, data, length = None))]
             fn from_bytes(context: &$ctx, data: &[u8], length: Option<usize>) -> pyo3::PyResult<Self> {
-                $crate::operand::Cipher::load(context.ctx.clone(), data, length, ()).map(Self)
+                $crate::scheme::Cipher::load(context.ctx.clone(), data, length, ()).map(Self)
             }
 
             fn __repr__(&self) -> String {

@@ -2,7 +2,7 @@
 //! with its length, flags and keys ([`Cipher`]), its arithmetic with
 //! ciphertexts and plaintext operands, decryption, loading and pickling;
 //! and the context calls (`from_bytes`, `encrypt`, the batch calls). The
-//! classes of [`crate::classes`] call these in one line each.
+//! classes of `classes.rs` call these in one line each.
 
 use std::sync::Arc;
 
@@ -15,27 +15,10 @@ use rnsfhe::serialization::{FromBytes, ToBytes};
 use crate::errors::{IntoPyResult, MismatchError};
 use crate::keys::{keys_object, keys_of, public_of, registered, secret_of, EvalKeys, SecretKey};
 use crate::runtime::detach;
-use crate::scheme::{Op, Scheme};
+use crate::scheme::{Cipher, Op, Scheme};
 
 /// Every scheme's Python module, for the "cannot combine" message.
 const SCHEMES: [(&str, &str); 3] = [("bfv", "BFV"), ("ckks", "CKKS"), ("bgv", "BGV")];
-
-/// A ciphertext of scheme `S` as Python sees it: shared polynomials
-/// (ciphertexts are immutable, so `with_keys`, `without_keys` and pickling
-/// never copy them), the number of values it holds, the scheme's flags
-/// and the public keys it was made with (for `*`, `rotate`, `sum`).
-pub struct Cipher<S: Scheme> {
-    /// The context.
-    pub ctx: Arc<S::Context>,
-    /// The core ciphertext.
-    pub ct: Arc<S::Ciphertext>,
-    /// The number of values (decryption returns this many).
-    pub len: usize,
-    /// The scheme's flags (CKKS: complex).
-    pub extra: S::Extra,
-    /// The public keys, if attached.
-    pub keys: Option<Arc<EvalKeys>>,
-}
 
 impl<S: Scheme> Cipher<S> {
     /// A fresh ciphertext of `len` values under `keys`.

@@ -2,7 +2,7 @@
 //! core's objects and the operations every scheme names alike (written
 //! once, by [`impl_core!`]), and [`Scheme`], how Python values become
 //! plaintexts and back and how products are finished. The generic layer
-//! ([`crate::operand`], [`crate::classes`]) is written against them, so a
+//! (`operand.rs`, `classes.rs`) is written against them, so a
 //! scheme module holds only its encoding and its own methods.
 
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use rnsfhe::rlwe::{self, GaloisKeys, PublicKey, RelinKey};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
-use crate::operand::Cipher;
+use crate::keys::EvalKeys;
 
 /// A binary operation of the arithmetic operators.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -214,6 +214,23 @@ macro_rules! impl_core {
     };
 }
 pub(crate) use impl_core;
+
+/// A ciphertext of scheme `S` as Python sees it: shared polynomials
+/// (ciphertexts are immutable, so `with_keys`, `without_keys` and pickling
+/// never copy them), the number of values it holds, the scheme's flags
+/// and the public keys it was made with (for `*`, `rotate`, `sum`).
+pub struct Cipher<S: Scheme> {
+    /// The context.
+    pub ctx: Arc<S::Context>,
+    /// The core ciphertext.
+    pub ct: Arc<S::Ciphertext>,
+    /// The number of values (decryption returns this many).
+    pub len: usize,
+    /// The scheme's flags (CKKS: complex).
+    pub extra: S::Extra,
+    /// The public keys, if attached.
+    pub keys: Option<Arc<EvalKeys>>,
+}
 
 /// A plaintext operand of a binary operation: the scheme's parsed value,
 /// the length of the result's vector, and the flags it adds.
