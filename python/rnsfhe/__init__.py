@@ -1,4 +1,4 @@
-"""rnsfhe: RNS homomorphic encryption (BFV, CKKS) with NumPy arrays.
+"""rnsfhe: RNS homomorphic encryption (BFV, BGV, CKKS) with NumPy arrays.
 
 >>> import numpy as np, rnsfhe
 >>> ctx = rnsfhe.bfv.Context.for_depth(depth=1, t=65537)
@@ -8,7 +8,7 @@
 [1, 2, 5, 10]
 """
 
-from . import bfv, ckks
+from . import bfv, bgv, ckks
 from ._rnsfhe import (
     Error,
     FormatError,
@@ -31,6 +31,7 @@ from ._rnsfhe import (
 
 __all__ = [
     "bfv",
+    "bgv",
     "ckks",
     "Error",
     "FormatError",

@@ -6,7 +6,7 @@ Secret keys have no loader: they refuse to pickle.
 
 from typing import Any, Optional
 
-from . import bfv, ckks
+from . import bfv, bgv, ckks
 from ._rnsfhe import PublicKeys, register_keys
 
 
@@ -16,6 +16,10 @@ def bfv_context(data: bytes) -> bfv.Context:
 
 def ckks_context(data: bytes) -> ckks.Context:
     return ckks.Context.from_bytes(data)
+
+
+def bgv_context(data: bytes) -> bgv.Context:
+    return bgv.Context.from_bytes(data)
 
 
 #: How many PublicKeys this process has unpickled (rnsfhe.distributed's
@@ -44,4 +48,11 @@ def ckks_ciphertext(
     context: ckks.Context, data: bytes, length: int, complex: bool, keys: Optional[PublicKeys]
 ) -> ckks.Ciphertext:
     ct = ckks.Ciphertext.from_bytes(context, data, length, complex)
+    return ct if keys is None else ct.with_keys(keys)
+
+
+def bgv_ciphertext(
+    context: bgv.Context, data: bytes, length: int, keys: Optional[PublicKeys]
+) -> bgv.Ciphertext:
+    ct = bgv.Ciphertext.from_bytes(context, data, length)
     return ct if keys is None else ct.with_keys(keys)

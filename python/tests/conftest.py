@@ -24,6 +24,13 @@ def bfv() -> tuple[rnsfhe.bfv.Context, rnsfhe.KeySet]:
 
 
 @cache
+def bgv() -> tuple[rnsfhe.bgv.Context, rnsfhe.KeySet]:
+    """n = 4096, t = 65537, three 60-bit primes (two levels), all Galois keys."""
+    ctx = rnsfhe.bgv.Context(n=4096, t=T, moduli_bits=[60, 60, 60], security=0)
+    return ctx, ctx.keygen()
+
+
+@cache
 def ckks() -> tuple[rnsfhe.ckks.Context, rnsfhe.KeySet]:
     """n = 4096, scale 2^40, four levels, all Galois keys."""
     ctx = rnsfhe.ckks.Context(n=4096, moduli_bits=[60, 40, 40, 40, 40], scale_bits=40, security=0)
@@ -31,6 +38,7 @@ def ckks() -> tuple[rnsfhe.ckks.Context, rnsfhe.KeySet]:
 
 
 def signed(x: npt.ArrayLike, t: int = T) -> npt.NDArray[np.int64]:
-    """The centred representative modulo t, as BFV's decrypt returns it."""
+    """The centred representative modulo t, as BFV's and BGV's decrypt
+    return it."""
     r = np.mod(np.asarray(x, dtype=object), t).astype(np.int64)
     return np.where(r > t // 2, r - t, r)

@@ -1,7 +1,7 @@
 //! Batch calls: one operation over many rows or ciphertexts, in parallel on
 //! the pool (GIL released), in chunks so that a progress bar can advance
-//! and Ctrl-C is honoured between chunks; and the small helpers both
-//! schemes' classes share.
+//! and Ctrl-C is honoured between chunks; and casting an iterable of
+//! ciphertexts.
 
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -58,23 +58,4 @@ pub fn cast_list<'py, T: pyo3::PyClass>(items: &Bound<'py, PyAny>) -> PyResult<V
         .try_iter()?
         .map(|c| c?.cast_into::<T>().map_err(PyErr::from))
         .collect()
-}
-
-/// The context of serialized parameters from `cache`, built by `build`
-/// (GIL released) on the first request for these bytes in this process.
-pub fn cached_context<C: Send + Sync>(
-    py: Python<'_>,
-    cache: &std::sync::Mutex<std::collections::HashMap<Vec<u8>, std::sync::Arc<C>>>,
-    data: Vec<u8>,
-    build: impl FnOnce(&[u8]) -> rnsfhe::Result<std::sync::Arc<C>> + Send,
-) -> PyResult<std::sync::Arc<C>> {
-    if let Some(ctx) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&data) {
-        return Ok(ctx.clone());
-    }
-    let ctx = detach(py, || build(&data)).py()?;
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(data, ctx.clone());
-    Ok(ctx)
 }

@@ -1,13 +1,14 @@
-//! The Python context classes `rnsfhe.bfv.Context` and `rnsfhe.ckks.Context`:
-//! their structs live here, below both the key registry (`keys.rs`, which
-//! turns a Python context into a scheme context and back) and the scheme
-//! modules (`bfv.rs`, `ckks.rs`, which define their methods), so that
-//! neither imports the other.
+//! The Python context classes `rnsfhe.bfv.Context`, `rnsfhe.ckks.Context`
+//! and `rnsfhe.bgv.Context`: their structs live here, below both the key
+//! registry (`keys.rs`, which turns a Python context into a scheme context
+//! and back) and the scheme modules (`bfv.rs`, `ckks.rs`, `bgv.rs`, which
+//! define their methods), so that neither imports the other.
 
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use rnsfhe::bfv::BfvContext;
+use rnsfhe::bgv::BgvContext;
 use rnsfhe::ckks::CkksContext;
 
 /// A BFV parameter set with its precomputed tables. Immutable and shared:
@@ -22,4 +23,11 @@ pub struct PyBfvContext {
 #[pyclass(module = "rnsfhe.ckks", name = "Context", frozen)]
 pub struct PyCkksContext {
     pub(crate) ctx: Arc<CkksContext>,
+}
+
+/// A BGV parameter set with its precomputed tables. Immutable and shared:
+/// keys and ciphertexts made from it hold a reference.
+#[pyclass(module = "rnsfhe.bgv", name = "Context", frozen)]
+pub struct PyBgvContext {
+    pub(crate) ctx: Arc<BgvContext>,
 }

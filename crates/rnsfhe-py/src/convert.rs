@@ -57,12 +57,13 @@ fn rows<T>(shape: &[usize], flat: Vec<T>) -> PyResult<Vec<Vec<T>>> {
     Ok(out)
 }
 
-/// `obj` as integers for BFV, with their shape: unsigned arrays read as
-/// `uint64` (no wrap above `2^63`), signed and boolean ones as `int64`,
-/// floating-point ones only when every value is a finite integer below
-/// `2^63` in magnitude (else [`ValueRangeError`]: BFV encrypts integers,
-/// and a silent truncation would be a wrong answer), complex ones never.
-fn int_array(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<usize>, Vec<i128>)> {
+/// `obj` as integers for the integer scheme named `scheme` (BFV, BGV),
+/// with their shape: unsigned arrays read as `uint64` (no wrap above
+/// `2^63`), signed and boolean ones as `int64`, floating-point ones only
+/// when every value is a finite integer below `2^63` in magnitude (else
+/// [`ValueRangeError`]: the scheme encrypts integers, and a silent
+/// truncation would be a wrong answer), complex ones never.
+fn int_array(obj: &Bound<'_, PyAny>, scheme: &str) -> PyResult<(Vec<usize>, Vec<i128>)> {
     let np = obj.py().import("numpy")?;
     let arr = np.getattr("asarray")?.call1((obj,))?;
     let kind: String = arr.getattr("dtype")?.getattr("kind")?.extract()?;
@@ -91,16 +92,16 @@ fn int_array(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<usize>, Vec<i128>)> {
                         .call1((np.getattr("abs")?.call1((&arr,))?, 9.2e18))?,))?
                     .extract()?;
             if !integral {
-                return Err(ValueRangeError::new_err(
-                    "BFV encrypts integers: the array holds non-integer, non-finite or \
-                     out-of-range floating-point values (round them first)",
-                ));
+                return Err(ValueRangeError::new_err(format!(
+                    "{scheme} encrypts integers: the array holds non-integer, non-finite or \
+                     out-of-range floating-point values (round them first)"
+                )));
             }
         }
         "c" => {
-            return Err(ValueRangeError::new_err(
-                "BFV encrypts integers, not complex numbers",
-            ))
+            return Err(ValueRangeError::new_err(format!(
+                "{scheme} encrypts integers, not complex numbers"
+            )))
         }
         _ => {}
     }
@@ -112,16 +113,16 @@ fn int_array(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<usize>, Vec<i128>)> {
 }
 
 /// `obj` as integers (`uint64`, `int64`, or integral floats; see
-/// `int_array`), 1-D.
-pub fn to_int_vec(obj: &Bound<'_, PyAny>) -> PyResult<Vec<i128>> {
-    let (shape, v) = int_array(obj)?;
+/// `int_array`), 1-D; `scheme` names the scheme in errors.
+pub fn to_int_vec(obj: &Bound<'_, PyAny>, scheme: &str) -> PyResult<Vec<i128>> {
+    let (shape, v) = int_array(obj, scheme)?;
     one_dim(&shape)?;
     Ok(v)
 }
 
 /// The rows of a 2-D array of integers (as [`to_int_vec`] reads them).
-pub fn to_int_rows(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<i128>>> {
-    let (shape, v) = int_array(obj)?;
+pub fn to_int_rows(obj: &Bound<'_, PyAny>, scheme: &str) -> PyResult<Vec<Vec<i128>>> {
+    let (shape, v) = int_array(obj, scheme)?;
     rows(&shape, v)
 }
 
@@ -269,6 +270,25 @@ pub fn security(bits: u32) -> PyResult<rnsfhe::SecurityLevel> {
         _ => Err(PyValueError::new_err(format!(
             "security must be 128, 192, 256 or 0 (no check), got {bits}"
         ))),
+    }
+}
+
+/// A ciphertext modulus chain as the caller gave it.
+pub enum Chain {
+    /// Explicit primes.
+    Primes(Vec<u64>),
+    /// Bit sizes (NTT-friendly primes chosen by the core).
+    Bits(Vec<u32>),
+}
+
+/// The chain of exactly one of `moduli` (primes) and `moduli_bits`.
+pub fn chain(moduli: Option<Vec<u64>>, moduli_bits: Option<Vec<u32>>) -> PyResult<Chain> {
+    match (moduli, moduli_bits) {
+        (Some(m), None) => Ok(Chain::Primes(m)),
+        (None, Some(bits)) => Ok(Chain::Bits(bits)),
+        _ => Err(PyValueError::new_err(
+            "give exactly one of moduli (primes) and moduli_bits (sizes)",
+        )),
     }
 }
 

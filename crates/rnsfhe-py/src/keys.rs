@@ -1,20 +1,23 @@
-//! Keys, shared by both schemes: the secret key (which refuses to pickle),
+//! Keys, shared by every scheme: the secret key (which refuses to pickle),
 //! the public keys (public, relinearization and Galois keys; safe to share
 //! and pickle) and the key set holding both.
 //!
 //! Keys are objects of the RLWE core (`rnsfhe::rlwe`), the same types for
-//! BFV and CKKS; only the context they belong to differs ([`Scheme`]).
+//! BFV, BGV and CKKS; only the context they belong to differs
+//! ([`Scheme`]).
 
 use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
-use rnsfhe::bfv::{self, BfvContext};
-use rnsfhe::ckks::{self, CkksContext};
+use rnsfhe::bfv::BfvContext;
+use rnsfhe::bgv::BgvContext;
+use rnsfhe::ckks::CkksContext;
 use rnsfhe::rlwe::{self, GaloisKeys, PublicKey, RelinKey, SchemeContext};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
+use crate::cache::TypeMap;
 use crate::errors::{IntoPyResult, MismatchError, MissingKeyError};
 use crate::runtime::detach;
 
@@ -25,14 +28,17 @@ pub enum Scheme {
     Bfv(Arc<BfvContext>),
     /// A CKKS context.
     Ckks(Arc<CkksContext>),
+    /// A BGV context.
+    Bgv(Arc<BgvContext>),
 }
 
 impl Scheme {
-    /// `"bfv"` or `"ckks"`.
+    /// `"bfv"`, `"ckks"` or `"bgv"`.
     pub fn name(&self) -> &'static str {
         match self {
             Scheme::Bfv(_) => "bfv",
             Scheme::Ckks(_) => "ckks",
+            Scheme::Bgv(_) => "bgv",
         }
     }
 
@@ -41,10 +47,12 @@ impl Scheme {
         match self {
             Scheme::Bfv(c) => c.id(),
             Scheme::Ckks(c) => c.id(),
+            Scheme::Bgv(c) => c.id(),
         }
     }
 
-    /// The context of `obj` (an `rnsfhe.bfv.Context` or `rnsfhe.ckks.Context`).
+    /// The context of `obj` (an `rnsfhe.bfv.Context`, `rnsfhe.ckks.Context`
+    /// or `rnsfhe.bgv.Context`).
     pub fn of(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(c) = obj.cast::<crate::contexts::PyBfvContext>() {
             return Ok(Scheme::Bfv(c.get().ctx.clone()));
@@ -52,8 +60,11 @@ impl Scheme {
         if let Ok(c) = obj.cast::<crate::contexts::PyCkksContext>() {
             return Ok(Scheme::Ckks(c.get().ctx.clone()));
         }
+        if let Ok(c) = obj.cast::<crate::contexts::PyBgvContext>() {
+            return Ok(Scheme::Bgv(c.get().ctx.clone()));
+        }
         Err(PyTypeError::new_err(
-            "context must be an rnsfhe.bfv.Context or rnsfhe.ckks.Context",
+            "context must be an rnsfhe.bfv.Context, rnsfhe.ckks.Context or rnsfhe.bgv.Context",
         ))
     }
 
@@ -66,29 +77,35 @@ impl Scheme {
             Scheme::Ckks(c) => Py::new(py, crate::contexts::PyCkksContext { ctx: c.clone() })?
                 .into_bound(py)
                 .into_any(),
+            Scheme::Bgv(c) => Py::new(py, crate::contexts::PyBgvContext { ctx: c.clone() })?
+                .into_bound(py)
+                .into_any(),
         })
     }
 }
 
-/// `x.to_bytes_smallest(ctx)` for a key of the RLWE core in either scheme.
+/// `x.to_bytes_smallest(ctx)` (`to_bytes` for a secret key, which has no
+/// smaller form) for a key of the RLWE core in any scheme.
 fn key_bytes<K>(scheme: &Scheme, key: &K) -> rnsfhe::Result<Vec<u8>>
 where
-    K: ToBytes<BfvContext> + ToBytes<CkksContext>,
+    K: ToBytes<BfvContext> + ToBytes<CkksContext> + ToBytes<BgvContext>,
 {
     match scheme {
         Scheme::Bfv(c) => ToBytes::<BfvContext>::to_bytes_smallest(key, c),
         Scheme::Ckks(c) => ToBytes::<CkksContext>::to_bytes_smallest(key, c),
+        Scheme::Bgv(c) => ToBytes::<BgvContext>::to_bytes_smallest(key, c),
     }
 }
 
-/// Loads a key of the RLWE core in either scheme.
+/// Loads a key of the RLWE core in any scheme.
 fn key_from<K>(scheme: &Scheme, data: &[u8]) -> rnsfhe::Result<K>
 where
-    K: FromBytes<BfvContext> + FromBytes<CkksContext>,
+    K: FromBytes<BfvContext> + FromBytes<CkksContext> + FromBytes<BgvContext>,
 {
     match scheme {
         Scheme::Bfv(c) => FromBytes::<BfvContext>::from_bytes(c, data),
         Scheme::Ckks(c) => FromBytes::<CkksContext>::from_bytes(c, data),
+        Scheme::Bgv(c) => FromBytes::<BgvContext>::from_bytes(c, data),
     }
 }
 
@@ -100,24 +117,10 @@ pub struct EvalKeys {
     pub rk: RelinKey,
     /// The Galois keys, if any were generated.
     pub gk: Option<GaloisKeys>,
-    /// The BFV encryptor of `pk`, built on first use (its Shoup
-    /// precomputation of the key is then reused by every encryption).
-    bfv_enc: OnceLock<bfv::Encryptor>,
-    /// The CKKS encryptor of `pk`, built on first use.
-    ckks_enc: OnceLock<ckks::Encryptor>,
-}
-
-/// The value of `cell`, initialized by `init` on first use (a race builds
-/// it twice and keeps one; both are equal).
-pub fn cached<T>(
-    cell: &OnceLock<T>,
-    init: impl FnOnce() -> rnsfhe::Result<T>,
-) -> rnsfhe::Result<&T> {
-    if let Some(v) = cell.get() {
-        return Ok(v);
-    }
-    let v = init()?;
-    Ok(cell.get_or_init(|| v))
+    /// The encryptor of `pk` (of its scheme's type), built on first use:
+    /// its Shoup precomputation of the key is then reused by every
+    /// encryption.
+    encryptors: TypeMap<()>,
 }
 
 impl EvalKeys {
@@ -127,23 +130,17 @@ impl EvalKeys {
             pk,
             rk,
             gk,
-            bfv_enc: OnceLock::new(),
-            ckks_enc: OnceLock::new(),
+            encryptors: TypeMap::default(),
         }
     }
 
-    /// The BFV public-key encryptor (cached).
-    pub fn bfv_encryptor(&self, ctx: &Arc<BfvContext>) -> rnsfhe::Result<&bfv::Encryptor> {
-        cached(&self.bfv_enc, || {
-            bfv::Encryptor::from_public_key(ctx, &self.pk)
-        })
-    }
-
-    /// The CKKS public-key encryptor (cached).
-    pub fn ckks_encryptor(&self, ctx: &Arc<CkksContext>) -> rnsfhe::Result<&ckks::Encryptor> {
-        cached(&self.ckks_enc, || {
-            ckks::Encryptor::from_public_key(ctx, &self.pk)
-        })
+    /// The public-key encryptor of type `E`, made by `build` from the
+    /// public key on first use.
+    pub fn encryptor<E: Send + Sync + 'static>(
+        &self,
+        build: impl FnOnce(&PublicKey) -> rnsfhe::Result<E>,
+    ) -> rnsfhe::Result<Arc<E>> {
+        self.encryptors.get_or_try((), |_| build(&self.pk))
     }
 
     /// The Galois keys, or a `MissingKeyError` naming what needs them.
@@ -259,6 +256,7 @@ pub fn keygen(py: Python<'_>, scheme: &Scheme, rotations: Option<Vec<i64>>) -> P
     let (sk, keys) = detach(py, || match scheme {
         Scheme::Bfv(c) => generate(&**c, rot),
         Scheme::Ckks(c) => generate(&**c, rot),
+        Scheme::Bgv(c) => generate(&**c, rot),
     })
     .py()?;
     let secret = Py::new(py, SecretKey::new(sk, scheme.clone()))?;
@@ -279,8 +277,8 @@ pub fn keygen(py: Python<'_>, scheme: &Scheme, rotations: Option<Vec<i64>>) -> P
 pub struct SecretKey {
     pub(crate) sk: Arc<rlwe::SecretKey>,
     pub(crate) scheme: Scheme,
-    bfv_dec: OnceLock<bfv::Decryptor>,
-    ckks_dec: OnceLock<ckks::Decryptor>,
+    /// The decryptor of this key (of its scheme's type), built on first use.
+    decryptors: TypeMap<()>,
 }
 
 impl SecretKey {
@@ -288,19 +286,17 @@ impl SecretKey {
         Self {
             sk: Arc::new(sk),
             scheme,
-            bfv_dec: OnceLock::new(),
-            ckks_dec: OnceLock::new(),
+            decryptors: TypeMap::default(),
         }
     }
 
-    /// The BFV decryptor of this key (cached).
-    pub fn bfv_decryptor(&self, ctx: &Arc<BfvContext>) -> rnsfhe::Result<&bfv::Decryptor> {
-        cached(&self.bfv_dec, || bfv::Decryptor::new(ctx, &self.sk))
-    }
-
-    /// The CKKS decryptor of this key (cached).
-    pub fn ckks_decryptor(&self, ctx: &Arc<CkksContext>) -> rnsfhe::Result<&ckks::Decryptor> {
-        cached(&self.ckks_dec, || ckks::Decryptor::new(ctx, &self.sk))
+    /// The decryptor of type `D`, made by `build` from the key on first
+    /// use.
+    pub fn decryptor<D: Send + Sync + 'static>(
+        &self,
+        build: impl FnOnce(&rlwe::SecretKey) -> rnsfhe::Result<D>,
+    ) -> rnsfhe::Result<Arc<D>> {
+        self.decryptors.get_or_try((), |_| build(&self.sk))
     }
 }
 
@@ -309,14 +305,11 @@ impl SecretKey {
     /// The key in the binary format (flagged secret). The caller must
     /// protect these bytes.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = match &self.scheme {
-            Scheme::Bfv(ctx) => ToBytes::<BfvContext>::to_bytes(&*self.sk, ctx).py()?,
-            Scheme::Ckks(ctx) => ToBytes::<CkksContext>::to_bytes(&*self.sk, ctx).py()?,
-        };
-        Ok(PyBytes::new(py, &bytes))
+        Ok(PyBytes::new(py, &key_bytes(&self.scheme, &*self.sk).py()?))
     }
 
-    /// Loads a secret key of `context` (a `bfv.Context` or `ckks.Context`).
+    /// Loads a secret key of `context` (a `bfv.Context`, `ckks.Context` or
+    /// `bgv.Context`).
     #[staticmethod]
     fn from_bytes(context: &Bound<'_, PyAny>, data: &[u8]) -> PyResult<Self> {
         let scheme = Scheme::of(context)?;

@@ -15,12 +15,18 @@
 
 pub mod batch;
 pub mod bfv;
+pub mod bgv;
+pub mod cache;
 pub mod ckks;
+pub mod classes;
 pub mod contexts;
 pub mod convert;
 pub mod errors;
+pub mod integer;
 pub mod keys;
+pub mod operand;
 pub mod runtime;
+pub mod scheme;
 
 use pyo3::prelude::*;
 
@@ -37,6 +43,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     runtime::register(m)?;
     bfv::register(m)?;
     ckks::register(m)?;
+    bgv::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,331 @@
+//! The Python methods every scheme's `Context` and `Ciphertext` share,
+//! written once as macros: a `#[pyclass]` cannot be generic, and PyO3
+//! takes one `#[pymethods]` block per class, so each macro emits that
+//! block with the shared methods (each a call into [`crate::operand`])
+//! followed by the scheme's own methods, passed in braces.
+//!
+//! A scheme's context class is a struct with a field `ctx:
+//! Arc<S::Context>`; its ciphertext class is a tuple struct around
+//! [`crate::scheme::Cipher`].
+
+/// The shared methods of a context class `$ctx` of scheme `$s` whose
+/// ciphertext class is `$ct`, then the items in braces.
+macro_rules! context_class {
+    ($ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
+        impl $ctx {
+            /// The context `build` makes, checked for this package.
+            fn build(
+                py: pyo3::Python<'_>,
+                build: impl FnOnce() -> rnsfhe::Result<std::sync::Arc<<$s as $crate::scheme::Core>::Context>>
+                    + Send,
+            ) -> pyo3::PyResult<Self> {
+                Ok(Self {
+                    ctx: $crate::operand::checked_context::<$s>(py, build)?,
+                })
+            }
+        }
+
+        #[pyo3::pymethods]
+        impl $ctx {
+            /// The context of serialized parameters (cached: the same bytes
+            /// give the same context within a process). Malformed bytes
+            /// raise `FormatError`.
+            #[staticmethod]
+            fn from_bytes(py: pyo3::Python<'_>, data: Vec<u8>) -> pyo3::PyResult<Self> {
+                Ok(Self {
+                    ctx: $crate::operand::context_from_bytes::<$s>(py, data)?,
+                })
+            }
+
+            /// The parameters in the binary format.
+            fn to_bytes<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyBytes>> {
+                $crate::operand::context_to_bytes::<$s>(py, &self.ctx)
+            }
+
+            fn __reduce__<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyTuple>> {
+                $crate::operand::context_reduce::<$s>(py, &self.ctx)
+            }
+
+            fn __eq__(&self, other: &pyo3::Bound<'_, pyo3::PyAny>) -> bool {
+                other.cast::<Self>().is_ok_and(|o| o.get().id() == self.id())
+            }
+
+            fn __hash__(&self) -> u64 {
+                self.id()
+            }
+
+            /// The ring degree `n`.
+            #[getter]
+            fn degree(&self) -> usize {
+                <$s as $crate::scheme::Core>::degree(&self.ctx)
+            }
+
+            /// The number of slots (BFV and BGV: `n`, two rows of `n/2`;
+            /// CKKS: `n/2`).
+            #[getter]
+            fn slots(&self) -> usize {
+                <$s as $crate::scheme::Scheme>::slots(&self.ctx)
+            }
+
+            /// The ciphertext primes `q_0, …, q_L`.
+            #[getter]
+            fn moduli(&self) -> Vec<u64> {
+                <$s as $crate::scheme::Core>::moduli(&self.ctx)
+            }
+
+            /// The highest level (that of fresh ciphertexts; one prime per
+            /// level).
+            #[getter]
+            fn max_level(&self) -> usize {
+                <$s as $crate::scheme::Core>::max_level(&self.ctx)
+            }
+
+            /// The parameter id (binds keys and ciphertexts to this context).
+            #[getter]
+            fn id(&self) -> u64 {
+                <$s as $crate::scheme::Core>::id(&self.ctx)
+            }
+
+            /// Generates a secret key and its public keys: public key,
+            /// relinearization key, and Galois keys for `rotations` (None:
+            /// every `±2^i` and the row swap or conjugation, from which any
+            /// rotation and `sum()` are composed; `[]`: none).
+            #[pyo3(signature = (rotations = None))]
+            fn keygen(
+                &self,
+                py: pyo3::Python<'_>,
+                rotations: Option<Vec<i64>>,
+            ) -> pyo3::PyResult<$crate::keys::KeySet> {
+                let scheme = <$s as $crate::scheme::Core>::key_scheme(&self.ctx);
+                $crate::keys::keygen(py, &scheme, rotations)
+            }
+
+            /// Encrypts `values` (a 1-D array of at most `slots` values)
+            /// under the public key of `keys` (a `KeySet` or `PublicKeys`).
+            fn encrypt(
+                &self,
+                py: pyo3::Python<'_>,
+                values: &pyo3::Bound<'_, pyo3::PyAny>,
+                keys: &pyo3::Bound<'_, pyo3::PyAny>,
+            ) -> pyo3::PyResult<$ct> {
+                $crate::operand::encrypt::<$s>(py, &self.ctx, values, keys).map($ct)
+            }
+
+            /// Encrypts each row of the 2-D array `rows` into its own
+            /// ciphertext, in parallel; `progress=True` shows a progress bar.
+            #[pyo3(signature = (rows, keys, progress = false))]
+            fn encrypt_batch(
+                &self,
+                py: pyo3::Python<'_>,
+                rows: &pyo3::Bound<'_, pyo3::PyAny>,
+                keys: &pyo3::Bound<'_, pyo3::PyAny>,
+                progress: bool,
+            ) -> pyo3::PyResult<Vec<$ct>> {
+                let cts = $crate::operand::encrypt_batch::<$s>(py, &self.ctx, rows, keys, progress)?;
+                Ok(cts.into_iter().map($ct).collect())
+            }
+
+            /// Decrypts ciphertexts of this context (any iterable), in
+            /// parallel, into a 2-D array (one row each; they must hold
+            /// equally many values).
+            #[pyo3(signature = (ciphertexts, secret, progress = false))]
+            fn decrypt_batch<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+                ciphertexts: &pyo3::Bound<'py, pyo3::PyAny>,
+                secret: &pyo3::Bound<'py, pyo3::PyAny>,
+                progress: bool,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::PyAny>> {
+                let items = $crate::batch::cast_list::<$ct>(ciphertexts)?;
+                let cts: Vec<_> = items.iter().map(|c| &c.get().0).collect();
+                $crate::operand::decrypt_batch::<$s>(py, &self.ctx, &cts, secret, progress)
+            }
+
+            $($own)*
+        }
+    };
+}
+pub(crate) use context_class;
+
+/// The shared methods of a ciphertext class `$ct` of scheme `$s` whose
+/// context class is `$ctx`, then the items in braces.
+macro_rules! ciphertext_class {
+    ($ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
+        impl $ct {
+            /// `self op other`, `other` a ciphertext of this class or a
+            /// plaintext operand ([`crate::scheme::Cipher::binary`]).
+            fn binary(
+                &self,
+                py: pyo3::Python<'_>,
+                other: &pyo3::Bound<'_, pyo3::PyAny>,
+                op: $crate::scheme::Op,
+                relin: bool,
+                reduce: bool,
+            ) -> pyo3::PyResult<Self> {
+                let o = other.cast::<Self>().ok();
+                let o = o.as_ref().map(|o| &o.get().0);
+                self.0.binary(py, o, other, op, relin, reduce).map(Self)
+            }
+        }
+
+        #[pyo3::pymethods]
+        impl $ct {
+            /// NumPy defers to this class's reflected operators (`array + ct`).
+            #[classattr]
+            fn __array_ufunc__(py: pyo3::Python<'_>) -> pyo3::Py<pyo3::PyAny> {
+                py.None()
+            }
+
+            /// Decrypts with `secret` (a `SecretKey` or `KeySet`) into a
+            /// NumPy array (BFV and BGV: `int64`, the signed values in
+            /// `(−t/2, t/2]`; CKKS: `float64`, or `complex128` for a complex
+            /// ciphertext).
+            fn decrypt<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+                secret: &pyo3::Bound<'py, pyo3::PyAny>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::PyAny>> {
+                self.0.decrypt(py, secret)
+            }
+
+            fn __add__(&self, py: pyo3::Python<'_>, other: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+                self.binary(py, other, $crate::scheme::Op::Add, true, true)
+            }
+
+            fn __radd__(&self, py: pyo3::Python<'_>, other: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+                self.binary(py, other, $crate::scheme::Op::Add, true, true)
+            }
+
+            fn __sub__(&self, py: pyo3::Python<'_>, other: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+                self.binary(py, other, $crate::scheme::Op::Sub, true, true)
+            }
+
+            fn __rsub__(&self, py: pyo3::Python<'_>, other: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+                self.binary(py, other, $crate::scheme::Op::Sub, true, true)?.__neg__(py)
+            }
+
+            fn __mul__(&self, py: pyo3::Python<'_>, other: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+                self.binary(py, other, $crate::scheme::Op::Mul, true, true)
+            }
+
+            fn __rmul__(&self, py: pyo3::Python<'_>, other: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+                self.binary(py, other, $crate::scheme::Op::Mul, true, true)
+            }
+
+            fn __neg__(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
+                self.0.apply(py, <$s as $crate::scheme::Core>::negate).map(Self)
+            }
+
+            /// A 3-part product brought back to 2 parts with the
+            /// relinearization key.
+            fn relinearize(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
+                self.0
+                    .apply_keyed(py, |ev, ct, k| <$s as $crate::scheme::Core>::relinearize(ev, ct, &k.rk))
+                    .map(Self)
+            }
+
+            /// Rotates the slots left by `k` (right for negative `k`): in
+            /// BFV and BGV both rows of `n/2` slots, in CKKS slot `i + k`
+            /// moves to slot `i` over all `n/2` slots.
+            fn rotate(&self, py: pyo3::Python<'_>, k: i64) -> pyo3::PyResult<Self> {
+                self.0
+                    .apply_galois(py, "rotate", |ev, ct, gk| <$s as $crate::scheme::Scheme>::rotate(ev, ct, k, gk))
+                    .map(Self)
+            }
+
+            /// The sum of all slots (one value; every slot holds it).
+            fn sum(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
+                let mut out = self.0.apply_galois(py, "sum", <$s as $crate::scheme::Scheme>::sum)?;
+                out.len = 1;
+                Ok(Self(out))
+            }
+
+            /// The inner product `Σ_i self_i·other_i` with a ciphertext or
+            /// an array (one value).
+            fn dot(&self, py: pyo3::Python<'_>, other: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+                self.binary(py, other, $crate::scheme::Op::Mul, true, true)?.sum(py)
+            }
+
+            /// The same ciphertext with `keys` (a `KeySet` or `PublicKeys`)
+            /// attached for `*`, `rotate` and `sum`.
+            fn with_keys(&self, keys: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {
+                self.0.with_keys(keys).map(Self)
+            }
+
+            /// The same ciphertext without its public keys: it pickles small
+            /// (the keys are not copied into the pickle). A process that
+            /// unpickles it attaches the keys registered there
+            /// (`rnsfhe.register_keys`, or any unpickled `PublicKeys`), else
+            /// operations needing keys raise `MissingKeyError`.
+            fn without_keys(&self) -> Self {
+                Self(self.0.without_keys())
+            }
+
+            /// Whether public keys are attached (for `*`, `rotate`, `sum`).
+            #[getter]
+            fn has_keys(&self) -> bool {
+                self.0.keys.is_some()
+            }
+
+            /// The number of values encrypted.
+            fn __len__(&self) -> usize {
+                self.0.len
+            }
+
+            /// The level (`context.max_level` when fresh).
+            #[getter]
+            fn level(&self) -> usize {
+                <$s as $crate::scheme::Core>::level(&self.0.ct)
+            }
+
+            /// The number of polynomials (2; 3 after a product not
+            /// relinearized).
+            #[getter]
+            fn size(&self) -> usize {
+                <$s as $crate::scheme::Core>::size(&self.0.ct)
+            }
+
+            /// The bytes its polynomials occupy in memory (`size × limbs × n
+            /// × 8`; like NumPy's `nbytes`). Dask's scheduler reads it
+            /// (through `dask.sizeof`) to weigh moving a ciphertext against
+            /// computing where it lies.
+            #[getter]
+            fn nbytes(&self) -> usize {
+                self.0.nbytes()
+            }
+
+            /// The context.
+            #[getter]
+            fn context(&self) -> $ctx {
+                $ctx {
+                    ctx: self.0.ctx.clone(),
+                }
+            }
+
+            /// The ciphertext in the binary format (keys not included).
+            fn to_bytes<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyBytes>> {
+                self.0.to_bytes(py)
+            }
+
+            fn __reduce__<'py>(
+                &self,
+                py: pyo3::Python<'py>,
+            ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyTuple>> {
+                let c = pyo3::Py::new(py, self.context())?.into_bound(py).into_any();
+                self.0.reduce(py, c)
+            }
+
+            $($own)*
+        }
+    };
+}
+pub(crate) use ciphertext_class;

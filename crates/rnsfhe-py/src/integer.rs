@@ -1,0 +1,414 @@
+//! The integer schemes, BFV and BGV: exact arithmetic modulo `t` on `n`
+//! batching slots (two rows of `n/2`, SEAL's layout), values decoded as
+//! signed integers in `(−t/2, t/2]`. Both meet Python the same way, so
+//! [`Scheme`] is implemented once here for every [`Integer`] scheme; a
+//! scheme module adds only how it multiplies, squares, sums and measures
+//! noise. Their shared ciphertext methods are emitted by
+//! [`integer_ciphertext_class!`].
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use rnsfhe::rlwe::{GaloisKeys, RelinKey};
+
+use crate::convert::{i64_array, rows_array, scalar, to_int_rows, to_int_vec, Scalar};
+use crate::errors::{IntoPyResult, ValueRangeError};
+use crate::keys::secret_of;
+use crate::operand::decryptor;
+use crate::runtime::detach;
+use crate::scheme::{Cipher, Core, Op, Plain, Rows, Scheme};
+
+/// The batching and level operations the core names alike in BFV and
+/// BGV. Implemented by [`impl_batched!`] only.
+pub trait Batched: Core {
+    /// The batch encoder.
+    type Encoder: Send + Sync + 'static;
+    /// The batch encoder of a context.
+    fn encoder(ctx: &Arc<Self::Context>) -> rnsfhe::Result<Self::Encoder>;
+    /// Batch-encodes values in `[0, t)`.
+    fn encode(enc: &Self::Encoder, vals: &[u64]) -> rnsfhe::Result<Self::Plaintext>;
+    /// The slots of a plaintext as signed values.
+    fn decode_signed(enc: &Self::Encoder, pt: &Self::Plaintext) -> rnsfhe::Result<Vec<i64>>;
+    /// The plaintext modulus `t`.
+    fn plain_modulus(ctx: &Self::Context) -> u64;
+    /// Rotates both rows left by `k`.
+    fn rotate_rows(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        k: i64,
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// Swaps the two rows.
+    fn rotate_columns(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `a · b` (3 parts).
+    fn tensor(
+        ev: &Self::Evaluator,
+        a: &Self::Ciphertext,
+        b: &Self::Ciphertext,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `a · b` relinearized.
+    fn multiply_relin(
+        ev: &Self::Evaluator,
+        a: &Self::Ciphertext,
+        b: &Self::Ciphertext,
+        rk: &RelinKey,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// Drops the last modulus.
+    fn mod_switch_to_next(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// Switches down to `level`.
+    fn mod_switch_to(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        level: usize,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+}
+
+/// Implements [`Batched`] for the marker type `$s` of the core module
+/// `rnsfhe::$m`.
+macro_rules! impl_batched {
+    ($s:ty, $m:ident) => {
+        impl $crate::integer::Batched for $s {
+            type Encoder = rnsfhe::$m::BatchEncoder;
+
+            fn encoder(ctx: &std::sync::Arc<Self::Context>) -> rnsfhe::Result<Self::Encoder> {
+                rnsfhe::$m::BatchEncoder::new(ctx)
+            }
+            fn encode(enc: &Self::Encoder, vals: &[u64]) -> rnsfhe::Result<Self::Plaintext> {
+                enc.encode(vals)
+            }
+            fn decode_signed(
+                enc: &Self::Encoder,
+                pt: &Self::Plaintext,
+            ) -> rnsfhe::Result<Vec<i64>> {
+                enc.decode_signed(pt)
+            }
+            fn plain_modulus(ctx: &Self::Context) -> u64 {
+                ctx.plain_modulus().value()
+            }
+            fn rotate_rows(
+                ev: &Self::Evaluator,
+                ct: &Self::Ciphertext,
+                k: i64,
+                gk: &rnsfhe::rlwe::GaloisKeys,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.rotate_rows(ct, k, gk)
+            }
+            fn rotate_columns(
+                ev: &Self::Evaluator,
+                ct: &Self::Ciphertext,
+                gk: &rnsfhe::rlwe::GaloisKeys,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.rotate_columns(ct, gk)
+            }
+            fn tensor(
+                ev: &Self::Evaluator,
+                a: &Self::Ciphertext,
+                b: &Self::Ciphertext,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.multiply(a, b)
+            }
+            fn multiply_relin(
+                ev: &Self::Evaluator,
+                a: &Self::Ciphertext,
+                b: &Self::Ciphertext,
+                rk: &rnsfhe::rlwe::RelinKey,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.multiply_relin(a, b, rk)
+            }
+            fn mod_switch_to_next(
+                ev: &Self::Evaluator,
+                ct: &Self::Ciphertext,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.mod_switch_to_next(ct)
+            }
+            fn mod_switch_to(
+                ev: &Self::Evaluator,
+                ct: &Self::Ciphertext,
+                level: usize,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.mod_switch_to(ct, level)
+            }
+        }
+    };
+}
+pub(crate) use impl_batched;
+
+/// What an integer scheme does its own way.
+pub trait Integer: Batched {
+    /// The module name (`bfv`).
+    const NAME: &'static str;
+    /// The name in messages (`BFV`).
+    const TITLE: &'static str;
+    /// A product (of ciphertexts or with a plaintext), `reduce`d as
+    /// [`Scheme::multiply`] says.
+    fn finish_product(
+        ev: &Self::Evaluator,
+        ct: Self::Ciphertext,
+        reduce: bool,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `ct²`, relinearized with `rk` when given, finished as `ct * ct`.
+    fn square(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        rk: Option<&RelinKey>,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `ct^e` for `e ≥ 1`, relinearized.
+    fn power(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        e: u64,
+        rk: &RelinKey,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// Every slot holds the sum of all `n` slots.
+    fn sum(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// The remaining noise budget in bits.
+    fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32>;
+}
+
+/// The batch encoder of `ctx`, built once per context and process (its
+/// slot permutation takes a while).
+fn encoder<S: Integer>(ctx: &Arc<S::Context>) -> rnsfhe::Result<Arc<S::Encoder>> {
+    crate::cache::by_id().get_or_try(S::id(ctx), |_| S::encoder(ctx))
+}
+
+/// `vals` reduced modulo `t` and batch-encoded (zero padded).
+fn encode<S: Integer>(ctx: &Arc<S::Context>, vals: &[i128]) -> rnsfhe::Result<S::Plaintext> {
+    let t = S::plain_modulus(ctx) as i128;
+    let reduced: Vec<u64> = vals.iter().map(|&v| v.rem_euclid(t) as u64).collect();
+    S::encode(&*encoder::<S>(ctx)?, &reduced)
+}
+
+impl<S: Integer> Scheme for S {
+    const NAME: &'static str = <S as Integer>::NAME;
+    const TITLE: &'static str = <S as Integer>::TITLE;
+    type Value = i128;
+    type Decoded = i64;
+    type Extra = ();
+    type Plain = Vec<i128>;
+
+    fn slots(ctx: &Self::Context) -> usize {
+        S::degree(ctx)
+    }
+
+    fn check_context(ctx: &Arc<Self::Context>) -> rnsfhe::Result<()> {
+        // The package encodes into batching slots only: refuse a `t` that
+        // does not batch (t prime, t ≡ 1 mod 2n) here, not at encryption.
+        encoder::<S>(ctx).map(drop)
+    }
+
+    fn stored_len(ctx: &Self::Context, _: &Self::Ciphertext) -> usize {
+        S::degree(ctx)
+    }
+
+    fn read_values(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<i128>, ())> {
+        Ok((to_int_vec(obj, <S as Integer>::TITLE)?, ()))
+    }
+
+    fn read_rows(obj: &Bound<'_, PyAny>) -> PyResult<Rows<Self>> {
+        Ok((to_int_rows(obj, <S as Integer>::TITLE)?, ()))
+    }
+
+    fn encode(ctx: &Arc<Self::Context>, vals: &[i128]) -> rnsfhe::Result<Self::Plaintext> {
+        encode::<S>(ctx, vals)
+    }
+
+    fn decode(ctx: &Arc<Self::Context>, pt: &Self::Plaintext) -> rnsfhe::Result<Vec<i64>> {
+        S::decode_signed(&*encoder::<S>(ctx)?, pt)
+    }
+
+    fn array<'py>(py: Python<'py>, vals: &[i64], _: ()) -> PyResult<Bound<'py, PyAny>> {
+        i64_array(py, vals)
+    }
+
+    fn rows_array<'py>(py: Python<'py>, rows: &[Vec<i64>], _: ()) -> PyResult<Bound<'py, PyAny>> {
+        rows_array(py, rows, "int64", |v: i64| v.to_ne_bytes().to_vec())
+    }
+
+    fn merge(_: (), _: ()) {}
+
+    fn multiply(
+        ev: &Self::Evaluator,
+        a: &Self::Ciphertext,
+        b: &Self::Ciphertext,
+        rk: Option<&RelinKey>,
+        reduce: bool,
+    ) -> rnsfhe::Result<Self::Ciphertext> {
+        let p = match rk {
+            Some(k) => S::multiply_relin(ev, a, b, k)?,
+            None => S::tensor(ev, a, b)?,
+        };
+        S::finish_product(ev, p, reduce)
+    }
+
+    fn rotate(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        k: i64,
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Self::Ciphertext> {
+        S::rotate_rows(ev, ct, k, gk)
+    }
+
+    fn sum(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Self::Ciphertext> {
+        <S as Integer>::sum(ev, ct, gk)
+    }
+
+    /// An integer fills every slot; an array is a vector of slots; any
+    /// other scalar is refused (a silent rounding would be a wrong answer).
+    fn plain_operand(c: &Cipher<Self>, other: &Bound<'_, PyAny>) -> PyResult<Plain<Self>> {
+        let (value, len) = match scalar(other)? {
+            Some(Scalar::Int(v)) => (vec![v as i128; S::degree(&c.ctx)], c.len),
+            Some(_) => {
+                return Err(ValueRangeError::new_err(format!(
+                    "{} computes on integers: the scalar must be an integer",
+                    <S as Integer>::TITLE
+                )))
+            }
+            None => {
+                let v = to_int_vec(other, <S as Integer>::TITLE)?;
+                let len = c.len.max(v.len());
+                (v, len)
+            }
+        };
+        Ok(Plain {
+            value,
+            len,
+            extra: (),
+        })
+    }
+
+    fn plain_op(
+        c: &Cipher<Self>,
+        ev: &Self::Evaluator,
+        p: &Vec<i128>,
+        op: Op,
+        reduce: bool,
+    ) -> rnsfhe::Result<Self::Ciphertext> {
+        let out = S::plain(ev, &c.ct, &encode::<S>(&c.ctx, p)?, op)?;
+        match op {
+            Op::Mul => S::finish_product(ev, out, reduce),
+            _ => Ok(out),
+        }
+    }
+
+    fn pickle_extra<'py>(_: Python<'py>, _: ()) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The remaining noise budget of `c` in bits (needs the secret).
+pub fn noise_budget<S: Integer>(
+    c: &Cipher<S>,
+    py: Python<'_>,
+    secret: &Bound<'_, PyAny>,
+) -> PyResult<u32> {
+    let sk = secret_of(secret, S::id(&c.ctx))?;
+    let dec = decryptor::<S>(sk.get(), &c.ctx).py()?;
+    detach(py, || S::noise_budget(&dec, &c.ct)).py()
+}
+
+/// [`crate::classes::ciphertext_class!`] with the methods BFV and BGV
+/// share (noise budget, powers, squares, level switches, the row swap),
+/// then the items in braces.
+macro_rules! integer_ciphertext_class {
+    ($ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
+        $crate::classes::ciphertext_class!($ctx, $ct, $s, {
+            /// The remaining noise budget in bits (needs the secret); 0
+            /// means the ciphertext no longer decrypts correctly.
+            fn noise_budget(
+                &self,
+                py: pyo3::Python<'_>,
+                secret: &pyo3::Bound<'_, pyo3::PyAny>,
+            ) -> pyo3::PyResult<u32> {
+                $crate::integer::noise_budget(&self.0, py, secret)
+            }
+
+            /// `self ** e` for an integer `e ≥ 1` (square-and-multiply,
+            /// relinearized: multiplication depth `⌈log2 e⌉`; BGV switches
+            /// one level down per product).
+            fn __pow__(
+                &self,
+                py: pyo3::Python<'_>,
+                e: u64,
+                modulo: Option<&pyo3::Bound<'_, pyo3::PyAny>>,
+            ) -> pyo3::PyResult<Self> {
+                $crate::operand::check_power(e, modulo)?;
+                self.0
+                    .apply_keyed(py, |ev, ct, k| <$s as $crate::integer::Integer>::power(ev, ct, e, &k.rk))
+                    .map(Self)
+            }
+
+            /// `self²` (relinearized unless `relinearize=False`), finished
+            /// as `self * self`.
+            #[pyo3(signature = (relinearize = true))]
+            fn square(&self, py: pyo3::Python<'_>, relinearize: bool) -> pyo3::PyResult<Self> {
+                let keys = if relinearize { Some(self.0.eval_keys(None)?) } else { None };
+                self.0
+                    .apply(py, |ev, ct| {
+                        <$s as $crate::integer::Integer>::square(ev, ct, keys.as_deref().map(|k| &k.rk))
+                    })
+                    .map(Self)
+            }
+
+            /// Drops the last modulus (the level goes down by one; smaller
+            /// and faster ciphertexts).
+            fn mod_switch_to_next(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
+                self.0
+                    .apply(py, <$s as $crate::integer::Batched>::mod_switch_to_next)
+                    .map(Self)
+            }
+
+            /// Switches down to `level` (at most the current level).
+            fn mod_switch_to(&self, py: pyo3::Python<'_>, level: usize) -> pyo3::PyResult<Self> {
+                self.0
+                    .apply(py, |ev, ct| <$s as $crate::integer::Batched>::mod_switch_to(ev, ct, level))
+                    .map(Self)
+            }
+
+            /// Swaps the two rows of slots (SEAL's `rotate_columns`); the
+            /// result shows all `n` slots.
+            fn swap_rows(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
+                let mut out = self.0.apply_galois(py, "swap_rows", <$s as $crate::integer::Batched>::rotate_columns)?;
+                out.len = <$s as $crate::scheme::Core>::degree(&self.0.ctx);
+                Ok(Self(out))
+            }
+
+            /// Loads a ciphertext of `context` holding `length` values
+            /// (default: all `n` slots); attach keys with `with_keys`.
+            /// Malformed bytes raise `FormatError`.
+            #[staticmethod]
+            #[pyo3(signature = (context, data, length = None))]
+            fn from_bytes(context: &$ctx, data: &[u8], length: Option<usize>) -> pyo3::PyResult<Self> {
+                $crate::scheme::Cipher::load(context.ctx.clone(), data, length, ()).map(Self)
+            }
+
+            fn __repr__(&self) -> String {
+                format!(
+                    "<rnsfhe.{}.Ciphertext of {} values, level {}, size {}>",
+                    <$s as $crate::integer::Integer>::NAME,
+                    self.0.len,
+                    <$s as $crate::scheme::Core>::level(&self.0.ct),
+                    <$s as $crate::scheme::Core>::size(&self.0.ct)
+                )
+            }
+
+            $($own)*
+        });
+    };
+}
+pub(crate) use integer_ciphertext_class;
