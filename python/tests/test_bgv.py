@@ -26,6 +26,8 @@ def test_plain_operands() -> None:
     assert np.array_equal((3 - ct).decrypt(keys), signed(3 - a))
     assert np.array_equal((ct * -5).decrypt(keys), signed(-5 * a))
     assert np.array_equal((2 * ct).decrypt(keys), signed(2 * a))
+    # Plaintext products keep the level; only ciphertext products use one.
+    assert (ct * w).level == (2 * ct).level == ct.level
     # A longer vector operand lengthens the result.
     long = np.arange(150)
     assert np.array_equal((ct + long).decrypt(keys), signed(np.pad(a, (0, 50)) + long))

@@ -1,8 +1,9 @@
 //! BGV: `rnsfhe.bgv.Context` and `rnsfhe.bgv.Ciphertext`.
 //!
 //! The same slots as BFV (`n` values modulo `t`, two rows of `n/2`,
-//! decoded as signed integers in `(−t/2, t/2]`), with levels: `*`
-//! multiplies, relinearizes and switches the product one level down
+//! decoded as signed integers in `(−t/2, t/2]`), with levels: `*` of two
+//! ciphertexts multiplies, relinearizes and switches the product one level
+//! down (a product with integers or a plain vector keeps its level)
 //! (BGV's modulus switching keeps the noise of the next product small),
 //! so a context of `L` levels allows `L` products in a row; `+` and `-`
 //! align levels automatically. The methods BGV shares with the other
@@ -190,8 +191,9 @@ pub struct Ciphertext(pub(crate) Cipher<Bgv>);
 integer_ciphertext_class!(Context, Ciphertext, Bgv, {
     /// `self * other` with the steps chosen: `relinearize=False` keeps the
     /// third part of a ciphertext product (`size == 3`) until
-    /// `relinearize()`, `mod_switch=False` keeps the level (call
-    /// `mod_switch_to_next()` before the next product).
+    /// `relinearize()`, `mod_switch=False` keeps the level of a ciphertext
+    /// product (call `mod_switch_to_next()` before the next product);
+    /// products with plaintexts always keep the level.
     #[pyo3(signature = (other, relinearize = true, mod_switch = true))]
     fn multiply(
         &self,

@@ -146,8 +146,8 @@ pub trait Integer: Batched {
     const NAME: &'static str;
     /// The name in messages (`BFV`).
     const TITLE: &'static str;
-    /// A product (of ciphertexts or with a plaintext), `reduce`d as
-    /// [`Scheme::multiply`] says.
+    /// A product of two ciphertexts, `reduce`d as [`Scheme::multiply`]
+    /// says.
     fn finish_product(
         ev: &Self::Evaluator,
         ct: Self::Ciphertext,
@@ -297,13 +297,12 @@ impl<S: Integer> Scheme for S {
         ev: &Self::Evaluator,
         p: &Vec<i128>,
         op: Op,
-        reduce: bool,
+        _reduce: bool,
     ) -> rnsfhe::Result<Self::Ciphertext> {
-        let out = S::plain(ev, &c.ct, &encode::<S>(&c.ctx, p)?, op)?;
-        match op {
-            Op::Mul => S::finish_product(ev, out, reduce),
-            _ => Ok(out),
-        }
+        // A plaintext product keeps its level: its noise grows by at most
+        // `n·t/2`, which does not call for a modulus switch (only products
+        // of two ciphertexts are switched down).
+        S::plain(ev, &c.ct, &encode::<S>(&c.ctx, p)?, op)
     }
 
     fn pickle_extra<'py>(_: Python<'py>, _: ()) -> PyResult<Vec<Bound<'py, PyAny>>> {

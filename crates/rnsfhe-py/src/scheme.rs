@@ -318,7 +318,8 @@ pub trait Scheme: Core {
     /// `other` (not a ciphertext of this scheme) as a plaintext operand of
     /// `c`.
     fn plain_operand(c: &Cipher<Self>, other: &Bound<'_, PyAny>) -> PyResult<Plain<Self>>;
-    /// `c op p`, a product `reduce`d as in [`Scheme::multiply`].
+    /// `c op p`; a product `reduce`d as in [`Scheme::multiply`] where the
+    /// scheme says so (BFV and BGV keep plaintext products at their level).
     fn plain_op(
         c: &Cipher<Self>,
         ev: &Self::Evaluator,
