@@ -8,6 +8,7 @@ pub mod bfv;
 pub mod bgv;
 pub mod ckks;
 pub mod error;
+pub mod integer;
 pub mod leveled;
 pub mod rlwe;
 pub mod security;

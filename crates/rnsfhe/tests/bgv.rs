@@ -325,6 +325,36 @@ fn rotations_match_the_slot_matrix() {
 }
 
 #[test]
+fn slot_sums_and_dot_products_match_mod_t() {
+    let s = setup();
+    let ev = Evaluator::new(&s.ctx);
+    let mut rng = ChaCha20Rng::seed_from_u64(14);
+    let x = random_slots(&mut rng, 4096);
+    let w = random_slots(&mut rng, 4096);
+    let cx = s
+        .enc
+        .encrypt_with_rng(&s.be.encode(&x).unwrap(), &mut rng)
+        .unwrap();
+    let sum = x.iter().fold(0, |a, &v| addm(a, v));
+    let dot = x.iter().zip(&w).fold(0, |a, (&u, &v)| addm(a, mulm(u, v)));
+    for level in [4usize, 0] {
+        let a = ev.mod_switch_to(&cx, level).unwrap();
+        let total = ev.sum_slots(&a, &s.gk).unwrap();
+        assert_eq!(decrypt_slots(&s, &total), vec![sum; 4096], "level {level}");
+        let d = ev
+            .dot_product(&a, &s.be.encode(&w).unwrap(), &s.gk)
+            .unwrap();
+        assert_eq!(decrypt_slots(&s, &d), vec![dot; 4096], "level {level}");
+    }
+    // Without the keys it needs, the sum names a missing key.
+    let only = GaloisKeys::generate_for_steps(&s.ctx, &s.sk, &[1]).unwrap();
+    assert!(matches!(
+        ev.sum_slots(&cx, &only),
+        Err(Error::MissingGaloisKey { .. })
+    ));
+}
+
+#[test]
 fn coefficient_products_match_the_negacyclic_product() {
     let s = setup();
     let ev = Evaluator::new(&s.ctx);

@@ -46,6 +46,7 @@ use rnsfhe_math::{
 
 use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
 use crate::error::{Error, Result};
+use crate::integer::plaintext::IntegerContext;
 use crate::rlwe::context::{KeySwitchingMethod, RlweContext, SchemeContext};
 use crate::rlwe::scratch::ScratchPool;
 
@@ -818,6 +819,19 @@ fn behz_decrypt_tables(base_q: &RnsBase, t: &Modulus, n: usize) -> Result<BehzDe
         mult_shoup,
         kind,
     })
+}
+
+/// BFV plaintexts are the integer schemes' plaintexts of `R_t`.
+impl IntegerContext for BfvContext {
+    fn degree(&self) -> usize {
+        BfvContext::degree(self)
+    }
+    fn plain_modulus(&self) -> &Modulus {
+        BfvContext::plain_modulus(self)
+    }
+    fn id(&self) -> u64 {
+        BfvContext::id(self)
+    }
 }
 
 #[cfg(test)]

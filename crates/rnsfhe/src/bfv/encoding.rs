@@ -6,7 +6,7 @@
 //!   modulo `t` and the CRT makes `R_t ≅ Z_t^n`, so one plaintext carries
 //!   `n` independent slots and ring addition/multiplication act slot-wise
 //!   (the reason for the choice `t = 65537` in 000 §VI.C). Decoding is an
-//!   NTT modulo `t` ([`NttTable`]), encoding its inverse.
+//!   NTT modulo `t` ([`NttTable`](rnsfhe_math::NttTable)), encoding its inverse.
 //! * [`CoefficientEncoder`] — values straight into the coefficients.
 //! * [`ScalarEncoder`] — one integer as the constant polynomial (which is
 //!   also the batched plaintext with that value in every slot).
@@ -19,7 +19,7 @@
 //!
 //! As in SEAL, the `n` slots form a `2 × (n/2)` matrix. With `ψ` the
 //! minimal primitive `2n`-th root of unity modulo `t` (the root of the
-//! [`NttTable`]), slot `j` of row 0 holds `m(ψ^{3^j})` and slot `j` of row 1
+//! [`NttTable`](rnsfhe_math::NttTable)), slot `j` of row 0 holds `m(ψ^{3^j})` and slot `j` of row 1
 //! (index `n/2 + j`) holds `m(ψ^{−3^j})`, for `j ∈ [0, n/2)`. Hence the
 //! Galois automorphism `X ↦ X^{3^k}` rotates both rows left by `k`
 //! (`σ(m)(ψ^{3^j}) = m(ψ^{3^{j+k}})`), and `X ↦ X^{2n−1}` swaps the rows
@@ -28,130 +28,11 @@
 use std::sync::Arc;
 
 use rnsfhe_math::galois::galois_pow;
-use rnsfhe_math::{Modulus, NttTable};
 
 use crate::bfv::context::BfvContext;
 use crate::bfv::plaintext::Plaintext;
 use crate::error::{Error, Result};
-
-/// `x ∈ (−t/2, t/2]` as a residue in `[0, t)`; errors with
-/// [`Error::SignedValueOutOfRange`] otherwise.
-pub(crate) fn signed_to_residue(t: u64, index: usize, value: i64) -> Result<u64> {
-    let (tt, w) = (t as i128, value as i128);
-    if 2 * w > tt || 2 * w <= -tt {
-        Err(Error::SignedValueOutOfRange { index, value, t })
-    } else if w < 0 {
-        Ok((w + tt) as u64)
-    } else {
-        Ok(value as u64)
-    }
-}
-
-/// Errors with [`Error::PlaintextOutOfRange`] unless `value < t`.
-fn check_unsigned(t: u64, index: usize, value: u64) -> Result<u64> {
-    if value < t {
-        Ok(value)
-    } else {
-        Err(Error::PlaintextOutOfRange { index, value, t })
-    }
-}
-
-/// Errors with [`Error::PlaintextTooLong`] when `len > n`.
-fn check_len(len: usize, n: usize) -> Result<()> {
-    if len > n {
-        Err(Error::PlaintextTooLong { len, n })
-    } else {
-        Ok(())
-    }
-}
-
-/// Reverses the low `log_n` bits of `k`.
-fn bit_reverse(k: usize, log_n: u32) -> usize {
-    if log_n == 0 {
-        0
-    } else {
-        k.reverse_bits() >> (usize::BITS - log_n)
-    }
-}
-
-// ------------------------------------------------------------ slot layout
-
-/// SEAL's slot layout modulo a batching prime `t ≡ 1 (mod 2n)`, shared by
-/// the BFV and BGV batch encoders: an NTT table modulo `t` and the map from
-/// slot index (matrix order) to position in the bit-reversed NTT output of
-/// [`NttTable::forward`]. Works on raw coefficient vectors; the encoders
-/// add the context tags.
-#[derive(Clone, Debug)]
-pub(crate) struct SlotLayout {
-    ntt: NttTable,
-    index_map: Vec<u32>,
-}
-
-impl SlotLayout {
-    /// The layout for degree `n` and plaintext modulus `t`. Errors with
-    /// [`Error::BatchingUnsupported`] unless `t` is a prime `≡ 1 (mod 2n)`.
-    pub(crate) fn new(n: usize, t: u64) -> Result<Self> {
-        let unsupported = Error::BatchingUnsupported { t, n };
-        let modulus = Modulus::new(t).map_err(|_| unsupported.clone())?;
-        let ntt = NttTable::new(n, modulus).map_err(|_| unsupported)?;
-        let log_n = n.trailing_zeros();
-        let row = n / 2;
-        let two_n = 2 * n as u64;
-        let mut index_map = vec![0u32; n];
-        let mut pos = 1u64; // 3^j mod 2n
-        for j in 0..row {
-            // Slot p of the NTT holds m(ψ^{2·brv(p)+1}); find p for ψ^{±3^j}.
-            let e0 = pos as usize;
-            let e1 = (two_n - pos) as usize;
-            index_map[j] = bit_reverse((e0 - 1) / 2, log_n) as u32;
-            index_map[row + j] = bit_reverse((e1 - 1) / 2, log_n) as u32;
-            pos = (pos * 3) & (two_n - 1);
-        }
-        Ok(Self { ntt, index_map })
-    }
-
-    /// Number of slots, `n`.
-    pub(crate) fn slots(&self) -> usize {
-        self.index_map.len()
-    }
-
-    /// `ψ`, the minimal primitive `2n`-th root of unity modulo `t`.
-    pub(crate) fn root(&self) -> u64 {
-        self.ntt.psi()
-    }
-
-    /// The coefficients of the plaintext with slot `i` ← `values[i]` (the
-    /// rest zero), values in `[0, t)`. Errors with
-    /// [`Error::PlaintextTooLong`] or [`Error::PlaintextOutOfRange`].
-    pub(crate) fn encode(&self, t: u64, values: &[u64]) -> Result<Vec<u64>> {
-        check_len(values.len(), self.slots())?;
-        let mut buf = vec![0u64; self.slots()];
-        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
-            buf[p as usize] = check_unsigned(t, i, v)?;
-        }
-        self.ntt.backward(&mut buf)?;
-        Ok(buf)
-    }
-
-    /// [`SlotLayout::encode`] of signed values in `(−t/2, t/2]`. Errors
-    /// with [`Error::PlaintextTooLong`] or [`Error::SignedValueOutOfRange`].
-    pub(crate) fn encode_signed(&self, t: u64, values: &[i64]) -> Result<Vec<u64>> {
-        check_len(values.len(), self.slots())?;
-        let mut buf = vec![0u64; self.slots()];
-        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
-            buf[p as usize] = signed_to_residue(t, i, v)?;
-        }
-        self.ntt.backward(&mut buf)?;
-        Ok(buf)
-    }
-
-    /// The `n` slot values in `[0, t)` of the plaintext coefficients.
-    pub(crate) fn decode(&self, coeffs: &[u64]) -> Result<Vec<u64>> {
-        let mut buf = coeffs.to_vec();
-        self.ntt.forward(&mut buf)?;
-        Ok(self.index_map.iter().map(|&p| buf[p as usize]).collect())
-    }
-}
+use crate::integer::slots::{check_len, signed_to_residue, SlotLayout};
 
 // ------------------------------------------------------------------ batch
 
@@ -352,6 +233,7 @@ impl ScalarEncoder {
 mod tests {
     use super::*;
     use crate::bfv::BfvParameters;
+    use rnsfhe_math::Modulus;
 
     fn ctx(n: usize, t: u64) -> Arc<BfvContext> {
         BfvContext::new(

@@ -35,38 +35,14 @@ use crate::bfv::evaluator::Evaluator;
 use crate::bfv::plaintext::Plaintext;
 use crate::bfv::plaintext_ntt::PlaintextNtt;
 use crate::error::{Error, Result};
+pub use crate::integer::slots::{
+    column_swap_element, default_galois_elements, galois_element_for_step, ROW_GENERATOR,
+};
+use crate::leveled::evaluator::rotate_and_add;
 use crate::rlwe::context::SchemeContext;
 pub use crate::rlwe::galois_keys::GaloisKeys;
-use crate::rlwe::galois_keys::{conjugation_element, default_elements, element_for_step};
 use crate::rlwe::key_switching::{Finish, KeySwitchingKey};
 use crate::rlwe::keys::check_key_id;
-
-/// The generator of the row rotations: `σ_3` rotates the batched rows left
-/// by one slot.
-pub const ROW_GENERATOR: u64 = 3;
-
-/// The Galois element `3^(step mod n/2) mod 2n` that rotates the rows of
-/// the batched slot matrix left by `step` (right by `|step|` when
-/// negative), as SEAL's `GaloisTool::get_elt_from_step`. Steps that are
-/// multiples of `n/2` give `1` (the identity). `n` must be a power of two
-/// `≥ 4`.
-pub fn galois_element_for_step(n: usize, step: i64) -> u64 {
-    element_for_step(n, ROW_GENERATOR, step)
-}
-
-/// The Galois element `2n − 1` (`X ↦ X^{−1}`) that swaps the two rows of
-/// the batched slot matrix.
-pub fn column_swap_element(n: usize) -> u64 {
-    conjugation_element(n)
-}
-
-/// The default set of Galois elements (SEAL's default `GaloisKeys`): the
-/// row rotations by `±2^i` for `2^i < n/2`, then the column swap, without
-/// duplicates, in that order. Any row rotation can be composed from these
-/// (see [`Evaluator::rotate_rows`]). `2·log2(n/2)` elements.
-pub fn default_galois_elements(n: usize) -> Vec<u64> {
-    default_elements(n, ROW_GENERATOR)
-}
 
 impl Evaluator {
     fn check_galois(
@@ -243,14 +219,12 @@ impl Evaluator {
     /// and of `2n − 1`, all in [`GaloisKeys::generate_default`].
     pub fn sum_slots(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
         self.check_galois(ct, gk, "sum_slots")?;
-        let half = self.context().degree() / 2;
-        let mut acc = ct.clone();
-        let mut step = 1usize;
-        while step < half {
-            let r = self.rotate_rows(&acc, step as i64, gk)?;
-            self.add_assign(&mut acc, &r)?;
-            step <<= 1;
-        }
+        let mut acc = rotate_and_add(
+            ct,
+            self.context().degree() / 2,
+            |x, k| self.rotate_rows(x, k, gk),
+            |a, b| self.add_assign(a, b),
+        )?;
         let r = self.rotate_columns(&acc, gk)?;
         self.add_assign(&mut acc, &r)?;
         Ok(acc)

@@ -7,9 +7,10 @@ use std::sync::Arc;
 
 use rnsfhe_math::{Modulus, RnsRing};
 
-use crate::bfv::galois::ROW_GENERATOR;
 use crate::bgv::parameters::BgvParameters;
 use crate::error::{Error, Result};
+use crate::integer::plaintext::IntegerContext;
+use crate::integer::slots::ROW_GENERATOR;
 use crate::leveled::chain::{chain_context, LevelTables, ModulusChain};
 
 /// A value modulo some prime with its Shoup quotient.
@@ -128,6 +129,19 @@ impl BgvContext {
     /// `[t^{-1}]_{q_i}` (with Shoup quotients) for the first `limbs` limbs.
     pub(crate) fn t_inv_q(&self, limbs: usize) -> &[Shoup] {
         &self.t_inv_q[..limbs.min(self.t_inv_q.len())]
+    }
+}
+
+/// BGV plaintexts are the integer schemes' plaintexts of `R_t`.
+impl IntegerContext for BgvContext {
+    fn degree(&self) -> usize {
+        BgvContext::degree(self)
+    }
+    fn plain_modulus(&self) -> &Modulus {
+        BgvContext::plain_modulus(self)
+    }
+    fn id(&self) -> u64 {
+        BgvContext::id(self)
     }
 }
 

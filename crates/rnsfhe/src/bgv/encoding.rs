@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use crate::bfv::encoding::SlotLayout;
 use crate::bgv::context::BgvContext;
 use crate::bgv::plaintext::Plaintext;
 use crate::error::Result;
+use crate::integer::slots::SlotLayout;
 
 /// SIMD encoder: `n` values modulo a batching prime `t ≡ 1 (mod 2n)` per
 /// plaintext; slot-wise arithmetic modulo `t` of the decoded vectors

@@ -33,7 +33,6 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 
-use crate::bfv::galois::column_swap_element;
 use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
 use crate::bgv::kernels::{
@@ -42,6 +41,7 @@ use crate::bgv::kernels::{
 };
 use crate::bgv::plaintext::Plaintext;
 use crate::error::{Error, Result};
+use crate::integer::slots::column_swap_element;
 use crate::leveled::evaluator::{self as leveled, KeySwitch};
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
@@ -424,6 +424,36 @@ impl Evaluator {
     /// Swaps the two rows of the slot matrix (`X ↦ X^{2n−1}`).
     pub fn rotate_columns(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
         self.apply_galois(ct, column_swap_element(self.ctx.degree()), gk)
+    }
+
+    /// Every slot set to the sum of all `n` slots modulo `t`: rotate-and-add
+    /// over each row with the `2^i` row rotations, then the row swap
+    /// (`log2(n/2) + 1` key switches; the keys of
+    /// [`GaloisKeys::generate_default`]).
+    pub fn sum_slots(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
+        self.check(ct)?;
+        let mut acc = leveled::rotate_and_add(
+            ct,
+            self.ctx.degree() / 2,
+            |x, k| self.rotate_rows(x, k, gk),
+            |a, b| self.add_assign(a, b),
+        )?;
+        let r = self.rotate_columns(&acc, gk)?;
+        self.add_assign(&mut acc, &r)?;
+        Ok(acc)
+    }
+
+    /// The inner product `Σ_i x_i·w_i mod t` of the encrypted slot vector
+    /// `x` and the batch-encoded plaintext `w`, in every slot:
+    /// [`Evaluator::multiply_plain`] then [`Evaluator::sum_slots`].
+    pub fn dot_product(
+        &self,
+        ct: &Ciphertext,
+        weights: &Plaintext,
+        gk: &GaloisKeys,
+    ) -> Result<Ciphertext> {
+        let prod = self.multiply_plain(ct, weights)?;
+        self.sum_slots(&prod, gk)
     }
 }
 

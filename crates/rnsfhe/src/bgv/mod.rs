@@ -69,7 +69,7 @@ mod kernels;
 pub mod parameters;
 pub mod plaintext;
 
-pub use crate::bfv::galois::{column_swap_element, galois_element_for_step, ROW_GENERATOR};
+pub use crate::integer::slots::{column_swap_element, galois_element_for_step, ROW_GENERATOR};
 pub use crate::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 pub use ciphertext::{BgvMeta, Ciphertext};
 pub use context::BgvContext;

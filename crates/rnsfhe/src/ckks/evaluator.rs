@@ -502,14 +502,12 @@ impl Evaluator {
     /// the `2^i` rotations, `log2(n/2)` key switches).
     pub fn sum_slots(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
         self.check(ct)?;
-        let half = self.ctx.slots();
-        let mut acc = ct.clone();
-        let mut step = 1usize;
-        while step < half {
-            let r = self.rotate(&acc, step as i64, gk)?;
-            self.add_assign(&mut acc, &r)?;
-            step <<= 1;
-        }
+        let mut acc = leveled::rotate_and_add(
+            ct,
+            self.ctx.slots(),
+            |x, k| self.rotate(x, k, gk),
+            |a, b| self.add_assign(a, b),
+        )?;
         acc.meta.len = ct.meta.len;
         Ok(acc)
     }

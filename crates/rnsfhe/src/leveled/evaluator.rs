@@ -385,3 +385,23 @@ pub(crate) fn rotate<C: ChainContext, M: Clone>(
     }
     Ok(acc)
 }
+
+/// The rotate-and-add sum of slot rotations: `ct` plus its rotations by
+/// `1, 2, 4, … < half`, in `log2(half)` steps, so that every slot of a
+/// row of `half` slots holds the row's sum (CKKS's slot sum; BFV's and
+/// BGV's row sums before the row swap).
+pub(crate) fn rotate_and_add<T: Clone>(
+    ct: &T,
+    half: usize,
+    mut rotate: impl FnMut(&T, i64) -> Result<T>,
+    mut add: impl FnMut(&mut T, &T) -> Result<()>,
+) -> Result<T> {
+    let mut acc = ct.clone();
+    let mut step = 1usize;
+    while step < half {
+        let r = rotate(&acc, step as i64)?;
+        add(&mut acc, &r)?;
+        step <<= 1;
+    }
+    Ok(acc)
+}
