@@ -75,24 +75,14 @@ impl Integer for Bgv {
         Ok(acc)
     }
 
-    /// `log2(n/2)` rotate-and-add steps by `1, 2, 4, …` sum each row, then
-    /// one row swap adds the other row (the keys of
-    /// `GaloisKeys::generate_default`). The core has no BGV `sum_slots`.
+    /// The core's slot sum: rotate-and-add over each row, then the row
+    /// swap (the keys of `GaloisKeys::generate_default`).
     fn sum(
         ev: &Evaluator,
         ct: &Self::Ciphertext,
         gk: &GaloisKeys,
     ) -> rnsfhe::Result<Self::Ciphertext> {
-        let half = ev.context().degree() / 2;
-        let mut acc = ct.clone();
-        let mut step = 1usize;
-        while step < half {
-            let r = Self::rotate_rows(ev, &acc, step as i64, gk)?;
-            acc = ev.add(&acc, &r)?;
-            step <<= 1;
-        }
-        let r = Self::rotate_columns(ev, &acc, gk)?;
-        ev.add(&acc, &r)
+        ev.sum_slots(ct, gk)
     }
 
     fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32> {

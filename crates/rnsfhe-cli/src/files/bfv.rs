@@ -136,8 +136,4 @@ impl Scheme for Bfv {
             None => ev.mod_switch_to_next(a),
         }
     }
-
-    fn sum(ev: &Evaluator, a: &Ciphertext, gk: &GaloisKeys) -> CliResult<Ciphertext> {
-        Ok(ev.sum_slots(a, gk)?)
-    }
 }

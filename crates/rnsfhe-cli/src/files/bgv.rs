@@ -18,8 +18,6 @@ pub struct Bgv;
 
 impl Scheme for Bgv {
     const NAME: &'static str = "BGV";
-    // The library has no BGV slot sum yet.
-    const SUM: bool = false;
     type Ctx = BgvContext;
     type Params = BgvParameters;
     type Ct = Ciphertext;

@@ -133,10 +133,6 @@ impl Scheme for Ckks {
         ev.drop_to_level(a, level)
     }
 
-    fn sum(ev: &Evaluator, a: &Ciphertext, gk: &GaloisKeys) -> CliResult<Ciphertext> {
-        Ok(ev.sum_slots(a, gk)?)
-    }
-
     fn dot_product(ev: &Evaluator, p: Ciphertext) -> rnsfhe::Result<Ciphertext> {
         ev.rescale(&p)
     }

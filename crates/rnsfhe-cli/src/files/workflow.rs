@@ -145,14 +145,8 @@ pub trait Scheme {
     /// Down to `level`, or one level down.
     fn mod_switch(ev: &Self::Ev, a: &Self::Ct, level: Option<usize>) -> rnsfhe::Result<Self::Ct>;
 
-    /// Whether [`Scheme::sum`] (and so `dot`) is available.
-    const SUM: bool = true;
-
     /// The sum of all slots, in every slot.
-    fn sum(ev: &Self::Ev, a: &Self::Ct, gk: &GaloisKeys) -> CliResult<Self::Ct> {
-        let _ = (ev, a, gk);
-        Err(unsupported::<Self>(Op::Sum))
-    }
+    fn sum(ev: &Self::Ev, a: &Self::Ct, gk: &GaloisKeys) -> rnsfhe::Result<Self::Ct>;
     /// The product to sum in `dot` (CKKS rescales it).
     fn dot_product(ev: &Self::Ev, p: Self::Ct) -> rnsfhe::Result<Self::Ct> {
         let _ = ev;
@@ -334,9 +328,6 @@ where
             Op::Square => S::mul(&ev, &a, &a, &relin()?)?,
             Op::Sum => S::sum(&ev, &a, &galois()?)?,
             Op::Dot => {
-                if !S::SUM {
-                    return Err(unsupported::<S>(Op::Dot));
-                }
                 let prod = match operand()? {
                     Operand::Cipher(b) => S::mul(&ev, &a, b, &relin()?)?,
                     Operand::Plain(p) => S::mul_plain(&ev, &a, &p)?,
@@ -472,6 +463,9 @@ macro_rules! common_ops {
         }
         fn mul_plain(ev: &Self::Ev, a: &Self::Ct, p: &Self::Pt) -> rnsfhe::Result<Self::Ct> {
             ev.multiply_plain(a, p)
+        }
+        fn sum(ev: &Self::Ev, a: &Self::Ct, gk: &GaloisKeys) -> rnsfhe::Result<Self::Ct> {
+            ev.sum_slots(a, gk)
         }
         fn evaluator(ctx: &Arc<Self::Ctx>) -> Self::Ev {
             Evaluator::new(ctx)
