@@ -20,6 +20,7 @@ use crate::bgv::context::BgvContext;
 use crate::bgv::kernels::{lift_centered_ntt, mul_scalars_shoup_assign, reduce_centered_mod_t};
 use crate::bgv::plaintext::Plaintext;
 use crate::error::{Error, Result};
+use crate::leveled::encryptor::encryptor_constructors;
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::encryption::{encrypt_zero_public, encrypt_zero_secret, phase};
 use crate::rlwe::keys::{check_key_id, PublicKey, SecretKey};
@@ -33,25 +34,7 @@ pub struct Encryptor {
 }
 
 impl Encryptor {
-    /// A public-key encryptor.
-    pub fn from_public_key(ctx: &Arc<BgvContext>, pk: &PublicKey) -> Result<Self> {
-        ctx.check_id(pk.params_id())?;
-        Ok(Self {
-            ctx: ctx.clone(),
-            pk: Some(pk.clone()),
-            sk: None,
-        })
-    }
-
-    /// A secret-key encryptor (seeded ciphertexts).
-    pub fn from_secret_key(ctx: &Arc<BgvContext>, sk: &SecretKey) -> Result<Self> {
-        ctx.check_id(sk.params_id())?;
-        Ok(Self {
-            ctx: ctx.clone(),
-            pk: None,
-            sk: Some(sk.clone()),
-        })
-    }
+    encryptor_constructors!(BgvContext);
 
     /// Encrypts `pt` at the top level with the public key and an OS-seeded
     /// rng. Errors with [`Error::MissingKey`] without a public key.

@@ -42,7 +42,7 @@ use crate::bgv::kernels::{
 use crate::bgv::plaintext::Plaintext;
 use crate::error::{Error, Result};
 use crate::integer::slots::column_swap_element;
-use crate::leveled::evaluator::{self as leveled, KeySwitch};
+use crate::leveled::evaluator::{self as leveled, leveled_evaluator_methods, KeySwitch};
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
 use crate::rlwe::key_switching::KeySwitchingKey;
@@ -56,25 +56,7 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    /// An evaluator with strict level checks.
-    pub fn new(ctx: &Arc<BgvContext>) -> Self {
-        Self {
-            ctx: ctx.clone(),
-            auto_align: false,
-        }
-    }
-
-    /// Switches automatic level alignment on or off (see the module
-    /// docs).
-    pub fn with_auto_align(mut self, on: bool) -> Self {
-        self.auto_align = on;
-        self
-    }
-
-    /// The context.
-    pub fn context(&self) -> &Arc<BgvContext> {
-        &self.ctx
-    }
+    leveled_evaluator_methods!(BgvContext);
 
     fn check(&self, ct: &Ciphertext) -> Result<()> {
         leveled::check_ciphertext(&*self.ctx, ct)
@@ -171,18 +153,6 @@ impl Evaluator {
         self.combine(&mut out, &y, negate)?;
         *a = out;
         Ok(())
-    }
-
-    /// `−ct`.
-    pub fn negate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let mut out = ct.clone();
-        self.negate_assign(&mut out)?;
-        Ok(out)
-    }
-
-    /// `ct ← −ct`.
-    pub fn negate_assign(&self, ct: &mut Ciphertext) -> Result<()> {
-        leveled::negate_assign(&*self.ctx, ct)
     }
 
     /// `ct·c` for a plaintext scalar `c ∈ [0, t)` (multiplied as its
@@ -325,19 +295,6 @@ impl Evaluator {
         r
     }
 
-    /// Relinearizes a 3-polynomial ciphertext (hybrid key switching of
-    /// `c_2` with the `t`-correction).
-    pub fn relinearize(&self, ct: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
-        let mut out = ct.clone();
-        self.relinearize_assign(&mut out, rk)?;
-        Ok(out)
-    }
-
-    /// [`Evaluator::relinearize`] in place.
-    pub fn relinearize_assign(&self, ct: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
-        leveled::relinearize_assign(&*self.ctx, self, ct, rk)
-    }
-
     /// `relinearize(multiply(a, b))` (no modulus switch: call
     /// [`Evaluator::mod_switch_to_next`] after it, as BGV circuits do
     /// before the next multiplication).
@@ -398,17 +355,6 @@ impl Evaluator {
             self.mod_switch_to_next_assign(&mut out)?;
         }
         Ok(out)
-    }
-
-    /// `σ_g(ct)` switched back to `s` with the Galois key of `g`. Errors
-    /// with [`Error::MissingGaloisKey`].
-    pub fn apply_galois(
-        &self,
-        ct: &Ciphertext,
-        element: u64,
-        gk: &GaloisKeys,
-    ) -> Result<Ciphertext> {
-        leveled::apply_galois(&*self.ctx, self, ct, element, gk)
     }
 
     /// Rotates both rows of the `2 × (n/2)` slot matrix left by `steps`

@@ -9,7 +9,7 @@
 //!
 //! Building checks `log2(Q·P)` — the modulus of the key material —
 //! against the HomomorphicEncryption.org bound of the requested
-//! [`SecurityLevel`] (default 128 bits). Without an explicit `dnum`, the
+//! [`SecurityLevel`](crate::SecurityLevel) (default 128 bits). Without an explicit `dnum`, the
 //! smallest `dnum` (fewest transforms per key switch) whose `Q·P` meets the
 //! bound is taken.
 //!
@@ -18,11 +18,9 @@
 //! (checked by the encoder, not here, so that coefficient encoding works
 //! with any `t`).
 
-use std::ops::Deref;
-
 use crate::error::{Error, Result};
 use crate::leveled::parameters::{
-    chain_setters, smallest_secure_degree, ChainLiteral, ChainParameters,
+    chain_deref, chain_setters, smallest_secure_degree, ChainLiteral, ChainParameters,
 };
 
 pub use crate::leveled::parameters::{
@@ -41,13 +39,7 @@ pub struct BgvParameters {
     t: u64,
 }
 
-impl Deref for BgvParameters {
-    type Target = ChainParameters;
-
-    fn deref(&self) -> &ChainParameters {
-        &self.chain
-    }
-}
+chain_deref!(BgvParameters);
 
 impl BgvParameters {
     /// A builder with `σ = 3.19`, 128-bit security and the key-switching
@@ -74,11 +66,6 @@ impl BgvParameters {
         BgvParameters::builder()
             .plain_modulus(t)
             .coeff_moduli_bits(&bits)
-    }
-
-    /// The modulus chain.
-    pub fn chain(&self) -> &ChainParameters {
-        &self.chain
     }
 
     /// The plaintext modulus `t`.

@@ -13,6 +13,7 @@ use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::{decode_poly, Encoder};
 use crate::error::{Error, Result};
+use crate::leveled::encryptor::encryptor_constructors;
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::encryption::{
     encrypt_public_coeff, encrypt_zero_public, encrypt_zero_secret, phase,
@@ -28,25 +29,7 @@ pub struct Encryptor {
 }
 
 impl Encryptor {
-    /// A public-key encryptor.
-    pub fn from_public_key(ctx: &Arc<CkksContext>, pk: &PublicKey) -> Result<Self> {
-        ctx.check_id(pk.params_id())?;
-        Ok(Self {
-            ctx: ctx.clone(),
-            pk: Some(pk.clone()),
-            sk: None,
-        })
-    }
-
-    /// A secret-key encryptor (seeded ciphertexts, half-size on disk).
-    pub fn from_secret_key(ctx: &Arc<CkksContext>, sk: &SecretKey) -> Result<Self> {
-        ctx.check_id(sk.params_id())?;
-        Ok(Self {
-            ctx: ctx.clone(),
-            pk: None,
-            sk: Some(sk.clone()),
-        })
-    }
+    encryptor_constructors!(CkksContext);
 
     /// Encrypts `pt` (at its level and scale) with the public key and an
     /// OS-seeded rng. Errors with [`Error::MissingKey`] without a public

@@ -32,7 +32,7 @@ use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::Encoder;
 use crate::error::{Error, Result};
-use crate::leveled::evaluator::{self as leveled, KeySwitch};
+use crate::leveled::evaluator::{self as leveled, leveled_evaluator_methods, KeySwitch};
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::{conjugation_element, GaloisKeys};
 use crate::rlwe::key_switching::KeySwitchingKey;
@@ -51,25 +51,7 @@ pub struct Evaluator {
 }
 
 impl Evaluator {
-    /// An evaluator with strict level and scale checks.
-    pub fn new(ctx: &Arc<CkksContext>) -> Self {
-        Self {
-            ctx: ctx.clone(),
-            auto_align: false,
-        }
-    }
-
-    /// Switches automatic alignment of levels and scales on or off (see
-    /// the module docs).
-    pub fn with_auto_align(mut self, on: bool) -> Self {
-        self.auto_align = on;
-        self
-    }
-
-    /// The context.
-    pub fn context(&self) -> &Arc<CkksContext> {
-        &self.ctx
-    }
+    leveled_evaluator_methods!(CkksContext);
 
     /// The coefficient form of an NTT-form polynomial at its level, in a
     /// pooled buffer (the caller gives it back): the input of every key
@@ -206,13 +188,6 @@ impl Evaluator {
         leveled::add_polys(&*self.ctx, a, b, negate)?;
         a.meta.len = a.meta.len.max(b.meta.len);
         Ok(())
-    }
-
-    /// `−ct`.
-    pub fn negate(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let mut out = ct.clone();
-        leveled::negate_assign(&*self.ctx, &mut out)?;
-        Ok(out)
     }
 
     fn check_plain(&self, ct: &Ciphertext, pt: &Plaintext, op: &'static str) -> Result<()> {
@@ -360,19 +335,6 @@ impl Evaluator {
         })
     }
 
-    /// Relinearizes a 3-polynomial ciphertext with hybrid key switching
-    /// (`c_2` inverse-transformed once, ModUp, inner product, ModDown).
-    pub fn relinearize(&self, ct: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
-        let mut out = ct.clone();
-        self.relinearize_assign(&mut out, rk)?;
-        Ok(out)
-    }
-
-    /// [`Evaluator::relinearize`] in place (no copy of `c_0`, `c_1`).
-    pub fn relinearize_assign(&self, ct: &mut Ciphertext, rk: &RelinKey) -> Result<()> {
-        leveled::relinearize_assign(&*self.ctx, self, ct, rk)
-    }
-
     /// Divides by the last prime `q_l` with rounding (exact RNS division,
     /// 001 §II): level `l − 1`, scale `Δ/q_l`. Errors with
     /// [`Error::LevelExhausted`] at level 0.
@@ -469,18 +431,6 @@ impl Evaluator {
         let mut out = pt.clone();
         out.poly.truncate_limbs(level + 1);
         Ok(out)
-    }
-
-    /// `σ_g(ct)` switched back to `s` with the Galois key of `g` (hybrid
-    /// key switching of `σ_g(c_1)`). Errors with
-    /// [`Error::MissingGaloisKey`].
-    pub fn apply_galois(
-        &self,
-        ct: &Ciphertext,
-        element: u64,
-        gk: &GaloisKeys,
-    ) -> Result<Ciphertext> {
-        leveled::apply_galois(&*self.ctx, self, ct, element, gk)
     }
 
     /// Rotates the slots left by `steps` (right for negative steps):

@@ -18,11 +18,9 @@
 //! `2^bits`, so the scaling primes lie just below `2^Δ` and the scale stays
 //! within a relative `2^-(Δ - log2(2n) - 8)` of `2^Δ` after rescaling).
 
-use std::ops::Deref;
-
 use crate::error::{Error, Result};
 use crate::leveled::parameters::{
-    chain_setters, smallest_secure_degree, ChainLiteral, ChainParameters,
+    chain_deref, chain_setters, smallest_secure_degree, ChainLiteral, ChainParameters,
 };
 use crate::security::SecurityLevel;
 
@@ -49,13 +47,7 @@ pub struct CkksParameters {
     scale_bits: u32,
 }
 
-impl Deref for CkksParameters {
-    type Target = ChainParameters;
-
-    fn deref(&self) -> &ChainParameters {
-        &self.chain
-    }
-}
+chain_deref!(CkksParameters);
 
 impl CkksParameters {
     /// A builder with `σ = 3.19`, 128-bit security and the key-switching
@@ -99,11 +91,6 @@ impl CkksParameters {
             b = b.security(SecurityLevel::None).dnum(3);
         }
         b.build()
-    }
-
-    /// The modulus chain.
-    pub fn chain(&self) -> &ChainParameters {
-        &self.chain
     }
 
     /// Number of complex slots `n/2`.

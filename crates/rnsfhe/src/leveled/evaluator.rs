@@ -405,3 +405,78 @@ pub(crate) fn rotate_and_add<T: Clone>(
     }
     Ok(acc)
 }
+
+/// The constructor, the options and the operations a leveled evaluator
+/// only forwards to this module, for an `Evaluator` with fields
+/// `ctx: Arc<$ctx>` and `auto_align: bool` that implements [`KeySwitch`]
+/// (one definition for BGV and CKKS).
+macro_rules! leveled_evaluator_methods {
+    ($ctx:ty) => {
+        /// An evaluator with strict level (and scale) checks.
+        pub fn new(ctx: &std::sync::Arc<$ctx>) -> Self {
+            Self {
+                ctx: ctx.clone(),
+                auto_align: false,
+            }
+        }
+
+        /// Switches automatic alignment of the operands of binary
+        /// operations on or off (see the module docs).
+        pub fn with_auto_align(mut self, on: bool) -> Self {
+            self.auto_align = on;
+            self
+        }
+
+        /// The context.
+        pub fn context(&self) -> &std::sync::Arc<$ctx> {
+            &self.ctx
+        }
+
+        /// `−ct`.
+        pub fn negate(&self, ct: &Ciphertext) -> $crate::Result<Ciphertext> {
+            let mut out = ct.clone();
+            self.negate_assign(&mut out)?;
+            Ok(out)
+        }
+
+        /// `ct ← −ct`.
+        pub fn negate_assign(&self, ct: &mut Ciphertext) -> $crate::Result<()> {
+            $crate::leveled::evaluator::negate_assign(&*self.ctx, ct)
+        }
+
+        /// Relinearizes a 3-polynomial ciphertext: `c_2` switched from `s²`
+        /// to `s` by hybrid key switching (ModUp, inner product with the
+        /// key, ModDown) and folded into `(c_0, c_1)`.
+        pub fn relinearize(
+            &self,
+            ct: &Ciphertext,
+            rk: &$crate::rlwe::keys::RelinKey,
+        ) -> $crate::Result<Ciphertext> {
+            let mut out = ct.clone();
+            self.relinearize_assign(&mut out, rk)?;
+            Ok(out)
+        }
+
+        /// [`Self::relinearize`] in place (no copy of `c_0`, `c_1`).
+        pub fn relinearize_assign(
+            &self,
+            ct: &mut Ciphertext,
+            rk: &$crate::rlwe::keys::RelinKey,
+        ) -> $crate::Result<()> {
+            $crate::leveled::evaluator::relinearize_assign(&*self.ctx, self, ct, rk)
+        }
+
+        /// `σ_g(ct)` switched back to `s` with the Galois key of `element`
+        /// (hybrid key switching of `σ_g(c_1)`). Errors with
+        /// [`Error::MissingGaloisKey`](crate::Error::MissingGaloisKey).
+        pub fn apply_galois(
+            &self,
+            ct: &Ciphertext,
+            element: u64,
+            gk: &$crate::rlwe::galois_keys::GaloisKeys,
+        ) -> $crate::Result<Ciphertext> {
+            $crate::leveled::evaluator::apply_galois(&*self.ctx, self, ct, element, gk)
+        }
+    };
+}
+pub(crate) use leveled_evaluator_methods;

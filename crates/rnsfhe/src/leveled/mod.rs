@@ -13,6 +13,7 @@
 
 pub(crate) mod chain;
 pub mod ciphertext;
+pub(crate) mod encryptor;
 pub(crate) mod evaluator;
 pub mod parameters;
 

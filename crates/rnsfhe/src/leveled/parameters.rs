@@ -443,3 +443,25 @@ macro_rules! chain_setters {
     };
 }
 pub(crate) use chain_setters;
+
+/// `Deref` to [`ChainParameters`] and the `chain()` accessor, for a
+/// scheme's parameters with a `chain: ChainParameters` field.
+macro_rules! chain_deref {
+    ($params:ty) => {
+        impl std::ops::Deref for $params {
+            type Target = $crate::leveled::parameters::ChainParameters;
+
+            fn deref(&self) -> &Self::Target {
+                &self.chain
+            }
+        }
+
+        impl $params {
+            /// The modulus chain.
+            pub fn chain(&self) -> &$crate::leveled::parameters::ChainParameters {
+                &self.chain
+            }
+        }
+    };
+}
+pub(crate) use chain_deref;

@@ -1,0 +1,39 @@
+//! What a leveled scheme's encryptor shares: its keys and their
+//! constructors (written once for BGV and CKKS; the schemes add how a
+//! plaintext joins the encryption of zero).
+
+/// `from_public_key` and `from_secret_key` for an `Encryptor` with fields
+/// `ctx: Arc<$ctx>`, `pk: Option<PublicKey>` and `sk: Option<SecretKey>`.
+macro_rules! encryptor_constructors {
+    ($ctx:ty) => {
+        /// A public-key encryptor. Errors with
+        /// [`Error::ParameterMismatch`](crate::Error::ParameterMismatch)
+        /// for a key of another context.
+        pub fn from_public_key(
+            ctx: &std::sync::Arc<$ctx>,
+            pk: &$crate::rlwe::keys::PublicKey,
+        ) -> $crate::Result<Self> {
+            ctx.check_id(pk.params_id())?;
+            Ok(Self {
+                ctx: ctx.clone(),
+                pk: Some(pk.clone()),
+                sk: None,
+            })
+        }
+
+        /// A secret-key encryptor (its fresh ciphertexts are smaller: `c_1`
+        /// comes from a seed). Errors for a key of another context.
+        pub fn from_secret_key(
+            ctx: &std::sync::Arc<$ctx>,
+            sk: &$crate::rlwe::keys::SecretKey,
+        ) -> $crate::Result<Self> {
+            ctx.check_id(sk.params_id())?;
+            Ok(Self {
+                ctx: ctx.clone(),
+                pk: None,
+                sk: Some(sk.clone()),
+            })
+        }
+    };
+}
+pub(crate) use encryptor_constructors;
