@@ -124,12 +124,13 @@
 //! `Debug`, and [`crate::bfv::SecretKey`] zeroizes on drop; the bytes of a
 //! saved secret key are the caller's to protect (and zeroize).
 
+mod bfv;
 mod bgv;
 mod bits;
-
 mod ckks;
+mod codec;
 mod format;
-mod objects;
+mod keys;
 
 use std::sync::Arc;
 
@@ -137,13 +138,14 @@ use crate::bfv::context::BfvContext;
 use crate::error::Result;
 
 pub use crate::error::format::FormatError;
+pub use bfv::MAX_CIPHERTEXT_SIZE;
 pub use bgv::{BGV_MAX_CIPHERTEXT_SIZE, BGV_PREFIX_LEN};
 pub use ckks::{CKKS_MAX_CIPHERTEXT_SIZE, CKKS_PREFIX_LEN};
+pub use codec::{packed_width, poly_bits, ring_poly_bits, SEED_LEN};
 pub use format::{
     Header, ObjectKind, CHECKSUM_LEN, CHECKSUM_SEED, FLAG_SECRET, FLAG_SEED_COMPRESSED,
     FORMAT_VERSION, HEADER_LEN, MAGIC,
 };
-pub use objects::{packed_width, poly_bits, ring_poly_bits, MAX_CIPHERTEXT_SIZE, SEED_LEN};
 
 /// A type with a serialized form of a fixed [`ObjectKind`].
 pub trait SerializedObject {
