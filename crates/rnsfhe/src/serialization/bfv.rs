@@ -18,7 +18,7 @@ use crate::serialization::codec::{
     ring_poly_bits, security_field, word, write_poly, SEED_LEN,
 };
 use crate::serialization::format::{self, ObjectKind};
-use crate::serialization::{FromBytes, SerializedObject, ToBytes};
+use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
 
 /// Largest ciphertext size (number of polynomials) a loader accepts. The
 /// library itself produces sizes 2 and 3; the bound keeps a hostile count

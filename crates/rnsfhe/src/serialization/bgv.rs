@@ -26,7 +26,7 @@ use crate::serialization::codec::{
     security_field, word, word32, write_poly,
 };
 use crate::serialization::format::{self, ObjectKind};
-use crate::serialization::{FromBytes, SerializedObject, ToBytes};
+use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
 
 /// Length of the fixed prefix of a BGV ciphertext payload: correction
 /// factor (8 bytes), number of limbs (4), reserved (4, zero).

@@ -28,7 +28,7 @@ use crate::serialization::codec::{
     ring_poly_bits, security_field, word, word32, write_poly, SEED_LEN,
 };
 use crate::serialization::format::{self, Header, ObjectKind};
-use crate::serialization::{FromBytes, SerializedObject, ToBytes};
+use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
 
 /// Length of the fixed prefix of a CKKS plaintext or ciphertext payload:
 /// scale (8 bytes), number of encoded values (8), number of limbs (4),

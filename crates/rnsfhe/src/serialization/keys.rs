@@ -29,7 +29,7 @@ use crate::serialization::codec::{
     ring_poly_bits, write_poly, SEED_LEN,
 };
 use crate::serialization::format::{self, ObjectKind};
-use crate::serialization::{FromBytes, SerializedObject, ToBytes};
+use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
 
 /// Two-bit codes of the ternary coefficients: `0 ↦ 0`, `1 ↦ 1`, `−1 ↦ 2`
 /// (3 is invalid).
