@@ -1,6 +1,6 @@
 //! Payload encodings of the BGV objects (`docs/format.md` §3.7): the
 //! parameter set (kind 12) and ciphertexts (kind 13). BGV keys are the RLWE
-//! core's and use kinds 2 to 5 (see [`super::objects`]), bound to the BGV
+//! core's and use kinds 2 to 5 (see [`super::keys`]), bound to the BGV
 //! context by its parameter id.
 //!
 //! A ciphertext starts with a fixed 16-byte prefix — the correction factor
@@ -20,13 +20,13 @@ use crate::bgv::parameters::BgvParameters;
 use crate::error::format::FormatError;
 use crate::error::{Error, Result};
 use crate::serialization::bits::{BitReader, BitWriter};
-use crate::serialization::format::{self, ObjectKind};
-use crate::serialization::objects::{
+use crate::serialization::codec::{
     check_canonical_dnum, check_count, check_params_id, check_payload_len, check_zero_key_id,
     count_u32, degree_field, half, mul, open_for, primes_at, read_poly, ring_poly_bits,
     security_field, word, word32, write_poly,
 };
-use crate::serialization::{FromBytes, SerializedObject, ToBytes};
+use crate::serialization::format::{self, ObjectKind};
+use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
 
 /// Length of the fixed prefix of a BGV ciphertext payload: correction
 /// factor (8 bytes), number of limbs (4), reserved (4, zero).

@@ -1,7 +1,7 @@
 //! Payload encodings of the CKKS objects (`docs/format.md` §3.6): the
 //! parameter set (kind 9), plaintexts (kind 10) and ciphertexts (kind 11).
 //! CKKS keys are the RLWE core's and use kinds 2 to 5 (see
-//! [`super::objects`]); their hybrid key-switching keys are written as
+//! [`super::keys`]); their hybrid key-switching keys are written as
 //! pairs over `Q·P`.
 //!
 //! Plaintexts and ciphertexts start with a fixed 24-byte prefix — scale,
@@ -22,13 +22,13 @@ use crate::ckks::parameters::{CkksParameters, MAX_MODULI};
 use crate::error::format::FormatError;
 use crate::error::{Error, Result};
 use crate::serialization::bits::{BitReader, BitWriter};
-use crate::serialization::format::{self, Header, ObjectKind};
-use crate::serialization::objects::{
+use crate::serialization::codec::{
     add, check_canonical_dnum, check_count, check_params_id, check_payload_len, check_zero_key_id,
     count_u32, degree_field, expand, half, mul, open_for, primes_at, read_poly, read_seed,
     ring_poly_bits, security_field, word, word32, write_poly, SEED_LEN,
 };
-use crate::serialization::{FromBytes, SerializedObject, ToBytes};
+use crate::serialization::format::{self, Header, ObjectKind};
+use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
 
 /// Length of the fixed prefix of a CKKS plaintext or ciphertext payload:
 /// scale (8 bytes), number of encoded values (8), number of limbs (4),
