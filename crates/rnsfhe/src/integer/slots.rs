@@ -32,7 +32,7 @@ pub fn column_swap_element(n: usize) -> u64 {
 /// The default set of Galois elements (SEAL's default `GaloisKeys`): the
 /// row rotations by `±2^i` for `2^i < n/2`, then the column swap, without
 /// duplicates, in that order. Any row rotation can be composed from these
-/// (see [`Evaluator::rotate_rows`]). `2·log2(n/2)` elements.
+/// (see [`crate::bfv::Evaluator::rotate_rows`]). `2·log2(n/2)` elements.
 pub fn default_galois_elements(n: usize) -> Vec<u64> {
     default_elements(n, ROW_GENERATOR)
 }
