@@ -24,6 +24,7 @@ pub mod decrypt;
 pub mod encrypt;
 pub mod evaluator;
 pub mod experiments;
+mod level;
 mod lift_and_scale;
 pub mod noise;
 pub mod parameters;
