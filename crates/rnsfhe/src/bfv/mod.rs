@@ -29,6 +29,7 @@ mod lift_and_scale;
 pub mod noise;
 pub mod parameters;
 mod phase;
+mod plain_ops;
 pub mod plaintext;
 pub mod selection;
 pub mod special;
