@@ -69,7 +69,9 @@ def test_levels_scale_and_explicit_steps() -> None:
     done = raw.relinearize().rescale()
     assert done.size == 2 and done.level == 3
     assert close(done.decrypt(keys), a * a, PRODUCT)
-    assert ct.mod_switch_to(1).level == 1
+    assert ct.drop_to_level(1).level == 1
+    with pytest.warns(DeprecationWarning, match="drop_to_level"):
+        assert ct.mod_switch_to(1).level == 1
     # Mixed levels and scales align automatically.
     assert close((p + ct).decrypt(keys), a * a + a, PRODUCT)
     x = ct

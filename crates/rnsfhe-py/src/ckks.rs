@@ -350,11 +350,24 @@ crate::classes::ciphertext_class!(Context, Ciphertext, Ckks, {
     }
 
     /// The ciphertext at a lower `level` without rescaling (limbs dropped,
-    /// scale unchanged; the core's `drop_to_level`).
-    fn mod_switch_to(&self, py: Python<'_>, level: usize) -> PyResult<Self> {
+    /// scale unchanged), as the core's `drop_to_level`.
+    fn drop_to_level(&self, py: Python<'_>, level: usize) -> PyResult<Self> {
         self.0
             .apply(py, |ev, ct| ev.drop_to_level(ct, level))
             .map(Self)
+    }
+
+    /// Deprecated name of `drop_to_level` (in BFV and BGV, `mod_switch_to`
+    /// divides by the dropped primes; CKKS drops them): warns, then
+    /// drops.
+    fn mod_switch_to(&self, py: Python<'_>, level: usize) -> PyResult<Self> {
+        PyErr::warn(
+            py,
+            &py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),
+            c"CKKS Ciphertext.mod_switch_to is deprecated: use drop_to_level",
+            1,
+        )?;
+        self.drop_to_level(py, level)
     }
 
     /// The complex conjugate of every slot.
