@@ -1,6 +1,6 @@
 //! `rnsfhe bench --scheme ckks`: CKKS timings at the peer-benchmark sets
 //! `(log2 n, L, scale bits)` = (14, 8, 40), (15, 16, 40), (16, 24, 50), in
-//! the layout of `shared/peers/bench_peers_ckks.py` (schema
+//! the layout of the peer CKKS benchmark (schema
 //! `he-peers-bench-ckks/1`), so that `run_ckks.sh --merge FILE` prints
 //! rnsfhe beside OpenFHE and SEAL. Inputs are uniform in [−1, 1] as in the
 //! harness; precision is `−log2 max |decoded − exact|` over all slots.

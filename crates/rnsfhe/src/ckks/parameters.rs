@@ -34,7 +34,7 @@ pub const SPECIAL_PRIME_BITS: u32 = 60;
 pub use crate::rlwe::hybrid::{default_special_bits, SPECIAL_MARGIN_BITS};
 
 /// The peer-benchmark parameter sets `(log2 n, L, scale bits)` with a 60-bit
-/// first prime (`shared/peers/bench_peers_ckks.py`).
+/// first prime (the sets of the peer CKKS benchmark against OpenFHE and SEAL).
 pub const PRESETS: [(u32, usize, u32); 3] = [(14, 8, 40), (15, 16, 40), (16, 24, 50)];
 
 /// A validated CKKS parameter set: a modulus chain ([`ChainParameters`],

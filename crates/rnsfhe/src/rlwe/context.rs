@@ -3,7 +3,7 @@
 //! scheme's context (`BfvContext`, `CkksContext`) owns one and hands it out
 //! through [`SchemeContext`], so that keys, RLWE samples, key switching and
 //! automorphisms exist once for all schemes (the layering of Lattigo's
-//! `core/rlwe`, `shared/design/layering.md`).
+//! `core/rlwe`).
 
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@
 //! A scheme adds only its encoding, its plaintext scaling and its
 //! multiplication: BFV's Δ, plaintext modulus, BEHZ/HPS decryption and
 //! lift-and-scale ([`crate::bfv`]); CKKS's encoder, scale and rescaling.
-//! Nothing here knows a scheme (see `shared/design/layering.md`).
+//! Nothing here knows a scheme.
 
 pub mod context;
 pub mod encryption;
