@@ -42,7 +42,9 @@ use crate::bgv::kernels::{
 use crate::bgv::plaintext::Plaintext;
 use crate::error::{Error, Result};
 use crate::integer::slots::column_swap_element;
-use crate::leveled::evaluator::{self as leveled, leveled_evaluator_methods, KeySwitch};
+use crate::leveled::evaluator::{
+    self as leveled, leveled_evaluator_methods, leveled_rotations, KeySwitch,
+};
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
 use crate::rlwe::key_switching::KeySwitchingKey;
@@ -57,6 +59,19 @@ pub struct Evaluator {
 
 impl Evaluator {
     leveled_evaluator_methods!(BgvContext);
+
+    leveled_rotations!(
+        /// Rotates both rows of the `2 × (n/2)` slot matrix left by `steps`
+        /// (right for negative steps), with the integer schemes' Galois
+        /// elements ([`crate::integer::slots::galois_element_for_step`]).
+        /// Uses the key of `3^steps` when present, otherwise composes the
+        /// held keys of `±2^i` (non-adjacent form); errors with
+        /// [`Error::MissingGaloisKey`] naming the element when neither
+        /// works.
+        rotate_rows,
+        /// Swaps the two rows of the slot matrix (`X ↦ X^{2n−1}`).
+        rotate_columns
+    );
 
     fn check(&self, ct: &Ciphertext) -> Result<()> {
         leveled::check_ciphertext(&*self.ctx, ct)
@@ -357,36 +372,20 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// Rotates both rows of the `2 × (n/2)` slot matrix left by `steps`
-    /// (right for negative steps), with BFV's Galois elements
-    /// ([`crate::bfv::galois::galois_element_for_step`]). Uses the key of `3^steps` when
-    /// present, otherwise composes the held keys of `±2^i` (non-adjacent
-    /// form); errors with [`Error::MissingGaloisKey`] naming the element
-    /// when neither works.
-    pub fn rotate_rows(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
-        leveled::rotate(&*self.ctx, self, ct, steps, gk)
-    }
-
-    /// Swaps the two rows of the slot matrix (`X ↦ X^{2n−1}`).
-    pub fn rotate_columns(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
-        self.apply_galois(ct, column_swap_element(self.ctx.degree()), gk)
-    }
-
     /// Every slot set to the sum of all `n` slots modulo `t`: rotate-and-add
     /// over each row with the `2^i` row rotations, then the row swap
     /// (`log2(n/2) + 1` key switches; the keys of
     /// [`GaloisKeys::generate_default`]).
     pub fn sum_slots(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
-        self.check(ct)?;
-        let mut acc = leveled::rotate_and_add(
+        let n = self.ctx.degree();
+        leveled::sum_slots(
+            &*self.ctx,
+            self,
             ct,
-            self.ctx.degree() / 2,
-            |x, k| self.rotate_rows(x, k, gk),
-            |a, b| self.add_assign(a, b),
-        )?;
-        let r = self.rotate_columns(&acc, gk)?;
-        self.add_assign(&mut acc, &r)?;
-        Ok(acc)
+            gk,
+            n / 2,
+            Some(column_swap_element(n)),
+        )
     }
 
     /// The inner product `Σ_i x_i·w_i mod t` of the encrypted slot vector

@@ -32,9 +32,11 @@ use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::Encoder;
 use crate::error::{Error, Result};
-use crate::leveled::evaluator::{self as leveled, leveled_evaluator_methods, KeySwitch};
+use crate::leveled::evaluator::{
+    self as leveled, leveled_evaluator_methods, leveled_rotations, KeySwitch,
+};
 use crate::rlwe::context::SchemeContext;
-use crate::rlwe::galois_keys::{conjugation_element, GaloisKeys};
+use crate::rlwe::galois_keys::GaloisKeys;
 use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::{check_key_id, RelinKey};
 
@@ -52,6 +54,18 @@ pub struct Evaluator {
 
 impl Evaluator {
     leveled_evaluator_methods!(CkksContext);
+
+    leveled_rotations!(
+        /// Rotates the slots left by `steps` (right for negative steps):
+        /// slot `i` of the result holds slot `(i + steps) mod n/2`. Uses
+        /// the key of `5^steps` when present, otherwise composes held keys
+        /// of powers of two ([`GaloisKeys::rotation_elements`], shared with
+        /// BFV and BGV); errors with [`Error::MissingGaloisKey`] naming the
+        /// element when neither works.
+        rotate,
+        /// Complex conjugation of every slot (`X ↦ X^{2n−1}`).
+        conjugate
+    );
 
     /// The coefficient form of an NTT-form polynomial at its level, in a
     /// pooled buffer (the caller gives it back): the input of every key
@@ -433,33 +447,10 @@ impl Evaluator {
         Ok(out)
     }
 
-    /// Rotates the slots left by `steps` (right for negative steps):
-    /// slot `i` of the result holds slot `(i + steps) mod n/2`. Uses the
-    /// key of `5^steps` when present, otherwise composes held keys of
-    /// powers of two ([`GaloisKeys::rotation_elements`], shared with BFV
-    /// and BGV); errors with [`Error::MissingGaloisKey`] naming the
-    /// element when neither works.
-    pub fn rotate(&self, ct: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
-        leveled::rotate(&*self.ctx, self, ct, steps, gk)
-    }
-
-    /// Complex conjugation of every slot (`X ↦ X^{2n−1}`).
-    pub fn conjugate(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
-        self.apply_galois(ct, conjugation_element(self.ctx.degree()), gk)
-    }
-
     /// Every slot set to the sum of all `n/2` slots (rotate-and-add with
     /// the `2^i` rotations, `log2(n/2)` key switches).
     pub fn sum_slots(&self, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
-        self.check(ct)?;
-        let mut acc = leveled::rotate_and_add(
-            ct,
-            self.ctx.slots(),
-            |x, k| self.rotate(x, k, gk),
-            |a, b| self.add_assign(a, b),
-        )?;
-        acc.meta.len = ct.meta.len;
-        Ok(acc)
+        leveled::sum_slots(&*self.ctx, self, ct, gk, self.ctx.slots(), None)
     }
 
     /// The inner product `Σ_i a_i b_i` in every slot:

@@ -406,6 +406,61 @@ pub(crate) fn rotate_and_add<T: Clone>(
     Ok(acc)
 }
 
+/// Every slot of each row of `half` slots set to the row's sum (the
+/// rotate-and-add of [`rotate_and_add`] with [`rotate`]), then, with
+/// `swap`, the row swapped by that Galois element and added: the sum over
+/// both rows (BGV). Rotations keep level and metadata, so the sums are
+/// plain additions of the polynomials.
+pub(crate) fn sum_slots<C: ChainContext, M: Clone>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    ct: &Ciphertext<M>,
+    gk: &GaloisKeys,
+    half: usize,
+    swap: Option<u64>,
+) -> Result<Ciphertext<M>> {
+    check_ciphertext(ctx, ct)?;
+    let mut acc = rotate_and_add(
+        ct,
+        half,
+        |x, k| rotate(ctx, ks, x, k, gk),
+        |a, b| add_polys(ctx, a, b, false),
+    )?;
+    if let Some(element) = swap {
+        let r = apply_galois(ctx, ks, &acc, element, gk)?;
+        add_polys(ctx, &mut acc, &r, false)?;
+    }
+    Ok(acc)
+}
+
+/// A rotation by a number of steps and the swap by the conjugation element
+/// `2n − 1` under the scheme's names (BGV `rotate_rows` /
+/// `rotate_columns`, CKKS `rotate` / `conjugate`), each with its doc.
+macro_rules! leveled_rotations {
+    ($(#[$rdoc:meta])* $rotate:ident, $(#[$sdoc:meta])* $swap:ident) => {
+        $(#[$rdoc])*
+        pub fn $rotate(
+            &self,
+            ct: &Ciphertext,
+            steps: i64,
+            gk: &$crate::rlwe::galois_keys::GaloisKeys,
+        ) -> $crate::Result<Ciphertext> {
+            $crate::leveled::evaluator::rotate(&*self.ctx, self, ct, steps, gk)
+        }
+
+        $(#[$sdoc])*
+        pub fn $swap(
+            &self,
+            ct: &Ciphertext,
+            gk: &$crate::rlwe::galois_keys::GaloisKeys,
+        ) -> $crate::Result<Ciphertext> {
+            let element = $crate::rlwe::galois_keys::conjugation_element(self.ctx.degree());
+            self.apply_galois(ct, element, gk)
+        }
+    };
+}
+pub(crate) use leveled_rotations;
+
 /// The constructor, the options and the operations a leveled evaluator
 /// only forwards to this module, for an `Evaluator` with fields
 /// `ctx: Arc<$ctx>` and `auto_align: bool` that implements [`KeySwitch`]
