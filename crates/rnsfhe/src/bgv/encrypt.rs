@@ -69,13 +69,6 @@ impl Encryptor {
         })
     }
 
-    /// Encrypts `pt` at the top level with the secret key (OS-seeded rng):
-    /// `(t·(−a·s + e) + m, t·a)`. Errors with [`Error::MissingKey`]
-    /// without a secret key.
-    pub fn encrypt_symmetric(&self, pt: &Plaintext) -> Result<Ciphertext> {
-        self.encrypt_symmetric_with_rng(pt, &mut rng_from_os()?)
-    }
-
     /// [`Encryptor::encrypt_symmetric`] drawing from `rng` (seed, then
     /// `e`).
     pub fn encrypt_symmetric_with_rng(

@@ -2,7 +2,8 @@
 //! constructors (written once for BGV and CKKS; the schemes add how a
 //! plaintext joins the encryption of zero).
 
-/// `from_public_key` and `from_secret_key` for an `Encryptor` with fields
+/// `from_public_key`, `from_secret_key` and `encrypt_symmetric` (over the
+/// scheme's `encrypt_symmetric_with_rng`) for an `Encryptor` with fields
 /// `ctx: Arc<$ctx>`, `pk: Option<PublicKey>` and `sk: Option<SecretKey>`.
 macro_rules! encryptor_constructors {
     ($ctx:ty) => {
@@ -33,6 +34,15 @@ macro_rules! encryptor_constructors {
                 pk: None,
                 sk: Some(sk.clone()),
             })
+        }
+
+        /// Encrypts `pt` with the secret key and an OS-seeded rng (see
+        /// [`Self::encrypt_symmetric_with_rng`]). Errors with
+        /// [`Error::MissingKey`](crate::Error::MissingKey) without a secret
+        /// key.
+        pub fn encrypt_symmetric(&self, pt: &Plaintext) -> $crate::Result<Ciphertext> {
+            let mut rng = rnsfhe_math::sampling::rng_from_os()?;
+            self.encrypt_symmetric_with_rng(pt, &mut rng)
         }
     };
 }
