@@ -10,7 +10,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rnsfhe::bfv::{BfvContext, BfvParameters, Evaluator, Variant};
-use rnsfhe::rlwe::{GaloisKeys, RelinKey};
+use rnsfhe::rlwe::RelinKey;
 
 use crate::convert::Chain;
 use crate::integer::{impl_batched, integer_ciphertext_class, Integer};
@@ -53,14 +53,6 @@ impl Integer for Bfv {
         rk: &RelinKey,
     ) -> rnsfhe::Result<Self::Ciphertext> {
         ev.exponentiate(ct, e, rk)
-    }
-
-    fn sum(
-        ev: &Evaluator,
-        ct: &Self::Ciphertext,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        ev.sum_slots(ct, gk)
     }
 
     fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32> {

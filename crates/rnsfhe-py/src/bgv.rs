@@ -13,7 +13,7 @@
 
 use pyo3::prelude::*;
 use rnsfhe::bgv::{BgvContext, BgvParameters, Evaluator};
-use rnsfhe::rlwe::{GaloisKeys, RelinKey};
+use rnsfhe::rlwe::RelinKey;
 
 use crate::convert::Chain;
 use crate::integer::{impl_batched, integer_ciphertext_class, Batched, Integer};
@@ -73,16 +73,6 @@ impl Integer for Bgv {
             }
         }
         Ok(acc)
-    }
-
-    /// The core's slot sum: rotate-and-add over each row, then the row
-    /// swap (the keys of `GaloisKeys::generate_default`).
-    fn sum(
-        ev: &Evaluator,
-        ct: &Self::Ciphertext,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        ev.sum_slots(ct, gk)
     }
 
     fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32> {

@@ -133,14 +133,6 @@ impl Scheme for Ckks {
         ev.rotate(ct, k, gk)
     }
 
-    fn sum(
-        ev: &Evaluator,
-        ct: &Self::Ciphertext,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        ev.sum_slots(ct, gk)
-    }
-
     fn plain_operand(c: &Cipher<Self>, other: &Bound<'_, PyAny>) -> PyResult<Plain<Self>> {
         let (value, len, extra) = match scalar(other)? {
             Some(Scalar::Int(v)) => (CkksPlain::Real(v as f64), c.len, false),

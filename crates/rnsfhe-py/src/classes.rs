@@ -241,7 +241,7 @@ macro_rules! ciphertext_class {
 
             /// The sum of all slots (one value; every slot holds it).
             fn sum(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
-                let mut out = self.0.apply_galois(py, "sum", <$s as $crate::scheme::Scheme>::sum)?;
+                let mut out = self.0.apply_galois(py, "sum", <$s as $crate::scheme::Core>::sum_slots)?;
                 out.len = 1;
                 Ok(Self(out))
             }

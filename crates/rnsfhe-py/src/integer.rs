@@ -166,12 +166,6 @@ pub trait Integer: Batched {
         e: u64,
         rk: &RelinKey,
     ) -> rnsfhe::Result<Self::Ciphertext>;
-    /// Every slot holds the sum of all `n` slots.
-    fn sum(
-        ev: &Self::Evaluator,
-        ct: &Self::Ciphertext,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Self::Ciphertext>;
     /// The remaining noise budget in bits.
     fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32>;
 }
@@ -258,14 +252,6 @@ impl<S: Integer> Scheme for S {
         gk: &GaloisKeys,
     ) -> rnsfhe::Result<Self::Ciphertext> {
         S::rotate_rows(ev, ct, k, gk)
-    }
-
-    fn sum(
-        ev: &Self::Evaluator,
-        ct: &Self::Ciphertext,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        <S as Integer>::sum(ev, ct, gk)
     }
 
     /// An integer fills every slot; an array is a vector of slots; any

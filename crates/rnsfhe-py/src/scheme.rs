@@ -91,6 +91,12 @@ pub trait Core: Sized + Send + Sync + 'static {
         a: &Self::Ciphertext,
         rk: &RelinKey,
     ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// Every slot holds the sum of all slots (the core's `sum_slots`).
+    fn sum_slots(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
     /// `a + pt`, `a − pt` or `a · pt`.
     fn plain(
         ev: &Self::Evaluator,
@@ -197,6 +203,13 @@ macro_rules! impl_core {
                 rk: &rnsfhe::rlwe::RelinKey,
             ) -> rnsfhe::Result<Self::Ciphertext> {
                 ev.relinearize(a, rk)
+            }
+            fn sum_slots(
+                ev: &Self::Evaluator,
+                ct: &Self::Ciphertext,
+                gk: &rnsfhe::rlwe::GaloisKeys,
+            ) -> rnsfhe::Result<Self::Ciphertext> {
+                ev.sum_slots(ct, gk)
             }
             fn plain(
                 ev: &Self::Evaluator,
@@ -307,12 +320,6 @@ pub trait Scheme: Core {
         ev: &Self::Evaluator,
         ct: &Self::Ciphertext,
         k: i64,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Self::Ciphertext>;
-    /// Every slot holds the sum of all slots.
-    fn sum(
-        ev: &Self::Evaluator,
-        ct: &Self::Ciphertext,
         gk: &GaloisKeys,
     ) -> rnsfhe::Result<Self::Ciphertext>;
     /// `other` (not a ciphertext of this scheme) as a plaintext operand of
