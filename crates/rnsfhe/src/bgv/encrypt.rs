@@ -19,7 +19,7 @@ use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
 use crate::bgv::kernels::{lift_centered_ntt, mul_scalars_shoup_assign, reduce_centered_mod_t};
 use crate::bgv::plaintext::Plaintext;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::leveled::encryptor::encryptor_constructors;
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::encryption::{encrypt_zero_public, encrypt_zero_secret, phase};
@@ -37,7 +37,7 @@ impl Encryptor {
     encryptor_constructors!(BgvContext);
 
     /// Encrypts `pt` at the top level with the public key and an OS-seeded
-    /// rng. Errors with [`Error::MissingKey`] without a public key.
+    /// rng. Errors with [`Error::MissingKey`](crate::Error::MissingKey) without a public key.
     pub fn encrypt(&self, pt: &Plaintext) -> Result<Ciphertext> {
         self.encrypt_at_with_rng(pt, self.ctx.max_level(), &mut rng_from_os()?)
     }
@@ -55,8 +55,7 @@ impl Encryptor {
         level: usize,
         rng: &mut ChaCha20Rng,
     ) -> Result<Ciphertext> {
-        let pk = self.pk.as_ref().ok_or(Error::MissingKey("public key"))?;
-        self.ctx.check_id(pt.params_id())?;
+        let pk = self.public_key_for(pt.params_id())?;
         let ring = self.ctx.ring_at(level)?;
         let (mut c0, mut c1) = encrypt_zero_public(self.ctx.rlwe(), ring, pk, rng)?;
         self.finish(&mut c0, &mut c1, pt, level)?;
@@ -76,8 +75,7 @@ impl Encryptor {
         pt: &Plaintext,
         rng: &mut ChaCha20Rng,
     ) -> Result<Ciphertext> {
-        let sk = self.sk.as_ref().ok_or(Error::MissingKey("secret key"))?;
-        self.ctx.check_id(pt.params_id())?;
+        let sk = self.secret_key_for(pt.params_id())?;
         let level = self.ctx.max_level();
         let ring = self.ctx.ring_at(level)?;
         let (mut c0, mut c1, _seed) = encrypt_zero_secret(self.ctx.rlwe(), ring, sk, rng)?;

@@ -337,16 +337,10 @@ impl Evaluator {
     /// [`Evaluator::mod_switch_to_next`] in place.
     pub fn mod_switch_to_next_assign(&self, ct: &mut Ciphertext) -> Result<()> {
         self.check(ct)?;
-        let l = ct.level();
-        if l == 0 {
-            return Err(Error::LevelExhausted(
-                "cannot modulus-switch a ciphertext at level 0".into(),
-            ));
-        }
-        let lv = self.ctx.level(l)?;
-        for p in &mut ct.polys {
-            mod_switch_poly(&self.ctx, lv, p)?;
-        }
+        let lv = self.ctx.level(ct.level())?;
+        leveled::divide_by_last_prime(&*self.ctx, ct, "modulus-switch", |p| {
+            mod_switch_poly(&self.ctx, lv, p)
+        })?;
         let t = self.ctx.plain_modulus();
         if let Some(sw) = lv.switch.as_ref() {
             let (w, ws) = sw.ql_inv_t;

@@ -41,8 +41,7 @@ impl Encryptor {
     /// [`Encryptor::encrypt`] drawing from `rng` (ternary `u`, then `e_0`,
     /// `e_1`).
     pub fn encrypt_with_rng(&self, pt: &Plaintext, rng: &mut ChaCha20Rng) -> Result<Ciphertext> {
-        let pk = self.pk.as_ref().ok_or(Error::MissingKey("public key"))?;
-        self.ctx.check_id(pt.params_id)?;
+        let pk = self.public_key_for(pt.params_id)?;
         let ring = self.ctx.ring_at(pt.level())?;
         let (mut c0, c1) = encrypt_zero_public(self.ctx.rlwe(), ring, pk, rng)?;
         ring.add_assign(&mut c0, &pt.poly)?;
@@ -108,8 +107,7 @@ impl Encryptor {
         pt: &Plaintext,
         rng: &mut ChaCha20Rng,
     ) -> Result<Ciphertext> {
-        let sk = self.sk.as_ref().ok_or(Error::MissingKey("secret key"))?;
-        self.ctx.check_id(pt.params_id)?;
+        let sk = self.secret_key_for(pt.params_id)?;
         let ring = self.ctx.ring_at(pt.level())?;
         let (mut c0, c1, seed) = encrypt_zero_secret(self.ctx.rlwe(), ring, sk, rng)?;
         ring.add_assign(&mut c0, &pt.poly)?;

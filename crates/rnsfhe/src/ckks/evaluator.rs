@@ -362,21 +362,12 @@ impl Evaluator {
     pub fn rescale_assign(&self, ct: &mut Ciphertext) -> Result<()> {
         self.check(ct)?;
         let l = ct.level();
-        if l == 0 {
-            return Err(Error::LevelExhausted(
-                "cannot rescale a ciphertext at level 0".into(),
-            ));
-        }
         let lv = self.ctx.level(l)?;
-        let rs = lv
-            .rescale
-            .as_ref()
-            .ok_or_else(|| Error::LevelExhausted("no rescaling table".into()))?;
-        for p in &mut ct.polys {
-            rs.rescale_ntt_assign(p)?;
-        }
+        leveled::divide_by_last_prime(&*self.ctx, ct, "rescale", |p| match &lv.rescale {
+            Some(rs) => Ok(rs.rescale_ntt_assign(p)?),
+            None => Err(Error::LevelExhausted("no rescaling table".into())),
+        })?;
         ct.meta.scale /= self.ctx.params().coeff_moduli()[l] as f64;
-        ct.seed = None;
         Ok(())
     }
 

@@ -36,6 +36,29 @@ macro_rules! encryptor_constructors {
             })
         }
 
+        /// The public key for a plaintext of `params_id`: errors with
+        /// [`Error::MissingKey`](crate::Error::MissingKey) without one, and
+        /// for a plaintext of another context.
+        fn public_key_for(&self, params_id: u64) -> $crate::Result<&$crate::rlwe::keys::PublicKey> {
+            let pk = self
+                .pk
+                .as_ref()
+                .ok_or($crate::Error::MissingKey("public key"))?;
+            self.ctx.check_id(params_id)?;
+            Ok(pk)
+        }
+
+        /// The secret key for a plaintext of `params_id` (errors as
+        /// `public_key_for`).
+        fn secret_key_for(&self, params_id: u64) -> $crate::Result<&$crate::rlwe::keys::SecretKey> {
+            let sk = self
+                .sk
+                .as_ref()
+                .ok_or($crate::Error::MissingKey("secret key"))?;
+            self.ctx.check_id(params_id)?;
+            Ok(sk)
+        }
+
         /// Encrypts `pt` with the secret key and an OS-seeded rng (see
         /// [`Self::encrypt_symmetric_with_rng`]). Errors with
         /// [`Error::MissingKey`](crate::Error::MissingKey) without a secret

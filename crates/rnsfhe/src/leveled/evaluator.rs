@@ -259,6 +259,29 @@ pub(crate) fn drop_to_level<C: ChainContext, M: Clone>(
     Ok(out)
 }
 
+/// `ct` at level `l − 1` by `divide` applied to each polynomial (BGV's
+/// `t`-corrected modulus switch, CKKS's rescaling: both divide by `q_l`);
+/// the caller updates the metadata. Errors with [`Error::LevelExhausted`]
+/// at level 0, naming `what` the operation is.
+pub(crate) fn divide_by_last_prime<C: ChainContext, M>(
+    ctx: &C,
+    ct: &mut Ciphertext<M>,
+    what: &str,
+    mut divide: impl FnMut(&mut RnsPoly<Ntt>) -> Result<()>,
+) -> Result<()> {
+    check_ciphertext(ctx, ct)?;
+    if ct.level() == 0 {
+        return Err(Error::LevelExhausted(format!(
+            "cannot {what} a ciphertext at level 0"
+        )));
+    }
+    for p in &mut ct.polys {
+        divide(p)?;
+    }
+    ct.seed = None;
+    Ok(())
+}
+
 /// Errors with [`Error::InvalidArgument`] when `to` is above `from`.
 pub(crate) fn check_lower(from: usize, to: usize) -> Result<()> {
     if to > from {
