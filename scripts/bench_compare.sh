@@ -8,20 +8,27 @@
 # the median over rounds of the per-round ratio new/base. Usage:
 #   scripts/bench_compare.sh BASE OUTDIR [ROUNDS]
 # Environment: BFV_SETS (default 12,13,14), BGV_SETS (default 13,14),
-# CKKS_SETS (default 14), REPS (default 10), THREADS (default 1).
+# CKKS_SETS (default 14), REPS (default 10), THREADS (default 1); BASE_BIN,
+# an `rnsfhe` binary already built at BASE (then BASE only names it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:?usage: scripts/bench_compare.sh BASE OUTDIR [ROUNDS]}
 out=${2:?usage: scripts/bench_compare.sh BASE OUTDIR [ROUNDS]}
 rounds=${3:-3}
 mkdir -p "$out"
-wt="$(mktemp -d)/base"
-git worktree add -q --detach "$wt" "$base"
-trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
-echo "== building base ($base) and new (working tree)" >&2
-(cd "$wt" && cargo build --release -q -p rnsfhe-cli)
+if [ -n "${BASE_BIN:-}" ]; then
+  base_bin=$BASE_BIN
+else
+  wt="$(mktemp -d)/base"
+  git worktree add -q --detach "$wt" "$base"
+  trap 'git worktree remove --force "$wt" >/dev/null 2>&1 || true' EXIT
+  echo "== building base ($base)" >&2
+  (cd "$wt" && cargo build --release -q -p rnsfhe-cli)
+  base_bin="$wt/target/release/rnsfhe"
+fi
+echo "== building new (working tree)" >&2
 cargo build --release -q -p rnsfhe-cli
-bins=("$wt/target/release/rnsfhe" "./target/release/rnsfhe")
+bins=("$base_bin" "./target/release/rnsfhe")
 names=(base new)
 bench() { # bin name round scheme extra-args...
   local bin=$1 name=$2 r=$3 scheme=$4
