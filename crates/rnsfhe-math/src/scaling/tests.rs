@@ -1,6 +1,13 @@
 use super::*;
+use num_bigint::BigUint;
+
 use crate::base_conversion::test_util::*;
+use crate::base_conversion::TILE;
 use crate::error::MathError;
+use crate::modulus::Modulus;
+use crate::poly::{Coeff, RnsPoly};
+use crate::rns_base::RnsBase;
+use crate::simd::Kernel;
 use num_bigint::{BigInt, RandBigInt, Sign};
 use num_integer::Integer;
 use rand::{Rng, SeedableRng};
