@@ -1,7 +1,14 @@
 use super::*;
+
+use num_bigint::BigUint;
+
 use crate::base_conversion::test_util::poly_of;
 use crate::crt::{reconstruct, reconstruct_centered};
+use crate::error::MathError;
+use crate::poly::{Coeff, Ntt, RnsPoly};
 use crate::prime::generate_ntt_primes;
+use crate::ring::RnsRing;
+use crate::rns_base::RnsBase;
 use num_bigint::{BigInt, RandBigInt};
 use num_integer::Integer;
 use num_traits::Zero;
