@@ -1,6 +1,11 @@
 use super::test_util::*;
 use super::*;
+use num_bigint::BigUint;
+
 use crate::error::MathError;
+use crate::modulus::Modulus;
+use crate::poly::{Coeff, RnsPoly};
+use crate::rns_base::RnsBase;
 use num_bigint::RandBigInt;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
