@@ -1,7 +1,15 @@
+use super::f64_crt::{words_to_f64, TWO_128, TWO_64};
 use super::*;
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
 use crate::crt::{decompose_signed, reconstruct_centered};
+use crate::error::MathError;
 use crate::galois::GaloisTable;
+use crate::poly::{Coeff, RnsPoly};
 use crate::prime::generate_ntt_primes;
+use crate::rns_base::RnsBase;
 use num_bigint::{BigInt, RandBigInt, Sign};
 use num_traits::{One, Signed, Zero};
 use rand::{Rng, SeedableRng};
