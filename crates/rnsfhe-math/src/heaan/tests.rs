@@ -1,4 +1,14 @@
+use super::operands::ceil_log2;
+use super::rescale::{add_words, mask_bits, shr_round};
 use super::*;
+use std::time::Duration;
+
+use num_bigint::BigUint;
+
+use crate::error::MathError;
+use crate::modulus::Modulus;
+use crate::prime::generate_ntt_primes;
+use crate::simd::{self, Kernel};
 use num_bigint::{BigInt, Sign};
 use num_integer::Integer;
 use rand::{Rng, SeedableRng};
