@@ -1,13 +1,14 @@
 //! Public-key encryption and decryption on the device.
 
+use rand_chacha::ChaCha20Rng;
+use rnsfhe::bfv::{Plaintext, Variant};
+
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::runtime::DevPoly;
 use crate::tables::{chacha_key_words, BehzDecryptTables};
-use rand_chacha::ChaCha20Rng;
-use rnsfhe::bfv::{Plaintext, Variant};
 
 use super::setup::{CudaBfv, DevicePublicKey, DeviceSecretKey};
 

@@ -1,12 +1,13 @@
 //! Relinearization (RNS decomposition or hybrid key switching) and the
 //! fused and batched multiply-relinearize entry points.
 
+use rnsfhe::bfv::Variant;
+
 use crate::context::DeviceCiphertext;
 use crate::device::{Arg, DevArray};
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::runtime::{DevPoly, DeviceKsk};
-use rnsfhe::bfv::Variant;
 
 use super::setup::CudaBfv;
 

@@ -1,11 +1,12 @@
 //! The tensor product and the HPS / BEHZ lift-and-scale of multiplication.
 
+use rnsfhe::bfv::Variant;
+
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{CudaError, Result};
 use crate::geometry;
 use crate::runtime::{DevPoly, Rows};
-use rnsfhe::bfv::Variant;
 
 use super::setup::{CudaBfv, M_TILDE};
 

@@ -1,6 +1,12 @@
 //! The BFV engine's state ([`CudaBfv`]), its construction from a CPU
 //! context, the device key types and the small helpers every operation uses.
 
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+use rnsfhe::bfv::{BfvContext, GaloisKeys};
+use rnsfhe::rnsfhe_math::Modulus;
+
 use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
@@ -10,10 +16,6 @@ use crate::tables::{
     big_residue, floor_weights, gaussian_table, BehzDecryptTables, ScaleToBaseTables,
     ScaleToTTables, SkTables, SmMrqTables,
 };
-use num_bigint::BigUint;
-use rnsfhe::bfv::{BfvContext, GaloisKeys};
-use rnsfhe::rnsfhe_math::Modulus;
-use std::sync::Arc;
 
 /// BEHZ's redundant Montgomery modulus `m̃` (rnsfhe's `M_TILDE`).
 pub const M_TILDE: u64 = 1 << 32;

@@ -1,11 +1,12 @@
 //! Moving ciphertexts and keys between host and device.
 
-use crate::context::DeviceCiphertext;
-use crate::error::{CudaError, Result};
-use crate::runtime::{DevPoly, DeviceKsk};
 use rnsfhe::bfv::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::rlwe::KeySwitchingKey;
 use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsPoly};
+
+use crate::context::DeviceCiphertext;
+use crate::error::{CudaError, Result};
+use crate::runtime::{DevPoly, DeviceKsk};
 
 use super::setup::{CudaBfv, DeviceGaloisKeys, DevicePublicKey, DeviceSecretKey};
 

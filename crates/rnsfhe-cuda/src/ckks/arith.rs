@@ -1,12 +1,13 @@
 //! Additions, subtractions, negation and the plaintext and constant
 //! operations of device ciphertexts.
 
+use rnsfhe::ckks::evaluator::SCALE_TOLERANCE;
+use rnsfhe::ckks::Plaintext;
+
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{CudaError, Result};
 use crate::runtime::{Consts, DevPoly};
-use rnsfhe::ckks::evaluator::SCALE_TOLERANCE;
-use rnsfhe::ckks::Plaintext;
 
 use super::setup::CudaCkks;
 

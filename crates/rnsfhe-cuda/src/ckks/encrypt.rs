@@ -1,13 +1,14 @@
 //! Public-key encryption and decryption on the device.
 
+use rand_chacha::ChaCha20Rng;
+use rnsfhe::ckks::Plaintext;
+use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
+
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::tables::chacha_key_words;
-use rand_chacha::ChaCha20Rng;
-use rnsfhe::ckks::Plaintext;
-use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
 
 use super::setup::{CudaCkks, DeviceCkksKeys};
 

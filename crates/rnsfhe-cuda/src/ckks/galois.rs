@@ -1,11 +1,12 @@
 //! Conjugation, slot sums, copies and rotations (Galois automorphisms with
 //! key switching).
 
+use rnsfhe::rlwe::SchemeContext;
+
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
-use rnsfhe::rlwe::SchemeContext;
 
 use super::setup::{CudaCkks, DeviceCkksGaloisKeys};
 

@@ -1,16 +1,18 @@
 //! The CKKS engine's state ([`CudaCkks`]), its construction from a CPU
 //! context, the device key types and the helpers every operation uses.
 
+use std::sync::Arc;
+
+use rnsfhe::ckks::{CkksContext, GaloisKeys};
+use rnsfhe::rlwe::SchemeContext;
+use rnsfhe::rnsfhe_math::Modulus;
+
 use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
 use crate::runtime::{Consts, DevPoly, DeviceKsk, Engine, HybridLevel, ModTable, Rows};
 use crate::tables::gaussian_table;
-use rnsfhe::ckks::{CkksContext, GaloisKeys};
-use rnsfhe::rlwe::SchemeContext;
-use rnsfhe::rnsfhe_math::Modulus;
-use std::sync::Arc;
 
 /// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)`.
 #[derive(Debug)]

@@ -1,12 +1,13 @@
 //! Moving ciphertexts and keys between host and device.
 
+use rnsfhe::ckks::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
+use rnsfhe::rlwe::KeySwitchingKey;
+use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
+
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
 use crate::runtime::DeviceKsk;
 use crate::tables::galois_ntt_map;
-use rnsfhe::ckks::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
-use rnsfhe::rlwe::KeySwitchingKey;
-use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
 
 use super::setup::{CudaCkks, DeviceCkksGaloisKeys, DeviceCkksKeys};
 

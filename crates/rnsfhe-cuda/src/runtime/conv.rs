@@ -1,10 +1,11 @@
 //! Device-resident fast base conversions.
 
+use rnsfhe::rnsfhe_math::RnsBase;
+
 use crate::device::{Arg, DevArray};
 use crate::error::{CudaError, Result};
 use crate::geometry;
 use crate::tables::ConvTables;
-use rnsfhe::rnsfhe_math::RnsBase;
 
 use super::engine::Engine;
 use super::rows::Rows;

@@ -1,10 +1,11 @@
 //! The [`Engine`]: allocation, transfers, NTTs and point-wise kernels over
 //! device polynomials.
 
+use std::sync::Arc;
+
 use crate::device::{Arg, DevArray, Gpu};
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use std::sync::Arc;
 
 use super::rows::Consts;
 use super::rows::{DevPoly, ModTable, Rows, Span};

@@ -1,10 +1,11 @@
 //! The per-level tables of hybrid key switching and the device key-switching
 //! keys ([`DeviceKsk`]).
 
+use rnsfhe::rnsfhe_math::{Modulus, RnsBase};
+
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use rnsfhe::rnsfhe_math::{Modulus, RnsBase};
 
 use super::conv::DevConv;
 use super::engine::Engine;

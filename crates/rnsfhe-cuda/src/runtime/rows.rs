@@ -1,11 +1,13 @@
 //! Device polynomials ([`DevPoly`]), the per-modulus tables and the row
 //! sets that kernels take.
 
+use std::collections::HashMap;
+
+use rnsfhe::rnsfhe_math::{Modulus, NttTable};
+
 use crate::device::{DevArray, Gpu};
 use crate::error::{CudaError, Result};
 use crate::tables::{DeviceModulus, NttTwiddles};
-use rnsfhe::rnsfhe_math::{Modulus, NttTable};
-use std::collections::HashMap;
 
 /// A polynomial in device memory: `limbs` rows of `n` words (limb-major,
 /// like rnsfhe-math's `RnsPoly`), in a pooled buffer.

@@ -2,9 +2,10 @@
 //! moduli: lazily reduced inner products over tiles, split weights for the
 //! AVX-512F products, and the checks for when those paths apply.
 
+use num_bigint::BigUint;
+
 use crate::modulus::{lazy_block_len, Modulus};
 use crate::rns_base::RnsBase;
-use num_bigint::BigUint;
 
 /// Number of coefficients processed together by the tiled conversion and
 /// scaling kernels. `TILE · (k + 1)` words of scratch (8 KiB for `k = 8`)

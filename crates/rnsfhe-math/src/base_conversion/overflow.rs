@@ -1,8 +1,9 @@
 //! The overflow rounding of `FastBaseConv_F` ([`OverflowRounding`]).
 
-use crate::rns_base::RnsBase;
 use num_bigint::BigUint;
 use num_traits::Zero;
+
+use crate::rns_base::RnsBase;
 
 /// The overflow `v = ⌊Σ y_i/q_i + 1/2⌋` of `FastBaseConv_F` (000 eq. 5)
 /// from its `f64` estimate, with the exact big-integer fallback inside the

@@ -1,12 +1,13 @@
 //! `f64` ↔ RNS: rounding scaled reals into an RNS base and reading RNS
 //! coefficients back as centred `f64` ([`F64Crt`]).
 
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
-use num_bigint::BigUint;
-use num_traits::ToPrimitive;
 
 /// `2^e` as an `f64`, for `0 ≤ e ≤ 1023`.
 #[inline]

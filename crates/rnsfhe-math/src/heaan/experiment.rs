@@ -1,14 +1,15 @@
 //! The HE Mul experiment: random operands, repeated timed runs and the
 //! report of their stage times.
 
+use rand::RngCore;
+
+use crate::error::Result;
+use crate::simd::Kernel;
+
 use super::he_mul::{Ciphertext, HeMul, HeMulWorkspace, HeaanParams};
 use super::multiplier::invalid;
 use super::operands::{words, StageTimes};
 use super::rescale::mask_bits;
-
-use crate::error::Result;
-use crate::simd::Kernel;
-use rand::RngCore;
 
 /// `n` uniform coefficients of `bits` bits as words (`n × ⌈bits/64⌉`).
 pub fn random_coefficients<R: RngCore>(rng: &mut R, n: usize, bits: u32) -> Vec<u64> {

@@ -1,12 +1,13 @@
 //! HE Mul of 001 §III-B, Fig. 2: parameters, ciphertexts, the evaluation
 //! key in NTT form and the multiplication with its workspace.
 
+use std::time::Instant;
+
+use crate::error::Result;
+
 use super::multiplier::{invalid, BigPolyMultiplier};
 use super::operands::{NttOperand, NttProduct, StageTimes};
 use super::rescale::key_switch_rescale;
-
-use crate::error::Result;
-use std::time::Instant;
 
 /// Parameters of the HE Mul experiment (001 §III-A Table III, §VI
 /// Table VI): degree `N = 2^{log_n}`, ciphertext modulus `q = 2^{log_q}`,

@@ -1,9 +1,10 @@
 //! [`BigPolyMultiplier`]: CRT into word-size NTT primes, NTT, point-wise
 //! products, inverse NTT and inverse CRT (001 §III-B, §IV, §V).
 
-use super::operands::{
-    ceil_log2, words, NttOperand, NttProduct, StageTimes, BLOCK, MAX_COEFF_BITS,
-};
+use std::time::Instant;
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
 
 use crate::crt::{reduce_words, row_times_table};
 use crate::error::{check_shape, MathError, Result};
@@ -13,9 +14,10 @@ use crate::prime::generate_ntt_primes;
 use crate::ring::{check_degree, karatsuba_rows_into, pointwise_mul, pointwise_mul_add};
 use crate::rns_base::RnsBase;
 use crate::simd::{self, CrtPrime, IcrtPrime, Kernel, ICRT_BLOCK};
-use num_bigint::BigUint;
-use rayon::prelude::*;
-use std::time::Instant;
+
+use super::operands::{
+    ceil_log2, words, NttOperand, NttProduct, StageTimes, BLOCK, MAX_COEFF_BITS,
+};
 
 /// Multiplies polynomials of `Z[X]/(X^n + 1)` whose coefficients are
 /// multi-precision integers, through CRT into word-size NTT primes, NTT,

@@ -1,10 +1,11 @@
 //! The key-switching rescale of HE Mul and the multi-word helpers it uses
 //! (rounding shifts, additions, masks).
 
-use super::operands::{words, BLOCK};
+use rayon::prelude::*;
 
 use crate::error::{check_shape, Result};
-use rayon::prelude::*;
+
+use super::operands::{words, BLOCK};
 
 /// `⌊(⌊e/2^{s}⌉ + d) mod 2^{log_q} / 2^{log_p}⌉ mod 2^{log_q − log_p}` per
 /// coefficient (`e` of `⌈(log_q + s)/64⌉` words, `d` of `⌈log_q/64⌉`) into

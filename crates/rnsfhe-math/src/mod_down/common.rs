@@ -1,13 +1,14 @@
 //! Row helpers shared by the rescaling, `ModDown` and `ModUp`: the rayon
 //! split, the fused row updates and the table checks.
 
+use num_bigint::BigUint;
+use rayon::prelude::*;
+
 use crate::base_conversion::big_mod;
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::ntt::NttTable;
 use crate::ring::PAR_MIN_COEFFS;
-use num_bigint::BigUint;
-use rayon::prelude::*;
 
 /// Whether `residues` residues are worth splitting over rayon tasks.
 #[inline]

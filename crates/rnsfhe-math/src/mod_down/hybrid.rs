@@ -1,12 +1,13 @@
 //! The digit decomposition and `ModUp` of hybrid key switching.
 
+use core::ops::Range;
+
 use crate::base_conversion::BaseConverter;
 use crate::error::{check_shape, MathError, Result};
 use crate::ntt::NttTable;
 use crate::poly::{Coeff, Ntt, RnsPoly};
 use crate::ring::RnsRing;
 use crate::rns_base::RnsBase;
-use core::ops::Range;
 
 use super::common::{check_tables, no_tables, parallel, run_rows};
 

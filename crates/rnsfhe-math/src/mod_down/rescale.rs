@@ -1,5 +1,8 @@
 //! Exact divide-and-round by the last limbs of a base (CKKS rescaling).
 
+use num_bigint::BigUint;
+use num_traits::One;
+
 use crate::base_conversion::BaseConverter;
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
@@ -7,8 +10,6 @@ use crate::ntt::NttTable;
 use crate::poly::{Coeff, Ntt, RnsPoly};
 use crate::ring::RnsRing;
 use crate::rns_base::RnsBase;
-use num_bigint::BigUint;
-use num_traits::One;
 
 use super::common::{
     check_tables, inverses, last_correction, no_tables, parallel, run_rows, sub_mul_row,

@@ -1,10 +1,11 @@
 //! The exact rounding of a sum of residues times fixed fractions (128-bit
 //! fixed point with a big-integer fallback), shared by both scalers.
 
-use crate::base_conversion::big_to_u128;
-use crate::rns_base::RnsBase;
 use num_bigint::BigUint;
 use num_traits::Zero;
+
+use crate::base_conversion::big_to_u128;
+use crate::rns_base::RnsBase;
 
 /// Rounds `Σ_i x_i · g_i/q_i` to the nearest integer (half up) exactly, for
 /// residues `x_i` modulo the moduli `q_i` of a base and fixed numerators

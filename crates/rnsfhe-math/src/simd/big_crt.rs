@@ -5,9 +5,8 @@
 //! returns `false`/`None` when it did nothing (the rules are spelled out at
 //! the top of `ring_ops.rs`).
 
-use super::layout::{CrtPrime, IcrtPrime, SmMrqRow, CRT_MAX_DIGITS};
-
 use super::detect::{avx512_available, ifma_available};
+use super::layout::{CrtPrime, IcrtPrime, SmMrqRow, CRT_MAX_DIGITS};
 
 #[cfg(target_arch = "x86_64")]
 use super::{bigcrt_ifma, pointwise_avx512};

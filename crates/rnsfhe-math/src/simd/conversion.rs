@@ -5,9 +5,8 @@
 //! returns `false`/`None` when it did nothing (the rules are spelled out at
 //! the top of `ring_ops.rs`).
 
-use super::layout::SplitConsts;
-
 use super::detect::{avx512_available, ifma_available};
+use super::layout::SplitConsts;
 
 #[cfg(target_arch = "x86_64")]
 use super::{base_conv_avx512, base_conv_ifma, scale_avx512, special_avx512};
