@@ -63,7 +63,7 @@ pub(crate) struct SmMrqRow {
 }
 
 /// Per-limb constants of the split form of eq. 6 (see
-/// `scaling::SplitRounding`): integer weights `a_i`, `b_i` (`< t < 2^26`),
+/// `scaling::to_modulus::SplitRounding`): integer weights `a_i`, `b_i` (`< t < 2^26`),
 /// fractions `fa_i`, `fb_i` and the certified error bound `eps`.
 pub(crate) struct SplitConsts<'a> {
     pub(crate) a: &'a [u64],
