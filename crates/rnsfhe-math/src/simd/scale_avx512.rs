@@ -13,7 +13,7 @@
 //! integer terms are summed exactly in 64-bit lanes (`vpmuludq`: halves
 //! below 2^30, weights reduced mod `t < 2^26`), and the fractional sum
 //! `F = Σ x_{i,0} θ_i + x_{i,1} θ'_i < 2k·2^30` in `f64`, where its error is
-//! below `ε = 2k(k+2)·2^-22` (derived at `scaling::SplitRounding`). Outside the
+//! below `ε = 2k(k+2)·2^-22` (derived at `scaling::to_modulus::SplitRounding`). Outside the
 //! band `|frac(F̂) − 1/2| ≤ ε` the rounding `⌊F + 1/2⌋` is certain; lanes in
 //! the band (only when `t·x/q` is within about `ε` of a half-integer) take
 //! the caller's exact scalar path. The result is the exact canonical

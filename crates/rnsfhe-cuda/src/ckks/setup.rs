@@ -1,0 +1,183 @@
+//! The CKKS engine's state ([`CudaCkks`]), its construction from a CPU
+//! context, the device key types and the helpers every operation uses.
+
+use std::sync::Arc;
+
+use rnsfhe::ckks::{CkksContext, GaloisKeys};
+use rnsfhe::rlwe::SchemeContext;
+use rnsfhe::rnsfhe_math::Modulus;
+
+use crate::context::{CudaContext, DeviceCiphertext};
+use crate::device::DevArray;
+use crate::error::{CudaError, Result};
+use crate::geometry;
+use crate::runtime::{Consts, DevPoly, DeviceKsk, Engine, HybridLevel, ModTable, Rows};
+use crate::tables::gaussian_table;
+
+/// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)`.
+#[derive(Debug)]
+pub struct DeviceCkksKeys {
+    pub(super) ctx_id: u64,
+    pub(super) key_id: u64,
+    pub(super) pk: Option<(DevPoly, DevPoly)>,
+    pub(super) s: Option<DevPoly>,
+}
+
+/// Device Galois keys of CKKS.
+#[derive(Debug)]
+pub struct DeviceCkksGaloisKeys {
+    pub(super) ctx_id: u64,
+    pub(super) cpu: GaloisKeys,
+    pub(super) keys: Vec<(u64, DeviceKsk, DevArray<u32>)>,
+}
+
+/// CKKS operations of one [`CkksContext`] on one [`CudaContext`].
+pub struct CudaCkks {
+    pub(super) ctx: CudaContext,
+    pub(super) cpu: Arc<CkksContext>,
+    pub(super) e: Engine,
+    pub(super) q: Vec<u64>,
+    pub(super) special: Vec<u64>,
+    /// Per limb count `kl = 1..=k`: rows of Q_l, rows Q_l ∪ {p_1}, hybrid
+    /// tables, `[p_1]_{q_i}` and `[p_1^{-1}]_{q_i}`.
+    levels: Vec<(Rows, Rows, HybridLevel, Consts, Consts)>,
+    pub(super) rows_p1: Rows,
+    /// Per limb count `kl ≥ 2` (index `kl − 2`): the rescaling tables.
+    pub(super) rescales: Vec<RescaleLevel>,
+    pub(super) gauss: DevArray<u64>,
+    pub(super) gauss_len: usize,
+}
+
+/// Rescaling by the last prime `q_l` of a level (001 §II): the row of
+/// `q_l`, `[⌊q_l/2⌋]_{q_i}` and `[q_l^{-1}]_{q_i}` on the kept rows.
+#[derive(Debug)]
+pub(super) struct RescaleLevel {
+    pub(super) rows_last: Rows,
+    pub(super) half: u64,
+    pub(super) half_q: DevArray<u64>,
+    pub(super) inv: Consts,
+}
+
+impl core::fmt::Debug for CudaCkks {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CudaCkks")
+            .field("device", &self.ctx.device_name())
+            .field("n", &self.e.n())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CudaCkks {
+    /// Uploads the tables of every level of `cpu`.
+    pub fn new(ctx: &CudaContext, cpu: &Arc<CkksContext>) -> Result<Self> {
+        let n = cpu.degree();
+        geometry::check_degree(n)?;
+        let params = cpu.params();
+        let q = params.coeff_moduli().to_vec();
+        let special = params.special_moduli().to_vec();
+        let sp = cpu
+            .rlwe()
+            .special_primes()
+            .ok_or_else(|| CudaError::Unsupported("CKKS without special primes".into()))?;
+        let mut ntt = q.clone();
+        ntt.extend(&special);
+        let gpu = Arc::clone(&ctx.gpu);
+        let mt = ModTable::new(&gpu, n, &ntt, &[])?;
+        let e = Engine { gpu, mt };
+        let p1 = *special
+            .first()
+            .ok_or_else(|| CudaError::Unsupported("no special prime".into()))?;
+        let mut levels = Vec::with_capacity(q.len());
+        for kl in 1..=q.len() {
+            let ql = &q[..kl];
+            let mut with_p1 = ql.to_vec();
+            with_p1.push(p1);
+            let pm: Vec<u64> = ql.iter().map(|&qi| p1 % qi).collect();
+            let pinv = ql
+                .iter()
+                .zip(&pm)
+                .map(|(&qi, &x)| Ok(Modulus::new(qi)?.inv(x)?))
+                .collect::<Result<Vec<_>>>()?;
+            levels.push((
+                e.mt.rows(&e.gpu, ql)?,
+                e.mt.rows(&e.gpu, &with_p1)?,
+                HybridLevel::new(&e, &q, &special, sp.alpha(), kl)?,
+                Consts::new(&e.gpu, &pm, ql)?,
+                Consts::new(&e.gpu, &pinv, ql)?,
+            ));
+        }
+        let mut rescales = Vec::with_capacity(q.len().saturating_sub(1));
+        for kl in 2..=q.len() {
+            let ql = q[kl - 1];
+            let half = ql / 2;
+            let low = &q[..kl - 1];
+            let half_q: Vec<u64> = low.iter().map(|&qi| half % qi).collect();
+            let inv = low
+                .iter()
+                .map(|&qi| {
+                    let m = Modulus::new(qi)?;
+                    Ok(m.inv(m.reduce(ql))?)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            rescales.push(RescaleLevel {
+                rows_last: e.mt.rows(&e.gpu, &[ql])?,
+                half,
+                half_q: e.gpu.array(&half_q)?,
+                inv: Consts::new(&e.gpu, &inv, low)?,
+            });
+        }
+        let table = gaussian_table(cpu.rlwe().gaussian());
+        Ok(Self {
+            rescales,
+            rows_p1: e.mt.rows(&e.gpu, &[p1])?,
+            gauss: e.gpu.array(&table)?,
+            gauss_len: table.len(),
+            ctx: ctx.clone(),
+            cpu: Arc::clone(cpu),
+            q,
+            special,
+            levels,
+            e,
+        })
+    }
+
+    pub(super) fn level(&self, kl: usize) -> Result<&(Rows, Rows, HybridLevel, Consts, Consts)> {
+        kl.checked_sub(1)
+            .and_then(|i| self.levels.get(i))
+            .ok_or_else(|| CudaError::InvalidArgument(format!("no level with {kl} limbs")))
+    }
+
+    pub(super) fn new_ct(
+        &self,
+        key_id: u64,
+        polys: Vec<DevPoly>,
+        scale: f64,
+        len: usize,
+    ) -> DeviceCiphertext {
+        DeviceCiphertext {
+            ctx_id: self.ctx.id(),
+            params_id: self.cpu.id(),
+            key_id,
+            polys,
+            ntt: true,
+            scale,
+            len,
+        }
+    }
+
+    pub(super) fn check(&self, ct: &DeviceCiphertext) -> Result<()> {
+        ct.check(self.ctx.id(), self.cpu.id())
+    }
+
+    /// Returns a ciphertext's buffers to the pool.
+    pub fn release(&self, ct: DeviceCiphertext) {
+        for p in ct.polys {
+            self.e.free(p);
+        }
+    }
+
+    /// The CPU context.
+    pub fn context(&self) -> &Arc<CkksContext> {
+        &self.cpu
+    }
+}

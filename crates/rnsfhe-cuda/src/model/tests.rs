@@ -1,0 +1,369 @@
+use super::*;
+use crate::geometry::ntt_plan;
+use num_bigint::BigUint;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use rand_core::RngCore;
+use rnsfhe::rnsfhe_math::prime::generate_ntt_primes;
+use rnsfhe::rnsfhe_math::sampling::{sample_ternary, DEFAULT_SIGMA};
+use rnsfhe::rnsfhe_math::{
+    BaseConverter, Coeff, DiscreteGaussian, Modulus, NttTable, RnsBase, RnsFloor, RnsPoly,
+    ScaleRoundToBase, ScaleRoundToModulus, ShenoyKumaresan, SmallMontgomery,
+};
+
+fn dm(base: &RnsBase) -> Vec<DeviceModulus> {
+    base.moduli().iter().map(DeviceModulus::new).collect()
+}
+
+fn random_poly(rng: &mut ChaCha20Rng, base: &RnsBase, n: usize) -> RnsPoly<Coeff> {
+    let mut p = RnsPoly::zero(n, base.len());
+    for (row, m) in p.limbs_iter_mut().zip(base.moduli()) {
+        for x in row.iter_mut() {
+            *x = rng.gen_range(0..m.value());
+        }
+    }
+    p
+}
+
+fn column(p: &RnsPoly<Coeff>, c: usize) -> Vec<u64> {
+    p.limbs_iter().map(|r| r[c]).collect()
+}
+
+/// Residues of a big integer (for edge inputs such as ⌊q/2⌋).
+fn residues(x: &BigUint, base: &RnsBase) -> Vec<u64> {
+    base.moduli()
+        .iter()
+        .map(|m| big_residue(x, m.value()))
+        .collect()
+}
+
+#[test]
+fn device_modulus_reduces_like_modulus() {
+    let mut rng = ChaCha20Rng::seed_from_u64(1);
+    for p in [
+        (1u64 << 61) - 1,
+        1_152_921_504_606_584_833,
+        65537,
+        1 << 32,
+        3,
+        (1 << 40) * 3 + 1,
+    ] {
+        let m = Modulus::new(p).unwrap();
+        let d = DeviceModulus::new(&m);
+        for _ in 0..500 {
+            let x: u128 = rng.gen();
+            assert_eq!(
+                reduce128(x as u64, (x >> 64) as u64, &d),
+                m.reduce_u128(x),
+                "p={p}"
+            );
+            let mut a = Acc3::default();
+            let (u, v, w): (u64, u64, u64) = (rng.gen(), rng.gen(), rng.gen());
+            a.add_prod(u, v);
+            a.add_prod(v, w);
+            a.add(u);
+            let exact = (BigUint::from(u) * v + BigUint::from(v) * w + u) % p;
+            assert_eq!(BigUint::from(a.reduce(&d)), exact);
+            // Both reduction paths: few 61-bit products (top word 0) and
+            // many full-word ones (top word > 0).
+            // (Words with the top bit set: 9 products exceed 2^128.)
+            for (terms, small) in [(3usize, true), (9, false)] {
+                let mut a = Acc3::default();
+                let mut exact = BigUint::from(0u8);
+                for _ in 0..terms {
+                    let word = |r: u64| {
+                        if small {
+                            r & ((1 << 61) - 1)
+                        } else {
+                            r | (1 << 63)
+                        }
+                    };
+                    let (x, y) = (word(rng.gen()), word(rng.gen()));
+                    a.add_prod(x, y);
+                    exact += BigUint::from(x) * y;
+                }
+                assert_eq!(a.top == 0, small);
+                assert_eq!(BigUint::from(a.reduce(&d)), exact % p);
+            }
+        }
+    }
+}
+
+#[test]
+fn staged_ntt_matches_ntt_table_for_every_size() {
+    let mut rng = ChaCha20Rng::seed_from_u64(2);
+    for (log_n, bits) in (4..=17u32).zip([30u32, 45, 50, 59, 60, 61].iter().cycle()) {
+        let n = 1usize << log_n;
+        let p = generate_ntt_primes(*bits, n, 1, &[]).unwrap()[0];
+        let table = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
+        let tw = NttTwiddles::new(&table).unwrap();
+        // Every tile size the plans choose: few words (smallest tiles),
+        // many (largest).
+        for (limbs, polys) in [(1, 1), (30, 8)] {
+            let fwd = ntt_plan(n, limbs, polys, false).unwrap();
+            let inv = ntt_plan(n, limbs, polys, true).unwrap();
+            // Inputs anywhere in [0, 4p) for the forward transform.
+            let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..4 * p)).collect();
+            let mut cpu = a.clone();
+            table.forward(&mut cpu).unwrap();
+            let mut dev = a;
+            ntt_forward(&fwd, &tw, p, &mut dev);
+            assert_eq!(dev, cpu, "forward n = {n}, {limbs} × {polys}");
+            let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..2 * p)).collect();
+            let mut cpu = b.clone();
+            table.backward(&mut cpu).unwrap();
+            let mut dev = b;
+            ntt_inverse(&inv, &tw, p, &mut dev);
+            assert_eq!(dev, cpu, "inverse n = {n}, {limbs} × {polys}");
+        }
+    }
+}
+
+#[test]
+fn big_comparison_matches_bigint() {
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    for words in [1usize, 2, 5, 30] {
+        for _ in 0..200 {
+            let k = rng.gen_range(1..8);
+            let x: Vec<u64> = (0..k).map(|_| rng.gen()).collect();
+            let terms: Vec<u64> = (0..k * words).map(|_| rng.gen()).collect();
+            let q: Vec<u64> = (0..words).map(|_| rng.gen()).collect();
+            let (mlo, mhi): (u64, u64) = (rng.gen(), rng.gen_range(0..4));
+            let big = |w: &[u64]| {
+                w.iter()
+                    .rev()
+                    .fold(BigUint::from(0u32), |a, &d| (a << 64u32) + d)
+            };
+            let mut s = BigUint::from(0u32);
+            for i in 0..k {
+                s += big(&terms[i * words..(i + 1) * words]) * x[i];
+            }
+            let m = (BigUint::from(mhi) << 64u32) + mlo;
+            let expect = s.clone() * 2u32 >= m.clone() * big(&q);
+            assert_eq!(big_twice_sum_ge(&x, &terms, &q, words, mlo, mhi), expect);
+            // Equality is "≥".
+            let qq = vec![1u64; words.min(1)];
+            let _ = qq;
+        }
+    }
+}
+
+fn bases(rng: &mut ChaCha20Rng, n: usize) -> (RnsBase, RnsBase) {
+    let _ = rng;
+    let q = generate_ntt_primes(60, n, 5, &[]).unwrap();
+    let p = generate_ntt_primes(59, n, 6, &q).unwrap();
+    (RnsBase::new(&q).unwrap(), RnsBase::new(&p).unwrap())
+}
+
+#[test]
+fn conversions_match_base_converter() {
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let n = 64;
+    let (q, p) = bases(&mut rng, n);
+    let conv_cpu = BaseConverter::new(&q, &p).unwrap();
+    let tb = ConvTables::new(&q, &p).unwrap();
+    let (sq, sp) = (dm(&q), dm(&p));
+    let mut x = random_poly(&mut rng, &q, n);
+    // Edge inputs: around q/2 (the band of FastBaseConv_F) and 0, q − 1.
+    let half = q.product() / 2u32;
+    let edges = [
+        half.clone() - 1u32,
+        half.clone(),
+        half + 1u32,
+        BigUint::from(0u32),
+        q.product() - 1u32,
+    ];
+    for (c, e) in edges.iter().enumerate() {
+        for (row, v) in x.limbs_iter_mut().zip(residues(e, &q)) {
+            row[c] = v;
+        }
+    }
+    let mut out_i = RnsPoly::zero(n, p.len());
+    conv_cpu.fast_base_conv(&x, &mut out_i).unwrap();
+    let mut out_f = RnsPoly::zero(n, p.len());
+    conv_cpu.fast_base_conv_exact(&x, &mut out_f).unwrap();
+    for c in 0..n {
+        assert_eq!(
+            conv(&tb, &sq, &sp, &column(&x, c), false),
+            column(&out_i, c),
+            "I c={c}"
+        );
+        assert_eq!(
+            conv(&tb, &sq, &sp, &column(&x, c), true),
+            column(&out_f, c),
+            "F c={c}"
+        );
+    }
+}
+
+#[test]
+fn hps_scalers_match_cpu() {
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let n = 64;
+    let (q, p) = bases(&mut rng, n);
+    let t = Modulus::new(65537).unwrap();
+    let s_t = ScaleRoundToModulus::new(&q, &t).unwrap();
+    let tt = ScaleToTTables::new(&q, &t).unwrap();
+    let x = random_poly(&mut rng, &q, n);
+    let mut out = vec![0u64; n];
+    s_t.apply(&x, &mut out).unwrap();
+    let dt = DeviceModulus::new(&t);
+    for c in 0..n {
+        assert_eq!(scale_t(&column(&x, c), &tt, &dt), out[c], "eq. 6 c={c}");
+    }
+    let s_b = ScaleRoundToBase::new(&q, &p, 65537).unwrap();
+    let tb = ScaleToBaseTables::new(&q, &p, 65537).unwrap();
+    let xp = random_poly(&mut rng, &p, n);
+    let mut out_p = RnsPoly::zero(n, p.len());
+    s_b.apply(&x, &xp, &mut out_p).unwrap();
+    for c in 0..n {
+        assert_eq!(
+            scale_base(&column(&x, c), &column(&xp, c), &tb, &dm(&p)),
+            column(&out_p, c),
+            "eq. 8 c={c}"
+        );
+    }
+    // Force the exact path: a threshold of 0 sends every coefficient
+    // through the multi-word comparison, which must agree.
+    let mut forced = tt.clone();
+    forced.rounder.threshold = 0;
+    for c in 0..n {
+        assert_eq!(
+            scale_t(&column(&x, c), &forced, &dt),
+            out[c],
+            "exact eq. 6 c={c}"
+        );
+    }
+}
+
+#[test]
+fn behz_steps_match_cpu() {
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    let n = 64;
+    let (q, bsk) = bases(&mut rng, n);
+    let mt = 1u64 << 32;
+    // SmMRq: input over B_sk ∪ {m̃}.
+    let sm = SmallMontgomery::new(&q, &bsk, mt).unwrap();
+    let tb = SmMrqTables::new(&q, &bsk, mt).unwrap();
+    let bm = bsk.extend(&RnsBase::new(&[mt]).unwrap()).unwrap();
+    let x = random_poly(&mut rng, &bm, n);
+    let mut out = RnsPoly::zero(n, bsk.len());
+    sm.sm_mrq(&x, &mut out).unwrap();
+    for c in 0..n {
+        assert_eq!(
+            sm_mrq(&column(&x, c), &tb, &dm(&bsk), mt),
+            column(&out, c),
+            "SmMRq c={c}"
+        );
+    }
+    // fastRNSFloor.
+    let fl = RnsFloor::new(&q, &bsk).unwrap();
+    let w = floor_weights(&q, &bsk).unwrap();
+    let xq = random_poly(&mut rng, &q, n);
+    let xb = random_poly(&mut rng, &bsk, n);
+    let mut out = RnsPoly::zero(n, bsk.len());
+    fl.fast_rns_floor(&xq, &xb, &mut out).unwrap();
+    let qhi: Vec<(u64, u64)> = q
+        .q_hat_inv()
+        .iter()
+        .zip(q.q_hat_inv_shoup())
+        .map(|(&a, &b)| (a, b))
+        .collect();
+    for c in 0..n {
+        assert_eq!(
+            floor(
+                &column(&xq, c),
+                &column(&xb, c),
+                &qhi,
+                &dm(&q),
+                &w,
+                &dm(&bsk)
+            ),
+            column(&out, c),
+            "floor c={c}"
+        );
+    }
+    // Shenoy-Kumaresan B_sk → q (inputs of every size, incl. large ones).
+    let skc = ShenoyKumaresan::new(&bsk, &q).unwrap();
+    let st = SkTables::new(&bsk, &q).unwrap();
+    let xs = random_poly(&mut rng, &bsk, n);
+    let mut out = RnsPoly::zero(n, q.len());
+    skc.convert(&xs, &mut out).unwrap();
+    let ell = bsk.len() - 1;
+    let b = dm(&bsk);
+    for c in 0..n {
+        assert_eq!(
+            sk(&column(&xs, c), &st, &b[..ell], &b[ell], &dm(&q)),
+            column(&out, c),
+            "SK c={c}"
+        );
+    }
+}
+
+#[test]
+fn chacha_and_samplers_match_rand_chacha() {
+    let mut seed = [0u8; 32];
+    seed.iter_mut()
+        .enumerate()
+        .for_each(|(i, b)| *b = i as u8 * 7 + 1);
+    let key = chacha_key_words(&seed);
+    // Keystream words.
+    let mut rng = ChaCha20Rng::from_seed(seed);
+    for i in 0..300u64 {
+        assert_eq!(rng.next_u64(), draw(&key, 2 * i), "draw {i}");
+    }
+    // Ternary then two Gaussians, as public-key encryption draws them,
+    // from an odd word position (a u32 was drawn first).
+    let g = DiscreteGaussian::new(DEFAULT_SIGMA).unwrap();
+    let table = gaussian_table(&g);
+    for n in [1usize, 63, 64, 65, 1000, 4096] {
+        let mut rng = ChaCha20Rng::from_seed(seed);
+        let _ = rng.next_u32();
+        let w0 = rng.get_word_pos() as u64;
+        let u = sample_ternary(&mut rng, n);
+        let mut e1 = vec![0i64; n];
+        g.sample_into(&mut rng, &mut e1);
+        let mut e2 = vec![0i64; n];
+        g.sample_into(&mut rng, &mut e2);
+        let (du, w1) = ternary(&key, w0, n, crate::geometry::ternary_budget(n), 1024).unwrap();
+        assert_eq!(du, u, "ternary n = {n}");
+        let (de1, w2) = gaussian(&key, w1, n, &table);
+        assert_eq!(de1, e1, "gaussian n = {n}");
+        let (de2, w3) = gaussian(&key, w2, n, &table);
+        assert_eq!(de2, e2);
+        assert_eq!(u128::from(w3), rng.get_word_pos(), "positions n = {n}");
+    }
+    assert!(ternary(&key, 0, 100, 1, 1024).is_none());
+}
+
+#[test]
+fn galois_maps_match_galois_table() {
+    use rnsfhe::rnsfhe_math::galois::GaloisTable;
+    let n = 256;
+    let p = generate_ntt_primes(50, n, 1, &[]).unwrap()[0];
+    let m = Modulus::new(p).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..p)).collect();
+    for g in [3u64, 5, 9, 2 * n as u64 - 1, 27] {
+        let tab = GaloisTable::new(n, g).unwrap();
+        let mut cpu = vec![0; n];
+        tab.apply_ntt_row(&a, &mut cpu).unwrap();
+        let map = galois_ntt_map(n, g);
+        let dev: Vec<u64> = map.iter().map(|&s| a[s as usize]).collect();
+        assert_eq!(dev, cpu, "ntt g = {g}");
+        tab.apply_coeff_row(&m, &a, &mut cpu).unwrap();
+        let cmap = galois_coeff_map(n, g);
+        let dev: Vec<u64> = cmap
+            .iter()
+            .map(|&e| {
+                let x = a[(e & 0x7fff_ffff) as usize];
+                if e >> 31 == 1 {
+                    m.neg(x)
+                } else {
+                    x
+                }
+            })
+            .collect();
+        assert_eq!(dev, cpu, "coeff g = {g}");
+    }
+}

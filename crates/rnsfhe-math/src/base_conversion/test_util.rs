@@ -1,0 +1,66 @@
+//! Helpers shared by the tests of this module and of `scaling`: prime
+//! generation (independent of `prime.rs`), residues of big integers, and
+//! big-integer reference values.
+
+use num_bigint::BigUint;
+
+use crate::poly::{Coeff, RnsPoly};
+use crate::rns_base::RnsBase;
+
+/// Primality for the test bases (prime.rs has its own tests).
+pub fn is_prime(n: u64) -> bool {
+    crate::prime::is_prime(n)
+}
+
+/// The `count` largest primes below `2^bits` with `p ≡ 1 mod 2^17`,
+/// descending.
+pub fn ntt_primes(bits: u32, count: usize) -> Vec<u64> {
+    let step = 1u64 << 17;
+    let mut c = (1u64 << bits) - step + 1;
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        if is_prime(c) {
+            out.push(c);
+        }
+        c -= step;
+    }
+    out
+}
+
+/// Residues of `x` modulo each modulus of `base`.
+pub fn residues(x: &BigUint, base: &RnsBase) -> Vec<u64> {
+    base.moduli()
+        .iter()
+        .map(|m| (x % m.value()).iter_u64_digits().next().unwrap_or(0))
+        .collect()
+}
+
+/// The RNS polynomial whose coefficient `c` is `xs[c] mod q`.
+pub fn poly_of(xs: &[BigUint], base: &RnsBase) -> RnsPoly<Coeff> {
+    let n = xs.len();
+    let mut p = RnsPoly::<Coeff>::zero(n, base.len());
+    for (c, x) in xs.iter().enumerate() {
+        for (i, r) in residues(x, base).into_iter().enumerate() {
+            p.limb_mut(i)[c] = r;
+        }
+    }
+    p
+}
+
+/// The values `0, 1, 2, q−2, q−1` and everything within 3 of `q/2`
+/// (`(q ± 1)/2`, `⌊q/2⌋`, …), all reduced into `[0, q)`.
+pub fn edge_values(q: &BigUint) -> Vec<BigUint> {
+    let half = q >> 1u32;
+    let mut v: Vec<BigUint> = vec![0u32.into(), 1u32.into(), 2u32.into()];
+    if q > &BigUint::from(2u32) {
+        v.push(q - 2u32);
+    }
+    v.push(q - 1u32);
+    for d in 0u32..=3 {
+        v.push(&half + d);
+        if half >= BigUint::from(d) {
+            v.push(&half - d);
+        }
+    }
+    v.into_iter().map(|x| x % q).collect()
+}

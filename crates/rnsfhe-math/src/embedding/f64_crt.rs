@@ -1,0 +1,480 @@
+//! `f64` ↔ RNS: rounding scaled reals into an RNS base and reading RNS
+//! coefficients back as centred `f64` ([`F64Crt`]).
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+use crate::error::{check_shape, MathError, Result};
+use crate::modulus::Modulus;
+use crate::poly::{Coeff, RnsPoly};
+use crate::rns_base::RnsBase;
+
+/// `2^e` as an `f64`, for `0 ≤ e ≤ 1023`.
+#[inline]
+fn pow2(e: u32) -> f64 {
+    f64::from_bits(((1023 + e as u64) & 0x7ff) << 52)
+}
+
+/// `2^64` and `2^128` as `f64`.
+pub(super) const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+pub(super) const TWO_128: f64 = 340_282_366_920_938_463_463_374_607_431_768_211_456.0;
+
+/// Bit length of the integer-valued `a ≥ 0` (`0` for `0`).
+#[inline]
+fn f64_int_bits(a: f64) -> u32 {
+    if a < 1.0 {
+        0
+    } else {
+        // a ≥ 1 is normal: floor(log2 a) = biased exponent − 1023.
+        (((a.to_bits() >> 52) & 0x7ff) as u32).saturating_sub(1022)
+    }
+}
+
+/// Where `|r|` must lie for `r` to have a centred representative of
+/// itself modulo `Q`: `|r| < Q/2`, decided exactly on `f64`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum HalfBound {
+    /// `Q/2` is the `f64` `h`: `|r| < h`.
+    Below(f64),
+    /// `Q/2` is not an `f64`; `h` is the largest `f64` below it: `|r| ≤ h`.
+    AtMost(f64),
+    /// `Q/2 ≥ 2^1024`: every finite `f64` fits.
+    Unbounded,
+}
+
+impl HalfBound {
+    fn new(q: &BigUint) -> Self {
+        let bits = q.bits();
+        if bits >= 1026 {
+            return HalfBound::Unbounded;
+        }
+        if bits <= 53 {
+            // Exact: Q < 2^53, and halving is exact.
+            return HalfBound::Below(q.to_u64().unwrap_or(0) as f64 / 2.0);
+        }
+        let shift = bits - 53;
+        let top = (q >> shift).to_u64().unwrap_or(0) as f64;
+        // floor(Q / 2^shift)·2^shift is the largest f64 ≤ Q; halve it.
+        // shift − 1 ≤ 971, so the value stays finite.
+        let h = top * pow2((shift - 1) as u32);
+        let exact = q.trailing_zeros().unwrap_or(0) >= shift;
+        if exact {
+            HalfBound::Below(h)
+        } else {
+            HalfBound::AtMost(h)
+        }
+    }
+
+    #[inline(always)]
+    fn fits(self, a: f64) -> bool {
+        match self {
+            HalfBound::Below(h) => a < h,
+            HalfBound::AtMost(h) => a <= h,
+            HalfBound::Unbounded => true,
+        }
+    }
+}
+
+/// Exact conversions between `f64` and an RNS base `{q_1, …, q_k}`,
+/// `Q = ∏ q_i`, with the constants precomputed once per base: the bound
+/// `Q/2` decided exactly in `f64`, and Garner's mixed-radix constants
+/// `[W_j]_{q_i}` (`W_j = q_1 ⋯ q_{j−1}`), `[W_i^{-1}]_{q_i}` and the
+/// mixed-radix digits of `⌊Q/2⌋`, and `[2^{64t}]_{q_i}` for `t < 16`
+/// (`k² + 19k` words). Used to scale and round
+/// CKKS encodings into the ciphertext modulus and back (001 §III-A).
+#[derive(Clone, Debug, PartialEq)]
+pub struct F64Crt {
+    moduli: Vec<Modulus>,
+    half_bound: HalfBound,
+    modulus_bits: u64,
+    /// Row `i` (k entries): `[W_j]_{q_i}` for `j < i`.
+    garner_w: Vec<u64>,
+    /// `[W_i^{-1}]_{q_i}`.
+    garner_w_inv: Vec<u64>,
+    /// Shoup quotients of `garner_w_inv`.
+    garner_w_inv_shoup: Vec<u64>,
+    /// Mixed-radix digits of `⌊Q/2⌋`, least significant first.
+    half_digits: Vec<u64>,
+    /// Row `i` ([`POW64_COUNT`] entries): `[2^{64t}]_{q_i}`.
+    pow64: Vec<u64>,
+}
+
+impl F64Crt {
+    /// The constants for `base` (`O(k²)` word operations and a few big
+    /// integer divisions, once).
+    pub fn new(base: &RnsBase) -> Result<Self> {
+        let moduli = base.moduli().to_vec();
+        let k = moduli.len();
+        let q = base.product();
+        let mut garner_w = vec![0u64; k * k];
+        let mut garner_w_inv = Vec::with_capacity(k);
+        let mut garner_w_inv_shoup = Vec::with_capacity(k);
+        for (i, mi) in moduli.iter().enumerate() {
+            let mut w = mi.reduce(1);
+            for (j, mj) in moduli[..i].iter().enumerate() {
+                garner_w[i * k + j] = w;
+                w = mi.mul(w, mi.reduce(mj.value()));
+            }
+            let inv = mi.inv(w)?;
+            garner_w_inv.push(inv);
+            garner_w_inv_shoup.push(mi.shoup(inv));
+        }
+        let mut h: BigUint = q >> 1u32;
+        let mut half_digits = Vec::with_capacity(k);
+        for m in &moduli {
+            half_digits.push((&h % m.value()).to_u64().unwrap_or(0));
+            h /= m.value();
+        }
+        let mut pow64 = Vec::with_capacity(k * POW64_COUNT);
+        for m in &moduli {
+            let two64 = m.reduce_u128(1u128 << 64);
+            let mut p = m.reduce(1);
+            for _ in 0..POW64_COUNT {
+                pow64.push(p);
+                p = m.mul(p, two64);
+            }
+        }
+        Ok(Self {
+            moduli,
+            pow64,
+            half_bound: HalfBound::new(q),
+            modulus_bits: q.bits(),
+            garner_w,
+            garner_w_inv,
+            garner_w_inv_shoup,
+            half_digits,
+        })
+    }
+
+    /// Number of moduli `k`.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.moduli.len()
+    }
+
+    /// Always false: a base has at least one modulus.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.moduli.is_empty()
+    }
+
+    /// Bit length of `Q`.
+    #[inline]
+    pub fn modulus_bits(&self) -> u64 {
+        self.modulus_bits
+    }
+
+    /// Checks one scaled coefficient; `y = x·scale` in `f64`.
+    fn check_value(&self, index: usize, x: f64, scale: f64, y: f64) -> Result<()> {
+        if y.is_nan() {
+            return Err(MathError::InvalidParameter(format!(
+                "coefficient {index} is NaN after scaling (x = {x}, scale = {scale})"
+            )));
+        }
+        if y.is_infinite() {
+            if !x.is_finite() {
+                return Err(MathError::InvalidParameter(format!(
+                    "coefficient {index} is not finite (x = {x})"
+                )));
+            }
+            // Finite x and scale whose product overflows (both are then
+            // normal): the bit length of the product of the mantissas
+            // in [1, 2) and the exponents.
+            let split = |a: f64| {
+                let b = a.abs().to_bits();
+                let e = ((b >> 52) & 0x7ff) as u32;
+                let m = f64::from_bits((b & ((1u64 << 52) - 1)) | (1023u64 << 52));
+                (e, m)
+            };
+            let ((ex, mx), (es, ms)) = (split(x), split(scale));
+            let bits = (ex + es + 1 + (mx * ms >= 2.0) as u32).saturating_sub(2046);
+            return Err(MathError::ValueOutOfRange {
+                index,
+                value_bits: bits,
+                modulus_bits: self.modulus_bits,
+            });
+        }
+        let a = y.round().abs();
+        if !self.half_bound.fits(a) {
+            return Err(MathError::ValueOutOfRange {
+                index,
+                value_bits: f64_int_bits(a),
+                modulus_bits: self.modulus_bits,
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes `[r_j]_{q_i}` into row `i`, coefficient `j` of `out`, where
+    /// `r_j = round(coeffs[j] · scale)`: the product is formed in `f64`
+    /// (one rounding, as SEAL and Lattigo do), then rounded to the nearest
+    /// integer with ties away from zero (`f64::round`); everything after
+    /// that is exact, for every `|r_j| < Q/2` up to the full `f64` range.
+    ///
+    /// `|r| < 2^64` is reduced as a word, `|r| < 2^128` with a 128-bit
+    /// reduction; larger values are `m·2^e` with the 53-bit integer
+    /// mantissa `m`, reduced as `[m·2^s]_{q_i}·[2^{64t}]_{q_i}` with
+    /// `e = 64t + s` (the powers `[2^{64t}]_{q_i}`, `t < 16`, are
+    /// precomputed). Each coefficient is scaled and
+    /// rounded once (the results are parked in the last row of `out`);
+    /// no allocation.
+    ///
+    /// Errors (before anything is written): `scale` not finite and
+    /// positive; a scaled coefficient NaN or infinite
+    /// ([`MathError::InvalidParameter`]); `|r_j| ≥ Q/2`, where `r_j` has no
+    /// centred representative of itself
+    /// ([`MathError::ValueOutOfRange`], giving the bit length of `|r_j|`
+    /// and of `Q`); `out` not of `coeffs.len()` coefficients and `k` limbs
+    /// ([`MathError::ShapeMismatch`]).
+    pub fn round_to_rns(&self, coeffs: &[f64], scale: f64, out: &mut RnsPoly<Coeff>) -> Result<()> {
+        check_shape("ring degree", out.n(), coeffs.len())?;
+        check_shape("limb count", self.moduli.len(), out.limbs())?;
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(MathError::InvalidParameter(format!(
+                "scale {scale} must be finite and positive"
+            )));
+        }
+        for (j, &x) in coeffs.iter().enumerate() {
+            self.check_value(j, x, scale, x * scale)?;
+        }
+        // Round once per coefficient: the rounded values are parked (as
+        // f64 bits) in the last row, which is reduced last, in place.
+        let k = self.moduli.len();
+        let n = coeffs.len();
+        let (rows, last) = out.data_mut().split_at_mut((k - 1) * n);
+        for (o, &x) in last.iter_mut().zip(coeffs) {
+            *o = (x * scale).round().to_bits();
+        }
+        let pows = self.pow64.chunks_exact(POW64_COUNT);
+        for ((row, m), pow64) in rows.chunks_exact_mut(n.max(1)).zip(&self.moduli).zip(pows) {
+            for (o, &r) in row.iter_mut().zip(last.iter()) {
+                *o = reduce_integral(m, f64::from_bits(r), pow64);
+            }
+        }
+        let m = &self.moduli[k - 1];
+        let pow64 = &self.pow64[(k - 1) * POW64_COUNT..];
+        for o in last.iter_mut() {
+            *o = reduce_integral(m, f64::from_bits(*o), pow64);
+        }
+        Ok(())
+    }
+
+    /// The centred representative `x_j ∈ (−Q/2, Q/2]` of each coefficient
+    /// of `poly` (residues in any word range; they are reduced first),
+    /// converted to the nearest `f64` — **correctly rounded** (round to
+    /// nearest, ties to even); values of magnitude `≥ 2^1024 − 2^970`
+    /// (only when `Q > 2^1024`) give `±∞`.
+    ///
+    /// Per coefficient, without big integers and without allocation:
+    /// * `k = 1`: `[x]_{q_1}` centred, as `f64`.
+    /// * Fast path, `O(k)`: the centred residue `c` modulo `q_1` is the
+    ///   answer when `c ≡ x (mod q_i)` for every other `i` (then
+    ///   `c ≡ x (mod Q)` and `|c| < q_1/2 ≤ Q/2`).
+    /// * Otherwise Garner's mixed-radix digits `d_i ∈ [0, q_i)`,
+    ///   `x = Σ d_i W_i`, each `d_i` from one lazy `u128` inner product
+    ///   (`O(k²)` word products in all); `x > ⌊Q/2⌋` is decided by
+    ///   comparing digits with those of `⌊Q/2⌋`, and then
+    ///   `Q − x = Σ (q_i − 1 − d_i) W_i + 1`, so only non-negative digits
+    ///   occur (no cancellation). Horner's rule from the highest non-zero
+    ///   digit builds the magnitude exactly in 64-bit words (`O(k²)`), and
+    ///   its top 64 bits with a sticky bit for the rest are converted with
+    ///   one rounding.
+    ///
+    /// Errors: `poly` without `k` limbs, or `out.len() ≠ n`.
+    pub fn to_f64_centered(&self, poly: &RnsPoly<Coeff>, out: &mut [f64]) -> Result<()> {
+        let k = self.moduli.len();
+        check_shape("limb count", k, poly.limbs())?;
+        check_shape("output length", poly.n(), out.len())?;
+        let n = poly.n();
+        if k == 1 {
+            let m = &self.moduli[0];
+            for (o, &v) in out.iter_mut().zip(poly.limb(0)) {
+                *o = m.center(m.reduce(v)) as f64;
+            }
+            return Ok(());
+        }
+        let mut x = vec![0u64; k];
+        let mut d = vec![0u64; k];
+        let mut words = vec![0u64; k + 2];
+        let data = poly.data();
+        for (j, o) in out.iter_mut().enumerate() {
+            for (i, (xi, m)) in x.iter_mut().zip(&self.moduli).enumerate() {
+                *xi = m.reduce(data[i * n + j]);
+            }
+            *o = self.centered_f64(&x, &mut d, &mut words);
+        }
+        Ok(())
+    }
+
+    /// The centred value of the reduced residues `x` (length `k ≥ 2`) as
+    /// the nearest `f64`; `d` (k words) and `words` (k + 2 words) are
+    /// scratch.
+    fn centered_f64(&self, x: &[u64], d: &mut [u64], words: &mut [u64]) -> f64 {
+        let k = self.moduli.len();
+        let m0 = &self.moduli[0];
+        let c = m0.center(x[0]);
+        if self.moduli[1..]
+            .iter()
+            .zip(&x[1..])
+            .all(|(m, &xi)| m.reduce_i64(c) == xi)
+        {
+            return c as f64;
+        }
+        // Garner: d_i = (x_i − Σ_{j<i} d_j [W_j]_{q_i}) · [W_i^{-1}]_{q_i}.
+        d[0] = x[0];
+        for i in 1..k {
+            let m = &self.moduli[i];
+            let row = &self.garner_w[i * k..i * k + i];
+            let mut acc = 0u64;
+            let mut sum: u128 = 0;
+            // d_j, [W_j]_{q_i} < 2^61: products < 2^122, 32 of them < 2^127.
+            for (c, (&dj, &wj)) in d[..i].iter().zip(row).enumerate() {
+                sum += dj as u128 * wj as u128;
+                if c & 31 == 31 {
+                    acc = m.add(acc, m.reduce_u128(sum));
+                    sum = 0;
+                }
+            }
+            let s = m.add(acc, m.reduce_u128(sum));
+            d[i] = m.mul_shoup(
+                m.sub(x[i], s),
+                self.garner_w_inv[i],
+                self.garner_w_inv_shoup[i],
+            );
+        }
+        // x > ⌊Q/2⌋ ⇔ the digits compare greater from the top.
+        let mut negative = false;
+        for (&di, &hi) in d.iter().zip(&self.half_digits).rev() {
+            if di != hi {
+                negative = di > hi;
+                break;
+            }
+        }
+        if negative {
+            // Q − 1 − x = Σ (q_i − 1 − d_i) W_i; the +1 comes below.
+            for (di, m) in d.iter_mut().zip(&self.moduli) {
+                *di = m.value() - 1 - *di;
+            }
+        }
+        let top = d.iter().rposition(|&v| v != 0).unwrap_or(0);
+        let magnitude = if top == 0 {
+            // d_0 + 1 ≤ q_0 < 2^61: one word, one rounding.
+            (d[0] + negative as u64) as f64
+        } else {
+            words[0] = d[top];
+            let mut len = 1usize;
+            for i in (0..top).rev() {
+                let q = self.moduli[i].value() as u128;
+                let mut carry = d[i] as u128;
+                for w in words[..len].iter_mut() {
+                    let p = *w as u128 * q + carry;
+                    *w = p as u64;
+                    carry = p >> 64;
+                }
+                if carry != 0 {
+                    words[len] = carry as u64;
+                    len += 1;
+                }
+            }
+            if negative {
+                let mut i = 0;
+                loop {
+                    if i == len {
+                        words[len] = 1;
+                        len += 1;
+                        break;
+                    }
+                    let (v, overflow) = words[i].overflowing_add(1);
+                    words[i] = v;
+                    if !overflow {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            words_to_f64(&words[..len])
+        };
+        if negative {
+            -magnitude
+        } else {
+            magnitude
+        }
+    }
+}
+
+/// Number of powers `[2^{64t}]_{q_i}` kept per modulus: `t ≤ 15` covers
+/// every finite `f64` (exponent ≤ 971 after the 53-bit mantissa).
+const POW64_COUNT: usize = 16;
+
+/// `[r]_q` for an integer-valued finite `r` (exact; see
+/// [`F64Crt::round_to_rns`]); `pow64[t] = [2^{64t}]_q`.
+#[inline]
+fn reduce_integral(m: &Modulus, r: f64, pow64: &[u64]) -> u64 {
+    let a = r.abs();
+    let mag = if a < TWO_64 {
+        m.reduce(a as u64)
+    } else if a < TWO_128 {
+        m.reduce_u128(a as u128)
+    } else {
+        // a = mant · 2^e with the 53-bit integer mantissa, e ≥ 76; with
+        // e = 64t + s: [mant · 2^s]_q · [2^{64t}]_q, mant · 2^s < 2^117.
+        let bits = a.to_bits();
+        let e = ((bits >> 52) & 0x7ff).saturating_sub(1075);
+        let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+        let low = m.reduce_u128((mant as u128) << (e & 63));
+        let t = ((e >> 6) as usize).min(POW64_COUNT - 1);
+        m.mul(low, pow64[t])
+    };
+    if r < 0.0 {
+        m.neg(mag)
+    } else {
+        mag
+    }
+}
+
+/// The nearest `f64` (ties to even) to the unsigned integer with 64-bit
+/// words `w` (least significant first); `+∞` at `2^1024 − 2^970` and above.
+pub(super) fn words_to_f64(w: &[u64]) -> f64 {
+    let len = w.iter().rposition(|&v| v != 0).map_or(0, |p| p + 1);
+    if len == 0 {
+        return 0.0;
+    }
+    if len == 1 {
+        return w[0] as f64;
+    }
+    let top = w[len - 1];
+    let lz = top.leading_zeros();
+    let next = w[len - 2];
+    let (hi, below) = if lz == 0 {
+        (top, next)
+    } else {
+        ((top << lz) | (next >> (64 - lz)), next << lz)
+    };
+    let sticky = below != 0 || w[..len - 2].iter().any(|&v| v != 0);
+    // hi has its top bit set, so f64 keeps bits 63..11 and bit 0 only
+    // breaks ties: the u64 → f64 conversion rounds once, correctly.
+    let f = (hi | sticky as u64) as f64;
+    let shift = 64 * (len as u64 - 1) - lz as u64;
+    if shift >= 961 {
+        // f ≥ 2^63, so the value is ≥ 2^1024.
+        f64::INFINITY
+    } else {
+        f * pow2(shift as u32)
+    }
+}
+
+/// [`F64Crt::round_to_rns`] with the constants built for this call (build
+/// an [`F64Crt`] once to convert many polynomials over the same base).
+pub fn round_to_rns(
+    coeffs: &[f64],
+    scale: f64,
+    base: &RnsBase,
+    out: &mut RnsPoly<Coeff>,
+) -> Result<()> {
+    F64Crt::new(base)?.round_to_rns(coeffs, scale, out)
+}
+
+/// [`F64Crt::to_f64_centered`] with the constants built for this call.
+pub fn rns_to_f64_centered(poly: &RnsPoly<Coeff>, base: &RnsBase, out: &mut [f64]) -> Result<()> {
+    F64Crt::new(base)?.to_f64_centered(poly, out)
+}

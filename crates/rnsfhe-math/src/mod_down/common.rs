@@ -1,0 +1,80 @@
+//! Row helpers shared by the rescaling, `ModDown` and `ModUp`: the rayon
+//! split, the fused row updates and the table checks.
+
+use num_bigint::BigUint;
+use rayon::prelude::*;
+
+use crate::base_conversion::big_mod;
+use crate::error::{check_shape, MathError, Result};
+use crate::modulus::Modulus;
+use crate::ntt::NttTable;
+use crate::ring::PAR_MIN_COEFFS;
+
+/// Whether `residues` residues are worth splitting over rayon tasks.
+#[inline]
+pub(super) fn parallel(residues: usize) -> bool {
+    residues >= PAR_MIN_COEFFS && rayon::current_num_threads() > 1
+}
+
+/// Runs `f(i, item_i)` for every item (one per row), on several rayon tasks
+/// when `par`; stops at the first error.
+pub(super) fn run_rows<A, F>(par: bool, items: Vec<A>, f: F) -> Result<()>
+where
+    A: Send,
+    F: Fn(usize, A) -> Result<()> + Sync + Send,
+{
+    if par {
+        items
+            .into_par_iter()
+            .enumerate()
+            .try_for_each(|(i, a)| f(i, a))
+    } else {
+        items.into_iter().enumerate().try_for_each(|(i, a)| f(i, a))
+    }
+}
+
+/// `a_j ← (a_j − c_j) · s mod q` for a row: `a_j, c_j ∈ [0, q)`, `s` with
+/// its Shoup word; output in `[0, q)`.
+#[inline]
+pub(super) fn sub_mul_row(m: &Modulus, a: &mut [u64], c: &[u64], s: u64, s_shoup: u64) {
+    let q = m.value();
+    for (x, &y) in a.iter_mut().zip(c) {
+        // x + q − y ∈ (0, 2q] < 2^62; Shoup accepts any word.
+        *x = m.mul_shoup(*x + q - y, s, s_shoup);
+    }
+}
+
+/// `[c]_{q_i}` for the centered residue `c = [t + h]_{q_l} − h ∈ [−h, q_l − h)`
+/// of a coefficient modulo the last limb `q_l` (`t ∈ [0, q_l)` its residue,
+/// `h = ⌊q_l/2⌋`, `hq = [h]_{q_i}`); output in `[0, q_i)`.
+#[inline(always)]
+pub(super) fn last_correction(ml: &Modulus, m: &Modulus, t: u64, h: u64, hq: u64) -> u64 {
+    m.sub(m.reduce(ml.add(t, h)), hq)
+}
+
+/// `[D^{-1}]_{q_i}` and its Shoup word for every modulus of `moduli`.
+pub(super) fn inverses(moduli: &[Modulus], d: &BigUint) -> Result<(Vec<u64>, Vec<u64>)> {
+    let mut inv = Vec::with_capacity(moduli.len());
+    let mut shoup = Vec::with_capacity(moduli.len());
+    for m in moduli {
+        let v = m.inv(big_mod(d, m.value()))?;
+        inv.push(v);
+        shoup.push(m.shoup(v));
+    }
+    Ok((inv, shoup))
+}
+
+/// Error for an NTT-form call on an object built without tables.
+pub(super) fn no_tables(what: &str) -> MathError {
+    MathError::InvalidParameter(format!(
+        "{what} was built without NTT tables (use its from_ring(s) constructor)"
+    ))
+}
+
+/// Checks that every table has degree `n`.
+pub(super) fn check_tables(tables: &[NttTable], n: usize) -> Result<()> {
+    for t in tables {
+        check_shape("ring degree", t.n(), n)?;
+    }
+    Ok(())
+}
