@@ -58,7 +58,7 @@ pub struct BenchArgs {
     pub(crate) variant: Vec<VariantChoice>,
     /// Key switching for relinearization: auto (the library's default:
     /// hybrid where it is estimated faster at 128-bit security,
-    /// `fastest_relin_method`), rns (RNS decomposition, one
+    /// `fastest_key_switching_method`), rns (RNS decomposition, one
     /// digit per modulus, no extra primes: OpenFHE's BV), hybrid (special
     /// primes, the fewest digits that keep 128-bit security) or
     /// hybrid:DNUM.

@@ -387,7 +387,7 @@ mod with_cuda {
                 .fold(0.0f64, f64::max);
             gpu.release(prod);
             let limbs = ctx.params().coeff_moduli().len();
-            let special = ctx.params().special_moduli().len();
+            let special = ctx.params().key_switching_moduli().len();
             outln!(
                 "# 2^{log_n}: {limbs} limbs, {special} special primes, product max error {err:.2e}"
             );

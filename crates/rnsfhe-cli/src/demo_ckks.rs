@@ -39,7 +39,7 @@ pub fn run(security: SecurityLevel, seed: Option<u64>) -> CliResult<bool> {
     let ctx = CkksContext::new(params)?;
     let p = ctx.params();
     let mut all = p.coeff_moduli().to_vec();
-    all.extend(p.special_moduli());
+    all.extend(p.key_switching_moduli());
     outln!(
         "parameters: n = {}, {} slots, L = {} levels of 2^{}, log2 Q = {}, {} special primes (log2 QP = {}), dnum = {}, {} security",
         p.degree(),
@@ -47,7 +47,7 @@ pub fn run(security: SecurityLevel, seed: Option<u64>) -> CliResult<bool> {
         p.max_level(),
         p.scale_bits(),
         p.log2_q(),
-        p.special_moduli().len(),
+        p.key_switching_moduli().len(),
         modulus_bits(&all),
         p.dnum(),
         p.security_level()

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rnsfhe::bfv::selection::{split_log_q, PAPER_SETS};
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, GaloisKeys, Plaintext, PublicKey,
-    RelinKey, RelinMethod, SecretKey, Variant,
+    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, GaloisKeys, KeySwitchingMethod,
+    Plaintext, PublicKey, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::ChaCha20Rng;
 use rnsfhe_cuda::bfv::CudaBfv;
@@ -37,13 +37,13 @@ fn large() -> bool {
     std::env::var("RNSFHE_GPU_LARGE").is_ok_and(|v| v == "1")
 }
 
-fn bfv_params(log_n: u32, log_q: u32, method: RelinMethod) -> BfvParameters {
+fn bfv_params(log_n: u32, log_q: u32, method: KeySwitchingMethod) -> BfvParameters {
     let bits = split_log_q(log_q, 60).unwrap();
     BfvParameters::builder()
         .degree(1 << log_n)
         .plain_modulus(65537)
         .coeff_moduli_bits(&bits)
-        .relin_method(method)
+        .key_switching_method(method)
         .security(rnsfhe::SecurityLevel::None)
         .build()
         .unwrap()
@@ -70,12 +70,12 @@ fn bfv_every_operation_is_bit_identical_to_the_cpu() {
     };
     for (log_n, log_q) in sets() {
         for method in [
-            RelinMethod::RnsDecomposition,
-            RelinMethod::Hybrid { dnum: 2 },
+            KeySwitchingMethod::RnsDecomposition,
+            KeySwitchingMethod::Hybrid { dnum: 2 },
         ] {
             // Hybrid key switching needs at least two moduli to split
             // into digits; (12, 60) has one.
-            if matches!(method, RelinMethod::Hybrid { .. })
+            if matches!(method, KeySwitchingMethod::Hybrid { .. })
                 && split_log_q(log_q, 60).unwrap().len() < 2
             {
                 continue;
@@ -209,7 +209,7 @@ fn bfv_random_circuits_decrypt_correctly() {
     let Some(dev) = device("bfv_random_circuits_decrypt_correctly") else {
         return;
     };
-    let ctx = BfvContext::new(bfv_params(13, 120, RelinMethod::RnsDecomposition)).unwrap();
+    let ctx = BfvContext::new(bfv_params(13, 120, KeySwitchingMethod::RnsDecomposition)).unwrap();
     let gpu = CudaBfv::new(&dev, &ctx).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(99);
     let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
@@ -339,7 +339,7 @@ fn objects_of_another_context_are_refused() {
     let Some(other) = device("objects_of_another_context_are_refused") else {
         return;
     };
-    let ctx = BfvContext::new(bfv_params(12, 60, RelinMethod::RnsDecomposition)).unwrap();
+    let ctx = BfvContext::new(bfv_params(12, 60, KeySwitchingMethod::RnsDecomposition)).unwrap();
     let (g1, g2) = (
         CudaBfv::new(&dev, &ctx).unwrap(),
         CudaBfv::new(&other, &ctx).unwrap(),

@@ -149,7 +149,7 @@ crate::classes::context_class!(Context, Ciphertext, Bgv, {
     /// The key-switching (special) primes.
     #[getter]
     fn special_moduli(&self) -> Vec<u64> {
-        self.ctx.params().special_moduli().to_vec()
+        self.ctx.params().key_switching_moduli().to_vec()
     }
 
     fn __repr__(&self) -> String {

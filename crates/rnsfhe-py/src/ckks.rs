@@ -215,7 +215,7 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
                 CkksParameters::builder()
                     .degree(n)
                     .coeff_moduli_bits(&moduli_bits)
-                    .special_moduli_bits(&special)
+                    .key_switching_moduli_bits(&special)
                     .scale_bits(scale_bits)
                     .security(level)
                     .build()?,

@@ -13,7 +13,7 @@ use rand::SeedableRng;
 use rnsfhe::bfv::experiments::depth_experiment;
 use rnsfhe::bfv::selection::split_log_q;
 use rnsfhe::bfv::special::{special_depth_experiment, SpecialBfvContext, SpecialBfvParameters};
-use rnsfhe::bfv::{BfvContext, BfvParameters, RelinMethod, Variant};
+use rnsfhe::bfv::{BfvContext, BfvParameters, KeySwitchingMethod, Variant};
 use rnsfhe::rnsfhe_math::SpecialBase;
 use rnsfhe::{ChaCha20Rng, SecurityLevel};
 
@@ -47,7 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .degree(n)
             .plain_modulus(t)
             .coeff_moduli_bits(&split_log_q(log_q, 60)?)
-            .relin_method(RelinMethod::RnsDecomposition)
+            .key_switching_method(KeySwitchingMethod::RnsDecomposition)
             .security(SecurityLevel::Tc128)
             .build()?,
     )?;

@@ -1,5 +1,5 @@
 //! BFV with hybrid key switching from the RLWE core (special primes,
-//! `RelinMethod::Hybrid { dnum }`): relinearization and rotations exact mod
+//! `KeySwitchingMethod::Hybrid { dnum }`): relinearization and rotations exact mod
 //! t for both variants and every dnum, the security check counting the
 //! special primes, and the noise left by a relinearization compared with
 //! the RNS decomposition.
@@ -7,20 +7,20 @@
 use rnsfhe::bfv::galois::galois_element_for_step;
 use rnsfhe::bfv::{
     noise, BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, GaloisKeys,
-    PublicKey, RelinKey, RelinMethod, SecretKey, Variant,
+    KeySwitchingMethod, PublicKey, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::{Error, SecurityLevel};
 
 const T: u64 = 65537;
 
-fn params(relin: RelinMethod) -> BfvParameters {
+fn params(relin: KeySwitchingMethod) -> BfvParameters {
     BfvParameters::builder()
         .security(SecurityLevel::None)
         .degree(4096)
         .plain_modulus(T)
         .coeff_moduli_bits(&[60, 60, 60, 60])
-        .relin_method(relin)
+        .key_switching_method(relin)
         .build()
         .unwrap()
 }
@@ -32,8 +32,8 @@ fn hybrid_relinearization_and_rotations_are_exact() {
     let y: Vec<u64> = (0..n as u64).map(|i| (i * i + 11) % T).collect();
     let prod: Vec<u64> = x.iter().zip(&y).map(|(a, b)| a * b % T).collect();
     for dnum in [1usize, 2, 4] {
-        let p = params(RelinMethod::Hybrid { dnum });
-        assert_eq!(p.special_moduli().len(), 4usize.div_ceil(dnum));
+        let p = params(KeySwitchingMethod::Hybrid { dnum });
+        assert_eq!(p.key_switching_moduli().len(), 4usize.div_ceil(dnum));
         let ctx = BfvContext::new(p).unwrap();
         let mut rng = rng_from_seed([dnum as u8; 32]);
         let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
@@ -113,22 +113,22 @@ fn security_counts_special_primes_and_ids_differ() {
     };
     assert!(b().build().is_ok());
     let e = b()
-        .relin_method(RelinMethod::Hybrid { dnum: 1 })
+        .key_switching_method(KeySwitchingMethod::Hybrid { dnum: 1 })
         .build()
         .unwrap_err();
     assert!(matches!(e, Error::InsecureParameters { .. }), "{e}");
     let ok = b()
-        .relin_method(RelinMethod::Hybrid { dnum: 3 })
+        .key_switching_method(KeySwitchingMethod::Hybrid { dnum: 3 })
         .build()
         .unwrap();
-    assert_eq!(ok.special_moduli().len(), 1);
+    assert_eq!(ok.key_switching_moduli().len(), 1);
     assert_ne!(ok.id(), b().build().unwrap().id());
     assert!(b()
-        .relin_method(RelinMethod::Hybrid { dnum: 0 })
+        .key_switching_method(KeySwitchingMethod::Hybrid { dnum: 0 })
         .build()
         .is_err());
     assert!(b()
-        .relin_method(RelinMethod::Hybrid { dnum: 4 })
+        .key_switching_method(KeySwitchingMethod::Hybrid { dnum: 4 })
         .build()
         .is_err());
     // Hybrid parameters round-trip (relinearization byte 0xFF, dnum and
@@ -136,8 +136,11 @@ fn security_counts_special_primes_and_ids_differ() {
     let bytes = ok.to_bytes().unwrap();
     let back = BfvParameters::from_bytes(&bytes).unwrap();
     assert_eq!(back.id(), ok.id());
-    assert_eq!(back.special_moduli(), ok.special_moduli());
-    assert_eq!(back.relin_method(), RelinMethod::Hybrid { dnum: 3 });
+    assert_eq!(back.key_switching_moduli(), ok.key_switching_moduli());
+    assert_eq!(
+        back.key_switching_method(),
+        KeySwitchingMethod::Hybrid { dnum: 3 }
+    );
     assert!(BfvParameters::from_bytes(&bytes[..bytes.len() - 8]).is_err());
 }
 
@@ -152,10 +155,10 @@ fn hybrid_noise_against_rns_decomposition() {
     let x: Vec<u64> = (0..4096u64).map(|i| (i * 3) % T).collect();
     let mut budgets = Vec::new();
     for relin in [
-        RelinMethod::RnsDecomposition,
-        RelinMethod::Hybrid { dnum: 1 },
-        RelinMethod::Hybrid { dnum: 2 },
-        RelinMethod::Hybrid { dnum: 4 },
+        KeySwitchingMethod::RnsDecomposition,
+        KeySwitchingMethod::Hybrid { dnum: 1 },
+        KeySwitchingMethod::Hybrid { dnum: 2 },
+        KeySwitchingMethod::Hybrid { dnum: 4 },
     ] {
         let ctx = BfvContext::new(params(relin)).unwrap();
         let mut rng = rng_from_seed([7; 32]);

@@ -144,7 +144,7 @@ fn hybrid_key_switching_equals_the_big_integer_formula() {
     for dnum in [1, 2, 4] {
         let ctx = context(10, 3, dnum);
         let q = ctx.params().coeff_moduli().to_vec();
-        let p = ctx.params().special_moduli().to_vec();
+        let p = ctx.params().key_switching_moduli().to_vec();
         let mut rng = rng_from_seed([4; 32]);
         let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
         let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
@@ -278,7 +278,7 @@ fn hybrid_key_sizes_and_noise_by_dnum() {
         let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
         let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
         let ksk = rk.key_switching_key();
-        let limbs_qp = q.len() + p.special_moduli().len();
+        let limbs_qp = q.len() + p.key_switching_moduli().len();
         let bytes = ksk.keys().len() * 2 * limbs_qp * p.degree() * 8;
         let enc = Encryptor::from_secret_key(&ctx, &sk).unwrap();
         let x: Vec<f64> = (0..4096).map(|i| (i as f64 * 0.01).sin()).collect();
@@ -301,7 +301,7 @@ fn hybrid_key_sizes_and_noise_by_dnum() {
             "dnum {} (α = {}, {} special primes, log2 QP = {}): {} key pairs, {:.1} MiB, key-switching noise {} bits",
             p.dnum(),
             p.digit_limbs(),
-            p.special_moduli().len(),
+            p.key_switching_moduli().len(),
             p.log2_qp(),
             ksk.keys().len(),
             bytes as f64 / (1 << 20) as f64,

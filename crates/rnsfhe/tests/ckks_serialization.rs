@@ -53,7 +53,7 @@ fn parameters_round_trip() {
     let secure192 = CkksParameters::builder()
         .degree(8192)
         .coeff_moduli_bits(&[40, 30, 30])
-        .special_moduli_bits(&[40])
+        .key_switching_moduli_bits(&[40])
         .dnum(3)
         .security(SecurityLevel::Tc192)
         .sigma(3.5)
@@ -70,7 +70,7 @@ fn parameters_round_trip() {
         assert_eq!(h.kind, ObjectKind::CkksParameters);
         assert_eq!(h.params_id, p.id());
         assert_eq!(h.count as usize, p.coeff_moduli().len());
-        let k = p.coeff_moduli().len() + p.special_moduli().len();
+        let k = p.coeff_moduli().len() + p.key_switching_moduli().len();
         assert_eq!(bytes.len(), framed(32 + 8 * k as u64));
         let q = CkksParameters::from_bytes(&bytes).unwrap();
         assert_eq!(q, p);
@@ -681,7 +681,7 @@ fn parameter_fields_are_checked() {
     let all: Vec<u64> = p
         .coeff_moduli()
         .iter()
-        .chain(p.special_moduli())
+        .chain(p.key_switching_moduli())
         .copied()
         .collect();
     let other = rnsfhe::rnsfhe_math::prime::generate_ntt_primes(30, 4096, 1, &all).unwrap()[0];
@@ -739,7 +739,7 @@ fn hybrid_key_pair_counts_are_checked() {
     }
     // A residue of a special-prime limb ≥ p_1: limb k of the first pair.
     let k = ctx.params().coeff_moduli().len();
-    let p1 = ctx.params().special_moduli()[0];
+    let p1 = ctx.params().key_switching_moduli()[0];
     let n = ctx.degree() as u64;
     let widths: u64 = ctx
         .params()

@@ -232,7 +232,7 @@ fn parameter_lines() -> Lines {
             let p = BfvParameters::preset(log_n, log_q, 65537, v).unwrap();
             out.push(
                 &format!("params/bfv_preset_{log_n}_{log_q}_{v:?}"),
-                chain(p.id(), p.coeff_moduli(), p.special_moduli()),
+                chain(p.id(), p.coeff_moduli(), p.key_switching_moduli()),
             );
         }
     }
@@ -241,21 +241,21 @@ fn parameter_lines() -> Lines {
             BfvParameters::for_depth(65537, depth, SecurityLevel::Tc128, Variant::Hps, 60).unwrap();
         out.push(
             &format!("params/bfv_for_depth_{depth}"),
-            chain(p.id(), p.coeff_moduli(), p.special_moduli()),
+            chain(p.id(), p.coeff_moduli(), p.key_switching_moduli()),
         );
     }
     for log_n in [14, 15, 16] {
         let p = CkksParameters::preset(log_n).unwrap();
         out.push(
             &format!("params/ckks_preset_{log_n}"),
-            chain(p.id(), p.coeff_moduli(), p.special_moduli()),
+            chain(p.id(), p.coeff_moduli(), p.key_switching_moduli()),
         );
     }
     for depth in [1, 3, 6] {
         let p = CkksParameters::for_depth(depth, 40, 60).build().unwrap();
         out.push(
             &format!("params/ckks_for_depth_{depth}"),
-            chain(p.id(), p.coeff_moduli(), p.special_moduli()),
+            chain(p.id(), p.coeff_moduli(), p.key_switching_moduli()),
         );
     }
     for levels in [1, 3, 6] {
@@ -264,7 +264,7 @@ fn parameter_lines() -> Lines {
             .unwrap();
         out.push(
             &format!("params/bgv_for_depth_{levels}"),
-            chain(p.id(), p.coeff_moduli(), p.special_moduli()),
+            chain(p.id(), p.coeff_moduli(), p.key_switching_moduli()),
         );
     }
     out

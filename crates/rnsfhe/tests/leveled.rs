@@ -14,8 +14,8 @@ use num_integer::Integer;
 use num_traits::Zero;
 use rand::Rng;
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator, GaloisKeys, Plaintext,
-    PlaintextNtt, PublicKey, RelinKey, RelinMethod, SecretKey, Variant,
+    BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator, GaloisKeys,
+    KeySwitchingMethod, Plaintext, PlaintextNtt, PublicKey, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::rnsfhe_math::crt::PolyCrt;
 use rnsfhe::rnsfhe_math::{Coeff, RnsBase, RnsPoly};
@@ -24,21 +24,25 @@ use rnsfhe::{Error, SecurityLevel};
 
 type BigPoly = Vec<BigInt>;
 
-fn ctx_with(n: usize, bits: &[u32], relin: RelinMethod) -> Arc<BfvContext> {
+fn ctx_with(n: usize, bits: &[u32], relin: KeySwitchingMethod) -> Arc<BfvContext> {
     let mut b = BfvParameters::builder()
         .degree(n)
         .plain_modulus(65537)
         .coeff_moduli_bits(bits)
-        .relin_method(relin)
+        .key_switching_method(relin)
         .security(SecurityLevel::None);
-    if let RelinMethod::Hybrid { .. } = relin {
-        b = b.special_moduli_bits(&[60]);
+    if let KeySwitchingMethod::Hybrid { .. } = relin {
+        b = b.key_switching_moduli_bits(&[60]);
     }
     BfvContext::new(b.build().unwrap()).unwrap()
 }
 
 fn small_ctx() -> Arc<BfvContext> {
-    ctx_with(1024, &[50, 40, 40, 40, 40], RelinMethod::RnsDecomposition)
+    ctx_with(
+        1024,
+        &[50, 40, 40, 40, 40],
+        KeySwitchingMethod::RnsDecomposition,
+    )
 }
 
 struct Keys {
@@ -207,8 +211,8 @@ fn mod_switch_to_a_lower_level_is_one_rounding_bit_for_bit() {
 #[test]
 fn decryption_after_switching_to_every_level() {
     for relin in [
-        RelinMethod::RnsDecomposition,
-        RelinMethod::Hybrid { dnum: 2 },
+        KeySwitchingMethod::RnsDecomposition,
+        KeySwitchingMethod::Hybrid { dnum: 2 },
     ] {
         let ctx = ctx_with(1024, &[50, 40, 40, 40], relin);
         let k = keys(&ctx, 10);
@@ -299,7 +303,7 @@ fn textbook_tensor(a: &[BigPoly], b: &[BigPoly], q: &BigInt, t: &BigInt) -> Vec<
 
 #[test]
 fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
-    let ctx = ctx_with(1024, &[50, 40, 40], RelinMethod::RnsDecomposition);
+    let ctx = ctx_with(1024, &[50, 40, 40], KeySwitchingMethod::RnsDecomposition);
     let k = keys(&ctx, 20);
     let n = ctx.degree();
     let t = BigInt::from(65537u64);
@@ -374,8 +378,8 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
 #[test]
 fn every_variant_multiplies_and_rotates_at_every_level() {
     for relin in [
-        RelinMethod::RnsDecomposition,
-        RelinMethod::Hybrid { dnum: 3 },
+        KeySwitchingMethod::RnsDecomposition,
+        KeySwitchingMethod::Hybrid { dnum: 3 },
     ] {
         let ctx = ctx_with(2048, &[60, 50, 50, 50], relin);
         let k = keys(&ctx, 30);
@@ -393,7 +397,7 @@ fn every_variant_multiplies_and_rotates_at_every_level() {
         let base_ev = Evaluator::new(&ctx);
         // Key switching at level 0 needs the special prime: with the RNS
         // decomposition its noise (about n·q_0·σ) exceeds one prime.
-        let lowest = usize::from(!matches!(relin, RelinMethod::Hybrid { .. }));
+        let lowest = usize::from(!matches!(relin, KeySwitchingMethod::Hybrid { .. }));
         for level in (lowest..=ctx.max_level()).rev() {
             let a = base_ev.mod_switch_to(&c1, level).unwrap();
             let b = base_ev.mod_switch_to(&c2, level).unwrap();
@@ -486,7 +490,11 @@ fn level_errors_and_automatic_alignment() {
         );
     }
     // Keys of another context.
-    let other = ctx_with(1024, &[50, 40, 40, 40], RelinMethod::RnsDecomposition);
+    let other = ctx_with(
+        1024,
+        &[50, 40, 40, 40],
+        KeySwitchingMethod::RnsDecomposition,
+    );
     let ko = keys(&other, 45);
     assert!(matches!(
         ev.relinearize(&ev.multiply(&a, &a).unwrap(), &ko.rk),
@@ -522,7 +530,11 @@ fn a_switched_ciphertext_serializes_smaller_and_loads_at_its_level() {
 
 #[test]
 fn random_circuits_mixing_levels_decrypt_for_every_variant() {
-    let ctx = ctx_with(2048, &[60, 60, 60, 60, 60], RelinMethod::RnsDecomposition);
+    let ctx = ctx_with(
+        2048,
+        &[60, 60, 60, 60, 60],
+        KeySwitchingMethod::RnsDecomposition,
+    );
     let k = keys(&ctx, 60);
     let n = ctx.degree();
     let t = 65537;
@@ -563,7 +575,11 @@ fn random_circuits_mixing_levels_decrypt_for_every_variant() {
 
 #[test]
 fn leveled_products_and_switches_do_not_depend_on_the_thread_count() {
-    let ctx = ctx_with(2048, &[60, 50, 50, 50], RelinMethod::RnsDecomposition);
+    let ctx = ctx_with(
+        2048,
+        &[60, 50, 50, 50],
+        KeySwitchingMethod::RnsDecomposition,
+    );
     let k = keys(&ctx, 70);
     let n = ctx.degree();
     let m1 = common::random_plain(&mut common::rng(71), n, 65537);
@@ -597,7 +613,11 @@ fn leveled_products_and_switches_do_not_depend_on_the_thread_count() {
 /// must not need `with_auto_align`.
 #[test]
 fn exponentiate_and_multiply_many_with_the_leveled_technique() {
-    let ctx = ctx_with(2048, &[60, 60, 60, 60, 60], RelinMethod::Hybrid { dnum: 5 });
+    let ctx = ctx_with(
+        2048,
+        &[60, 60, 60, 60, 60],
+        KeySwitchingMethod::Hybrid { dnum: 5 },
+    );
     let k = keys(&ctx, 80);
     let n = ctx.degree();
     let t = 65537;

@@ -11,7 +11,9 @@ use rnsfhe::bfv::special::{
     SpecialDecryptor, SpecialEncryptor, SpecialEvaluator, SpecialMultiplication, SpecialPublicKey,
     SpecialRelinKey, SpecialSecretKey,
 };
-use rnsfhe::bfv::{experiments::depth_experiment, BfvContext, BfvParameters, RelinMethod, Variant};
+use rnsfhe::bfv::{
+    experiments::depth_experiment, BfvContext, BfvParameters, KeySwitchingMethod, Variant,
+};
 use rnsfhe::rnsfhe_math::SpecialBase;
 use rnsfhe::{ChaCha20Rng, Error, SecurityLevel};
 
@@ -220,7 +222,7 @@ fn depth_beside_ntt_primes() {
         .degree(n)
         .plain_modulus(t)
         .coeff_moduli_bits(&[60, 60, 60])
-        .relin_method(RelinMethod::RnsDecomposition)
+        .key_switching_method(KeySwitchingMethod::RnsDecomposition)
         .security(SecurityLevel::None)
         .build()
         .unwrap();

@@ -15,8 +15,8 @@ use std::sync::Arc;
 use rand::Rng;
 use rnsfhe::bfv::selection::{split_log_q, PAPER_SETS};
 use rnsfhe::bfv::{
-    BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey,
-    RelinKey, RelinMethod, SecretKey, Variant,
+    BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, KeySwitchingMethod,
+    Plaintext, PublicKey, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::security::modulus_bits;
 use rnsfhe::SecurityLevel;
@@ -274,12 +274,12 @@ pub fn set_parameters(
 ) -> CliResult<BfvParameters> {
     let bits = split_log_q(log_q, max_bits)
         .map_err(|e| CliError(format!("set ({log_n}, {log_q}): {e}")))?;
-    let build = |method: RelinMethod| {
+    let build = |method: KeySwitchingMethod| {
         BfvParameters::builder()
             .degree(1usize << log_n)
             .plain_modulus(PLAIN_MODULUS)
             .coeff_moduli_bits(&bits)
-            .relin_method(method)
+            .key_switching_method(method)
             .security(SecurityLevel::Tc128)
             .build()
     };
@@ -292,12 +292,12 @@ pub fn set_parameters(
             .security(SecurityLevel::Tc128)
             .build()
             .map_err(err),
-        "rns" => build(RelinMethod::RnsDecomposition).map_err(err),
+        "rns" => build(KeySwitchingMethod::RnsDecomposition).map_err(err),
         "hybrid" => {
             // The fewest digits (largest special modulus) that stays secure.
             let mut last = None;
             for dnum in 1..=bits.len() {
-                match build(RelinMethod::Hybrid { dnum }) {
+                match build(KeySwitchingMethod::Hybrid { dnum }) {
                     Ok(p) => return Ok(p),
                     Err(e) => last = Some(e),
                 }
@@ -305,7 +305,7 @@ pub fn set_parameters(
             Err(last.map_or_else(|| CliError("no hybrid parameters".into()), err))
         }
         other => match other.strip_prefix("hybrid:").map(str::parse::<usize>) {
-            Some(Ok(dnum)) => build(RelinMethod::Hybrid { dnum }).map_err(err),
+            Some(Ok(dnum)) => build(KeySwitchingMethod::Hybrid { dnum }).map_err(err),
             _ => Err(CliError(format!(
                 "--relin {other}: use auto, rns, hybrid or hybrid:DNUM"
             ))),
@@ -479,11 +479,11 @@ fn bench_set(
                 compress_bits(&moduli_bits(ctx.hps_poverq_base_p().values().as_slice()))
             ),
         };
-        let special = ctx.params().special_moduli();
+        let special = ctx.params().key_switching_moduli();
         let mut all_moduli = q.clone();
         all_moduli.extend(special);
-        let key_switching = match ctx.params().relin_method() {
-            RelinMethod::Hybrid { dnum } => format!(
+        let key_switching = match ctx.params().key_switching_method() {
+            KeySwitchingMethod::Hybrid { dnum } => format!(
                 "hybrid, dnum = {dnum}, special primes {}",
                 compress_bits(&moduli_bits(special))
             ),

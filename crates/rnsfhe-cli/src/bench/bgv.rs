@@ -135,13 +135,13 @@ fn bench_set(
     let n = p.degree();
     let q = p.coeff_moduli().to_vec();
     let mut all = q.clone();
-    all.extend(p.special_moduli());
+    all.extend(p.key_switching_moduli());
     let logq = modulus_bits(&q);
     let mbits = moduli_bits(&q);
     progress(format!(
         "[rnsfhe/BGV n=2^{log_n} {threads}T] log2 Q = {logq} ({}), log2 P = {}, dnum = {}, setup {setup_s:.1}s",
         compress_bits(&mbits),
-        modulus_bits(p.special_moduli()),
+        modulus_bits(p.key_switching_moduli()),
         p.dnum()
     ));
     let mut rng = rng_from_clock();
@@ -217,12 +217,12 @@ fn bench_set(
         moduli_bits: mbits.clone(),
         params: serde_json::json!({
             "moduli": compress_bits(&mbits),
-            "key_switching": format!("hybrid, dnum = {}, {} special prime(s)", p.dnum(), p.special_moduli().len()),
-            "aux_base": format!("P {}", compress_bits(&moduli_bits(p.special_moduli()))),
+            "key_switching": format!("hybrid, dnum = {}, {} special prime(s)", p.dnum(), p.key_switching_moduli().len()),
+            "aux_base": format!("P {}", compress_bits(&moduli_bits(p.key_switching_moduli()))),
             "security": p.security_level().to_string(),
             "levels": p.max_level(),
             "moduli_values": q,
-            "special_moduli_values": p.special_moduli(),
+            "special_moduli_values": p.key_switching_moduli(),
         }),
         checks,
         setup_s: (setup_s * 1000.0).round() / 1000.0,

@@ -174,7 +174,7 @@ fn bench_set(
     let p = ctx.params();
     let n = p.degree();
     let mut all = p.coeff_moduli().to_vec();
-    all.extend(p.special_moduli());
+    all.extend(p.key_switching_moduli());
     let info = SetInfo {
         library: "rnsfhe",
         variant: "HYBRID".into(),
@@ -187,9 +187,9 @@ fn bench_set(
         logq: p.log2_q(),
         log2q: log2_exact(p.coeff_moduli()),
         limbs: p.coeff_moduli().len(),
-        logp: modulus_bits(p.special_moduli()),
-        log2p: log2_exact(p.special_moduli()),
-        limbs_p: p.special_moduli().len(),
+        logp: modulus_bits(p.key_switching_moduli()),
+        log2p: log2_exact(p.key_switching_moduli()),
+        limbs_p: p.key_switching_moduli().len(),
         logq_total: modulus_bits(&all),
         limbs_total: all.len(),
         dnum: p.dnum(),
@@ -255,7 +255,7 @@ fn bench_set(
     let v = VariantRecord {
         info,
         moduli_bits: moduli_bits(p.coeff_moduli()),
-        special_moduli_bits: moduli_bits(p.special_moduli()),
+        special_moduli_bits: moduli_bits(p.key_switching_moduli()),
         params: serde_json::json!({
             "scheme": "CKKS (rnsfhe)",
             "key_switching": "HYBRID",

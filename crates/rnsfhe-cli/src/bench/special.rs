@@ -43,8 +43,8 @@ use rnsfhe::bfv::special::{
     SpecialMultiplication, SpecialPublicKey, SpecialRelinKey, SpecialSecretKey,
 };
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey,
-    RelinMethod, SecretKey, Variant,
+    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, KeySwitchingMethod, Plaintext,
+    PublicKey, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::rnsfhe_math::{
     ring, BaseConverter, Coeff, RnsBase, RnsPoly, SpecialBase, SpecialBaseConverter,
@@ -190,7 +190,7 @@ impl Bench for SpecialBench<'_> {
             .degree(n)
             .plain_modulus(PLAIN_MODULUS)
             .coeff_moduli_bits(&bits)
-            .relin_method(RelinMethod::RnsDecomposition)
+            .key_switching_method(KeySwitchingMethod::RnsDecomposition)
             .variant(Variant::Behz)
             .security(SecurityLevel::Tc128)
             .build()

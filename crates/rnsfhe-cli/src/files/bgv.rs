@@ -57,7 +57,7 @@ impl Scheme for Bgv {
             p.max_level(),
             p.log2_q(),
             p.coeff_moduli().len(),
-            p.special_moduli().len(),
+            p.key_switching_moduli().len(),
             p.security_level()
         )
     }

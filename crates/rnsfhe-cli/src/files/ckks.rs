@@ -56,7 +56,7 @@ impl Scheme for Ckks {
             p.scale_bits(),
             p.log2_q(),
             p.coeff_moduli().len(),
-            p.special_moduli().len(),
+            p.key_switching_moduli().len(),
             p.security_level()
         )
     }

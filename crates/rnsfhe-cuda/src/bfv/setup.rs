@@ -123,7 +123,7 @@ impl CudaBfv {
         let t = *cpu.plain_modulus();
         let p = cpu.hps_base_p().values();
         let bsk = cpu.behz_base_bsk().values();
-        let special = params.special_moduli().to_vec();
+        let special = params.key_switching_moduli().to_vec();
         let gamma = cpu.behz_gamma();
         let pow2 = cpu.behz_gamma_is_power_of_two();
         let gamma_mod = if pow2 { gamma * t.value() } else { gamma };
@@ -236,8 +236,8 @@ impl CudaBfv {
             dec,
             dec_dev,
         };
-        let hybrid = match params.relin_method() {
-            rnsfhe::bfv::RelinMethod::Hybrid { .. } => {
+        let hybrid = match params.key_switching_method() {
+            rnsfhe::bfv::KeySwitchingMethod::Hybrid { .. } => {
                 let sp = rnsfhe::rlwe::SchemeContext::rlwe(&**cpu)
                     .special_primes()
                     .ok_or_else(|| {

@@ -74,7 +74,7 @@ impl CudaCkks {
         geometry::check_degree(n)?;
         let params = cpu.params();
         let q = params.coeff_moduli().to_vec();
-        let special = params.special_moduli().to_vec();
+        let special = params.key_switching_moduli().to_vec();
         let sp = cpu
             .rlwe()
             .special_primes()

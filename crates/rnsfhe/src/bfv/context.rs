@@ -41,10 +41,10 @@ use rnsfhe_math::crt::PolyCrt;
 use rnsfhe_math::prime::generate_ntt_primes;
 use rnsfhe_math::{DiscreteGaussian, Modulus, RnsBase, RnsRing};
 
-use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
+use crate::bfv::parameters::{BfvParameters, KeySwitchingMethod, Variant};
 use crate::error::{Error, Result};
 use crate::integer::plaintext::IntegerContext;
-use crate::rlwe::context::{KeySwitchingMethod, RlweContext, SchemeContext};
+use crate::rlwe::context::{KeySwitchingLayout, RlweContext, SchemeContext};
 use crate::rlwe::scratch::ScratchPool;
 
 use crate::bfv::level::{aux_counts, AuxSizes};
@@ -97,7 +97,7 @@ impl BfvContext {
         let pool_size = count_p.max(count_b + 1);
         let mut exclude = q_vals.clone();
         exclude.push(t_val);
-        exclude.extend(params.special_moduli());
+        exclude.extend(params.key_switching_moduli());
         let pool = generate_ntt_primes(AUX_MODULUS_BITS, n, pool_size, &exclude)?;
         let pool: Vec<u64> = pool
             .into_iter()
@@ -116,12 +116,12 @@ impl BfvContext {
             ring,
             params.sigma(),
             params.security_level(),
-            match params.relin_method() {
-                RelinMethod::Hybrid { dnum } => KeySwitchingMethod::Hybrid {
+            match params.key_switching_method() {
+                KeySwitchingMethod::Hybrid { dnum } => KeySwitchingLayout::Hybrid {
                     dnum,
-                    special: params.special_moduli().to_vec(),
+                    special: params.key_switching_moduli().to_vec(),
                 },
-                m => KeySwitchingMethod::RnsDecomposition {
+                m => KeySwitchingLayout::RnsDecomposition {
                     digit_bits: m.digit_bits(),
                 },
             },

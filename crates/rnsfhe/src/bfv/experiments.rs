@@ -109,7 +109,7 @@ pub fn depth_bound(params: &BfvParameters, delta: f64) -> usize {
         .map(|q| 64 - q.leading_zeros())
         .max()
         .unwrap_or(0);
-    let (w, l) = match params.relin_method().digit_bits() {
+    let (w, l) = match params.key_switching_method().digit_bits() {
         Some(w) => (w.min(max_bits), max_bits.div_ceil(w.max(1))),
         None => (max_bits, 1),
     };

@@ -46,7 +46,9 @@ pub use context::BfvContext;
 pub use decrypt::Decryptor;
 pub use encrypt::Encryptor;
 pub use evaluator::Evaluator;
-pub use parameters::{BfvParameters, BfvParametersBuilder, RelinMethod, Variant};
+#[allow(deprecated)]
+pub use parameters::RelinMethod;
+pub use parameters::{BfvParameters, BfvParametersBuilder, KeySwitchingMethod, Variant};
 pub use plaintext::Plaintext;
 
 pub mod encoding;

@@ -89,12 +89,12 @@ impl Variant {
     }
 }
 
-/// How degree-2 ciphertexts are relinearized (and, later, how Galois keys
-/// switch keys): always the RNS decomposition of 002 §4.5 / 003 §2.3 (one
+/// How key-switching keys (relinearization and Galois keys) decompose
+/// what they switch: always the RNS decomposition of 002 §4.5 / 003 §2.3 (one
 /// digit per modulus `q_i`), optionally followed by a second-level
 /// decomposition of each residue in base `2^w` (000 §IV.B, 002 Remark 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum RelinMethod {
+pub enum KeySwitchingMethod {
     /// One digit per modulus `q_i` (the digits are the residues `[c]_{q_i}`).
     #[default]
     RnsDecomposition,
@@ -115,12 +115,16 @@ pub enum RelinMethod {
     },
 }
 
-impl RelinMethod {
+/// The name before [`KeySwitchingMethod`].
+#[deprecated(note = "renamed `KeySwitchingMethod`")]
+pub type RelinMethod = KeySwitchingMethod;
+
+impl KeySwitchingMethod {
     /// The second-level digit size `w`, if any.
     pub fn digit_bits(&self) -> Option<u32> {
         match self {
-            RelinMethod::RnsDecomposition | RelinMethod::Hybrid { .. } => None,
-            RelinMethod::RnsDecompositionWithDigits { digit_bits } => Some(*digit_bits),
+            KeySwitchingMethod::RnsDecomposition | KeySwitchingMethod::Hybrid { .. } => None,
+            KeySwitchingMethod::RnsDecompositionWithDigits { digit_bits } => Some(*digit_bits),
         }
     }
 }
@@ -141,7 +145,7 @@ pub struct BfvParameters {
     moduli: Vec<u64>,
     sigma: f64,
     variant: Variant,
-    relin: RelinMethod,
+    relin: KeySwitchingMethod,
     special: Vec<u64>,
     security: SecurityLevel,
 }
@@ -181,13 +185,28 @@ impl BfvParameters {
         self.variant
     }
 
-    /// The special primes of [`RelinMethod::Hybrid`] (empty otherwise).
+    /// The key-switching primes `P` of [`KeySwitchingMethod::Hybrid`]
+    /// (empty otherwise; not paper 003's special moduli).
+    pub fn key_switching_moduli(&self) -> &[u64] {
+        &self.special
+    }
+
+    /// The key-switching primes (the name before
+    /// [`BfvParameters::key_switching_moduli`]).
+    #[deprecated(note = "renamed `key_switching_moduli`")]
     pub fn special_moduli(&self) -> &[u64] {
         &self.special
     }
 
-    /// The relinearization (key-switching) method.
-    pub fn relin_method(&self) -> RelinMethod {
+    /// The key-switching method of relinearization and Galois keys.
+    pub fn key_switching_method(&self) -> KeySwitchingMethod {
+        self.relin
+    }
+
+    /// The key-switching method (the name before
+    /// [`BfvParameters::key_switching_method`]).
+    #[deprecated(note = "renamed `key_switching_method`")]
+    pub fn relin_method(&self) -> KeySwitchingMethod {
         self.relin
     }
 
@@ -223,7 +242,7 @@ impl BfvParameters {
         }
         h.write_u64(u64::from(self.relin.digit_bits().unwrap_or(0)));
         // Hybrid parameters only: ids of the other methods are unchanged.
-        if let RelinMethod::Hybrid { dnum } = self.relin {
+        if let KeySwitchingMethod::Hybrid { dnum } = self.relin {
             h.write_u64(0x4859_4252_4944); // "HYBRID"
             h.write_u64(dnum as u64);
             for &p in &self.special {
@@ -243,8 +262,8 @@ pub struct BfvParametersBuilder {
     moduli: ModuliSpec,
     sigma: f64,
     variant: Variant,
-    /// `None`: [`fastest_relin_method`] decides.
-    relin: Option<RelinMethod>,
+    /// `None`: [`fastest_key_switching_method`] decides.
+    relin: Option<KeySwitchingMethod>,
     special_bits: Option<Vec<u32>>,
     special_explicit: Option<Vec<u64>>,
     security: SecurityLevel,
@@ -308,27 +327,47 @@ impl BfvParametersBuilder {
         self
     }
 
-    /// Sizes of the special primes for [`RelinMethod::Hybrid`] (default:
-    /// `⌈k/dnum⌉` primes of [`crate::rlwe::hybrid::default_special_bits`]).
-    pub fn special_moduli_bits(mut self, bits: &[u32]) -> Self {
+    /// Sizes of the key-switching primes for [`KeySwitchingMethod::Hybrid`]
+    /// (default: `⌈k/dnum⌉` primes of
+    /// [`crate::rlwe::hybrid::default_special_bits`]).
+    pub fn key_switching_moduli_bits(mut self, bits: &[u32]) -> Self {
         self.special_bits = Some(bits.to_vec());
         self
     }
 
-    /// The special primes of [`RelinMethod::Hybrid`] given explicitly
-    /// (NTT-friendly, distinct from `q`; deserialization uses this). Takes
-    /// precedence over [`BfvParametersBuilder::special_moduli_bits`].
-    pub fn special_moduli(mut self, primes: &[u64]) -> Self {
+    /// The key-switching primes of [`KeySwitchingMethod::Hybrid`] given
+    /// explicitly (NTT-friendly, distinct from `q`; deserialization uses
+    /// this). Takes precedence over
+    /// [`BfvParametersBuilder::key_switching_moduli_bits`].
+    pub fn key_switching_moduli(mut self, primes: &[u64]) -> Self {
         self.special_explicit = Some(primes.to_vec());
         self
     }
 
-    /// Relinearization method (default: the faster of the RNS
-    /// decomposition and hybrid key switching at the requested security,
-    /// [`fastest_relin_method`]).
-    pub fn relin_method(mut self, relin: RelinMethod) -> Self {
-        self.relin = Some(relin);
+    /// The name before [`BfvParametersBuilder::key_switching_moduli_bits`].
+    #[deprecated(note = "renamed `key_switching_moduli_bits`")]
+    pub fn special_moduli_bits(self, bits: &[u32]) -> Self {
+        self.key_switching_moduli_bits(bits)
+    }
+
+    /// The name before [`BfvParametersBuilder::key_switching_moduli`].
+    #[deprecated(note = "renamed `key_switching_moduli`")]
+    pub fn special_moduli(self, primes: &[u64]) -> Self {
+        self.key_switching_moduli(primes)
+    }
+
+    /// Key-switching method of relinearization and Galois keys (default:
+    /// the faster of the RNS decomposition and hybrid key switching at the
+    /// requested security, [`fastest_key_switching_method`]).
+    pub fn key_switching_method(mut self, method: KeySwitchingMethod) -> Self {
+        self.relin = Some(method);
         self
+    }
+
+    /// The name before [`BfvParametersBuilder::key_switching_method`].
+    #[deprecated(note = "renamed `key_switching_method`")]
+    pub fn relin_method(self, method: KeySwitchingMethod) -> Self {
+        self.key_switching_method(method)
     }
 
     /// Security level to enforce (default [`SecurityLevel::Tc128`]);
@@ -343,8 +382,8 @@ impl BfvParametersBuilder {
     /// (`None` for plain RNS decomposition).
     pub fn relin_digit_bits(mut self, w: Option<u32>) -> Self {
         self.relin = Some(match w {
-            None => RelinMethod::RnsDecomposition,
-            Some(digit_bits) => RelinMethod::RnsDecompositionWithDigits { digit_bits },
+            None => KeySwitchingMethod::RnsDecomposition,
+            Some(digit_bits) => KeySwitchingMethod::RnsDecompositionWithDigits { digit_bits },
         });
         self
     }
@@ -375,10 +414,10 @@ impl BfvParametersBuilder {
         validate_moduli(n, t, &moduli)?;
         let relin = match self.relin {
             Some(r) => r,
-            None => fastest_relin_method(n, &moduli, self.security),
+            None => fastest_key_switching_method(n, &moduli, self.security),
         };
         let special = match relin {
-            RelinMethod::Hybrid { dnum } => {
+            KeySwitchingMethod::Hybrid { dnum } => {
                 let k = moduli.len();
                 if dnum == 0 || dnum > k {
                     return Err(invalid(format!(
@@ -449,12 +488,18 @@ impl BfvParametersBuilder {
     }
 }
 
-/// The relinearization method [`BfvParametersBuilder::build`] picks when
-/// none is set: hybrid key switching ([`RelinMethod::Hybrid`]) with the
+/// The name before [`fastest_key_switching_method`].
+#[deprecated(note = "renamed `fastest_key_switching_method`")]
+pub fn fastest_relin_method(n: usize, moduli: &[u64], level: SecurityLevel) -> KeySwitchingMethod {
+    fastest_key_switching_method(n, moduli, level)
+}
+
+/// The key-switching method [`BfvParametersBuilder::build`] picks when
+/// none is set: hybrid key switching ([`KeySwitchingMethod::Hybrid`]) with the
 /// fewest digits `dnum` whose special primes keep `log2(q·P)` within the
 /// bound of `level` (of 128 bits for [`SecurityLevel::None`]), when its
 /// estimated cost is below 85% of the RNS decomposition's; else
-/// [`RelinMethod::RnsDecomposition`].
+/// [`KeySwitchingMethod::RnsDecomposition`].
 ///
 /// The estimate counts NTTs per key switch — `k²` for the RNS
 /// decomposition (one per digit and limb), `dnum·(k+α) + 2α + 2k` for
@@ -464,7 +509,11 @@ impl BfvParametersBuilder {
 /// (14, 360), `dnum = 6`, hybrid relinearizes in 10.0 ms against 5.9 ms
 /// (RNS decomposition kept); at (15, 600), `dnum = 3`, 29 ms against
 /// 32 ms; at (16, 1020), `dnum = 2`, 105 ms against 186 ms.
-pub fn fastest_relin_method(n: usize, moduli: &[u64], level: SecurityLevel) -> RelinMethod {
+pub fn fastest_key_switching_method(
+    n: usize,
+    moduli: &[u64],
+    level: SecurityLevel,
+) -> KeySwitchingMethod {
     let k = moduli.len();
     let bound = match level {
         SecurityLevel::None => SecurityLevel::Tc128,
@@ -479,13 +528,13 @@ pub fn fastest_relin_method(n: usize, moduli: &[u64], level: SecurityLevel) -> R
             let hybrid = dnum * (k + alpha) + 2 * alpha + 2 * k;
             let rns = k * k;
             return if (hybrid as f64) < 0.85 * rns as f64 {
-                RelinMethod::Hybrid { dnum }
+                KeySwitchingMethod::Hybrid { dnum }
             } else {
-                RelinMethod::RnsDecomposition
+                KeySwitchingMethod::RnsDecomposition
             };
         }
     }
-    RelinMethod::RnsDecomposition
+    KeySwitchingMethod::RnsDecomposition
 }
 
 /// The checks every BFV parameter builder (NTT primes and special moduli)

@@ -203,7 +203,7 @@ mod tests {
             .build()
             .unwrap();
         assert!(p.log2_qp() <= 218);
-        assert_eq!(p.special_moduli().len(), 1);
+        assert_eq!(p.key_switching_moduli().len(), 1);
         assert_eq!(p.dnum(), 3);
         // dnum = 1 needs three special primes: refused, naming the bound.
         let e = CkksParameters::for_depth(2, 40, 60)
@@ -231,7 +231,7 @@ mod tests {
         assert!(b().degree(4096).coeff_moduli(&[97]).build().is_err());
         assert!(b()
             .degree(4096)
-            .special_moduli_bits(&[30])
+            .key_switching_moduli_bits(&[30])
             .dnum(1)
             .build()
             .is_err());

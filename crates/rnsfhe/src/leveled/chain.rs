@@ -8,7 +8,7 @@ use rnsfhe_math::RnsRing;
 
 use crate::error::{Error, Result};
 use crate::leveled::parameters::ChainParameters;
-use crate::rlwe::context::{KeySwitchingMethod, RlweContext};
+use crate::rlwe::context::{KeySwitchingLayout, RlweContext};
 
 /// The per-level tables of a scheme: they hold the ring of their level.
 pub(crate) trait LevelTables {
@@ -44,7 +44,7 @@ impl<L: LevelTables> ModulusChain<L> {
             ring,
             params.sigma(),
             params.security_level(),
-            KeySwitchingMethod::Hybrid {
+            KeySwitchingLayout::Hybrid {
                 dnum: params.dnum(),
                 special: params.key_switching_moduli().to_vec(),
             },

@@ -65,6 +65,7 @@ impl ChainParameters {
 
     /// The key-switching primes (the name used before
     /// [`ChainParameters::key_switching_moduli`]).
+    #[deprecated(note = "renamed `key_switching_moduli`")]
     pub fn special_moduli(&self) -> &[u64] {
         &self.special
     }
@@ -409,12 +410,14 @@ macro_rules! chain_setters {
 
         /// Explicit key-switching primes (the name used before
         /// `key_switching_moduli`).
+        #[deprecated(note = "renamed `key_switching_moduli`")]
         pub fn special_moduli(self, moduli: &[u64]) -> Self {
             self.key_switching_moduli(moduli)
         }
 
         /// Key-switching primes as bit sizes (the name used before
         /// `key_switching_moduli_bits`).
+        #[deprecated(note = "renamed `key_switching_moduli_bits`")]
         pub fn special_moduli_bits(self, bits: &[u32]) -> Self {
             self.key_switching_moduli_bits(bits)
         }

@@ -15,9 +15,16 @@ use crate::rlwe::scratch::ScratchPool;
 use crate::rlwe::special_primes::SpecialPrimes;
 use crate::security::SecurityLevel;
 
-/// How key-switching keys decompose the polynomial they switch.
+/// The name before [`KeySwitchingLayout`] (the key-switching *method* a
+/// user chooses is [`crate::bfv::KeySwitchingMethod`]).
+#[deprecated(note = "renamed `KeySwitchingLayout`")]
+pub type KeySwitchingMethod = KeySwitchingLayout;
+
+/// How the key-switching keys of a context decompose the polynomial they
+/// switch, with the key-switching primes where hybrid (the layout a
+/// scheme's parameters resolve to).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum KeySwitchingMethod {
+pub enum KeySwitchingLayout {
     /// The RNS decomposition (002 §4.5, 003 §2.3): one digit per ciphertext
     /// limb, optionally cut further into base-`2^w` digits (000 §IV.B,
     /// `digit_bits = Some(w)`). Needs no special primes.
@@ -35,12 +42,12 @@ pub enum KeySwitchingMethod {
     },
 }
 
-impl KeySwitchingMethod {
+impl KeySwitchingLayout {
     /// The base-`2^w` digit size of the RNS decomposition, if any.
     pub fn digit_bits(&self) -> Option<u32> {
         match self {
-            KeySwitchingMethod::RnsDecomposition { digit_bits } => *digit_bits,
-            KeySwitchingMethod::Hybrid { .. } => None,
+            KeySwitchingLayout::RnsDecomposition { digit_bits } => *digit_bits,
+            KeySwitchingLayout::Hybrid { .. } => None,
         }
     }
 }
@@ -55,7 +62,7 @@ pub struct RlweContext {
     gaussian: DiscreteGaussian,
     crt: PolyCrt,
     security: SecurityLevel,
-    key_switching: KeySwitchingMethod,
+    key_switching: KeySwitchingLayout,
     special: Option<SpecialPrimes>,
     rotation_generator: u64,
     public_key_over_qp: bool,
@@ -75,14 +82,14 @@ impl RlweContext {
         ring: RnsRing,
         sigma: f64,
         security: SecurityLevel,
-        key_switching: KeySwitchingMethod,
+        key_switching: KeySwitchingLayout,
         rotation_generator: u64,
     ) -> Result<Self> {
         let gaussian = DiscreteGaussian::new(sigma)?;
         let crt = PolyCrt::new(ring.base());
         let special = match &key_switching {
-            KeySwitchingMethod::RnsDecomposition { .. } => None,
-            KeySwitchingMethod::Hybrid { dnum, special } => {
+            KeySwitchingLayout::RnsDecomposition { .. } => None,
+            KeySwitchingLayout::Hybrid { dnum, special } => {
                 Some(SpecialPrimes::new(&ring, special, *dnum)?)
             }
         };
@@ -158,12 +165,12 @@ impl RlweContext {
     }
 
     /// The key-switching method of every key-switching key of this context.
-    pub fn key_switching(&self) -> &KeySwitchingMethod {
+    pub fn key_switching(&self) -> &KeySwitchingLayout {
         &self.key_switching
     }
 
     /// The special primes and tables of hybrid key switching, if the
-    /// method is [`KeySwitchingMethod::Hybrid`].
+    /// method is [`KeySwitchingLayout::Hybrid`].
     pub fn special_primes(&self) -> Option<&SpecialPrimes> {
         self.special.as_ref()
     }

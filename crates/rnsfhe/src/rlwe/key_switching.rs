@@ -616,7 +616,7 @@ fn digits_per_limb(ctx: &RlweContext, digit_bits: Option<u32>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rlwe::context::KeySwitchingMethod;
+    use crate::rlwe::context::KeySwitchingLayout;
     use rnsfhe_math::prime::generate_ntt_primes;
     use rnsfhe_math::sampling::{rng_from_seed, sample_uniform};
     use rnsfhe_math::RnsRing;
@@ -635,7 +635,7 @@ mod tests {
             ring,
             3.19,
             crate::SecurityLevel::None,
-            KeySwitchingMethod::RnsDecomposition { digit_bits },
+            KeySwitchingLayout::RnsDecomposition { digit_bits },
             3,
         )
         .unwrap()

@@ -20,7 +20,9 @@ pub(crate) mod scratch;
 pub mod secret_key;
 pub mod special_primes;
 
-pub use context::{KeySwitchingMethod, RlweContext, SchemeContext};
+#[allow(deprecated)]
+pub use context::KeySwitchingMethod;
+pub use context::{KeySwitchingLayout, RlweContext, SchemeContext};
 pub use galois_keys::GaloisKeys;
 pub use key_switching::KeySwitchingKey;
 pub use keys::{PublicKey, RelinKey, SecretKey};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::bfv::ciphertext::{Ciphertext, CtPolys};
 use crate::bfv::context::BfvContext;
-use crate::bfv::parameters::{BfvParameters, RelinMethod, Variant};
+use crate::bfv::parameters::{BfvParameters, KeySwitchingMethod, Variant};
 use crate::bfv::plaintext::Plaintext;
 use crate::bfv::plaintext_ntt::PlaintextNtt;
 use crate::error::format::FormatError;
@@ -299,14 +299,14 @@ impl BfvParameters {
     /// digits, security level and the moduli; layout in `docs/format.md`). The header's
     /// parameter id is [`BfvParameters::id`].
     ///
-    /// Parameters with [`crate::bfv::RelinMethod::Hybrid`] mark the
+    /// Parameters with [`crate::bfv::KeySwitchingMethod::Hybrid`] mark the
     /// relinearization byte `0xFF` and append `dnum`, the number of special
     /// primes and the special primes after the moduli (`docs/format.md`).
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
-        let special = self.special_moduli();
-        let hybrid = match self.relin_method() {
-            RelinMethod::Hybrid { dnum } => Some(count_u32(dnum, "dnum")?),
+        let special = self.key_switching_moduli();
+        let hybrid = match self.key_switching_method() {
+            KeySwitchingMethod::Hybrid { dnum } => Some(count_u32(dnum, "dnum")?),
             _ => None,
         };
         let s = count_u32(special.len(), "special prime count")?;
@@ -323,7 +323,7 @@ impl BfvParameters {
         out.push(variant_code(self.variant()));
         out.push(match hybrid {
             Some(_) => HYBRID_RELIN_CODE,
-            None => self.relin_method().digit_bits().unwrap_or(0) as u8,
+            None => self.key_switching_method().digit_bits().unwrap_or(0) as u8,
         });
         out.extend_from_slice(&security_bits(self).to_le_bytes());
         for &q in self.coeff_moduli() {
@@ -408,16 +408,16 @@ impl BfvParameters {
             .coeff_moduli(&moduli)
             .sigma(sigma)
             .variant(variant)
-            .relin_method(if hybrid {
-                RelinMethod::Hybrid { dnum }
+            .key_switching_method(if hybrid {
+                KeySwitchingMethod::Hybrid { dnum }
             } else if digits == 0 {
-                RelinMethod::RnsDecomposition
+                KeySwitchingMethod::RnsDecomposition
             } else {
-                RelinMethod::RnsDecompositionWithDigits {
+                KeySwitchingMethod::RnsDecompositionWithDigits {
                     digit_bits: u32::from(digits),
                 }
             })
-            .special_moduli(&special);
+            .key_switching_moduli(&special);
         let params = with_security(builder, security)?.build()?;
         check_params_id(&header, params.id())?;
         Ok(params)

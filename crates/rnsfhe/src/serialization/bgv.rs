@@ -180,7 +180,7 @@ impl BgvParameters {
     /// [`BgvParameters::id`] and its count the number of chain primes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
-        let s = count_u32(self.special_moduli().len(), "special prime count")?;
+        let s = count_u32(self.key_switching_moduli().len(), "special prime count")?;
         let dnum = count_u32(self.dnum(), "dnum")?;
         let len = PARAMS_FIXED_LEN + 8 * (u64::from(k) + u64::from(s));
         let mut out = format::begin(Self::KIND, false, self.id(), 0, k, len)?;
@@ -191,7 +191,11 @@ impl BgvParameters {
         out.extend_from_slice(&s.to_le_bytes());
         out.extend_from_slice(&(self.security_level().bits() as u16).to_le_bytes());
         out.extend_from_slice(&[0u8; 6]);
-        for &q in self.coeff_moduli().iter().chain(self.special_moduli()) {
+        for &q in self
+            .coeff_moduli()
+            .iter()
+            .chain(self.key_switching_moduli())
+        {
             out.extend_from_slice(&q.to_le_bytes());
         }
         format::finish(out)
@@ -247,7 +251,7 @@ impl BgvParameters {
             .sigma(sigma)
             .security(level);
         if !special.is_empty() {
-            b = b.special_moduli(special);
+            b = b.key_switching_moduli(special);
         }
         let params = b.build()?;
         check_canonical_dnum(dnum, params.dnum(), k)?;

@@ -369,7 +369,7 @@ impl CkksParameters {
     /// [`CkksParameters::id`] and its count the number of chain primes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
         let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
-        let s = count_u32(self.special_moduli().len(), "special prime count")?;
+        let s = count_u32(self.key_switching_moduli().len(), "special prime count")?;
         let dnum = count_u32(self.dnum(), "dnum")?;
         let len = PARAMS_FIXED_LEN + 8 * (u64::from(k) + u64::from(s));
         let mut out = format::begin(Self::KIND, false, self.id(), 0, k, len)?;
@@ -385,7 +385,11 @@ impl CkksParameters {
         out.extend_from_slice(&scale_bits.to_le_bytes());
         out.extend_from_slice(&(self.security_level().bits() as u16).to_le_bytes());
         out.extend_from_slice(&[0u8; 4]);
-        for &q in self.coeff_moduli().iter().chain(self.special_moduli()) {
+        for &q in self
+            .coeff_moduli()
+            .iter()
+            .chain(self.key_switching_moduli())
+        {
             out.extend_from_slice(&q.to_le_bytes());
         }
         format::finish(out)
@@ -438,7 +442,7 @@ impl CkksParameters {
         let params = CkksParameters::builder()
             .degree(n)
             .coeff_moduli(moduli)
-            .special_moduli(special)
+            .key_switching_moduli(special)
             .dnum(dnum as usize)
             .scale_bits(u32::from(scale_bits))
             .sigma(sigma)
