@@ -128,7 +128,7 @@ def test_save_and_load() -> None:
     ct = ctx.encrypt(a, keys)
     ctx2 = rnsfhe.bgv.Context.from_bytes(ctx.to_bytes())
     assert ctx2 == ctx and ctx2.moduli == ctx.moduli and ctx2.plain_modulus == T
-    assert ctx2.special_moduli == ctx.special_moduli and ctx2.log2_q == ctx.log2_q
+    assert ctx2.key_switching_moduli == ctx.key_switching_moduli and ctx2.log2_q == ctx.log2_q
     sk = rnsfhe.SecretKey.from_bytes(ctx2, keys.secret().to_bytes())
     pub = rnsfhe.PublicKeys.from_bytes(*keys.public().to_bytes())
     assert isinstance(pub.context, rnsfhe.bgv.Context)

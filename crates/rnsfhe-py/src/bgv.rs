@@ -146,9 +146,9 @@ crate::classes::context_class!(Context, Ciphertext, Bgv, {
         self.ctx.params().log2_q()
     }
 
-    /// The key-switching (special) primes.
+    /// The key-switching primes `P` of hybrid key switching.
     #[getter]
-    fn special_moduli(&self) -> Vec<u64> {
+    fn key_switching_moduli(&self) -> Vec<u64> {
         self.ctx.params().key_switching_moduli().to_vec()
     }
 
