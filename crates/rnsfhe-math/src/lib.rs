@@ -21,7 +21,8 @@
 //! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
 //! large polynomials over rayon threads ([`ring`]).
 //!
-//! Paper references (`000 §II.D`) are to the files in `shared/papers/`.
+//! Paper references (`000 §II.D`) use the project's paper numbers (listed
+//! in the `rnsfhe` crate's documentation).
 
 #![cfg_attr(
     not(test),

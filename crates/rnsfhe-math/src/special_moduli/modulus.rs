@@ -1,7 +1,8 @@
 //! One special modulus `2^e − 1`, `2^e` or `2^e + 1` and its shift-add
 //! arithmetic: reduction of products (003 §3.3, Algs. 3-4) and of any
 //! 128-bit value, multiplication by a power of two (003 Algs. 5-6, **as
-//! corrected** in `shared/papers/README.md`), and the shift-only
+//! corrected** here: the two printed bodies are swapped and `lo` lacks its
+//! shift; the tests check every case against big integers), and the shift-only
 //! multiplications of the FastBConv factors (003 Lemma 1, Theorems 1-2,
 //! Lemma 2).
 //!
@@ -407,7 +408,7 @@ pub const fn fmr_plus1(x: u128, g: u32) -> u64 {
 ///
 /// 003 prints the body of Alg. 6 here and omits the shift of `lo`
 /// (`lo = x & ((1 << y) − 1)`), which is wrong for most inputs (see the
-/// tests and `shared/papers/README.md`).
+/// tests).
 #[inline(always)]
 pub const fn fms_minus1(x: u64, y: u32, g: u32) -> u64 {
     let q = (1u64 << g) - 1;
