@@ -164,15 +164,14 @@ pub(crate) fn negate_assign<C: ChainContext, M>(ctx: &C, ct: &mut Ciphertext<M>)
     Ok(())
 }
 
-/// Three pooled NTT-form polynomials of `ring`, every word to be written.
-fn tensor_buffers(ctx: &impl ChainContext, ring: &RnsRing) -> Result<[RnsPoly<Ntt>; 3]> {
-    let (n, k) = (ring.n(), ring.limbs());
-    let scratch = &ctx.rlwe().scratch;
-    Ok([
-        RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
-        RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
-        RnsPoly::from_data(n, k, scratch.take_owned(k * n))?,
-    ])
+/// Three fresh NTT-form polynomials of `ring` for a tensor. Fresh rather
+/// than pooled: the product usually outlives the operation (measured: a
+/// BGV `multiply` at `(2^14, 370 bits)` takes 0.66 ms with fresh buffers
+/// against 1.9 ms with buffers from the scratch pool, whose smallest fit
+/// may be a much larger key-switching buffer; CKKS's products are the
+/// same either way).
+fn tensor_buffers(ring: &RnsRing) -> [RnsPoly<Ntt>; 3] {
+    [ring.zero(), ring.zero(), ring.zero()]
 }
 
 /// The two polynomials of a size-2 operand of `op`.
@@ -201,7 +200,7 @@ pub(crate) fn tensor<C: ChainContext, M>(
     };
     let ring = ctx.chain_ring(a.level())?;
     let n = ring.n();
-    let mut d = tensor_buffers(ctx, ring)?;
+    let mut d = tensor_buffers(ring);
     let [d0, d1, d2] = &mut d;
     d0.data_mut()
         .par_chunks_exact_mut(n)
@@ -225,7 +224,7 @@ pub(crate) fn square<C: ChainContext, M>(ctx: &C, ct: &Ciphertext<M>) -> Result<
     let [a0, a1] = pair(ct, "square")?;
     let ring = ctx.chain_ring(ct.level())?;
     let n = ring.n();
-    let mut d = tensor_buffers(ctx, ring)?;
+    let mut d = tensor_buffers(ring);
     let [d0, d1, d2] = &mut d;
     d0.data_mut()
         .par_chunks_exact_mut(n)
