@@ -4,7 +4,7 @@
 //! [`Scheme`] is implemented once here for every [`Integer`] scheme; a
 //! scheme module adds only how it multiplies, squares, sums and measures
 //! noise. Their shared ciphertext methods are emitted by
-//! [`integer_ciphertext_class!`].
+//! `integer_ciphertext_class!`.
 
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ use crate::runtime::detach;
 use crate::scheme::{Cipher, Core, Op, Plain, Rows, Scheme};
 
 /// The batching and level operations the core names alike in BFV and
-/// BGV. Implemented by [`impl_batched!`] only.
+/// BGV. Implemented by `impl_batched!` only.
 pub trait Batched: Core {
     /// The batch encoder.
     type Encoder: Send + Sync + 'static;

@@ -1,6 +1,6 @@
 //! What the Python layer needs of a scheme, as two traits: [`Core`], the
 //! core's objects and the operations every scheme names alike (written
-//! once, by [`impl_core!`]), and [`Scheme`], how Python values become
+//! once, by `impl_core!`), and [`Scheme`], how Python values become
 //! plaintexts and back and how products are finished. The generic layer
 //! (`operand.rs`, `classes.rs`) is written against them, so a
 //! scheme module holds only its encoding and its own methods.
@@ -25,7 +25,7 @@ pub enum Op {
 }
 
 /// The core's objects of one scheme and the operations all schemes name
-/// alike. Implemented by [`impl_core!`] only.
+/// alike. Implemented by `impl_core!` only.
 pub trait Core: Sized + Send + Sync + 'static {
     /// The context (parameters and tables).
     type Context: Send + Sync + 'static;

@@ -23,7 +23,7 @@ use crate::bench_args::BenchArgs;
 use crate::common::{fmt_ms, moduli_bits, outln, rng_from_clock, CliError, CliResult};
 
 /// Ops in table order (names as in the CKKS harness).
-pub const OPS: [&str; 10] = [
+pub const OPS: [&str; 11] = [
     "keygen",
     "relin_keygen",
     "rot_keygen",
@@ -34,7 +34,12 @@ pub const OPS: [&str; 10] = [
     "rotate",
     "encode",
     "encrypt",
+    "rotate_hoisted_8",
 ];
+
+/// The steps of `rotate_hoisted_8`: eight rotations of one ciphertext
+/// sharing one decomposition (compare with 8 × `rotate`).
+const HOISTED_STEPS: [i64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
 
 /// The fields every CKKS record starts with (as in the CKKS harness).
 #[derive(Clone, Debug, Serialize)]
@@ -212,6 +217,11 @@ fn bench_set(
     let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng)?;
     let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng)?;
     let gk = GaloisKeys::generate_for_steps_with_rng(ctx, &sk, &[1], &mut rng)?;
+    let gk8 = if bench.ops.contains(&"rotate_hoisted_8") {
+        GaloisKeys::generate_for_steps_with_rng(ctx, &sk, &HOISTED_STEPS, &mut rng)?
+    } else {
+        gk.clone()
+    };
     let enc = Encoder::new(ctx);
     let encryptor = Encryptor::from_public_key(ctx, &pk)?;
     let dec = Decryptor::new(ctx, &sk)?;
@@ -249,6 +259,7 @@ fn bench_set(
         "add" => timed(reps, w, || ev.add(&c1, &c2)),
         "mult_relin_rescale" => timed(reps, w, || ev.multiply_relin_rescale(&c1, &c2, &rk)),
         "rotate" => timed(reps, w, || ev.rotate(&c1, 1, &gk)),
+        "rotate_hoisted_8" => timed(reps, w, || ev.rotate_hoisted(&c1, &HOISTED_STEPS, &gk8)),
         _ => None,
     })?;
     let recs = OpRecord::all(&info, timed_ops);

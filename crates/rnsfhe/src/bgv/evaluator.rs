@@ -31,7 +31,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 
 use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
@@ -47,7 +47,8 @@ use crate::leveled::evaluator::{
 };
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
-use crate::rlwe::key_switching::KeySwitchingKey;
+use crate::rlwe::hybrid::HoistedDigits;
+use crate::rlwe::key_switching::{hoist, KeySwitchingKey};
 use crate::rlwe::keys::RelinKey;
 
 /// Homomorphic operations on BGV ciphertexts of one context.
@@ -69,6 +70,13 @@ impl Evaluator {
         /// [`Error::MissingGaloisKey`] naming the element when neither
         /// works.
         rotate_rows,
+        /// The rows rotated by each of `steps`, all sharing one
+        /// decomposition of `c_1` (hoisting): about the cost of one
+        /// rotation plus, per step, an automorphism, the inner products and
+        /// ModDown. Each non-zero step needs its own Galois key
+        /// ([`GaloisKeys::generate_for_steps`]); errors with
+        /// [`Error::MissingGaloisKey`] naming the first missing element.
+        rotate_rows_hoisted,
         /// Swaps the two rows of the slot matrix (`X ↦ X^{2n−1}`).
         rotate_columns
     );
@@ -285,11 +293,21 @@ impl Evaluator {
         x: &RnsPoly<Ntt>,
         ksk: &KeySwitchingKey,
     ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+        let (y, yc) = self.t_inverse_times(x)?;
+        let r = ksk.switch_hybrid(&*self.ctx, &yc, Some(&y));
+        let scratch = &self.ctx.rlwe().scratch;
+        scratch.give(yc.into_data());
+        scratch.give(y.into_data());
+        r
+    }
+
+    /// `y = t^{-1}·x` in NTT form and a coefficient-form copy, in pooled
+    /// buffers (the caller gives them back): the input of BGV's key switch.
+    fn t_inverse_times(&self, x: &RnsPoly<Ntt>) -> Result<(RnsPoly<Ntt>, RnsPoly<Coeff>)> {
         let ring = self.ctx.ring_at(x.limbs().saturating_sub(1))?;
         let scratch = &self.ctx.rlwe().scratch;
         let tinv = self.ctx.t_inv_q(ring.limbs());
         let n = ring.n();
-        // y = t^{-1}·x, NTT form, and a coefficient-form copy.
         let mut y = RnsPoly::<Ntt>::from_data(n, x.limbs(), scratch.take_owned(x.data().len()))?;
         y.data_mut()
             .par_chunks_exact_mut(n)
@@ -303,11 +321,7 @@ impl Evaluator {
             });
         let mut yc = RnsPoly::<Ntt>::from_data(n, x.limbs(), scratch.take_owned(x.data().len()))?;
         yc.data_mut().copy_from_slice(y.data());
-        let yc = ring.to_coeff(yc)?;
-        let r = ksk.switch_hybrid(&*self.ctx, &yc, Some(&y));
-        scratch.give(yc.into_data());
-        scratch.give(y.into_data());
-        r
+        Ok((y, ring.to_coeff(yc)?))
     }
 
     /// `relinearize(multiply(a, b))` (no modulus switch: call
@@ -413,5 +427,14 @@ impl KeySwitch for Evaluator {
 
     fn scale(&self, ring: &RnsRing, k: &mut RnsPoly<Ntt>) -> Result<()> {
         mul_scalars_shoup_assign(ring, k, self.ctx.t_mod_q(ring.limbs()))
+    }
+
+    fn hoist(&self, x: &RnsPoly<Ntt>) -> Result<HoistedDigits<'_>> {
+        let (y, yc) = self.t_inverse_times(x)?;
+        let r = hoist(self.ctx.rlwe(), &yc, Some(&y));
+        let scratch = &self.ctx.rlwe().scratch;
+        scratch.give(yc.into_data());
+        scratch.give(y.into_data());
+        r
     }
 }

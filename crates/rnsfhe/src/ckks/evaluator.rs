@@ -37,7 +37,8 @@ use crate::leveled::evaluator::{
 };
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
-use crate::rlwe::key_switching::KeySwitchingKey;
+use crate::rlwe::hybrid::HoistedDigits;
+use crate::rlwe::key_switching::{hoist, KeySwitchingKey};
 use crate::rlwe::keys::{check_key_id, RelinKey};
 
 /// Largest relative difference of two scales that still counts as equal.
@@ -63,6 +64,14 @@ impl Evaluator {
         /// BFV and BGV); errors with [`Error::MissingGaloisKey`] naming the
         /// element when neither works.
         rotate,
+        /// The slots rotated by each of `steps`, all sharing one
+        /// decomposition of `c_1` (hoisting, as OpenFHE's
+        /// `EvalFastRotation` and Lattigo's hoisted rotations): about the
+        /// cost of one rotation plus, per step, an automorphism, the inner
+        /// products and ModDown. Each non-zero step needs its own Galois key
+        /// ([`GaloisKeys::generate_for_steps`]); errors with
+        /// [`Error::MissingGaloisKey`] naming the first missing element.
+        rotate_hoisted,
         /// Complex conjugation of every slot (`X ↦ X^{2n−1}`).
         conjugate
     );
@@ -500,6 +509,13 @@ impl KeySwitch for Evaluator {
 
     fn scale(&self, _ring: &RnsRing, _k: &mut RnsPoly<Ntt>) -> Result<()> {
         Ok(())
+    }
+
+    fn hoist(&self, x: &RnsPoly<Ntt>) -> Result<HoistedDigits<'_>> {
+        let x_coeff = self.coeff_copy(x)?;
+        let r = hoist(self.ctx.rlwe(), &x_coeff, Some(x));
+        self.ctx.rlwe().scratch.give(x_coeff.into_data());
+        r
     }
 }
 

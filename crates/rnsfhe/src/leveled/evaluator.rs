@@ -21,7 +21,8 @@ use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 use crate::error::{Error, Result};
 use crate::leveled::ciphertext::Ciphertext;
 use crate::rlwe::context::SchemeContext;
-use crate::rlwe::galois_keys::GaloisKeys;
+use crate::rlwe::galois_keys::{element_for_step, GaloisKeys};
+use crate::rlwe::hybrid::HoistedDigits;
 use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::{check_key_id, RelinKey};
 
@@ -48,6 +49,11 @@ pub(crate) trait KeySwitch {
 
     /// `k ← f·k`.
     fn scale(&self, ring: &RnsRing, k: &mut RnsPoly<Ntt>) -> Result<()>;
+
+    /// The ModUp of what [`KeySwitch::switch`] would switch for `x`
+    /// (CKKS `x`, BGV `t^{-1}·x`), hoisted out of several switches of its
+    /// automorphisms.
+    fn hoist(&self, x: &RnsPoly<Ntt>) -> Result<HoistedDigits<'_>>;
 }
 
 /// Errors unless `ct` belongs to `ctx` and has 2 or 3 polynomials of the
@@ -428,6 +434,64 @@ pub(crate) fn rotate_and_add<T: Clone>(
     Ok(acc)
 }
 
+/// Hoisted rotations (Halevi-Shoup): `ct` rotated by each of `steps`
+/// with the context's rotation generator, all sharing one ModUp of `c_1`
+/// ([`KeySwitch::hoist`]); each rotation then costs one automorphism of
+/// the extended digits, the inner products and ModDown, instead of a
+/// whole key switch. Every non-zero step needs the Galois key of its own
+/// element (no composition); all keys are looked up before any work, and
+/// a missing one is [`Error::MissingGaloisKey`] naming the element. A step
+/// that is a multiple of the row length gives `ct` itself. The results
+/// decrypt to the same values as [`rotate`]'s, with key-switching noise of
+/// the same size (not bit-identical: the digits are extended before the
+/// automorphism).
+pub(crate) fn rotate_hoisted<C: ChainContext, M: Clone>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    ct: &Ciphertext<M>,
+    steps: &[i64],
+    gk: &GaloisKeys,
+) -> Result<Vec<Ciphertext<M>>> {
+    check_key_use(
+        ctx,
+        ct,
+        (gk.params_id(), gk.key_id()),
+        "rotate_hoisted",
+        (2, "2"),
+    )?;
+    let rlwe = ctx.rlwe();
+    let (n, g) = (rlwe.ring().n(), rlwe.rotation_generator());
+    let keys = steps
+        .iter()
+        .map(|&k| match element_for_step(n, g, k) {
+            1 => Ok(None),
+            e => gk.get(e).map(Some),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let ring = ctx.chain_ring(ct.level())?;
+    let hoisted = ks.hoist(&ct.polys[1])?;
+    keys.into_iter()
+        .map(|key| {
+            let Some((table, ksk)) = key else {
+                return Ok(ct.clone());
+            };
+            let mut c0 = ring.zero();
+            table.apply_ntt_into(&ct.polys[0], &mut c0)?;
+            let (k0, mut k1) = ksk.switch_hoisted(rlwe, &hoisted, table)?;
+            ks.fold(ring, &mut c0, &k0)?;
+            ks.scale(ring, &mut k1)?;
+            rlwe.scratch.give(k0.into_data());
+            Ok(Ciphertext {
+                params_id: ct.params_id,
+                key_id: ct.key_id,
+                polys: vec![c0, k1],
+                seed: None,
+                meta: ct.meta.clone(),
+            })
+        })
+        .collect()
+}
+
 /// Every slot of each row of `half` slots set to the row's sum (the
 /// rotate-and-add of [`rotate_and_add`] with [`rotate`]), then, with
 /// `swap`, the row swapped by that Galois element and added: the sum over
@@ -455,11 +519,16 @@ pub(crate) fn sum_slots<C: ChainContext, M: Clone>(
     Ok(acc)
 }
 
-/// A rotation by a number of steps and the swap by the conjugation element
-/// `2n − 1` under the scheme's names (BGV `rotate_rows` /
-/// `rotate_columns`, CKKS `rotate` / `conjugate`), each with its doc.
+/// A rotation by a number of steps, hoisted rotations by many, and the
+/// swap by the conjugation element `2n − 1`, under the scheme's names (BGV
+/// `rotate_rows` / `rotate_rows_hoisted` / `rotate_columns`, CKKS `rotate`
+/// / `rotate_hoisted` / `conjugate`), each with its doc.
 macro_rules! leveled_rotations {
-    ($(#[$rdoc:meta])* $rotate:ident, $(#[$sdoc:meta])* $swap:ident) => {
+    (
+        $(#[$rdoc:meta])* $rotate:ident,
+        $(#[$hdoc:meta])* $hoisted:ident,
+        $(#[$sdoc:meta])* $swap:ident
+    ) => {
         $(#[$rdoc])*
         pub fn $rotate(
             &self,
@@ -468,6 +537,16 @@ macro_rules! leveled_rotations {
             gk: &$crate::rlwe::galois_keys::GaloisKeys,
         ) -> $crate::Result<Ciphertext> {
             $crate::leveled::evaluator::rotate(&*self.ctx, self, ct, steps, gk)
+        }
+
+        $(#[$hdoc])*
+        pub fn $hoisted(
+            &self,
+            ct: &Ciphertext,
+            steps: &[i64],
+            gk: &$crate::rlwe::galois_keys::GaloisKeys,
+        ) -> $crate::Result<Vec<Ciphertext>> {
+            $crate::leveled::evaluator::rotate_hoisted(&*self.ctx, self, ct, steps, gk)
         }
 
         $(#[$sdoc])*

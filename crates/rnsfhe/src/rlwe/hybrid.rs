@@ -153,29 +153,8 @@ fn mod_up_inner_product<'a>(
     let kl = c_coeff.limbs();
     let k = ctx.ring().limbs();
     let kp = sp.ring_p.limbs();
-    if kl == 0 || kl > k || c_coeff.n() != n {
-        return Err(Error::InvalidArgument(format!(
-            "key switching needs a polynomial of 1 to {k} limbs of degree {n}"
-        )));
-    }
-    if let Some(cn) = c_ntt {
-        c_coeff.check_same_shape(cn)?;
-    }
-    let digits = sp
-        .up
-        .get(kl - 1)
-        .ok_or_else(|| Error::InvalidArgument("level outside the chain".into()))?;
-    if keys.len() != sp.dnum {
-        return Err(Error::InvalidArgument(format!(
-            "a hybrid key-switching key has {} key pairs, got {}",
-            sp.dnum,
-            keys.len()
-        )));
-    }
-    for (k0, k1) in keys {
-        sp.ring_qp.check(k0)?;
-        sp.ring_qp.check(k1)?;
-    }
+    let digits = check_input(ctx, sp, c_coeff, c_ntt)?;
+    check_keys(sp, keys)?;
     let qp_tables = sp.ring_qp.tables();
     // Row r of the extended polynomial over Q_l·P: r < kl is q_r, else
     // p_{r−kl}; `key_row` maps it to the key's limb.
@@ -186,34 +165,8 @@ fn mod_up_inner_product<'a>(
     let mut ext = ctx.scratch.take(rows * n);
     let mut conv = ctx.scratch.take((kp + kl) * n);
     for (d, ((range, up), (k0, k1))) in digits.iter().zip(keys).enumerate() {
-        // ModUp: d_j's own rows, then the converted rows (P first, then the
-        // other limbs of Q_l in increasing order).
-        let own = c_coeff
-            .data()
-            .get(range.start * n..range.end * n)
-            .ok_or_else(|| Error::InvalidArgument("digit outside the input".into()))?;
-        let conv_rows = kp + kl - range.len();
-        let conv = conv
-            .as_mut_slice()
-            .get_mut(..conv_rows * n)
-            .ok_or_else(|| Error::InvalidArgument("scratch too small".into()))?;
-        up.fast_base_conv_rows(n, own, conv)?;
         let ext = ext.as_mut_slice();
-        {
-            let (ext_q, ext_p) = ext.split_at_mut(kl * n);
-            ext_p.copy_from_slice(&conv[..kp * n]);
-            let mut others = conv[kp * n..].chunks_exact(n);
-            for (i, row) in ext_q.chunks_exact_mut(n).enumerate() {
-                if range.contains(&i) {
-                    match c_ntt {
-                        Some(cn) => row.copy_from_slice(cn.limb(i)),
-                        None => row.copy_from_slice(c_coeff.limb(i)),
-                    }
-                } else if let Some(src) = others.next() {
-                    row.copy_from_slice(src);
-                }
-            }
-        }
+        mod_up_digit(n, kp, (range, up), c_coeff, c_ntt, conv.as_mut_slice(), ext)?;
         let first = d == 0;
         ext.par_chunks_exact_mut(n)
             .zip(acc0.as_mut_slice().par_chunks_exact_mut(n))
@@ -240,6 +193,196 @@ fn mod_up_inner_product<'a>(
     drop(ext);
     drop(conv);
     Ok((acc0, acc1))
+}
+
+/// The digits of `c` (coefficient form, `c_ntt` its NTT form if known)
+/// met at its level, after checking its shape against the chain.
+fn check_input<'s>(
+    ctx: &RlweContext,
+    sp: &'s SpecialPrimes,
+    c_coeff: &RnsPoly<Coeff>,
+    c_ntt: Option<&RnsPoly<Ntt>>,
+) -> Result<&'s [(std::ops::Range<usize>, rnsfhe_math::BaseConverter)]> {
+    let n = ctx.degree();
+    let kl = c_coeff.limbs();
+    let k = ctx.ring().limbs();
+    if kl == 0 || kl > k || c_coeff.n() != n {
+        return Err(Error::InvalidArgument(format!(
+            "key switching needs a polynomial of 1 to {k} limbs of degree {n}"
+        )));
+    }
+    if let Some(cn) = c_ntt {
+        c_coeff.check_same_shape(cn)?;
+    }
+    sp.up
+        .get(kl - 1)
+        .map(Vec::as_slice)
+        .ok_or_else(|| Error::InvalidArgument("level outside the chain".into()))
+}
+
+/// Errors unless `keys` holds one pair over `Q·P` per digit.
+fn check_keys(sp: &SpecialPrimes, keys: &[(RnsPoly<Ntt>, RnsPoly<Ntt>)]) -> Result<()> {
+    if keys.len() != sp.dnum {
+        return Err(Error::InvalidArgument(format!(
+            "a hybrid key-switching key has {} key pairs, got {}",
+            sp.dnum,
+            keys.len()
+        )));
+    }
+    for (k0, k1) in keys {
+        sp.ring_qp.check(k0)?;
+        sp.ring_qp.check(k1)?;
+    }
+    Ok(())
+}
+
+/// ModUp of one digit (step 1 of the module docs) into `ext`, rows
+/// `q_0 … q_l, p_1 … p_α`: the digit's own rows (from `c_ntt` when given,
+/// so already in NTT form), then the converted rows (`P` first, then the
+/// other limbs of `Q_l` in increasing order), in coefficient form.
+fn mod_up_digit(
+    n: usize,
+    kp: usize,
+    (range, up): (&std::ops::Range<usize>, &rnsfhe_math::BaseConverter),
+    c_coeff: &RnsPoly<Coeff>,
+    c_ntt: Option<&RnsPoly<Ntt>>,
+    conv: &mut [u64],
+    ext: &mut [u64],
+) -> Result<()> {
+    let kl = c_coeff.limbs();
+    let own = c_coeff
+        .data()
+        .get(range.start * n..range.end * n)
+        .ok_or_else(|| Error::InvalidArgument("digit outside the input".into()))?;
+    let conv_rows = kp + kl - range.len();
+    let conv = conv
+        .get_mut(..conv_rows * n)
+        .ok_or_else(|| Error::InvalidArgument("scratch too small".into()))?;
+    up.fast_base_conv_rows(n, own, conv)?;
+    let (ext_q, ext_p) = ext.split_at_mut(kl * n);
+    ext_p.copy_from_slice(&conv[..kp * n]);
+    let mut others = conv[kp * n..].chunks_exact(n);
+    for (i, row) in ext_q.chunks_exact_mut(n).enumerate() {
+        if range.contains(&i) {
+            match c_ntt {
+                Some(cn) => row.copy_from_slice(cn.limb(i)),
+                None => row.copy_from_slice(c_coeff.limb(i)),
+            }
+        } else if let Some(src) = others.next() {
+            row.copy_from_slice(src);
+        }
+    }
+    Ok(())
+}
+
+/// The ModUp of one polynomial `c` hoisted out of several key switches
+/// (Halevi-Shoup hoisting, as Lattigo's and OpenFHE's fast rotations):
+/// every digit met at its level, extended to `Q_l·P` and in NTT form.
+/// Automorphisms commute with the extension up to the `u·Q_j'` term that
+/// the gadget removes, so [`switch_hoisted`] can apply `σ_g` to these
+/// digits instead of decomposing `σ_g(c)` again.
+pub(crate) struct HoistedDigits<'a> {
+    kl: usize,
+    digits: Vec<crate::rlwe::scratch::Scratch<'a>>,
+}
+
+/// [`HoistedDigits`] of `c` (coefficient form, `c_ntt` its NTT form if
+/// known): `d·(k_l + α)` forward NTTs once, for any number of switches.
+pub(crate) fn mod_up_hoisted<'a>(
+    ctx: &'a RlweContext,
+    sp: &SpecialPrimes,
+    c_coeff: &RnsPoly<Coeff>,
+    c_ntt: Option<&RnsPoly<Ntt>>,
+) -> Result<HoistedDigits<'a>> {
+    let n = ctx.degree();
+    let kl = c_coeff.limbs();
+    let k = ctx.ring().limbs();
+    let kp = sp.ring_p.limbs();
+    let met = check_input(ctx, sp, c_coeff, c_ntt)?;
+    let qp_tables = sp.ring_qp.tables();
+    let key_row = |r: usize| if r < kl { r } else { k + (r - kl) };
+    let mut conv = ctx.scratch.take((kp + kl) * n);
+    let mut digits = Vec::with_capacity(met.len());
+    for (range, up) in met {
+        let mut ext = ctx.scratch.take((kl + kp) * n);
+        let rows = ext.as_mut_slice();
+        mod_up_digit(
+            n,
+            kp,
+            (range, up),
+            c_coeff,
+            c_ntt,
+            conv.as_mut_slice(),
+            rows,
+        )?;
+        rows.par_chunks_exact_mut(n)
+            .enumerate()
+            .try_for_each(|(r, row)| -> Result<()> {
+                if c_ntt.is_some() && range.contains(&r) {
+                    return Ok(());
+                }
+                qp_tables
+                    .get(key_row(r))
+                    .ok_or_else(|| Error::InvalidArgument("key row".into()))?
+                    .forward(row)?;
+                Ok(())
+            })?;
+        digits.push(ext);
+    }
+    Ok(HoistedDigits { kl, digits })
+}
+
+/// The hybrid key switch of `σ_g(c)` from the hoisted digits of `c`:
+/// `σ_g` applied to every extended digit (in NTT form a permutation of
+/// each row, the same for every prime), the inner products with the key
+/// pairs of `g`, and ModDown. Decrypts to `σ_g(c)·s'` plus key-switching
+/// noise of the size of [`switch_hybrid`]'s.
+pub(crate) fn switch_hoisted(
+    ctx: &RlweContext,
+    sp: &SpecialPrimes,
+    keys: &[(RnsPoly<Ntt>, RnsPoly<Ntt>)],
+    hoisted: &HoistedDigits<'_>,
+    table: &rnsfhe_math::galois::GaloisTable,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    check_keys(sp, keys)?;
+    let n = ctx.degree();
+    let (kl, k, kp) = (hoisted.kl, ctx.ring().limbs(), sp.ring_p.limbs());
+    let rows = kl + kp;
+    let key_row = |r: usize| if r < kl { r } else { k + (r - kl) };
+    let qp_tables = sp.ring_qp.tables();
+    let mut acc0 = ctx.scratch.take(rows * n);
+    let mut acc1 = ctx.scratch.take(rows * n);
+    let mut rot = ctx.scratch.take(rows * n);
+    for (d, (digit, (k0, k1))) in hoisted.digits.iter().zip(keys).enumerate() {
+        let first = d == 0;
+        digit
+            .as_slice()
+            .par_chunks_exact(n)
+            .zip(rot.as_mut_slice().par_chunks_exact_mut(n))
+            .zip(acc0.as_mut_slice().par_chunks_exact_mut(n))
+            .zip(acc1.as_mut_slice().par_chunks_exact_mut(n))
+            .enumerate()
+            .try_for_each(|(r, (((row, tmp), a0), a1))| -> Result<()> {
+                let kr = key_row(r);
+                let m = qp_tables
+                    .get(kr)
+                    .ok_or_else(|| Error::InvalidArgument("key row".into()))?
+                    .modulus();
+                table.apply_ntt_row(row, tmp)?;
+                if first {
+                    a0.fill(0);
+                    a1.fill(0);
+                }
+                pointwise_mul_add(m, a0, tmp, k0.limb(kr));
+                pointwise_mul_add(m, a1, tmp, k1.limb(kr));
+                Ok(())
+            })?;
+    }
+    drop(rot);
+    let mut conv = ctx.scratch.take(rows * n);
+    let out0 = mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut conv)?;
+    let out1 = mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut conv)?;
+    Ok((out0, out1))
 }
 
 /// `⌊x / P⌉` (exactly) over `Q_l` for `x` in NTT form over `Q_l·P`

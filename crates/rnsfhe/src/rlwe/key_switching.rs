@@ -176,6 +176,20 @@ impl KeySwitchingKey {
         switch_hybrid(ctx, sp, &self.keys, c, c_ntt)
     }
 
+    /// The hybrid key switch of `σ_g(c)` from the hoisted digits of `c`
+    /// ([`hoist`]), `table` the automorphism of this key's element.
+    /// Errors as [`KeySwitchingKey::switch_hybrid`].
+    pub(crate) fn switch_hoisted(
+        &self,
+        ctx: &RlweContext,
+        hoisted: &crate::rlwe::hybrid::HoistedDigits<'_>,
+        table: &rnsfhe_math::galois::GaloisTable,
+    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+        ctx.check_id(self.params_id)?;
+        let sp = self.hybrid_tables(ctx)?;
+        crate::rlwe::hybrid::switch_hoisted(ctx, sp, &self.keys, hoisted, table)
+    }
+
     /// Relinearization fused with rescaling for a tensor `(d_0, d_1, c_2)`
     /// at level `l ≥ 1` ([`crate::rlwe::hybrid`]): `d_0`, `d_1` become
     /// `⌊(P·d_b + a_b)/(P·q_l)⌉` over `q_0 … q_{l−1}`. Errors as
@@ -611,6 +625,21 @@ fn digits_per_limb(ctx: &RlweContext, digit_bits: Option<u32>) -> Vec<usize> {
             Some(w) => m.bits().div_ceil(w.max(1)) as usize,
         })
         .collect()
+}
+
+/// The ModUp of `c` (coefficient form, `c_ntt` its NTT form if known)
+/// hoisted out of several hybrid key switches of its automorphisms
+/// ([`KeySwitchingKey::switch_hoisted`]). Errors without key-switching
+/// primes or for a polynomial outside the chain.
+pub(crate) fn hoist<'a>(
+    ctx: &'a RlweContext,
+    c: &RnsPoly<Coeff>,
+    c_ntt: Option<&RnsPoly<Ntt>>,
+) -> Result<crate::rlwe::hybrid::HoistedDigits<'a>> {
+    let sp = ctx.special_primes().ok_or_else(|| {
+        Error::InvalidArgument("hoisted key switching needs key-switching primes".into())
+    })?;
+    crate::rlwe::hybrid::mod_up_hoisted(ctx, sp, c, c_ntt)
 }
 
 #[cfg(test)]
