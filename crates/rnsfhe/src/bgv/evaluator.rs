@@ -47,8 +47,6 @@ use crate::leveled::evaluator::{
 };
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
-use crate::rlwe::hybrid::HoistedDigits;
-use crate::rlwe::key_switching::{hoist, KeySwitchingKey};
 use crate::rlwe::keys::RelinKey;
 
 /// Homomorphic operations on BGV ciphertexts of one context.
@@ -284,23 +282,6 @@ impl Evaluator {
         })
     }
 
-    /// The hybrid key switch of `x` (NTT form at its level) with the
-    /// `t`-correction: `(d_0, d_1)` with `t·d_0 + t·d_1 s = x·s' + t·e`
-    /// — returned *before* the multiplication by `t` (the caller folds it
-    /// into its addition).
-    fn switch_t(
-        &self,
-        x: &RnsPoly<Ntt>,
-        ksk: &KeySwitchingKey,
-    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
-        let (y, yc) = self.t_inverse_times(x)?;
-        let r = ksk.switch_hybrid(&*self.ctx, &yc, Some(&y));
-        let scratch = &self.ctx.rlwe().scratch;
-        scratch.give(yc.into_data());
-        scratch.give(y.into_data());
-        r
-    }
-
     /// `y = t^{-1}·x` in NTT form and a coefficient-form copy, in pooled
     /// buffers (the caller gives them back): the input of BGV's key switch.
     fn t_inverse_times(&self, x: &RnsPoly<Ntt>) -> Result<(RnsPoly<Ntt>, RnsPoly<Coeff>)> {
@@ -413,12 +394,9 @@ impl Evaluator {
 /// BGV's key switch: `t^{-1}·x` is switched and the result multiplied by
 /// `t`, so all key-switching noise is a multiple of `t` (module docs).
 impl KeySwitch for Evaluator {
-    fn switch(
-        &self,
-        x: &RnsPoly<Ntt>,
-        ksk: &KeySwitchingKey,
-    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
-        self.switch_t(x, ksk)
+    fn prepare(&self, x: &RnsPoly<Ntt>) -> Result<(Option<RnsPoly<Ntt>>, RnsPoly<Coeff>)> {
+        let (y, yc) = self.t_inverse_times(x)?;
+        Ok((Some(y), yc))
     }
 
     fn fold(&self, ring: &RnsRing, acc: &mut RnsPoly<Ntt>, k: &RnsPoly<Ntt>) -> Result<()> {
@@ -427,14 +405,5 @@ impl KeySwitch for Evaluator {
 
     fn scale(&self, ring: &RnsRing, k: &mut RnsPoly<Ntt>) -> Result<()> {
         mul_scalars_shoup_assign(ring, k, self.ctx.t_mod_q(ring.limbs()))
-    }
-
-    fn hoist(&self, x: &RnsPoly<Ntt>) -> Result<HoistedDigits<'_>> {
-        let (y, yc) = self.t_inverse_times(x)?;
-        let r = hoist(self.ctx.rlwe(), &yc, Some(&y));
-        let scratch = &self.ctx.rlwe().scratch;
-        scratch.give(yc.into_data());
-        scratch.give(y.into_data());
-        r
     }
 }

@@ -37,8 +37,6 @@ use crate::leveled::evaluator::{
 };
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
-use crate::rlwe::hybrid::HoistedDigits;
-use crate::rlwe::key_switching::{hoist, KeySwitchingKey};
 use crate::rlwe::keys::{check_key_id, RelinKey};
 
 /// Largest relative difference of two scales that still counts as equal.
@@ -492,15 +490,8 @@ impl Evaluator {
 /// CKKS's key switch: `x` switched directly (its coefficient form in a
 /// pooled buffer, the NTT form reused for the digit of its own limbs).
 impl KeySwitch for Evaluator {
-    fn switch(
-        &self,
-        x: &RnsPoly<Ntt>,
-        ksk: &KeySwitchingKey,
-    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
-        let x_coeff = self.coeff_copy(x)?;
-        let r = ksk.switch_hybrid(&*self.ctx, &x_coeff, Some(x));
-        self.ctx.rlwe().scratch.give(x_coeff.into_data());
-        r
+    fn prepare(&self, x: &RnsPoly<Ntt>) -> Result<(Option<RnsPoly<Ntt>>, RnsPoly<Coeff>)> {
+        Ok((None, self.coeff_copy(x)?))
     }
 
     fn fold(&self, ring: &RnsRing, acc: &mut RnsPoly<Ntt>, k: &RnsPoly<Ntt>) -> Result<()> {
@@ -509,13 +500,6 @@ impl KeySwitch for Evaluator {
 
     fn scale(&self, _ring: &RnsRing, _k: &mut RnsPoly<Ntt>) -> Result<()> {
         Ok(())
-    }
-
-    fn hoist(&self, x: &RnsPoly<Ntt>) -> Result<HoistedDigits<'_>> {
-        let x_coeff = self.coeff_copy(x)?;
-        let r = hoist(self.ctx.rlwe(), &x_coeff, Some(x));
-        self.ctx.rlwe().scratch.give(x_coeff.into_data());
-        r
     }
 }
 

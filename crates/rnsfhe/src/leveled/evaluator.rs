@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rnsfhe_math::galois::GaloisTable;
 use rnsfhe_math::ring::{karatsuba_rows_into, square_rows_into};
-use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 
 use crate::error::{Error, Result};
 use crate::leveled::ciphertext::Ciphertext;
@@ -33,27 +33,58 @@ pub(crate) trait ChainContext: SchemeContext {
 }
 
 /// A scheme's hybrid key switch of one NTT-form polynomial `x` at its
-/// level: `switch` returns `(k_0, k_1)` with `f·(k_0 + k_1·s) ≈ x·s'`
-/// for the scheme's factor `f` (CKKS `1`, BGV `t`); `fold` adds `f·k` to
-/// an accumulator and `scale` multiplies `k` by `f`.
+/// level: the scheme says what is switched (`prepare`: CKKS `x`, BGV
+/// `t^{-1}·x`) and how the result `(k_0, k_1)`, with
+/// `k_0 + k_1·s ≈ prepare(x)·s'`, comes back scaled by its factor `f`
+/// (CKKS `1`, BGV `t`): `fold` adds `f·k` to an accumulator and `scale`
+/// multiplies `k` by `f`.
 pub(crate) trait KeySwitch {
-    /// `(k_0, k_1)` in pooled buffers (the caller gives them back).
-    fn switch(
-        &self,
-        x: &RnsPoly<Ntt>,
-        ksk: &KeySwitchingKey,
-    ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)>;
+    /// What is switched for `x`, in pooled buffers (the caller gives them
+    /// back): its NTT form when it differs from `x`, and its coefficient
+    /// form.
+    fn prepare(&self, x: &RnsPoly<Ntt>) -> Result<(Option<RnsPoly<Ntt>>, RnsPoly<Coeff>)>;
 
     /// `acc ← acc + f·k`.
     fn fold(&self, ring: &RnsRing, acc: &mut RnsPoly<Ntt>, k: &RnsPoly<Ntt>) -> Result<()>;
 
     /// `k ← f·k`.
     fn scale(&self, ring: &RnsRing, k: &mut RnsPoly<Ntt>) -> Result<()>;
+}
 
-    /// The ModUp of what [`KeySwitch::switch`] would switch for `x`
-    /// (CKKS `x`, BGV `t^{-1}·x`), hoisted out of several switches of its
-    /// automorphisms.
-    fn hoist(&self, x: &RnsPoly<Ntt>) -> Result<HoistedDigits<'_>>;
+/// `(k_0, k_1)` of the hybrid key switch of `prepare(x)` with `ksk`, in
+/// pooled buffers (the caller gives them back).
+fn switch<C: ChainContext>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    x: &RnsPoly<Ntt>,
+    ksk: &KeySwitchingKey,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    let (y, yc) = ks.prepare(x)?;
+    let r = ksk.switch_hybrid(ctx.rlwe(), &yc, Some(y.as_ref().unwrap_or(x)));
+    give_back(ctx, y, yc);
+    r
+}
+
+/// The ModUp of `prepare(x)`, hoisted out of several switches of its
+/// automorphisms.
+fn hoist<'a, C: ChainContext>(
+    ctx: &'a C,
+    ks: &impl KeySwitch,
+    x: &RnsPoly<Ntt>,
+) -> Result<HoistedDigits<'a>> {
+    let (y, yc) = ks.prepare(x)?;
+    let r = crate::rlwe::key_switching::hoist(ctx.rlwe(), &yc, Some(y.as_ref().unwrap_or(x)));
+    give_back(ctx, y, yc);
+    r
+}
+
+/// Returns `prepare`'s buffers to the pool.
+fn give_back<C: ChainContext>(ctx: &C, y: Option<RnsPoly<Ntt>>, yc: RnsPoly<Coeff>) {
+    let scratch = &ctx.rlwe().scratch;
+    scratch.give(yc.into_data());
+    if let Some(y) = y {
+        scratch.give(y.into_data());
+    }
 }
 
 /// Errors unless `ct` belongs to `ctx` and has 2 or 3 polynomials of the
@@ -335,7 +366,7 @@ pub(crate) fn relinearize_assign<C: ChainContext, M>(
         (3, "3"),
     )?;
     let ring = ctx.chain_ring(ct.level())?;
-    let (k0, k1) = ks.switch(&ct.polys[2], rk.key_switching_key())?;
+    let (k0, k1) = switch(ctx, ks, &ct.polys[2], rk.key_switching_key())?;
     let scratch = &ctx.rlwe().scratch;
     if let Some(c2) = ct.polys.pop() {
         scratch.give(c2.into_data());
@@ -381,7 +412,7 @@ fn apply_galois_key<C: ChainContext, M: Clone>(
     table.apply_ntt_into(&ct.polys[0], &mut c0)?;
     let mut c1 = ring.zero();
     table.apply_ntt_into(&ct.polys[1], &mut c1)?;
-    let (k0, mut k1) = ks.switch(&c1, ksk)?;
+    let (k0, mut k1) = switch(ctx, ks, &c1, ksk)?;
     ks.fold(ring, &mut c0, &k0)?;
     ks.scale(ring, &mut k1)?;
     ctx.rlwe().scratch.give(k0.into_data());
@@ -436,7 +467,7 @@ pub(crate) fn rotate_and_add<T: Clone>(
 
 /// Hoisted rotations (Halevi-Shoup): `ct` rotated by each of `steps`
 /// with the context's rotation generator, all sharing one ModUp of `c_1`
-/// ([`KeySwitch::hoist`]); each rotation then costs one automorphism of
+/// ([`hoist`]); each rotation then costs one automorphism of
 /// the extended digits, the inner products and ModDown, instead of a
 /// whole key switch. Every non-zero step needs the Galois key of its own
 /// element (no composition); all keys are looked up before any work, and
@@ -469,7 +500,7 @@ pub(crate) fn rotate_hoisted<C: ChainContext, M: Clone>(
         })
         .collect::<Result<Vec<_>>>()?;
     let ring = ctx.chain_ring(ct.level())?;
-    let hoisted = ks.hoist(&ct.polys[1])?;
+    let hoisted = hoist(ctx, ks, &ct.polys[1])?;
     keys.into_iter()
         .map(|key| {
             let Some((table, ksk)) = key else {
