@@ -6,6 +6,7 @@
 
 pub mod bfv;
 pub mod bgv;
+pub mod circuits;
 pub mod ckks;
 pub mod error;
 pub mod integer;

@@ -1,0 +1,207 @@
+//! Plaintext matrix × encrypted vector for CKKS by the diagonal method
+//! (Halevi-Shoup 2014) with baby-step giant-step (Halevi-Shoup 2018; the
+//! `LinearTransform` of Lattigo's `circuits/ckks/lintrans` and OpenFHE's
+//! `EvalLinearTransform`).
+//!
+//! With `s = n/2` slots, a matrix `M` (`rows × cols`, both `≤ s`) is padded
+//! with zeros to `s × s`; its `k`-th generalised diagonal is
+//! `d_k[i] = M[i][(i + k) mod s]`, and `M·x = Σ_k d_k ⊙ rot_k(x)` where
+//! `rot_k` rotates left by `k`. Only the non-zero diagonals are kept, with
+//! `k` taken in `(−s/2, s/2]` so that a small matrix has few of them.
+//! Writing `k = j·n_1 + i` with `0 ≤ i < n_1`,
+//!
+//! `M·x = Σ_j rot_{j·n_1}( Σ_i rot_{−j·n_1}(d_k) ⊙ rot_i(x) )`,
+//!
+//! so the `n_1` baby-step rotations of `x` are computed once, all sharing
+//! one decomposition of `x` ([`crate::ckks::Evaluator::rotate_hoisted`]),
+//! and there is one giant-step rotation per non-empty `j`: about
+//! `2·√(number of diagonals)` key switches instead of one per diagonal.
+//! The diagonals are encoded once, pre-rotated, at the level of the input
+//! and at the scale of the prime the final rescaling removes, so the result
+//! has the input's scale (to within `2^-50` relative) one level down.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::ckks::{Ciphertext, CkksContext, Encoder, Evaluator, GaloisKeys, Plaintext};
+use crate::error::{Error, Result};
+
+/// A plaintext matrix encoded for [`LinearTransform::evaluate`]: its
+/// non-zero generalised diagonals, pre-rotated and grouped by giant step.
+#[derive(Clone, Debug)]
+pub struct LinearTransform {
+    params_id: u64,
+    level: usize,
+    rows: usize,
+    cols: usize,
+    n1: usize,
+    /// Giant step `j` → its baby steps `i` and `rot_{−j·n_1}(d_{j·n_1+i})`.
+    groups: BTreeMap<i64, Vec<(usize, Plaintext)>>,
+}
+
+impl LinearTransform {
+    /// Encodes `matrix` (`rows × cols`, rows of equal length, both at most
+    /// `n/2`, finite entries) for inputs at `level ≥ 1`. Errors with
+    /// [`Error::InvalidArgument`] for an empty, ragged or too large matrix
+    /// or level 0, and [`Error::ValueOutOfRange`] for non-finite entries.
+    pub fn from_matrix(ctx: &Arc<CkksContext>, matrix: &[Vec<f64>], level: usize) -> Result<Self> {
+        let s = ctx.slots();
+        let rows = matrix.len();
+        let cols = matrix.first().map_or(0, Vec::len);
+        if rows == 0 || cols == 0 || rows > s || cols > s {
+            return Err(Error::InvalidArgument(format!(
+                "a {rows} × {cols} matrix does not fit {s} slots"
+            )));
+        }
+        if let Some(r) = matrix.iter().position(|r| r.len() != cols) {
+            return Err(Error::InvalidArgument(format!(
+                "row {r} has {} entries, row 0 has {cols}",
+                matrix[r].len()
+            )));
+        }
+        if matrix.iter().flatten().any(|v| !v.is_finite()) {
+            return Err(Error::ValueOutOfRange(
+                "the matrix has a non-finite entry".into(),
+            ));
+        }
+        if level == 0 || level > ctx.max_level() {
+            return Err(Error::InvalidArgument(format!(
+                "a linear transform needs a level in [1, {}] to rescale, got {level}",
+                ctx.max_level()
+            )));
+        }
+        // The non-zero diagonals, k in (−s/2, s/2].
+        let si = s as i64;
+        let mut diagonals: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
+        for (i, row) in matrix.iter().enumerate() {
+            for (c, &v) in row.iter().enumerate() {
+                if v == 0.0 {
+                    continue;
+                }
+                let mut k = (c as i64 - i as i64).rem_euclid(si);
+                if k > si / 2 {
+                    k -= si;
+                }
+                diagonals.entry(k).or_insert_with(|| vec![0.0; s])[i] = v;
+            }
+        }
+        let span = diagonals
+            .keys()
+            .map(|k| k.unsigned_abs() as usize)
+            .max()
+            .unwrap_or(0)
+            + 1;
+        let n1 = (span as f64).sqrt().ceil().max(1.0) as usize;
+        let n1 = n1.next_power_of_two().min(s);
+        let q = ctx.params().coeff_moduli()[level] as f64;
+        let encoder = Encoder::new(ctx);
+        let mut groups: BTreeMap<i64, Vec<(usize, Plaintext)>> = BTreeMap::new();
+        for (k, d) in diagonals {
+            let j = k.div_euclid(n1 as i64);
+            let i = k.rem_euclid(n1 as i64) as usize;
+            // rot_{−j·n1}(d)[t] = d[(t − j·n1) mod s].
+            let shift = (j * n1 as i64).rem_euclid(si) as usize;
+            let rotated: Vec<f64> = (0..s).map(|t| d[(t + s - shift) % s]).collect();
+            groups
+                .entry(j)
+                .or_default()
+                .push((i, encoder.encode_at(&rotated, q, level)?));
+        }
+        Ok(Self {
+            params_id: ctx.id(),
+            level,
+            rows,
+            cols,
+            n1,
+            groups,
+        })
+    }
+
+    /// The rotation steps [`LinearTransform::evaluate`] needs, for
+    /// [`GaloisKeys::generate_for_steps`]: the baby steps `1 … n_1 − 1`
+    /// in use and the giant steps `j·n_1`.
+    pub fn rotations(&self) -> Vec<i64> {
+        let mut steps: Vec<i64> = self
+            .groups
+            .values()
+            .flatten()
+            .map(|(i, _)| *i as i64)
+            .chain(self.groups.keys().map(|&j| j * self.n1 as i64))
+            .filter(|&k| k != 0)
+            .collect();
+        steps.sort_unstable();
+        steps.dedup();
+        steps
+    }
+
+    /// The matrix shape `(rows, cols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.rows, self.cols)
+    }
+
+    /// The level inputs must be at.
+    pub fn level(&self) -> usize {
+        self.level
+    }
+
+    /// `M·x` for `x` encrypted in the first `cols` slots at this level:
+    /// the result holds `rows` values, one level down, at `x`'s scale.
+    /// Errors with [`Error::LevelMismatch`] for an input at another level,
+    /// [`Error::ParameterMismatch`] for another context, and
+    /// [`Error::MissingGaloisKey`] when `gk` lacks a step of
+    /// [`LinearTransform::rotations`].
+    pub fn evaluate(&self, ev: &Evaluator, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
+        ev.context().check_id(self.params_id)?;
+        if ct.level() != self.level {
+            return Err(Error::LevelMismatch {
+                operation: "linear_transform",
+                left: ct.level(),
+                right: self.level,
+            });
+        }
+        let babies = self.used_babies();
+        let rotated = ev.rotate_hoisted(ct, &babies, gk)?;
+        let baby = |i: usize| -> Result<&Ciphertext> {
+            babies
+                .binary_search(&(i as i64))
+                .map(|pos| &rotated[pos])
+                .map_err(|_| Error::InvalidArgument("baby step".into()))
+        };
+        let mut acc: Option<Ciphertext> = None;
+        for (&j, terms) in &self.groups {
+            let mut inner: Option<Ciphertext> = None;
+            for (i, pt) in terms {
+                let term = ev.multiply_plain(baby(*i)?, pt)?;
+                match inner.as_mut() {
+                    Some(x) => ev.add_assign(x, &term)?,
+                    None => inner = Some(term),
+                }
+            }
+            let Some(mut inner) = inner else { continue };
+            if j != 0 {
+                inner = ev.rotate(&inner, j * self.n1 as i64, gk)?;
+            }
+            match acc.as_mut() {
+                Some(a) => ev.add_assign(a, &inner)?,
+                None => acc = Some(inner),
+            }
+        }
+        let acc = acc.ok_or_else(|| Error::InvalidArgument("an empty transform".into()))?;
+        let mut out = ev.rescale(&acc)?;
+        out.meta.len = self.rows;
+        Ok(out)
+    }
+
+    /// The baby steps some diagonal uses, in increasing order.
+    fn used_babies(&self) -> Vec<i64> {
+        let mut b: Vec<i64> = self
+            .groups
+            .values()
+            .flatten()
+            .map(|(i, _)| *i as i64)
+            .collect();
+        b.sort_unstable();
+        b.dedup();
+        b
+    }
+}
