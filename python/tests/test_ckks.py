@@ -105,6 +105,19 @@ def test_rotate_sum_dot_conjugate() -> None:
     assert close(scaled.decrypt(keys), a[:3] * (1 + 1j), PRODUCT)
 
 
+def test_rotate_hoisted() -> None:
+    ctx, _ = ckks()
+    keys = ctx.keygen(rotations=[1, 7, -5])
+    a = np.random.default_rng(4).uniform(-1, 1, ctx.slots)
+    ct = ctx.encrypt(a, keys)
+    outs = ct.rotate_hoisted([1, 7, -5, 0])
+    for k, out in zip([1, 7, -5, 0], outs):
+        assert close(out.decrypt(keys), np.roll(a, -k), PRODUCT)
+        assert out.level == ct.level and out.scale == ct.scale
+    with pytest.raises(rnsfhe.MissingKeyError):
+        ct.rotate_hoisted([2])
+
+
 def test_polynomials() -> None:
     ctx, keys = ckks()
     a = np.linspace(-1, 1, 64)

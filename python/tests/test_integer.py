@@ -92,6 +92,24 @@ def test_rotations_sum_dot(scheme: Scheme) -> None:
 
 
 @SCHEMES
+def test_rotate_hoisted(scheme: Scheme) -> None:
+    ctx, _ = scheme()
+    keys = ctx.keygen(rotations=[1, 5, -3])
+    half = ctx.slots // 2
+    x = np.arange(half) - 100
+    ct = ctx.encrypt(x, keys)
+    steps = [1, 5, -3, 0]
+    outs = ct.rotate_hoisted(steps)
+    assert len(outs) == len(steps)
+    for k, out in zip(steps, outs):
+        assert np.array_equal(out.decrypt(keys), signed(np.roll(x, -k)))
+        assert len(out) == len(ct)
+    # Each step needs its own key: 2 has none here.
+    with pytest.raises(rnsfhe.MissingKeyError):
+        ct.rotate_hoisted([1, 2])
+
+
+@SCHEMES
 def test_batch_calls(scheme: Scheme) -> None:
     ctx, keys = scheme()
     rows = np.arange(7 * 30).reshape(7, 30) - 50

@@ -75,6 +75,16 @@ impl Integer for Bgv {
         Ok(acc)
     }
 
+    /// Hoisted: one decomposition shared by all the rotations.
+    fn rotate_rows_many(
+        ev: &Evaluator,
+        ct: &Self::Ciphertext,
+        steps: &[i64],
+        gk: &rnsfhe::rlwe::GaloisKeys,
+    ) -> rnsfhe::Result<Vec<Self::Ciphertext>> {
+        ev.rotate_rows_hoisted(ct, steps, gk)
+    }
+
     fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32> {
         dec.noise_budget(ct)
     }

@@ -133,6 +133,15 @@ impl Scheme for Ckks {
         ev.rotate(ct, k, gk)
     }
 
+    fn rotate_many(
+        ev: &Evaluator,
+        ct: &Self::Ciphertext,
+        steps: &[i64],
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Vec<Self::Ciphertext>> {
+        ev.rotate_hoisted(ct, steps, gk)
+    }
+
     fn plain_operand(c: &Cipher<Self>, other: &Bound<'_, PyAny>) -> PyResult<Plain<Self>> {
         let (value, len, extra) = match scalar(other)? {
             Some(Scalar::Int(v)) => (CkksPlain::Real(v as f64), c.len, false),

@@ -239,6 +239,18 @@ macro_rules! ciphertext_class {
                     .map(Self)
             }
 
+            /// The ciphertext rotated by each of `steps` (as `rotate`), all
+            /// sharing one decomposition in BGV and CKKS (hoisting: about
+            /// the cost of one rotation plus, per step, an automorphism and
+            /// the key's inner products). Each non-zero step needs its own
+            /// Galois key (`ctx.keygen(rotations=steps)`).
+            fn rotate_hoisted(&self, py: pyo3::Python<'_>, steps: Vec<i64>) -> pyo3::PyResult<Vec<Self>> {
+                let cts = self.0.apply_galois_many(py, "rotate_hoisted", |ev, ct, gk| {
+                    <$s as $crate::scheme::Scheme>::rotate_many(ev, ct, &steps, gk)
+                })?;
+                Ok(cts.into_iter().map(Self).collect())
+            }
+
             /// The sum of all slots (one value; every slot holds it).
             fn sum(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
                 let mut out = self.0.apply_galois(py, "sum", <$s as $crate::scheme::Core>::sum_slots)?;

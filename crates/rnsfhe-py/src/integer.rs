@@ -153,6 +153,19 @@ pub trait Integer: Batched {
         ct: Self::Ciphertext,
         reduce: bool,
     ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// Both rows rotated by each of `steps` (one by one unless the scheme
+    /// hoists).
+    fn rotate_rows_many(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        steps: &[i64],
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Vec<Self::Ciphertext>> {
+        steps
+            .iter()
+            .map(|&k| Self::rotate_rows(ev, ct, k, gk))
+            .collect()
+    }
     /// `ct²`, relinearized with `rk` when given, finished as `ct * ct`.
     fn square(
         ev: &Self::Evaluator,
@@ -252,6 +265,15 @@ impl<S: Integer> Scheme for S {
         gk: &GaloisKeys,
     ) -> rnsfhe::Result<Self::Ciphertext> {
         S::rotate_rows(ev, ct, k, gk)
+    }
+
+    fn rotate_many(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        steps: &[i64],
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Vec<Self::Ciphertext>> {
+        S::rotate_rows_many(ev, ct, steps, gk)
     }
 
     /// An integer fills every slot; an array is a vector of slots; any

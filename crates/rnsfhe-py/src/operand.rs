@@ -92,6 +92,20 @@ impl<S: Scheme> Cipher<S> {
         self.apply(py, |ev, ct| f(ev, ct, gk))
     }
 
+    /// [`Cipher::apply_galois`] for an operation with several results
+    /// (each keeps this ciphertext's length and keys).
+    pub fn apply_galois_many<F>(&self, py: Python<'_>, what: &str, f: F) -> PyResult<Vec<Self>>
+    where
+        F: FnOnce(&S::Evaluator, &S::Ciphertext, &GaloisKeys) -> rnsfhe::Result<Vec<S::Ciphertext>>
+            + Send,
+    {
+        let keys = self.eval_keys(None)?;
+        let gk = keys.galois(what)?;
+        let ev = S::evaluator(&self.ctx);
+        let cts = detach(py, || f(&ev, &self.ct, gk)).py()?;
+        Ok(cts.into_iter().map(|ct| self.with(ct, self.len)).collect())
+    }
+
     /// `self op other` for a ciphertext of this scheme (`other_ct`, the
     /// cast of `other`), or a plaintext operand (a scalar or an array). A
     /// product of ciphertexts is relinearized when `relin`; a product is

@@ -322,6 +322,14 @@ pub trait Scheme: Core {
         k: i64,
         gk: &GaloisKeys,
     ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// The slots rotated by each of `steps`, sharing one decomposition
+    /// where the scheme hoists (BGV, CKKS; BFV rotates one by one).
+    fn rotate_many(
+        ev: &Self::Evaluator,
+        ct: &Self::Ciphertext,
+        steps: &[i64],
+        gk: &GaloisKeys,
+    ) -> rnsfhe::Result<Vec<Self::Ciphertext>>;
     /// `other` (not a ciphertext of this scheme) as a plaintext operand of
     /// `c`.
     fn plain_operand(c: &Cipher<Self>, other: &Bound<'_, PyAny>) -> PyResult<Plain<Self>>;
