@@ -9,7 +9,7 @@ use rnsfhe::bfv::{
 };
 use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 
-use super::args::{KeygenArgs, Op};
+use super::args::KeygenArgs;
 use super::workflow::{common_ops, encode_integers, integers, Decrypted, Scheme};
 use crate::common::{parse_set, CliError, CliResult};
 
@@ -73,15 +73,6 @@ impl Scheme for Bfv {
                 encode_integers(values, t, |r| c.encode(r), |v| c.encode_signed(v))
             }
         }
-    }
-
-    fn encode_operand(
-        ctx: &Arc<BfvContext>,
-        values: &[i64],
-        _ct: &Ciphertext,
-        _op: Op,
-    ) -> rnsfhe::Result<Plaintext> {
-        Self::encode(ctx, values)
     }
 
     fn decrypt(

@@ -9,7 +9,7 @@ use rnsfhe::bgv::{
 };
 use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 
-use super::args::{KeygenArgs, Op};
+use super::args::KeygenArgs;
 use super::workflow::{common_ops, depth_preset, encode_integers, integers, Decrypted, Scheme};
 use crate::common::CliResult;
 
@@ -66,15 +66,6 @@ impl Scheme for Bgv {
         let b = BatchEncoder::new(ctx)?;
         let t = ctx.plain_modulus().value();
         encode_integers(values, t, |r| b.encode(r), |v| b.encode_signed(v))
-    }
-
-    fn encode_operand(
-        ctx: &Arc<BgvContext>,
-        values: &[i64],
-        _ct: &Ciphertext,
-        _op: Op,
-    ) -> rnsfhe::Result<Plaintext> {
-        Self::encode(ctx, values)
     }
 
     fn decrypt(

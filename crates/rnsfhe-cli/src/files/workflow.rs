@@ -110,13 +110,17 @@ pub trait Scheme {
     /// Encodes input values for encryption.
     fn encode(ctx: &Arc<Self::Ctx>, values: &[Self::Value]) -> rnsfhe::Result<Self::Pt>;
     /// Encodes a plaintext operand of `op` on `ct` (CKKS: at its level
-    /// and at the scale the op needs).
+    /// and at the scale the op needs; the integer schemes: as
+    /// [`Scheme::encode`]).
     fn encode_operand(
         ctx: &Arc<Self::Ctx>,
         values: &[Self::Value],
         ct: &Self::Ct,
         op: Op,
-    ) -> rnsfhe::Result<Self::Pt>;
+    ) -> rnsfhe::Result<Self::Pt> {
+        let _ = (ct, op);
+        Self::encode(ctx, values)
+    }
     /// Public-key encryption.
     fn encrypt(ctx: &Arc<Self::Ctx>, pk: &PublicKey, pt: &Self::Pt) -> rnsfhe::Result<Self::Ct>;
     /// Decryption and decoding.

@@ -22,8 +22,8 @@ use crate::error::{Error, Result};
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::codec::{
     check_canonical_dnum, check_count, check_params_id, check_payload_len, check_zero_key_id,
-    count_u32, degree_field, half, mul, open_for, primes_at, read_poly, ring_poly_bits,
-    security_field, word, word32, write_poly,
+    count_u32, degree_field, half, mul, open_for, primes_at, push_chain_primes, read_poly,
+    ring_poly_bits, security_field, word, word32, write_poly,
 };
 use crate::serialization::format::{self, ObjectKind};
 use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
@@ -191,13 +191,7 @@ impl BgvParameters {
         out.extend_from_slice(&s.to_le_bytes());
         out.extend_from_slice(&(self.security_level().bits() as u16).to_le_bytes());
         out.extend_from_slice(&[0u8; 6]);
-        for &q in self
-            .coeff_moduli()
-            .iter()
-            .chain(self.key_switching_moduli())
-        {
-            out.extend_from_slice(&q.to_le_bytes());
-        }
+        push_chain_primes(&mut out, self.chain());
         format::finish(out)
     }
 

@@ -24,8 +24,8 @@ use crate::error::{Error, Result};
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::codec::{
     add, check_canonical_dnum, check_count, check_params_id, check_payload_len, check_zero_key_id,
-    count_u32, degree_field, expand, half, mul, open_for, primes_at, read_poly, read_seed,
-    ring_poly_bits, security_field, word, word32, write_poly, SEED_LEN,
+    count_u32, degree_field, expand, half, mul, open_for, primes_at, push_chain_primes, read_poly,
+    read_seed, ring_poly_bits, security_field, word, word32, write_poly, SEED_LEN,
 };
 use crate::serialization::format::{self, Header, ObjectKind};
 use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
@@ -385,13 +385,7 @@ impl CkksParameters {
         out.extend_from_slice(&scale_bits.to_le_bytes());
         out.extend_from_slice(&(self.security_level().bits() as u16).to_le_bytes());
         out.extend_from_slice(&[0u8; 4]);
-        for &q in self
-            .coeff_moduli()
-            .iter()
-            .chain(self.key_switching_moduli())
-        {
-            out.extend_from_slice(&q.to_le_bytes());
-        }
+        push_chain_primes(&mut out, self.chain());
         format::finish(out)
     }
 

@@ -282,3 +282,16 @@ pub(crate) fn open_for<'a, C: SchemeContext + ?Sized>(
     ctx.rlwe().check_id(header.params_id)?;
     Ok((header, payload))
 }
+
+/// Appends the ciphertext primes then the key-switching primes of a
+/// leveled chain, 8 bytes each, little-endian (the tail of the BGV and
+/// CKKS parameter payloads, `docs/format.md` §3).
+pub(crate) fn push_chain_primes(out: &mut Vec<u8>, chain: &crate::leveled::ChainParameters) {
+    for &q in chain
+        .coeff_moduli()
+        .iter()
+        .chain(chain.key_switching_moduli())
+    {
+        out.extend_from_slice(&q.to_le_bytes());
+    }
+}
