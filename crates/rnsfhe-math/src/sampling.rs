@@ -145,6 +145,50 @@ pub fn sample_ternary<G: RngCore + CryptoRng>(rng: &mut G, n: usize) -> Vec<i64>
     out
 }
 
+/// `n` ternary values with exactly `h` non-zero entries (`h ≤ n`), each
+/// `±1` with probability 1/2, the support uniform among the `C(n, h)`
+/// subsets: the sparse secret of CKKS bootstrapping (001 §V; the ephemeral
+/// secret of sparse-secret encapsulation, Bossuat et al. 2022).
+///
+/// Selection sampling (Knuth's Algorithm S): position `i` is chosen when a
+/// uniform `u ∈ [0, n − i)` is below the number still to choose, which
+/// gives every subset the same probability. The comparison, the sign and
+/// the count update are arithmetic (no branch or index depends on the
+/// secret); the only branches are the rejections of the uniform draws
+/// (`u` from a power-of-two mask), whose number is independent of the
+/// accepted values. Errors with [`MathError::InvalidParameter`] for
+/// `h > n` or `n ≥ 2^62`.
+pub fn sample_ternary_weight<G: RngCore + CryptoRng>(
+    rng: &mut G,
+    n: usize,
+    h: usize,
+) -> Result<Vec<i64>> {
+    if h > n || n as u64 >= 1 << 62 {
+        return Err(MathError::InvalidParameter(format!(
+            "a ternary vector of length {n} cannot have {h} non-zero entries"
+        )));
+    }
+    let mut out = vec![0i64; n];
+    let mut remaining = h as i64;
+    for (i, o) in out.iter_mut().enumerate() {
+        let span = (n - i) as u64;
+        let mask = span.next_power_of_two() - 1;
+        let u = loop {
+            let x = rng.next_u64() & mask;
+            if x < span {
+                break x as i64;
+            }
+        };
+        // 1 when u < remaining (both below 2^62, so the difference's sign
+        // bit is the comparison).
+        let chosen = ((u - remaining) >> 63) & 1;
+        let sign = 1 - 2 * (rng.next_u64() & 1) as i64;
+        *o = chosen * sign;
+        remaining -= chosen;
+    }
+    Ok(out)
+}
+
 /// Number of fractional bits of the fixed-point arithmetic used to build the
 /// Gaussian table (far beyond the 64 bits stored, so rounding the table is
 /// the only visible error).
@@ -414,6 +458,41 @@ mod tests {
         1 << 40,
         65537,
     ];
+
+    #[test]
+    fn ternary_weight_is_exact_and_spread() {
+        let mut rng = rng_from_seed([3; 32]);
+        let n = 1024;
+        let mut hits = vec![0u32; n];
+        let mut plus = 0u32;
+        for _ in 0..200 {
+            let v = sample_ternary_weight(&mut rng, n, 32).unwrap();
+            assert_eq!(v.iter().filter(|&&x| x != 0).count(), 32);
+            assert!(v.iter().all(|&x| (-1..=1).contains(&x)));
+            for (h, &x) in hits.iter_mut().zip(&v) {
+                *h += u32::from(x != 0);
+            }
+            plus += v.iter().filter(|&&x| x == 1).count() as u32;
+        }
+        // 6400 non-zero draws: each sign about half (binomial, 8σ = 320),
+        // and both halves of the positions about half of them.
+        assert!((plus as i64 - 3200).abs() < 320, "{plus}");
+        let first: u32 = hits[..n / 2].iter().sum();
+        assert!((first as i64 - 3200).abs() < 320, "{first}");
+        assert_eq!(
+            sample_ternary_weight(&mut rng, 8, 8)
+                .unwrap()
+                .iter()
+                .filter(|&&x| x == 0)
+                .count(),
+            0
+        );
+        assert!(sample_ternary_weight(&mut rng, 8, 0)
+            .unwrap()
+            .iter()
+            .all(|&x| x == 0));
+        assert!(sample_ternary_weight(&mut rng, 8, 9).is_err());
+    }
 
     #[test]
     fn rng_constructors() {

@@ -23,6 +23,8 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use rnsfhe_math::embedding::Complex64;
+
 use crate::ckks::{Ciphertext, CkksContext, Encoder, Evaluator, GaloisKeys, Plaintext};
 use crate::error::{Error, Result};
 
@@ -35,7 +37,9 @@ pub struct LinearTransform {
     rows: usize,
     cols: usize,
     n1: usize,
-    /// Giant step `j` → its baby steps `i` and `rot_{−j·n_1}(d_{j·n_1+i})`.
+    /// `g`: every diagonal index is a multiple of it.
+    stride: i64,
+    /// Giant step `j` → its baby steps `i` and `rot_{−j·n_1·g}(d_{g(j·n_1+i)})`.
     groups: BTreeMap<i64, Vec<(usize, Plaintext)>>,
 }
 
@@ -72,47 +76,117 @@ impl LinearTransform {
         }
         // The non-zero diagonals, k in (−s/2, s/2].
         let si = s as i64;
-        let mut diagonals: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
+        let mut diagonals: BTreeMap<i64, Vec<Complex64>> = BTreeMap::new();
         for (i, row) in matrix.iter().enumerate() {
             for (c, &v) in row.iter().enumerate() {
                 if v == 0.0 {
                     continue;
                 }
-                let mut k = (c as i64 - i as i64).rem_euclid(si);
-                if k > si / 2 {
-                    k -= si;
-                }
-                diagonals.entry(k).or_insert_with(|| vec![0.0; s])[i] = v;
+                let k = (c as i64 - i as i64).rem_euclid(si);
+                diagonals
+                    .entry(k)
+                    .or_insert_with(|| vec![Complex64::ZERO; s])[i] = Complex64::from_real(v);
             }
         }
-        let span = diagonals
+        let q = ctx.params().coeff_moduli()[level] as f64;
+        let mut lt = Self::from_diagonals(ctx, &diagonals, level, q)?;
+        lt.rows = rows;
+        lt.cols = cols;
+        Ok(lt)
+    }
+
+    /// Encodes the `n/2 × n/2` complex matrix `Σ_k diag(d_k)·rot_k` given
+    /// by its generalised diagonals `k ↦ d_k` (`d_k[i] = M[i][(i + k) mod
+    /// n/2]`; `k` taken modulo `n/2`, each `d_k` of length `n/2`, finite),
+    /// for inputs at `level ≥ 1`, the diagonals encoded at `scale`: the
+    /// result of [`LinearTransform::evaluate`] then has scale
+    /// `Δ_in·scale/q_level` (the input's scale when `scale = q_level`).
+    ///
+    /// Baby-step giant-step runs over the stride `g` of the diagonals (the
+    /// gcd of their indices and `n/2`): `k = g·(j·n_1 + i)`, so that the
+    /// sparse diagonals of a factored DFT stage (`0, ±2^t`) share baby
+    /// steps. Errors as [`LinearTransform::from_matrix`], and with
+    /// [`Error::InvalidArgument`] for no diagonal or a diagonal of another
+    /// length.
+    pub fn from_diagonals(
+        ctx: &Arc<CkksContext>,
+        diagonals: &BTreeMap<i64, Vec<Complex64>>,
+        level: usize,
+        scale: f64,
+    ) -> Result<Self> {
+        let s = ctx.slots();
+        let si = s as i64;
+        if diagonals.is_empty() {
+            return Err(Error::InvalidArgument(
+                "a transform needs a diagonal".into(),
+            ));
+        }
+        if let Some((k, d)) = diagonals.iter().find(|(_, d)| d.len() != s) {
+            return Err(Error::InvalidArgument(format!(
+                "diagonal {k} has {} entries, the slots are {s}",
+                d.len()
+            )));
+        }
+        if diagonals
+            .values()
+            .flatten()
+            .any(|v| !(v.re.is_finite() && v.im.is_finite()))
+        {
+            return Err(Error::ValueOutOfRange(
+                "the matrix has a non-finite entry".into(),
+            ));
+        }
+        if level == 0 || level > ctx.max_level() {
+            return Err(Error::InvalidArgument(format!(
+                "a linear transform needs a level in [1, {}] to rescale, got {level}",
+                ctx.max_level()
+            )));
+        }
+        // Normalise k into (−s/2, s/2] and merge equal ones.
+        let mut diags: BTreeMap<i64, Vec<Complex64>> = BTreeMap::new();
+        for (&k, d) in diagonals {
+            let mut k = k.rem_euclid(si);
+            if k > si / 2 {
+                k -= si;
+            }
+            let e = diags.entry(k).or_insert_with(|| vec![Complex64::ZERO; s]);
+            for (x, &y) in e.iter_mut().zip(d) {
+                *x = *x + y;
+            }
+        }
+        let stride = diags
             .keys()
-            .map(|k| k.unsigned_abs() as usize)
+            .fold(si, |g, &k| gcd(g, k.unsigned_abs() as i64))
+            .max(1);
+        let span = diags
+            .keys()
+            .map(|k| (k.unsigned_abs() as i64 / stride) as usize)
             .max()
             .unwrap_or(0)
             + 1;
         let n1 = (span as f64).sqrt().ceil().max(1.0) as usize;
-        let n1 = n1.next_power_of_two().min(s);
-        let q = ctx.params().coeff_moduli()[level] as f64;
+        let n1 = n1.next_power_of_two().min(s / stride as usize).max(1);
         let encoder = Encoder::new(ctx);
         let mut groups: BTreeMap<i64, Vec<(usize, Plaintext)>> = BTreeMap::new();
-        for (k, d) in diagonals {
-            let j = k.div_euclid(n1 as i64);
-            let i = k.rem_euclid(n1 as i64) as usize;
-            // rot_{−j·n1}(d)[t] = d[(t − j·n1) mod s].
-            let shift = (j * n1 as i64).rem_euclid(si) as usize;
-            let rotated: Vec<f64> = (0..s).map(|t| d[(t + s - shift) % s]).collect();
+        for (k, d) in diags {
+            let u = k / stride;
+            let j = u.div_euclid(n1 as i64);
+            let i = u.rem_euclid(n1 as i64) as usize;
+            // rot_{−j·n1·g}(d)[t] = d[(t − j·n1·g) mod s].
+            let shift = (j * n1 as i64 * stride).rem_euclid(si) as usize;
+            let rotated: Vec<Complex64> = (0..s).map(|t| d[(t + s - shift) % s]).collect();
             groups
                 .entry(j)
                 .or_default()
-                .push((i, encoder.encode_at(&rotated, q, level)?));
+                .push((i, encoder.encode_complex_at(&rotated, scale, level)?));
         }
         Ok(Self {
             params_id: ctx.id(),
             level,
-            rows,
-            cols,
+            rows: s,
+            cols: s,
             n1,
+            stride,
             groups,
         })
     }
@@ -125,8 +199,12 @@ impl LinearTransform {
             .groups
             .values()
             .flatten()
-            .map(|(i, _)| *i as i64)
-            .chain(self.groups.keys().map(|&j| j * self.n1 as i64))
+            .map(|(i, _)| *i as i64 * self.stride)
+            .chain(
+                self.groups
+                    .keys()
+                    .map(|&j| j * self.n1 as i64 * self.stride),
+            )
             .filter(|&k| k != 0)
             .collect();
         steps.sort_unstable();
@@ -163,7 +241,7 @@ impl LinearTransform {
         let rotated = ev.rotate_hoisted(ct, &babies, gk)?;
         let baby = |i: usize| -> Result<&Ciphertext> {
             babies
-                .binary_search(&(i as i64))
+                .binary_search(&(i as i64 * self.stride))
                 .map(|pos| &rotated[pos])
                 .map_err(|_| Error::InvalidArgument("baby step".into()))
         };
@@ -179,7 +257,7 @@ impl LinearTransform {
             }
             let Some(mut inner) = inner else { continue };
             if j != 0 {
-                inner = ev.rotate(&inner, j * self.n1 as i64, gk)?;
+                inner = ev.rotate(&inner, j * self.n1 as i64 * self.stride, gk)?;
             }
             match acc.as_mut() {
                 Some(a) => ev.add_assign(a, &inner)?,
@@ -198,10 +276,18 @@ impl LinearTransform {
             .groups
             .values()
             .flatten()
-            .map(|(i, _)| *i as i64)
+            .map(|(i, _)| *i as i64 * self.stride)
             .collect();
         b.sort_unstable();
         b.dedup();
         b
     }
+}
+
+/// Greatest common divisor of non-negative `a`, `b` (`gcd(a, 0) = a`).
+fn gcd(mut a: i64, mut b: i64) -> i64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }

@@ -4,6 +4,8 @@
 //! rotations ([`linear_transform`]), the building block of matrix-vector
 //! products and of CKKS bootstrapping's homomorphic DFTs.
 
+pub mod dft;
 pub mod linear_transform;
 
+pub use dft::{DftKind, HomomorphicDft};
 pub use linear_transform::LinearTransform;

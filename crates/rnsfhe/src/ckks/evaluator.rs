@@ -37,6 +37,7 @@ use crate::leveled::evaluator::{
 };
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
+use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::{check_key_id, RelinKey};
 
 /// Largest relative difference of two scales that still counts as equal.
@@ -443,6 +444,70 @@ impl Evaluator {
         let mut out = pt.clone();
         out.poly.truncate_limbs(level + 1);
         Ok(out)
+    }
+
+    /// ModRaise (001 §V; Cheon-Han-Kim-Kim-Song 2018 §3.1): a 2-polynomial
+    /// ciphertext at level 0 read over `q_0 … q_level`, each coefficient of
+    /// `c_0`, `c_1` lifted to its centred representative in
+    /// `(−q_0/2, q_0/2]`. It decrypts to `c_0 + c_1·s = m + q_0·I` over the
+    /// integers, where `|I_k| ≤ (h + 1)/2` for a secret of `h` non-zero
+    /// coefficients: the `q_0·I` that bootstrapping's EvalMod removes.
+    /// Scale, slot count and key are kept. Errors with
+    /// [`Error::LevelMismatch`] unless `ct` is at level 0,
+    /// [`Error::WrongCiphertextSize`] for 3 polynomials and
+    /// [`Error::InvalidArgument`] for a level outside the chain.
+    pub fn mod_raise(&self, ct: &Ciphertext, level: usize) -> Result<Ciphertext> {
+        self.check(ct)?;
+        if ct.level() != 0 {
+            return Err(Error::LevelMismatch {
+                operation: "mod_raise (needs level 0)",
+                left: ct.level(),
+                right: 0,
+            });
+        }
+        if ct.polys.len() != 2 {
+            return Err(Error::WrongCiphertextSize {
+                operation: "mod_raise",
+                expected: "2",
+                got: ct.polys.len(),
+            });
+        }
+        let low = self.ctx.ring_at(0)?;
+        let high = self.ctx.ring_at(level).map_err(|_| {
+            Error::InvalidArgument(format!(
+                "mod_raise to level {level}: the chain has levels 0 … {}",
+                self.ctx.max_level()
+            ))
+        })?;
+        let q0 = low.moduli()[0].value();
+        let half = q0 / 2;
+        let mut signed = vec![0i64; low.n()];
+        let mut polys = Vec::with_capacity(2);
+        for p in &ct.polys {
+            let c = low.to_coeff(p.clone())?;
+            for (s, &x) in signed.iter_mut().zip(c.limb(0)) {
+                // Centred lift, branch-free: subtract q_0 when x > q_0/2.
+                let wrap = u64::from(x > half);
+                *s = x as i64 - (wrap * q0) as i64;
+            }
+            polys.push(high.to_ntt(high.from_signed(&signed)?)?);
+        }
+        Ok(Ciphertext {
+            params_id: ct.params_id,
+            key_id: ct.key_id,
+            polys,
+            seed: None,
+            meta: ct.meta.clone(),
+        })
+    }
+
+    /// `ct`, encrypted under some secret `s'`, switched to the secret of
+    /// `ksk` with the key-switching key from `s'`
+    /// ([`KeySwitchingKey::generate`] with target `s'`); same level, scale
+    /// and values plus key-switching noise. The result carries `ksk`'s key
+    /// id. Used by bootstrapping's sparse-secret encapsulation.
+    pub fn switch_key(&self, ct: &Ciphertext, ksk: &KeySwitchingKey) -> Result<Ciphertext> {
+        leveled::switch_key(&*self.ctx, self, ct, ksk)
     }
 
     /// Every slot set to the sum of all `n/2` slots (rotate-and-add with

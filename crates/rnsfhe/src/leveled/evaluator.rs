@@ -425,6 +425,41 @@ fn apply_galois_key<C: ChainContext, M: Clone>(
     })
 }
 
+/// `ct` (under some secret `s'`) switched with `ksk`, a key from `s'` to
+/// `s` ([`KeySwitchingKey::generate`] with target `s'`): `(c_0 + k_0, k_1)`
+/// with `(k_0, k_1)` the hybrid key switch of `c_1`, decrypting under `s`
+/// to what `ct` decrypts to under `s'` plus key-switching noise (the
+/// generic `KeySwitch` of OpenFHE and Lattigo). The result carries `ksk`'s
+/// key id; the key does not record `s'`, so the caller vouches that `ct`
+/// is under it.
+pub(crate) fn switch_key<C: ChainContext, M: Clone>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    ct: &Ciphertext<M>,
+    ksk: &KeySwitchingKey,
+) -> Result<Ciphertext<M>> {
+    check_key_use(
+        ctx,
+        ct,
+        (ksk.params_id(), ct.key_id),
+        "switch_key",
+        (2, "2"),
+    )?;
+    let ring = ctx.chain_ring(ct.level())?;
+    let (k0, mut k1) = switch(ctx, ks, &ct.polys[1], ksk)?;
+    let mut c0 = ct.polys[0].clone();
+    ks.fold(ring, &mut c0, &k0)?;
+    ks.scale(ring, &mut k1)?;
+    ctx.rlwe().scratch.give(k0.into_data());
+    Ok(Ciphertext {
+        params_id: ct.params_id,
+        key_id: ksk.key_id(),
+        polys: vec![c0, k1],
+        seed: None,
+        meta: ct.meta.clone(),
+    })
+}
+
 /// Rotates the slots by `steps` with the context's rotation generator
 /// `g`: the key of `g^steps` when present, otherwise a composition of held
 /// keys ([`GaloisKeys::rotation_elements`]); errors with
