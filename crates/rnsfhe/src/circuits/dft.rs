@@ -120,6 +120,7 @@ pub(crate) fn compose(a: &Diagonals, b: &Diagonals, l: usize) -> Diagonals {
 }
 
 /// `M·v` in plaintext (the reference the tests compare with).
+#[cfg(test)]
 pub(crate) fn apply(m: &Diagonals, v: &[Complex64]) -> Vec<Complex64> {
     let l = v.len();
     let mut out = vec![Complex64::ZERO; l];

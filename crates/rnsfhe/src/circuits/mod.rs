@@ -4,8 +4,12 @@
 //! rotations ([`linear_transform`]), the building block of matrix-vector
 //! products and of CKKS bootstrapping's homomorphic DFTs.
 
+pub mod bootstrapping;
 pub mod dft;
+pub mod eval_mod;
 pub mod linear_transform;
 
+pub use bootstrapping::{Bootstrapper, BootstrappingKeys, BootstrappingParameters};
 pub use dft::{DftKind, HomomorphicDft};
+pub use eval_mod::EvalMod;
 pub use linear_transform::LinearTransform;

@@ -311,6 +311,24 @@ impl Evaluator {
         Ok(out)
     }
 
+    /// `ct` times the integer `c ≥ 1` with its scale times `c` too: the
+    /// same values, the plaintext `c·m` (no level consumed; OpenFHE's
+    /// `MultByInteger` followed by a scale change). Bootstrapping's scale-up
+    /// of the message before ModRaise. The caller keeps `c·m` inside the
+    /// modulus. Errors with [`Error::InvalidArgument`] for `c = 0`.
+    pub fn multiply_integer(&self, ct: &Ciphertext, c: u64) -> Result<Ciphertext> {
+        self.check(ct)?;
+        if c == 0 {
+            return Err(Error::InvalidArgument(
+                "multiply_integer needs a factor of at least 1".into(),
+            ));
+        }
+        let mut out = ct.clone();
+        self.mul_integer_assign(&mut out, c)?;
+        out.meta.scale *= c as f64;
+        Ok(out)
+    }
+
     /// Multiplies every polynomial by a non-negative integer (scale
     /// unchanged; the caller adjusts it).
     fn mul_integer_assign(&self, ct: &mut Ciphertext, c: u64) -> Result<()> {

@@ -143,6 +143,28 @@ impl KeySwitchingKey {
         })
     }
 
+    /// Erases every part of a hybrid key that a switch at level 0 does not
+    /// read: the digits after the first, and the limbs `q_1 … q_L` of the
+    /// first, keeping the RLWE samples over `q_0·P` only (the seeds go too).
+    /// For a key whose secret must only be exposed at a small modulus: the
+    /// sparse secret of bootstrapping's encapsulation (Bossuat et al. 2022,
+    /// §4: the dense-to-sparse key lives at level 0). Errors for an
+    /// RNS-decomposition key.
+    pub(crate) fn restrict_to_level_zero(&mut self, ctx: &RlweContext) -> Result<()> {
+        self.hybrid_tables(ctx)?;
+        let q_limbs = ctx.ring().limbs();
+        for (j, (k0, k1)) in self.keys.iter_mut().enumerate() {
+            for poly in [k0, k1] {
+                let rows = if j == 0 { 1..q_limbs } else { 0..poly.limbs() };
+                for i in rows {
+                    poly.limb_mut(i).fill(0);
+                }
+            }
+        }
+        self.seeds = None;
+        Ok(())
+    }
+
     /// The context's hybrid tables, or an error for an RNS-decomposition
     /// key or a context without special primes.
     fn hybrid_tables<'a>(&self, ctx: &'a RlweContext) -> Result<&'a SpecialPrimes> {

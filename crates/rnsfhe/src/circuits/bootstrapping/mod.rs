@@ -1,0 +1,250 @@
+//! CKKS bootstrapping in full RNS (001 §V, where HEAAN introduced it;
+//! Cheon-Han-Kim-Kim-Song 2018; Han-Ki 2020; Bossuat et al. 2021 and
+//! 2022): a ciphertext at any level becomes one at the top of the
+//! residual chain, holding the same values up to the bootstrapping error.
+//!
+//! # Pipeline (full slots, ModRaise first)
+//!
+//! 1. **Encapsulation and ModRaise.** The input is dropped to level 0,
+//!    switched to an ephemeral sparse secret `s'` of `h` non-zero
+//!    coefficients (a key that only exists at `q_0·P`), read over the
+//!    whole chain ([`crate::ckks::Evaluator::mod_raise`]) and switched back
+//!    to the dense secret: it now decrypts to `t = m + q_0·I` with
+//!    `|I| ≤ (h + 1)/2` for certain.
+//! 2. **CoeffsToSlots** ([`crate::circuits::dft`]): the slots receive the
+//!    packed coefficients `(t_L + i·t_R)` (bit-reversed), scaled to
+//!    `x = t/(q_0·K)`; a conjugation splits real and imaginary parts into
+//!    two ciphertexts.
+//! 3. **EvalMod** ([`crate::circuits::eval_mod`]) on each: `sin(2πt/q_0) ≈
+//!    2π·m/q_0`.
+//! 4. **SlotsToCoeffs**: `re + i·im` through the forward DFT scaled by
+//!    `q_0/(2π·Δ)`, which lands on the default scale `Δ` at the top
+//!    residual level: the slots hold the input's values again.
+//!
+//! Levels: CoeffsToSlots, EvalMod and SlotsToCoeffs consume
+//! [`BootstrappingParameters::depth`] levels from the top of the chain,
+//! and the result sits at [`Bootstrapper::output_level`]. Precision:
+//! the sine's relative error `(2π·m/q_0)²/6` is below `2^-37` for
+//! `|m| ≤ 2^{-20}·q_0` (values of magnitude 1 at `Δ = 2^40`, `q_0 =
+//! 2^60`); what remains is the noise of the DFTs and of EvalMod at the
+//! working scale `2^55`, amplified by `2πK` (measured: see the tests).
+
+mod keys;
+mod parameters;
+
+use std::f64::consts::PI;
+use std::sync::Arc;
+
+use rand_chacha::ChaCha20Rng;
+use rayon::prelude::*;
+
+use crate::circuits::dft::{DftKind, HomomorphicDft};
+use crate::circuits::eval_mod::EvalMod;
+use crate::ckks::{Ciphertext, CkksContext, Complex64, Encoder, Evaluator, Plaintext, SecretKey};
+use crate::error::{Error, Result};
+use crate::rlwe::keys::check_key_id;
+
+pub use keys::BootstrappingKeys;
+pub use parameters::BootstrappingParameters;
+
+/// The precomputed circuit of CKKS bootstrapping for one context: the two
+/// homomorphic DFTs encoded at their levels, EvalMod, and the constants.
+#[derive(Clone, Debug)]
+pub struct Bootstrapper {
+    ctx: Arc<CkksContext>,
+    params: BootstrappingParameters,
+    cts: HomomorphicDft,
+    stc: HomomorphicDft,
+    eval_mod: EvalMod,
+    /// The working scale given to the raised ciphertext.
+    raise_scale: f64,
+    /// The scale SlotsToCoeffs is built for.
+    stc_input_scale: f64,
+    /// `Δ_boot`: the scale the message is raised to before ModRaise.
+    message_scale: f64,
+    /// `−i` at the level after CoeffsToSlots, `i` at SlotsToCoeffs' input
+    /// level (scale 1: the monomial `∓X^{n/2}`).
+    minus_i: Plaintext,
+    plus_i: Plaintext,
+}
+
+impl Bootstrapper {
+    /// Encodes the circuit of `params` for `ctx`. The chain must have
+    /// `params.depth()` levels above the residual ones (as
+    /// [`BootstrappingParameters::chain`] builds). Errors with
+    /// [`Error::InvalidParameters`] for a circuit that does not fit the
+    /// context (invalid budgets or weight, too few levels).
+    pub fn new(ctx: &Arc<CkksContext>, params: &BootstrappingParameters) -> Result<Self> {
+        let n = ctx.degree();
+        params.validate(n)?;
+        let top = ctx.max_level();
+        let depth = params.depth();
+        if top < depth {
+            return Err(Error::InvalidParameters(format!(
+                "bootstrapping needs {depth} levels above the residual ones; the chain has {top}"
+            )));
+        }
+        let eval_mod = EvalMod::new(params.k(), params.double_angle, params.eval_mod_degree)?;
+        let moduli = ctx.params().coeff_moduli();
+        let q0 = moduli[0] as f64;
+        let delta = ctx.params().default_scale();
+        let message_scale = f64::from(params.first_prime_bits - params.message_ratio_bits).exp2();
+        let raise_scale = f64::from(params.boot_prime_bits).exp2();
+        // x = t/(q_0·K): the factor 1/2 undoes the doubling of re = w + w̄.
+        let cts_factor = raise_scale / (2.0 * q0 * params.k());
+        let cts = HomomorphicDft::new(
+            ctx,
+            DftKind::CoeffsToSlots,
+            top,
+            params.cts_budget,
+            cts_factor,
+            (raise_scale, raise_scale),
+        )?;
+        let mod_level = top - params.cts_budget;
+        let stc_input_scale = eval_mod.output_scale(raise_scale, mod_level, moduli)?;
+        let stc_level = mod_level - params.eval_mod_depth();
+        let stc = HomomorphicDft::new(
+            ctx,
+            DftKind::SlotsToCoeffs,
+            stc_level,
+            params.stc_budget,
+            q0 / (2.0 * PI * message_scale),
+            (stc_input_scale, delta),
+        )?;
+        let enc = Encoder::new(ctx);
+        let slots = ctx.slots();
+        let minus_i =
+            enc.encode_complex_at(&vec![Complex64::new(0.0, -1.0); slots], 1.0, mod_level)?;
+        let plus_i =
+            enc.encode_complex_at(&vec![Complex64::new(0.0, 1.0); slots], 1.0, stc_level)?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            params: params.clone(),
+            cts,
+            stc,
+            eval_mod,
+            raise_scale,
+            stc_input_scale,
+            message_scale,
+            minus_i,
+            plus_i,
+        })
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &BootstrappingParameters {
+        &self.params
+    }
+
+    /// The level of every bootstrapped ciphertext: the chain's top level
+    /// minus [`BootstrappingParameters::depth`]. Fresh ciphertexts meant
+    /// to be bootstrapped later are best encrypted at this level (the
+    /// primes above it are the bootstrapping circuit's).
+    pub fn output_level(&self) -> usize {
+        self.ctx.max_level() - self.params.depth()
+    }
+
+    /// The rotation steps of the two DFTs (the keys
+    /// [`Bootstrapper::generate_keys`] makes, plus the conjugation).
+    pub fn rotations(&self) -> Vec<i64> {
+        let mut r = self.cts.rotations();
+        r.extend(self.stc.rotations());
+        r.sort_unstable();
+        r.dedup();
+        r
+    }
+
+    /// The bootstrapping keys of `sk` (OS-seeded randomness): see
+    /// [`BootstrappingKeys`].
+    pub fn generate_keys(&self, sk: &SecretKey) -> Result<BootstrappingKeys> {
+        BootstrappingKeys::generate_os(&self.ctx, sk, &self.rotations(), self.params.secret_weight)
+    }
+
+    /// [`Bootstrapper::generate_keys`] from `rng` (reproducible tests).
+    pub fn generate_keys_with_rng(
+        &self,
+        sk: &SecretKey,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<BootstrappingKeys> {
+        BootstrappingKeys::generate(
+            &self.ctx,
+            sk,
+            &self.rotations(),
+            self.params.secret_weight,
+            rng,
+        )
+    }
+
+    /// Bootstraps `ct` (2 polynomials, any level, values of magnitude up
+    /// to about 1 for the stated precision): a ciphertext at
+    /// [`Bootstrapper::output_level`] with the same values, at scale
+    /// `Δ·c·Δ_ct/Δ_boot` with `c = round(Δ_boot/Δ_ct)` — the default scale
+    /// `Δ` for an input at `Δ`, within `Δ_ct/(2Δ_boot)` of it otherwise.
+    /// Values must satisfy `|v| < 2^{ratio − 1}` (the scaled-up message
+    /// stays below `q_0/2`); the stated precision is for `|v| ≤ 1`. Errors
+    /// with [`Error::ParameterMismatch`]/[`Error::KeyMismatch`] for
+    /// another context or key, [`Error::WrongCiphertextSize`] for an
+    /// unrelinearized input and [`Error::MissingGaloisKey`] for keys of
+    /// another circuit.
+    pub fn bootstrap(&self, ct: &Ciphertext, keys: &BootstrappingKeys) -> Result<Ciphertext> {
+        self.ctx.check_id(ct.params_id())?;
+        check_key_id(keys.key_id(), ct.key_id())?;
+        let ev = Evaluator::new(&self.ctx);
+        let delta = self.ctx.params().default_scale();
+        let input_scale = ct.scale();
+        // 1. Encapsulation and ModRaise.
+        let low = ev.drop_to_level(ct, 0)?;
+        // Scale-up by c ≈ Δ_boot/Δ_ct: the raised plaintext is c·m.
+        let c = (self.message_scale / input_scale).round().max(1.0);
+        let low = ev.multiply_integer(&low, c as u64)?;
+        let sparse = ev.switch_key(&low, &keys.to_sparse)?;
+        let mut raised = ev.mod_raise(&sparse, self.ctx.max_level())?;
+        raised.key_id = keys.sparse_key_id;
+        let mut raised = ev.switch_key(&raised, &keys.to_dense)?;
+        raised.meta.scale = self.raise_scale;
+        // 2. CoeffsToSlots and the real/imaginary split.
+        let w = self.cts.evaluate(&ev, &raised, &keys.galois)?;
+        let conj = ev.conjugate(&w, &keys.galois)?;
+        let re = ev.add(&w, &conj)?;
+        let im = ev.multiply_plain(&ev.sub(&w, &conj)?, &self.minus_i)?;
+        // 3. EvalMod on both halves (independent: in parallel).
+        let (re, im) = rayon::join(
+            || self.eval_mod.evaluate(&ev, &re, &keys.relin),
+            || self.eval_mod.evaluate(&ev, &im, &keys.relin),
+        );
+        let (re, im) = (re?, im?);
+        // 4. SlotsToCoeffs of re + i·im.
+        let mut z = ev.add(&re, &ev.multiply_plain(&im, &self.plus_i)?)?;
+        if crate::ckks::evaluator::check_scales(z.meta.scale, self.stc_input_scale, "").is_err() {
+            return Err(Error::ScaleMismatch(format!(
+                "bootstrapping reached SlotsToCoeffs at scale 2^{:.6}, built for 2^{:.6}",
+                z.meta.scale.log2(),
+                self.stc_input_scale.log2()
+            )));
+        }
+        z.meta.scale = self.stc_input_scale;
+        let mut out = self.stc.evaluate(&ev, &z, &keys.galois)?;
+        // The last transform lands on Δ with the values c·m/Δ_boot, i.e.
+        // the polynomial m·Δ·c/Δ_boot: at the scale Δ·c·Δ_ct/Δ_boot it
+        // decodes to m/Δ_ct (the input's scale for an input at Δ).
+        if crate::ckks::evaluator::check_scales(out.meta.scale, delta, "").is_err() {
+            return Err(Error::ScaleMismatch(format!(
+                "SlotsToCoeffs landed on scale 2^{:.6}, not 2^{:.6}",
+                out.meta.scale.log2(),
+                delta.log2()
+            )));
+        }
+        out.meta.scale = delta * c * input_scale / self.message_scale;
+        out.meta.len = ct.len();
+        Ok(out)
+    }
+
+    /// [`Bootstrapper::bootstrap`] of each ciphertext, in parallel.
+    pub fn bootstrap_many(
+        &self,
+        cts: &[Ciphertext],
+        keys: &BootstrappingKeys,
+    ) -> Result<Vec<Ciphertext>> {
+        cts.par_iter().map(|c| self.bootstrap(c, keys)).collect()
+    }
+}

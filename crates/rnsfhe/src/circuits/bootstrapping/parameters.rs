@@ -1,0 +1,195 @@
+//! Bootstrapping parameters: the shape of the circuit (level budgets of
+//! the two DFTs, EvalMod's interpolant, the ephemeral secret's weight)
+//! and the modulus chain derived from it.
+
+use crate::ckks::{depth_for_degree, CkksParameters, CkksParametersBuilder};
+use crate::error::{Error, Result};
+use crate::rlwe::hybrid::SPECIAL_MARGIN_BITS;
+use crate::security::{SecretDistribution, SecurityLevel};
+
+/// The circuit of a [`super::Bootstrapper`]. The chain it needs, from
+/// the bottom: `q_0`, the residual primes the user computes with, then
+/// `stc_budget` SlotsToCoeffs primes, [`BootstrappingParameters::eval_mod_depth`]
+/// EvalMod primes and `cts_budget` CoeffsToSlots primes
+/// ([`BootstrappingParameters::chain`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BootstrappingParameters {
+    /// Levels of CoeffsToSlots (1 … log2(n/2)): fewer levels, more
+    /// rotations.
+    pub cts_budget: usize,
+    /// Levels of SlotsToCoeffs (1 … log2(n/2)).
+    pub stc_budget: usize,
+    /// Non-zero coefficients `h` of the ephemeral sparse secret of the
+    /// encapsulation (the main secret stays dense): bounds the integer
+    /// `I` of ModRaise by `(h + 1)/2` with certainty.
+    pub secret_weight: usize,
+    /// Double-angle iterations `r` of EvalMod.
+    pub double_angle: u32,
+    /// Degree of EvalMod's Chebyshev interpolant.
+    pub eval_mod_degree: usize,
+    /// Bits of the DFT and EvalMod primes, and `log2` of the working scale
+    /// of EvalMod.
+    pub boot_prime_bits: u32,
+    /// Bits of `q_0`.
+    pub first_prime_bits: u32,
+    /// `log2(q_0/Δ_boot)`: before ModRaise the message is multiplied by
+    /// an integer so that its scale is `Δ_boot = 2^{first − ratio}` (as
+    /// Lattigo's `LogMessageRatio`): larger ratios shrink the sine's error
+    /// `(2π·m/q_0)²/6`, smaller ones lift the message above EvalMod's noise.
+    pub message_ratio_bits: u32,
+}
+
+impl Default for BootstrappingParameters {
+    /// CoeffsToSlots in 3 levels, SlotsToCoeffs in 3, `h = 32`, EvalMod of
+    /// degree 63 with 3 double angles (9 levels), 60-bit bootstrapping
+    /// primes, a 60-bit `q_0` and a message ratio of `2^9` (measured best at the small preset: 24.1, 25.1 and 24.4 bits for 8, 9, 10).
+    fn default() -> Self {
+        Self {
+            cts_budget: 3,
+            stc_budget: 3,
+            secret_weight: 32,
+            double_angle: 3,
+            eval_mod_degree: 63,
+            boot_prime_bits: 60,
+            first_prime_bits: 60,
+            message_ratio_bits: 9,
+        }
+    }
+}
+
+impl BootstrappingParameters {
+    /// `K = ⌊(h + 1)/2⌋ + 1`: `|t/q_0| ≤ (h + 1)/2 + |m|/q_0 < K` for the
+    /// raised `t = c_0 + c_1·s'` (each of the `h + 1` terms at most
+    /// `q_0/2`), so EvalMod's interval holds every input, not just with
+    /// high probability.
+    pub fn k(&self) -> f64 {
+        ((self.secret_weight + 1) / 2 + 1) as f64
+    }
+
+    /// Levels of EvalMod: `⌈log2(degree + 1)⌉ + r`.
+    pub fn eval_mod_depth(&self) -> usize {
+        depth_for_degree(self.eval_mod_degree) + self.double_angle as usize
+    }
+
+    /// Levels one bootstrapping consumes.
+    pub fn depth(&self) -> usize {
+        self.cts_budget + self.eval_mod_depth() + self.stc_budget
+    }
+
+    /// A CKKS chain for this circuit at `n = 2^log_n` with
+    /// `residual_levels` primes of `scale_bits` bits (the default scale)
+    /// left to the user after each bootstrapping: `q_0`, the residual
+    /// primes, then `depth()` primes of `boot_prime_bits`. Hybrid key
+    /// switching uses the smallest `dnum` whose `Q·P` meets `security`
+    /// (`SecurityLevel::None`: `dnum = 3`), with key-switching primes that
+    /// exceed every digit by 10 bits ([`key_switching_bits`]; chains of
+    /// 60-bit primes need one prime more than a digit has limbs).
+    pub fn chain(
+        &self,
+        log_n: u32,
+        residual_levels: usize,
+        scale_bits: u32,
+        security: SecurityLevel,
+    ) -> Result<CkksParametersBuilder> {
+        let mut bits = vec![self.first_prime_bits];
+        bits.extend(std::iter::repeat_n(scale_bits, residual_levels));
+        bits.extend(std::iter::repeat_n(self.boot_prime_bits, self.depth()));
+        let n = 1usize << log_n;
+        let dnum = if security == SecurityLevel::None {
+            3.min(bits.len())
+        } else {
+            (1..=bits.len())
+                .find(|&d| {
+                    let total: u32 = bits.iter().chain(&key_switching_bits(&bits, d)).sum();
+                    crate::security::check(security, n, total, SecretDistribution::Ternary).is_ok()
+                })
+                .ok_or_else(|| Error::InsecureParameters {
+                    n,
+                    log_q: bits.iter().sum(),
+                    max_log_q: security.max_log_q(n).unwrap_or(0),
+                    level: security.bits(),
+                })?
+        };
+        Ok(CkksParameters::builder()
+            .degree(n)
+            .coeff_moduli_bits(&bits)
+            .scale_bits(scale_bits)
+            .security(security)
+            .dnum(dnum)
+            .key_switching_moduli_bits(&key_switching_bits(&bits, dnum)))
+    }
+
+    /// The small preset for tests and examples: `n = 2^12` (2048 slots),
+    /// 2 residual levels at scale `2^40`, the default circuit.
+    /// **Not secure** ([`SecurityLevel::None`]): 18 primes at `n = 2^12`.
+    pub fn small() -> Result<(CkksParameters, Self)> {
+        let boot = Self::default();
+        let params = boot.chain(12, 2, 40, SecurityLevel::None)?.build()?;
+        Ok((params, boot))
+    }
+
+    /// The default preset: `n = 2^16` (2^15 slots), 10 residual levels at
+    /// scale `2^40`, CoeffsToSlots in 4 levels, SlotsToCoeffs in 3, 128-bit
+    /// security counting every prime (as Lattigo's and OpenFHE's default
+    /// bootstrapping parameters).
+    pub fn default_n16() -> Result<(CkksParameters, Self)> {
+        let boot = Self {
+            cts_budget: 4,
+            ..Self::default()
+        };
+        let params = boot.chain(16, 10, 40, SecurityLevel::Tc128)?.build()?;
+        Ok((params, boot))
+    }
+
+    /// Errors with [`Error::InvalidParameters`] unless the circuit is
+    /// usable: budgets in `[1, log2(n/2)]`, `1 ≤ h ≤ n`, at most 8 double
+    /// angles, a degree in `[1, 1023]`.
+    pub fn validate(&self, n: usize) -> Result<()> {
+        let stages = (n / 2).trailing_zeros() as usize;
+        let bad = |what: String| Err(Error::InvalidParameters(what));
+        if !(1..=stages).contains(&self.cts_budget) || !(1..=stages).contains(&self.stc_budget) {
+            return bad(format!(
+                "DFT level budgets {} and {} must lie in [1, {stages}] at n = {n}",
+                self.cts_budget, self.stc_budget
+            ));
+        }
+        if self.secret_weight == 0 || self.secret_weight > n {
+            return bad(format!(
+                "the ephemeral secret's weight {} must lie in [1, {n}]",
+                self.secret_weight
+            ));
+        }
+        if !(1..self.first_prime_bits).contains(&self.message_ratio_bits) {
+            return bad(format!(
+                "a message ratio of 2^{} with a {}-bit q_0",
+                self.message_ratio_bits, self.first_prime_bits
+            ));
+        }
+        if self.double_angle > 8 || !(1..=1023).contains(&self.eval_mod_degree) {
+            return bad(format!(
+                "EvalMod with {} double angles and degree {} (at most 8, degree 1 … 1023)",
+                self.double_angle, self.eval_mod_degree
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Sizes of the key-switching primes for a chain of prime sizes `bits`
+/// cut into `dnum` digits: the fewest primes of at most 60 bits whose
+/// product exceeds the largest digit by `SPECIAL_MARGIN_BITS`, as even as
+/// possible. (`alpha` primes suffice unless the digit's primes are near
+/// 60 bits; with `P ≈ Q_j` the key-switching noise grows by about 2^10,
+/// measured.)
+pub fn key_switching_bits(bits: &[u32], dnum: usize) -> Vec<u32> {
+    let alpha = bits.len().div_ceil(dnum.max(1)).max(1);
+    let need = bits
+        .chunks(alpha)
+        .map(|c| c.iter().sum::<u32>())
+        .max()
+        .unwrap_or(0)
+        + SPECIAL_MARGIN_BITS;
+    let count = need.div_ceil(59).max(1);
+    let per = need.div_ceil(count).clamp(20, 60);
+    vec![per; count as usize]
+}

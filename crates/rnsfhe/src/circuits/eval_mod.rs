@@ -1,0 +1,160 @@
+//! EvalMod, the homomorphic reduction modulo `q_0` of CKKS bootstrapping:
+//! a scaled sine by a Chebyshev interpolant of a cosine and double-angle
+//! iterations (001 §V, where HEAAN's bootstrapping approximates
+//! `[t]_{q_0}` by `(q_0/2π)·sin(2πt/q_0)`; Han-Ki 2020, "Better
+//! bootstrapping for approximate homomorphic encryption", §3.2;
+//! Bossuat-Mouchet-Troncoso-Pastoriza-Hubaux 2021, §4).
+//!
+//! # What it computes
+//!
+//! The slots hold `x = y/K` with `y = t/q_0 = I + ε`, `I` an integer with
+//! `|I| < K` and `ε = m/q_0` small. The interpolant `p(x) ≈
+//! cos(2π(K·x − 1/4)/2^r)` on `[−1, 1]` (degree `d`, depth `⌈log2(d+1)⌉`)
+//! followed by `r` double angles `c ← 2c² − 1` gives
+//! `cos(2π(y − 1/4)) = sin(2πy) = sin(2πε)`, that is `2πε` up to a relative
+//! `(2πε)²/6`: the message `m` freed from `q_0·I`, scaled by `2π/q_0`
+//! (bootstrapping folds the `q_0/2π` into SlotsToCoeffs). Depth
+//! `⌈log2(d+1)⌉ + r`; the scale is the input's until the double angles,
+//! each of which squares it and divides it by its prime.
+
+use std::f64::consts::PI;
+
+use crate::ckks::{ChebyshevApprox, Ciphertext, Evaluator, RelinKey};
+use crate::error::{Error, Result};
+
+/// The scaled-sine approximation of `x ↦ sin(2πK·x)` on `[−1, 1]`.
+#[derive(Clone, Debug)]
+pub struct EvalMod {
+    k: f64,
+    double_angle: u32,
+    approx: ChebyshevApprox,
+}
+
+impl EvalMod {
+    /// The interpolant of `cos(2π(K·x − 1/4)/2^r)` on `[−1, 1]` of
+    /// `degree`, for `r = double_angle ≤ 8` double angles and the interval
+    /// half-width `K > 0` (in units of `q_0`). Errors with
+    /// [`Error::InvalidArgument`] for `K` not finite and positive, `r > 8`
+    /// or a degree [`ChebyshevApprox::fit`] refuses.
+    pub fn new(k: f64, double_angle: u32, degree: usize) -> Result<Self> {
+        if !(k.is_finite() && k > 0.0) || double_angle > 8 {
+            return Err(Error::InvalidArgument(format!(
+                "EvalMod needs K > 0 and at most 8 double angles, got K = {k}, r = {double_angle}"
+            )));
+        }
+        let scale = 2.0 * PI / f64::from(1u32 << double_angle);
+        let approx = ChebyshevApprox::fit(
+            move |x: f64| (scale * (k * x - 0.25)).cos(),
+            -1.0,
+            1.0,
+            degree,
+        )?;
+        Ok(Self {
+            k,
+            double_angle,
+            approx,
+        })
+    }
+
+    /// `K`: inputs `x = y/K` cover `|y| ≤ K`.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
+    /// Levels consumed: the interpolant's depth plus the double angles.
+    pub fn depth(&self) -> usize {
+        self.approx.depth() + self.double_angle as usize
+    }
+
+    /// The plaintext function the circuit computes, with the interpolant
+    /// and the same double angles in `f64` (the reference of the tests):
+    /// `≈ sin(2πK·x)`.
+    pub fn eval_plain(&self, x: f64) -> f64 {
+        let mut c = self.approx.eval(x);
+        for _ in 0..self.double_angle {
+            c = 2.0 * c * c - 1.0;
+        }
+        c
+    }
+
+    /// Largest `|eval_plain(x) − sin(2πK·x)|` over `samples + 1` evenly
+    /// spaced points of `[−1, 1]`: the approximation error alone.
+    pub fn max_error(&self, samples: usize) -> f64 {
+        let samples = samples.max(1);
+        (0..=samples)
+            .map(|i| {
+                let x = -1.0 + 2.0 * i as f64 / samples as f64;
+                (self.eval_plain(x) - (2.0 * PI * self.k * x).sin()).abs()
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// `≈ sin(2πK·x)` of every slot `x ∈ [−1, 1]` of `ct`, [`EvalMod::depth`]
+    /// levels down: [`Evaluator::evaluate_chebyshev`] then the double
+    /// angles with [`Evaluator::multiply_relin_rescale`]. Errors with
+    /// [`Error::LevelExhausted`] when `ct` has fewer levels.
+    pub fn evaluate(&self, ev: &Evaluator, ct: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
+        if ct.level() < self.depth() {
+            return Err(Error::LevelExhausted(format!(
+                "EvalMod needs {} levels, the ciphertext has {}",
+                self.depth(),
+                ct.level()
+            )));
+        }
+        let mut c = ev.evaluate_chebyshev(ct, &self.approx, rk)?;
+        for _ in 0..self.double_angle {
+            let sq = ev.multiply_relin_rescale(&c, &c, rk)?;
+            c = ev.add(&sq, &sq)?;
+            c = ev.add_const(&c, -1.0)?;
+        }
+        Ok(c)
+    }
+
+    /// The scale after [`EvalMod::evaluate`] of an input at `scale` and
+    /// `level`, with `moduli` the chain's primes: each double angle divides
+    /// the square of the scale by the prime of its level.
+    pub fn output_scale(&self, scale: f64, level: usize, moduli: &[u64]) -> Result<f64> {
+        let mut s = scale;
+        let mut lv = level.checked_sub(self.approx.depth()).ok_or_else(|| {
+            Error::LevelExhausted("EvalMod needs more levels than the input has".into())
+        })?;
+        for _ in 0..self.double_angle {
+            let q = *moduli
+                .get(lv)
+                .ok_or_else(|| Error::InvalidArgument(format!("no prime at level {lv}")))?;
+            s = s * s / q as f64;
+            lv = lv
+                .checked_sub(1)
+                .ok_or_else(|| Error::LevelExhausted("EvalMod double angle at level 0".into()))?;
+        }
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approximation_error_is_small() {
+        // K = 17, 3 double angles, degree 63: the 2^-40-level error the
+        // bootstrapping presets rely on.
+        let e = EvalMod::new(17.0, 3, 63).unwrap();
+        assert_eq!(e.depth(), 9);
+        assert!(e.max_error(100_000) < 1e-10, "{}", e.max_error(100_000));
+        // x mod 1 near the integers: sin(2πy)/(2π) ≈ y − round(y).
+        for y in [
+            -16.0 + 1e-4,
+            -3.0 - 2e-4,
+            0.0,
+            5.0 + 3e-4,
+            16.5 - 0.5 + 1e-4,
+        ] {
+            let got = e.eval_plain(y / 17.0) / (2.0 * PI);
+            let want = y - y.round();
+            assert!((got - want).abs() < 1e-9, "{y}: {got} vs {want}");
+        }
+        assert!(EvalMod::new(0.0, 3, 63).is_err());
+        assert!(EvalMod::new(17.0, 9, 63).is_err());
+    }
+}
