@@ -18,10 +18,11 @@ use rand::Rng;
 use rnsfhe::circuits::{Bootstrapper, BootstrappingParameters};
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
-    CkksContext, Complex64, Decryptor, Encoder, Encryptor, Evaluator, PublicKey, SecretKey,
+    CkksContext, CkksParameters, Complex64, Decryptor, Encoder, Encryptor, Evaluator, PublicKey,
+    SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::ChaCha20Rng;
+use rnsfhe::{ChaCha20Rng, Error, SecurityLevel};
 
 struct Fixture {
     ctx: Arc<CkksContext>,
@@ -68,5 +69,347 @@ fn bootstrapping_restores_levels_with_20_bits() {
     let got = dec.decrypt_decode(&sq).unwrap();
     let want: Vec<f64> = values.iter().map(|v| v * v).collect();
     assert!(precision_bits(&got, &want).unwrap() >= 19.0);
-    let _ = Complex64::ZERO;
+}
+
+#[test]
+fn presets_are_as_documented() {
+    let (p, b) = BootstrappingParameters::default_n16().unwrap();
+    println!(
+        "default: n = 2^16, {} primes, dnum {}, log QP = {}, P = {:?} bits",
+        p.coeff_moduli().len(),
+        p.dnum(),
+        p.log2_qp(),
+        p.key_switching_moduli()
+            .iter()
+            .map(|q| 64 - q.leading_zeros())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(p.degree(), 1 << 16);
+    assert!(p.log2_qp() <= 1772);
+    assert_eq!(p.coeff_moduli().len() - 1 - b.depth(), 10);
+}
+
+/// Shared setup of the tests below: keys, encryptor, decryptor.
+struct Session {
+    f: Fixture,
+    keys: rnsfhe::circuits::BootstrappingKeys,
+    enc: Encryptor,
+    dec: Decryptor,
+}
+
+fn session(seed: u8) -> Session {
+    let mut f = fixture(seed);
+    let keys = f.boot.generate_keys_with_rng(&f.sk, &mut f.rng).unwrap();
+    let pk = PublicKey::generate_with_rng(&f.ctx, &f.sk, &mut f.rng).unwrap();
+    let enc = Encryptor::from_public_key(&f.ctx, &pk).unwrap();
+    let dec = Decryptor::new(&f.ctx, &f.sk).unwrap();
+    Session { f, keys, enc, dec }
+}
+
+fn complex_bits(got: &[Complex64], want: &[Complex64]) -> f64 {
+    let err = got
+        .iter()
+        .zip(want)
+        .map(|(a, b)| (*a - *b).abs())
+        .fold(0.0, f64::max);
+    -err.log2()
+}
+
+#[test]
+fn complex_values_and_short_vectors() {
+    let mut s = session(2);
+    let slots = s.f.ctx.slots();
+    let encoder = Encoder::new(&s.f.ctx);
+    let z: Vec<Complex64> = (0..slots)
+        .map(|_| Complex64::new(s.f.rng.gen_range(-1.0..1.0), s.f.rng.gen_range(-1.0..1.0)))
+        .collect();
+    let scale = s.f.ctx.params().default_scale();
+    let ct = s
+        .enc
+        .encrypt_with_rng(
+            &encoder.encode_complex_at(&z, scale, 1).unwrap(),
+            &mut s.f.rng,
+        )
+        .unwrap();
+    let out = s.f.boot.bootstrap(&ct, &s.keys).unwrap();
+    let got = s.dec.decrypt_decode_complex(&out).unwrap();
+    let bits = complex_bits(&got, &z);
+    println!("complex: {bits:.1} bits");
+    assert!(bits >= 20.0, "{bits}");
+    // 10 values: the rest of the slots are zeros, and stay so.
+    let short: Vec<f64> = (0..10).map(|i| i as f64 / 10.0 - 0.5).collect();
+    let ct = s
+        .enc
+        .encrypt_with_rng(&encoder.encode_at(&short, scale, 0).unwrap(), &mut s.f.rng)
+        .unwrap();
+    let out = s.f.boot.bootstrap(&ct, &s.keys).unwrap();
+    assert_eq!(out.len(), 10);
+    let got = s.dec.decrypt_decode(&out).unwrap();
+    assert!(precision_bits(&got, &short).unwrap() >= 20.0);
+}
+
+/// Ten bootstraps in a row of `x ← x² − 0.5`: each round squares (one
+/// residual level), then bootstraps. The map keeps values in [-0.5, 0.5]
+/// and has slope ≤ 1 there, so errors do not grow by the map; each
+/// bootstrap adds its own error. (Its values have a large mean, the worst
+/// case of the sine's error: see `constant_vectors_are_the_worst_case`.)
+#[test]
+fn ten_bootstraps_in_a_row_stay_precise() {
+    let mut s = session(3);
+    let ev = Evaluator::new(&s.f.ctx);
+    let encoder = Encoder::new(&s.f.ctx);
+    let slots = s.f.ctx.slots();
+    let mut want: Vec<f64> = (0..slots).map(|_| s.f.rng.gen_range(-0.5..0.5)).collect();
+    let scale = s.f.ctx.params().default_scale();
+    let level = s.f.boot.output_level();
+    let mut ct = s
+        .enc
+        .encrypt_with_rng(
+            &encoder.encode_at(&want, scale, level).unwrap(),
+            &mut s.f.rng,
+        )
+        .unwrap();
+    for round in 0..10 {
+        let sq = ev
+            .multiply_relin_rescale(&ct, &ct, s.keys.relin_key())
+            .unwrap();
+        let y = ev.add_const(&sq, -0.5).unwrap();
+        for w in want.iter_mut() {
+            *w = *w * *w - 0.5;
+        }
+        ct = s.f.boot.bootstrap(&y, &s.keys).unwrap();
+        assert_eq!(ct.level(), level);
+        let got = s.dec.decrypt_decode(&ct).unwrap();
+        let bits = precision_bits(&got, &want).unwrap();
+        println!("round {round}: {bits:.1} bits");
+        assert!(bits >= 19.0, "round {round}: {bits}");
+    }
+}
+
+/// A constant vector puts the whole message in the constant coefficient,
+/// `m_0 = v·Δ_boot`, where the sine's relative error `(2π·v·2^-12)²/6`
+/// is largest: 2^-21.3 at |v| = 1, hence the message ratio 2^12.
+#[test]
+fn constant_vectors_are_the_worst_case() {
+    let mut s = session(4);
+    let encoder = Encoder::new(&s.f.ctx);
+    let scale = s.f.ctx.params().default_scale();
+    for v in [1.0, -1.0, 0.5] {
+        let want = vec![v; s.f.ctx.slots()];
+        let ct = s
+            .enc
+            .encrypt_with_rng(&encoder.encode_at(&want, scale, 0).unwrap(), &mut s.f.rng)
+            .unwrap();
+        let out = s.f.boot.bootstrap(&ct, &s.keys).unwrap();
+        let bits = precision_bits(&s.dec.decrypt_decode(&out).unwrap(), &want).unwrap();
+        println!("constant {v}: {bits:.1} bits");
+        assert!(bits >= 20.0, "{v}: {bits}");
+    }
+}
+
+#[test]
+fn bootstrapping_is_independent_of_the_thread_count() {
+    let mut s = session(5);
+    let encoder = Encoder::new(&s.f.ctx);
+    let values: Vec<f64> = (0..64).map(|i| (i as f64 * 0.37).sin()).collect();
+    let scale = s.f.ctx.params().default_scale();
+    let ct = s
+        .enc
+        .encrypt_with_rng(&encoder.encode_at(&values, scale, 1).unwrap(), &mut s.f.rng)
+        .unwrap();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| s.f.boot.bootstrap(&ct, &s.keys).unwrap())
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    assert_eq!(one, run(3));
+    let many =
+        s.f.boot
+            .bootstrap_many(&[ct.clone(), ct.clone()], &s.keys)
+            .unwrap();
+    assert_eq!(many[0], one);
+    assert_eq!(many[1], one);
+}
+
+#[test]
+fn misuse_is_a_typed_error() {
+    let mut s = session(6);
+    let encoder = Encoder::new(&s.f.ctx);
+    let ev = Evaluator::new(&s.f.ctx);
+    let scale = s.f.ctx.params().default_scale();
+    let ct = s
+        .enc
+        .encrypt_with_rng(&encoder.encode_at(&[0.5], scale, 2).unwrap(), &mut s.f.rng)
+        .unwrap();
+    // Unrelinearized product.
+    let t = ev.multiply(&ct, &ct).unwrap();
+    assert!(matches!(
+        s.f.boot.bootstrap(&t, &s.keys),
+        Err(Error::WrongCiphertextSize { .. })
+    ));
+    // Keys of another secret.
+    let other = SecretKey::generate_with_rng(&s.f.ctx, &mut s.f.rng).unwrap();
+    let wrong =
+        s.f.boot
+            .generate_keys_with_rng(&other, &mut s.f.rng)
+            .unwrap();
+    assert!(matches!(
+        s.f.boot.bootstrap(&ct, &wrong),
+        Err(Error::KeyMismatch { .. })
+    ));
+    // Keys of a circuit with other rotations: a Galois key is missing.
+    let (_, mut bp) = BootstrappingParameters::small().unwrap();
+    bp.cts_budget = 2;
+    bp.stc_budget = 4;
+    let other_boot = Bootstrapper::new(&s.f.ctx, &bp).unwrap();
+    assert!(matches!(
+        other_boot.bootstrap(&ct, &s.keys),
+        Err(Error::MissingGaloisKey { .. })
+    ));
+    // A chain too short for the circuit, and invalid circuits.
+    let short = CkksContext::new(
+        CkksParameters::for_depth(4, 40, 60)
+            .degree(1 << 12)
+            .security(SecurityLevel::None)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(matches!(
+        Bootstrapper::new(&short, &BootstrappingParameters::default()),
+        Err(Error::InvalidParameters(_))
+    ));
+    for bad in [
+        BootstrappingParameters {
+            cts_budget: 0,
+            ..Default::default()
+        },
+        BootstrappingParameters {
+            stc_budget: 12,
+            ..Default::default()
+        },
+        BootstrappingParameters {
+            secret_weight: 0,
+            ..Default::default()
+        },
+        BootstrappingParameters {
+            message_ratio_bits: 60,
+            ..Default::default()
+        },
+        BootstrappingParameters {
+            eval_mod_degree: 0,
+            ..Default::default()
+        },
+    ] {
+        assert!(matches!(
+            Bootstrapper::new(&s.f.ctx, &bad),
+            Err(Error::InvalidParameters(_))
+        ));
+    }
+    // Another context's ciphertext.
+    let short_sk = SecretKey::generate_with_rng(&short, &mut s.f.rng).unwrap();
+    let short_ct = Encryptor::from_secret_key(&short, &short_sk)
+        .unwrap()
+        .encrypt_symmetric_with_rng(&Encoder::new(&short).encode(&[1.0]).unwrap(), &mut s.f.rng)
+        .unwrap();
+    assert!(matches!(
+        s.f.boot.bootstrap(&short_ct, &s.keys),
+        Err(Error::ParameterMismatch { .. })
+    ));
+}
+
+/// The homomorphic DFTs against the encoder: CoeffsToSlots then
+/// SlotsToCoeffs (with factors 1 and budgets 2 and 3) is the identity on
+/// the slots, and CoeffsToSlots alone puts the bit-reversed packed
+/// coefficients `m_k + i·m_{k+n/2}` (divided by the scale) in the slots.
+#[test]
+fn homomorphic_dfts_match_the_encoder() {
+    use rnsfhe::circuits::{DftKind, HomomorphicDft};
+    use rnsfhe::ckks::GaloisKeys;
+    let ctx = CkksContext::new(
+        CkksParameters::for_depth(6, 50, 60)
+            .degree(1 << 10)
+            .security(SecurityLevel::None)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    let mut rng = rng_from_seed([9; 32]);
+    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let enc = Encryptor::from_secret_key(&ctx, &sk).unwrap();
+    let dec = Decryptor::new(&ctx, &sk).unwrap();
+    let ev = Evaluator::new(&ctx);
+    let encoder = Encoder::new(&ctx);
+    let l = ctx.slots();
+    let top = ctx.max_level();
+    let s = ctx.params().default_scale();
+    let cts = HomomorphicDft::new(&ctx, DftKind::CoeffsToSlots, top, 2, 1.0, (s, s)).unwrap();
+    let stc = HomomorphicDft::new(&ctx, DftKind::SlotsToCoeffs, top - 2, 3, 1.0, (s, s)).unwrap();
+    assert_eq!((cts.depth(), stc.depth()), (2, 3));
+    let mut steps = cts.rotations();
+    steps.extend(stc.rotations());
+    let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &steps, &mut rng).unwrap();
+    let z: Vec<Complex64> = (0..l)
+        .map(|_| Complex64::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+        .collect();
+    let pt = encoder.encode_complex_at(&z, s, top).unwrap();
+    let ct = enc.encrypt_symmetric_with_rng(&pt, &mut rng).unwrap();
+    let w = cts.evaluate(&ev, &ct, &gk).unwrap();
+    assert_eq!(w.level(), top - 2);
+    // The coefficients of the encoding, bit-reversed and packed.
+    let mut coeffs = vec![0.0; 2 * l];
+    rnsfhe::rnsfhe_math::embedding::CkksEmbedding::new(2 * l)
+        .unwrap()
+        .encode(&z, &mut coeffs)
+        .unwrap();
+    let bits = l.trailing_zeros();
+    let mut want = vec![Complex64::ZERO; l];
+    for k in 0..l {
+        want[k.reverse_bits() >> (usize::BITS - bits)] = Complex64::new(coeffs[k], coeffs[k + l]);
+    }
+    let got = dec.decrypt_decode_complex(&w).unwrap();
+    let b1 = complex_bits(&got, &want);
+    let back = stc.evaluate(&ev, &w, &gk).unwrap();
+    let b2 = complex_bits(&dec.decrypt_decode_complex(&back).unwrap(), &z);
+    println!("CoeffsToSlots {b1:.1} bits, round trip {b2:.1} bits");
+    assert!(b1 >= 30.0 && b2 >= 25.0, "{b1} {b2}");
+}
+
+/// EvalMod on encrypted `x = y/K` against float64 `sin(2πy)` and, near the
+/// integers, `(y mod 1)·2π`.
+#[test]
+fn eval_mod_matches_float64() {
+    use rnsfhe::circuits::EvalMod;
+    let mut s = session(7);
+    let ev = Evaluator::new(&s.f.ctx);
+    let encoder = Encoder::new(&s.f.ctx);
+    let em = EvalMod::new(17.0, 3, 63).unwrap();
+    let slots = s.f.ctx.slots();
+    let ys: Vec<f64> = (0..slots)
+        .map(|_| s.f.rng.gen_range(-16..=16) as f64 + s.f.rng.gen_range(-1e-3..1e-3))
+        .collect();
+    let xs: Vec<f64> = ys.iter().map(|y| y / 17.0).collect();
+    let top = s.f.ctx.max_level();
+    let ct = s
+        .enc
+        .encrypt_with_rng(
+            &encoder.encode_at(&xs, 2f64.powi(60), top).unwrap(),
+            &mut s.f.rng,
+        )
+        .unwrap();
+    let out = em.evaluate(&ev, &ct, s.keys.relin_key()).unwrap();
+    assert_eq!(out.level(), top - em.depth());
+    let got = s.dec.decrypt_decode(&out).unwrap();
+    let err = got
+        .iter()
+        .zip(&ys)
+        .map(|(g, y)| (g / (2.0 * std::f64::consts::PI) - (y - y.round())).abs())
+        .fold(0.0, f64::max);
+    println!("EvalMod: max |out/2π − (y mod 1)| = 2^{:.1}", err.log2());
+    // (2π·10^-3)²/6·10^-3 ≈ 2^-22 from the sine itself, plus the noise.
+    assert!(err < 2f64.powi(-20), "{err}");
 }

@@ -52,7 +52,7 @@ impl Default for BootstrappingParameters {
             eval_mod_degree: 63,
             boot_prime_bits: 60,
             first_prime_bits: 60,
-            message_ratio_bits: 9,
+            message_ratio_bits: 12,
         }
     }
 }
