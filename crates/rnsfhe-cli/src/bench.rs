@@ -15,6 +15,7 @@ use crate::common::{CliError, CliResult, DeviceChoice};
 
 mod bfv;
 mod bgv;
+mod boot;
 mod ckks;
 mod driver;
 mod peers;
@@ -35,7 +36,12 @@ pub fn run(args: &BenchArgs) -> CliResult<ExitCode> {
         return run_cuda(args);
     }
     match args.scheme {
-        SchemeChoice::Ckks => return driver::run(&ckks::CkksBench::new(args)?, args),
+        SchemeChoice::Ckks => {
+            if let Some(b) = boot::BootBench::new(args)? {
+                return driver::run(&b, args);
+            }
+            return driver::run(&ckks::CkksBench::new(args)?, args);
+        }
         SchemeChoice::Bgv => return driver::run(&bgv::BgvBench::new(args)?, args),
         SchemeChoice::Bfv => {}
     }

@@ -94,6 +94,11 @@ pub struct BenchArgs {
     /// encrypt, decrypt, add, mult_relin, mult_norelin, relin.
     #[arg(long)]
     pub(crate) ops: Option<String>,
+    /// With `--scheme ckks --ops bootstrap`: the bootstrapping set, small
+    /// (n = 2^12, not secure, the default) or default (n = 2^16, 128-bit,
+    /// 10 levels after bootstrapping).
+    #[arg(long, value_name = "SET")]
+    pub(crate) boot_set: Option<String>,
     /// Write the results as JSON in the peers harness layout.
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<String>,
@@ -225,7 +230,7 @@ pub fn sample<R>(f: &mut impl FnMut() -> rnsfhe::Result<R>, inner: u64) -> CliRe
 
 /// Median, minimum, mean and sample standard deviation of `samples` (as
 /// Python's `statistics`), with the run's shape.
-pub(crate) fn stats(samples: &[f64], reps: u64, inner: u64, warmup: u64) -> Timing {
+pub fn stats(samples: &[f64], reps: u64, inner: u64, warmup: u64) -> Timing {
     let mut s = samples.to_vec();
     s.sort_by(f64::total_cmp);
     let len = s.len();

@@ -213,9 +213,8 @@ impl HomomorphicDft {
         factor: f64,
         (input_scale, output_scale): (f64, f64),
     ) -> Result<Self> {
-        if !(factor.is_finite() && factor != 0.0)
-            || !(input_scale.is_finite() && input_scale > 0.0)
-            || !(output_scale.is_finite() && output_scale > 0.0)
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if !(factor.is_finite() && factor != 0.0 && positive(input_scale) && positive(output_scale))
         {
             return Err(Error::ValueOutOfRange(format!(
                 "DFT factor {factor} and scales {input_scale}, {output_scale} must be finite and positive"

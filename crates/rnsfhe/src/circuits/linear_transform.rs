@@ -151,7 +151,7 @@ impl LinearTransform {
             }
             let e = diags.entry(k).or_insert_with(|| vec![Complex64::ZERO; s]);
             for (x, &y) in e.iter_mut().zip(d) {
-                *x = *x + y;
+                *x += y;
             }
         }
         let stride = diags

@@ -63,7 +63,7 @@ impl BootstrappingParameters {
     /// `q_0/2`), so EvalMod's interval holds every input, not just with
     /// high probability.
     pub fn k(&self) -> f64 {
-        ((self.secret_weight + 1) / 2 + 1) as f64
+        (self.secret_weight.div_ceil(2) + 1) as f64
     }
 
     /// Levels of EvalMod: `⌈log2(degree + 1)⌉ + r`.
