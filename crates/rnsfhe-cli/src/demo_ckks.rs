@@ -7,10 +7,14 @@
 //! * variance `Σ x_i²/N − μ²`: a squaring, the same sum and scaling, and
 //!   `μ²` subtracted (levels and scales aligned automatically);
 //! * `sigmoid(z)` on `[−8, 8]`: its Chebyshev interpolant of degree 15
-//!   evaluated by baby-step/giant-step ([`Evaluator::evaluate_chebyshev`]).
+//!   evaluated by baby-step/giant-step ([`Evaluator::evaluate_chebyshev`]);
+//! * a computation deeper than any modulus chain: 32 steps of the logistic
+//!   map `x ← 2.5·x·(1 − x)` (2 levels each, 64 in all) on encrypted
+//!   values, refreshed by bootstrapping ([`Bootstrapper`]) every 2 steps.
 
 use std::time::Instant;
 
+use rnsfhe::circuits::{Bootstrapper, BootstrappingParameters};
 use rnsfhe::ckks::polynomial::ChebyshevApprox;
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
@@ -133,7 +137,80 @@ pub fn run(security: SecurityLevel, seed: Option<u64>) -> CliResult<bool> {
         sigmoid.max_error(4096)
     );
     ok &= bits_vs_poly >= MIN_BITS && bits_vs_true >= 8.0;
+    ok &= deep(&mut r)?;
     Ok(ok)
+}
+
+/// Steps of the logistic map in [`deep`].
+const MAP_STEPS: usize = 32;
+
+/// 32 steps of `x ← 2.5·x·(1 − x)` (every start in (0, 1) converges to
+/// the fixed point 0.6, where the slope is −0.5, so errors shrink once the
+/// orbit is near it) on 2048 encrypted values, bootstrapped every 2 steps,
+/// against float64. Uses the small bootstrapping chain at
+/// n = 2^12, which is **not secure** (bootstrapping at 128-bit security
+/// needs n = 2^16: `rnsfhe bench --scheme ckks --ops bootstrap --boot-set
+/// default`).
+fn deep(r: &mut rnsfhe::ChaCha20Rng) -> CliResult<bool> {
+    use rand::Rng;
+    let bp = BootstrappingParameters::default();
+    let params = bp.chain(12, 4, 40, SecurityLevel::None)?.build()?;
+    let ctx = CkksContext::new(params)?;
+    outln!(
+        "bootstrapping (n = 2^12, NOT SECURE, for a quick run): {} levels for the computation, {} for the bootstrapping circuit",
+        4,
+        bp.depth()
+    );
+    let t0 = Instant::now();
+    let boot = Bootstrapper::new(&ctx, &bp)?;
+    let sk = SecretKey::generate_with_rng(&ctx, r)?;
+    let keys = boot.generate_keys_with_rng(&sk, r)?;
+    step(
+        &format!(
+            "bootstrapping circuit and keys ({} MB)",
+            keys.size_bytes() / 1_000_000
+        ),
+        t0,
+    );
+    let enc = Encoder::new(&ctx);
+    let encryptor = Encryptor::from_secret_key(&ctx, &sk)?;
+    let dec = Decryptor::new(&ctx, &sk)?;
+    let ev = Evaluator::new(&ctx).with_auto_align(true);
+    let rk = keys.relin_key();
+    let mut want: Vec<f64> = (0..ctx.slots()).map(|_| r.gen_range(0.1..0.9)).collect();
+    let level = boot.output_level();
+    let scale = ctx.params().default_scale();
+    let mut c = encryptor.encrypt_symmetric_with_rng(&enc.encode_at(&want, scale, level)?, r)?;
+    let t0 = Instant::now();
+    let mut boots = 0;
+    for k in 0..MAP_STEPS {
+        if c.level() < 2 {
+            c = boot.bootstrap(&c, &keys)?;
+            boots += 1;
+        }
+        // 2.5·x·(1 − x) = x·(2.5 − 2.5·x): two levels.
+        let v = ev.add_const(&ev.rescale(&ev.multiply_const(&c, -2.5)?)?, 2.5)?;
+        c = ev.multiply_relin_rescale(&c, &v, rk)?;
+        for w in want.iter_mut() {
+            *w = 2.5 * *w * (1.0 - *w);
+        }
+        if k == 0 || k + 1 == MAP_STEPS {
+            let got = dec.decrypt_decode(&c)?;
+            outln!(
+                "  step {:>2}: x[0] = {:.6} (plaintext {:.6}), {:.1} bits over all slots",
+                k + 1,
+                got[0],
+                want[0],
+                precision_bits(&got, &want)?
+            );
+        }
+    }
+    step(
+        &format!("{MAP_STEPS} logistic-map steps with {boots} bootstraps"),
+        t0,
+    );
+    let bits = precision_bits(&dec.decrypt_decode(&c)?, &want)?;
+    Ok(bits >= MIN_BITS)
 }
 
 fn mean_variance(d: &[f64]) -> (f64, f64) {
