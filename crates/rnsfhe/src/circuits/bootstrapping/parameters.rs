@@ -119,11 +119,20 @@ impl BootstrappingParameters {
             .key_switching_moduli_bits(&key_switching_bits(&bits, dnum)))
     }
 
+    /// The circuit of the presets at `n = 2^log_n`: the default one,
+    /// with CoeffsToSlots in 4 levels from `n = 2^16` on (15 FFT stages).
+    pub fn for_log_n(log_n: u32) -> Self {
+        Self {
+            cts_budget: if log_n >= 16 { 4 } else { 3 },
+            ..Self::default()
+        }
+    }
+
     /// The small preset for tests and examples: `n = 2^12` (2048 slots),
     /// 2 residual levels at scale `2^40`, the default circuit.
     /// **Not secure** ([`SecurityLevel::None`]): 18 primes at `n = 2^12`.
     pub fn small() -> Result<(CkksParameters, Self)> {
-        let boot = Self::default();
+        let boot = Self::for_log_n(12);
         let params = boot.chain(12, 2, 40, SecurityLevel::None)?.build()?;
         Ok((params, boot))
     }
@@ -133,10 +142,7 @@ impl BootstrappingParameters {
     /// security counting every prime (as Lattigo's and OpenFHE's default
     /// bootstrapping parameters).
     pub fn default_n16() -> Result<(CkksParameters, Self)> {
-        let boot = Self {
-            cts_budget: 4,
-            ..Self::default()
-        };
+        let boot = Self::for_log_n(16);
         let params = boot.chain(16, 10, 40, SecurityLevel::Tc128)?.build()?;
         Ok((params, boot))
     }
