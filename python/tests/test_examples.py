@@ -165,3 +165,22 @@ def test_logreg_primes(logreg: tuple[ModuleType, dict[str, Any]]) -> None:
     assert not module.is_prime(3_215_031_751)  # strong pseudoprime to bases 2, 3, 5, 7
     t = module.batching_prime(20, 1 << 10)
     assert module.is_prime(t) and t % (1 << 10) == 1 and t >= 1 << 19
+
+
+# ------------------------------------------- training with bootstrapping
+
+
+@pytest.fixture(scope="module")
+def training() -> dict[str, Any]:
+    return dict(load("logistic_regression_training").main(["--small"]))
+
+
+def test_training_on_encrypted_data_matches_float64(training: dict[str, Any]) -> None:
+    # Three iterations, each ending in a bootstrap: the weights agree with
+    # the same iterations in float64 to far better than they move (the
+    # bootstrapping error is about 2^-21 of values below 1, amplified by at
+    # most the 426 records of a gradient sum).
+    assert training["iterations"] == 3
+    assert training["max_weight_diff"] < 1e-3 * max(training["max_weight"], 1e-3)
+    assert training["accuracy_encrypted"] == training["accuracy_plain"]
+    assert training["accuracy_encrypted"] > 0.85

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use rnsfhe::circuits::BootstrappingParameters;
 use rnsfhe::ckks::{ChebyshevApprox, CkksContext, CkksParameters, Complex64, Encoder, Evaluator};
 use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 
@@ -62,8 +63,11 @@ impl Scheme for Ckks {
         to_c64_rows(obj)
     }
 
+    /// At the top level, or in a bootstrappable chain at the top of its
+    /// residual levels (the primes above are the bootstrapping circuit's).
     fn encode(ctx: &Arc<CkksContext>, vals: &[Complex64]) -> rnsfhe::Result<Self::Plaintext> {
-        Encoder::new(ctx).encode_complex(vals)
+        let level = fresh_level(ctx);
+        Encoder::new(ctx).encode_complex_at(vals, ctx.params().default_scale(), level)
     }
 
     fn decode(ctx: &Arc<CkksContext>, pt: &Self::Plaintext) -> rnsfhe::Result<Vec<Complex64>> {
@@ -262,6 +266,56 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
         Self::build(py, || CkksContext::new(CkksParameters::preset(log_n)?))
     }
 
+    /// A context whose chain fits CKKS bootstrapping at `n = 2^log_n`:
+    /// `residual_levels` primes of `scale_bits` bits for the computation
+    /// (the level of every bootstrapped ciphertext), then the levels of the
+    /// bootstrapping circuit (CoeffsToSlots, EvalMod, SlotsToCoeffs: 15
+    /// below `2^16`, 16 from `2^16` on). 128-bit security needs
+    /// `log_n = 16`; `security=0` allows the small, insecure `log_n = 12`
+    /// for tests. Keys: `ctx.keygen(bootstrapping=True)`.
+    #[staticmethod]
+    #[pyo3(signature = (log_n = 16, residual_levels = 10, scale_bits = 40, security = 128))]
+    fn bootstrappable(
+        py: Python<'_>,
+        log_n: u32,
+        residual_levels: usize,
+        scale_bits: u32,
+        security: u32,
+    ) -> PyResult<Self> {
+        let level = crate::convert::security(security)?;
+        if !(12..=17).contains(&log_n) {
+            return Err(PyValueError::new_err(format!(
+                "bootstrappable contexts have log_n in [12, 17], got {log_n}"
+            )));
+        }
+        Self::build(py, || {
+            CkksContext::new(
+                BootstrappingParameters::for_log_n(log_n)
+                    .chain(log_n, residual_levels, scale_bits, level)?
+                    .build()?,
+            )
+        })
+    }
+
+    /// The bootstrapping circuit of this context as a dict: `output_level`
+    /// (the level of bootstrapped ciphertexts), `depth` (levels the
+    /// circuit consumes), `level_budget` (CoeffsToSlots, SlotsToCoeffs),
+    /// `secret_weight` (of the ephemeral sparse secret), `rotations` (the
+    /// steps whose Galois keys it needs). Raises `ParameterError` when the
+    /// chain is too short (use `Context.bootstrappable`).
+    fn bootstrapping<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let ctx = self.ctx.clone();
+        let boot = crate::runtime::detach(py, move || crate::keys::bootstrapper(&ctx)).py()?;
+        let p = boot.params();
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("output_level", boot.output_level())?;
+        d.set_item("depth", p.depth())?;
+        d.set_item("level_budget", (p.cts_budget, p.stc_budget))?;
+        d.set_item("secret_weight", p.secret_weight)?;
+        d.set_item("rotations", boot.rotations())?;
+        Ok(d)
+    }
+
     /// `log2` of the default scale `Δ`.
     #[getter]
     fn scale_bits(&self) -> u32 {
@@ -342,6 +396,22 @@ crate::classes::ciphertext_class!(Context, Ciphertext, Ckks, {
         rescale: bool,
     ) -> PyResult<Self> {
         self.binary(py, other, Op::Mul, relinearize, rescale)
+    }
+
+    /// Refreshes the ciphertext by CKKS bootstrapping: a ciphertext of the
+    /// same values (up to the bootstrapping error, about 2^-21 for values
+    /// in [-1, 1] at the presets) at the context's
+    /// `bootstrapping()["output_level"]`, whatever level this one is at.
+    /// Needs the keys of `ctx.keygen(bootstrapping=True)`
+    /// (`MissingKeyError` otherwise). GIL released.
+    fn bootstrap(&self, py: Python<'_>) -> PyResult<Self> {
+        self.0.eval_keys(None)?.bootstrapping()?;
+        self.0
+            .apply_keyed(py, |_, ct, k| match k.boot.as_deref() {
+                Some(b) => b.boot.bootstrap(ct, &b.keys),
+                None => Err(rnsfhe::Error::MissingKey("bootstrapping keys")),
+            })
+            .map(Self)
     }
 
     /// Divides by the last prime `q_l` (001 §II): level `l − 1`, scale
@@ -477,6 +547,16 @@ impl Ciphertext {
             .apply_keyed(py, |ev, ct, k| ev.evaluate_chebyshev(ct, approx, &k.rk))
             .map(Self)
     }
+}
+
+/// The level fresh ciphertexts are encrypted at: the residual top of a
+/// bootstrappable chain ([`BootstrappingParameters::residual_level`]),
+/// the top level otherwise.
+fn fresh_level(ctx: &CkksContext) -> usize {
+    let log_n = ctx.degree().trailing_zeros();
+    BootstrappingParameters::for_log_n(log_n)
+        .residual_level(ctx.params())
+        .unwrap_or_else(|| ctx.max_level())
 }
 
 /// Adds the classes of this module (as `CkksContext`, …).

@@ -95,15 +95,18 @@ macro_rules! context_class {
             /// Generates a secret key and its public keys: public key,
             /// relinearization key, and Galois keys for `rotations` (None:
             /// every `±2^i` and the row swap or conjugation, from which any
-            /// rotation and `sum()` are composed; `[]`: none).
-            #[pyo3(signature = (rotations = None))]
+            /// rotation and `sum()` are composed; `[]`: none). CKKS:
+            /// `bootstrapping=True` adds the bootstrapping keys (a context
+            /// from `Context.bootstrappable()`; `ct.bootstrap()`).
+            #[pyo3(signature = (rotations = None, bootstrapping = false))]
             fn keygen(
                 &self,
                 py: pyo3::Python<'_>,
                 rotations: Option<Vec<i64>>,
+                bootstrapping: bool,
             ) -> pyo3::PyResult<$crate::keys::KeySet> {
                 let scheme = <$s as $crate::scheme::Core>::key_scheme(&self.ctx);
-                $crate::keys::keygen(py, &scheme, rotations)
+                $crate::keys::keygen(py, &scheme, rotations, bootstrapping)
             }
 
             /// Encrypts `values` (a 1-D array of at most `slots` values)

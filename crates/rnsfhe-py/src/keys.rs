@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use rnsfhe::bfv::BfvContext;
 use rnsfhe::bgv::BgvContext;
+use rnsfhe::circuits::{Bootstrapper, BootstrappingKeys, BootstrappingParameters};
 use rnsfhe::ckks::CkksContext;
 use rnsfhe::rlwe::{self, GaloisKeys, PublicKey, RelinKey, SchemeContext};
 use rnsfhe::serialization::{FromBytes, ToBytes};
@@ -117,6 +118,8 @@ pub struct EvalKeys {
     pub rk: RelinKey,
     /// The Galois keys, if any were generated.
     pub gk: Option<GaloisKeys>,
+    /// CKKS bootstrapping: the circuit and its keys, if generated.
+    pub boot: Option<Arc<BootKeys>>,
     /// The encryptor of `pk` (of its scheme's type), built on first use:
     /// its Shoup precomputation of the key is then reused by every
     /// encryption.
@@ -130,8 +133,25 @@ impl EvalKeys {
             pk,
             rk,
             gk,
+            boot: None,
             encryptors: TypeMap::default(),
         }
+    }
+
+    /// These keys with bootstrapping keys attached.
+    pub fn with_boot(mut self, boot: Option<Arc<BootKeys>>) -> Self {
+        self.boot = boot;
+        self
+    }
+
+    /// The bootstrapping circuit and keys, or a `MissingKeyError`.
+    pub fn bootstrapping(&self) -> PyResult<&BootKeys> {
+        self.boot.as_deref().ok_or_else(|| {
+            MissingKeyError::new_err(
+                "bootstrap needs bootstrapping keys: generate them with \
+                 ctx.keygen(bootstrapping=True) in a context from Context.bootstrappable()",
+            )
+        })
     }
 
     /// The public-key encryptor of type `E`, made by `build` from the
@@ -152,6 +172,15 @@ impl EvalKeys {
             ))
         })
     }
+}
+
+/// A CKKS bootstrapping circuit with the keys of one secret.
+pub struct BootKeys {
+    /// The circuit (homomorphic DFTs encoded for the context), shared by
+    /// every key set of the context.
+    pub boot: Arc<Bootstrapper>,
+    /// Its evaluation keys.
+    pub keys: BootstrappingKeys,
 }
 
 /// Keys by `(parameter id, key id)`.
@@ -233,6 +262,15 @@ pub fn keys_object<'py>(
     })
 }
 
+/// The bootstrapping circuit of `ctx` ([`BootstrappingParameters::for_log_n`]),
+/// built once per context and shared.
+pub fn bootstrapper(ctx: &Arc<CkksContext>) -> rnsfhe::Result<Arc<Bootstrapper>> {
+    crate::cache::by_id().get_or_try(ctx.id(), |_| {
+        let log_n = ctx.degree().trailing_zeros();
+        Bootstrapper::new(ctx, &BootstrappingParameters::for_log_n(log_n))
+    })
+}
+
 /// Key generation in `ctx`: Galois keys for `rotations` (None: the
 /// default set, every `±2^i` and the conjugation/row swap; `[]`: none).
 fn generate<C: SchemeContext + ?Sized>(
@@ -250,13 +288,37 @@ fn generate<C: SchemeContext + ?Sized>(
     Ok((sk, EvalKeys::new(pk, rk, gk)))
 }
 
-/// Generates a key set in `scheme` (GIL released).
-pub fn keygen(py: Python<'_>, scheme: &Scheme, rotations: Option<Vec<i64>>) -> PyResult<KeySet> {
+/// Generates a key set in `scheme` (GIL released), with CKKS
+/// bootstrapping keys when `bootstrapping` (a `ParameterError` for a chain
+/// too short for the circuit, a `ValueError` for BFV and BGV).
+pub fn keygen(
+    py: Python<'_>,
+    scheme: &Scheme,
+    rotations: Option<Vec<i64>>,
+    bootstrapping: bool,
+) -> PyResult<KeySet> {
+    if bootstrapping && !matches!(scheme, Scheme::Ckks(_)) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "bootstrapping is a CKKS operation, not available in {}",
+            scheme.name()
+        )));
+    }
     let rot = rotations.as_deref();
-    let (sk, keys) = detach(py, || match scheme {
-        Scheme::Bfv(c) => generate(&**c, rot),
-        Scheme::Ckks(c) => generate(&**c, rot),
-        Scheme::Bgv(c) => generate(&**c, rot),
+    let (sk, keys) = detach(py, || -> rnsfhe::Result<_> {
+        match scheme {
+            Scheme::Bfv(c) => generate(&**c, rot),
+            Scheme::Ckks(c) => {
+                let (sk, keys) = generate(&**c, rot)?;
+                if !bootstrapping {
+                    return Ok((sk, keys));
+                }
+                let boot = bootstrapper(c)?;
+                let bk = boot.generate_keys(&sk)?;
+                let bundle = BootKeys { boot, keys: bk };
+                Ok((sk, keys.with_boot(Some(Arc::new(bundle)))))
+            }
+            Scheme::Bgv(c) => generate(&**c, rot),
+        }
     })
     .py()?;
     let secret = Py::new(py, SecretKey::new(sk, scheme.clone()))?;

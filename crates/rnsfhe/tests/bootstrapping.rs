@@ -87,6 +87,10 @@ fn presets_are_as_documented() {
     assert_eq!(p.degree(), 1 << 16);
     assert!(p.log2_qp() <= 1772);
     assert_eq!(p.coeff_moduli().len() - 1 - b.depth(), 10);
+    assert_eq!(b.residual_level(&p), Some(10));
+    let (p, b) = BootstrappingParameters::small().unwrap();
+    assert_eq!(b.residual_level(&p), Some(2));
+    assert_eq!(b.residual_level(&CkksParameters::preset(14).unwrap()), None);
 }
 
 /// Shared setup of the tests below: keys, encryptor, decryptor.

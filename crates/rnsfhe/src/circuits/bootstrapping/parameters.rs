@@ -128,6 +128,24 @@ impl BootstrappingParameters {
         }
     }
 
+    /// The level of bootstrapped ciphertexts when `params` is a chain of
+    /// [`BootstrappingParameters::chain`] with this circuit (its top
+    /// `depth()` primes of `boot_prime_bits` bits above a scale of fewer
+    /// bits): the top of the residual chain, where fresh ciphertexts
+    /// belong. `None` for any other chain.
+    pub fn residual_level(&self, params: &CkksParameters) -> Option<usize> {
+        let moduli = params.coeff_moduli();
+        let depth = self.depth();
+        if moduli.len() <= depth || params.scale_bits() >= self.boot_prime_bits {
+            return None;
+        }
+        let top = &moduli[moduli.len() - depth..];
+        let bits = |q: u64| 64 - q.leading_zeros();
+        top.iter()
+            .all(|&q| bits(q) == self.boot_prime_bits)
+            .then(|| moduli.len() - 1 - depth)
+    }
+
     /// The small preset for tests and examples: `n = 2^12` (2048 slots),
     /// 2 residual levels at scale `2^40`, the default circuit.
     /// **Not secure** ([`SecurityLevel::None`]): 18 primes at `n = 2^12`.

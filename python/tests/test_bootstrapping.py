@@ -1,0 +1,67 @@
+"""CKKS bootstrapping from Python at the small, insecure n = 2^12 chain
+(security=0): values, levels, errors. The Rust tests derive and check the
+precision bound (at least 20 bits for values in [-1, 1]); here 18 bits
+leave room for the decryption of complex intermediate values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import rnsfhe
+import rnsfhe.ckks as ckks
+
+
+@pytest.fixture(scope="module")
+def boot() -> tuple[ckks.Context, rnsfhe.KeySet]:
+    ctx = ckks.Context.bootstrappable(log_n=12, residual_levels=2, security=0)
+    return ctx, ctx.keygen(bootstrapping=True)
+
+
+def test_bootstrap_restores_levels(boot: tuple[ckks.Context, rnsfhe.KeySet]) -> None:
+    ctx, keys = boot
+    info = ctx.bootstrapping()
+    assert info["output_level"] == 2
+    assert info["depth"] == 15
+    assert info["level_budget"] == (3, 3)
+    x = np.random.default_rng(1).uniform(-1, 1, ctx.slots)
+    ct = ctx.encrypt(x, keys)
+    # Fresh ciphertexts start at the top of the residual levels.
+    assert ct.level == 2
+    y = ct * ct * ct
+    assert y.level == 0
+    z = y.bootstrap()
+    assert z.level == 2
+    assert np.max(np.abs(z.decrypt(keys) - x**3)) < 2.0**-18
+    w = (z * 0.5 + 0.25).bootstrap()
+    assert np.max(np.abs(w.decrypt(keys) - (x**3 * 0.5 + 0.25))) < 2.0**-18
+
+
+def test_bootstrap_complex(boot: tuple[ckks.Context, rnsfhe.KeySet]) -> None:
+    ctx, keys = boot
+    rng = np.random.default_rng(2)
+    x = rng.uniform(-1, 1, 100) + 1j * rng.uniform(-1, 1, 100)
+    z = ctx.encrypt(x, keys).bootstrap()
+    got = z.decrypt(keys)
+    assert got.dtype == np.complex128 and len(got) == 100
+    assert np.max(np.abs(got - x)) < 2.0**-18
+
+
+def test_bootstrap_errors(boot: tuple[ckks.Context, rnsfhe.KeySet]) -> None:
+    ctx, _ = boot
+    plain_keys = ctx.keygen(rotations=[])
+    ct = ctx.encrypt([0.5], plain_keys)
+    with pytest.raises(rnsfhe.MissingKeyError, match="bootstrapping"):
+        ct.bootstrap()
+    small = ckks.Context.for_depth(2, security=0)
+    with pytest.raises(rnsfhe.ParameterError):
+        small.bootstrapping()
+    with pytest.raises(rnsfhe.ParameterError):
+        small.keygen(bootstrapping=True)
+    bfv = rnsfhe.bfv.Context.preset(12, 109)
+    with pytest.raises(ValueError, match="CKKS"):
+        bfv.keygen(bootstrapping=True)
+    with pytest.raises(ValueError):
+        ckks.Context.bootstrappable(log_n=9)
+    with pytest.raises(rnsfhe.SecurityError):
+        ckks.Context.bootstrappable(log_n=12, residual_levels=2)
