@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rnsfhe::circuits::BootstrappingParameters;
+use rnsfhe::circuits::{BootstrappingParameters, LinearTransform};
 use rnsfhe::ckks::{ChebyshevApprox, CkksContext, CkksParameters, Complex64, Encoder, Evaluator};
 use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 
@@ -316,6 +316,16 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
         Ok(d)
     }
 
+    /// The rotation steps `ct.matmul(matrix)` needs for its fast path
+    /// (pass them to `keygen(rotations=...)`): the baby steps and giant
+    /// steps of the matrix's non-zero diagonals.
+    fn matmul_rotations(&self, matrix: Vec<Vec<f64>>) -> PyResult<Vec<i64>> {
+        let level = self.ctx.max_level().max(1);
+        Ok(LinearTransform::from_matrix(&self.ctx, &matrix, level)
+            .py()?
+            .rotations())
+    }
+
     /// `log2` of the default scale `Δ`.
     #[getter]
     fn scale_bits(&self) -> u32 {
@@ -412,6 +422,23 @@ crate::classes::ciphertext_class!(Context, Ciphertext, Ckks, {
                 None => Err(rnsfhe::Error::MissingKey("bootstrapping keys")),
             })
             .map(Self)
+    }
+
+    /// The plaintext matrix `M` (rows × cols, both at most `slots`; a
+    /// 2-D array of floats) times the vector in the first `cols` slots:
+    /// `M @ x` in the first `rows` slots, one level down (diagonal method
+    /// with baby-step giant-step). Fast (hoisted) with the keys of
+    /// `ctx.keygen(rotations=ctx.matmul_rotations(M))`; with other keys
+    /// each rotation is composed from those held (`MissingKeyError` if
+    /// none compose).
+    fn matmul(&self, py: Python<'_>, matrix: Vec<Vec<f64>>) -> PyResult<Self> {
+        let rows = matrix.len();
+        let mut out = self.0.apply_galois(py, "matmul", |ev, ct, gk| {
+            LinearTransform::from_matrix(ev.context(), &matrix, ct.level())?
+                .evaluate(ev, ct, gk)
+        })?;
+        out.len = rows;
+        Ok(Self(out))
     }
 
     /// Divides by the last prime `q_l` (001 §II): level `l − 1`, scale

@@ -224,6 +224,9 @@ impl LinearTransform {
 
     /// `M·x` for `x` encrypted in the first `cols` slots at this level:
     /// the result holds `rows` values, one level down, at `x`'s scale.
+    /// With a key for every step of [`LinearTransform::rotations`] the
+    /// baby steps are hoisted; otherwise each rotation is composed from
+    /// the keys held (slower; e.g. the default keys of every `±2^i`).
     /// Errors with [`Error::LevelMismatch`] for an input at another level,
     /// [`Error::ParameterMismatch`] for another context, and
     /// [`Error::MissingGaloisKey`] when `gk` lacks a step of
@@ -238,7 +241,21 @@ impl LinearTransform {
             });
         }
         let babies = self.used_babies();
-        let rotated = ev.rotate_hoisted(ct, &babies, gk)?;
+        // Hoisted when every baby step has its own key; otherwise each
+        // rotation is composed from the keys held (e.g. the default ±2^i).
+        let ctx = ev.context();
+        let emb = ctx.embedding();
+        let all_held = babies
+            .iter()
+            .all(|&b| b == 0 || gk.contains(emb.rotation_element(b)));
+        let rotated = if all_held {
+            ev.rotate_hoisted(ct, &babies, gk)?
+        } else {
+            babies
+                .iter()
+                .map(|&b| ev.rotate(ct, b, gk))
+                .collect::<Result<Vec<_>>>()?
+        };
         let baby = |i: usize| -> Result<&Ciphertext> {
             babies
                 .binary_search(&(i as i64 * self.stride))

@@ -255,6 +255,14 @@ impl GaloisKeys {
         self.keys.is_empty()
     }
 
+    /// Memory held by the keys' residues in bytes (8 per residue of every
+    /// key polynomial; the automorphism tables not counted): what a set of
+    /// rotations costs, e.g. for [`GaloisKeys::generate_for_steps`] of a
+    /// linear transform's rotations.
+    pub fn size_bytes(&self) -> usize {
+        self.keys.values().map(|k| k.ksk.size_bytes()).sum()
+    }
+
     /// Whether a key for `element` is held.
     pub fn contains(&self, element: u64) -> bool {
         self.keys.contains_key(&element)

@@ -319,6 +319,14 @@ impl KeySwitchingKey {
         &self.digits_per_limb
     }
 
+    /// Memory held by the key pairs' residues, in bytes (8 per residue).
+    pub fn size_bytes(&self) -> usize {
+        self.keys
+            .iter()
+            .map(|(a, b)| (a.data().len() + b.data().len()) * 8)
+            .sum()
+    }
+
     /// The key pairs, limb-major then digit.
     pub fn keys(&self) -> &[(RnsPoly<Ntt>, RnsPoly<Ntt>)] {
         &self.keys

@@ -98,20 +98,10 @@ impl BootstrappingKeys {
     /// polynomial, 8 bytes each; the encapsulation key to the sparse
     /// secret counts its erased limbs too).
     pub fn size_bytes(&self) -> usize {
-        let ksk = |k: &KeySwitchingKey| -> usize {
-            k.keys()
-                .iter()
-                .map(|(a, b)| (a.data().len() + b.data().len()) * 8)
-                .sum()
-        };
-        let galois: usize = self
-            .galois
-            .elements()
-            .iter()
-            .filter_map(|&e| self.galois.key_switching_key(e))
-            .map(ksk)
-            .sum();
-        ksk(self.relin.key_switching_key()) + galois + ksk(&self.to_sparse) + ksk(&self.to_dense)
+        self.relin.key_switching_key().size_bytes()
+            + self.galois.size_bytes()
+            + self.to_sparse.size_bytes()
+            + self.to_dense.size_bytes()
     }
 
     /// The key id of the dense secret the keys belong to.
