@@ -22,7 +22,7 @@ def test_bootstrap_restores_levels(boot: tuple[ckks.Context, rnsfhe.KeySet]) -> 
     ctx, keys = boot
     info = ctx.bootstrapping()
     assert info["output_level"] == 2
-    assert info["depth"] == 15
+    assert info["depth"] == 16
     assert info["level_budget"] == (3, 3)
     x = np.random.default_rng(1).uniform(-1, 1, ctx.slots)
     ct = ctx.encrypt(x, keys)

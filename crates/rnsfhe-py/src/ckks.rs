@@ -409,8 +409,8 @@ crate::classes::ciphertext_class!(Context, Ciphertext, Ckks, {
     }
 
     /// Refreshes the ciphertext by CKKS bootstrapping: a ciphertext of the
-    /// same values (up to the bootstrapping error, about 2^-21 for values
-    /// in [-1, 1] at the presets) at the context's
+    /// same values (up to the bootstrapping error, about 2^-25 for values
+    /// in [-1, 1] at n = 2^12; values must stay below 2^7) at the context's
     /// `bootstrapping()["output_level"]`, whatever level this one is at.
     /// Needs the keys of `ctx.keygen(bootstrapping=True)`
     /// (`MissingKeyError` otherwise). GIL released.

@@ -1,16 +1,20 @@
 //! CKKS bootstrapping at the small preset (n = 2^12, 2048 slots,
-//! q_0 = 2^60, scale 2^40, working scale 2^55, h = 32, K = 17).
+//! q_0 = 2^60, scale 2^40, working scale 2^60, h = 32, K = 17).
 //!
-//! Precision bound. The sine's relative error `(2π·m/q_0)²/6` is below
-//! 2^-36 for coefficients `|m| ≤ 2^40` (values in [-1, 1]). The rest is
-//! noise at the working scale 2^55: the rounding of ModRaise's key switch
-//! and of each DFT level (a few units of `√n` per coefficient, times the
-//! DFT's row norms, at most 2^8 for 11 stages of norm-√2 butterflies) and
-//! of EvalMod's products; EvalMod multiplies an input error by its slope
-//! `2πK < 2^7`, and the message sits at `2^-20/K` of the slot value
-//! `x = t/(q_0·K)`. That leaves about `55 − 8 − 7 − 20 − log2(...)` ≈ 20
-//! bits in the worst case over the slots; the measured precision is about
-//! 25 bits (printed). We assert 20 bits, as the task states.
+//! Precision bound. Before ModRaise the message is scaled to `q_0/2^8`:
+//! a slot value `v` gives coefficients `|m_k| ≤ |v|·q_0/2^8`. EvalMod (a
+//! cosine interpolant, 2 double angles, the cubic arcsine correction)
+//! returns `2π·m_k/q_0` up to a relative `3(2π·2^-8)⁴/40 ≈ 2^-25` plus its
+//! interpolation error (below 2^-44). The rest is noise: each key switch
+//! of the DFTs adds about `α_P·√n` (ModDown's rounding times the secret)
+//! per coefficient, a relative `2^-45` of the raised polynomial
+//! (`|t| ≤ 17·q_0`), i.e. `2^-45·17·2^8 ≈ 2^-33` of the message scale, and
+//! some 40 of them add up to about 2^-30; EvalMod multiplies input errors
+//! by its slope `2πK < 2^7` relative to the message's `2π`, i.e. by K. That
+//! leaves about 20-26 bits over all slots (the worst case, a constant
+//! vector, is at the bottom); the measured values are printed (about 26
+//! for random vectors, 24.7 for constants of ±1). We assert 20 bits, as
+//! the task states.
 
 use std::sync::Arc;
 
@@ -191,8 +195,8 @@ fn ten_bootstraps_in_a_row_stay_precise() {
 }
 
 /// A constant vector puts the whole message in the constant coefficient,
-/// `m_0 = v·Δ_boot`, where the sine's relative error `(2π·v·2^-12)²/6`
-/// is largest: 2^-21.3 at |v| = 1, hence the message ratio 2^12.
+/// `m_0 = v·Δ_boot`, where EvalMod's relative error (sine and arcsine
+/// correction, `3(2π·v·2^-8)⁴/40`) is largest: 2^-25 at |v| = 1.
 #[test]
 fn constant_vectors_are_the_worst_case() {
     let mut s = session(4);
@@ -265,15 +269,15 @@ fn misuse_is_a_typed_error() {
         s.f.boot.bootstrap(&ct, &wrong),
         Err(Error::KeyMismatch { .. })
     ));
-    // Keys of a circuit with other rotations: a Galois key is missing.
+    // Keys of a circuit with other level budgets: the rotations it lacks
+    // keys for are composed from those held (slower, still correct).
     let (_, mut bp) = BootstrappingParameters::small().unwrap();
     bp.cts_budget = 2;
     bp.stc_budget = 4;
     let other_boot = Bootstrapper::new(&s.f.ctx, &bp).unwrap();
-    assert!(matches!(
-        other_boot.bootstrap(&ct, &s.keys),
-        Err(Error::MissingGaloisKey { .. })
-    ));
+    let out = other_boot.bootstrap(&ct, &s.keys).unwrap();
+    let got = s.dec.decrypt_decode(&out).unwrap();
+    assert!((got[0] - 0.5).abs() < 2f64.powi(-18), "{}", got[0]);
     // A chain too short for the circuit, and invalid circuits.
     let short = CkksContext::new(
         CkksParameters::for_depth(4, 40, 60)

@@ -6,6 +6,7 @@
 //! # Pipeline (full slots, ModRaise first)
 //!
 //! 1. **Encapsulation and ModRaise.** The input is dropped to level 0,
+//!    multiplied by an integer `c` so that its scale is about `q_0/2^8`,
 //!    switched to an ephemeral sparse secret `s'` of `h` non-zero
 //!    coefficients (a key that only exists at `q_0·P`), read over the
 //!    whole chain ([`crate::ckks::Evaluator::mod_raise`]) and switched back
@@ -15,8 +16,8 @@
 //!    packed coefficients `(t_L + i·t_R)` (bit-reversed), scaled to
 //!    `x = t/(q_0·K)`; a conjugation splits real and imaginary parts into
 //!    two ciphertexts.
-//! 3. **EvalMod** ([`crate::circuits::eval_mod`]) on each: `sin(2πt/q_0) ≈
-//!    2π·m/q_0`.
+//! 3. **EvalMod** ([`crate::circuits::eval_mod`]) on each: `sin(2πt/q_0)`,
+//!    corrected by `s + s³/6 ≈ arcsin(s)`, `≈ 2π·m/q_0`.
 //! 4. **SlotsToCoeffs**: `re + i·im` through the forward DFT scaled by
 //!    `q_0/(2π·Δ)`, which lands on the default scale `Δ` at the top
 //!    residual level: the slots hold the input's values again.
@@ -24,10 +25,10 @@
 //! Levels: CoeffsToSlots, EvalMod and SlotsToCoeffs consume
 //! [`BootstrappingParameters::depth`] levels from the top of the chain,
 //! and the result sits at [`Bootstrapper::output_level`]. Precision:
-//! the sine's relative error `(2π·m/q_0)²/6` is below `2^-37` for
-//! `|m| ≤ 2^{-20}·q_0` (values of magnitude 1 at `Δ = 2^40`, `q_0 =
-//! 2^60`); what remains is the noise of the DFTs and of EvalMod at the
-//! working scale `2^55`, amplified by `2πK` (measured: see the tests).
+//! before ModRaise the message is multiplied by an integer up to the
+//! scale `q_0/2^8`, high above the noise of the DFTs' key switches; the
+//! arcsine correction keeps EvalMod's own error below a relative `2^-25`
+//! there (see `tests/bootstrapping.rs` for the bound and the measurements).
 
 mod keys;
 mod parameters;
@@ -84,7 +85,12 @@ impl Bootstrapper {
                 "bootstrapping needs {depth} levels above the residual ones; the chain has {top}"
             )));
         }
-        let eval_mod = EvalMod::new(params.k(), params.double_angle, params.eval_mod_degree)?;
+        let eval_mod = EvalMod::with_arcsine(
+            params.k(),
+            params.double_angle,
+            params.eval_mod_degree,
+            params.arcsine,
+        )?;
         let moduli = ctx.params().coeff_moduli();
         let q0 = moduli[0] as f64;
         let delta = ctx.params().default_scale();

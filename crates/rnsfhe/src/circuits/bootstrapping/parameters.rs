@@ -27,6 +27,10 @@ pub struct BootstrappingParameters {
     pub double_angle: u32,
     /// Degree of EvalMod's Chebyshev interpolant.
     pub eval_mod_degree: usize,
+    /// Whether EvalMod ends with the cubic arcsine correction (two levels):
+    /// the sine's error then stays below 2^-25 relative at a message ratio
+    /// of 2^8, so the message can sit high above the noise.
+    pub arcsine: bool,
     /// Bits of the DFT and EvalMod primes, and `log2` of the working scale
     /// of EvalMod.
     pub boot_prime_bits: u32,
@@ -41,18 +45,20 @@ pub struct BootstrappingParameters {
 
 impl Default for BootstrappingParameters {
     /// CoeffsToSlots in 3 levels, SlotsToCoeffs in 3, `h = 32`, EvalMod of
-    /// degree 63 with 3 double angles (9 levels), 60-bit bootstrapping
-    /// primes, a 60-bit `q_0` and a message ratio of `2^9` (measured best at the small preset: 24.1, 25.1 and 24.4 bits for 8, 9, 10).
+    /// degree 63 with 2 double angles and the arcsine correction (10
+    /// levels), 60-bit bootstrapping primes, a 60-bit `q_0` and a message
+    /// ratio of `2^8` (as Lattigo's default): 16 levels in all.
     fn default() -> Self {
         Self {
             cts_budget: 3,
             stc_budget: 3,
             secret_weight: 32,
-            double_angle: 3,
+            double_angle: 2,
             eval_mod_degree: 63,
+            arcsine: true,
             boot_prime_bits: 60,
             first_prime_bits: 60,
-            message_ratio_bits: 12,
+            message_ratio_bits: 8,
         }
     }
 }
@@ -66,9 +72,12 @@ impl BootstrappingParameters {
         (self.secret_weight.div_ceil(2) + 1) as f64
     }
 
-    /// Levels of EvalMod: `⌈log2(degree + 1)⌉ + r`.
+    /// Levels of EvalMod: `⌈log2(degree + 1)⌉ + r`, plus 2 for the
+    /// arcsine correction.
     pub fn eval_mod_depth(&self) -> usize {
-        depth_for_degree(self.eval_mod_degree) + self.double_angle as usize
+        depth_for_degree(self.eval_mod_degree)
+            + self.double_angle as usize
+            + if self.arcsine { 2 } else { 0 }
     }
 
     /// Levels one bootstrapping consumes.
@@ -119,13 +128,11 @@ impl BootstrappingParameters {
             .key_switching_moduli_bits(&key_switching_bits(&bits, dnum)))
     }
 
-    /// The circuit of the presets at `n = 2^log_n`: the default one,
-    /// with CoeffsToSlots in 4 levels from `n = 2^16` on (15 FFT stages).
-    pub fn for_log_n(log_n: u32) -> Self {
-        Self {
-            cts_budget: if log_n >= 16 { 4 } else { 3 },
-            ..Self::default()
-        }
+    /// The circuit of the presets at `n = 2^log_n`: the default one at
+    /// every degree for now (16 levels; at `n = 2^16` the 15 FFT stages
+    /// are merged 5 by 5).
+    pub fn for_log_n(_log_n: u32) -> Self {
+        Self::default()
     }
 
     /// The level of bootstrapped ciphertexts when `params` is a chain of
@@ -156,7 +163,7 @@ impl BootstrappingParameters {
     }
 
     /// The default preset: `n = 2^16` (2^15 slots), 10 residual levels at
-    /// scale `2^40`, CoeffsToSlots in 4 levels, SlotsToCoeffs in 3, 128-bit
+    /// scale `2^40`, the default circuit (16 levels), 128-bit
     /// security counting every prime (as Lattigo's and OpenFHE's default
     /// bootstrapping parameters).
     pub fn default_n16() -> Result<(CkksParameters, Self)> {
