@@ -133,6 +133,24 @@ impl Encoder {
     /// copies of `c`, up to the FFT's rounding of the zero coefficients;
     /// same errors.
     pub fn encode_constant(&self, c: f64, scale: f64, level: usize) -> Result<Plaintext> {
+        let residues = self.constant_residues(c, scale, level)?;
+        let n = self.ctx.degree();
+        let mut data = Vec::with_capacity(residues.len() * n);
+        for r in residues {
+            data.extend(std::iter::repeat_n(r, n));
+        }
+        Ok(Plaintext {
+            params_id: self.ctx.id(),
+            scale,
+            len: self.ctx.slots(),
+            poly: RnsPoly::from_data(n, level + 1, data)?,
+        })
+    }
+
+    /// The residues of `⌊c·Δ⌉` modulo `q_0 … q_level`: the value of every
+    /// NTT coefficient of [`Encoder::encode_constant`], limb by limb (what
+    /// a product by the constant multiplies each limb by). Same errors.
+    pub(crate) fn constant_residues(&self, c: f64, scale: f64, level: usize) -> Result<Vec<u64>> {
         if !c.is_finite() {
             return Err(Error::ValueOutOfRange(format!(
                 "constant {c} is not finite"
@@ -145,17 +163,7 @@ impl Encoder {
         lv.crt
             .round_to_rns(&[c], scale, &mut one)
             .map_err(|e| fit_error(e, scale, level))?;
-        let n = self.ctx.degree();
-        let mut data = Vec::with_capacity(limbs * n);
-        for i in 0..limbs {
-            data.extend(std::iter::repeat_n(one.limb(i)[0], n));
-        }
-        Ok(Plaintext {
-            params_id: self.ctx.id(),
-            scale,
-            len: self.ctx.slots(),
-            poly: RnsPoly::from_data(n, limbs, data)?,
-        })
+        Ok((0..limbs).map(|i| one.limb(i)[0]).collect())
     }
 
     /// Decodes the real parts of the first `pt.len()` slots.

@@ -329,6 +329,48 @@ impl Evaluator {
         Ok(out)
     }
 
+    /// `ct` dropped to `level` (at most its own) and multiplied by the
+    /// constant `c` encoded at `scale`: each limb `i` multiplied by
+    /// `[⌊c·scale⌉]_{q_i}`, the scale multiplied by `scale`. Bit-identical
+    /// to [`Evaluator::multiply_plain`] of the dropped ciphertext with
+    /// [`Encoder::encode_constant`]`(c, scale, level)`, in one copy and
+    /// without building the constant polynomial (the polynomial
+    /// evaluator's leaves).
+    pub(crate) fn multiply_constant_at(
+        &self,
+        ct: &Ciphertext,
+        c: f64,
+        scale: f64,
+        level: usize,
+    ) -> Result<Ciphertext> {
+        self.check(ct)?;
+        leveled::check_lower(ct.level(), level)?;
+        let residues = Encoder::new(&self.ctx).constant_residues(c, scale, level)?;
+        let ring = self.ctx.ring_at(level)?;
+        let n = ring.n();
+        let words = (level + 1) * n;
+        let mut polys = Vec::with_capacity(ct.polys.len());
+        for p in &ct.polys {
+            let mut data = p.data()[..words].to_vec();
+            data.par_chunks_exact_mut(n)
+                .zip(ring.moduli().par_iter().zip(residues.par_iter()))
+                .for_each(|(row, (m, &w))| {
+                    let ws = m.shoup(w);
+                    rnsfhe_math::ring::scalar_mul_shoup(m, row, w, ws);
+                });
+            polys.push(RnsPoly::<Ntt>::from_data(n, level + 1, data)?);
+        }
+        let mut meta = ct.meta.clone();
+        meta.scale *= scale;
+        Ok(Ciphertext {
+            params_id: ct.params_id,
+            key_id: ct.key_id,
+            polys,
+            seed: None,
+            meta,
+        })
+    }
+
     /// Multiplies every polynomial by a non-negative integer (scale
     /// unchanged; the caller adjusts it).
     fn mul_integer_assign(&self, ct: &mut Ciphertext, c: u64) -> Result<()> {

@@ -45,8 +45,7 @@ use std::f64::consts::PI;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::ckks::ciphertext::{Ciphertext, Plaintext};
-use crate::ckks::encoder::Encoder;
+use crate::ckks::ciphertext::Ciphertext;
 use crate::ckks::evaluator::{check_scales, Evaluator};
 use crate::error::{Error, Result};
 use crate::rlwe::keys::RelinKey;
@@ -349,10 +348,8 @@ impl Evaluator {
                 ct.level()
             )));
         }
-        let x = self.drop_to_level(ct, level + 1)?;
         let q = self.q_at(level + 1)?;
-        let pt = self.constant_plain(1.0, scale * q / x.meta.scale, level + 1)?;
-        let mut out = self.multiply_plain(&x, &pt)?;
+        let mut out = self.multiply_constant_at(ct, 1.0, scale * q / ct.meta.scale, level + 1)?;
         self.rescale_assign(&mut out)?;
         out.meta.scale = scale;
         Ok(out)
@@ -365,11 +362,6 @@ impl Evaluator {
             .get(level)
             .map(|&q| q as f64)
             .ok_or_else(|| Error::InvalidArgument(format!("no prime at level {level}")))
-    }
-
-    /// The constant `c` in every slot, encoded at `scale` and `level`.
-    fn constant_plain(&self, c: f64, scale: f64, level: usize) -> Result<Plaintext> {
-        Encoder::new(self.context()).encode_constant(c, scale, level)
     }
 
     /// `Σ_{i ≥ 1} c_i T_i + c_0` at `level` and exactly `scale`: every
@@ -388,9 +380,8 @@ impl Evaluator {
             if c == 0.0 {
                 continue;
             }
-            let t = self.drop_to_level(powers.get(i)?, level + 1)?;
-            let pt = self.constant_plain(c, scale * q / t.meta.scale, level + 1)?;
-            let mut y = self.multiply_plain(&t, &pt)?;
+            let t = powers.get(i)?;
+            let mut y = self.multiply_constant_at(t, c, scale * q / t.meta.scale, level + 1)?;
             y.meta.scale = scale * q;
             acc = Some(match acc {
                 None => y,
