@@ -16,7 +16,7 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(load_parameters load_secret_key load_public_key load_relin_key load_galois_keys
     load_plaintext load_plaintext_ntt load_ciphertext
     ckks_load_parameters ckks_load_secret_key ckks_load_public_key ckks_load_relin_key
-    ckks_load_galois_keys ckks_load_plaintext ckks_load_ciphertext
+    ckks_load_galois_keys ckks_load_plaintext ckks_load_ciphertext ckks_load_bootstrapping_keys
     bgv_load_parameters bgv_load_ciphertext)
 fi
 

@@ -1,5 +1,6 @@
 //! Shared pieces of the fuzz targets: the fixed contexts every target loads
-//! into (one BFV, one CKKS, one BGV), the checks run on each input, and the seed
+//! into (one BFV, one CKKS, one BGV, and a CKKS context long enough for a
+//! bootstrapping circuit), the checks run on each input, and the seed
 //! objects of the corpus.
 
 use std::sync::{Arc, OnceLock};
@@ -295,6 +296,73 @@ pub fn ckks_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
             ct_rescaled.to_bytes(c).expect("ct"),
         ),
     ]
+}
+
+/// The circuit of the `ckks_load_bootstrapping_keys` target: the smallest
+/// worth a file (both DFTs in 3 levels, EvalMod of degree 1 without double
+/// angles: depth 7, 17 Galois keys at `n = 1024`, `h = 4`).
+fn ckks_bootstrapping_parameters() -> rnsfhe::circuits::BootstrappingParameters {
+    rnsfhe::circuits::BootstrappingParameters {
+        cts_budget: 3,
+        stc_budget: 3,
+        secret_weight: 4,
+        double_angle: 0,
+        eval_mod_degree: 1,
+        boot_prime_bits: 20,
+        first_prime_bits: 21,
+        message_ratio_bits: 4,
+    }
+}
+
+/// The context of the `ckks_load_bootstrapping_keys` target: `n = 1024`,
+/// a 21-bit `q_0` (above the scale `2^20`) and seven 20-bit primes (the
+/// circuit's depth), one digit (`dnum = 1`) over three 55-bit special
+/// primes (three packed widths), so that a valid seed file stays below
+/// 1 MB. Insecure and imprecise on purpose: only the file matters.
+pub fn ckks_bootstrapping_context() -> &'static Arc<CkksContext> {
+    static CTX: OnceLock<Arc<CkksContext>> = OnceLock::new();
+    CTX.get_or_init(|| {
+        let boot = ckks_bootstrapping_parameters();
+        let mut chain = vec![boot.first_prime_bits];
+        chain.extend(std::iter::repeat_n(boot.boot_prime_bits, boot.depth()));
+        let params = CkksParameters::builder()
+            .degree(1024)
+            .coeff_moduli_bits(&chain)
+            .key_switching_moduli_bits(&[55, 55, 55])
+            .dnum(1)
+            .scale_bits(20)
+            .security(SecurityLevel::None)
+            .build()
+            .expect("fuzz bootstrapping parameters");
+        CkksContext::new(params).expect("fuzz bootstrapping context")
+    })
+}
+
+/// [`check`] for bootstrapping keys of [`ckks_bootstrapping_context`].
+pub fn check_ckks_bootstrapping_keys(data: &[u8]) {
+    check_in::<CkksContext, rnsfhe::circuits::BootstrappingKeys>(
+        ckks_bootstrapping_context(),
+        data,
+    );
+}
+
+/// Seed of the `ckks_load_bootstrapping_keys` target: the keys in
+/// seed-compressed form only. The full form would be twice the size, above
+/// 1 MB; its key bodies are decoded by the same code as full Galois keys,
+/// which `ckks_load_galois_keys` seeds.
+pub fn ckks_bootstrapping_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+    let ctx = ckks_bootstrapping_context();
+    let mut rng = rng_from_seed([7; 32]);
+    let sk = ckks::SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
+    let keys = rnsfhe::circuits::Bootstrapper::new(ctx, &ckks_bootstrapping_parameters())
+        .and_then(|b| b.generate_keys_with_rng(&sk, &mut rng))
+        .expect("bootstrapping keys");
+    vec![(
+        "ckks_load_bootstrapping_keys",
+        "boot_seed",
+        keys.to_bytes_compressed(ctx.as_ref())
+            .expect("bootstrapping keys"),
+    )]
 }
 
 /// The BGV context of the `bgv_*` targets: `n = 1024`, `t = 65537`, a

@@ -19,13 +19,14 @@
 use std::sync::Arc;
 
 use rand::Rng;
-use rnsfhe::circuits::{Bootstrapper, BootstrappingParameters};
+use rnsfhe::circuits::{Bootstrapper, BootstrappingKeys, BootstrappingParameters};
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
     CkksContext, CkksParameters, Complex64, Decryptor, Encoder, Encryptor, Evaluator, PublicKey,
     SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
+use rnsfhe::serialization::{inspect, FormatError, FromBytes, ObjectKind, ToBytes};
 use rnsfhe::{ChaCha20Rng, Error, SecurityLevel};
 
 struct Fixture {
@@ -326,6 +327,78 @@ fn misuse_is_a_typed_error() {
         .unwrap();
     assert!(matches!(
         s.f.boot.bootstrap(&short_ct, &s.keys),
+        Err(Error::ParameterMismatch { .. })
+    ));
+}
+
+/// The keys survive their file (kind 14), full and seed-compressed:
+/// loaded keys bootstrap to exactly the ciphertext the generated ones give
+/// (bootstrapping is deterministic), serialize back to the same bytes, and
+/// load only into their own context.
+#[test]
+fn keys_survive_serialization() {
+    let mut s = session(8);
+    let ctx = &s.f.ctx;
+    let encoder = Encoder::new(ctx);
+    let values: Vec<f64> = (0..ctx.slots())
+        .map(|_| s.f.rng.gen_range(-1.0..1.0))
+        .collect();
+    let scale = ctx.params().default_scale();
+    let ct = s
+        .enc
+        .encrypt_with_rng(&encoder.encode_at(&values, scale, 0).unwrap(), &mut s.f.rng)
+        .unwrap();
+    let want = s.f.boot.bootstrap(&ct, &s.keys).unwrap();
+    assert!(s.keys.is_compressible());
+    let full = s.keys.to_bytes(ctx).unwrap();
+    let compressed = s.keys.to_bytes_compressed(ctx).unwrap();
+    println!(
+        "bootstrapping keys: {} Galois keys, {:.1} MiB full, {:.1} MiB compressed, {:.1} MiB in memory",
+        s.keys.galois_key_count(),
+        full.len() as f64 / 1048576.0,
+        compressed.len() as f64 / 1048576.0,
+        s.keys.size_bytes() as f64 / 1048576.0,
+    );
+    assert!(compressed.len() < full.len() * 6 / 10);
+    for (bytes, is_compressed) in [(&full, false), (&compressed, true)] {
+        let h = inspect(bytes).unwrap();
+        assert_eq!(h.kind, ObjectKind::BootstrappingKeys);
+        assert_eq!(h.seed_compressed, is_compressed);
+        assert_eq!(h.key_id, s.f.sk.key_id());
+        assert_eq!(h.params_id, ctx.id());
+        assert_eq!(h.count as usize, s.keys.galois_key_count());
+        let loaded = BootstrappingKeys::from_bytes(ctx, bytes).unwrap();
+        assert_eq!(loaded.key_id(), s.keys.key_id());
+        assert_eq!(loaded.relin_key(), s.keys.relin_key());
+        assert_eq!(loaded.galois_keys(), s.keys.galois_keys());
+        assert_eq!(loaded.size_bytes(), s.keys.size_bytes());
+        // Seeds come back from the compressed form only.
+        assert_eq!(loaded.is_compressible(), is_compressed);
+        assert!(loaded.to_bytes(ctx).unwrap() == full);
+        if is_compressed {
+            assert!(loaded.to_bytes_compressed(ctx).unwrap() == compressed);
+        } else {
+            assert!(matches!(
+                loaded.to_bytes_compressed(ctx),
+                Err(Error::Format(FormatError::NotCompressible {
+                    kind: ObjectKind::BootstrappingKeys
+                }))
+            ));
+        }
+        let got = s.f.boot.bootstrap(&ct, &loaded).unwrap();
+        assert!(got == want, "loaded keys bootstrap differently");
+    }
+    // Another context (same degree, other chain) rejects the file.
+    let other = CkksContext::new(
+        CkksParameters::for_depth(4, 40, 60)
+            .degree(1 << 12)
+            .security(SecurityLevel::None)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(matches!(
+        BootstrappingKeys::from_bytes(&other, &compressed),
         Err(Error::ParameterMismatch { .. })
     ));
 }

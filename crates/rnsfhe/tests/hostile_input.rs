@@ -83,9 +83,13 @@ fn load(kind: ObjectKind, ctx: &Arc<BfvContext>, bytes: &[u8]) -> rnsfhe::Result
         // CKKS objects (tests/ckks_hostile_input.rs): parameters need no
         // context; plaintexts and ciphertexts have no BFV loader.
         ObjectKind::CkksParameters => CkksParameters::from_bytes(bytes)?.to_bytes(),
-        ObjectKind::CkksPlaintext | ObjectKind::CkksCiphertext | ObjectKind::BgvCiphertext => Err(
-            Error::InvalidArgument(format!("{kind} objects have no BFV loader")),
-        ),
+        // Bootstrapping keys are CKKS-only (tests/ckks_hostile_input.rs).
+        ObjectKind::CkksPlaintext
+        | ObjectKind::CkksCiphertext
+        | ObjectKind::BgvCiphertext
+        | ObjectKind::BootstrappingKeys => Err(Error::InvalidArgument(format!(
+            "{kind} objects have no BFV loader"
+        ))),
         // BGV parameters need no context (tests/bgv_serialization.rs).
         ObjectKind::BgvParameters => rnsfhe::bgv::BgvParameters::from_bytes(bytes)?.to_bytes(),
     }

@@ -5,6 +5,7 @@ fn main() -> std::io::Result<()> {
     for (target, name, bytes) in rnsfhe_fuzz::seed_objects()
         .into_iter()
         .chain(rnsfhe_fuzz::ckks_seed_objects())
+        .chain(rnsfhe_fuzz::ckks_bootstrapping_seed_objects())
         .chain(rnsfhe_fuzz::bgv_seed_objects())
     {
         let dir = std::path::Path::new("corpus").join(target);

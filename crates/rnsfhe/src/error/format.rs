@@ -196,7 +196,8 @@ pub enum FormatError {
 /// Keys (kinds 2 to 5) belong to the RLWE core and are shared by both
 /// schemes: which scheme, and so which key-switching layout, follows from
 /// the parameter id of the context they are loaded into. Parameters,
-/// plaintexts and ciphertexts have one kind per scheme.
+/// plaintexts and ciphertexts have one kind per scheme, and the bundled
+/// keys of CKKS bootstrapping have a kind of their own (14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum ObjectKind {
@@ -229,6 +230,10 @@ pub enum ObjectKind {
     /// [`crate::bgv::Ciphertext`] (correction factor, level, size 2 or 3;
     /// coefficient form).
     BgvCiphertext = 13,
+    /// [`crate::circuits::BootstrappingKeys`] (CKKS): the relinearization
+    /// key, the Galois keys and the two keys of sparse-secret
+    /// encapsulation.
+    BootstrappingKeys = 14,
 }
 
 impl ObjectKind {
@@ -248,6 +253,7 @@ impl ObjectKind {
             11 => Self::CkksCiphertext,
             12 => Self::BgvParameters,
             13 => Self::BgvCiphertext,
+            14 => Self::BootstrappingKeys,
             _ => return None,
         })
     }
@@ -271,6 +277,7 @@ impl ObjectKind {
                 | Self::GaloisKeys
                 | Self::Ciphertext
                 | Self::CkksCiphertext
+                | Self::BootstrappingKeys
         )
     }
 
@@ -290,6 +297,7 @@ impl ObjectKind {
             Self::CkksCiphertext => "CKKS ciphertext",
             Self::BgvParameters => "BGV parameter set",
             Self::BgvCiphertext => "BGV ciphertext",
+            Self::BootstrappingKeys => "bootstrapping key set",
         }
     }
 }

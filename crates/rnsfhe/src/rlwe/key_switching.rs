@@ -155,14 +155,42 @@ impl KeySwitchingKey {
         let q_limbs = ctx.ring().limbs();
         for (j, (k0, k1)) in self.keys.iter_mut().enumerate() {
             for poly in [k0, k1] {
-                let rows = if j == 0 { 1..q_limbs } else { 0..poly.limbs() };
-                for i in rows {
-                    poly.limb_mut(i).fill(0);
+                for (i, row) in poly.limbs_iter_mut().enumerate() {
+                    if !Self::kept_at_level_zero(q_limbs, j, i) {
+                        row.fill(0);
+                    }
                 }
             }
         }
         self.seeds = None;
         Ok(())
+    }
+
+    /// Whether limb `i` of the key ring `Q·P` (`q_0 … q_L` are limbs
+    /// `0 … q_limbs − 1`, the special primes follow) of digit `digit` survives
+    /// [`KeySwitchingKey::restrict_to_level_zero`]: `q_0` and the special
+    /// primes of the first digit. The one definition of the erased parts,
+    /// shared by the restriction, its check and the bootstrapping-key file
+    /// (which stores only the surviving limbs).
+    pub(crate) fn kept_at_level_zero(q_limbs: usize, digit: usize, i: usize) -> bool {
+        digit == 0 && (i == 0 || i >= q_limbs)
+    }
+
+    /// Whether this is a hybrid key of `ctx` whose parts erased by
+    /// [`KeySwitchingKey::restrict_to_level_zero`] are all zero (the NTT
+    /// works limb by limb, so a zero limb is zero in either form).
+    pub(crate) fn is_restricted_to_level_zero(&self, ctx: &RlweContext) -> bool {
+        if self.hybrid_tables(ctx).is_err() {
+            return false;
+        }
+        let q_limbs = ctx.ring().limbs();
+        self.keys.iter().enumerate().all(|(j, (k0, k1))| {
+            [k0, k1].into_iter().all(|poly| {
+                poly.limbs_iter().enumerate().all(|(i, row)| {
+                    Self::kept_at_level_zero(q_limbs, j, i) || row.iter().all(|&x| x == 0)
+                })
+            })
+        })
     }
 
     /// The context's hybrid tables, or an error for an RNS-decomposition

@@ -51,7 +51,7 @@ pub struct Header {
     /// Kind-specific count: moduli for parameters (chain primes for CKKS),
     /// polynomials for ciphertexts (2 for public keys, 1 for secret keys
     /// and plaintexts), key pairs for relinearization keys (digits for
-    /// hybrid keys), elements for Galois keys.
+    /// hybrid keys), elements for Galois keys and for bootstrapping keys.
     pub count: u32,
     /// Payload length in bytes.
     pub payload_len: u64,

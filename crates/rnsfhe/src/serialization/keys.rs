@@ -176,7 +176,7 @@ fn public_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<PublicKey> {
 
 /// Number of key pairs of a key-switching key for `ctx` (`Σ_i l_i` for the
 /// RNS decomposition, `dnum` for hybrid key switching).
-fn ksk_pairs(ctx: &RlweContext) -> u64 {
+pub(super) fn ksk_pairs(ctx: &RlweContext) -> u64 {
     KeySwitchingKey::pairs_for(ctx) as u64
 }
 
@@ -184,7 +184,7 @@ fn ksk_pairs(ctx: &RlweContext) -> u64 {
 /// polynomial over [`KeySwitchingKey::key_ring`]. In full form the pairs
 /// `(k0, k1)` of all keys form one bit stream; in compressed form all seeds
 /// come first, then one bit stream of the `k0`s.
-fn ksk_body_len(ctx: &RlweContext, count: u64, compressed: bool) -> Result<u64> {
+pub(super) fn ksk_body_len(ctx: &RlweContext, count: u64, compressed: bool) -> Result<u64> {
     let pairs = mul(ksk_pairs(ctx), count, "key count")?;
     let bits = ring_poly_bits(KeySwitchingKey::key_ring(ctx));
     if compressed {
@@ -197,7 +197,7 @@ fn ksk_body_len(ctx: &RlweContext, count: u64, compressed: bool) -> Result<u64> 
 }
 
 /// Writes the bodies of `keys` (see [`ksk_body_len`]).
-fn write_ksks(
+pub(super) fn write_ksks(
     out: &mut Vec<u8>,
     ctx: &RlweContext,
     keys: &[&KeySwitchingKey],
@@ -239,8 +239,9 @@ fn write_ksks(
     Ok(())
 }
 
-/// Reads `count` key-switching-key bodies for `key_id`.
-fn read_ksks(
+/// Reads `count` key-switching-key bodies for `key_id`. The polynomials are
+/// numbered from 0 in error messages (the first of the bodies' stream).
+pub(super) fn read_ksks(
     ctx: &RlweContext,
     payload: &[u8],
     count: usize,
@@ -326,12 +327,10 @@ impl SerializedObject for GaloisKeys {
     const KIND: ObjectKind = ObjectKind::GaloisKeys;
 }
 
-/// Payload: the `G` elements (`u64`, strictly increasing), then the `G`
-/// key-switching-key bodies in element order (see [`ksk_body_len`]).
-fn galois_keys_to_bytes(gk: &GaloisKeys, ctx: &RlweContext, compressed: bool) -> Result<Vec<u8>> {
-    ctx.check_id(gk.params_id())?;
+/// The elements of `gk` in increasing order and their key-switching keys,
+/// in the same order (the order of the files).
+pub(super) fn galois_ksks(gk: &GaloisKeys) -> Result<(Vec<u64>, Vec<&KeySwitchingKey>)> {
     let elements = gk.elements();
-    let count = count_u32(elements.len(), "Galois element count")?;
     let keys = elements
         .iter()
         .map(|&g| {
@@ -343,6 +342,15 @@ fn galois_keys_to_bytes(gk: &GaloisKeys, ctx: &RlweContext, compressed: bool) ->
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    Ok((elements, keys))
+}
+
+/// Payload: the `G` elements (`u64`, strictly increasing), then the `G`
+/// key-switching-key bodies in element order (see [`ksk_body_len`]).
+fn galois_keys_to_bytes(gk: &GaloisKeys, ctx: &RlweContext, compressed: bool) -> Result<Vec<u8>> {
+    ctx.check_id(gk.params_id())?;
+    let (elements, keys) = galois_ksks(gk)?;
+    let count = count_u32(elements.len(), "Galois element count")?;
     let len = add(
         mul(u64::from(count), 8, "Galois element count")?,
         ksk_body_len(ctx, u64::from(count), compressed)?,
@@ -355,6 +363,35 @@ fn galois_keys_to_bytes(gk: &GaloisKeys, ctx: &RlweContext, compressed: bool) ->
     }
     write_ksks(&mut out, ctx, &keys, compressed, kind)?;
     format::finish(out)
+}
+
+/// The Galois elements of `bytes` (8 bytes each, little-endian; the caller
+/// has checked the length against the header's count): each a Galois
+/// element for `n` (odd, below `2n`) and strictly larger than the one
+/// before, so that every key set has exactly one encoding.
+pub(super) fn read_galois_elements(n: usize, bytes: &[u8]) -> Result<Vec<u64>> {
+    let mut elements: Vec<u64> = Vec::with_capacity(bytes.len() / 8);
+    for (i, chunk) in bytes.chunks_exact(8).enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let g = u64::from_le_bytes(w);
+        if !is_galois_element(n, g) {
+            return Err(FormatError::InvalidField {
+                field: "Galois elements",
+                reason: format!("{g} is not a Galois element for n = {n} (odd, below 2n)"),
+            }
+            .into());
+        }
+        if elements.last().is_some_and(|&prev| prev >= g) {
+            return Err(FormatError::InvalidField {
+                field: "Galois elements",
+                reason: format!("element {g} at position {i} is not larger than its predecessor"),
+            }
+            .into());
+        }
+        elements.push(g);
+    }
+    Ok(elements)
 }
 
 fn galois_keys_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<GaloisKeys> {
@@ -372,32 +409,7 @@ fn galois_keys_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<GaloisKeys>
             "Galois element count",
         )?,
     )?;
-    let mut elements = Vec::with_capacity(count);
-    for (i, chunk) in payload
-        .get(..elements_len)
-        .unwrap_or(&[])
-        .chunks_exact(8)
-        .enumerate()
-    {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        let g = u64::from_le_bytes(w);
-        if !is_galois_element(n, g) {
-            return Err(FormatError::InvalidField {
-                field: "Galois elements",
-                reason: format!("{g} is not a Galois element for n = {n} (odd, below 2n)"),
-            }
-            .into());
-        }
-        if i > 0 && elements.last().is_some_and(|&prev| prev >= g) {
-            return Err(FormatError::InvalidField {
-                field: "Galois elements",
-                reason: format!("element {g} at position {i} is not larger than its predecessor"),
-            }
-            .into());
-        }
-        elements.push(g);
-    }
+    let elements = read_galois_elements(n, payload.get(..elements_len).unwrap_or(&[]))?;
     let body = payload.get(elements_len..).unwrap_or(&[]);
     let keys = read_ksks(ctx, body, count, header.key_id, header.seed_compressed)?;
     GaloisKeys::from_parts(ctx, header.key_id, elements.into_iter().zip(keys).collect())

@@ -19,7 +19,8 @@
 //! * xxHash64 (seed 0) of header and payload, little-endian.
 //!
 //! Objects with a uniform polynomial — public keys, relinearization and
-//! Galois keys, fresh secret-key ciphertexts — can be written
+//! Galois keys, bootstrapping keys, fresh secret-key ciphertexts — can be
+//! written
 //! **seed-compressed**
 //! ([`ToBytes::to_bytes_compressed`]): the 32-byte seed replaces the
 //! polynomial, which the loader re-expands with
@@ -85,6 +86,7 @@
 //! | [`crate::ckks::CkksParameters`] (`to_bytes`/`from_bytes` without context) | `CkksParameters` | no |
 //! | [`crate::ckks::Plaintext`] (scale, length, level) | `CkksPlaintext` | no |
 //! | [`crate::ckks::Ciphertext`] (scale, length, level, sizes 2 and 3) | `CkksCiphertext` | fresh secret-key encryptions |
+//! | [`crate::circuits::BootstrappingKeys`] (CKKS context) | `BootstrappingKeys` | generated keys (the key to the sparse secret is always full) |
 //!
 //! # CKKS
 //!
@@ -127,6 +129,7 @@
 mod bfv;
 mod bgv;
 mod bits;
+mod bootstrapping;
 mod ckks;
 mod codec;
 mod format;
