@@ -308,6 +308,7 @@ fn ckks_bootstrapping_parameters() -> rnsfhe::circuits::BootstrappingParameters 
         secret_weight: 4,
         double_angle: 0,
         eval_mod_degree: 1,
+        arcsine: false,
         boot_prime_bits: 20,
         first_prime_bits: 21,
         message_ratio_bits: 4,

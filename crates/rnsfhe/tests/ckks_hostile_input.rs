@@ -354,6 +354,7 @@ fn boot_setup() -> (Arc<CkksContext>, Bootstrapper) {
         secret_weight: 4,
         double_angle: 0,
         eval_mod_degree: 1,
+        arcsine: false,
         boot_prime_bits: 20,
         first_prime_bits: 30,
         message_ratio_bits: 4,

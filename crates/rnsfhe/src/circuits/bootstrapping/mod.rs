@@ -46,7 +46,7 @@ use crate::error::{Error, Result};
 use crate::rlwe::keys::check_key_id;
 
 pub use keys::BootstrappingKeys;
-pub use parameters::BootstrappingParameters;
+pub use parameters::{key_switching_bits, BootstrappingParameters};
 
 /// The precomputed circuit of CKKS bootstrapping for one context: the two
 /// homomorphic DFTs encoded at their levels, EvalMod, and the constants.
