@@ -27,10 +27,12 @@ def bgv_context(data: bytes) -> bgv.Context:
 public_keys_loaded = 0
 
 
-def public_keys(context: Any, pk: bytes, rk: bytes, gk: Optional[bytes]) -> PublicKeys:
+def public_keys(
+    context: Any, pk: bytes, rk: bytes, gk: Optional[bytes], boot: Optional[bytes] = None
+) -> PublicKeys:
     global public_keys_loaded
     public_keys_loaded += 1
-    keys = PublicKeys.from_bytes(context, pk, rk, gk)
+    keys = PublicKeys.from_bytes(context, pk, rk, gk, boot)
     # Unpickled keys serve the key-less ciphertexts sent later
     # (ct.without_keys()) to this process.
     register_keys(keys)

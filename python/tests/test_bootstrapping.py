@@ -5,6 +5,8 @@ leave room for the decryption of complex intermediate values."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -65,3 +67,27 @@ def test_bootstrap_errors(boot: tuple[ckks.Context, rnsfhe.KeySet]) -> None:
         ckks.Context.bootstrappable(log_n=9)
     with pytest.raises(rnsfhe.SecurityError):
         ckks.Context.bootstrappable(log_n=12, residual_levels=2)
+def test_pickled_ciphertexts_keep_bootstrapping(boot: tuple[ckks.Context, rnsfhe.KeySet]) -> None:
+    ctx, keys = boot
+    x = np.linspace(-1, 1, 16)
+    ct = pickle.loads(pickle.dumps(ctx.encrypt(x, keys)))
+    assert np.max(np.abs(ct.bootstrap().decrypt(keys) - x)) < 2.0**-18
+
+
+def test_public_keys_round_trip_with_bootstrapping_keys(
+    boot: tuple[ckks.Context, rnsfhe.KeySet],
+) -> None:
+    ctx, keys = boot
+    public = keys.public()
+    assert public.has_bootstrapping_keys
+    parts = public.to_bytes()
+    assert len(parts) == 5
+    again = rnsfhe.PublicKeys.from_bytes(*parts)
+    assert again.has_bootstrapping_keys
+    x = np.linspace(-0.5, 0.5, 32)
+    ct = ctx.encrypt(x, again)
+    assert np.max(np.abs(ct.bootstrap().decrypt(keys) - x)) < 2.0**-18
+    # Without bootstrapping keys the tuple keeps its four elements.
+    assert len(ctx.keygen(rotations=[]).public().to_bytes()) == 4
+    with pytest.raises(rnsfhe.FormatError):
+        rnsfhe.PublicKeys.from_bytes(*parts[:4], parts[4][:-1])

@@ -479,16 +479,39 @@ pub struct PublicKeys {
 #[pymethods]
 impl PublicKeys {
     /// Loads public keys of `context` from the bytes of each key (what
-    /// pickling stores; `gk` None when there are no Galois keys).
+    /// pickling stores; `gk` None when there are no Galois keys, `boot`
+    /// the CKKS bootstrapping keys if any).
     #[staticmethod]
-    #[pyo3(signature = (context, pk, rk, gk = None))]
+    #[pyo3(signature = (context, pk, rk, gk = None, boot = None))]
     fn from_bytes(
+        py: Python<'_>,
         context: &Bound<'_, PyAny>,
         pk: Vec<u8>,
         rk: Vec<u8>,
         gk: Option<Vec<u8>>,
+        boot: Option<Vec<u8>>,
     ) -> PyResult<Self> {
         let scheme = Scheme::of(context)?;
+        let boot = match (boot, &scheme) {
+            (None, _) => None,
+            (Some(b), Scheme::Ckks(c)) => {
+                let c = c.clone();
+                let bundle = detach(py, move || -> rnsfhe::Result<BootKeys> {
+                    let keys = FromBytes::<CkksContext>::from_bytes(&c, &b)?;
+                    Ok(BootKeys {
+                        boot: bootstrapper(&c)?,
+                        keys,
+                    })
+                })
+                .py()?;
+                Some(Arc::new(bundle))
+            }
+            (Some(_), _) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "bootstrapping keys belong to a CKKS context",
+                ))
+            }
+        };
         let keys = EvalKeys::new(
             key_from(&scheme, &pk).py()?,
             key_from(&scheme, &rk).py()?,
@@ -496,7 +519,8 @@ impl PublicKeys {
                 Some(g) => Some(key_from(&scheme, &g).py()?),
                 None => None,
             },
-        );
+        )
+        .with_boot(boot);
         Ok(Self {
             scheme,
             keys: Arc::new(keys),
@@ -524,7 +548,8 @@ impl PublicKeys {
         self.scheme.to_object(py)
     }
 
-    /// `(context, pk, rk, gk)`: the arguments of `from_bytes`.
+    /// `(context, pk, rk, gk)`, and the bootstrapping keys' bytes as a
+    /// fifth element when there are some: the arguments of `from_bytes`.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let s = &self.scheme;
         let pk = PyBytes::new(py, &key_bytes(s, &self.keys.pk).py()?);
@@ -533,7 +558,18 @@ impl PublicKeys {
             Some(g) => PyBytes::new(py, &key_bytes(s, g).py()?).into_any(),
             None => py.None().into_bound(py),
         };
-        PyTuple::new(py, [s.to_object(py)?, pk.into_any(), rk.into_any(), gk])
+        let mut items = vec![s.to_object(py)?, pk.into_any(), rk.into_any(), gk];
+        if let (Some(b), Scheme::Ckks(c)) = (&self.keys.boot, s) {
+            let bytes = ToBytes::<CkksContext>::to_bytes_smallest(&b.keys, c).py()?;
+            items.push(PyBytes::new(py, &bytes).into_any());
+        }
+        PyTuple::new(py, items)
+    }
+
+    /// Whether CKKS bootstrapping keys are held.
+    #[getter]
+    fn has_bootstrapping_keys(&self) -> bool {
+        self.keys.boot.is_some()
     }
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
