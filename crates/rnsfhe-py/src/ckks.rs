@@ -434,8 +434,7 @@ crate::classes::ciphertext_class!(Context, Ciphertext, Ckks, {
     fn matmul(&self, py: Python<'_>, matrix: Vec<Vec<f64>>) -> PyResult<Self> {
         let rows = matrix.len();
         let mut out = self.0.apply_galois(py, "matmul", |ev, ct, gk| {
-            LinearTransform::from_matrix(ev.context(), &matrix, ct.level())?
-                .evaluate(ev, ct, gk)
+            LinearTransform::from_matrix(ev.context(), &matrix, ct.level())?.evaluate(ev, ct, gk)
         })?;
         out.len = rows;
         Ok(Self(out))
