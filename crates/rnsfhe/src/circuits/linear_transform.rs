@@ -25,8 +25,11 @@ use std::sync::Arc;
 
 use rnsfhe_math::embedding::Complex64;
 
+use rnsfhe_math::{Ntt, RnsPoly};
+
 use crate::ckks::{Ciphertext, CkksContext, Encoder, Evaluator, GaloisKeys, Plaintext};
 use crate::error::{Error, Result};
+use crate::rlwe::context::SchemeContext;
 
 /// A plaintext matrix encoded for [`LinearTransform::evaluate`]: its
 /// non-zero generalised diagonals, pre-rotated and grouped by giant step.
@@ -39,8 +42,10 @@ pub struct LinearTransform {
     n1: usize,
     /// `g`: every diagonal index is a multiple of it.
     stride: i64,
-    /// Giant step `j` → its baby steps `i` and `rot_{−j·n_1·g}(d_{g(j·n_1+i)})`.
-    groups: BTreeMap<i64, Vec<(usize, Plaintext)>>,
+    /// Giant step `j` → its baby steps `i` and `rot_{−j·n_1·g}(d_{g(j·n_1+i)})`
+    /// over `Q_l`, with its residues modulo the key-switching primes when
+    /// the context has them (double hoisting).
+    groups: BTreeMap<i64, Vec<(usize, Plaintext, Option<RnsPoly<Ntt>>)>>,
 }
 
 impl LinearTransform {
@@ -167,7 +172,9 @@ impl LinearTransform {
         let n1 = (span as f64).sqrt().ceil().max(1.0) as usize;
         let n1 = n1.next_power_of_two().min(s / stride as usize).max(1);
         let encoder = Encoder::new(ctx);
-        let mut groups: BTreeMap<i64, Vec<(usize, Plaintext)>> = BTreeMap::new();
+        let hybrid = ctx.rlwe().special_primes().is_some();
+        let mut groups: BTreeMap<i64, Vec<(usize, Plaintext, Option<RnsPoly<Ntt>>)>> =
+            BTreeMap::new();
         for (k, d) in diags {
             let u = k / stride;
             let j = u.div_euclid(n1 as i64);
@@ -175,10 +182,13 @@ impl LinearTransform {
             // rot_{−j·n1·g}(d)[t] = d[(t − j·n1·g) mod s].
             let shift = (j * n1 as i64 * stride).rem_euclid(si) as usize;
             let rotated: Vec<Complex64> = (0..s).map(|t| d[(t + s - shift) % s]).collect();
-            groups
-                .entry(j)
-                .or_default()
-                .push((i, encoder.encode_complex_at(&rotated, scale, level)?));
+            let entry = if hybrid {
+                let e = encoder.encode_extended(&rotated, scale, level)?;
+                (i, e.q, Some(e.p))
+            } else {
+                (i, encoder.encode_complex_at(&rotated, scale, level)?, None)
+            };
+            groups.entry(j).or_default().push(entry);
         }
         Ok(Self {
             params_id: ctx.id(),
@@ -199,7 +209,7 @@ impl LinearTransform {
             .groups
             .values()
             .flatten()
-            .map(|(i, _)| *i as i64 * self.stride)
+            .map(|(i, _, _)| *i as i64 * self.stride)
             .chain(
                 self.groups
                     .keys()
@@ -248,25 +258,82 @@ impl LinearTransform {
         let all_held = babies
             .iter()
             .all(|&b| b == 0 || gk.contains(emb.rotation_element(b)));
-        let rotated = if all_held {
-            ev.rotate_hoisted(ct, &babies, gk)?
+        let extended = self.groups.values().flatten().all(|(_, _, p)| p.is_some());
+        let acc = if all_held && extended {
+            self.double_hoisted(ev, ct, gk, &babies)?
+        } else {
+            self.single_hoisted(ev, ct, gk, &babies, all_held)?
+        };
+        let acc = acc.ok_or_else(|| Error::InvalidArgument("an empty transform".into()))?;
+        let mut out = ev.rescale(&acc)?;
+        out.meta.len = self.rows;
+        Ok(out)
+    }
+
+    /// `Σ_j rot_{j·n_1·g}(Σ_i d'_{j,i} ⊙ rot_{i·g}(x))` with the baby
+    /// steps over `Q_l·P` (double hoisting: one ModUp of `x`, one ModDown
+    /// per giant step), before the final rescaling.
+    fn double_hoisted(
+        &self,
+        ev: &Evaluator,
+        ct: &Ciphertext,
+        gk: &GaloisKeys,
+        babies: &[i64],
+    ) -> Result<Option<Ciphertext>> {
+        let rotated = ev.rotate_hoisted_extended(ct, babies, gk)?;
+        let mut acc: Option<Ciphertext> = None;
+        for (&j, terms) in &self.groups {
+            let mut inner = ev.extended_zero(ct.level())?;
+            let mut scale = None;
+            for (i, pt, p) in terms {
+                let pos = babies
+                    .binary_search(&(*i as i64 * self.stride))
+                    .map_err(|_| Error::InvalidArgument("baby step".into()))?;
+                let p = p
+                    .as_ref()
+                    .ok_or_else(|| Error::InvalidArgument("extended diagonal".into()))?;
+                ev.mul_add_extended(&mut inner, &rotated[pos], (pt, p))?;
+                scale = Some(ct.scale() * pt.scale());
+            }
+            let Some(scale) = scale else { continue };
+            let mut inner = ev.mod_down_extended(inner, ct, scale)?;
+            if j != 0 {
+                inner = ev.rotate(&inner, j * self.n1 as i64 * self.stride, gk)?;
+            }
+            match acc.as_mut() {
+                Some(a) => ev.add_assign(a, &inner)?,
+                None => acc = Some(inner),
+            }
+        }
+        Ok(acc)
+    }
+
+    /// The same sum with the baby steps rotated over `Q_l` (hoisted when
+    /// `hoisted`, else composed from the keys held), before the rescaling.
+    fn single_hoisted(
+        &self,
+        ev: &Evaluator,
+        ct: &Ciphertext,
+        gk: &GaloisKeys,
+        babies: &[i64],
+        hoisted: bool,
+    ) -> Result<Option<Ciphertext>> {
+        let rotated = if hoisted {
+            ev.rotate_hoisted(ct, babies, gk)?
         } else {
             babies
                 .iter()
                 .map(|&b| ev.rotate(ct, b, gk))
                 .collect::<Result<Vec<_>>>()?
         };
-        let baby = |i: usize| -> Result<&Ciphertext> {
-            babies
-                .binary_search(&(i as i64 * self.stride))
-                .map(|pos| &rotated[pos])
-                .map_err(|_| Error::InvalidArgument("baby step".into()))
-        };
         let mut acc: Option<Ciphertext> = None;
         for (&j, terms) in &self.groups {
             let mut inner: Option<Ciphertext> = None;
-            for (i, pt) in terms {
-                let term = ev.multiply_plain(baby(*i)?, pt)?;
+            for (i, pt, _) in terms {
+                let pos = babies
+                    .binary_search(&(*i as i64 * self.stride))
+                    .map_err(|_| Error::InvalidArgument("baby step".into()))?;
+                let term = ev.multiply_plain(&rotated[pos], pt)?;
                 match inner.as_mut() {
                     Some(x) => ev.add_assign(x, &term)?,
                     None => inner = Some(term),
@@ -281,10 +348,7 @@ impl LinearTransform {
                 None => acc = Some(inner),
             }
         }
-        let acc = acc.ok_or_else(|| Error::InvalidArgument("an empty transform".into()))?;
-        let mut out = ev.rescale(&acc)?;
-        out.meta.len = self.rows;
-        Ok(out)
+        Ok(acc)
     }
 
     /// The baby steps some diagonal uses, in increasing order.
@@ -293,7 +357,7 @@ impl LinearTransform {
             .groups
             .values()
             .flatten()
-            .map(|(i, _)| *i as i64 * self.stride)
+            .map(|(i, _, _)| *i as i64 * self.stride)
             .collect();
         b.sort_unstable();
         b.dedup();

@@ -17,6 +17,7 @@ pub mod context;
 pub mod encoder;
 pub mod encrypt;
 pub mod evaluator;
+pub(crate) mod extended;
 pub mod parameters;
 pub mod polynomial;
 pub mod precision;

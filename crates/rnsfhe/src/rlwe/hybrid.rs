@@ -344,6 +344,29 @@ pub(crate) fn switch_hoisted(
     hoisted: &HoistedDigits<'_>,
     table: &rnsfhe_math::galois::GaloisTable,
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    let kl = hoisted.kl;
+    let (mut acc0, mut acc1) = switch_hoisted_extended(ctx, sp, keys, hoisted, table)?;
+    let mut conv = ctx.scratch.take((kl + sp.ring_p.limbs()) * ctx.degree());
+    let out0 = mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut conv)?;
+    let out1 = mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut conv)?;
+    Ok((out0, out1))
+}
+
+/// [`switch_hoisted`] before ModDown: the inner products over `Q_l·P`
+/// (rows `q_0 … q_l, p_1 … p_α`, NTT form), which decrypt to
+/// `P·σ_g(c)·s'` plus `Σ_j d̃_j e_j`. Double hoisting (Bossuat et al.
+/// 2021, §3.3) sums such products, weighted by plaintexts over `Q_l·P`,
+/// and divides by `P` once per sum.
+pub(crate) fn switch_hoisted_extended<'a>(
+    ctx: &'a RlweContext,
+    sp: &SpecialPrimes,
+    keys: &[(RnsPoly<Ntt>, RnsPoly<Ntt>)],
+    hoisted: &HoistedDigits<'_>,
+    table: &rnsfhe_math::galois::GaloisTable,
+) -> Result<(
+    crate::rlwe::scratch::Scratch<'a>,
+    crate::rlwe::scratch::Scratch<'a>,
+)> {
     check_keys(sp, keys)?;
     let n = ctx.degree();
     let (kl, k, kp) = (hoisted.kl, ctx.ring().limbs(), sp.ring_p.limbs());
@@ -379,10 +402,7 @@ pub(crate) fn switch_hoisted(
             })?;
     }
     drop(rot);
-    let mut conv = ctx.scratch.take(rows * n);
-    let out0 = mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut conv)?;
-    let out1 = mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut conv)?;
-    Ok((out0, out1))
+    Ok((acc0, acc1))
 }
 
 /// `⌊x / P⌉` (exactly) over `Q_l` for `x` in NTT form over `Q_l·P`

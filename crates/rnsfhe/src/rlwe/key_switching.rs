@@ -240,6 +240,23 @@ impl KeySwitchingKey {
         crate::rlwe::hybrid::switch_hoisted(ctx, sp, &self.keys, hoisted, table)
     }
 
+    /// [`KeySwitchingKey::switch_hoisted`] before ModDown: the inner
+    /// products over `Q_l·P` (NTT form, rows `q_0 … q_l, p_1 … p_α`),
+    /// decrypting to `P·σ_g(c)·s'` plus noise (double hoisting).
+    pub(crate) fn switch_hoisted_extended<'a>(
+        &self,
+        ctx: &'a RlweContext,
+        hoisted: &crate::rlwe::hybrid::HoistedDigits<'_>,
+        table: &rnsfhe_math::galois::GaloisTable,
+    ) -> Result<(
+        crate::rlwe::scratch::Scratch<'a>,
+        crate::rlwe::scratch::Scratch<'a>,
+    )> {
+        ctx.check_id(self.params_id)?;
+        let sp = self.hybrid_tables(ctx)?;
+        crate::rlwe::hybrid::switch_hoisted_extended(ctx, sp, &self.keys, hoisted, table)
+    }
+
     /// Relinearization fused with rescaling for a tensor `(d_0, d_1, c_2)`
     /// at level `l ≥ 1` ([`crate::rlwe::hybrid`]): `d_0`, `d_1` become
     /// `⌊(P·d_b + a_b)/(P·q_l)⌉` over `q_0 … q_{l−1}`. Errors as
