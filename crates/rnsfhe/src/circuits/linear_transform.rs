@@ -31,6 +31,10 @@ use crate::ckks::{Ciphertext, CkksContext, Encoder, Evaluator, GaloisKeys, Plain
 use crate::error::{Error, Result};
 use crate::rlwe::context::SchemeContext;
 
+/// One encoded diagonal: its baby step, the plaintext over `Q_l` and, in
+/// a hybrid context, its residues modulo the key-switching primes.
+type Diagonal = (usize, Plaintext, Option<RnsPoly<Ntt>>);
+
 /// A plaintext matrix encoded for [`LinearTransform::evaluate`]: its
 /// non-zero generalised diagonals, pre-rotated and grouped by giant step.
 #[derive(Clone, Debug)]
@@ -45,7 +49,7 @@ pub struct LinearTransform {
     /// Giant step `j` → its baby steps `i` and `rot_{−j·n_1·g}(d_{g(j·n_1+i)})`
     /// over `Q_l`, with its residues modulo the key-switching primes when
     /// the context has them (double hoisting).
-    groups: BTreeMap<i64, Vec<(usize, Plaintext, Option<RnsPoly<Ntt>>)>>,
+    groups: BTreeMap<i64, Vec<Diagonal>>,
 }
 
 impl LinearTransform {
@@ -173,8 +177,7 @@ impl LinearTransform {
         let n1 = n1.next_power_of_two().min(s / stride as usize).max(1);
         let encoder = Encoder::new(ctx);
         let hybrid = ctx.rlwe().special_primes().is_some();
-        let mut groups: BTreeMap<i64, Vec<(usize, Plaintext, Option<RnsPoly<Ntt>>)>> =
-            BTreeMap::new();
+        let mut groups: BTreeMap<i64, Vec<Diagonal>> = BTreeMap::new();
         for (k, d) in diags {
             let u = k / stride;
             let j = u.div_euclid(n1 as i64);
