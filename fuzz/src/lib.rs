@@ -309,6 +309,7 @@ fn ckks_bootstrapping_parameters() -> rnsfhe::circuits::BootstrappingParameters 
         double_angle: 0,
         eval_mod_degree: 1,
         arcsine: false,
+        double_hoisting: false,
         boot_prime_bits: 20,
         first_prime_bits: 21,
         message_ratio_bits: 4,

@@ -355,6 +355,7 @@ fn boot_setup() -> (Arc<CkksContext>, Bootstrapper) {
         double_angle: 0,
         eval_mod_degree: 1,
         arcsine: false,
+        double_hoisting: false,
         boot_prime_bits: 20,
         first_prime_bits: 30,
         message_ratio_bits: 4,

@@ -211,7 +211,34 @@ impl HomomorphicDft {
         level: usize,
         budget: usize,
         factor: f64,
+        scales: (f64, f64),
+    ) -> Result<Self> {
+        Self::build(ctx, kind, level, budget, factor, scales, false)
+    }
+
+    /// [`HomomorphicDft::new`] with every level a double-hoisted linear
+    /// transform ([`LinearTransform::from_diagonals_double_hoisted`]): one
+    /// rounding per giant step instead of one per rotation, a few more
+    /// Galois keys.
+    pub fn new_double_hoisted(
+        ctx: &Arc<CkksContext>,
+        kind: DftKind,
+        level: usize,
+        budget: usize,
+        factor: f64,
+        scales: (f64, f64),
+    ) -> Result<Self> {
+        Self::build(ctx, kind, level, budget, factor, scales, true)
+    }
+
+    fn build(
+        ctx: &Arc<CkksContext>,
+        kind: DftKind,
+        level: usize,
+        budget: usize,
+        factor: f64,
         (input_scale, output_scale): (f64, f64),
+        double: bool,
     ) -> Result<Self> {
         let positive = |x: f64| x.is_finite() && x > 0.0;
         if !(factor.is_finite() && factor != 0.0 && positive(input_scale) && positive(output_scale))
@@ -238,7 +265,11 @@ impl HomomorphicDft {
             } else {
                 q
             };
-            transforms.push(LinearTransform::from_diagonals(ctx, m, lv, scale)?);
+            transforms.push(if double {
+                LinearTransform::from_diagonals_double_hoisted(ctx, m, lv, scale)?
+            } else {
+                LinearTransform::from_diagonals(ctx, m, lv, scale)?
+            });
         }
         Ok(Self {
             kind,

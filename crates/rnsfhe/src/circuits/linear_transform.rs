@@ -123,6 +123,37 @@ impl LinearTransform {
         level: usize,
         scale: f64,
     ) -> Result<Self> {
+        Self::encode(ctx, diagonals, level, scale, false)
+    }
+
+    /// [`LinearTransform::from_diagonals`] for double hoisting (Bossuat
+    /// et al. 2021, §3.3; Lattigo's `lintrans`): the diagonals are also
+    /// encoded modulo the key-switching primes, and
+    /// [`LinearTransform::evaluate`] keeps the baby-step rotations over
+    /// `Q_l·P`, sums them there and divides by `P` once per giant step.
+    /// The split uses twice the baby steps (cheap here) and half the giant
+    /// steps, so it needs a few more Galois keys
+    /// ([`LinearTransform::rotations`]). Measured at the small
+    /// bootstrapping chain (n = 2^12): about 4 % faster than single
+    /// hoisting, with 3 more keys and the key-switching primes' residues
+    /// of every diagonal; not the default. Without hybrid key switching it
+    /// is [`LinearTransform::from_diagonals`].
+    pub fn from_diagonals_double_hoisted(
+        ctx: &Arc<CkksContext>,
+        diagonals: &BTreeMap<i64, Vec<Complex64>>,
+        level: usize,
+        scale: f64,
+    ) -> Result<Self> {
+        Self::encode(ctx, diagonals, level, scale, true)
+    }
+
+    fn encode(
+        ctx: &Arc<CkksContext>,
+        diagonals: &BTreeMap<i64, Vec<Complex64>>,
+        level: usize,
+        scale: f64,
+        double: bool,
+    ) -> Result<Self> {
         let s = ctx.slots();
         let si = s as i64;
         if diagonals.is_empty() {
@@ -174,9 +205,14 @@ impl LinearTransform {
             .unwrap_or(0)
             + 1;
         let n1 = (span as f64).sqrt().ceil().max(1.0) as usize;
-        let n1 = n1.next_power_of_two().min(s / stride as usize).max(1);
+        // Double hoisting makes baby steps cheap (no ModDown each) and
+        // giant steps dearer (a ModDown each): twice the baby steps.
+        let widen = if double { 2 } else { 1 };
+        let n1 = (n1.next_power_of_two() * widen)
+            .min(s / stride as usize)
+            .max(1);
         let encoder = Encoder::new(ctx);
-        let hybrid = ctx.rlwe().special_primes().is_some();
+        let hybrid = double && ctx.rlwe().special_primes().is_some();
         let mut groups: BTreeMap<i64, Vec<Diagonal>> = BTreeMap::new();
         for (k, d) in diags {
             let u = k / stride;
@@ -238,8 +274,10 @@ impl LinearTransform {
     /// `M·x` for `x` encrypted in the first `cols` slots at this level:
     /// the result holds `rows` values, one level down, at `x`'s scale.
     /// With a key for every step of [`LinearTransform::rotations`] the
-    /// baby steps are hoisted; otherwise each rotation is composed from
-    /// the keys held (slower; e.g. the default keys of every `±2^i`).
+    /// baby steps are hoisted (doubly for a transform from
+    /// [`LinearTransform::from_diagonals_double_hoisted`]); otherwise each
+    /// rotation is composed from the keys held (slower; e.g. the default
+    /// keys of every `±2^i`).
     /// Errors with [`Error::LevelMismatch`] for an input at another level,
     /// [`Error::ParameterMismatch`] for another context, and
     /// [`Error::MissingGaloisKey`] when `gk` lacks a step of

@@ -98,7 +98,12 @@ impl Bootstrapper {
         let raise_scale = f64::from(params.boot_prime_bits).exp2();
         // x = t/(q_0·K): the factor 1/2 undoes the doubling of re = w + w̄.
         let cts_factor = raise_scale / (2.0 * q0 * params.k());
-        let cts = HomomorphicDft::new(
+        let cts_new = if params.double_hoisting {
+            HomomorphicDft::new_double_hoisted
+        } else {
+            HomomorphicDft::new
+        };
+        let cts = cts_new(
             ctx,
             DftKind::CoeffsToSlots,
             top,

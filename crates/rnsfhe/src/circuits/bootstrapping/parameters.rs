@@ -31,6 +31,9 @@ pub struct BootstrappingParameters {
     /// the sine's error then stays below 2^-25 relative at a message ratio
     /// of 2^8, so the message can sit high above the noise.
     pub arcsine: bool,
+    /// Whether CoeffsToSlots runs double-hoisted (one rounding per giant
+    /// step: more precise, a few more Galois keys).
+    pub double_hoisting: bool,
     /// Bits of the DFT and EvalMod primes, and `log2` of the working scale
     /// of EvalMod.
     pub boot_prime_bits: u32,
@@ -56,6 +59,7 @@ impl Default for BootstrappingParameters {
             double_angle: 2,
             eval_mod_degree: 63,
             arcsine: true,
+            double_hoisting: false,
             boot_prime_bits: 60,
             first_prime_bits: 60,
             message_ratio_bits: 8,
