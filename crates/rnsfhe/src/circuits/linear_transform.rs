@@ -337,16 +337,29 @@ impl LinearTransform {
                 scale = Some(ct.scale() * pt.scale());
             }
             let Some(scale) = scale else { continue };
-            let mut inner = ev.mod_down_extended(inner, ct, scale)?;
-            if j != 0 {
-                inner = ev.rotate(&inner, j * self.n1 as i64 * self.stride, gk)?;
-            }
-            match acc.as_mut() {
-                Some(a) => ev.add_assign(a, &inner)?,
-                None => acc = Some(inner),
-            }
+            let inner = ev.mod_down_extended(inner, ct, scale)?;
+            self.add_giant_step(ev, gk, &mut acc, inner, j)?;
         }
         Ok(acc)
+    }
+
+    /// `acc ← acc + rot_{j·n_1·g}(inner)`.
+    fn add_giant_step(
+        &self,
+        ev: &Evaluator,
+        gk: &GaloisKeys,
+        acc: &mut Option<Ciphertext>,
+        mut inner: Ciphertext,
+        j: i64,
+    ) -> Result<()> {
+        if j != 0 {
+            inner = ev.rotate(&inner, j * self.n1 as i64 * self.stride, gk)?;
+        }
+        match acc.as_mut() {
+            Some(a) => ev.add_assign(a, &inner)?,
+            None => *acc = Some(inner),
+        }
+        Ok(())
     }
 
     /// The same sum with the baby steps rotated over `Q_l` (hoisted when
@@ -380,14 +393,8 @@ impl LinearTransform {
                     None => inner = Some(term),
                 }
             }
-            let Some(mut inner) = inner else { continue };
-            if j != 0 {
-                inner = ev.rotate(&inner, j * self.n1 as i64 * self.stride, gk)?;
-            }
-            match acc.as_mut() {
-                Some(a) => ev.add_assign(a, &inner)?,
-                None => acc = Some(inner),
-            }
+            let Some(inner) = inner else { continue };
+            self.add_giant_step(ev, gk, &mut acc, inner, j)?;
         }
         Ok(acc)
     }

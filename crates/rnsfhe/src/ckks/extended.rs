@@ -19,7 +19,7 @@ use crate::ckks::evaluator::Evaluator;
 use crate::error::{Error, Result};
 use crate::leveled::evaluator as leveled;
 use crate::rlwe::context::SchemeContext;
-use crate::rlwe::galois_keys::{element_for_step, GaloisKeys};
+use crate::rlwe::galois_keys::GaloisKeys;
 use crate::rlwe::keys::check_key_id;
 use crate::rlwe::special_primes::SpecialPrimes;
 
@@ -101,14 +101,8 @@ impl Evaluator {
         rlwe.check_id(gk.params_id())?;
         check_key_id(gk.key_id(), ct.key_id)?;
         let sp = special(ctx)?;
-        let (n, g) = (rlwe.ring().n(), rlwe.rotation_generator());
-        let keys = steps
-            .iter()
-            .map(|&k| match element_for_step(n, g, k) {
-                1 => Ok(None),
-                e => gk.get(e).map(Some),
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let n = rlwe.ring().n();
+        let keys = leveled::keys_for_steps(rlwe, steps, gk)?;
         let kl = ct.level() + 1;
         let kp = sp.ring_p().limbs();
         let ring = ctx.ring_at(ct.level())?;

@@ -526,14 +526,7 @@ pub(crate) fn rotate_hoisted<C: ChainContext, M: Clone>(
         (2, "2"),
     )?;
     let rlwe = ctx.rlwe();
-    let (n, g) = (rlwe.ring().n(), rlwe.rotation_generator());
-    let keys = steps
-        .iter()
-        .map(|&k| match element_for_step(n, g, k) {
-            1 => Ok(None),
-            e => gk.get(e).map(Some),
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let keys = keys_for_steps(rlwe, steps, gk)?;
     let ring = ctx.chain_ring(ct.level())?;
     let hoisted = hoist(ctx, ks, &ct.polys[1])?;
     keys.into_iter()
@@ -554,6 +547,24 @@ pub(crate) fn rotate_hoisted<C: ChainContext, M: Clone>(
                 seed: None,
                 meta: ct.meta.clone(),
             })
+        })
+        .collect()
+}
+
+/// The Galois table and key of each rotation step (`None` for a step that
+/// is the identity), all looked up before any work: the first missing one
+/// is [`Error::MissingGaloisKey`].
+pub(crate) fn keys_for_steps<'g>(
+    rlwe: &crate::rlwe::RlweContext,
+    steps: &[i64],
+    gk: &'g GaloisKeys,
+) -> Result<Vec<Option<(&'g GaloisTable, &'g KeySwitchingKey)>>> {
+    let (n, g) = (rlwe.ring().n(), rlwe.rotation_generator());
+    steps
+        .iter()
+        .map(|&k| match element_for_step(n, g, k) {
+            1 => Ok(None),
+            e => gk.get(e).map(Some),
         })
         .collect()
 }
