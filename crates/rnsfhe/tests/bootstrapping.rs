@@ -260,6 +260,18 @@ fn misuse_is_a_typed_error() {
         s.f.boot.bootstrap(&t, &s.keys),
         Err(Error::WrongCiphertextSize { .. })
     ));
+    // A scale too large for EvalMod's sine (2^55 > 2·2^52).
+    let big = s
+        .enc
+        .encrypt_with_rng(
+            &encoder.encode_at(&[0.5], 2f64.powi(55), 2).unwrap(),
+            &mut s.f.rng,
+        )
+        .unwrap();
+    assert!(matches!(
+        s.f.boot.bootstrap(&big, &s.keys),
+        Err(Error::ScaleMismatch(_))
+    ));
     // Keys of another secret.
     let other = SecretKey::generate_with_rng(&s.f.ctx, &mut s.f.rng).unwrap();
     let wrong =

@@ -195,17 +195,34 @@ impl Bootstrapper {
     /// stays below `q_0/2`); the stated precision is for `|v| ≤ 1`. Errors
     /// with [`Error::ParameterMismatch`]/[`Error::KeyMismatch`] for
     /// another context or key, [`Error::WrongCiphertextSize`] for an
-    /// unrelinearized input and [`Error::MissingGaloisKey`] for keys of
-    /// another circuit.
+    /// unrelinearized input, [`Error::ScaleMismatch`] for a scale above
+    /// `2·Δ_boot` (`2^{first − ratio + 1}`), and [`Error::MissingGaloisKey`]
+    /// when `keys` hold neither a rotation nor keys it can be composed
+    /// from.
     pub fn bootstrap(&self, ct: &Ciphertext, keys: &BootstrappingKeys) -> Result<Ciphertext> {
         self.ctx.check_id(ct.params_id())?;
         check_key_id(keys.key_id(), ct.key_id())?;
+        if ct.polys().len() != 2 {
+            return Err(Error::WrongCiphertextSize {
+                operation: "bootstrap",
+                expected: "2",
+                got: ct.polys().len(),
+            });
+        }
         let ev = Evaluator::new(&self.ctx);
         let delta = self.ctx.params().default_scale();
         let input_scale = ct.scale();
         // 1. Encapsulation and ModRaise.
         let low = ev.drop_to_level(ct, 0)?;
-        // Scale-up by c ≈ Δ_boot/Δ_ct: the raised plaintext is c·m.
+        // Scale-up by c ≈ Δ_boot/Δ_ct: the raised plaintext is c·m. Above
+        // Δ_boot the message would sit too close to q_0 for EvalMod's sine.
+        if input_scale > 2.0 * self.message_scale {
+            return Err(Error::ScaleMismatch(format!(
+                "bootstrapping takes scales up to 2^{:.0}, got 2^{:.2}",
+                (2.0 * self.message_scale).log2(),
+                input_scale.log2()
+            )));
+        }
         let c = (self.message_scale / input_scale).round().max(1.0);
         let low = ev.multiply_integer(&low, c as u64)?;
         let sparse = ev.switch_key(&low, &keys.to_sparse)?;
