@@ -26,7 +26,8 @@ use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::RelinKey;
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::codec::{
-    add, check_count, check_payload_len, count_u32, mul, open_for, packed_width, word,
+    add, check_count, check_payload_len, count_u32, mul, open_for, packed_width, read_poly_limbs,
+    word, write_poly_limbs,
 };
 use crate::serialization::format::{self, ObjectKind};
 use crate::serialization::keys::{
@@ -133,14 +134,9 @@ fn write_to_sparse(out: &mut Vec<u8>, ctx: &RlweContext, key: &KeySwitchingKey) 
     let k1 = ring.to_coeff(k1.clone())?;
     let mut w = BitWriter::new(out);
     for p in [&k0, &k1] {
-        for (i, (row, m)) in p.limbs_iter().zip(ring.moduli()).enumerate() {
-            if KeySwitchingKey::kept_at_level_zero(q_limbs, 0, i) {
-                let width = packed_width(m.value());
-                for &x in row {
-                    w.write(x, width);
-                }
-            }
-        }
+        write_poly_limbs(&mut w, ring, p, |i| {
+            KeySwitchingKey::kept_at_level_zero(q_limbs, 0, i)
+        })?;
     }
     w.finish();
     Ok(())
@@ -179,29 +175,9 @@ fn read_kept_limbs(
     poly: usize,
 ) -> Result<RnsPoly<Coeff>> {
     let q_limbs = ctx.ring().limbs();
-    let mut p: RnsPoly<Coeff> = ring.zero();
-    for (limb, (row, m)) in p.limbs_iter_mut().zip(ring.moduli()).enumerate() {
-        if !KeySwitchingKey::kept_at_level_zero(q_limbs, 0, limb) {
-            continue;
-        }
-        let q = m.value();
-        let width = packed_width(q);
-        for (index, x) in row.iter_mut().enumerate() {
-            let value = r.read(width)?;
-            if value >= q {
-                return Err(FormatError::ResidueOutOfRange {
-                    poly,
-                    limb,
-                    index,
-                    value,
-                    modulus: q,
-                }
-                .into());
-            }
-            *x = value;
-        }
-    }
-    Ok(p)
+    read_poly_limbs(r, ring, poly, |limb| {
+        KeySwitchingKey::kept_at_level_zero(q_limbs, 0, limb)
+    })
 }
 
 /// Loads kind 14: the container, the count (`1 ≤ G ≤ n`: at least the

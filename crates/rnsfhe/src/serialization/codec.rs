@@ -132,8 +132,21 @@ pub(crate) fn count_u32(x: usize, what: &'static str) -> Result<u32> {
 /// Appends the packed residues of a coefficient-form polynomial over
 /// `ring`.
 pub(crate) fn write_poly(w: &mut BitWriter<'_>, ring: &RnsRing, p: &RnsPoly<Coeff>) -> Result<()> {
+    write_poly_limbs(w, ring, p, |_| true)
+}
+
+/// [`write_poly`] of the limbs `i` with `keep(i)` only.
+pub(crate) fn write_poly_limbs(
+    w: &mut BitWriter<'_>,
+    ring: &RnsRing,
+    p: &RnsPoly<Coeff>,
+    keep: impl Fn(usize) -> bool,
+) -> Result<()> {
     ring.check(p)?;
-    for (row, m) in p.limbs_iter().zip(ring.moduli()) {
+    for (i, (row, m)) in p.limbs_iter().zip(ring.moduli()).enumerate() {
+        if !keep(i) {
+            continue;
+        }
         let width = packed_width(m.value());
         for &x in row {
             w.write(x, width);
@@ -149,8 +162,21 @@ pub(crate) fn read_poly(
     ring: &RnsRing,
     poly: usize,
 ) -> Result<RnsPoly<Coeff>> {
+    read_poly_limbs(r, ring, poly, |_| true)
+}
+
+/// [`read_poly`] of the limbs `i` with `keep(i)` only; the others are zero.
+pub(crate) fn read_poly_limbs(
+    r: &mut BitReader<'_>,
+    ring: &RnsRing,
+    poly: usize,
+    keep: impl Fn(usize) -> bool,
+) -> Result<RnsPoly<Coeff>> {
     let mut p: RnsPoly<Coeff> = ring.zero();
     for (limb, (row, m)) in p.limbs_iter_mut().zip(ring.moduli()).enumerate() {
+        if !keep(limb) {
+            continue;
+        }
         let q = m.value();
         let width = packed_width(q);
         for (index, x) in row.iter_mut().enumerate() {
