@@ -11,6 +11,7 @@ pub mod ckks;
 pub mod error;
 pub mod integer;
 pub mod leveled;
+mod out_of_place;
 pub mod rlwe;
 pub mod security;
 pub mod serialization;

@@ -43,7 +43,6 @@ use rnsfhe_math::{DiscreteGaussian, Modulus, RnsBase, RnsRing};
 
 use crate::bfv::parameters::{BfvParameters, KeySwitchingMethod, Variant};
 use crate::error::{Error, Result};
-use crate::integer::plaintext::IntegerContext;
 use crate::rlwe::context::{KeySwitchingLayout, RlweContext, SchemeContext};
 use crate::rlwe::scratch::ScratchPool;
 
@@ -359,18 +358,8 @@ impl<'a> LevelCtx<'a> {
     }
 }
 
-/// BFV plaintexts are the integer schemes' plaintexts of `R_t`.
-impl IntegerContext for BfvContext {
-    fn degree(&self) -> usize {
-        BfvContext::degree(self)
-    }
-    fn plain_modulus(&self) -> &Modulus {
-        BfvContext::plain_modulus(self)
-    }
-    fn id(&self) -> u64 {
-        BfvContext::id(self)
-    }
-}
+// BFV plaintexts are the integer schemes' plaintexts of `R_t`.
+crate::integer::plaintext::integer_context!(BfvContext);
 
 #[cfg(test)]
 mod tests;

@@ -236,12 +236,47 @@ pub(crate) fn behz_scale(ctx: &LevelCtx<'_>, x: &RnsPoly<Coeff>, out: &mut [u64]
     Ok(())
 }
 
+/// `n` random messages `m_j < t` and `x_j = Δ·m_j + v_j` with the noise
+/// `v_j` cycling through `±B`, `0`, `B/3` for the bound of 002 Theorem 1,
+/// `B = ⌊(q/t)(1/2 − k/γ) − |q|_t/2⌋ = ⌊(q(γ − 2k) − γ t |q|_t)/(2γt)⌋`:
+/// decryption inputs right at the edge, for the tests of every decryptor.
+#[cfg(test)]
+pub(crate) fn noise_bound_inputs(
+    q: &num_bigint::BigInt,
+    t: u64,
+    gamma: u64,
+    k: u32,
+    q_mod_t: &num_bigint::BigInt,
+    n: usize,
+    rng: &mut impl rand::Rng,
+) -> (Vec<u64>, Vec<num_bigint::BigInt>) {
+    use num_bigint::BigInt;
+    let tb = BigInt::from(t);
+    let delta = q / &tb;
+    let gamma = BigInt::from(gamma);
+    let bound: BigInt = (q * (&gamma - 2 * k) - &gamma * &tb * q_mod_t) / (&gamma * &tb * 2);
+    let m: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+    let coeffs = m
+        .iter()
+        .enumerate()
+        .map(|(j, &mj)| {
+            let v = match j % 4 {
+                0 => bound.clone(),
+                1 => -bound.clone(),
+                2 => BigInt::from(0),
+                _ => &bound / 3,
+            };
+            &delta * mj + v
+        })
+        .collect();
+    (m, coeffs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bfv::parameters::BfvParameters;
     use num_bigint::BigInt;
-    use rand::Rng;
     use rnsfhe_math::sampling::rng_from_seed;
 
     /// Both BEHZ paths (Lemma 3 and Algorithm 1) and HPS decrypt
@@ -259,28 +294,9 @@ mod tests {
         assert_eq!(ctx.behz_gamma_is_power_of_two(), expect_pow2);
         let n = 1024;
         let q = BigInt::from(ctx.ring().base().product().clone());
-        let tb = BigInt::from(t);
-        let delta = &q / &tb;
-        let k = 3u32;
-        let gamma = BigInt::from(ctx.behz_gamma());
-        // ⌊(q/t)(1/2 − k/γ) − |q|_t/2⌋ = ⌊(q(γ − 2k) − γ t |q|_t) / (2γt)⌋
         let r = BigInt::from(ctx.q_mod_t());
-        let bound: BigInt = (&q * (&gamma - 2 * k) - &gamma * &tb * &r) / (&gamma * &tb * 2);
         let mut rng = rng_from_seed([3; 32]);
-        let m: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
-        let coeffs: Vec<BigInt> = m
-            .iter()
-            .enumerate()
-            .map(|(j, &mj)| {
-                let v = match j % 4 {
-                    0 => bound.clone(),
-                    1 => -bound.clone(),
-                    2 => BigInt::from(0),
-                    _ => &bound / 3,
-                };
-                &delta * mj + v
-            })
-            .collect();
+        let (m, coeffs) = noise_bound_inputs(&q, t, ctx.behz_gamma(), 3, &r, n, &mut rng);
         let x = ctx.crt().decompose_poly(&coeffs).unwrap();
         let mut behz = vec![0u64; n];
         behz_scale(&ctx.level(ctx.max_level()).unwrap(), &x, &mut behz).unwrap();

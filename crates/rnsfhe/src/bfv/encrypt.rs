@@ -84,8 +84,7 @@ impl Encryptor {
 
     /// Public-key encryption with an OS-seeded rng.
     pub fn encrypt(&self, pt: &Plaintext) -> Result<Ciphertext> {
-        let mut rng = rng_from_os()?;
-        self.encrypt_with_rng(pt, &mut rng)
+        self.encrypt_with_rng(pt, &mut rng_from_os()?)
     }
 
     /// Public-key encryption (000 §II.E) drawing `u`, `e1`, `e2` from
@@ -172,8 +171,7 @@ impl Encryptor {
 
     /// Secret-key encryption with an OS-seeded rng.
     pub fn encrypt_symmetric(&self, pt: &Plaintext) -> Result<Ciphertext> {
-        let mut rng = rng_from_os()?;
-        self.encrypt_symmetric_with_rng(pt, &mut rng)
+        self.encrypt_symmetric_with_rng(pt, &mut rng_from_os()?)
     }
 
     /// Secret-key encryption `([Δm − a·s + e]_q, a)`: draws a 32-byte seed

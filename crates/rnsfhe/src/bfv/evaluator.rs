@@ -33,6 +33,7 @@ use crate::bfv::lift_and_scale::{multiply_behz, multiply_hps, multiply_hps_pover
 use crate::bfv::parameters::Variant;
 use crate::bfv::plaintext::Plaintext;
 use crate::error::{Error, Result};
+use crate::out_of_place::out_of_place;
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::key_switching::Finish;
 use crate::rlwe::keys::{check_key_id, RelinKey};
@@ -156,9 +157,7 @@ impl Evaluator {
     /// form: only the dropped limb is inverse-transformed). Errors with
     /// [`Error::LevelExhausted`] at level 0.
     pub fn mod_switch_to_next(&self, a: &Ciphertext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.mod_switch_to_next_assign(&mut r)?;
-        Ok(r)
+        out_of_place(a, |r| self.mod_switch_to_next_assign(r))
     }
 
     /// `a ← mod_switch_to_next(a)`.
@@ -188,9 +187,7 @@ impl Evaluator {
     /// accumulated rounding). Errors with [`Error::InvalidArgument`] for a
     /// level above `a`'s.
     pub fn mod_switch_to(&self, a: &Ciphertext, level: usize) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.mod_switch_to_assign(&mut r, level)?;
-        Ok(r)
+        out_of_place(a, |r| self.mod_switch_to_assign(r, level))
     }
 
     /// `a ← mod_switch_to(a, level)`.
@@ -214,9 +211,7 @@ impl Evaluator {
     /// in the same form give that form; mixed forms give NTT form (the
     /// coefficient-form operand is transformed, `k` NTTs per polynomial).
     pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.add_assign(&mut r, b)?;
-        Ok(r)
+        out_of_place(a, |r| self.add_assign(r, b))
     }
 
     /// `a ← a + b`.
@@ -227,9 +222,7 @@ impl Evaluator {
     /// `a − b` (sizes may differ; the result has the larger size; forms as
     /// for [`Evaluator::add`]).
     pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.sub_assign(&mut r, b)?;
-        Ok(r)
+        out_of_place(a, |r| self.sub_assign(r, b))
     }
 
     /// `a ← a − b`.
@@ -280,9 +273,7 @@ impl Evaluator {
 
     /// `−a` (in `a`'s form).
     pub fn negate(&self, a: &Ciphertext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.negate_assign(&mut r)?;
-        Ok(r)
+        out_of_place(a, |r| self.negate_assign(r))
     }
 
     /// `a ← −a`.
@@ -303,9 +294,7 @@ impl Evaluator {
     /// `a` in NTT form (a copy if it already is; see
     /// [`Evaluator::transform_to_ntt_assign`]).
     pub fn transform_to_ntt(&self, a: &Ciphertext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.transform_to_ntt_assign(&mut r)?;
-        Ok(r)
+        out_of_place(a, |r| self.transform_to_ntt_assign(r))
     }
 
     /// Brings `a` to NTT form: one forward NTT per limb and polynomial
@@ -324,9 +313,7 @@ impl Evaluator {
     /// `a` in coefficient form (a copy if it already is; see
     /// [`Evaluator::transform_from_ntt_assign`]).
     pub fn transform_from_ntt(&self, a: &Ciphertext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.transform_from_ntt_assign(&mut r)?;
-        Ok(r)
+        out_of_place(a, |r| self.transform_from_ntt_assign(r))
     }
 
     /// Brings `a` to coefficient form: one inverse NTT per limb and

@@ -8,14 +8,13 @@ use crate::bfv::encrypt::add_scaled_plain;
 use crate::bfv::evaluator::Evaluator;
 use crate::bfv::plaintext::Plaintext;
 use crate::error::{Error, Result};
+use crate::out_of_place::out_of_place;
 
 impl Evaluator {
     /// `a + m` (adds `Δ·m` to `c_0`; in NTT form, `NTT(Δ·m)`, which costs
     /// `k` forward NTTs). The form of `a` is kept.
     pub fn add_plain(&self, a: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.add_plain_assign(&mut r, pt)?;
-        Ok(r)
+        out_of_place(a, |r| self.add_plain_assign(r, pt))
     }
 
     /// `a ← a + m`.
@@ -63,9 +62,7 @@ impl Evaluator {
 
     /// `a − m` (subtracts `Δ·m` from `c_0`). The form of `a` is kept.
     pub fn sub_plain(&self, a: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.sub_plain_assign(&mut r, pt)?;
-        Ok(r)
+        out_of_place(a, |r| self.sub_plain_assign(r, pt))
     }
 
     /// `a ← a − m`.
@@ -82,9 +79,7 @@ impl Evaluator {
     /// `m`, those of `a` if it is in coefficient form, and one pointwise
     /// product per polynomial; the result is then in NTT form.
     pub fn multiply_plain(&self, a: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.multiply_plain_assign(&mut r, pt)?;
-        Ok(r)
+        out_of_place(a, |r| self.multiply_plain_assign(r, pt))
     }
 
     /// `a ← a · m`.

@@ -19,6 +19,7 @@ use crate::bfv::context::BfvContext;
 use crate::bfv::evaluator::Evaluator;
 use crate::bfv::plaintext::Plaintext;
 use crate::error::{Error, Result};
+use crate::out_of_place::out_of_place;
 
 /// A plaintext `m ∈ R_t` lifted to `R_q` with centered coefficients in
 /// `(−t/2, t/2]` and stored in NTT form over `q` (`k·n` words), tagged with
@@ -79,9 +80,7 @@ impl Evaluator {
     /// with [`Error::ParameterMismatch`] or [`Error::WrongCiphertextSize`]
     /// (fewer than 2 polynomials).
     pub fn multiply_plain_ntt(&self, a: &Ciphertext, pt: &PlaintextNtt) -> Result<Ciphertext> {
-        let mut r = a.clone();
-        self.multiply_plain_ntt_assign(&mut r, pt)?;
-        Ok(r)
+        out_of_place(a, |r| self.multiply_plain_ntt_assign(r, pt))
     }
 
     /// `a ← a · m` for a pre-transformed plaintext.

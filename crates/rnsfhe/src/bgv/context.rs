@@ -9,7 +9,6 @@ use rnsfhe_math::{Modulus, RnsRing};
 
 use crate::bgv::parameters::BgvParameters;
 use crate::error::{Error, Result};
-use crate::integer::plaintext::IntegerContext;
 use crate::integer::slots::ROW_GENERATOR;
 use crate::leveled::chain::{chain_context, LevelTables, ModulusChain};
 
@@ -132,18 +131,8 @@ impl BgvContext {
     }
 }
 
-/// BGV plaintexts are the integer schemes' plaintexts of `R_t`.
-impl IntegerContext for BgvContext {
-    fn degree(&self) -> usize {
-        BgvContext::degree(self)
-    }
-    fn plain_modulus(&self) -> &Modulus {
-        BgvContext::plain_modulus(self)
-    }
-    fn id(&self) -> u64 {
-        BgvContext::id(self)
-    }
-}
+// BGV plaintexts are the integer schemes' plaintexts of `R_t`.
+crate::integer::plaintext::integer_context!(BgvContext);
 
 fn mod_switch_tables(ring: &RnsRing, t: &Modulus) -> Result<ModSwitch> {
     let (kept, last) = ring.moduli().split_at(ring.limbs() - 1);

@@ -45,6 +45,7 @@ use crate::integer::slots::column_swap_element;
 use crate::leveled::evaluator::{
     self as leveled, leveled_evaluator_methods, leveled_rotations, KeySwitch,
 };
+use crate::out_of_place::out_of_place;
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
 use crate::rlwe::keys::RelinKey;
@@ -324,9 +325,7 @@ impl Evaluator {
     /// `σ' = σ·q_l^{-1} mod t`. Errors with [`Error::LevelExhausted`] at
     /// level 0.
     pub fn mod_switch_to_next(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let mut out = ct.clone();
-        self.mod_switch_to_next_assign(&mut out)?;
-        Ok(out)
+        out_of_place(ct, |out| self.mod_switch_to_next_assign(out))
     }
 
     /// [`Evaluator::mod_switch_to_next`] in place.

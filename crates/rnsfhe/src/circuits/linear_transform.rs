@@ -73,16 +73,9 @@ impl LinearTransform {
             )));
         }
         if matrix.iter().flatten().any(|v| !v.is_finite()) {
-            return Err(Error::ValueOutOfRange(
-                "the matrix has a non-finite entry".into(),
-            ));
+            return Err(non_finite_entry());
         }
-        if level == 0 || level > ctx.max_level() {
-            return Err(Error::InvalidArgument(format!(
-                "a linear transform needs a level in [1, {}] to rescale, got {level}",
-                ctx.max_level()
-            )));
-        }
+        check_transform_level(ctx, level)?;
         // The non-zero diagonals, k in (−s/2, s/2].
         let si = s as i64;
         let mut diagonals: BTreeMap<i64, Vec<Complex64>> = BTreeMap::new();
@@ -172,16 +165,9 @@ impl LinearTransform {
             .flatten()
             .any(|v| !(v.re.is_finite() && v.im.is_finite()))
         {
-            return Err(Error::ValueOutOfRange(
-                "the matrix has a non-finite entry".into(),
-            ));
+            return Err(non_finite_entry());
         }
-        if level == 0 || level > ctx.max_level() {
-            return Err(Error::InvalidArgument(format!(
-                "a linear transform needs a level in [1, {}] to rescale, got {level}",
-                ctx.max_level()
-            )));
-        }
+        check_transform_level(ctx, level)?;
         // Normalise k into (−s/2, s/2] and merge equal ones.
         let mut diags: BTreeMap<i64, Vec<Complex64>> = BTreeMap::new();
         for (&k, d) in diagonals {
@@ -419,4 +405,20 @@ fn gcd(mut a: i64, mut b: i64) -> i64 {
         (a, b) = (b, a % b);
     }
     a
+}
+
+/// Errors unless a transform can start at `level` (it rescales once).
+fn check_transform_level(ctx: &CkksContext, level: usize) -> Result<()> {
+    if level == 0 || level > ctx.max_level() {
+        return Err(Error::InvalidArgument(format!(
+            "a linear transform needs a level in [1, {}] to rescale, got {level}",
+            ctx.max_level()
+        )));
+    }
+    Ok(())
+}
+
+/// The error of a matrix with a NaN or infinite entry.
+fn non_finite_entry() -> Error {
+    Error::ValueOutOfRange("the matrix has a non-finite entry".into())
 }

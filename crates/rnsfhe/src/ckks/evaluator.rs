@@ -35,6 +35,7 @@ use crate::error::{Error, Result};
 use crate::leveled::evaluator::{
     self as leveled, leveled_evaluator_methods, leveled_rotations, KeySwitch,
 };
+use crate::out_of_place::out_of_place;
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::GaloisKeys;
 use crate::rlwe::key_switching::KeySwitchingKey;
@@ -421,9 +422,7 @@ impl Evaluator {
     /// 001 §II): level `l − 1`, scale `Δ/q_l`. Errors with
     /// [`Error::LevelExhausted`] at level 0.
     pub fn rescale(&self, ct: &Ciphertext) -> Result<Ciphertext> {
-        let mut out = ct.clone();
-        self.rescale_assign(&mut out)?;
-        Ok(out)
+        out_of_place(ct, |out| self.rescale_assign(out))
     }
 
     /// [`Evaluator::rescale`] in place.

@@ -19,7 +19,32 @@ pub trait IntegerContext {
     fn plain_modulus(&self) -> &Modulus;
     /// The parameter id plaintexts are tagged with.
     fn id(&self) -> u64;
+    /// Errors with [`Error::ParameterMismatch`] unless `id` is this
+    /// context's.
+    fn check_id(&self, id: u64) -> Result<()>;
 }
+
+/// [`IntegerContext`] for a context type with inherent `degree`,
+/// `plain_modulus`, `id` and `check_id`.
+macro_rules! integer_context {
+    ($ctx:ty) => {
+        impl $crate::integer::plaintext::IntegerContext for $ctx {
+            fn degree(&self) -> usize {
+                <$ctx>::degree(self)
+            }
+            fn plain_modulus(&self) -> &rnsfhe_math::Modulus {
+                <$ctx>::plain_modulus(self)
+            }
+            fn id(&self) -> u64 {
+                <$ctx>::id(self)
+            }
+            fn check_id(&self, id: u64) -> $crate::Result<()> {
+                <$ctx>::check_id(self, id)
+            }
+        }
+    };
+}
+pub(crate) use integer_context;
 
 /// A plaintext polynomial with exactly `n` coefficients in `[0, t)`,
 /// tagged with the parameter id of its context.

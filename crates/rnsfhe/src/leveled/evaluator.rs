@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use rayon::prelude::*;
 use rnsfhe_math::galois::GaloisTable;
 use rnsfhe_math::ring::{karatsuba_rows_into, square_rows_into};
-use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
+use rnsfhe_math::{Coeff, Modulus, Ntt, RnsPoly, RnsRing};
 
 use crate::error::{Error, Result};
 use crate::leveled::ciphertext::Ciphertext;
@@ -236,6 +236,17 @@ pub(crate) fn tensor<C: ChainContext, M>(
         });
     };
     let ring = ctx.chain_ring(a.level())?;
+    Ok(per_limb_triple(ring, |i, m, out| {
+        karatsuba_rows_into(m, [a0.limb(i), a1.limb(i), b0.limb(i), b1.limb(i)], out);
+    }))
+}
+
+/// Three NTT-form polynomials over `ring` whose rows `i` are written by
+/// `row(i, q_i, [d_0, d_1, d_2])`, limbs in parallel.
+fn per_limb_triple(
+    ring: &RnsRing,
+    row: impl Fn(usize, &Modulus, [&mut [u64]; 3]) + Sync,
+) -> Vec<RnsPoly<Ntt>> {
     let n = ring.n();
     let mut d = tensor_buffers(ring);
     let [d0, d1, d2] = &mut d;
@@ -246,34 +257,19 @@ pub(crate) fn tensor<C: ChainContext, M>(
         .enumerate()
         .for_each(|(i, ((o0, o1), o2))| {
             if let Some(m) = ring.moduli().get(i) {
-                karatsuba_rows_into(
-                    m,
-                    [a0.limb(i), a1.limb(i), b0.limb(i), b1.limb(i)],
-                    [o0, o1, o2],
-                );
+                row(i, m, [o0, o1, o2]);
             }
         });
-    Ok(d.into())
+    d.into()
 }
 
 /// `(c_0², 2 c_0 c_1, c_1²)` of a checked size-2 operand.
 pub(crate) fn square<C: ChainContext, M>(ctx: &C, ct: &Ciphertext<M>) -> Result<Vec<RnsPoly<Ntt>>> {
     let [a0, a1] = pair(ct, "square")?;
     let ring = ctx.chain_ring(ct.level())?;
-    let n = ring.n();
-    let mut d = tensor_buffers(ring);
-    let [d0, d1, d2] = &mut d;
-    d0.data_mut()
-        .par_chunks_exact_mut(n)
-        .zip(d1.data_mut().par_chunks_exact_mut(n))
-        .zip(d2.data_mut().par_chunks_exact_mut(n))
-        .enumerate()
-        .for_each(|(i, ((o0, o1), o2))| {
-            if let Some(m) = ring.moduli().get(i) {
-                square_rows_into(m, [a0.limb(i), a1.limb(i)], [o0, o1, o2]);
-            }
-        });
-    Ok(d.into())
+    Ok(per_limb_triple(ring, |i, m, out| {
+        square_rows_into(m, [a0.limb(i), a1.limb(i)], out);
+    }))
 }
 
 /// `ct` at a lower `level` without rescaling (the limbs above are dropped;
@@ -412,13 +408,26 @@ fn apply_galois_key<C: ChainContext, M: Clone>(
     table.apply_ntt_into(&ct.polys[0], &mut c0)?;
     let mut c1 = ring.zero();
     table.apply_ntt_into(&ct.polys[1], &mut c1)?;
-    let (k0, mut k1) = switch(ctx, ks, &c1, ksk)?;
+    let k = switch(ctx, ks, &c1, ksk)?;
+    switched(ctx, ks, (ct, ct.key_id), c0, k)
+}
+
+/// `(c_0 + f·k_0, f·k_1)` with the metadata of `ct` and key id `key_id`:
+/// the end of a key switch of `c_1` (`k` in pooled buffers).
+fn switched<C: ChainContext, M: Clone>(
+    ctx: &C,
+    ks: &impl KeySwitch,
+    (ct, key_id): (&Ciphertext<M>, u64),
+    mut c0: RnsPoly<Ntt>,
+    (k0, mut k1): (RnsPoly<Ntt>, RnsPoly<Ntt>),
+) -> Result<Ciphertext<M>> {
+    let ring = ctx.chain_ring(ct.level())?;
     ks.fold(ring, &mut c0, &k0)?;
     ks.scale(ring, &mut k1)?;
     ctx.rlwe().scratch.give(k0.into_data());
     Ok(Ciphertext {
         params_id: ct.params_id,
-        key_id: ct.key_id,
+        key_id,
         polys: vec![c0, k1],
         seed: None,
         meta: ct.meta.clone(),
@@ -445,19 +454,8 @@ pub(crate) fn switch_key<C: ChainContext, M: Clone>(
         "switch_key",
         (2, "2"),
     )?;
-    let ring = ctx.chain_ring(ct.level())?;
-    let (k0, mut k1) = switch(ctx, ks, &ct.polys[1], ksk)?;
-    let mut c0 = ct.polys[0].clone();
-    ks.fold(ring, &mut c0, &k0)?;
-    ks.scale(ring, &mut k1)?;
-    ctx.rlwe().scratch.give(k0.into_data());
-    Ok(Ciphertext {
-        params_id: ct.params_id,
-        key_id: ksk.key_id(),
-        polys: vec![c0, k1],
-        seed: None,
-        meta: ct.meta.clone(),
-    })
+    let k = switch(ctx, ks, &ct.polys[1], ksk)?;
+    switched(ctx, ks, (ct, ksk.key_id()), ct.polys[0].clone(), k)
 }
 
 /// Rotates the slots by `steps` with the context's rotation generator
@@ -667,9 +665,7 @@ macro_rules! leveled_evaluator_methods {
 
         /// `−ct`.
         pub fn negate(&self, ct: &Ciphertext) -> $crate::Result<Ciphertext> {
-            let mut out = ct.clone();
-            self.negate_assign(&mut out)?;
-            Ok(out)
+            $crate::out_of_place::out_of_place(ct, |out| self.negate_assign(out))
         }
 
         /// `ct ← −ct`.
@@ -685,9 +681,7 @@ macro_rules! leveled_evaluator_methods {
             ct: &Ciphertext,
             rk: &$crate::rlwe::keys::RelinKey,
         ) -> $crate::Result<Ciphertext> {
-            let mut out = ct.clone();
-            self.relinearize_assign(&mut out, rk)?;
-            Ok(out)
+            $crate::out_of_place::out_of_place(ct, |out| self.relinearize_assign(out, rk))
         }
 
         /// [`Self::relinearize`] in place (no copy of `c_0`, `c_1`).

@@ -139,8 +139,7 @@ impl GaloisKeys {
         sk: &SecretKey,
         elements: &[u64],
     ) -> Result<Self> {
-        let mut rng = rng_from_os()?;
-        Self::generate_with_rng(ctx, sk, elements, &mut rng)
+        Self::generate_with_rng(ctx, sk, elements, &mut rng_from_os()?)
     }
 
     /// Keys for the given Galois elements from `rng`: elements in the order
@@ -188,8 +187,7 @@ impl GaloisKeys {
         sk: &SecretKey,
         steps: &[i64],
     ) -> Result<Self> {
-        let mut rng = rng_from_os()?;
-        Self::generate_for_steps_with_rng(ctx, sk, steps, &mut rng)
+        Self::generate_for_steps_with_rng(ctx, sk, steps, &mut rng_from_os()?)
     }
 
     /// [`GaloisKeys::generate_for_steps`] from `rng`.
@@ -215,8 +213,7 @@ impl GaloisKeys {
     /// column swap), enough for any rotation and for slot sums. OS-seeded
     /// rng.
     pub fn generate_default<C: SchemeContext + ?Sized>(ctx: &C, sk: &SecretKey) -> Result<Self> {
-        let mut rng = rng_from_os()?;
-        Self::generate_default_with_rng(ctx, sk, &mut rng)
+        Self::generate_default_with_rng(ctx, sk, &mut rng_from_os()?)
     }
 
     /// [`GaloisKeys::generate_default`] from `rng`.

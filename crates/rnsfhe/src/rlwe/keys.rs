@@ -58,9 +58,7 @@ impl Eq for PublicKey {}
 impl PublicKey {
     /// Generates a public key for `sk` with an OS-seeded rng.
     pub fn generate<C: SchemeContext + ?Sized>(ctx: &C, sk: &SecretKey) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        let mut rng = rng_from_os()?;
-        Self::generate_with_rng(ctx, sk, &mut rng)
+        Self::generate_with_rng(ctx, sk, &mut rng_from_os()?)
     }
 
     /// Generates a public key for `sk`, drawing `a` then `e` from `rng`.
@@ -144,9 +142,7 @@ pub struct RelinKey {
 impl RelinKey {
     /// Generates a relinearization key for `sk` with an OS-seeded rng.
     pub fn generate<C: SchemeContext + ?Sized>(ctx: &C, sk: &SecretKey) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        let mut rng = rng_from_os()?;
-        Self::generate_with_rng(ctx, sk, &mut rng)
+        Self::generate_with_rng(ctx, sk, &mut rng_from_os()?)
     }
 
     /// Generates a relinearization key for `sk` from `rng`.

@@ -48,9 +48,7 @@ impl Drop for SecretKey {
 impl SecretKey {
     /// Samples a fresh ternary secret key with an OS-seeded ChaCha20 rng.
     pub fn generate<C: SchemeContext + ?Sized>(ctx: &C) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        let mut rng = rng_from_os()?;
-        Self::generate_with_rng(ctx, &mut rng)
+        Self::generate_with_rng(ctx, &mut rng_from_os()?)
     }
 
     /// Samples a secret key from `rng` (key id first, then `n` ternary

@@ -13,9 +13,9 @@ use crate::error::format::FormatError;
 use crate::error::{Error, Result};
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::codec::{
-    check_count, check_params_id, check_payload_len, check_zero_key_id, count_u32, degree_field,
-    expand, half, mul, open_for, packed_width, poly_bits, primes_at, read_poly, read_seed,
-    ring_poly_bits, security_field, word, write_poly, SEED_LEN,
+    check_ciphertext_count, check_count, check_params_id, check_payload_len, check_zero_key_id,
+    count_u32, degree_field, expand, half, mul, open_for, packed_width, poly_bits, primes_at,
+    read_poly, read_seed, ring_poly_bits, security_field, word, write_poly, SEED_LEN,
 };
 use crate::serialization::format::{self, ObjectKind};
 use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
@@ -226,12 +226,7 @@ impl FromBytes for Ciphertext {
             ct.seed = Some(seed);
             return Ok(ct);
         }
-        check_count(
-            "ciphertext size",
-            header.count,
-            2,
-            u64::from(MAX_CIPHERTEXT_SIZE),
-        )?;
+        check_ciphertext_count(&header, MAX_CIPHERTEXT_SIZE)?;
         let size = header.count as usize;
         // The level is the one whose payload length matches (lengths grow
         // strictly with the level); none matching is the top level's

@@ -12,18 +12,18 @@
 
 use std::sync::Arc;
 
-use rnsfhe_math::RnsRing;
-
 use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
 use crate::bgv::parameters::BgvParameters;
 use crate::error::format::FormatError;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::codec::{
-    check_canonical_dnum, check_count, check_params_id, check_payload_len, check_zero_key_id,
-    count_u32, degree_field, half, mul, open_for, primes_at, push_chain_primes, read_poly,
-    ring_poly_bits, security_field, word, word32, write_poly,
+    begin_chain_parameters, chain_primes, check_canonical_dnum, check_ciphertext_count,
+    check_count, check_params_id, check_payload_len, check_prefix_len, check_reserved32,
+    check_zero_key_id, ciphertext_size, count_u32, degree_field, half, level_ring, mul, open_for,
+    push_chain_primes, read_ntt_polys, ring_poly_bits, security_field, word, word32,
+    write_ntt_polys,
 };
 use crate::serialization::format::{self, ObjectKind};
 use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
@@ -47,22 +47,6 @@ const PARAMS_FIXED_LEN: u64 = 40;
 
 impl SerializedObject for Ciphertext {
     const KIND: ObjectKind = ObjectKind::BgvCiphertext;
-}
-
-/// The level ring of `limbs` limbs, or an error for a count outside the
-/// chain.
-fn level_ring(ctx: &BgvContext, limbs: usize) -> Result<&RnsRing> {
-    let k = ctx.max_level() + 1;
-    if limbs == 0 || limbs > k {
-        return Err(FormatError::InvalidCount {
-            what: "limb count (level + 1)",
-            found: limbs as u64,
-            min: 1,
-            max: k as u64,
-        }
-        .into());
-    }
-    ctx.ring_at(limbs - 1)
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -91,13 +75,7 @@ impl ToBytes<BgvContext> for Ciphertext {
     /// ciphertext's level.
     fn to_bytes(&self, ctx: &BgvContext) -> Result<Vec<u8>> {
         ctx.check_id(self.params_id)?;
-        let size = count_u32(self.polys.len(), "ciphertext size")?;
-        check_count(
-            "ciphertext size",
-            size,
-            2,
-            u64::from(BGV_MAX_CIPHERTEXT_SIZE),
-        )?;
+        let size = ciphertext_size(self.polys.len(), BGV_MAX_CIPHERTEXT_SIZE)?;
         check_correction(ctx, self.meta.correction)?;
         let ring = level_ring(ctx, self.level() + 1)?;
         for p in &self.polys {
@@ -110,9 +88,7 @@ impl ToBytes<BgvContext> for Ciphertext {
         out.extend_from_slice(&count_u32(ring.limbs(), "limb count")?.to_le_bytes());
         out.extend_from_slice(&[0u8; 4]);
         let mut w = BitWriter::new(&mut out);
-        for p in &self.polys {
-            write_poly(&mut w, ring, &ring.to_coeff(p.clone())?)?;
-        }
+        write_ntt_polys(&mut w, ring, &self.polys)?;
         w.finish();
         format::finish(out)
     }
@@ -121,44 +97,18 @@ impl ToBytes<BgvContext> for Ciphertext {
 impl FromBytes<BgvContext> for Ciphertext {
     fn from_bytes(ctx: &Arc<BgvContext>, bytes: &[u8]) -> Result<Self> {
         let (header, payload) = open_for(ctx.as_ref(), bytes, Self::KIND)?;
-        check_count(
-            "ciphertext size",
-            header.count,
-            2,
-            u64::from(BGV_MAX_CIPHERTEXT_SIZE),
-        )?;
-        if header.payload_len < BGV_PREFIX_LEN as u64 {
-            return Err(FormatError::PayloadLength {
-                expected: BGV_PREFIX_LEN as u64,
-                found: header.payload_len,
-            }
-            .into());
-        }
-        let limbs = word32(payload, 8);
-        let ring = level_ring(ctx, limbs as usize)?;
-        let reserved = word32(payload, 12);
-        if reserved != 0 {
-            return Err(FormatError::NonZeroReserved {
-                field: "BGV ciphertext reserved word",
-                value: u64::from(reserved),
-            }
-            .into());
-        }
+        check_ciphertext_count(&header, BGV_MAX_CIPHERTEXT_SIZE)?;
+        check_prefix_len(&header, BGV_PREFIX_LEN)?;
+        let ring = level_ring(ctx.as_ref(), word32(payload, 8) as usize)?;
+        check_reserved32(payload, 12, "BGV ciphertext reserved word")?;
         let size = header.count as usize;
         let bits = mul(size as u64, ring_poly_bits(ring), "ciphertext size")?;
         check_payload_len(&header, BGV_PREFIX_LEN as u64 + bits.div_ceil(8))?;
         let correction = word(payload, 0);
         check_correction(ctx, correction)?;
         let mut r = BitReader::new(payload.get(BGV_PREFIX_LEN..).unwrap_or(&[]));
-        let mut polys = Vec::with_capacity(size);
-        for i in 0..size {
-            polys.push(read_poly(&mut r, ring, i)?);
-        }
+        let polys = read_ntt_polys(&mut r, ring, 0, size)?;
         r.finish()?;
-        let polys = polys
-            .into_iter()
-            .map(|p| ring.to_ntt(p).map_err(Error::from))
-            .collect::<Result<Vec<_>>>()?;
         Ok(Ciphertext {
             params_id: ctx.id(),
             key_id: header.key_id,
@@ -179,12 +129,8 @@ impl BgvParameters {
     /// `docs/format.md` §3.7). The header's parameter id is
     /// [`BgvParameters::id`] and its count the number of chain primes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
-        let s = count_u32(self.key_switching_moduli().len(), "special prime count")?;
-        let dnum = count_u32(self.dnum(), "dnum")?;
-        let len = PARAMS_FIXED_LEN + 8 * (u64::from(k) + u64::from(s));
-        let mut out = format::begin(Self::KIND, false, self.id(), 0, k, len)?;
-        out.extend_from_slice(&(self.degree() as u64).to_le_bytes());
+        let (mut out, dnum, s) =
+            begin_chain_parameters(Self::KIND, self.id(), self.chain(), PARAMS_FIXED_LEN)?;
         out.extend_from_slice(&self.plain_modulus().to_le_bytes());
         out.extend_from_slice(&self.sigma().to_bits().to_le_bytes());
         out.extend_from_slice(&dnum.to_le_bytes());
@@ -197,7 +143,7 @@ impl BgvParameters {
 
     /// Loads parameters written by [`BgvParameters::to_bytes`], validating
     /// them like [`crate::bgv::BgvParametersBuilder::build`] does
-    /// ([`Error::InvalidParameters`], [`Error::InsecureParameters`]),
+    /// ([`crate::Error::InvalidParameters`], [`crate::Error::InsecureParameters`]),
     /// checking that the recorded `dnum` is the one the builder settles on
     /// ([`FormatError::InvalidField`]) and that they hash to the id in the
     /// header ([`FormatError::ParamsIdMismatch`]).
@@ -205,17 +151,13 @@ impl BgvParameters {
         let (header, payload) = format::open(bytes, Self::KIND)?;
         check_zero_key_id(&header)?;
         check_count("modulus count", header.count, 1, MAX_PRIMES)?;
-        let k = u64::from(header.count);
-        if header.payload_len < PARAMS_FIXED_LEN {
-            return Err(FormatError::PayloadLength {
-                expected: PARAMS_FIXED_LEN,
-                found: header.payload_len,
-            }
-            .into());
-        }
-        let s = word32(payload, 28);
-        check_count("special prime count", s, 0, MAX_PRIMES)?;
-        check_payload_len(&header, PARAMS_FIXED_LEN + 8 * (k + u64::from(s)))?;
+        let (moduli, special) = chain_primes(
+            &header,
+            payload,
+            (PARAMS_FIXED_LEN, PARAMS_FIXED_LEN),
+            28,
+            (0, MAX_PRIMES),
+        )?;
         let reserved = payload.get(34..40).unwrap_or(&[]);
         if reserved.iter().any(|&b| b != 0) {
             return Err(FormatError::NonZeroReserved {
@@ -229,26 +171,20 @@ impl BgvParameters {
         let sigma = f64::from_bits(word(payload, 16));
         let dnum = word32(payload, 24);
         let security = half(payload, 32);
-        let primes = primes_at(
-            payload,
-            PARAMS_FIXED_LEN as usize,
-            (k + u64::from(s)) as usize,
-        );
-        let (moduli, special) = primes.split_at(k as usize);
         let n = degree_field(n)?;
         let level = security_field(security)?;
         let mut b = BgvParameters::builder()
             .degree(n)
             .plain_modulus(t)
-            .coeff_moduli(moduli)
+            .coeff_moduli(&moduli)
             .dnum(dnum as usize)
             .sigma(sigma)
             .security(level);
         if !special.is_empty() {
-            b = b.key_switching_moduli(special);
+            b = b.key_switching_moduli(&special);
         }
         let params = b.build()?;
-        check_canonical_dnum(dnum, params.dnum(), k)?;
+        check_canonical_dnum(dnum, params.dnum(), moduli.len() as u64)?;
         check_params_id(&header, params.id())?;
         Ok(params)
     }

@@ -23,9 +23,11 @@ use crate::error::format::FormatError;
 use crate::error::{Error, Result};
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::codec::{
-    add, check_canonical_dnum, check_count, check_params_id, check_payload_len, check_zero_key_id,
-    count_u32, degree_field, expand, half, mul, open_for, primes_at, push_chain_primes, read_poly,
-    read_seed, ring_poly_bits, security_field, word, word32, write_poly, SEED_LEN,
+    add, begin_chain_parameters, chain_primes, check_canonical_dnum, check_ciphertext_count,
+    check_count, check_params_id, check_payload_len, check_prefix_len, check_reserved32,
+    check_zero_key_id, ciphertext_size, count_u32, degree_field, expand, half, level_ring, mul,
+    open_for, push_chain_primes, read_ntt_polys, read_poly, read_seed, ring_poly_bits,
+    security_field, word, word32, write_ntt_polys, write_poly, SEED_LEN,
 };
 use crate::serialization::format::{self, Header, ObjectKind};
 use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
@@ -78,22 +80,6 @@ fn check_len(ctx: &CkksContext, len: u64) -> Result<()> {
     Ok(())
 }
 
-/// The level ring of a polynomial with `limbs` limbs, or an error for a
-/// limb count outside the chain.
-fn level_ring(ctx: &CkksContext, limbs: usize) -> Result<&RnsRing> {
-    let k = ctx.max_level() + 1;
-    if limbs == 0 || limbs > k {
-        return Err(FormatError::InvalidCount {
-            what: "limb count (level + 1)",
-            found: limbs as u64,
-            min: 1,
-            max: k as u64,
-        }
-        .into());
-    }
-    ctx.ring_at(limbs - 1)
-}
-
 /// Validates what a writer is about to write (so that it never writes an
 /// object its own loader rejects) and returns the level ring.
 fn check_for_writing(ctx: &CkksContext, scale: f64, len: usize, limbs: usize) -> Result<&RnsRing> {
@@ -119,23 +105,9 @@ fn read_prefix<'a>(
     header: &Header,
     payload: &[u8],
 ) -> Result<(Prefix, &'a RnsRing)> {
-    if header.payload_len < CKKS_PREFIX_LEN as u64 {
-        return Err(FormatError::PayloadLength {
-            expected: CKKS_PREFIX_LEN as u64,
-            found: header.payload_len,
-        }
-        .into());
-    }
-    let limbs = word32(payload, 16);
-    let ring = level_ring(ctx, limbs as usize)?;
-    let reserved = word32(payload, 20);
-    if reserved != 0 {
-        return Err(FormatError::NonZeroReserved {
-            field: "CKKS prefix reserved word",
-            value: u64::from(reserved),
-        }
-        .into());
-    }
+    check_prefix_len(header, CKKS_PREFIX_LEN)?;
+    let ring = level_ring(ctx, word32(payload, 16) as usize)?;
+    check_reserved32(payload, 20, "CKKS prefix reserved word")?;
     let prefix = Prefix {
         scale: f64::from_bits(word(payload, 0)),
         len: word(payload, 8),
@@ -199,18 +171,6 @@ impl SerializedObject for Ciphertext {
     const KIND: ObjectKind = ObjectKind::CkksCiphertext;
 }
 
-/// Errors unless a ciphertext size is 2 or 3.
-fn check_ckks_size(size: usize) -> Result<u32> {
-    let size = count_u32(size, "ciphertext size")?;
-    check_count(
-        "ciphertext size",
-        size,
-        2,
-        u64::from(CKKS_MAX_CIPHERTEXT_SIZE),
-    )?;
-    Ok(size)
-}
-
 impl Ciphertext {
     /// Whether the ciphertext can be written seed-compressed
     /// ([`ToBytes::to_bytes_compressed`]): a fresh secret-key encryption
@@ -224,7 +184,7 @@ impl Ciphertext {
     /// and that every polynomial is over the level ring.
     fn writable<'a>(&self, ctx: &'a CkksContext) -> Result<(u32, &'a RnsRing)> {
         ctx.check_id(self.params_id)?;
-        let size = check_ckks_size(self.polys.len())?;
+        let size = ciphertext_size(self.polys.len(), CKKS_MAX_CIPHERTEXT_SIZE)?;
         let ring = check_for_writing(ctx, self.meta.scale, self.meta.len, self.level() + 1)?;
         for p in &self.polys {
             ring.check(p)?;
@@ -265,9 +225,7 @@ impl ToBytes<CkksContext> for Ciphertext {
         let mut out = format::begin(Self::KIND, false, ctx.id(), self.key_id, size, polys)?;
         write_prefix(&mut out, self.meta.scale, self.meta.len, ring.limbs())?;
         let mut w = BitWriter::new(&mut out);
-        for p in &self.polys {
-            write_poly(&mut w, ring, &ring.to_coeff(p.clone())?)?;
-        }
+        write_ntt_polys(&mut w, ring, &self.polys)?;
         w.finish();
         format::finish(out)
     }
@@ -302,12 +260,7 @@ impl FromBytes<CkksContext> for Ciphertext {
         if header.seed_compressed {
             check_count("compressed ciphertext size", header.count, 2, 2)?;
         } else {
-            check_count(
-                "ciphertext size",
-                header.count,
-                2,
-                u64::from(CKKS_MAX_CIPHERTEXT_SIZE),
-            )?;
+            check_ciphertext_count(&header, CKKS_MAX_CIPHERTEXT_SIZE)?;
         }
         let size = header.count as usize;
         let (prefix, ring) = read_prefix(ctx, &header, payload)?;
@@ -333,15 +286,9 @@ impl FromBytes<CkksContext> for Ciphertext {
             )?;
             check_prefix_values(ctx, &prefix)?;
             let mut r = BitReader::new(payload.get(CKKS_PREFIX_LEN..).unwrap_or(&[]));
-            let mut polys = Vec::with_capacity(size);
-            for i in 0..size {
-                polys.push(read_poly(&mut r, ring, i)?);
-            }
+            let polys = read_ntt_polys(&mut r, ring, 0, size)?;
             r.finish()?;
             polys
-                .into_iter()
-                .map(|p| ring.to_ntt(p).map_err(Error::from))
-                .collect::<Result<Vec<_>>>()?
         };
         Ok(Ciphertext {
             params_id: ctx.id(),
@@ -368,12 +315,8 @@ impl CkksParameters {
     /// in `docs/format.md` §3.6). The header's parameter id is
     /// [`CkksParameters::id`] and its count the number of chain primes.
     pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let k = count_u32(self.coeff_moduli().len(), "modulus count")?;
-        let s = count_u32(self.key_switching_moduli().len(), "special prime count")?;
-        let dnum = count_u32(self.dnum(), "dnum")?;
-        let len = PARAMS_FIXED_LEN + 8 * (u64::from(k) + u64::from(s));
-        let mut out = format::begin(Self::KIND, false, self.id(), 0, k, len)?;
-        out.extend_from_slice(&(self.degree() as u64).to_le_bytes());
+        let (mut out, dnum, s) =
+            begin_chain_parameters(Self::KIND, self.id(), self.chain(), PARAMS_FIXED_LEN)?;
         out.extend_from_slice(&self.sigma().to_bits().to_le_bytes());
         out.extend_from_slice(&dnum.to_le_bytes());
         out.extend_from_slice(&s.to_le_bytes());
@@ -401,42 +344,25 @@ impl CkksParameters {
         check_zero_key_id(&header)?;
         check_count("modulus count", header.count, 1, MAX_MODULI as u64)?;
         let k = u64::from(header.count);
-        let min_len = PARAMS_FIXED_LEN + 8 * (k + 1);
-        if header.payload_len < min_len {
-            return Err(FormatError::PayloadLength {
-                expected: min_len,
-                found: header.payload_len,
-            }
-            .into());
-        }
-        let s = word32(payload, 20);
-        check_count("special prime count", s, 1, MAX_MODULI as u64)?;
-        check_payload_len(&header, PARAMS_FIXED_LEN + 8 * (k + u64::from(s)))?;
-        let reserved = word32(payload, 28);
-        if reserved != 0 {
-            return Err(FormatError::NonZeroReserved {
-                field: "CKKS parameter reserved word",
-                value: u64::from(reserved),
-            }
-            .into());
-        }
+        let (moduli, special) = chain_primes(
+            &header,
+            payload,
+            (PARAMS_FIXED_LEN, PARAMS_FIXED_LEN + 8 * (k + 1)),
+            20,
+            (1, MAX_MODULI as u64),
+        )?;
+        check_reserved32(payload, 28, "CKKS parameter reserved word")?;
         let n = word(payload, 0);
         let sigma = f64::from_bits(word(payload, 8));
         let dnum = word32(payload, 16);
         let scale_bits = half(payload, 24);
         let security = half(payload, 26);
-        let primes = primes_at(
-            payload,
-            PARAMS_FIXED_LEN as usize,
-            (k + u64::from(s)) as usize,
-        );
-        let (moduli, special) = primes.split_at(k as usize);
         let n = degree_field(n)?;
         let level = security_field(security)?;
         let params = CkksParameters::builder()
             .degree(n)
-            .coeff_moduli(moduli)
-            .key_switching_moduli(special)
+            .coeff_moduli(&moduli)
+            .key_switching_moduli(&special)
             .dnum(dnum as usize)
             .scale_bits(u32::from(scale_bits))
             .sigma(sigma)

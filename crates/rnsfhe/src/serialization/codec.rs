@@ -17,10 +17,11 @@
 //! compared with the input length — before allocating anything.
 
 use rnsfhe_math::sampling::expand_uniform;
-use rnsfhe_math::{Coeff, RnsPoly, RnsRing};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 
 use crate::error::format::FormatError;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::leveled::evaluator::ChainContext;
 use crate::rlwe::context::SchemeContext;
 use crate::security::SecurityLevel;
 use crate::serialization::bits::{BitReader, BitWriter};
@@ -197,6 +198,115 @@ pub(crate) fn read_poly_limbs(
     Ok(p)
 }
 
+/// Appends the NTT-form polynomials `polys` over `ring` in coefficient
+/// form, one bit stream.
+pub(crate) fn write_ntt_polys(
+    w: &mut BitWriter<'_>,
+    ring: &RnsRing,
+    polys: &[RnsPoly<Ntt>],
+) -> Result<()> {
+    for p in polys {
+        write_poly(w, ring, &ring.to_coeff(p.clone())?)?;
+    }
+    Ok(())
+}
+
+/// Reads `count` packed polynomials over `ring` (numbered from `first` in
+/// error messages), returned in NTT form.
+pub(crate) fn read_ntt_polys(
+    r: &mut BitReader<'_>,
+    ring: &RnsRing,
+    first: usize,
+    count: usize,
+) -> Result<Vec<RnsPoly<Ntt>>> {
+    let mut polys = Vec::with_capacity(count);
+    for i in first..first + count {
+        polys.push(read_poly(r, ring, i)?);
+    }
+    polys
+        .into_iter()
+        .map(|p| ring.to_ntt(p).map_err(Error::from))
+        .collect()
+}
+
+// ------------------------------------------------------------------ chains
+
+/// The ciphertext primes (`header.count` of them) and the key-switching
+/// primes (their count the word at `count_at`, in `[min_special, max]`)
+/// after the `fixed` bytes of a parameter payload, once the payload is
+/// checked to hold at least `min_len` bytes and then exactly all of them.
+pub(crate) fn chain_primes(
+    header: &Header,
+    payload: &[u8],
+    (fixed, min_len): (u64, u64),
+    count_at: usize,
+    (min_special, max): (u64, u64),
+) -> Result<(Vec<u64>, Vec<u64>)> {
+    let k = u64::from(header.count);
+    if header.payload_len < min_len {
+        return Err(FormatError::PayloadLength {
+            expected: min_len,
+            found: header.payload_len,
+        }
+        .into());
+    }
+    let s = word32(payload, count_at);
+    check_count("special prime count", s, min_special, max)?;
+    check_payload_len(header, fixed + 8 * (k + u64::from(s)))?;
+    let mut primes = primes_at(payload, fixed as usize, (k + u64::from(s)) as usize);
+    let special = primes.split_off(k as usize);
+    Ok((primes, special))
+}
+
+/// The ring of a leveled object with `limbs` limbs (its level plus one),
+/// or a [`FormatError::InvalidCount`] for a count outside the chain.
+pub(crate) fn level_ring<C: ChainContext>(ctx: &C, limbs: usize) -> Result<&RnsRing> {
+    let k = ctx.rlwe().ring().limbs();
+    if limbs == 0 || limbs > k {
+        return Err(FormatError::InvalidCount {
+            what: "limb count (level + 1)",
+            found: limbs as u64,
+            min: 1,
+            max: k as u64,
+        }
+        .into());
+    }
+    ctx.chain_ring(limbs - 1)
+}
+
+/// The size of a ciphertext as its header count, or an error unless it is
+/// in `[2, max]`.
+pub(crate) fn ciphertext_size(size: usize, max: u32) -> Result<u32> {
+    let size = count_u32(size, "ciphertext size")?;
+    check_count("ciphertext size", size, 2, u64::from(max))?;
+    Ok(size)
+}
+
+/// Errors unless the reserved word at byte `at` of a payload is zero.
+pub(crate) fn check_reserved32(payload: &[u8], at: usize, field: &'static str) -> Result<()> {
+    let value = word32(payload, at);
+    if value != 0 {
+        return Err(FormatError::NonZeroReserved {
+            field,
+            value: u64::from(value),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Errors unless the payload holds at least its fixed `prefix` bytes.
+pub(crate) fn check_prefix_len(header: &Header, prefix: usize) -> Result<()> {
+    if header.payload_len < prefix as u64 {
+        return Err(FormatError::PayloadLength {
+            expected: prefix as u64,
+            found: header.payload_len,
+        }
+        .into());
+    }
+    Ok(())
+}
+
 /// The little-endian word at byte `at` of a payload (0 past its end: the
 /// callers check the payload length first).
 pub(crate) fn word(payload: &[u8], at: usize) -> u64 {
@@ -320,4 +430,28 @@ pub(crate) fn push_chain_primes(out: &mut Vec<u8>, chain: &crate::leveled::Chain
     {
         out.extend_from_slice(&q.to_le_bytes());
     }
+}
+
+/// The header of a chain's parameter payload (`fixed` bytes before the
+/// primes) and its first field, the degree; returns the buffer with the
+/// `dnum` and key-switching prime count words for the caller to place.
+/// [`push_chain_primes`] ends the payload.
+pub(crate) fn begin_chain_parameters(
+    kind: ObjectKind,
+    id: u64,
+    chain: &crate::leveled::ChainParameters,
+    fixed: u64,
+) -> Result<(Vec<u8>, u32, u32)> {
+    let k = count_u32(chain.coeff_moduli().len(), "modulus count")?;
+    let s = count_u32(chain.key_switching_moduli().len(), "special prime count")?;
+    let dnum = count_u32(chain.dnum(), "dnum")?;
+    let len = fixed + 8 * (u64::from(k) + u64::from(s));
+    let mut out = format::begin(kind, false, id, 0, k, len)?;
+    out.extend_from_slice(&(chain.degree() as u64).to_le_bytes());
+    Ok((out, dnum, s))
+}
+
+/// Errors unless a header's ciphertext size is in `[2, max]`.
+pub(crate) fn check_ciphertext_count(header: &Header, max: u32) -> Result<()> {
+    check_count("ciphertext size", header.count, 2, u64::from(max))
 }

@@ -127,10 +127,11 @@ pub(crate) fn scale_to_t(ctx: &SpecialBfvContext, x: &RnsPoly<Coeff>) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bfv::decrypt::noise_bound_inputs;
     use crate::bfv::special::parameters::SpecialBfvParameters;
     use crate::SecurityLevel;
     use num_bigint::BigInt;
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
     use rnsfhe_math::SpecialBase;
 
     /// 003 Alg. 1 decrypts `x = Δ·m + v` correctly for noise right at the
@@ -152,29 +153,11 @@ mod tests {
                 .build()
                 .unwrap();
             let ctx = SpecialBfvContext::new(params).unwrap();
-            let n = 1024;
             let q = BigInt::from(base.product().clone());
-            let tb = BigInt::from(t);
-            let delta = &q / &tb;
-            let k = base.len() as u32;
-            let gamma = BigInt::from(ctx.gamma());
-            let r = &q % &tb;
-            let bound: BigInt = (&q * (&gamma - 2 * k) - &gamma * &tb * &r) / (&gamma * &tb * 2);
+            let r = &q % BigInt::from(t);
             let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(3);
-            let m: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
-            let coeffs: Vec<BigInt> = m
-                .iter()
-                .enumerate()
-                .map(|(j, &mj)| {
-                    let v = match j % 4 {
-                        0 => bound.clone(),
-                        1 => -bound.clone(),
-                        2 => BigInt::from(0),
-                        _ => &bound / 3,
-                    };
-                    &delta * mj + v
-                })
-                .collect();
+            let k = base.len() as u32;
+            let (m, coeffs) = noise_bound_inputs(&q, t, ctx.gamma(), k, &r, 1024, &mut rng);
             let x = PolyCrt::new(base.rns()).decompose_poly(&coeffs).unwrap();
             assert_eq!(scale_to_t(&ctx, &x).unwrap(), m, "{}", base.describe());
         }
