@@ -9,6 +9,7 @@ pub mod bgv;
 pub mod circuits;
 pub mod ckks;
 pub mod error;
+mod ids;
 pub mod integer;
 pub mod leveled;
 mod out_of_place;

@@ -13,9 +13,9 @@ use rand::Rng;
 use rnsfhe::circuits::{Bootstrapper, BootstrappingParameters};
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{CkksContext, Decryptor, Encoder, Encryptor, PublicKey, SecretKey};
-use rnsfhe::security::modulus_bits;
 use serde::Serialize;
 
+use super::ckks::ChainColumns;
 use super::driver::{thread_list, Bench, Measure, Progress, Report};
 use super::peers::OpRecord;
 use crate::bench_args::{stats, time_op, BenchArgs, Timing};
@@ -53,16 +53,8 @@ pub struct SetInfo {
     slots: usize,
     levels: usize,
     scale_bits: u32,
-    first_mod_bits: u32,
-    logq: u32,
-    limbs: usize,
-    logp: u32,
-    limbs_p: usize,
-    logq_total: u32,
-    limbs_total: usize,
-    dnum: usize,
-    key_switching: &'static str,
-    security: String,
+    #[serde(flatten)]
+    chain: ChainColumns,
     boot_set: &'static str,
 }
 
@@ -242,8 +234,6 @@ impl Bench for BootBench {
             "  bootstrap median {:.1} ms, precision {last:.2} bits (worst {worst:.2})",
             timing.median_ms
         ));
-        let mut all = p.coeff_moduli().to_vec();
-        all.extend(p.key_switching_moduli());
         let info = SetInfo {
             library: "rnsfhe",
             variant: format!(
@@ -256,20 +246,7 @@ impl Bench for BootBench {
             slots,
             levels: s.boot.output_level(),
             scale_bits: p.scale_bits(),
-            first_mod_bits: moduli_bits(&p.coeff_moduli()[..1])[0],
-            logq: p.log2_q(),
-            limbs: p.coeff_moduli().len(),
-            logp: modulus_bits(p.key_switching_moduli()),
-            limbs_p: p.key_switching_moduli().len(),
-            logq_total: modulus_bits(&all),
-            limbs_total: all.len(),
-            dnum: p.dnum(),
-            key_switching: "HYBRID",
-            security: if p.security_level().is_secure() {
-                format!("{}-bit", p.security_level().bits())
-            } else {
-                "off".into()
-            },
+            chain: ChainColumns::of(p),
             boot_set: set.name(),
         };
         let timed = vec![
@@ -323,9 +300,9 @@ impl Bench for BootBench {
                 v.info.logn,
                 v.info.threads,
                 v.levels_after_bootstrap,
-                v.info.logq_total,
-                v.info.dnum,
-                v.info.security
+                v.info.chain.logq_total,
+                v.info.chain.dnum,
+                v.info.chain.security
             );
             outln!();
             outln!("| op | median ms | min ms |");

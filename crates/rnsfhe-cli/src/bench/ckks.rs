@@ -51,18 +51,53 @@ pub struct SetInfo {
     n: usize,
     levels: usize,
     scale_bits: u32,
-    first_mod_bits: u32,
-    logq: u32,
-    log2q: f64,
-    limbs: usize,
-    logp: u32,
-    log2p: f64,
-    limbs_p: usize,
-    logq_total: u32,
-    limbs_total: usize,
-    dnum: usize,
-    key_switching: &'static str,
-    security: String,
+    #[serde(flatten)]
+    chain: ChainColumns,
+}
+
+/// The modulus-chain columns of every CKKS record (CKKS and bootstrapping
+/// benchmarks alike): prime sizes and counts of `Q`, `P` and `Q·P`,
+/// `dnum` and the security level used.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChainColumns {
+    pub(crate) first_mod_bits: u32,
+    pub(crate) logq: u32,
+    pub(crate) log2q: f64,
+    pub(crate) limbs: usize,
+    pub(crate) logp: u32,
+    pub(crate) log2p: f64,
+    pub(crate) limbs_p: usize,
+    pub(crate) logq_total: u32,
+    pub(crate) limbs_total: usize,
+    pub(crate) dnum: usize,
+    pub(crate) key_switching: &'static str,
+    pub(crate) security: String,
+}
+
+impl ChainColumns {
+    /// The columns of `p`.
+    pub fn of(p: &CkksParameters) -> Self {
+        let mut all = p.coeff_moduli().to_vec();
+        all.extend(p.key_switching_moduli());
+        ChainColumns {
+            first_mod_bits: moduli_bits(&p.coeff_moduli()[..1])[0],
+            logq: p.log2_q(),
+            log2q: log2_exact(p.coeff_moduli()),
+            limbs: p.coeff_moduli().len(),
+            logp: modulus_bits(p.key_switching_moduli()),
+            log2p: log2_exact(p.key_switching_moduli()),
+            limbs_p: p.key_switching_moduli().len(),
+            logq_total: modulus_bits(&all),
+            limbs_total: all.len(),
+            dnum: p.dnum(),
+            key_switching: "HYBRID",
+            security: if p.security_level().is_secure() {
+                format!("{}-bit", p.security_level().bits())
+            } else {
+                "off".into()
+            },
+        }
+    }
 }
 
 /// A `results` record: the set's fields, the op and its timing.
@@ -178,8 +213,6 @@ fn bench_set(
     let (threads, setup_s, progress) = (m.threads, m.setup_s, m.progress);
     let p = ctx.params();
     let n = p.degree();
-    let mut all = p.coeff_moduli().to_vec();
-    all.extend(p.key_switching_moduli());
     let info = SetInfo {
         library: "rnsfhe",
         variant: "HYBRID".into(),
@@ -188,26 +221,11 @@ fn bench_set(
         n,
         levels: p.max_level(),
         scale_bits: p.scale_bits(),
-        first_mod_bits: moduli_bits(&p.coeff_moduli()[..1])[0],
-        logq: p.log2_q(),
-        log2q: log2_exact(p.coeff_moduli()),
-        limbs: p.coeff_moduli().len(),
-        logp: modulus_bits(p.key_switching_moduli()),
-        log2p: log2_exact(p.key_switching_moduli()),
-        limbs_p: p.key_switching_moduli().len(),
-        logq_total: modulus_bits(&all),
-        limbs_total: all.len(),
-        dnum: p.dnum(),
-        key_switching: "HYBRID",
-        security: if p.security_level().is_secure() {
-            format!("{}-bit", p.security_level().bits())
-        } else {
-            "off".into()
-        },
+        chain: ChainColumns::of(p),
     };
     progress(format!(
         "2^{log_n}, L = {}: log2 Q = {}, log2 P = {} ({} primes), dnum = {}, security {}, {threads} thread(s)",
-        info.levels, info.logq, info.logp, info.limbs_p, info.dnum, info.security
+        info.levels, info.chain.logq, info.chain.logp, info.chain.limbs_p, info.chain.dnum, info.chain.security
     ));
     let mut rng = rng_from_clock();
     let half = n / 2;
@@ -290,10 +308,10 @@ fn print_table(v: &VariantRecord, recs: &[Record]) {
         v.info.levels,
         v.info.scale_bits,
         v.info.threads,
-        v.info.logq,
-        v.info.logp,
-        v.info.dnum,
-        v.info.security
+        v.info.chain.logq,
+        v.info.chain.logp,
+        v.info.chain.dnum,
+        v.info.chain.security
     );
     outln!();
     outln!("| op | median ms | min ms |");

@@ -10,26 +10,14 @@ use rnsfhe::bfv::{
 use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 
 use super::args::KeygenArgs;
-use super::workflow::{common_ops, encode_integers, integers, Decrypted, Scheme};
+use super::workflow::{common_ops, encode_integers, integer_ops, integers, Decrypted, Scheme};
 use crate::common::{parse_set, CliError, CliResult};
 
 /// The BFV scheme of the workflow.
 pub struct Bfv;
 
 impl Scheme for Bfv {
-    const NAME: &'static str = "BFV";
-    type Ctx = BfvContext;
-    type Params = BfvParameters;
-    type Ct = Ciphertext;
-    type Pt = Plaintext;
-    type Ev = Evaluator;
-    type Value = i64;
-
-    common_ops!();
-
-    fn params_from_bytes(bytes: &[u8]) -> rnsfhe::Result<BfvParameters> {
-        BfvParameters::from_bytes(bytes)
-    }
+    common_ops!("BFV", BfvContext, BfvParameters, i64);
 
     /// `LOGN,LOGQ`: the HPS preset, rebuilt at the requested security.
     fn preset(args: &KeygenArgs) -> CliResult<BfvParameters> {
@@ -46,10 +34,6 @@ impl Scheme for Bfv {
             .coeff_moduli(p.coeff_moduli())
             .security(args.security)
             .build()?)
-    }
-
-    fn context(params: BfvParameters) -> rnsfhe::Result<Arc<BfvContext>> {
-        BfvContext::new(params)
     }
 
     fn describe(ctx: &BfvContext) -> String {
@@ -108,23 +92,5 @@ impl Scheme for Bfv {
         ev.multiply_relin(a, b, rk)
     }
 
-    fn rotate(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        steps: i64,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Ciphertext> {
-        ev.rotate_rows(a, steps, gk)
-    }
-
-    fn mod_switch(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        level: Option<usize>,
-    ) -> rnsfhe::Result<Ciphertext> {
-        match level {
-            Some(l) => ev.mod_switch_to(a, l),
-            None => ev.mod_switch_to_next(a),
-        }
-    }
+    integer_ops!();
 }

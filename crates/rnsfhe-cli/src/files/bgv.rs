@@ -10,26 +10,16 @@ use rnsfhe::bgv::{
 use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 
 use super::args::KeygenArgs;
-use super::workflow::{common_ops, depth_preset, encode_integers, integers, Decrypted, Scheme};
+use super::workflow::{
+    common_ops, depth_preset, encode_integers, integer_ops, integers, Decrypted, Scheme,
+};
 use crate::common::CliResult;
 
 /// The BGV scheme of the workflow.
 pub struct Bgv;
 
 impl Scheme for Bgv {
-    const NAME: &'static str = "BGV";
-    type Ctx = BgvContext;
-    type Params = BgvParameters;
-    type Ct = Ciphertext;
-    type Pt = Plaintext;
-    type Ev = Evaluator;
-    type Value = i64;
-
-    common_ops!();
-
-    fn params_from_bytes(bytes: &[u8]) -> rnsfhe::Result<BgvParameters> {
-        BgvParameters::from_bytes(bytes)
-    }
+    common_ops!("BGV", BgvContext, BgvParameters, i64);
 
     /// `LOGN,DEPTH`: `DEPTH` primes of `--prime-bits` bits after a first
     /// prime 10 bits larger (at most 60), plaintext modulus `--t`.
@@ -42,10 +32,6 @@ impl Scheme for Bgv {
                 .security(args.security)
                 .build()?,
         )
-    }
-
-    fn context(params: BgvParameters) -> rnsfhe::Result<Arc<BgvContext>> {
-        BgvContext::new(params)
     }
 
     fn describe(ctx: &BgvContext) -> String {
@@ -94,23 +80,5 @@ impl Scheme for Bgv {
         ev.multiply_relin(a, b, rk)
     }
 
-    fn rotate(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        steps: i64,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Ciphertext> {
-        ev.rotate_rows(a, steps, gk)
-    }
-
-    fn mod_switch(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        level: Option<usize>,
-    ) -> rnsfhe::Result<Ciphertext> {
-        match level {
-            Some(l) => ev.mod_switch_to(a, l),
-            None => ev.mod_switch_to_next(a),
-        }
-    }
+    integer_ops!();
 }

@@ -17,19 +17,7 @@ use crate::common::CliResult;
 pub struct Ckks;
 
 impl Scheme for Ckks {
-    const NAME: &'static str = "CKKS";
-    type Ctx = CkksContext;
-    type Params = CkksParameters;
-    type Ct = Ciphertext;
-    type Pt = Plaintext;
-    type Ev = Evaluator;
-    type Value = f64;
-
-    common_ops!();
-
-    fn params_from_bytes(bytes: &[u8]) -> rnsfhe::Result<CkksParameters> {
-        CkksParameters::from_bytes(bytes)
-    }
+    common_ops!("CKKS", CkksContext, CkksParameters, f64);
 
     /// `LOGN,DEPTH`: `DEPTH` scaling primes of `--prime-bits` bits (the
     /// scale) after a first prime 20 bits larger (at most 60).
@@ -40,10 +28,6 @@ impl Scheme for Ckks {
             .degree(1 << log_n)
             .security(args.security)
             .build()?)
-    }
-
-    fn context(params: CkksParameters) -> rnsfhe::Result<Arc<CkksContext>> {
-        CkksContext::new(params)
     }
 
     fn describe(ctx: &CkksContext) -> String {

@@ -452,7 +452,20 @@ pub fn depth_preset(spec: &str) -> CliResult<(u32, usize)> {
 
 /// The evaluator calls every scheme spells alike, for an `impl Scheme`.
 macro_rules! common_ops {
-    () => {
+    ($name:literal, $ctx:ident, $params:ident, $value:ty) => {
+        const NAME: &'static str = $name;
+        type Ctx = $ctx;
+        type Params = $params;
+        type Ct = Ciphertext;
+        type Pt = Plaintext;
+        type Ev = Evaluator;
+        type Value = $value;
+        fn params_from_bytes(bytes: &[u8]) -> rnsfhe::Result<$params> {
+            $params::from_bytes(bytes)
+        }
+        fn context(params: $params) -> rnsfhe::Result<Arc<$ctx>> {
+            $ctx::new(params)
+        }
         fn add(ev: &Self::Ev, a: &Self::Ct, b: &Self::Ct) -> rnsfhe::Result<Self::Ct> {
             ev.add(a, b)
         }
@@ -487,6 +500,33 @@ macro_rules! common_ops {
     };
 }
 pub(crate) use common_ops;
+
+/// The operations BFV and BGV share in the workflow: row rotations and
+/// the modulus switch (to the next level or down to a given one).
+macro_rules! integer_ops {
+    () => {
+        fn rotate(
+            ev: &Evaluator,
+            a: &Ciphertext,
+            steps: i64,
+            gk: &GaloisKeys,
+        ) -> rnsfhe::Result<Ciphertext> {
+            ev.rotate_rows(a, steps, gk)
+        }
+
+        fn mod_switch(
+            ev: &Evaluator,
+            a: &Ciphertext,
+            level: Option<usize>,
+        ) -> rnsfhe::Result<Ciphertext> {
+            match level {
+                Some(l) => ev.mod_switch_to(a, l),
+                None => ev.mod_switch_to_next(a),
+            }
+        }
+    };
+}
+pub(crate) use integer_ops;
 
 // ---------------------------------------------------------------- helpers
 

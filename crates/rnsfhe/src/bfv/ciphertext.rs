@@ -271,16 +271,6 @@ impl Ciphertext {
         }
     }
 
-    /// The parameter id of the context the ciphertext was made for.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The key id of the secret key this ciphertext decrypts under.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
-
     /// For a fresh secret-key encryption, the 32-byte seed from which
     /// `c_1 = a` is expanded ([`rnsfhe_math::sampling::expand_uniform`],
     /// in coefficient form: an NTT-form ciphertext holds `NTT(a)`);
@@ -290,6 +280,8 @@ impl Ciphertext {
         self.seed.as_ref()
     }
 }
+
+crate::ids::id_accessors!(Ciphertext);
 
 /// Checks the polynomials of [`Ciphertext::from_ntt_polys`]: at least 2,
 /// all over the ring of one level, residues reduced.

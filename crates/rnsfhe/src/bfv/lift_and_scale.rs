@@ -309,29 +309,59 @@ where
         })
 }
 
-/// Step 3: for each component `τ` and column chunk, `f(state, τ, start,
-/// out_rows)` writes the chunk of output `τ`.
-fn scale_all<S, I, F>(out: &mut [RnsPoly<Coeff>; 3], n: usize, init: I, f: F) -> Result<()>
+/// Step 3: for each component `τ` and column chunk, `f(state, (x_q,
+/// x_aux), start, out_rows)` writes the chunk of output `τ` from the
+/// tensor component `τ` over `q` (`x_q`) and over the auxiliary base.
+fn scale_all<S, I, F>(
+    out: &mut [RnsPoly<Coeff>; 3],
+    (q_bufs, aux_bufs): (&[Scratch<'_>; 4], &[Scratch<'_>; 4]),
+    n: usize,
+    init: I,
+    f: F,
+) -> Result<()>
 where
     S: Send,
     I: Fn() -> S + Sync + Send,
-    F: Fn(&mut S, usize, usize, &mut [&mut [u64]]) -> Result<()> + Sync + Send,
+    F: Fn(&mut S, (&[u64], &[u64]), usize, &mut [&mut [u64]]) -> Result<()> + Sync + Send,
 {
     let chunk = CHUNK.min(n);
     let mut tasks = Vec::new();
-    for (tau, o) in out.iter_mut().enumerate() {
+    for ((o, xq), xa) in out.iter_mut().zip(q_bufs).zip(aux_bufs) {
         for (c, rows) in column_chunks(o.data_mut(), n, chunk)
             .into_iter()
             .enumerate()
         {
-            tasks.push((tau, c * chunk, rows));
+            tasks.push(((xq.as_slice(), xa.as_slice()), c * chunk, rows));
         }
     }
     tasks
         .into_par_iter()
-        .try_for_each_init(init, |state, (tau, start, mut rows)| {
-            f(state, tau, start, &mut rows)
+        .try_for_each_init(init, |state, (x, start, mut rows)| {
+            f(state, x, start, &mut rows)
         })
+}
+
+/// Step 3 on whole polynomials (one-thread pools): `f(x_q, x_aux, out_τ)`
+/// for each component `τ`, reading the tensor buffers in place.
+fn scale_whole(
+    out: &mut [RnsPoly<Coeff>; 3],
+    (q_bufs, aux_bufs): (&mut [Scratch<'_>; 4], &mut [Scratch<'_>; 4]),
+    (n, k, ka): (usize, usize, usize),
+    mut f: impl FnMut(&RnsPoly<Coeff>, &RnsPoly<Coeff>, &mut RnsPoly<Coeff>) -> Result<()>,
+) -> Result<()> {
+    for ((o, qb), ab) in out
+        .iter_mut()
+        .zip(q_bufs.iter_mut())
+        .zip(aux_bufs.iter_mut())
+    {
+        let xq = RnsPoly::<Coeff>::from_data(n, k, qb.take_vec())?;
+        let xa = RnsPoly::<Coeff>::from_data(n, ka, ab.take_vec())?;
+        let r = f(&xq, &xa, o);
+        qb.put_vec(xq.into_data());
+        ab.put_vec(xa.into_data());
+        r?;
+    }
+    Ok(())
 }
 
 /// Reusable chunk buffers of one rayon task.
@@ -447,43 +477,34 @@ fn multiply_hps_inner(
     let mut out = outputs(ctx)?;
     if one_thread {
         let mut sc = RnsPoly::<Coeff>::from_data(n, kp, ctx.scratch().take_owned(kp * n))?;
-        for ((o, qb), pb) in out.iter_mut().zip(q_bufs.iter_mut()).zip(p_bufs.iter_mut()) {
-            let xq = RnsPoly::<Coeff>::from_data(n, k, qb.take_vec())?;
-            let xp = RnsPoly::<Coeff>::from_data(n, kp, pb.take_vec())?;
-            let r = hps
-                .scale_to_p
-                .apply(&xq, &xp, &mut sc)
-                .and_then(|()| hps.conv_p_to_q.fast_base_conv_exact(&sc, o));
-            qb.put_vec(xq.into_data());
-            pb.put_vec(xp.into_data());
-            r?;
-        }
+        let r = scale_whole(&mut out, (q_bufs, &mut p_bufs), (n, k, kp), |xq, xp, o| {
+            hps.scale_to_p.apply(xq, xp, &mut sc)?;
+            Ok(hps.conv_p_to_q.fast_base_conv_exact(&sc, o)?)
+        });
         ctx.scratch().give(sc.into_data());
+        r?;
         return Ok(out);
     }
-    let (cq, cp) = (&q_bufs, &p_bufs);
-    scale_all(&mut out, n, ChunkState::default, |st, tau, start, rows| {
-        let (xq, xp) = match (cq.get(tau), cp.get(tau)) {
-            (Some(xq), Some(xp)) => (xq.as_slice(), xp.as_slice()),
-            _ => {
-                return Err(Error::InvalidArgument(
-                    "tensor component out of range".into(),
-                ))
-            }
-        };
-        let xq = gather(xq, n, start, chunk, core::mem::take(&mut st.a))?;
-        let xp = gather(xp, n, start, chunk, core::mem::take(&mut st.b))?;
-        let mut sc = chunk_poly(&mut st.c, kp, chunk)?;
-        let mut oc = chunk_poly(&mut st.d, k, chunk)?;
-        hps.scale_to_p.apply(&xq, &xp, &mut sc)?;
-        hps.conv_p_to_q.fast_base_conv_exact(&sc, &mut oc)?;
-        scatter(&oc, rows);
-        st.a = xq.into_data();
-        st.b = xp.into_data();
-        st.c = sc.into_data();
-        st.d = oc.into_data();
-        Ok(())
-    })?;
+    scale_all(
+        &mut out,
+        (q_bufs, &p_bufs),
+        n,
+        ChunkState::default,
+        |st, (xq, xp), start, rows| {
+            let xq = gather(xq, n, start, chunk, core::mem::take(&mut st.a))?;
+            let xp = gather(xp, n, start, chunk, core::mem::take(&mut st.b))?;
+            let mut sc = chunk_poly(&mut st.c, kp, chunk)?;
+            let mut oc = chunk_poly(&mut st.d, k, chunk)?;
+            hps.scale_to_p.apply(&xq, &xp, &mut sc)?;
+            hps.conv_p_to_q.fast_base_conv_exact(&sc, &mut oc)?;
+            scatter(&oc, rows);
+            st.a = xq.into_data();
+            st.b = xp.into_data();
+            st.c = sc.into_data();
+            st.d = oc.into_data();
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 
@@ -640,37 +661,29 @@ fn multiply_hps_poverq_inner(
     // Step 3: [⌊t·c/P'⌉]_Q (eq. 8 from P' into Q).
     let mut out = outputs(ctx)?;
     if rayon::current_num_threads() == 1 {
-        for ((o, qb), pb) in out.iter_mut().zip(q_bufs.iter_mut()).zip(p_bufs.iter_mut()) {
-            let xq = RnsPoly::<Coeff>::from_data(n, k, qb.take_vec())?;
-            let xp = RnsPoly::<Coeff>::from_data(n, kp, pb.take_vec())?;
-            let r = pq.scale_to_q.apply(&xp, &xq, o);
-            qb.put_vec(xq.into_data());
-            pb.put_vec(xp.into_data());
-            r?;
-        }
+        scale_whole(&mut out, (q_bufs, &mut p_bufs), (n, k, kp), |xq, xp, o| {
+            Ok(pq.scale_to_q.apply(xp, xq, o)?)
+        })?;
         return Ok(out);
     }
-    let (cq, cp) = (&q_bufs, &p_bufs);
-    scale_all(&mut out, n, ChunkState::default, |st, tau, start, rows| {
-        let (xq, xp) = match (cq.get(tau), cp.get(tau)) {
-            (Some(xq), Some(xp)) => (xq.as_slice(), xp.as_slice()),
-            _ => {
-                return Err(Error::InvalidArgument(
-                    "tensor component out of range".into(),
-                ))
-            }
-        };
-        let len = rows.first().map_or(0, |r| r.len());
-        let xq = gather(xq, n, start, len, core::mem::take(&mut st.a))?;
-        let xp = gather(xp, n, start, len, core::mem::take(&mut st.b))?;
-        let mut oc = chunk_poly(&mut st.d, k, len)?;
-        pq.scale_to_q.apply(&xp, &xq, &mut oc)?;
-        scatter(&oc, rows);
-        st.a = xq.into_data();
-        st.b = xp.into_data();
-        st.d = oc.into_data();
-        Ok(())
-    })?;
+    scale_all(
+        &mut out,
+        (q_bufs, &p_bufs),
+        n,
+        ChunkState::default,
+        |st, (xq, xp), start, rows| {
+            let len = rows.first().map_or(0, |r| r.len());
+            let xq = gather(xq, n, start, len, core::mem::take(&mut st.a))?;
+            let xp = gather(xp, n, start, len, core::mem::take(&mut st.b))?;
+            let mut oc = chunk_poly(&mut st.d, k, len)?;
+            pq.scale_to_q.apply(&xp, &xq, &mut oc)?;
+            scatter(&oc, rows);
+            st.a = xq.into_data();
+            st.b = xp.into_data();
+            st.d = oc.into_data();
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 
@@ -745,35 +758,32 @@ fn multiply_behz_inner(
     // S3: fastRNSFloor_q(t·c_τ) in B_sk = ⌊t·c_τ/q⌋ + b_τ (002 Lemma 5).
     // S4: Shenoy-Kumaresan B_sk → q (002 Lemma 6).
     let mut out = outputs(ctx)?;
-    let (cq, cb) = (&q_bufs, &b_bufs);
     let t_q = (q_moduli, ctx.t_mod_q(), ctx.t_mod_q_shoup());
     let t_b = (
         ring_bsk.moduli(),
         behz.t_mod_bsk.as_slice(),
         behz.t_mod_bsk_shoup.as_slice(),
     );
-    scale_all(&mut out, n, ChunkState::default, |st, tau, start, rows| {
-        let (xq, xb) = match (cq.get(tau), cb.get(tau)) {
-            (Some(xq), Some(xb)) => (xq.as_slice(), xb.as_slice()),
-            _ => {
-                return Err(Error::InvalidArgument(
-                    "tensor component out of range".into(),
-                ))
-            }
-        };
-        let xq = gather_scaled(xq, n, start, chunk, t_q, core::mem::take(&mut st.a))?;
-        let xb = gather_scaled(xb, n, start, chunk, t_b, core::mem::take(&mut st.b))?;
-        let mut fl = chunk_poly(&mut st.c, kb, chunk)?;
-        let mut oc = chunk_poly(&mut st.d, k, chunk)?;
-        behz.floor.fast_rns_floor(&xq, &xb, &mut fl)?;
-        behz.sk_conv.convert(&fl, &mut oc)?;
-        scatter(&oc, rows);
-        st.a = xq.into_data();
-        st.b = xb.into_data();
-        st.c = fl.into_data();
-        st.d = oc.into_data();
-        Ok(())
-    })?;
+    scale_all(
+        &mut out,
+        (q_bufs, &b_bufs),
+        n,
+        ChunkState::default,
+        |st, (xq, xb), start, rows| {
+            let xq = gather_scaled(xq, n, start, chunk, t_q, core::mem::take(&mut st.a))?;
+            let xb = gather_scaled(xb, n, start, chunk, t_b, core::mem::take(&mut st.b))?;
+            let mut fl = chunk_poly(&mut st.c, kb, chunk)?;
+            let mut oc = chunk_poly(&mut st.d, k, chunk)?;
+            behz.floor.fast_rns_floor(&xq, &xb, &mut fl)?;
+            behz.sk_conv.convert(&fl, &mut oc)?;
+            scatter(&oc, rows);
+            st.a = xq.into_data();
+            st.b = xb.into_data();
+            st.c = fl.into_data();
+            st.d = oc.into_data();
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 

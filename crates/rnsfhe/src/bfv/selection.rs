@@ -266,6 +266,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn paper_sets_are_128_bit() {
+        for (logn, logq) in PAPER_SETS {
+            assert!(
+                SecurityLevel::Tc128.allows(1 << logn, logq),
+                "({logn}, {logq})"
+            );
+        }
+    }
+
+    #[test]
     fn split_matches_the_peers_harness() {
         assert_eq!(split_log_q(60, 60).unwrap(), vec![60]);
         assert_eq!(split_log_q(360, 60).unwrap(), vec![60; 6]);

@@ -30,7 +30,6 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rayon::prelude::*;
 use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 
 use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
@@ -41,6 +40,7 @@ use crate::bgv::kernels::{
 };
 use crate::bgv::plaintext::Plaintext;
 use crate::error::{Error, Result};
+use crate::integer::plaintext::check_coefficients;
 use crate::integer::slots::column_swap_element;
 use crate::leveled::evaluator::{
     self as leveled, leveled_evaluator_methods, leveled_rotations, KeySwitch,
@@ -201,16 +201,7 @@ impl Evaluator {
         self.check(ct)?;
         self.ctx.check_id(pt.params_id())?;
         let t = self.ctx.plain_modulus().value();
-        if pt.coefficients().len() != self.ctx.degree() {
-            return Err(Error::PlaintextTooLong {
-                len: pt.coefficients().len(),
-                n: self.ctx.degree(),
-            });
-        }
-        if let Some((index, &value)) = pt.coefficients().iter().enumerate().find(|(_, &v)| v >= t) {
-            return Err(Error::PlaintextOutOfRange { index, value, t });
-        }
-        Ok(())
+        check_coefficients(self.ctx.degree(), t, pt.coefficients())
     }
 
     /// `ct + pt` (the plaintext is multiplied by `σ` first).
@@ -291,16 +282,8 @@ impl Evaluator {
         let tinv = self.ctx.t_inv_q(ring.limbs());
         let n = ring.n();
         let mut y = RnsPoly::<Ntt>::from_data(n, x.limbs(), scratch.take_owned(x.data().len()))?;
-        y.data_mut()
-            .par_chunks_exact_mut(n)
-            .zip(x.data().par_chunks_exact(n))
-            .zip(ring.moduli().par_iter())
-            .zip(tinv.par_iter())
-            .for_each(|(((o, xr), m), &(w, ws))| {
-                for (d, &v) in o.iter_mut().zip(xr) {
-                    *d = m.mul_shoup(v, w, ws);
-                }
-            });
+        y.data_mut().copy_from_slice(x.data());
+        mul_scalars_shoup_assign(ring, &mut y, tinv)?;
         let mut yc = RnsPoly::<Ntt>::from_data(n, x.limbs(), scratch.take_owned(x.data().len()))?;
         yc.data_mut().copy_from_slice(y.data());
         Ok((y, ring.to_coeff(yc)?))

@@ -57,22 +57,32 @@ pub(crate) fn lift_centered_ntt(
     Ok(out)
 }
 
+/// `f(i, q_i, row_i)` for every limb `i` of `p` over `ring`, limbs in
+/// parallel.
+fn for_each_row<R: rnsfhe_math::Representation>(
+    ring: &RnsRing,
+    p: &mut RnsPoly<R>,
+    f: impl Fn(usize, &Modulus, &mut [u64]) + Sync + Send,
+) -> Result<()> {
+    ring.check(p)?;
+    p.data_mut()
+        .par_chunks_exact_mut(ring.n())
+        .zip(ring.moduli().par_iter())
+        .enumerate()
+        .for_each(|(i, (row, m))| f(i, m, row));
+    Ok(())
+}
+
 /// `p ← p·s` for a signed scalar `s` (reduced per limb).
 pub(crate) fn mul_signed_assign<R: rnsfhe_math::Representation>(
     ring: &RnsRing,
     p: &mut RnsPoly<R>,
     s: i64,
 ) -> Result<()> {
-    ring.check(p)?;
-    let n = ring.n();
-    p.data_mut()
-        .par_chunks_exact_mut(n)
-        .zip(ring.moduli().par_iter())
-        .for_each(|(row, m)| {
-            let w = m.reduce_i64(s);
-            rnsfhe_math::ring::scalar_mul_shoup(m, row, w, m.shoup(w));
-        });
-    Ok(())
+    for_each_row(ring, p, |_, m, row| {
+        let w = m.reduce_i64(s);
+        rnsfhe_math::ring::scalar_mul_shoup(m, row, w, m.shoup(w));
+    })
 }
 
 /// `p ← p·w_i` per limb `i` for precomputed `(w_i, shoup)` pairs.
@@ -81,14 +91,11 @@ pub(crate) fn mul_scalars_shoup_assign(
     p: &mut RnsPoly<Ntt>,
     w: &[(u64, u64)],
 ) -> Result<()> {
-    ring.check(p)?;
-    let n = ring.n();
-    p.data_mut()
-        .par_chunks_exact_mut(n)
-        .zip(ring.moduli().par_iter())
-        .zip(w.par_iter())
-        .for_each(|((row, m), &(c, cs))| rnsfhe_math::ring::scalar_mul_shoup(m, row, c, cs));
-    Ok(())
+    check_scalars(ring, w)?;
+    for_each_row(ring, p, |i, m, row| {
+        let (c, cs) = w[i];
+        rnsfhe_math::ring::scalar_mul_shoup(m, row, c, cs);
+    })
 }
 
 /// `acc ← acc + x·w_i` per limb `i` (`w` as in
@@ -99,19 +106,25 @@ pub(crate) fn add_scaled_assign(
     x: &RnsPoly<Ntt>,
     w: &[(u64, u64)],
 ) -> Result<()> {
-    ring.check(acc)?;
     ring.check(x)?;
-    let n = ring.n();
-    acc.data_mut()
-        .par_chunks_exact_mut(n)
-        .zip(x.data().par_chunks_exact(n))
-        .zip(ring.moduli().par_iter())
-        .zip(w.par_iter())
-        .for_each(|(((a, xr), m), &(c, cs))| {
-            for (d, &v) in a.iter_mut().zip(xr) {
-                *d = m.add(*d, m.mul_shoup(v, c, cs));
-            }
-        });
+    check_scalars(ring, w)?;
+    for_each_row(ring, acc, |i, m, a| {
+        let (c, cs) = w[i];
+        for (d, &v) in a.iter_mut().zip(x.limb(i)) {
+            *d = m.add(*d, m.mul_shoup(v, c, cs));
+        }
+    })
+}
+
+/// Errors unless there is one scalar per limb of `ring`.
+fn check_scalars(ring: &RnsRing, w: &[(u64, u64)]) -> Result<()> {
+    if w.len() < ring.limbs() {
+        return Err(Error::InvalidArgument(format!(
+            "{} per-limb scalars for {} limbs",
+            w.len(),
+            ring.limbs()
+        )));
+    }
     Ok(())
 }
 

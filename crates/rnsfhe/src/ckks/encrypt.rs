@@ -8,6 +8,7 @@ use std::sync::Arc;
 use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::embedding::Complex64;
 use rnsfhe_math::sampling::rng_from_os;
+use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
@@ -29,6 +30,24 @@ pub struct Encryptor {
 }
 
 impl Encryptor {
+    /// A public-key encryption `(c_0, c_1)` of `len` values at `scale`
+    /// under the key `key_id` of this context.
+    fn fresh(
+        &self,
+        key_id: u64,
+        [c0, c1]: [RnsPoly<Ntt>; 2],
+        scale: f64,
+        len: usize,
+    ) -> Ciphertext {
+        Ciphertext {
+            params_id: self.ctx.id(),
+            key_id,
+            polys: vec![c0, c1],
+            seed: None,
+            meta: CkksMeta { scale, len },
+        }
+    }
+
     encryptor_constructors!(CkksContext);
 
     /// Encrypts `pt` (at its level and scale) with the public key and an
@@ -45,16 +64,7 @@ impl Encryptor {
         let ring = self.ctx.ring_at(pt.level())?;
         let (mut c0, c1) = encrypt_zero_public(self.ctx.rlwe(), ring, pk, rng)?;
         ring.add_assign(&mut c0, &pt.poly)?;
-        Ok(Ciphertext {
-            params_id: self.ctx.id(),
-            key_id: pk.key_id(),
-            polys: vec![c0, c1],
-            seed: None,
-            meta: CkksMeta {
-                scale: pt.scale,
-                len: pt.len,
-            },
-        })
+        Ok(self.fresh(pk.key_id(), [c0, c1], pt.scale, pt.len))
     }
 
     /// Encodes and encrypts up to `n/2` real values at the default scale
@@ -88,16 +98,7 @@ impl Encryptor {
         let r = encrypt_public_coeff(self.ctx.rlwe(), ring, pk, &m, rng);
         self.ctx.rlwe().scratch.give(m.into_data());
         let (c0, c1) = r?;
-        Ok(Ciphertext {
-            params_id: self.ctx.id(),
-            key_id: pk.key_id(),
-            polys: vec![c0, c1],
-            seed: None,
-            meta: CkksMeta {
-                scale,
-                len: values.len(),
-            },
-        })
+        Ok(self.fresh(pk.key_id(), [c0, c1], scale, values.len()))
     }
 
     /// [`Encryptor::encrypt_symmetric`] drawing from `rng` (seed, then

@@ -112,6 +112,15 @@ impl Plaintext {
 /// (shared by the BFV and BGV plaintexts). Errors with
 /// [`Error::PlaintextTooLong`] or [`Error::PlaintextOutOfRange`].
 pub(crate) fn checked_coefficients(n: usize, t: u64, values: &[u64]) -> Result<Vec<u64>> {
+    check_coefficients(n, t, values)?;
+    let mut coeffs = vec![0u64; n];
+    coeffs[..values.len()].copy_from_slice(values);
+    Ok(coeffs)
+}
+
+/// Errors with [`Error::PlaintextTooLong`] for more than `n` values and
+/// [`Error::PlaintextOutOfRange`] (the first offender) for a value `≥ t`.
+pub(crate) fn check_coefficients(n: usize, t: u64, values: &[u64]) -> Result<()> {
     if values.len() > n {
         return Err(Error::PlaintextTooLong {
             len: values.len(),
@@ -121,7 +130,5 @@ pub(crate) fn checked_coefficients(n: usize, t: u64, values: &[u64]) -> Result<V
     if let Some((index, &value)) = values.iter().enumerate().find(|(_, &v)| v >= t) {
         return Err(Error::PlaintextOutOfRange { index, value, t });
     }
-    let mut coeffs = vec![0u64; n];
-    coeffs[..values.len()].copy_from_slice(values);
-    Ok(coeffs)
+    Ok(())
 }

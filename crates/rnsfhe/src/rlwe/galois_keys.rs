@@ -227,16 +227,6 @@ impl GaloisKeys {
         Self::generate_with_rng(ctx, sk, &elements, rng)
     }
 
-    /// The parameter id of the context the keys were made for.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The key id of the secret key.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
-
     /// The Galois elements held, in increasing order.
     pub fn elements(&self) -> Vec<u64> {
         self.keys.keys().copied().collect()
@@ -299,6 +289,8 @@ impl GaloisKeys {
             .ok_or(Error::MissingGaloisKey { element })
     }
 }
+
+crate::ids::id_accessors!(GaloisKeys);
 
 /// Non-adjacent form of `s` as `(negative, 2^i)` terms.
 fn naf(mut s: u64) -> Vec<(bool, u64)> {

@@ -344,16 +344,6 @@ impl KeySwitchingKey {
         self.seeds.as_deref()
     }
 
-    /// The parameter id of the context the key was made for.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The key id of the secret key the key switches to.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
-
     /// The second-level digit size `w` in bits, if any.
     pub fn digit_bits(&self) -> Option<u32> {
         self.digit_bits
@@ -547,6 +537,8 @@ impl KeySwitchingKey {
             )
     }
 }
+
+crate::ids::id_accessors!(KeySwitchingKey);
 
 /// How [`KeySwitchingKey::switch_rows`] combines the key-switch sum (in NTT
 /// form) with an output row.

@@ -110,16 +110,6 @@ impl PublicKey {
         self.seed.as_ref()
     }
 
-    /// The parameter id of the context the key was made for.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The key id of the secret key.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
-
     /// `pk0 = −[a·s + e]_q` in NTT form.
     pub fn pk0(&self) -> &RnsPoly<Ntt> {
         &self.pk0
@@ -130,6 +120,8 @@ impl PublicKey {
         &self.pk1
     }
 }
+
+crate::ids::id_accessors!(PublicKey);
 
 /// A relinearization key: a key-switching key from `s²` to `s` in RNS
 /// decomposition form (002 §4.5, 003 §2.3; optional second-level digits,

@@ -101,17 +101,6 @@ impl SecretKey {
         })
     }
 
-    /// The parameter id of the context the key was made for.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The key id (a public random tag shared by all keys and ciphertexts
-    /// derived from this secret key).
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
-
     /// The secret coefficients in `{−1, 0, 1}`. **Secret material**: meant
     /// for tests, oracles and serialization only.
     pub fn coefficients(&self) -> &[i64] {
@@ -133,6 +122,8 @@ impl SecretKey {
         ctx.check_id(self.params_id)
     }
 }
+
+crate::ids::id_accessors!(SecretKey);
 
 /// Errors with [`Error::KeyMismatch`] unless `found == expected`.
 pub(crate) fn check_key_id(expected: u64, found: u64) -> Result<()> {

@@ -29,14 +29,6 @@ impl SpecialCiphertext {
     pub fn polys(&self) -> &[RnsPoly<Coeff>] {
         &self.polys
     }
-
-    /// The parameter id of the context that made it.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The id of the secret key it is encrypted under.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
 }
+
+crate::ids::id_accessors!(SpecialCiphertext);

@@ -13,7 +13,8 @@ use crate::bfv::special::arith::{add_assign, mul_prefix_assign};
 use crate::bfv::special::ciphertext::SpecialCiphertext;
 use crate::bfv::special::context::SpecialBfvContext;
 use crate::bfv::special::keys::{os_rng, SpecialPublicKey};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::integer::plaintext::check_coefficients;
 
 /// Encrypts coefficient vectors modulo `t` under a public key.
 #[derive(Clone, Debug)]
@@ -27,12 +28,7 @@ pub struct SpecialEncryptor {
 pub(crate) fn scaled_plaintext(ctx: &SpecialBfvContext, m: &[u64]) -> Result<RnsPoly<Coeff>> {
     let n = ctx.degree();
     let t = ctx.plain_modulus().value();
-    if m.len() > n {
-        return Err(Error::PlaintextTooLong { len: m.len(), n });
-    }
-    if let Some((index, &value)) = m.iter().enumerate().find(|(_, &v)| v >= t) {
-        return Err(Error::PlaintextOutOfRange { index, value, t });
-    }
+    check_coefficients(n, t, m)?;
     let q = ctx.base();
     let mut out = RnsPoly::<Coeff>::zero(n, q.len());
     for ((row, md), &d) in out.limbs_iter_mut().zip(q.moduli()).zip(&ctx.delta) {

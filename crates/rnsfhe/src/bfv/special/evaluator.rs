@@ -44,6 +44,7 @@ use crate::bfv::special::ciphertext::SpecialCiphertext;
 use crate::bfv::special::context::SpecialBfvContext;
 use crate::bfv::special::keys::{check_key, SpecialRelinKey};
 use crate::error::{Error, Result};
+use crate::integer::plaintext::check_coefficients;
 
 /// How [`SpecialEvaluator::multiply`] extends the operands to the
 /// auxiliary base (see the module docs).
@@ -267,12 +268,7 @@ impl SpecialEvaluator {
         let ctx = &*self.ctx;
         let n = ctx.degree();
         let t = ctx.plain_modulus().value();
-        if m.len() > n {
-            return Err(Error::PlaintextTooLong { len: m.len(), n });
-        }
-        if let Some((index, &value)) = m.iter().enumerate().find(|(_, &v)| v >= t) {
-            return Err(Error::PlaintextOutOfRange { index, value, t });
-        }
+        check_coefficients(n, t, m)?;
         let centered: Vec<i64> = m
             .iter()
             .map(|&v| {

@@ -101,17 +101,9 @@ impl SpecialSecretKey {
     pub fn square_coefficients(&self) -> &[i64] {
         &self.s2
     }
-
-    /// The parameter id.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// A public random tag of this key (not key material).
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
 }
+
+crate::ids::id_accessors!(SpecialSecretKey);
 
 /// `[x ⋆ s]_q` for `x` over `q`, through `r` primes (exact when
 /// `n·q/2 < P_r/2`).
@@ -183,17 +175,9 @@ impl SpecialPublicKey {
     pub fn polys(&self) -> &[RnsPoly<Coeff>; 2] {
         &self.p
     }
-
-    /// The parameter id.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The id of the secret key.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
 }
+
+crate::ids::id_accessors!(SpecialPublicKey);
 
 /// The relinearization key: per modulus `q_i` the pair
 /// `([−(a_i⋆s) + e_i + q̂_i·s²]_q, a_i)`, kept as exact lifts to the
@@ -243,17 +227,9 @@ impl SpecialRelinKey {
             k_ntt,
         })
     }
-
-    /// The parameter id.
-    pub fn params_id(&self) -> u64 {
-        self.params_id
-    }
-
-    /// The id of the secret key.
-    pub fn key_id(&self) -> u64 {
-        self.key_id
-    }
 }
+
+crate::ids::id_accessors!(SpecialRelinKey);
 
 /// Errors with [`Error::KeyMismatch`] unless the key ids agree.
 pub(crate) fn check_key(expected: u64, found: u64) -> Result<()> {
