@@ -252,6 +252,6 @@ impl CudaBfv {
 
     /// Returns a ciphertext's buffers to the pool.
     pub fn release(&self, ct: DeviceCiphertext) {
-        self.free_all(ct.polys);
+        crate::ops::release(&self.e, ct);
     }
 }

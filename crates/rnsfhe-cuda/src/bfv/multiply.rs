@@ -36,10 +36,10 @@ impl CudaBfv {
         base + (words * 8) as u64
     }
 
-    /// The Karatsuba tensor of `bn` products over `limbs` rows per
-    /// polynomial: `x = [a0, a1, b0, b1]` input addresses (`zs_in` words
-    /// from one product to the next), output three planar polynomials
-    /// `[c0 of every product | c1 … | c2 …]` at `out`.
+    /// The Karatsuba tensor of `bn` products over `rows`: `x = [a0, a1,
+    /// b0, b1]` input addresses (`zs_in` words from one product to the
+    /// next), output three planar polynomials `[c0 of every product | c1 …
+    /// | c2 …]` at `out`.
     fn tensor_planar(
         &self,
         out: u64,
@@ -48,29 +48,23 @@ impl CudaBfv {
         bn: usize,
         rows: &Rows,
     ) -> Result<()> {
-        let n = self.e.n();
-        let limbs = rows.len();
-        let mut shape = geometry::pointwise(n, limbs)?;
-        shape.grid.2 = bn as u32;
-        let plane = bn * limbs * n;
-        self.e.gpu.launch(
-            "poly_tensor",
-            shape,
-            &[
-                Arg::W(out),
-                Arg::W(Self::at(out, plane)),
-                Arg::W(Self::at(out, 2 * plane)),
-                Arg::W(x[0]),
-                Arg::W(x[1]),
-                Arg::W(x[2]),
-                Arg::W(x[3]),
-                Arg::W(rows.dev.ptr()),
-                Arg::W(self.e.mt.mods_ptr()),
-                Arg::U(n as u32),
-                Arg::W(zs_in as u64),
-                Arg::W((limbs * n) as u64),
-            ],
-        )
+        let zs_out = rows.len() * self.e.n();
+        let plane = bn * zs_out;
+        let outs = [out, Self::at(out, plane), Self::at(out, 2 * plane)];
+        self.e.tensor(outs, (x, zs_in), (bn, zs_out), rows)
+    }
+
+    /// The four input polynomials of a product `(a, b)`, `[a0, a1, b0, b1]`,
+    /// each with whether it is in NTT form.
+    fn operands<'a>(
+        (a, b): &(&'a DeviceCiphertext, &'a DeviceCiphertext),
+    ) -> [(&'a DevPoly, bool); 4] {
+        [
+            (&a.polys[0], a.ntt),
+            (&a.polys[1], a.ntt),
+            (&b.polys[0], b.ntt),
+            (&b.polys[1], b.ntt),
+        ]
     }
 
     /// The products of `pairs` (checked, at most [`Self::batch_cap`]) by
@@ -93,16 +87,8 @@ impl CudaBfv {
         let slot = |j: usize, b: usize| c.row((j * bn + b) * k, n);
         let mut to_coeff = Vec::with_capacity(4 * bn);
         let mut all_ntt = true;
-        for (b, (x, y)) in pairs.iter().enumerate() {
-            for (j, (p, ntt)) in [
-                (&x.polys[0], x.ntt),
-                (&x.polys[1], x.ntt),
-                (&y.polys[0], y.ntt),
-                (&y.polys[1], y.ntt),
-            ]
-            .into_iter()
-            .enumerate()
-            {
+        for (b, pair) in pairs.iter().enumerate() {
+            for (j, (p, ntt)) in Self::operands(pair).into_iter().enumerate() {
                 if ntt {
                     to_coeff.push((slot(j, b), p.ptr()));
                 } else {
@@ -129,16 +115,8 @@ impl CudaBfv {
             let x = self.e.alloc(4 * bn * k)?;
             let mut copy = Vec::with_capacity(4 * bn);
             let mut transform = Vec::new();
-            for (b, (u, v)) in pairs.iter().enumerate() {
-                for (j, (p, ntt)) in [
-                    (&u.polys[0], u.ntt),
-                    (&u.polys[1], u.ntt),
-                    (&v.polys[0], v.ntt),
-                    (&v.polys[1], v.ntt),
-                ]
-                .into_iter()
-                .enumerate()
-                {
+            for (b, pair) in pairs.iter().enumerate() {
+                for (j, (p, ntt)) in Self::operands(pair).into_iter().enumerate() {
                     let dst = x.row((j * bn + b) * k, n);
                     if ntt {
                         copy.push((dst, p.ptr()));
@@ -346,7 +324,7 @@ impl CudaBfv {
                 ],
             )?;
         }
-        self.free_all(vec![tqs, tbs, fl]);
+        self.e.free_all([tqs, tbs, fl]);
         Ok(m)
     }
 

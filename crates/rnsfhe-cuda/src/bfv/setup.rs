@@ -4,14 +4,14 @@
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use rnsfhe::bfv::{BfvContext, GaloisKeys};
+use rnsfhe::bfv::BfvContext;
 use rnsfhe::rnsfhe_math::Modulus;
 
 use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use crate::runtime::{Consts, DevConv, DevPoly, DeviceKsk, Engine, HybridLevel, ModTable, Rows};
+use crate::runtime::{Consts, DevConv, DevPoly, Engine, HybridLevel, ModTable, Rows};
 use crate::tables::{
     big_residue, floor_weights, gaussian_table, BehzDecryptTables, ScaleToBaseTables,
     ScaleToTTables, SkTables, SmMrqTables,
@@ -35,15 +35,6 @@ pub struct DeviceSecretKey {
     pub(super) ctx_id: u64,
     pub(super) key_id: u64,
     pub(super) s: DevPoly,
-}
-
-/// Device Galois keys: per element the key-switching key and the
-/// NTT-form permutation.
-#[derive(Debug)]
-pub struct DeviceGaloisKeys {
-    pub(super) ctx_id: u64,
-    pub(super) cpu: GaloisKeys,
-    pub(super) keys: Vec<(u64, DeviceKsk, DevArray<u32>)>,
 }
 
 pub(super) struct HpsDev {
@@ -303,20 +294,19 @@ impl CudaBfv {
         Ok(())
     }
 
-    // ------------------------------------------------------------ helpers
-
-    /// An NTT-form copy of `p` (transformed when `coeff`).
-    pub(super) fn ntt_copy(&self, p: &DevPoly, coeff: bool) -> Result<DevPoly> {
-        let mut c = self.e.clone_poly(p)?;
-        if coeff {
-            self.e.ntt_forward(&mut c, &self.rows_q)?;
-        }
-        Ok(c)
-    }
-
-    pub(super) fn free_all(&self, v: Vec<DevPoly>) {
-        for p in v {
-            self.e.free(p);
-        }
+    /// NTT-form copies of coefficient-form polynomials over q, transformed
+    /// out of place in one launch sequence.
+    pub(super) fn ntt_copies(&self, polys: &[DevPoly]) -> Result<Vec<DevPoly>> {
+        let copies = polys
+            .iter()
+            .map(|_| self.e.alloc(self.k))
+            .collect::<Result<Vec<_>>>()?;
+        let pairs: Vec<(u64, u64)> = copies
+            .iter()
+            .zip(polys)
+            .map(|(d, s)| (d.ptr(), s.ptr()))
+            .collect();
+        self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+        Ok(copies)
     }
 }

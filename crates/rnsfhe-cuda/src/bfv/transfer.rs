@@ -1,4 +1,6 @@
-//! Moving ciphertexts and keys between host and device.
+//! Moving ciphertexts and keys between host and device (the shared
+//! launch plans of [`crate::ops::transfer`]; here BFV's checks: the top
+//! level, both forms, no second-level digits).
 
 use rnsfhe::bfv::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::rlwe::KeySwitchingKey;
@@ -6,9 +8,11 @@ use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
+use crate::ops::transfer::{download_polys, upload_ksk, upload_polys, upload_secret};
+use crate::ops::{DeviceGaloisKeys, DeviceScheme};
 use crate::runtime::{DevPoly, DeviceKsk};
 
-use super::setup::{CudaBfv, DeviceGaloisKeys, DevicePublicKey, DeviceSecretKey};
+use super::setup::{CudaBfv, DevicePublicKey, DeviceSecretKey};
 
 impl CudaBfv {
     /// Copies a CPU ciphertext (either form, top level) to the device.
@@ -21,18 +25,8 @@ impl CudaBfv {
             )));
         }
         let (polys, ntt) = match (ct.ntt_polys(), ct.coeff_polys()) {
-            (Some(v), _) => (
-                v.iter()
-                    .map(|p| self.e.upload(p.data(), p.limbs()))
-                    .collect::<Result<Vec<_>>>()?,
-                true,
-            ),
-            (None, Some(v)) => (
-                v.iter()
-                    .map(|p| self.e.upload(p.data(), p.limbs()))
-                    .collect::<Result<Vec<_>>>()?,
-                false,
-            ),
+            (Some(v), _) => (upload_polys(&self.e, v)?, true),
+            (None, Some(v)) => (upload_polys(&self.e, v)?, false),
             (None, None) => return Err(CudaError::InvalidArgument("an empty ciphertext".into())),
         };
         Ok(self.new_ct(ct.key_id(), polys, ntt))
@@ -42,22 +36,11 @@ impl CudaBfv {
     pub fn download(&self, ct: &DeviceCiphertext) -> Result<Ciphertext> {
         let (c, p) = self.ids();
         ct.check(c, p)?;
-        let n = self.e.n();
-        let mut datas = Vec::with_capacity(ct.polys.len());
-        for poly in &ct.polys {
-            datas.push((self.e.download(poly)?, poly.limbs()));
-        }
         Ok(if ct.ntt {
-            let v = datas
-                .into_iter()
-                .map(|(d, l)| RnsPoly::<Ntt>::from_data(n, l, d))
-                .collect::<core::result::Result<Vec<_>, _>>()?;
+            let v = download_polys::<Ntt>(&self.e, &ct.polys)?;
             Ciphertext::from_ntt_polys(&self.cpu, ct.key_id, v)?
         } else {
-            let v = datas
-                .into_iter()
-                .map(|(d, l)| RnsPoly::<Coeff>::from_data(n, l, d))
-                .collect::<core::result::Result<Vec<_>, _>>()?;
+            let v = download_polys::<Coeff>(&self.e, &ct.polys)?;
             Ciphertext::from_coeff_polys(&self.cpu, ct.key_id, v)?
         })
     }
@@ -83,15 +66,10 @@ impl CudaBfv {
     /// Uploads a secret key (its NTT form over q, computed here).
     pub fn upload_secret_key(&self, sk: &SecretKey) -> Result<DeviceSecretKey> {
         self.cpu.check_id(sk.params_id())?;
-        let ring = self.cpu.ring();
-        let s = ring.to_ntt(ring.from_signed(sk.coefficients())?)?;
-        let mut data = s.into_data();
-        let r = self.e.upload(&data, self.k);
-        zeroize::Zeroize::zeroize(&mut data);
         Ok(DeviceSecretKey {
             ctx_id: self.ctx.id(),
             key_id: sk.key_id(),
-            s: r?,
+            s: upload_secret(&self.e, self.cpu.ring(), sk, self.k)?,
         })
     }
 
@@ -102,17 +80,7 @@ impl CudaBfv {
                 "RNS-decomposition keys with second-level digits".into(),
             ));
         }
-        let pairs = ksk
-            .keys()
-            .iter()
-            .map(|(a, b)| {
-                Ok((
-                    self.e.upload(a.data(), a.limbs())?,
-                    self.e.upload(b.data(), b.limbs())?,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        DeviceKsk::new(&self.e, self.ctx.id(), ksk.key_id(), pairs, ksk.is_hybrid())
+        upload_ksk(&self.e, self.ctx_id(), ksk)
     }
 
     /// Uploads a relinearization key.
@@ -123,19 +91,6 @@ impl CudaBfv {
     /// Uploads Galois keys (every element they hold).
     pub fn upload_galois_keys(&self, gk: &GaloisKeys) -> Result<DeviceGaloisKeys> {
         self.cpu.check_id(gk.params_id())?;
-        let n = self.e.n();
-        let mut keys = Vec::new();
-        for el in gk.elements() {
-            let ksk = gk
-                .key_switching_key(el)
-                .ok_or(CudaError::InvalidArgument(format!("no key for {el}")))?;
-            let map = crate::tables::galois_ntt_map(n, el);
-            keys.push((el, self.upload_ksk(ksk)?, self.e.gpu.array(&map)?));
-        }
-        Ok(DeviceGaloisKeys {
-            ctx_id: self.ctx.id(),
-            cpu: gk.clone(),
-            keys,
-        })
+        DeviceGaloisKeys::upload(&self.e, self.ctx_id(), gk, |k| self.upload_ksk(k))
     }
 }

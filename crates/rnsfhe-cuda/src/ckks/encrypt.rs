@@ -7,8 +7,7 @@ use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
-use crate::geometry;
-use crate::tables::chacha_key_words;
+use crate::ops::sample::{check_stream, Draws};
 
 use super::setup::{CudaCkks, DeviceCkksKeys};
 
@@ -28,66 +27,13 @@ impl CudaCkks {
             .pk
             .as_ref()
             .ok_or(CudaError::InvalidArgument("no public key uploaded".into()))?;
-        if rng.get_stream() != 0 {
-            return Err(CudaError::Unsupported(
-                "ChaCha20Rng streams other than 0".into(),
-            ));
-        }
+        check_stream(rng)?;
         let n = self.e.n();
         let k = self.q.len();
         let kl = pt.level() + 1;
         let (rows_q, rows_q1, _, p1_mod, p1_inv) = self.level(kl)?;
-        let g = &self.e.gpu;
-        let key = chacha_key_words(&rng.get_seed());
-        let mut state = [0u64; 8];
-        state[0] = u64::try_from(rng.get_word_pos())
-            .map_err(|_| CudaError::Unsupported("rng word position beyond 2^64".into()))?;
-        for (i, pair) in key.chunks_exact(2).enumerate() {
-            state[4 + i] = u64::from(pair[0]) | (u64::from(pair[1]) << 32);
-        }
-        let st = g.upload(&state)?;
-        let mut status = g.take(1)?;
-        g.zero(&mut status)?;
-        let key_ptr = st.at(4);
-        let u = self.e.alloc(1)?;
-        let e0 = self.e.alloc(1)?;
-        let e1 = self.e.alloc(1)?;
-        g.launch(
-            "sample_ternary",
-            geometry::sampler_block(),
-            &[
-                Arg::W(u.ptr()),
-                Arg::U(n as u32),
-                Arg::W(key_ptr),
-                Arg::W(st.at(0)),
-                Arg::W(st.at(1)),
-                Arg::U(geometry::ternary_budget(n) as u32),
-                Arg::W(status.ptr()),
-            ],
-        )?;
-        for (i, e) in [(1usize, &e0), (2, &e1)] {
-            g.launch(
-                "sample_gaussian",
-                geometry::pointwise(n, 1)?,
-                &[
-                    Arg::W(e.ptr()),
-                    Arg::U(n as u32),
-                    Arg::W(key_ptr),
-                    Arg::W(st.at(i)),
-                    Arg::W(self.gauss.ptr()),
-                    Arg::U(self.gauss_len as u32),
-                ],
-            )?;
-            g.launch(
-                "advance_gaussian",
-                geometry::Launch {
-                    grid: (1, 1, 1),
-                    block: (1, 1, 1),
-                    shared_bytes: 0,
-                },
-                &[Arg::W(st.at(i + 1)), Arg::W(st.at(i)), Arg::U(n as u32)],
-            )?;
-        }
+        let draws = Draws::sample(&self.e, rng, &self.gauss, self.gauss_len)?;
+        let [e0, e1] = &draws.e;
         let over_qp = pk0.limbs() > k;
         let mut out = Vec::with_capacity(2);
         if over_qp {
@@ -95,14 +41,11 @@ impl CudaCkks {
             // coefficients, c = [x_p + e_b]_{p_1}, d = [e_b − v]_{q_i},
             // out = (x_q + NTT(d))·p_1^{-1}.
             let mut uu = self.e.alloc(kl + 1)?;
-            self.e.pointwise(
-                "poly_from_signed",
-                rows_q1,
-                &[Arg::W(uu.ptr()), Arg::W(u.ptr())],
-            )?;
+            self.e
+                .unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q1)?;
             self.e.ntt_forward(&mut uu, rows_q1)?;
             let p1 = self.special[0];
-            for (pk, e) in [(pk0, &e0), (pk1, &e1)] {
+            for (pk, e) in [(pk0, e0), (pk1, e1)] {
                 let x = self.e.alloc(kl + 1)?;
                 self.e
                     .binary("poly_mul", x.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
@@ -137,17 +80,9 @@ impl CudaCkks {
                 )?;
                 self.e.ntt_forward(&mut d, rows_q)?;
                 let o = self.e.alloc(kl)?;
-                self.e.pointwise(
-                    "poly_add_then_scalar",
-                    rows_q,
-                    &[
-                        Arg::W(o.ptr()),
-                        Arg::W(x.ptr()),
-                        Arg::W(d.ptr()),
-                        Arg::W(p1_inv.w.ptr()),
-                        Arg::W(p1_inv.ws.ptr()),
-                    ],
-                )?;
+                let ptrs = (o.ptr(), x.ptr(), d.ptr());
+                self.e
+                    .binary_scaled("poly_add_then_scalar", ptrs, p1_inv, rows_q)?;
                 for p in [x, cp, d] {
                     self.e.free(p);
                 }
@@ -156,19 +91,12 @@ impl CudaCkks {
             self.e.free(uu);
         } else {
             let mut uu = self.e.alloc(kl)?;
-            self.e.pointwise(
-                "poly_from_signed",
-                rows_q,
-                &[Arg::W(uu.ptr()), Arg::W(u.ptr())],
-            )?;
+            self.e
+                .unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q)?;
             self.e.ntt_forward(&mut uu, rows_q)?;
-            for (pk, e) in [(pk0, &e0), (pk1, &e1)] {
+            for (pk, e) in [(pk0, e0), (pk1, e1)] {
                 let mut c = self.e.alloc(kl)?;
-                self.e.pointwise(
-                    "poly_from_signed",
-                    rows_q,
-                    &[Arg::W(c.ptr()), Arg::W(e.ptr())],
-                )?;
+                self.e.unary("poly_from_signed", c.ptr(), e.ptr(), rows_q)?;
                 self.e.ntt_forward(&mut c, rows_q)?;
                 self.e
                     .binary("poly_mul_acc", c.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
@@ -182,17 +110,7 @@ impl CudaCkks {
                 .binary("poly_add", c0.ptr(), c0.ptr(), m.ptr(), rows_q)?;
         }
         self.e.free(m);
-        let words = g.download(&st, 4)?;
-        let flag = g.download(&status, 1)?;
-        for p in [u, e0, e1] {
-            self.e.free(p);
-        }
-        g.give(st);
-        g.give(status);
-        if flag.first().copied().unwrap_or(1) & 0xffff_ffff != 0 {
-            return Err(CudaError::SamplerBudget);
-        }
-        rng.set_word_pos(u128::from(words.get(3).copied().unwrap_or(0)));
+        draws.finish(&self.e, rng)?;
         Ok(self.new_ct(keys.key_id, out, pt.scale(), pt.len()))
     }
 

@@ -1,12 +1,14 @@
-//! Conjugation, slot sums, copies and rotations (Galois automorphisms with
-//! key switching).
+//! Conjugation, slot sums and rotations (the Galois automorphisms of
+//! [`crate::ops::galois`]) and CKKS's side of the shared launch plans
+//! ([`DeviceScheme`]): ciphertexts at any level, NTT form only,
+//! automorphisms key-switched by hybrid ModUp / ModDown.
 
 use rnsfhe::rlwe::SchemeContext;
 
 use crate::context::DeviceCiphertext;
-use crate::device::Arg;
-use crate::error::{check_id, CudaError, Result};
-use crate::geometry;
+use crate::error::Result;
+use crate::ops::{galois, DeviceScheme};
+use crate::runtime::{DevPoly, DeviceKsk, Engine, Rows};
 
 use super::setup::{CudaCkks, DeviceCkksGaloisKeys};
 
@@ -18,16 +20,9 @@ impl CudaCkks {
         a: &DeviceCiphertext,
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        self.check(a)?;
-        check_id(self.ctx.id(), gk.ctx_id)?;
-        if gk.cpu.key_id() != a.key_id {
-            return Err(CudaError::KeyMismatch("Galois keys".into()));
-        }
-        self.apply_galois(
-            a,
-            rnsfhe::rlwe::galois_keys::conjugation_element(self.e.n()),
-            gk,
-        )
+        galois::check_keys(self, a, gk)?;
+        let el = rnsfhe::rlwe::galois_keys::conjugation_element(self.e.n());
+        galois::apply(self, a, el, gk)
     }
 
     /// Every slot set to the sum of all `n/2` slots (`Evaluator::sum_slots`:
@@ -39,7 +34,7 @@ impl CudaCkks {
     ) -> Result<DeviceCiphertext> {
         self.check(a)?;
         let half = self.e.n() / 2;
-        let mut acc = self.copy(a)?;
+        let mut acc = crate::ops::copy(&self.e, a)?;
         let mut step = 1usize;
         while step < half {
             let r = self.rotate(&acc, step as i64, gk)?;
@@ -53,16 +48,6 @@ impl CudaCkks {
         Ok(acc)
     }
 
-    /// A copy of `a` on the device.
-    fn copy(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext> {
-        let polys = a
-            .polys
-            .iter()
-            .map(|p| self.e.clone_poly(p))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(self.new_ct(a.key_id, polys, a.scale, a.len))
-    }
-
     /// Rotates the slots left by `steps` (`Evaluator::rotate`).
     pub fn rotate(
         &self,
@@ -70,73 +55,44 @@ impl CudaCkks {
         steps: i64,
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        self.check(a)?;
-        check_id(self.ctx.id(), gk.ctx_id)?;
-        if gk.cpu.key_id() != a.key_id {
-            return Err(CudaError::KeyMismatch("Galois keys".into()));
-        }
-        let g = self.cpu.rlwe().rotation_generator();
-        let elements = gk.cpu.rotation_elements(self.e.n(), g, steps)?;
-        crate::context::apply_in_turn(
-            a,
-            None,
-            &elements,
-            |x, el| self.apply_galois(x, el, gk),
-            |c| self.release(c),
-            || self.copy(a),
-        )
+        galois::rotate(self, a, steps, gk)
+    }
+}
+
+impl DeviceScheme for CudaCkks {
+    fn engine(&self) -> &Engine {
+        &self.e
     }
 
-    fn apply_galois(
-        &self,
-        a: &DeviceCiphertext,
-        el: u64,
-        gk: &DeviceCkksGaloisKeys,
-    ) -> Result<DeviceCiphertext> {
-        let (_, key, map) = gk
-            .keys
-            .iter()
-            .find(|(e, _, _)| *e == el)
-            .ok_or(CudaError::Scheme(rnsfhe::Error::MissingGaloisKey {
-                element: el,
-            }))?;
-        if a.size() != 2 {
-            return Err(CudaError::InvalidArgument(
-                "rotation needs 2 polynomials".into(),
-            ));
-        }
-        let n = self.e.n();
-        let kl = a.limbs();
-        let (rows_q, _, lv, ..) = self.level(kl)?;
-        let shape = geometry::pointwise(n, kl)?;
-        let c0 = self.e.alloc(kl)?;
-        let mut c1 = self.e.alloc(kl)?;
-        self.e.gpu.launch(
-            "poly_permute",
-            shape,
-            &[
-                Arg::W(c0.ptr()),
-                Arg::W(a.polys[0].ptr()),
-                Arg::W(map.ptr()),
-                Arg::U(n as u32),
-            ],
-        )?;
-        self.e.gpu.launch(
-            "poly_permute",
-            shape,
-            &[
-                Arg::W(c1.ptr()),
-                Arg::W(a.polys[1].ptr()),
-                Arg::W(map.ptr()),
-                Arg::U(n as u32),
-            ],
-        )?;
-        self.e.ntt_inverse(&mut c1, rows_q)?;
+    fn ctx_id(&self) -> u64 {
+        self.ctx.id()
+    }
+
+    fn check_ct(&self, ct: &DeviceCiphertext) -> Result<()> {
+        self.check(ct)
+    }
+
+    fn rows_q(&self, limbs: usize) -> Result<&Rows> {
+        Ok(&self.level(limbs)?.0)
+    }
+
+    fn rotation_generator(&self) -> u64 {
+        self.cpu.rlwe().rotation_generator()
+    }
+
+    /// CKKS ciphertexts are always in NTT form.
+    fn ntt_form(&self, _a: &DeviceCiphertext) -> Result<Option<DeviceCiphertext>> {
+        Ok(None)
+    }
+
+    /// Hybrid key switch of `σ(c_1)` at its level, `ks_0` added to `c0`.
+    fn switch_galois(&self, c0: DevPoly, c1: DevPoly, key: &DeviceKsk) -> Result<[DevPoly; 2]> {
+        let (rows_q, _, lv, ..) = self.level(c1.limbs())?;
         let (k0, k1) = self.e.hybrid_switch(lv, key, &c1)?;
         self.e.free(c1);
         self.e
             .binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), rows_q)?;
         self.e.free(k0);
-        Ok(self.new_ct(a.key_id, vec![c0, k1], a.scale, a.len))
+        Ok([c0, k1])
     }
 }

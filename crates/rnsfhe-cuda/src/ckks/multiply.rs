@@ -5,6 +5,7 @@ use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
+use crate::ops::arith::check_pair;
 use crate::runtime::{DevPoly, DeviceKsk};
 
 use super::setup::CudaCkks;
@@ -13,11 +14,7 @@ impl CudaCkks {
     /// The tensor `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` (`Evaluator::multiply`
     /// at equal levels): a 3-polynomial ciphertext at scale `Δ_a·Δ_b`.
     pub fn multiply(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
-        self.check(a)?;
-        self.check(b)?;
-        if a.key_id != b.key_id {
-            return Err(CudaError::KeyMismatch("multiply".into()));
-        }
+        check_pair(self, a, b, "multiply")?;
         let kl = a.limbs();
         if b.limbs() != kl || a.size() != 2 || b.size() != 2 {
             return Err(CudaError::InvalidArgument(
@@ -25,26 +22,10 @@ impl CudaCkks {
             ));
         }
         let (rows_q, ..) = self.level(kl)?;
-        let n = self.e.n();
         let d: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(kl)).collect::<Result<_>>()?;
-        self.e.gpu.launch(
-            "poly_tensor",
-            geometry::pointwise(n, kl)?,
-            &[
-                Arg::W(d[0].ptr()),
-                Arg::W(d[1].ptr()),
-                Arg::W(d[2].ptr()),
-                Arg::W(a.polys[0].ptr()),
-                Arg::W(a.polys[1].ptr()),
-                Arg::W(b.polys[0].ptr()),
-                Arg::W(b.polys[1].ptr()),
-                Arg::W(rows_q.dev.ptr()),
-                Arg::W(self.e.mt.mods_ptr()),
-                Arg::U(n as u32),
-                Arg::W(0),
-                Arg::W(0),
-            ],
-        )?;
+        let x = [&a.polys[0], &a.polys[1], &b.polys[0], &b.polys[1]].map(DevPoly::ptr);
+        self.e
+            .tensor([0, 1, 2].map(|j| d[j].ptr()), (x, 0), (1, 0), rows_q)?;
         Ok(self.new_ct(a.key_id, d, a.scale * b.scale, a.len.max(b.len)))
     }
 
@@ -125,17 +106,9 @@ impl CudaCkks {
         let mut out = Vec::with_capacity(size);
         for (b, p) in a.polys.iter().enumerate() {
             let o = self.e.alloc(low)?;
-            self.e.pointwise(
-                "poly_sub_then_scalar",
-                rows_low,
-                &[
-                    Arg::W(o.ptr()),
-                    Arg::W(p.ptr()),
-                    Arg::W(corr.row(b * low, n)),
-                    Arg::W(rs.inv.w.ptr()),
-                    Arg::W(rs.inv.ws.ptr()),
-                ],
-            )?;
+            let ptrs = (o.ptr(), p.ptr(), corr.row(b * low, n));
+            self.e
+                .binary_scaled("poly_sub_then_scalar", ptrs, &rs.inv, rows_low)?;
             out.push(o);
         }
         self.e.free(tail);
@@ -248,26 +221,9 @@ impl CudaCkks {
                 let p = [0, 1, 2, 3].map(|j| x.row(j * kl, n));
                 (Some(x), p, 4 * kl * n)
             };
-            let mut shape = geometry::pointwise(n, kl)?;
-            shape.grid.2 = bn as u32;
-            self.e.gpu.launch(
-                "poly_tensor",
-                shape,
-                &[
-                    Arg::W(d.ptr()),
-                    Arg::W(d.row(kl, n)),
-                    Arg::W(d.row(2 * kl, n)),
-                    Arg::W(tensor_in[0]),
-                    Arg::W(tensor_in[1]),
-                    Arg::W(tensor_in[2]),
-                    Arg::W(tensor_in[3]),
-                    Arg::W(rows_q.dev.ptr()),
-                    Arg::W(self.e.mt.mods_ptr()),
-                    Arg::U(n as u32),
-                    Arg::W(zs_in as u64),
-                    Arg::W((3 * kl * n) as u64),
-                ],
-            )?;
+            let outs = [0, 1, 2].map(|j| d.row(j * kl, n));
+            self.e
+                .tensor(outs, (tensor_in, zs_in), (bn, 3 * kl * n), rows_q)?;
             if let Some(x) = x {
                 self.e.free(x);
             }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rnsfhe::ckks::{CkksContext, GaloisKeys};
+use rnsfhe::ckks::CkksContext;
 use rnsfhe::rlwe::SchemeContext;
 use rnsfhe::rnsfhe_math::Modulus;
 
@@ -11,7 +11,7 @@ use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use crate::runtime::{Consts, DevPoly, DeviceKsk, Engine, HybridLevel, ModTable, Rows};
+use crate::runtime::{Consts, DevPoly, Engine, HybridLevel, ModTable, Rows};
 use crate::tables::gaussian_table;
 
 /// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)`.
@@ -23,13 +23,9 @@ pub struct DeviceCkksKeys {
     pub(super) s: Option<DevPoly>,
 }
 
-/// Device Galois keys of CKKS.
-#[derive(Debug)]
-pub struct DeviceCkksGaloisKeys {
-    pub(super) ctx_id: u64,
-    pub(super) cpu: GaloisKeys,
-    pub(super) keys: Vec<(u64, DeviceKsk, DevArray<u32>)>,
-}
+/// Device Galois keys of CKKS (the type BFV's are:
+/// [`crate::bfv::DeviceGaloisKeys`]).
+pub type DeviceCkksGaloisKeys = crate::ops::DeviceGaloisKeys;
 
 /// CKKS operations of one [`CkksContext`] on one [`CudaContext`].
 pub struct CudaCkks {
@@ -171,9 +167,7 @@ impl CudaCkks {
 
     /// Returns a ciphertext's buffers to the pool.
     pub fn release(&self, ct: DeviceCiphertext) {
-        for p in ct.polys {
-            self.e.free(p);
-        }
+        crate::ops::release(&self.e, ct);
     }
 
     /// The CPU context.

@@ -1,43 +1,31 @@
-//! Moving ciphertexts and keys between host and device.
+//! Moving ciphertexts and keys between host and device (the shared
+//! launch plans of [`crate::ops::transfer`]; here CKKS's checks: any
+//! level, NTT form, hybrid keys only).
 
 use rnsfhe::ckks::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::rlwe::KeySwitchingKey;
-use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
+use rnsfhe::rnsfhe_math::Ntt;
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
+use crate::ops::transfer::{download_polys, upload_ksk, upload_polys, upload_secret};
+use crate::ops::{DeviceGaloisKeys, DeviceScheme};
 use crate::runtime::DeviceKsk;
-use crate::tables::galois_ntt_map;
 
-use super::setup::{CudaCkks, DeviceCkksGaloisKeys, DeviceCkksKeys};
+use super::setup::{CudaCkks, DeviceCkksKeys};
 
 impl CudaCkks {
     /// Copies a CPU ciphertext to the device.
     pub fn upload(&self, ct: &Ciphertext) -> Result<DeviceCiphertext> {
         self.cpu.check_id(ct.params_id())?;
-        let polys = ct
-            .polys()
-            .iter()
-            .map(|p| self.e.upload(p.data(), p.limbs()))
-            .collect::<Result<Vec<_>>>()?;
+        let polys = upload_polys(&self.e, ct.polys())?;
         Ok(self.new_ct(ct.key_id(), polys, ct.scale(), ct.len()))
     }
 
     /// Copies a device ciphertext back.
     pub fn download(&self, ct: &DeviceCiphertext) -> Result<Ciphertext> {
         self.check(ct)?;
-        let n = self.e.n();
-        let polys = ct
-            .polys
-            .iter()
-            .map(|p| {
-                Ok(RnsPoly::<Ntt>::from_data(
-                    n,
-                    p.limbs(),
-                    self.e.download(p)?,
-                )?)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let polys = download_polys::<Ntt>(&self.e, &ct.polys)?;
         Ok(Ciphertext::from_parts(
             &self.cpu, ct.key_id, ct.scale, ct.len, polys,
         )?)
@@ -69,12 +57,7 @@ impl CudaCkks {
                 }
                 key_id = Some(sk.key_id());
                 let ring = self.cpu.ring_at(self.cpu.max_level())?;
-                let mut data = ring
-                    .to_ntt(ring.from_signed(sk.coefficients())?)?
-                    .into_data();
-                let r = self.e.upload(&data, self.q.len());
-                zeroize::Zeroize::zeroize(&mut data);
-                Some(r?)
+                Some(upload_secret(&self.e, ring, sk, self.q.len())?)
             }
             None => None,
         };
@@ -93,17 +76,7 @@ impl CudaCkks {
                 "CKKS keys without special primes".into(),
             ));
         }
-        let pairs = ksk
-            .keys()
-            .iter()
-            .map(|(a, b)| {
-                Ok((
-                    self.e.upload(a.data(), a.limbs())?,
-                    self.e.upload(b.data(), b.limbs())?,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        DeviceKsk::new(&self.e, self.ctx.id(), ksk.key_id(), pairs, true)
+        upload_ksk(&self.e, self.ctx_id(), ksk)
     }
 
     /// Uploads a relinearization key.
@@ -112,23 +85,8 @@ impl CudaCkks {
     }
 
     /// Uploads Galois keys.
-    pub fn upload_galois_keys(&self, gk: &GaloisKeys) -> Result<DeviceCkksGaloisKeys> {
+    pub fn upload_galois_keys(&self, gk: &GaloisKeys) -> Result<DeviceGaloisKeys> {
         self.cpu.check_id(gk.params_id())?;
-        let mut keys = Vec::new();
-        for el in gk.elements() {
-            let ksk = gk
-                .key_switching_key(el)
-                .ok_or(CudaError::InvalidArgument(format!("no key for {el}")))?;
-            keys.push((
-                el,
-                self.upload_ksk(ksk)?,
-                self.e.gpu.array(&galois_ntt_map(self.e.n(), el))?,
-            ));
-        }
-        Ok(DeviceCkksGaloisKeys {
-            ctx_id: self.ctx.id(),
-            cpu: gk.clone(),
-            keys,
-        })
+        DeviceGaloisKeys::upload(&self.e, self.ctx_id(), gk, |k| self.upload_ksk(k))
     }
 }
