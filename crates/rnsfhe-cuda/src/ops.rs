@@ -15,6 +15,8 @@ pub(crate) mod galois;
 pub(crate) mod sample;
 pub(crate) mod transfer;
 
+use rnsfhe::rlwe::KeySwitchingKey;
+
 use crate::context::DeviceCiphertext;
 use crate::error::Result;
 use crate::runtime::{DevPoly, DeviceKsk, Engine, Rows};
@@ -30,6 +32,14 @@ pub(crate) trait DeviceScheme {
 
     /// The id of the [`crate::CudaContext`] the backend runs on.
     fn ctx_id(&self) -> u64;
+
+    /// Checks that an object of the CPU library (a key, a plaintext) was
+    /// made for this backend's parameters.
+    fn check_params(&self, params_id: u64) -> Result<()>;
+
+    /// Checks that a key-switching key is one this backend can use (its
+    /// parameters and key-switching method).
+    fn check_ksk(&self, ksk: &KeySwitchingKey) -> Result<()>;
 
     /// Checks that `ct` belongs to this backend and has a shape its
     /// operations take (BFV: the top level).

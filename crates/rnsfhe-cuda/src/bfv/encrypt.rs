@@ -30,7 +30,7 @@ impl CudaBfv {
         check_id(self.ctx.id(), pk.ctx_id)?;
         self.cpu.check_id(pt.params_id())?;
         check_stream(rng)?;
-        let draws = Draws::sample(&self.e, rng, &self.gauss, self.gauss_len)?;
+        let draws = Draws::sample(&self.e, rng, &self.gauss)?;
         let [e1, e2] = &draws.e;
         let g = &self.e.gpu;
         let msg = g.upload(pt.coefficients())?;
@@ -112,11 +112,7 @@ impl CudaBfv {
         let last = polys.len() - 1;
         for (i, &c) in polys[..last].iter().enumerate().rev() {
             let acc = if i + 1 == last { polys[last] } else { x.ptr() };
-            self.e.pointwise(
-                "poly_mul_add",
-                &self.rows_q,
-                &[Arg::W(x.ptr()), Arg::W(acc), Arg::W(sk.s.ptr()), Arg::W(c)],
-            )?;
+            self.e.mul_add(x.ptr(), acc, sk.s.ptr(), c, &self.rows_q)?;
         }
         self.e.free_all(copies);
         self.e.ntt_inverse(&mut x, &self.rows_q)?;

@@ -4,7 +4,9 @@
 //! decomposition or hybrid ([`CudaBfv::switch_into`]).
 
 use crate::context::DeviceCiphertext;
-use crate::error::Result;
+use rnsfhe::rlwe::KeySwitchingKey;
+
+use crate::error::{CudaError, Result};
 use crate::ops::{galois, DeviceGaloisKeys, DeviceScheme};
 use crate::runtime::{DevPoly, DeviceKsk, Engine, Rows};
 
@@ -40,6 +42,21 @@ impl DeviceScheme for CudaBfv {
 
     fn check_ct(&self, ct: &DeviceCiphertext) -> Result<()> {
         self.check_top(ct)
+    }
+
+    fn check_params(&self, params_id: u64) -> Result<()> {
+        Ok(self.cpu.check_id(params_id)?)
+    }
+
+    /// RNS-decomposition keys without second-level digits, or hybrid.
+    fn check_ksk(&self, ksk: &KeySwitchingKey) -> Result<()> {
+        self.cpu.check_id(ksk.params_id())?;
+        if !ksk.is_hybrid() && ksk.digit_bits().is_some() {
+            return Err(CudaError::Unsupported(
+                "RNS-decomposition keys with second-level digits".into(),
+            ));
+        }
+        Ok(())
     }
 
     fn rows_q(&self, _limbs: usize) -> Result<&Rows> {

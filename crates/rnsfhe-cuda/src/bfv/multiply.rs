@@ -6,6 +6,7 @@ use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{CudaError, Result};
 use crate::geometry;
+use crate::ops::arith::operands;
 use crate::runtime::{DevPoly, Rows};
 
 use super::setup::{CudaBfv, M_TILDE};
@@ -59,12 +60,9 @@ impl CudaBfv {
     fn operands<'a>(
         (a, b): &(&'a DeviceCiphertext, &'a DeviceCiphertext),
     ) -> [(&'a DevPoly, bool); 4] {
-        [
-            (&a.polys[0], a.ntt),
-            (&a.polys[1], a.ntt),
-            (&b.polys[0], b.ntt),
-            (&b.polys[1], b.ntt),
-        ]
+        let forms = [a.ntt, a.ntt, b.ntt, b.ntt];
+        let polys = operands(a, b);
+        [0, 1, 2, 3].map(|j| (polys[j], forms[j]))
     }
 
     /// The products of `pairs` (checked, at most [`Self::batch_cap`]) by
@@ -104,13 +102,7 @@ impl CudaBfv {
         // coefficient-form ones transformed there from C).
         let (x_ntt, tensor_in, zs_in) = if bn == 1 && all_ntt {
             let (x, y) = pairs[0];
-            let ptrs = [
-                x.polys[0].ptr(),
-                x.polys[1].ptr(),
-                y.polys[0].ptr(),
-                y.polys[1].ptr(),
-            ];
-            (None, ptrs, 0)
+            (None, operands(x, y).map(DevPoly::ptr), 0)
         } else {
             let x = self.e.alloc(4 * bn * k)?;
             let mut copy = Vec::with_capacity(4 * bn);

@@ -11,10 +11,11 @@ use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
+use crate::ops::sample::GaussTable;
 use crate::runtime::{Consts, DevConv, DevPoly, Engine, HybridLevel, ModTable, Rows};
 use crate::tables::{
-    big_residue, floor_weights, gaussian_table, BehzDecryptTables, ScaleToBaseTables,
-    ScaleToTTables, SkTables, SmMrqTables,
+    big_residue, floor_weights, BehzDecryptTables, ScaleToBaseTables, ScaleToTTables, SkTables,
+    SmMrqTables,
 };
 
 /// BEHZ's redundant Montgomery modulus `m̃` (rnsfhe's `M_TILDE`).
@@ -88,8 +89,7 @@ pub struct CudaBfv {
     pub(super) hps: HpsDev,
     pub(super) behz: BehzDev,
     pub(super) hybrid: Option<HybridLevel>,
-    pub(super) gauss: DevArray<u64>,
-    pub(super) gauss_len: usize,
+    pub(super) gauss: GaussTable,
 }
 
 impl core::fmt::Debug for CudaBfv {
@@ -238,7 +238,6 @@ impl CudaBfv {
             }
             _ => None,
         };
-        let table = gaussian_table(cpu.gaussian());
         let ident: Vec<u32> = (0..k as u32).collect();
         Ok(Self {
             rows_q: e.mt.rows(g, &q)?,
@@ -247,8 +246,7 @@ impl CudaBfv {
             rows_qb3: e.mt.rows(g, &[&q[..], &q, &q, &bsk, &bsk, &bsk].concat())?,
             key_rows_q: g.array(&ident)?,
             delta: Consts::new(g, &delta, &q)?,
-            gauss: g.array(&table)?,
-            gauss_len: table.len(),
+            gauss: GaussTable::new(g, cpu.gaussian())?,
             ctx: ctx.clone(),
             cpu: Arc::clone(cpu),
             k,

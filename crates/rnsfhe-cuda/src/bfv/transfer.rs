@@ -3,13 +3,12 @@
 //! level, both forms, no second-level digits).
 
 use rnsfhe::bfv::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
-use rnsfhe::rlwe::KeySwitchingKey;
 use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
 use crate::ops::transfer::{download_polys, upload_ksk, upload_polys, upload_secret};
-use crate::ops::{DeviceGaloisKeys, DeviceScheme};
+use crate::ops::DeviceGaloisKeys;
 use crate::runtime::{DevPoly, DeviceKsk};
 
 use super::setup::{CudaBfv, DevicePublicKey, DeviceSecretKey};
@@ -73,24 +72,13 @@ impl CudaBfv {
         })
     }
 
-    fn upload_ksk(&self, ksk: &KeySwitchingKey) -> Result<DeviceKsk> {
-        self.cpu.check_id(ksk.params_id())?;
-        if !ksk.is_hybrid() && ksk.digit_bits().is_some() {
-            return Err(CudaError::Unsupported(
-                "RNS-decomposition keys with second-level digits".into(),
-            ));
-        }
-        upload_ksk(&self.e, self.ctx_id(), ksk)
-    }
-
     /// Uploads a relinearization key.
     pub fn upload_relin_key(&self, rk: &RelinKey) -> Result<DeviceKsk> {
-        self.upload_ksk(rk.key_switching_key())
+        upload_ksk(self, rk.key_switching_key())
     }
 
     /// Uploads Galois keys (every element they hold).
     pub fn upload_galois_keys(&self, gk: &GaloisKeys) -> Result<DeviceGaloisKeys> {
-        self.cpu.check_id(gk.params_id())?;
-        DeviceGaloisKeys::upload(&self.e, self.ctx_id(), gk, |k| self.upload_ksk(k))
+        DeviceGaloisKeys::upload(self, gk)
     }
 }

@@ -32,7 +32,7 @@ impl CudaCkks {
         let k = self.q.len();
         let kl = pt.level() + 1;
         let (rows_q, rows_q1, _, p1_mod, p1_inv) = self.level(kl)?;
-        let draws = Draws::sample(&self.e, rng, &self.gauss, self.gauss_len)?;
+        let draws = Draws::sample(&self.e, rng, &self.gauss)?;
         let [e0, e1] = &draws.e;
         let over_qp = pk0.limbs() > k;
         let mut out = Vec::with_capacity(2);
@@ -134,16 +134,7 @@ impl CudaCkks {
             .ok_or_else(|| CudaError::InvalidArgument("empty".into()))?;
         let h = self.e.clone_poly(last)?;
         for c in ct.polys[..ct.polys.len() - 1].iter().rev() {
-            self.e.pointwise(
-                "poly_mul_add",
-                rows_q,
-                &[
-                    Arg::W(h.ptr()),
-                    Arg::W(h.ptr()),
-                    Arg::W(s.ptr()),
-                    Arg::W(c.ptr()),
-                ],
-            )?;
+            self.e.mul_add(h.ptr(), h.ptr(), s.ptr(), c.ptr(), rows_q)?;
         }
         let data = self.e.download(&h)?;
         self.e.free(h);

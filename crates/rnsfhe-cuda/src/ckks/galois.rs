@@ -3,10 +3,10 @@
 //! ([`DeviceScheme`]): ciphertexts at any level, NTT form only,
 //! automorphisms key-switched by hybrid ModUp / ModDown.
 
-use rnsfhe::rlwe::SchemeContext;
+use rnsfhe::rlwe::{KeySwitchingKey, SchemeContext};
 
 use crate::context::DeviceCiphertext;
-use crate::error::Result;
+use crate::error::{CudaError, Result};
 use crate::ops::{galois, DeviceScheme};
 use crate::runtime::{DevPoly, DeviceKsk, Engine, Rows};
 
@@ -70,6 +70,21 @@ impl DeviceScheme for CudaCkks {
 
     fn check_ct(&self, ct: &DeviceCiphertext) -> Result<()> {
         self.check(ct)
+    }
+
+    fn check_params(&self, params_id: u64) -> Result<()> {
+        Ok(self.cpu.check_id(params_id)?)
+    }
+
+    /// Hybrid keys only.
+    fn check_ksk(&self, ksk: &KeySwitchingKey) -> Result<()> {
+        self.cpu.check_id(ksk.params_id())?;
+        if !ksk.is_hybrid() {
+            return Err(CudaError::Unsupported(
+                "CKKS keys without special primes".into(),
+            ));
+        }
+        Ok(())
     }
 
     fn rows_q(&self, limbs: usize) -> Result<&Rows> {

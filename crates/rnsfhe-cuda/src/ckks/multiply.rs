@@ -5,7 +5,7 @@ use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
-use crate::ops::arith::check_pair;
+use crate::ops::arith::{check_pair, operands};
 use crate::runtime::{DevPoly, DeviceKsk};
 
 use super::setup::CudaCkks;
@@ -23,7 +23,7 @@ impl CudaCkks {
         }
         let (rows_q, ..) = self.level(kl)?;
         let d: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(kl)).collect::<Result<_>>()?;
-        let x = [&a.polys[0], &a.polys[1], &b.polys[0], &b.polys[1]].map(DevPoly::ptr);
+        let x = operands(a, b).map(DevPoly::ptr);
         self.e
             .tensor([0, 1, 2].map(|j| d[j].ptr()), (x, 0), (1, 0), rows_q)?;
         Ok(self.new_ct(a.key_id, d, a.scale * b.scale, a.len.max(b.len)))
@@ -136,10 +136,9 @@ impl CudaCkks {
         b: &DeviceCiphertext,
         rk: &DeviceKsk,
     ) -> Result<()> {
-        self.check(a)?;
-        self.check(b)?;
+        check_pair(self, a, b, "multiply_relin_rescale")?;
         check_id(self.ctx.id(), rk.ctx_id)?;
-        if a.key_id != b.key_id || rk.key_id != a.key_id {
+        if rk.key_id != a.key_id {
             return Err(CudaError::KeyMismatch("multiply_relin_rescale".into()));
         }
         let kl = a.limbs();
@@ -197,20 +196,14 @@ impl CudaCkks {
             let d = self.e.alloc(3 * kl * bn)?;
             let (x, tensor_in, zs_in) = if bn == 1 {
                 let (a, b) = chunk[0];
-                let p = [
-                    a.polys[0].ptr(),
-                    a.polys[1].ptr(),
-                    b.polys[0].ptr(),
-                    b.polys[1].ptr(),
-                ];
-                (None, p, 0)
+                (None, operands(a, b).map(DevPoly::ptr), 0)
             } else {
                 let x = self.e.alloc(4 * kl * bn)?;
                 let copies: Vec<(u64, u64)> = chunk
                     .iter()
                     .enumerate()
                     .flat_map(|(i, (a, b))| {
-                        [&a.polys[0], &a.polys[1], &b.polys[0], &b.polys[1]]
+                        operands(a, b)
                             .into_iter()
                             .enumerate()
                             .map(move |(j, p)| (i * 4 + j, p.ptr()))

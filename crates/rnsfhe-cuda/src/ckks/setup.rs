@@ -11,8 +11,8 @@ use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
+use crate::ops::sample::GaussTable;
 use crate::runtime::{Consts, DevPoly, Engine, HybridLevel, ModTable, Rows};
-use crate::tables::gaussian_table;
 
 /// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)`.
 #[derive(Debug)]
@@ -40,8 +40,7 @@ pub struct CudaCkks {
     pub(super) rows_p1: Rows,
     /// Per limb count `kl ≥ 2` (index `kl − 2`): the rescaling tables.
     pub(super) rescales: Vec<RescaleLevel>,
-    pub(super) gauss: DevArray<u64>,
-    pub(super) gauss_len: usize,
+    pub(super) gauss: GaussTable,
 }
 
 /// Rescaling by the last prime `q_l` of a level (001 §II): the row of
@@ -122,12 +121,10 @@ impl CudaCkks {
                 inv: Consts::new(&e.gpu, &inv, low)?,
             });
         }
-        let table = gaussian_table(cpu.rlwe().gaussian());
         Ok(Self {
             rescales,
             rows_p1: e.mt.rows(&e.gpu, &[p1])?,
-            gauss: e.gpu.array(&table)?,
-            gauss_len: table.len(),
+            gauss: GaussTable::new(&e.gpu, cpu.rlwe().gaussian())?,
             ctx: ctx.clone(),
             cpu: Arc::clone(cpu),
             q,

@@ -3,13 +3,12 @@
 //! level, NTT form, hybrid keys only).
 
 use rnsfhe::ckks::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
-use rnsfhe::rlwe::KeySwitchingKey;
 use rnsfhe::rnsfhe_math::Ntt;
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
 use crate::ops::transfer::{download_polys, upload_ksk, upload_polys, upload_secret};
-use crate::ops::{DeviceGaloisKeys, DeviceScheme};
+use crate::ops::DeviceGaloisKeys;
 use crate::runtime::DeviceKsk;
 
 use super::setup::{CudaCkks, DeviceCkksKeys};
@@ -69,24 +68,13 @@ impl CudaCkks {
         })
     }
 
-    fn upload_ksk(&self, ksk: &KeySwitchingKey) -> Result<DeviceKsk> {
-        self.cpu.check_id(ksk.params_id())?;
-        if !ksk.is_hybrid() {
-            return Err(CudaError::Unsupported(
-                "CKKS keys without special primes".into(),
-            ));
-        }
-        upload_ksk(&self.e, self.ctx_id(), ksk)
-    }
-
     /// Uploads a relinearization key.
     pub fn upload_relin_key(&self, rk: &RelinKey) -> Result<DeviceKsk> {
-        self.upload_ksk(rk.key_switching_key())
+        upload_ksk(self, rk.key_switching_key())
     }
 
     /// Uploads Galois keys.
     pub fn upload_galois_keys(&self, gk: &GaloisKeys) -> Result<DeviceGaloisKeys> {
-        self.cpu.check_id(gk.params_id())?;
-        DeviceGaloisKeys::upload(&self.e, self.ctx_id(), gk, |k| self.upload_ksk(k))
+        DeviceGaloisKeys::upload(self, gk)
     }
 }

@@ -23,6 +23,11 @@ pub(crate) fn check_pair<S: DeviceScheme>(
     Ok(())
 }
 
+/// The four polynomials a product of `a` and `b` reads, `[a0, a1, b0, b1]`.
+pub(crate) fn operands<'a>(a: &'a DeviceCiphertext, b: &'a DeviceCiphertext) -> [&'a DevPoly; 4] {
+    [&a.polys[0], &a.polys[1], &b.polys[0], &b.polys[1]]
+}
+
 /// One fresh polynomial of `a`'s limbs per polynomial of `a`, written by
 /// `f(index, out, input, rows of Q_l)`.
 pub(crate) fn map_polys<S: DeviceScheme>(

@@ -2,15 +2,16 @@
 //! and CKKS's slot rotations and conjugation: the device Galois keys, the
 //! permutation launches and the automorphisms applied in turn.
 
-use rnsfhe::rlwe::{GaloisKeys, KeySwitchingKey};
+use rnsfhe::rlwe::GaloisKeys;
 
 use crate::context::DeviceCiphertext;
 use crate::device::{Arg, DevArray};
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
-use crate::runtime::{DeviceKsk, Engine};
+use crate::runtime::DeviceKsk;
 use crate::tables::galois_ntt_map;
 
+use super::transfer::upload_ksk;
 use super::DeviceScheme;
 
 /// Device Galois keys (BFV or CKKS): per element the key-switching key
@@ -23,24 +24,21 @@ pub struct DeviceGaloisKeys {
 }
 
 impl DeviceGaloisKeys {
-    /// Uploads every element of `gk` (already checked against the scheme
-    /// context), each key by `upload_ksk`.
-    pub(crate) fn upload(
-        e: &Engine,
-        ctx_id: u64,
-        gk: &GaloisKeys,
-        mut upload_ksk: impl FnMut(&KeySwitchingKey) -> Result<DeviceKsk>,
-    ) -> Result<Self> {
+    /// Uploads every element of `gk` (after [`DeviceScheme::check_params`];
+    /// each key after [`DeviceScheme::check_ksk`]).
+    pub(crate) fn upload<S: DeviceScheme>(s: &S, gk: &GaloisKeys) -> Result<Self> {
+        s.check_params(gk.params_id())?;
+        let e = s.engine();
         let mut keys = Vec::new();
         for el in gk.elements() {
             let ksk = gk
                 .key_switching_key(el)
                 .ok_or(CudaError::InvalidArgument(format!("no key for {el}")))?;
             let map = galois_ntt_map(e.n(), el);
-            keys.push((el, upload_ksk(ksk)?, e.gpu.array(&map)?));
+            keys.push((el, upload_ksk(s, ksk)?, e.gpu.array(&map)?));
         }
         Ok(Self {
-            ctx_id,
+            ctx_id: s.ctx_id(),
             cpu: gk.clone(),
             keys,
         })

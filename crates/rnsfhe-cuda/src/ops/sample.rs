@@ -5,11 +5,32 @@
 
 use rand_chacha::ChaCha20Rng;
 
-use crate::device::{Arg, DevArray};
+use rnsfhe::rnsfhe_math::DiscreteGaussian;
+
+use crate::device::{Arg, DevArray, Gpu};
 use crate::error::{CudaError, Result};
 use crate::geometry;
 use crate::runtime::{DevPoly, Engine};
-use crate::tables::chacha_key_words;
+use crate::tables::{chacha_key_words, gaussian_table};
+
+/// The discrete Gaussian's cumulative table on the device (what
+/// `sample_gaussian` reads).
+#[derive(Debug)]
+pub(crate) struct GaussTable {
+    dev: DevArray<u64>,
+    len: usize,
+}
+
+impl GaussTable {
+    /// Uploads the table of `g`.
+    pub(crate) fn new(gpu: &Gpu, g: &DiscreteGaussian) -> Result<Self> {
+        let table = gaussian_table(g);
+        Ok(Self {
+            dev: gpu.array(&table)?,
+            len: table.len(),
+        })
+    }
+}
 
 /// Refuses rngs on a stream other than 0 (the device samplers read
 /// stream 0 only).
@@ -35,14 +56,8 @@ pub(crate) struct Draws {
 
 impl Draws {
     /// Launches the samplers (`sample_ternary`, then `sample_gaussian` and
-    /// `advance_gaussian` per error) from `rng`'s key and word position;
-    /// `gauss` is the device CDF table of `gauss_len` words.
-    pub(crate) fn sample(
-        e: &Engine,
-        rng: &ChaCha20Rng,
-        gauss: &DevArray<u64>,
-        gauss_len: usize,
-    ) -> Result<Self> {
+    /// `advance_gaussian` per error) from `rng`'s key and word position.
+    pub(crate) fn sample(e: &Engine, rng: &ChaCha20Rng, gauss: &GaussTable) -> Result<Self> {
         let n = e.n();
         let g = &e.gpu;
         let key = chacha_key_words(&rng.get_seed());
@@ -87,8 +102,8 @@ impl Draws {
                     Arg::U(n as u32),
                     Arg::W(key_ptr),
                     Arg::W(st.at(i)),
-                    Arg::W(gauss.ptr()),
-                    Arg::U(gauss_len as u32),
+                    Arg::W(gauss.dev.ptr()),
+                    Arg::U(gauss.len as u32),
                 ],
             )?;
             let args = [Arg::W(st.at(i + 1)), Arg::W(st.at(i)), Arg::U(n as u32)];

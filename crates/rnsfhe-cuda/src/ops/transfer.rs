@@ -6,6 +6,8 @@ use rnsfhe::rnsfhe_math::{Representation, RnsPoly, RnsRing};
 use crate::error::Result;
 use crate::runtime::{DevPoly, DeviceKsk, Engine};
 
+use super::DeviceScheme;
+
 /// Uploads polynomials (any form), one device polynomial each.
 pub(crate) fn upload_polys<'a, R: Representation + 'a>(
     e: &Engine,
@@ -44,9 +46,11 @@ pub(crate) fn upload_secret(
     r
 }
 
-/// Uploads the key pairs of a key-switching key (already checked against
-/// the scheme context and its key-switching method).
-pub(crate) fn upload_ksk(e: &Engine, ctx_id: u64, ksk: &KeySwitchingKey) -> Result<DeviceKsk> {
+/// Uploads a key-switching key (after [`DeviceScheme::check_ksk`]): its
+/// key pairs and the address arrays `ks_mac` reads.
+pub(crate) fn upload_ksk<S: DeviceScheme>(s: &S, ksk: &KeySwitchingKey) -> Result<DeviceKsk> {
+    s.check_ksk(ksk)?;
+    let e = s.engine();
     let pairs = ksk
         .keys()
         .iter()
@@ -57,5 +61,5 @@ pub(crate) fn upload_ksk(e: &Engine, ctx_id: u64, ksk: &KeySwitchingKey) -> Resu
             ))
         })
         .collect::<Result<Vec<_>>>()?;
-    DeviceKsk::new(e, ctx_id, ksk.key_id(), pairs, ksk.is_hybrid())
+    DeviceKsk::new(e, s.ctx_id(), ksk.key_id(), pairs, ksk.is_hybrid())
 }

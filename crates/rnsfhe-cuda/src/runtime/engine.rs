@@ -225,6 +225,12 @@ impl Engine {
         self.pointwise(name, rows, &[Arg::W(out), Arg::W(a), Arg::W(b)])
     }
 
+    /// `out = acc · b + c` (`poly_mul_add`; `out` may be `acc`).
+    pub(crate) fn mul_add(&self, out: u64, acc: u64, b: u64, c: u64, rows: &Rows) -> Result<()> {
+        let args = [Arg::W(out), Arg::W(acc), Arg::W(b), Arg::W(c)];
+        self.pointwise("poly_mul_add", rows, &args)
+    }
+
     /// `out = f(a)` for the unary kernels (`poly_neg`, `poly_from_signed`).
     pub(crate) fn unary(&self, name: &str, out: u64, a: u64, rows: &Rows) -> Result<()> {
         self.pointwise(name, rows, &[Arg::W(out), Arg::W(a)])
