@@ -27,18 +27,20 @@ impl CudaBfv {
         pt: &Plaintext,
         rng: &mut ChaCha20Rng,
     ) -> Result<DeviceCiphertext> {
-        check_id(self.ctx.id(), pk.ctx_id)?;
-        self.cpu.check_id(pt.params_id())?;
+        check_id(self.base.ctx.id(), pk.ctx_id)?;
+        self.base.cpu.check_id(pt.params_id())?;
         check_stream(rng)?;
-        let draws = Draws::sample(&self.e, rng, &self.gauss)?;
+        let e = &self.base.e;
+        let draws = Draws::sample(e, rng, &self.base.gauss)?;
         let [e1, e2] = &draws.e;
-        let g = &self.e.gpu;
+        let g = &e.gpu;
         let msg = g.upload(pt.coefficients())?;
-        let u_ntt = self.e.alloc(self.k)?;
-        self.e
+        let u_ntt = e.alloc(self.k)?;
+        self.base
+            .e
             .unary("poly_from_signed", u_ntt.ptr(), draws.u.ptr(), &self.rows_q)?;
-        let c0 = self.e.alloc(self.k)?;
-        self.e.pointwise(
+        let c0 = e.alloc(self.k)?;
+        e.pointwise(
             "poly_signed_plus_scaled",
             &self.rows_q,
             &[
@@ -49,28 +51,30 @@ impl CudaBfv {
                 Arg::W(self.delta.ws.ptr()),
             ],
         )?;
-        let c1 = self.e.alloc(self.k)?;
-        self.e
+        let c1 = e.alloc(self.k)?;
+        self.base
+            .e
             .unary("poly_from_signed", c1.ptr(), e2.ptr(), &self.rows_q)?;
-        self.e
+        self.base
+            .e
             .ntt_many(&[u_ntt.ptr(), c0.ptr(), c1.ptr()], &self.rows_q, false)?;
-        self.e.binary(
+        e.binary(
             "poly_mul_acc",
             c0.ptr(),
             u_ntt.ptr(),
             pk.pk0.ptr(),
             &self.rows_q,
         )?;
-        self.e.binary(
+        e.binary(
             "poly_mul_acc",
             c1.ptr(),
             u_ntt.ptr(),
             pk.pk1.ptr(),
             &self.rows_q,
         )?;
-        self.e.free(u_ntt);
+        e.free(u_ntt);
         g.give(msg);
-        draws.finish(&self.e, rng)?;
+        draws.finish(e, rng)?;
         Ok(self.new_ct(pk.key_id, vec![c0, c1], true))
     }
 
@@ -85,11 +89,12 @@ impl CudaBfv {
         variant: Variant,
     ) -> Result<Plaintext> {
         self.check_top(ct)?;
-        check_id(self.ctx.id(), sk.ctx_id)?;
+        check_id(self.base.ctx.id(), sk.ctx_id)?;
         if sk.key_id != ct.key_id {
             return Err(CudaError::KeyMismatch("secret key and ciphertext".into()));
         }
-        let n = self.e.n();
+        let e = &self.base.e;
+        let n = e.n();
         if ct.polys.len() < 2 {
             return Err(CudaError::InvalidArgument(
                 "a ciphertext of fewer than 2 polynomials".into(),
@@ -108,23 +113,25 @@ impl CudaBfv {
             .collect();
         // Horner in NTT form: x = ((c_d s + c_{d−1}) s + …) s + c_0, the
         // first step writing the fresh buffer x.
-        let mut x = self.e.alloc(self.k)?;
+        let mut x = e.alloc(self.k)?;
         let last = polys.len() - 1;
         for (i, &c) in polys[..last].iter().enumerate().rev() {
             let acc = if i + 1 == last { polys[last] } else { x.ptr() };
-            self.e.mul_add(x.ptr(), acc, sk.s.ptr(), c, &self.rows_q)?;
+            self.base
+                .e
+                .mul_add(x.ptr(), acc, sk.s.ptr(), c, &self.rows_q)?;
         }
-        self.e.free_all(copies);
-        self.e.ntt_inverse(&mut x, &self.rows_q)?;
-        let out = self.e.gpu.take(n)?;
+        e.free_all(copies);
+        e.ntt_inverse(&mut x, &self.rows_q)?;
+        let out = e.gpu.take(n)?;
         let shape = geometry::pointwise(n, 1)?;
-        let mods = self.e.mt.mods_ptr();
+        let mods = e.mt.mods_ptr();
         let k = self.k as u32;
         match variant {
             Variant::Hps => {
                 let d = &self.hps.to_t_dev;
                 let r = &self.hps.to_t.rounder;
-                self.e.gpu.launch(
+                e.gpu.launch(
                     "hps_scale_t",
                     shape,
                     &[
@@ -139,7 +146,7 @@ impl CudaBfv {
                         Arg::U(r.words as u32),
                         Arg::W(d[4].ptr()),
                         Arg::W(mods),
-                        Arg::U(self.e.mt.idx(self.t.value())?),
+                        Arg::U(e.mt.idx(self.t.value())?),
                         Arg::U(n as u32),
                     ],
                 )?;
@@ -162,7 +169,7 @@ impl CudaBfv {
                         neg_q_inv,
                         ..
                     } => {
-                        let idx = self.e.mt.idx(*gt)?;
+                        let idx = e.mt.idx(*gt)?;
                         args.extend([Arg::U(idx), Arg::W(*neg_q_inv), Arg::U(*bits)]);
                         "behz_decrypt_pow2"
                     }
@@ -174,8 +181,8 @@ impl CudaBfv {
                         ..
                     } => {
                         args.extend([
-                            Arg::U(self.e.mt.idx(self.t.value())?),
-                            Arg::U(self.e.mt.idx(*gamma)?),
+                            Arg::U(e.mt.idx(self.t.value())?),
+                            Arg::U(e.mt.idx(*gamma)?),
                             Arg::W(*neg_q_inv_t),
                             Arg::W(*neg_q_inv_g),
                             Arg::W(*g_inv_t),
@@ -184,13 +191,13 @@ impl CudaBfv {
                     }
                 };
                 args.extend([Arg::W(mods), Arg::U(n as u32)]);
-                self.e.gpu.launch(name, shape, &args)?;
+                e.gpu.launch(name, shape, &args)?;
             }
             other => return Err(CudaError::Unsupported(format!("variant {other:?}"))),
         }
-        let words = self.e.gpu.download(&out, n)?;
-        self.e.gpu.give(out);
-        self.e.free(x);
-        Ok(Plaintext::new(&self.cpu, &words)?)
+        let words = e.gpu.download(&out, n)?;
+        e.gpu.give(out);
+        e.free(x);
+        Ok(Plaintext::new(&self.base.cpu, &words)?)
     }
 }

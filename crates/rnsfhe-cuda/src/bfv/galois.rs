@@ -4,11 +4,12 @@
 //! decomposition or hybrid ([`CudaBfv::switch_into`]).
 
 use crate::context::DeviceCiphertext;
+use rnsfhe::bfv::BfvContext;
 use rnsfhe::rlwe::KeySwitchingKey;
 
 use crate::error::{CudaError, Result};
-use crate::ops::{galois, DeviceGaloisKeys, DeviceScheme};
-use crate::runtime::{DevPoly, DeviceKsk, Engine, Rows};
+use crate::ops::{galois, Backend, DeviceGaloisKeys, DeviceScheme};
+use crate::runtime::{DevPoly, DeviceKsk, Rows};
 
 use super::setup::CudaBfv;
 
@@ -32,25 +33,19 @@ impl CudaBfv {
 }
 
 impl DeviceScheme for CudaBfv {
-    fn engine(&self) -> &Engine {
-        &self.e
-    }
+    type Cpu = BfvContext;
 
-    fn ctx_id(&self) -> u64 {
-        self.ctx.id()
+    fn base(&self) -> &Backend<BfvContext> {
+        &self.base
     }
 
     fn check_ct(&self, ct: &DeviceCiphertext) -> Result<()> {
         self.check_top(ct)
     }
 
-    fn check_params(&self, params_id: u64) -> Result<()> {
-        Ok(self.cpu.check_id(params_id)?)
-    }
-
     /// RNS-decomposition keys without second-level digits, or hybrid.
     fn check_ksk(&self, ksk: &KeySwitchingKey) -> Result<()> {
-        self.cpu.check_id(ksk.params_id())?;
+        self.check_params(ksk.params_id())?;
         if !ksk.is_hybrid() && ksk.digit_bits().is_some() {
             return Err(CudaError::Unsupported(
                 "RNS-decomposition keys with second-level digits".into(),
@@ -82,16 +77,17 @@ impl DeviceScheme for CudaBfv {
 
     /// `ks(σ(c_1))` accumulated onto `(c0, 0)`.
     fn switch_galois(&self, c0: DevPoly, c1: DevPoly, key: &DeviceKsk) -> Result<[DevPoly; 2]> {
-        let mut z = self.e.alloc(self.k)?;
-        self.e.zero(&mut z)?;
+        let e = &self.base.e;
+        let mut z = e.alloc(self.k)?;
+        e.zero(&mut z)?;
         let outs = [[c0, z]];
         let r = self.switch_into(c1.ptr(), &outs, key, &[]);
-        self.e.free(c1);
+        e.free(c1);
         let [[c0, c1]] = outs;
-        if let Err(e) = r {
-            self.e.free(c0);
-            self.e.free(c1);
-            return Err(e);
+        if let Err(err) = r {
+            e.free(c0);
+            e.free(c1);
+            return Err(err);
         }
         Ok([c0, c1])
     }

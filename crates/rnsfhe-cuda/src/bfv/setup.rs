@@ -11,7 +11,7 @@ use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use crate::ops::sample::GaussTable;
+use crate::ops::Backend;
 use crate::runtime::{Consts, DevConv, DevPoly, Engine, HybridLevel, ModTable, Rows};
 use crate::tables::{
     big_residue, floor_weights, BehzDecryptTables, ScaleToBaseTables, ScaleToTTables, SkTables,
@@ -72,9 +72,7 @@ pub(super) struct BehzDev {
 /// BFV operations of one [`BfvContext`] on one [`CudaContext`]: the
 /// context's tables live in device memory from construction on.
 pub struct CudaBfv {
-    pub(super) ctx: CudaContext,
-    pub(super) cpu: Arc<BfvContext>,
-    pub(super) e: Engine,
+    pub(super) base: Backend<BfvContext>,
     pub(super) k: usize,
     pub(super) t: Modulus,
     pub(super) rows_q: Rows,
@@ -89,14 +87,12 @@ pub struct CudaBfv {
     pub(super) hps: HpsDev,
     pub(super) behz: BehzDev,
     pub(super) hybrid: Option<HybridLevel>,
-    pub(super) gauss: GaussTable,
 }
 
 impl core::fmt::Debug for CudaBfv {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("CudaBfv")
-            .field("device", &self.ctx.device_name())
-            .field("n", &self.e.n())
+        self.base
+            .debug(f, "CudaBfv")
             .field("k", &self.k)
             .finish_non_exhaustive()
     }
@@ -246,37 +242,26 @@ impl CudaBfv {
             rows_qb3: e.mt.rows(g, &[&q[..], &q, &q, &bsk, &bsk, &bsk].concat())?,
             key_rows_q: g.array(&ident)?,
             delta: Consts::new(g, &delta, &q)?,
-            gauss: GaussTable::new(g, cpu.gaussian())?,
-            ctx: ctx.clone(),
-            cpu: Arc::clone(cpu),
             k,
             t,
             hps,
             behz,
             hybrid,
-            e,
+            base: Backend::new(ctx, cpu, e)?,
         })
     }
 
     /// The CPU context.
     pub fn context(&self) -> &Arc<BfvContext> {
-        &self.cpu
+        &self.base.cpu
     }
 
     pub(super) fn ids(&self) -> (u64, u64) {
-        (self.ctx.id(), self.cpu.id())
+        (self.base.ctx.id(), self.base.cpu.id())
     }
 
     pub(super) fn new_ct(&self, key_id: u64, polys: Vec<DevPoly>, ntt: bool) -> DeviceCiphertext {
-        DeviceCiphertext {
-            ctx_id: self.ctx.id(),
-            params_id: self.cpu.id(),
-            key_id,
-            polys,
-            ntt,
-            scale: 1.0,
-            len: 0,
-        }
+        self.base.ciphertext(key_id, polys, ntt, (1.0, 0))
     }
 
     pub(super) fn check_top(&self, ct: &DeviceCiphertext) -> Result<()> {
@@ -297,14 +282,16 @@ impl CudaBfv {
     pub(super) fn ntt_copies(&self, polys: &[DevPoly]) -> Result<Vec<DevPoly>> {
         let copies = polys
             .iter()
-            .map(|_| self.e.alloc(self.k))
+            .map(|_| self.base.e.alloc(self.k))
             .collect::<Result<Vec<_>>>()?;
         let pairs: Vec<(u64, u64)> = copies
             .iter()
             .zip(polys)
             .map(|(d, s)| (d.ptr(), s.ptr()))
             .collect();
-        self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+        self.base
+            .e
+            .ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
         Ok(copies)
     }
 }

@@ -16,16 +16,16 @@ use super::setup::{CudaBfv, DevicePublicKey, DeviceSecretKey};
 impl CudaBfv {
     /// Copies a CPU ciphertext (either form, top level) to the device.
     pub fn upload(&self, ct: &Ciphertext) -> Result<DeviceCiphertext> {
-        self.cpu.check_id(ct.params_id())?;
-        if ct.level() != self.cpu.max_level() {
+        self.base.cpu.check_id(ct.params_id())?;
+        if ct.level() != self.base.cpu.max_level() {
             return Err(CudaError::Unsupported(format!(
                 "a ciphertext at level {} (the device path works at the top level)",
                 ct.level()
             )));
         }
         let (polys, ntt) = match (ct.ntt_polys(), ct.coeff_polys()) {
-            (Some(v), _) => (upload_polys(&self.e, v)?, true),
-            (None, Some(v)) => (upload_polys(&self.e, v)?, false),
+            (Some(v), _) => (upload_polys(&self.base.e, v)?, true),
+            (None, Some(v)) => (upload_polys(&self.base.e, v)?, false),
             (None, None) => return Err(CudaError::InvalidArgument("an empty ciphertext".into())),
         };
         Ok(self.new_ct(ct.key_id(), polys, ntt))
@@ -36,26 +36,26 @@ impl CudaBfv {
         let (c, p) = self.ids();
         ct.check(c, p)?;
         Ok(if ct.ntt {
-            let v = download_polys::<Ntt>(&self.e, &ct.polys)?;
-            Ciphertext::from_ntt_polys(&self.cpu, ct.key_id, v)?
+            let v = download_polys::<Ntt>(&self.base.e, &ct.polys)?;
+            Ciphertext::from_ntt_polys(&self.base.cpu, ct.key_id, v)?
         } else {
-            let v = download_polys::<Coeff>(&self.e, &ct.polys)?;
-            Ciphertext::from_coeff_polys(&self.cpu, ct.key_id, v)?
+            let v = download_polys::<Coeff>(&self.base.e, &ct.polys)?;
+            Ciphertext::from_coeff_polys(&self.base.cpu, ct.key_id, v)?
         })
     }
 
     /// Uploads a public key (over q).
     pub fn upload_public_key(&self, pk: &PublicKey) -> Result<DevicePublicKey> {
-        self.cpu.check_id(pk.params_id())?;
+        self.base.cpu.check_id(pk.params_id())?;
         let lim = |p: &RnsPoly<Ntt>| -> Result<DevPoly> {
             let d = p
                 .data()
-                .get(..self.k * self.e.n())
+                .get(..self.k * self.base.e.n())
                 .ok_or_else(|| CudaError::InvalidArgument("public key shorter than q".into()))?;
-            self.e.upload(d, self.k)
+            self.base.e.upload(d, self.k)
         };
         Ok(DevicePublicKey {
-            ctx_id: self.ctx.id(),
+            ctx_id: self.base.ctx.id(),
             key_id: pk.key_id(),
             pk0: lim(pk.pk0())?,
             pk1: lim(pk.pk1())?,
@@ -64,11 +64,11 @@ impl CudaBfv {
 
     /// Uploads a secret key (its NTT form over q, computed here).
     pub fn upload_secret_key(&self, sk: &SecretKey) -> Result<DeviceSecretKey> {
-        self.cpu.check_id(sk.params_id())?;
+        self.base.cpu.check_id(sk.params_id())?;
         Ok(DeviceSecretKey {
-            ctx_id: self.ctx.id(),
+            ctx_id: self.base.ctx.id(),
             key_id: sk.key_id(),
-            s: upload_secret(&self.e, self.cpu.ring(), sk, self.k)?,
+            s: upload_secret(&self.base.e, self.base.cpu.ring(), sk, self.k)?,
         })
     }
 

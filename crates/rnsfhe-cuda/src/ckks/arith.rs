@@ -59,7 +59,7 @@ impl CudaCkks {
         op: &'static str,
     ) -> Result<DevPoly> {
         self.check(a)?;
-        self.cpu.check_id(pt.params_id())?;
+        self.base.cpu.check_id(pt.params_id())?;
         let p = pt.poly();
         if p.limbs() != a.limbs() {
             return Err(CudaError::Scheme(rnsfhe::Error::LevelMismatch {
@@ -68,7 +68,7 @@ impl CudaCkks {
                 right: pt.level(),
             }));
         }
-        self.e.upload(p.data(), p.limbs())
+        self.base.e.upload(p.data(), p.limbs())
     }
 
     /// `a ± pt` on `c_0` (`Evaluator::add_plain` / `sub_plain`).
@@ -87,16 +87,17 @@ impl CudaCkks {
             )));
         }
         let m = self.upload_plain(a, pt, op)?;
-        let words = a.limbs() * self.e.n();
+        let e = &self.base.e;
+        let words = a.limbs() * e.n();
         let out = map_polys(self, a, |i, o, p, rows_q| {
             if i == 0 {
                 let k = if negate { "poly_sub" } else { "poly_add" };
-                self.e.binary(k, o.ptr(), p.ptr(), m.ptr(), rows_q)
+                e.binary(k, o.ptr(), p.ptr(), m.ptr(), rows_q)
             } else {
-                self.e.gpu.copy_words(o.ptr(), p.ptr(), words)
+                e.gpu.copy_words(o.ptr(), p.ptr(), words)
             }
         })?;
-        self.e.free(m);
+        e.free(m);
         Ok(self.new_ct(a.key_id, out, a.scale, a.len))
     }
 
@@ -115,9 +116,11 @@ impl CudaCkks {
     pub fn multiply_plain(&self, a: &DeviceCiphertext, pt: &Plaintext) -> Result<DeviceCiphertext> {
         let m = self.upload_plain(a, pt, "multiply_plain")?;
         let out = map_polys(self, a, |_, o, p, rows_q| {
-            self.e.binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)
+            self.base
+                .e
+                .binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)
         })?;
-        self.e.free(m);
+        self.base.e.free(m);
         Ok(self.new_ct(a.key_id, out, a.scale * pt.scale(), a.len))
     }
 
@@ -133,7 +136,7 @@ impl CudaCkks {
             ))));
         }
         let level = a.limbs().saturating_sub(1);
-        let pt = rnsfhe::ckks::Encoder::new(&self.cpu).encode_constant(c, a.scale, level)?;
+        let pt = rnsfhe::ckks::Encoder::new(&self.base.cpu).encode_constant(c, a.scale, level)?;
         self.add_plain(a, &pt)
     }
 
@@ -160,11 +163,12 @@ impl CudaCkks {
         let neg = scaled < 0.0;
         let moduli = &self.q[..kl];
         let w: Vec<u64> = moduli.iter().map(|&qi| mag % qi).collect();
-        let consts = Consts::new(&self.e.gpu, &w, moduli)?;
+        let e = &self.base.e;
+        let consts = Consts::new(&e.gpu, &w, moduli)?;
         let out = map_polys(self, a, |_, o, p, rows_q| {
-            self.e.scalar_mul(o.ptr(), p.ptr(), &consts, rows_q)?;
+            e.scalar_mul(o.ptr(), p.ptr(), &consts, rows_q)?;
             if neg {
-                self.e.unary("poly_neg", o.ptr(), o.ptr(), rows_q)?;
+                e.unary("poly_neg", o.ptr(), o.ptr(), rows_q)?;
             }
             Ok(())
         })?;

@@ -21,18 +21,19 @@ impl CudaCkks {
         pt: &Plaintext,
         rng: &mut ChaCha20Rng,
     ) -> Result<DeviceCiphertext> {
-        check_id(self.ctx.id(), keys.ctx_id)?;
-        self.cpu.check_id(pt.params_id())?;
+        check_id(self.base.ctx.id(), keys.ctx_id)?;
+        self.base.cpu.check_id(pt.params_id())?;
         let (pk0, pk1) = keys
             .pk
             .as_ref()
             .ok_or(CudaError::InvalidArgument("no public key uploaded".into()))?;
         check_stream(rng)?;
-        let n = self.e.n();
+        let e = &self.base.e;
+        let n = e.n();
         let k = self.q.len();
         let kl = pt.level() + 1;
         let (rows_q, rows_q1, _, p1_mod, p1_inv) = self.level(kl)?;
-        let draws = Draws::sample(&self.e, rng, &self.gauss)?;
+        let draws = Draws::sample(e, rng, &self.base.gauss)?;
         let [e0, e1] = &draws.e;
         let over_qp = pk0.limbs() > k;
         let mut out = Vec::with_capacity(2);
@@ -40,37 +41,39 @@ impl CudaCkks {
             // u over Q_l ∪ {p_1}; per b: x = u·pk_b, the p_1 row back to
             // coefficients, c = [x_p + e_b]_{p_1}, d = [e_b − v]_{q_i},
             // out = (x_q + NTT(d))·p_1^{-1}.
-            let mut uu = self.e.alloc(kl + 1)?;
-            self.e
+            let mut uu = e.alloc(kl + 1)?;
+            self.base
+                .e
                 .unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q1)?;
-            self.e.ntt_forward(&mut uu, rows_q1)?;
+            e.ntt_forward(&mut uu, rows_q1)?;
             let p1 = self.special[0];
-            for (pk, e) in [(pk0, e0), (pk1, e1)] {
-                let x = self.e.alloc(kl + 1)?;
-                self.e
+            for (pk, err) in [(pk0, e0), (pk1, e1)] {
+                let x = e.alloc(kl + 1)?;
+                self.base
+                    .e
                     .binary("poly_mul", x.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
-                self.e.binary(
+                e.binary(
                     "poly_mul",
                     x.row(kl, n),
                     uu.row(kl, n),
                     pk.row(k, n),
                     &self.rows_p1,
                 )?;
-                self.e.ntt_inverse_at(x.row(kl, n), &self.rows_p1)?;
-                let cp = self.e.alloc(1)?;
-                self.e.pointwise(
+                e.ntt_inverse_at(x.row(kl, n), &self.rows_p1)?;
+                let cp = e.alloc(1)?;
+                e.pointwise(
                     "ckks_enc_p1_row",
                     &self.rows_p1,
-                    &[Arg::W(cp.ptr()), Arg::W(x.row(kl, n)), Arg::W(e.ptr())],
+                    &[Arg::W(cp.ptr()), Arg::W(x.row(kl, n)), Arg::W(err.ptr())],
                 )?;
-                let mut d = self.e.alloc(kl)?;
-                self.e.pointwise(
+                let mut d = e.alloc(kl)?;
+                e.pointwise(
                     "ckks_enc_q_rows",
                     rows_q,
                     &[
                         Arg::W(d.ptr()),
                         Arg::W(cp.ptr()),
-                        Arg::W(e.ptr()),
+                        Arg::W(err.ptr()),
                         Arg::W(p1),
                         Arg::W(p1_mod.w.ptr()),
                         Arg::W(0),
@@ -78,39 +81,45 @@ impl CudaCkks {
                         Arg::U(0),
                     ],
                 )?;
-                self.e.ntt_forward(&mut d, rows_q)?;
-                let o = self.e.alloc(kl)?;
+                e.ntt_forward(&mut d, rows_q)?;
+                let o = e.alloc(kl)?;
                 let ptrs = (o.ptr(), x.ptr(), d.ptr());
-                self.e
+                self.base
+                    .e
                     .binary_scaled("poly_add_then_scalar", ptrs, p1_inv, rows_q)?;
                 for p in [x, cp, d] {
-                    self.e.free(p);
+                    e.free(p);
                 }
                 out.push(o);
             }
-            self.e.free(uu);
+            e.free(uu);
         } else {
-            let mut uu = self.e.alloc(kl)?;
-            self.e
+            let mut uu = e.alloc(kl)?;
+            self.base
+                .e
                 .unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q)?;
-            self.e.ntt_forward(&mut uu, rows_q)?;
-            for (pk, e) in [(pk0, e0), (pk1, e1)] {
-                let mut c = self.e.alloc(kl)?;
-                self.e.unary("poly_from_signed", c.ptr(), e.ptr(), rows_q)?;
-                self.e.ntt_forward(&mut c, rows_q)?;
-                self.e
+            e.ntt_forward(&mut uu, rows_q)?;
+            for (pk, err) in [(pk0, e0), (pk1, e1)] {
+                let mut c = e.alloc(kl)?;
+                self.base
+                    .e
+                    .unary("poly_from_signed", c.ptr(), err.ptr(), rows_q)?;
+                e.ntt_forward(&mut c, rows_q)?;
+                self.base
+                    .e
                     .binary("poly_mul_acc", c.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
                 out.push(c);
             }
-            self.e.free(uu);
+            e.free(uu);
         }
-        let m = self.e.upload(pt.poly().data(), kl)?;
+        let m = e.upload(pt.poly().data(), kl)?;
         if let Some(c0) = out.first() {
-            self.e
+            self.base
+                .e
                 .binary("poly_add", c0.ptr(), c0.ptr(), m.ptr(), rows_q)?;
         }
-        self.e.free(m);
-        draws.finish(&self.e, rng)?;
+        e.free(m);
+        draws.finish(e, rng)?;
         Ok(self.new_ct(keys.key_id, out, pt.scale(), pt.len()))
     }
 
@@ -118,7 +127,7 @@ impl CudaCkks {
     /// (`Decryptor::decrypt`).
     pub fn decrypt(&self, keys: &DeviceCkksKeys, ct: &DeviceCiphertext) -> Result<Plaintext> {
         self.check(ct)?;
-        check_id(self.ctx.id(), keys.ctx_id)?;
+        check_id(self.base.ctx.id(), keys.ctx_id)?;
         if keys.key_id != ct.key_id {
             return Err(CudaError::KeyMismatch("secret key and ciphertext".into()));
         }
@@ -132,13 +141,21 @@ impl CudaCkks {
             .polys
             .last()
             .ok_or_else(|| CudaError::InvalidArgument("empty".into()))?;
-        let h = self.e.clone_poly(last)?;
+        let e = &self.base.e;
+        let h = e.clone_poly(last)?;
         for c in ct.polys[..ct.polys.len() - 1].iter().rev() {
-            self.e.mul_add(h.ptr(), h.ptr(), s.ptr(), c.ptr(), rows_q)?;
+            self.base
+                .e
+                .mul_add(h.ptr(), h.ptr(), s.ptr(), c.ptr(), rows_q)?;
         }
-        let data = self.e.download(&h)?;
-        self.e.free(h);
-        let poly = RnsPoly::<Ntt>::from_data(self.e.n(), kl, data)?;
-        Ok(Plaintext::from_parts(&self.cpu, poly, ct.scale, ct.len)?)
+        let data = e.download(&h)?;
+        e.free(h);
+        let poly = RnsPoly::<Ntt>::from_data(e.n(), kl, data)?;
+        Ok(Plaintext::from_parts(
+            &self.base.cpu,
+            poly,
+            ct.scale,
+            ct.len,
+        )?)
     }
 }

@@ -3,12 +3,13 @@
 //! ([`DeviceScheme`]): ciphertexts at any level, NTT form only,
 //! automorphisms key-switched by hybrid ModUp / ModDown.
 
-use rnsfhe::rlwe::{KeySwitchingKey, SchemeContext};
+use rnsfhe::ckks::CkksContext;
+use rnsfhe::rlwe::KeySwitchingKey;
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
-use crate::ops::{galois, DeviceScheme};
-use crate::runtime::{DevPoly, DeviceKsk, Engine, Rows};
+use crate::ops::{galois, Backend, DeviceScheme};
+use crate::runtime::{DevPoly, DeviceKsk, Rows};
 
 use super::setup::{CudaCkks, DeviceCkksGaloisKeys};
 
@@ -21,7 +22,7 @@ impl CudaCkks {
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
         galois::check_keys(self, a, gk)?;
-        let el = rnsfhe::rlwe::galois_keys::conjugation_element(self.e.n());
+        let el = rnsfhe::rlwe::galois_keys::conjugation_element(self.base.e.n());
         galois::apply(self, a, el, gk)
     }
 
@@ -33,8 +34,8 @@ impl CudaCkks {
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
         self.check(a)?;
-        let half = self.e.n() / 2;
-        let mut acc = crate::ops::copy(&self.e, a)?;
+        let half = self.base.e.n() / 2;
+        let mut acc = crate::ops::copy(&self.base.e, a)?;
         let mut step = 1usize;
         while step < half {
             let r = self.rotate(&acc, step as i64, gk)?;
@@ -60,25 +61,15 @@ impl CudaCkks {
 }
 
 impl DeviceScheme for CudaCkks {
-    fn engine(&self) -> &Engine {
-        &self.e
-    }
+    type Cpu = CkksContext;
 
-    fn ctx_id(&self) -> u64 {
-        self.ctx.id()
-    }
-
-    fn check_ct(&self, ct: &DeviceCiphertext) -> Result<()> {
-        self.check(ct)
-    }
-
-    fn check_params(&self, params_id: u64) -> Result<()> {
-        Ok(self.cpu.check_id(params_id)?)
+    fn base(&self) -> &Backend<CkksContext> {
+        &self.base
     }
 
     /// Hybrid keys only.
     fn check_ksk(&self, ksk: &KeySwitchingKey) -> Result<()> {
-        self.cpu.check_id(ksk.params_id())?;
+        self.check_params(ksk.params_id())?;
         if !ksk.is_hybrid() {
             return Err(CudaError::Unsupported(
                 "CKKS keys without special primes".into(),
@@ -91,23 +82,16 @@ impl DeviceScheme for CudaCkks {
         Ok(&self.level(limbs)?.0)
     }
 
-    fn rotation_generator(&self) -> u64 {
-        self.cpu.rlwe().rotation_generator()
-    }
-
-    /// CKKS ciphertexts are always in NTT form.
-    fn ntt_form(&self, _a: &DeviceCiphertext) -> Result<Option<DeviceCiphertext>> {
-        Ok(None)
-    }
-
     /// Hybrid key switch of `σ(c_1)` at its level, `ks_0` added to `c0`.
     fn switch_galois(&self, c0: DevPoly, c1: DevPoly, key: &DeviceKsk) -> Result<[DevPoly; 2]> {
         let (rows_q, _, lv, ..) = self.level(c1.limbs())?;
-        let (k0, k1) = self.e.hybrid_switch(lv, key, &c1)?;
-        self.e.free(c1);
-        self.e
+        let e = &self.base.e;
+        let (k0, k1) = e.hybrid_switch(lv, key, &c1)?;
+        e.free(c1);
+        self.base
+            .e
             .binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), rows_q)?;
-        self.e.free(k0);
+        e.free(k0);
         Ok([c0, k1])
     }
 }

@@ -22,9 +22,12 @@ impl CudaCkks {
             ));
         }
         let (rows_q, ..) = self.level(kl)?;
-        let d: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(kl)).collect::<Result<_>>()?;
+        let d: Vec<DevPoly> = (0..3)
+            .map(|_| self.base.e.alloc(kl))
+            .collect::<Result<_>>()?;
         let x = operands(a, b).map(DevPoly::ptr);
-        self.e
+        self.base
+            .e
             .tensor([0, 1, 2].map(|j| d[j].ptr()), (x, 0), (1, 0), rows_q)?;
         Ok(self.new_ct(a.key_id, d, a.scale * b.scale, a.len.max(b.len)))
     }
@@ -33,7 +36,7 @@ impl CudaCkks {
     /// hybrid key switching of `c_2` added to `(c_0, c_1)`.
     pub fn relinearize(&self, a: &DeviceCiphertext, rk: &DeviceKsk) -> Result<DeviceCiphertext> {
         self.check(a)?;
-        check_id(self.ctx.id(), rk.ctx_id)?;
+        check_id(self.base.ctx.id(), rk.ctx_id)?;
         if rk.key_id != a.key_id {
             return Err(CudaError::KeyMismatch("relinearization key".into()));
         }
@@ -44,14 +47,17 @@ impl CudaCkks {
         }
         let kl = a.limbs();
         let (rows_q, _, lv, ..) = self.level(kl)?;
-        let c2 = self.e.alloc(kl)?;
-        self.e
+        let e = &self.base.e;
+        let c2 = e.alloc(kl)?;
+        self.base
+            .e
             .ntt_pairs(&[(c2.ptr(), a.polys[2].ptr())], rows_q.span(1)?, true)?;
-        let r = self.e.hybrid_switch_at(lv, rk, c2.ptr());
-        self.e.free(c2);
+        let r = e.hybrid_switch_at(lv, rk, c2.ptr());
+        e.free(c2);
         let (k0, k1) = r?;
         for (k, p) in [(&k0, &a.polys[0]), (&k1, &a.polys[1])] {
-            self.e
+            self.base
+                .e
                 .binary("poly_add", k.ptr(), k.ptr(), p.ptr(), rows_q)?;
         }
         Ok(self.new_ct(a.key_id, vec![k0, k1], a.scale, a.len))
@@ -71,22 +77,23 @@ impl CudaCkks {
                 ))
             })?;
         let (rows_low, ..) = self.level(kl - 1)?;
-        let n = self.e.n();
+        let e = &self.base.e;
+        let n = e.n();
         let low = kl - 1;
         let size = a.size();
         // The last limb of every polynomial in coefficient form.
-        let tail = self.e.alloc(size)?;
+        let tail = e.alloc(size)?;
         let pairs: Vec<(u64, u64)> = a
             .polys
             .iter()
             .enumerate()
             .map(|(b, p)| (tail.row(b, n), p.row(low, n)))
             .collect();
-        self.e.ntt_pairs(&pairs, rs.rows_last.span(1)?, true)?;
-        let corr = self.e.alloc(size * low)?;
-        let last = self.e.mt.idx(self.q[kl - 1])?;
+        e.ntt_pairs(&pairs, rs.rows_last.span(1)?, true)?;
+        let corr = e.alloc(size * low)?;
+        let last = e.mt.idx(self.q[kl - 1])?;
         for b in 0..size {
-            self.e.gpu.launch(
+            e.gpu.launch(
                 "rescale_correction",
                 geometry::pointwise(n, low)?,
                 &[
@@ -96,23 +103,24 @@ impl CudaCkks {
                     Arg::U(last),
                     Arg::W(rs.half_q.ptr()),
                     Arg::W(rows_low.dev.ptr()),
-                    Arg::W(self.e.mt.mods_ptr()),
+                    Arg::W(e.mt.mods_ptr()),
                     Arg::U(n as u32),
                 ],
             )?;
         }
         let pairs: Vec<(u64, u64)> = (0..size).map(|b| (corr.row(b * low, n), 0)).collect();
-        self.e.ntt_pairs(&pairs, rows_low.span(1)?, false)?;
+        e.ntt_pairs(&pairs, rows_low.span(1)?, false)?;
         let mut out = Vec::with_capacity(size);
         for (b, p) in a.polys.iter().enumerate() {
-            let o = self.e.alloc(low)?;
+            let o = e.alloc(low)?;
             let ptrs = (o.ptr(), p.ptr(), corr.row(b * low, n));
-            self.e
+            self.base
+                .e
                 .binary_scaled("poly_sub_then_scalar", ptrs, &rs.inv, rows_low)?;
             out.push(o);
         }
-        self.e.free(tail);
-        self.e.free(corr);
+        e.free(tail);
+        e.free(corr);
         Ok(self.new_ct(a.key_id, out, a.scale / self.q[kl - 1] as f64, a.len))
     }
 
@@ -137,7 +145,7 @@ impl CudaCkks {
         rk: &DeviceKsk,
     ) -> Result<()> {
         check_pair(self, a, b, "multiply_relin_rescale")?;
-        check_id(self.ctx.id(), rk.ctx_id)?;
+        check_id(self.base.ctx.id(), rk.ctx_id)?;
         if rk.key_id != a.key_id {
             return Err(CudaError::KeyMismatch("multiply_relin_rescale".into()));
         }
@@ -158,7 +166,7 @@ impl CudaCkks {
     /// Products per batched launch sequence at `kl` limbs: a 2 GiB
     /// working set, at most 64.
     pub fn batch_cap(&self, kl: usize) -> usize {
-        let n = self.e.n();
+        let n = self.base.e.n();
         let kp = self.special.len();
         let rows_ext = kl + kp;
         let dnum = kl.div_ceil(kp.max(1));
@@ -179,7 +187,8 @@ impl CudaCkks {
         for (a, b) in pairs {
             self.check_product(a, b, rk)?;
         }
-        let n = self.e.n();
+        let e = &self.base.e;
+        let n = e.n();
         let mut out = Vec::with_capacity(pairs.len());
         let mut start = 0;
         while start < pairs.len() {
@@ -193,12 +202,12 @@ impl CudaCkks {
             let bn = chunk.len();
             let (rows_q, _, lv, ..) = self.level(kl)?;
             // d = [d0, d1, d2] per product, product after product.
-            let d = self.e.alloc(3 * kl * bn)?;
+            let d = e.alloc(3 * kl * bn)?;
             let (x, tensor_in, zs_in) = if bn == 1 {
                 let (a, b) = chunk[0];
                 (None, operands(a, b).map(DevPoly::ptr), 0)
             } else {
-                let x = self.e.alloc(4 * kl * bn)?;
+                let x = e.alloc(4 * kl * bn)?;
                 let copies: Vec<(u64, u64)> = chunk
                     .iter()
                     .enumerate()
@@ -210,20 +219,21 @@ impl CudaCkks {
                     })
                     .map(|(r, p)| (x.row(r * kl, n), p))
                     .collect();
-                self.e.gather(&copies, kl * n)?;
+                e.gather(&copies, kl * n)?;
                 let p = [0, 1, 2, 3].map(|j| x.row(j * kl, n));
                 (Some(x), p, 4 * kl * n)
             };
             let outs = [0, 1, 2].map(|j| d.row(j * kl, n));
-            self.e
+            self.base
+                .e
                 .tensor(outs, (tensor_in, zs_in), (bn, 3 * kl * n), rows_q)?;
             if let Some(x) = x {
-                self.e.free(x);
+                e.free(x);
             }
             let d2: Vec<(u64, u64)> = (0..bn).map(|i| (d.row((3 * i + 2) * kl, n), 0)).collect();
-            self.e.ntt_pairs(&d2, rows_q.span(1)?, true)?;
-            let r = self.e.relin_rescale_many(lv, rk, &d, bn);
-            self.e.free(d);
+            e.ntt_pairs(&d2, rows_q.span(1)?, true)?;
+            let r = e.relin_rescale_many(lv, rk, &d, bn);
+            e.free(d);
             let mut polys = r?.into_iter();
             let q_l = self.q[kl - 1] as f64;
             for (a, b) in chunk {

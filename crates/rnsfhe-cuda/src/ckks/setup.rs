@@ -11,7 +11,7 @@ use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use crate::ops::sample::GaussTable;
+use crate::ops::{Backend, DeviceScheme};
 use crate::runtime::{Consts, DevPoly, Engine, HybridLevel, ModTable, Rows};
 
 /// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)`.
@@ -29,9 +29,7 @@ pub type DeviceCkksGaloisKeys = crate::ops::DeviceGaloisKeys;
 
 /// CKKS operations of one [`CkksContext`] on one [`CudaContext`].
 pub struct CudaCkks {
-    pub(super) ctx: CudaContext,
-    pub(super) cpu: Arc<CkksContext>,
-    pub(super) e: Engine,
+    pub(super) base: Backend<CkksContext>,
     pub(super) q: Vec<u64>,
     pub(super) special: Vec<u64>,
     /// Per limb count `kl = 1..=k`: rows of Q_l, rows Q_l ∪ {p_1}, hybrid
@@ -40,7 +38,6 @@ pub struct CudaCkks {
     pub(super) rows_p1: Rows,
     /// Per limb count `kl ≥ 2` (index `kl − 2`): the rescaling tables.
     pub(super) rescales: Vec<RescaleLevel>,
-    pub(super) gauss: GaussTable,
 }
 
 /// Rescaling by the last prime `q_l` of a level (001 §II): the row of
@@ -55,10 +52,7 @@ pub(super) struct RescaleLevel {
 
 impl core::fmt::Debug for CudaCkks {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("CudaCkks")
-            .field("device", &self.ctx.device_name())
-            .field("n", &self.e.n())
-            .finish_non_exhaustive()
+        self.base.debug(f, "CudaCkks").finish_non_exhaustive()
     }
 }
 
@@ -124,13 +118,10 @@ impl CudaCkks {
         Ok(Self {
             rescales,
             rows_p1: e.mt.rows(&e.gpu, &[p1])?,
-            gauss: GaussTable::new(&e.gpu, cpu.rlwe().gaussian())?,
-            ctx: ctx.clone(),
-            cpu: Arc::clone(cpu),
             q,
             special,
             levels,
-            e,
+            base: Backend::new(ctx, cpu, e)?,
         })
     }
 
@@ -147,28 +138,20 @@ impl CudaCkks {
         scale: f64,
         len: usize,
     ) -> DeviceCiphertext {
-        DeviceCiphertext {
-            ctx_id: self.ctx.id(),
-            params_id: self.cpu.id(),
-            key_id,
-            polys,
-            ntt: true,
-            scale,
-            len,
-        }
+        self.base.ciphertext(key_id, polys, true, (scale, len))
     }
 
     pub(super) fn check(&self, ct: &DeviceCiphertext) -> Result<()> {
-        ct.check(self.ctx.id(), self.cpu.id())
+        self.check_ct(ct)
     }
 
     /// Returns a ciphertext's buffers to the pool.
     pub fn release(&self, ct: DeviceCiphertext) {
-        crate::ops::release(&self.e, ct);
+        crate::ops::release(&self.base.e, ct);
     }
 
     /// The CPU context.
     pub fn context(&self) -> &Arc<CkksContext> {
-        &self.cpu
+        &self.base.cpu
     }
 }

@@ -16,17 +16,21 @@ use super::setup::{CudaCkks, DeviceCkksKeys};
 impl CudaCkks {
     /// Copies a CPU ciphertext to the device.
     pub fn upload(&self, ct: &Ciphertext) -> Result<DeviceCiphertext> {
-        self.cpu.check_id(ct.params_id())?;
-        let polys = upload_polys(&self.e, ct.polys())?;
+        self.base.cpu.check_id(ct.params_id())?;
+        let polys = upload_polys(&self.base.e, ct.polys())?;
         Ok(self.new_ct(ct.key_id(), polys, ct.scale(), ct.len()))
     }
 
     /// Copies a device ciphertext back.
     pub fn download(&self, ct: &DeviceCiphertext) -> Result<Ciphertext> {
         self.check(ct)?;
-        let polys = download_polys::<Ntt>(&self.e, &ct.polys)?;
+        let polys = download_polys::<Ntt>(&self.base.e, &ct.polys)?;
         Ok(Ciphertext::from_parts(
-            &self.cpu, ct.key_id, ct.scale, ct.len, polys,
+            &self.base.cpu,
+            ct.key_id,
+            ct.scale,
+            ct.len,
+            polys,
         )?)
     }
 
@@ -37,31 +41,32 @@ impl CudaCkks {
         sk: Option<&SecretKey>,
     ) -> Result<DeviceCkksKeys> {
         let mut key_id = None;
+        let e = &self.base.e;
         let pk = match pk {
             Some(pk) => {
-                self.cpu.check_id(pk.params_id())?;
+                self.base.cpu.check_id(pk.params_id())?;
                 key_id = Some(pk.key_id());
                 Some((
-                    self.e.upload(pk.pk0().data(), pk.pk0().limbs())?,
-                    self.e.upload(pk.pk1().data(), pk.pk1().limbs())?,
+                    e.upload(pk.pk0().data(), pk.pk0().limbs())?,
+                    e.upload(pk.pk1().data(), pk.pk1().limbs())?,
                 ))
             }
             None => None,
         };
         let s = match sk {
             Some(sk) => {
-                self.cpu.check_id(sk.params_id())?;
+                self.base.cpu.check_id(sk.params_id())?;
                 if key_id.is_some_and(|k| k != sk.key_id()) {
                     return Err(CudaError::KeyMismatch("public and secret key".into()));
                 }
                 key_id = Some(sk.key_id());
-                let ring = self.cpu.ring_at(self.cpu.max_level())?;
-                Some(upload_secret(&self.e, ring, sk, self.q.len())?)
+                let ring = self.base.cpu.ring_at(self.base.cpu.max_level())?;
+                Some(upload_secret(e, ring, sk, self.q.len())?)
             }
             None => None,
         };
         Ok(DeviceCkksKeys {
-            ctx_id: self.ctx.id(),
+            ctx_id: self.base.ctx.id(),
             key_id: key_id.ok_or_else(|| CudaError::InvalidArgument("no key given".into()))?,
             pk,
             s,

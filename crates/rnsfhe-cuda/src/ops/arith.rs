@@ -5,7 +5,7 @@ use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
 use crate::runtime::{DevPoly, Rows};
 
-use super::DeviceScheme;
+use super::scheme::DeviceScheme;
 
 /// Checks two operands: each one accepted by `s`, both under one key
 /// (`op` names the operation in the error).

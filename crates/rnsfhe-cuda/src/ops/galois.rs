@@ -11,8 +11,8 @@ use crate::geometry;
 use crate::runtime::DeviceKsk;
 use crate::tables::galois_ntt_map;
 
+use super::scheme::{copy, release, DeviceScheme};
 use super::transfer::upload_ksk;
-use super::DeviceScheme;
 
 /// Device Galois keys (BFV or CKKS): per element the key-switching key
 /// and the NTT-form slot permutation.
@@ -128,17 +128,17 @@ pub(crate) fn rotate<S: DeviceScheme>(
             Ok(x) => x,
             Err(err) => {
                 if let Some(c) = cur {
-                    super::release(e, c);
+                    release(e, c);
                 }
                 return Err(err);
             }
         };
         if let Some(old) = cur.replace(next) {
-            super::release(e, old);
+            release(e, old);
         }
     }
     match cur {
         Some(c) => Ok(c),
-        None => super::copy(e, a),
+        None => copy(e, a),
     }
 }

@@ -6,7 +6,7 @@ use rnsfhe::rnsfhe_math::{Representation, RnsPoly, RnsRing};
 use crate::error::Result;
 use crate::runtime::{DevPoly, DeviceKsk, Engine};
 
-use super::DeviceScheme;
+use super::scheme::DeviceScheme;
 
 /// Uploads polynomials (any form), one device polynomial each.
 pub(crate) fn upload_polys<'a, R: Representation + 'a>(
