@@ -125,6 +125,23 @@ fn ntt_thread(tid: u32, cols: bool, s_log: u32, spb_log: u32) -> (u32, u32) {
     }
 }
 
+/// Every block of every phase of `plan` (`ntt_fwd_phase` /
+/// `ntt_inv_phase`) on one limb `a`, in launch order: `round(phase, tile,
+/// j, c, u, s, r)` per thread and round.
+fn ntt_phases(
+    plan: &NttPlan,
+    a: &mut [u64],
+    mut round: impl FnMut(&NttPhase, &mut [u64], u32, u32, u32, u32, usize),
+) {
+    for ph in plan.iter() {
+        for block in 0..ph.launch.grid.0 {
+            ntt_phase_block(ph, plan.log_n, block, a, |sh, j, c, u, s, r| {
+                round(ph, sh, j, c, u, s, r)
+            });
+        }
+    }
+}
+
 /// One block of `ntt_fwd_phase` / `ntt_inv_phase` on one limb `a`: the
 /// tile is staged, then every round runs thread by thread (the barriers
 /// between rounds make that order equivalent), then stored.
@@ -162,110 +179,100 @@ fn ntt_phase_block(
 /// `ntt_fwd_phase` for every block of one limb (all phases of `plan`).
 pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
     let log_n = plan.log_n;
-    for ph in plan.iter() {
+    ntt_phases(plan, a, |ph, sh, j, c, u, s, r| {
         let (s_log, spb_log, cols, g0) = (ph.stages, ph.spb_log, ph.cols, ph.first_stage);
-        for block in 0..ph.launch.grid.0 {
-            ntt_phase_block(ph, log_n, block, a, |sh, j, c, u, s, r| {
-                let (groups, e_count) = (8 >> r, 1usize << r);
-                let lowpos = s_log - r as u32 - s;
-                for v in 0..groups {
-                    let g = u * groups as u32 + v as u32;
-                    let b = ((g >> lowpos) << (lowpos + r as u32)) | (g & ((1 << lowpos) - 1));
-                    let slot =
-                        |e: usize| ntt_slot(j, b + ((e as u32) << lowpos), cols, spb_log, s_log);
-                    // The kernel's twiddle registers: 2^q per stage q.
-                    let mut w = vec![usize::MAX; e_count - 1];
-                    for q in 0..r {
-                        for tt in 0..1usize << q {
-                            let k = b + (((tt << (r - q)) as u32) << lowpos);
-                            let mut i = k >> (s_log - s - q as u32);
-                            if !cols {
-                                i |= c << (s + q as u32);
-                            }
-                            w[(1 << q) - 1 + tt] = ((1u32 << (g0 + s + q as u32)) + i) as usize;
-                        }
+        let (groups, e_count) = (8 >> r, 1usize << r);
+        let lowpos = s_log - r as u32 - s;
+        for v in 0..groups {
+            let g = u * groups as u32 + v as u32;
+            let b = ((g >> lowpos) << (lowpos + r as u32)) | (g & ((1 << lowpos) - 1));
+            let slot = |e: usize| ntt_slot(j, b + ((e as u32) << lowpos), cols, spb_log, s_log);
+            // The kernel's twiddle registers: 2^q per stage q.
+            let mut w = vec![usize::MAX; e_count - 1];
+            for q in 0..r {
+                for tt in 0..1usize << q {
+                    let k = b + (((tt << (r - q)) as u32) << lowpos);
+                    let mut i = k >> (s_log - s - q as u32);
+                    if !cols {
+                        i |= c << (s + q as u32);
                     }
-                    let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
-                    for q in 0..r {
-                        let half = 1usize << (r - 1 - q);
-                        let gs = g0 + s + q as u32;
-                        let last = gs + 1 == log_n;
-                        for e in 0..e_count {
-                            if e & half != 0 {
-                                continue;
-                            }
-                            let ti = w[(1 << q) - 1 + (e >> (r - q))];
-                            let (mut lo, mut hi) = (x[e], x[e + half]);
-                            fwd_bfly(&mut lo, &mut hi, t.fwd[ti], t.fwd_shoup[ti], p, last);
-                            x[e] = lo;
-                            x[e + half] = hi;
-                        }
-                    }
-                    for e in 0..e_count {
-                        sh[slot(e)] = x[e];
-                    }
+                    w[(1 << q) - 1 + tt] = ((1u32 << (g0 + s + q as u32)) + i) as usize;
                 }
-            });
+            }
+            let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
+            for q in 0..r {
+                let half = 1usize << (r - 1 - q);
+                let gs = g0 + s + q as u32;
+                let last = gs + 1 == log_n;
+                for e in 0..e_count {
+                    if e & half != 0 {
+                        continue;
+                    }
+                    let ti = w[(1 << q) - 1 + (e >> (r - q))];
+                    let (mut lo, mut hi) = (x[e], x[e + half]);
+                    fwd_bfly(&mut lo, &mut hi, t.fwd[ti], t.fwd_shoup[ti], p, last);
+                    x[e] = lo;
+                    x[e + half] = hi;
+                }
+            }
+            for e in 0..e_count {
+                sh[slot(e)] = x[e];
+            }
         }
-    }
+    });
 }
 
 /// `ntt_inv_phase` for every block of one limb (all phases of `plan`).
 pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
     let log_n = plan.log_n;
-    for ph in plan.iter() {
+    ntt_phases(plan, a, |ph, sh, j, c, u, s, r| {
         let (s_log, spb_log, cols, g0) = (ph.stages, ph.spb_log, ph.cols, ph.first_stage);
-        for block in 0..ph.launch.grid.0 {
-            ntt_phase_block(ph, log_n, block, a, |sh, j, c, u, s, r| {
-                let (groups, e_count) = (8 >> r, 1usize << r);
-                for v in 0..groups {
-                    let g = u * groups as u32 + v as u32;
-                    let b = ((g >> s) << (s + r as u32)) | (g & ((1 << s) - 1));
-                    let slot = |e: usize| ntt_slot(j, b + ((e as u32) << s), cols, spb_log, s_log);
-                    // The kernel's twiddle registers: 2^(R-1-q) for stage q,
-                    // from E - 2^(R-q) on.
-                    let mut w = vec![usize::MAX; e_count - 1];
-                    for q in 0..r {
-                        let gs = g0 + s + q as u32;
-                        if gs + 1 == log_n {
-                            continue;
-                        }
-                        for tt in 0..1usize << (r - 1 - q) {
-                            let k = b + (((tt << (q + 1)) as u32) << s);
-                            let mut i = k >> (s + q as u32 + 1);
-                            if !cols {
-                                i |= c << (s_log - s - q as u32 - 1);
-                            }
-                            w[e_count - (1 << (r - q)) + tt] =
-                                ((1u32 << (log_n - gs - 1)) + i) as usize;
-                        }
-                    }
-                    let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
-                    for q in 0..r {
-                        let half = 1usize << q;
-                        let gs = g0 + s + q as u32;
-                        for e in 0..e_count {
-                            if e & half != 0 {
-                                continue;
-                            }
-                            let (mut lo, mut hi) = (x[e], x[e + half]);
-                            if gs + 1 == log_n {
-                                inv_last(&mut lo, &mut hi, t, p);
-                            } else {
-                                let ti = w[e_count - (1 << (r - q)) + (e >> (q + 1))];
-                                inv_bfly(&mut lo, &mut hi, t.inv[ti], t.inv_shoup[ti], p);
-                            }
-                            x[e] = lo;
-                            x[e + half] = hi;
-                        }
-                    }
-                    for e in 0..e_count {
-                        sh[slot(e)] = x[e];
-                    }
+        let (groups, e_count) = (8 >> r, 1usize << r);
+        for v in 0..groups {
+            let g = u * groups as u32 + v as u32;
+            let b = ((g >> s) << (s + r as u32)) | (g & ((1 << s) - 1));
+            let slot = |e: usize| ntt_slot(j, b + ((e as u32) << s), cols, spb_log, s_log);
+            // The kernel's twiddle registers: 2^(R-1-q) for stage q,
+            // from E - 2^(R-q) on.
+            let mut w = vec![usize::MAX; e_count - 1];
+            for q in 0..r {
+                let gs = g0 + s + q as u32;
+                if gs + 1 == log_n {
+                    continue;
                 }
-            });
+                for tt in 0..1usize << (r - 1 - q) {
+                    let k = b + (((tt << (q + 1)) as u32) << s);
+                    let mut i = k >> (s + q as u32 + 1);
+                    if !cols {
+                        i |= c << (s_log - s - q as u32 - 1);
+                    }
+                    w[e_count - (1 << (r - q)) + tt] = ((1u32 << (log_n - gs - 1)) + i) as usize;
+                }
+            }
+            let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
+            for q in 0..r {
+                let half = 1usize << q;
+                let gs = g0 + s + q as u32;
+                for e in 0..e_count {
+                    if e & half != 0 {
+                        continue;
+                    }
+                    let (mut lo, mut hi) = (x[e], x[e + half]);
+                    if gs + 1 == log_n {
+                        inv_last(&mut lo, &mut hi, t, p);
+                    } else {
+                        let ti = w[e_count - (1 << (r - q)) + (e >> (q + 1))];
+                        inv_bfly(&mut lo, &mut hi, t.inv[ti], t.inv_shoup[ti], p);
+                    }
+                    x[e] = lo;
+                    x[e + half] = hi;
+                }
+            }
+            for e in 0..e_count {
+                sh[slot(e)] = x[e];
+            }
         }
-    }
+    });
 }
 
 /// `big_twice_sum_ge` of common.cuh, word loop for word loop.

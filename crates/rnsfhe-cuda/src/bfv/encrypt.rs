@@ -7,7 +7,7 @@ use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
-use crate::ops::sample::{check_stream, Draws};
+use crate::ops::sample::{check_encrypt, Draws};
 use crate::runtime::DevPoly;
 use crate::tables::BehzDecryptTables;
 
@@ -27,9 +27,7 @@ impl CudaBfv {
         pt: &Plaintext,
         rng: &mut ChaCha20Rng,
     ) -> Result<DeviceCiphertext> {
-        check_id(self.base.ctx.id(), pk.ctx_id)?;
-        self.base.cpu.check_id(pt.params_id())?;
-        check_stream(rng)?;
+        check_encrypt(self, pk.ctx_id, pt.params_id(), rng)?;
         let e = &self.base.e;
         let draws = Draws::sample(e, rng, &self.base.gauss)?;
         let [e1, e2] = &draws.e;

@@ -4,6 +4,7 @@
 //! decomposition or hybrid ([`CudaBfv::switch_into`]).
 
 use crate::context::DeviceCiphertext;
+use rnsfhe::bfv::galois::ROW_GENERATOR;
 use rnsfhe::bfv::BfvContext;
 use rnsfhe::rlwe::KeySwitchingKey;
 
@@ -23,7 +24,7 @@ impl CudaBfv {
         steps: i64,
         gk: &DeviceGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        galois::rotate(self, a, steps, gk)
+        galois::rotate(self, a, ROW_GENERATOR, steps, gk)
     }
 
     /// Every limb count the device tables cover (for diagnostics).
@@ -56,10 +57,6 @@ impl DeviceScheme for CudaBfv {
 
     fn rows_q(&self, _limbs: usize) -> Result<&Rows> {
         Ok(&self.rows_q)
-    }
-
-    fn rotation_generator(&self) -> u64 {
-        rnsfhe::bfv::galois::ROW_GENERATOR
     }
 
     /// A coefficient-form `a` is transformed out of place (one launch

@@ -7,7 +7,7 @@ use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
-use crate::ops::sample::{check_stream, Draws};
+use crate::ops::sample::{check_encrypt, Draws};
 
 use super::setup::{CudaCkks, DeviceCkksKeys};
 
@@ -21,13 +21,11 @@ impl CudaCkks {
         pt: &Plaintext,
         rng: &mut ChaCha20Rng,
     ) -> Result<DeviceCiphertext> {
-        check_id(self.base.ctx.id(), keys.ctx_id)?;
-        self.base.cpu.check_id(pt.params_id())?;
         let (pk0, pk1) = keys
             .pk
             .as_ref()
             .ok_or(CudaError::InvalidArgument("no public key uploaded".into()))?;
-        check_stream(rng)?;
+        check_encrypt(self, keys.ctx_id, pt.params_id(), rng)?;
         let e = &self.base.e;
         let n = e.n();
         let k = self.q.len();

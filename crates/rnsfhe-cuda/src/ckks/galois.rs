@@ -4,7 +4,7 @@
 //! automorphisms key-switched by hybrid ModUp / ModDown.
 
 use rnsfhe::ckks::CkksContext;
-use rnsfhe::rlwe::KeySwitchingKey;
+use rnsfhe::rlwe::{KeySwitchingKey, SchemeContext};
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
@@ -56,7 +56,8 @@ impl CudaCkks {
         steps: i64,
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        galois::rotate(self, a, steps, gk)
+        let generator = self.base.cpu.rlwe().rotation_generator();
+        galois::rotate(self, a, generator, steps, gk)
     }
 }
 

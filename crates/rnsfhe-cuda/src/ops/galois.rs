@@ -106,21 +106,21 @@ pub(crate) fn apply<S: DeviceScheme>(
     Ok(a.with_polys(out.into(), true))
 }
 
-/// Rotation by `steps` (`Evaluator::rotate` / `rotate_rows`): the
-/// automorphisms of the elements the CPU would apply, in turn, after an
+/// Rotation by `steps` (`Evaluator::rotate` / `rotate_rows`) with the
+/// rotation group's `generator`: the automorphisms of the elements the
+/// CPU would apply, in turn, after an
 /// NTT-form copy where the scheme needs one ([`DeviceScheme::ntt_form`]);
 /// with no element, a copy. NTT-form result.
 pub(crate) fn rotate<S: DeviceScheme>(
     s: &S,
     a: &DeviceCiphertext,
+    generator: u64,
     steps: i64,
     gk: &DeviceGaloisKeys,
 ) -> Result<DeviceCiphertext> {
     check_keys(s, a, gk)?;
     let e = s.engine();
-    let elements = gk
-        .cpu
-        .rotation_elements(e.n(), s.rotation_generator(), steps)?;
+    let elements = gk.cpu.rotation_elements(e.n(), generator, steps)?;
     let mut cur = s.ntt_form(a)?;
     for el in elements {
         let next = apply(s, cur.as_ref().unwrap_or(a), el, gk);

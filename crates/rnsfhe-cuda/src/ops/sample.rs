@@ -8,10 +8,12 @@ use rand_chacha::ChaCha20Rng;
 use rnsfhe::rnsfhe_math::DiscreteGaussian;
 
 use crate::device::{Arg, DevArray, Gpu};
-use crate::error::{CudaError, Result};
+use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::runtime::{DevPoly, Engine};
 use crate::tables::{chacha_key_words, gaussian_table};
+
+use super::scheme::DeviceScheme;
 
 /// The discrete Gaussian's cumulative table on the device (what
 /// `sample_gaussian` reads).
@@ -32,9 +34,17 @@ impl GaussTable {
     }
 }
 
-/// Refuses rngs on a stream other than 0 (the device samplers read
-/// stream 0 only).
-pub(crate) fn check_stream(rng: &ChaCha20Rng) -> Result<()> {
+/// Checks the inputs of an encryption: the public key's device context
+/// (`key_ctx_id`), the plaintext's parameters, and the rng's stream (the
+/// device samplers read stream 0 only).
+pub(crate) fn check_encrypt<S: DeviceScheme>(
+    s: &S,
+    key_ctx_id: u64,
+    pt_params_id: u64,
+    rng: &ChaCha20Rng,
+) -> Result<()> {
+    check_id(s.ctx_id(), key_ctx_id)?;
+    s.check_params(pt_params_id)?;
     if rng.get_stream() != 0 {
         return Err(CudaError::Unsupported(
             "ChaCha20Rng streams other than 0".into(),

@@ -105,12 +105,6 @@ pub(crate) trait DeviceScheme {
     /// The rows of `Q_l` for a ciphertext of `limbs` limbs.
     fn rows_q(&self, limbs: usize) -> Result<&Rows>;
 
-    /// The generator of the slot rotations (`Evaluator::rotate*`; by
-    /// default the RLWE context's).
-    fn rotation_generator(&self) -> u64 {
-        self.base().cpu.rlwe().rotation_generator()
-    }
-
     /// An NTT-form copy of `a` when the automorphisms cannot read it as it
     /// is (BFV's coefficient-form ciphertexts); by default `None`.
     fn ntt_form(&self, _a: &DeviceCiphertext) -> Result<Option<DeviceCiphertext>> {
