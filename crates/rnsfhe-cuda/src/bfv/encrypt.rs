@@ -34,9 +34,7 @@ impl CudaBfv {
         let g = &e.gpu;
         let msg = g.upload(pt.coefficients())?;
         let u_ntt = e.alloc(self.k)?;
-        self.base
-            .e
-            .unary("poly_from_signed", u_ntt.ptr(), draws.u.ptr(), &self.rows_q)?;
+        e.unary("poly_from_signed", u_ntt.ptr(), draws.u.ptr(), &self.rows_q)?;
         let c0 = e.alloc(self.k)?;
         e.pointwise(
             "poly_signed_plus_scaled",
@@ -50,12 +48,8 @@ impl CudaBfv {
             ],
         )?;
         let c1 = e.alloc(self.k)?;
-        self.base
-            .e
-            .unary("poly_from_signed", c1.ptr(), e2.ptr(), &self.rows_q)?;
-        self.base
-            .e
-            .ntt_many(&[u_ntt.ptr(), c0.ptr(), c1.ptr()], &self.rows_q, false)?;
+        e.unary("poly_from_signed", c1.ptr(), e2.ptr(), &self.rows_q)?;
+        e.ntt_many(&[u_ntt.ptr(), c0.ptr(), c1.ptr()], &self.rows_q, false)?;
         e.binary(
             "poly_mul_acc",
             c0.ptr(),
@@ -115,9 +109,7 @@ impl CudaBfv {
         let last = polys.len() - 1;
         for (i, &c) in polys[..last].iter().enumerate().rev() {
             let acc = if i + 1 == last { polys[last] } else { x.ptr() };
-            self.base
-                .e
-                .mul_add(x.ptr(), acc, sk.s.ptr(), c, &self.rows_q)?;
+            e.mul_add(x.ptr(), acc, sk.s.ptr(), c, &self.rows_q)?;
         }
         e.free_all(copies);
         e.ntt_inverse(&mut x, &self.rows_q)?;

@@ -76,9 +76,7 @@ impl CudaBfv {
         // pending transforms join the digits' (one product, k ≤ 6).
         let merge = !rk.hybrid && bn * k + pending.len() <= geometry::NTT_MAX_POLYS;
         if !merge {
-            self.base
-                .e
-                .ntt_pairs(pending, self.rows_q_rep.span(1)?, false)?;
+            e.ntt_pairs(pending, self.rows_q_rep.span(1)?, false)?;
         }
         if rk.hybrid {
             let lv = self.hybrid.as_ref().ok_or_else(|| {
@@ -87,16 +85,9 @@ impl CudaBfv {
                 )
             })?;
             for (b, o) in outs.iter().enumerate() {
-                let (k0, k1) = self
-                    .base
-                    .e
-                    .hybrid_switch_at(lv, rk, Self::at(c2, b * k * n))?;
-                self.base
-                    .e
-                    .binary("poly_add", o[0].ptr(), o[0].ptr(), k0.ptr(), &self.rows_q)?;
-                self.base
-                    .e
-                    .binary("poly_add", o[1].ptr(), o[1].ptr(), k1.ptr(), &self.rows_q)?;
+                let (k0, k1) = e.hybrid_switch_at(lv, rk, Self::at(c2, b * k * n))?;
+                e.binary("poly_add", o[0].ptr(), o[0].ptr(), k0.ptr(), &self.rows_q)?;
+                e.binary("poly_add", o[1].ptr(), o[1].ptr(), k1.ptr(), &self.rows_q)?;
                 e.free(k0);
                 e.free(k1);
             }
@@ -148,9 +139,7 @@ impl CudaBfv {
                     let mut pairs: Vec<(u64, u64)> =
                         (0..bn * cnt).map(|d| (digits.row(d * k, n), 0)).collect();
                     pairs.extend_from_slice(pending);
-                    self.base
-                        .e
-                        .ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+                    e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
                 } else {
                     e.ntt_pairs(&[(digits.ptr(), 0)], self.rows_q_rep.span(bn * cnt)?, false)?;
                 }

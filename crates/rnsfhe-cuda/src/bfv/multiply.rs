@@ -96,9 +96,7 @@ impl CudaBfv {
                 }
             }
         }
-        self.base
-            .e
-            .ntt_pairs(&to_coeff, self.rows_q_rep.span(1)?, true)?;
+        e.ntt_pairs(&to_coeff, self.rows_q_rep.span(1)?, true)?;
         // The NTT-form inputs of the tensor: the inputs themselves for one
         // product, else gathered into one planar buffer in one launch (the
         // coefficient-form ones transformed there from C).
@@ -120,9 +118,7 @@ impl CudaBfv {
                 }
             }
             e.gather(&copy, kn)?;
-            self.base
-                .e
-                .ntt_pairs(&transform, self.rows_q_rep.span(1)?, false)?;
+            e.ntt_pairs(&transform, self.rows_q_rep.span(1)?, false)?;
             let ptrs = [0, 1, 2, 3].map(|j| x.row(j * bn * k, n));
             (Some(x), ptrs, kn)
         };
@@ -162,25 +158,17 @@ impl CudaBfv {
         let p4 = e.alloc(4 * bn * kp)?;
         h.q_to_p
             .run_many(e, (p4.ptr(), kp * n), (c.ptr(), k * n), 4 * bn, true)?;
-        self.base
-            .e
-            .ntt_pairs(&[(p4.ptr(), 0)], h.rows_p_rep.span(4 * bn)?, false)?;
+        e.ntt_pairs(&[(p4.ptr(), 0)], h.rows_p_rep.span(4 * bn)?, false)?;
         // tp: the second part of tq's buffer.
         let tp = tq.row(3 * bn * k, n);
         let x = [0, 1, 2, 3].map(|j| p4.row(j * bn * kp, n));
         self.tensor_planar(tp, x, kp * n, bn, &h.rows_p)?;
         e.free(p4);
         if bn == 1 {
-            self.base
-                .e
-                .ntt_pairs(&[(tq.ptr(), 0)], self.rows_qp3.span(1)?, true)?;
+            e.ntt_pairs(&[(tq.ptr(), 0)], self.rows_qp3.span(1)?, true)?;
         } else {
-            self.base
-                .e
-                .ntt_pairs(&[(tq.ptr(), 0)], self.rows_q_rep.span(3 * bn)?, true)?;
-            self.base
-                .e
-                .ntt_pairs(&[(tp, 0)], h.rows_p_rep.span(3 * bn)?, true)?;
+            e.ntt_pairs(&[(tq.ptr(), 0)], self.rows_q_rep.span(3 * bn)?, true)?;
+            e.ntt_pairs(&[(tp, 0)], h.rows_p_rep.span(3 * bn)?, true)?;
         }
         let mut shape = geometry::conversion(n, k, 2)?;
         shape.grid.2 = (3 * bn) as u32;
@@ -238,9 +226,7 @@ impl CudaBfv {
         let ext = e.alloc(kb + 1)?;
         for j in 0..4 {
             // S0: FastBaseConv_I(|m̃ c|_q) into B_sk ∪ {m̃}; S1: SmMRq.
-            self.base
-                .e
-                .scalar_mul(mc.ptr(), c.row(j * k, n), &z.mt_q, &self.rows_q)?;
+            e.scalar_mul(mc.ptr(), c.row(j * k, n), &z.mt_q, &self.rows_q)?;
             z.q_to_bm.run(e, ext.ptr(), mc.ptr(), false)?;
             let s = &z.sm_dev;
             e.gpu.launch(
@@ -267,28 +253,20 @@ impl CudaBfv {
         }
         e.free(mc);
         e.free(ext);
-        self.base
-            .e
-            .ntt_pairs(&[(y.ptr(), 0)], z.rows_b_rep.span(4)?, false)?;
+        e.ntt_pairs(&[(y.ptr(), 0)], z.rows_b_rep.span(4)?, false)?;
         let tb = tq.row(3 * k, n);
         let x = [0, 1, 2, 3].map(|j| y.row(j * kb, n));
         self.tensor_planar(tb, x, 0, 1, &z.rows_b)?;
         e.free(y);
-        self.base
-            .e
-            .ntt_pairs(&[(tq.ptr(), 0)], self.rows_qb3.span(1)?, true)?;
+        e.ntt_pairs(&[(tq.ptr(), 0)], self.rows_qb3.span(1)?, true)?;
         let m = e.alloc(3 * k)?;
         let tqs = e.alloc(k)?;
         let tbs = e.alloc(kb)?;
         let fl = e.alloc(kb)?;
         for j in 0..3 {
             // S3: fastRNSFloor_q(t·c) into B_sk; S4: Shenoy-Kumaresan to q.
-            self.base
-                .e
-                .scalar_mul(tqs.ptr(), tq.row(j * k, n), &z.t_q, &self.rows_q)?;
-            self.base
-                .e
-                .scalar_mul(tbs.ptr(), Self::at(tb, j * kb * n), &z.t_b, &z.rows_b)?;
+            e.scalar_mul(tqs.ptr(), tq.row(j * k, n), &z.t_q, &self.rows_q)?;
+            e.scalar_mul(tbs.ptr(), Self::at(tb, j * kb * n), &z.t_b, &z.rows_b)?;
             e.gpu.launch(
                 "behz_floor",
                 geometry::conversion(n, k, 0)?,
@@ -349,9 +327,7 @@ impl CudaBfv {
         let mut out = Vec::with_capacity(3);
         for j in 0..3 {
             let p = e.alloc(self.k)?;
-            self.base
-                .e
-                .gpu
+            e.gpu
                 .copy_words(p.ptr(), m.row(j * self.k, n), self.k * n)?;
             out.push(p);
         }

@@ -280,18 +280,17 @@ impl CudaBfv {
     /// NTT-form copies of coefficient-form polynomials over q, transformed
     /// out of place in one launch sequence.
     pub(super) fn ntt_copies(&self, polys: &[DevPoly]) -> Result<Vec<DevPoly>> {
+        let e = &self.base.e;
         let copies = polys
             .iter()
-            .map(|_| self.base.e.alloc(self.k))
+            .map(|_| e.alloc(self.k))
             .collect::<Result<Vec<_>>>()?;
         let pairs: Vec<(u64, u64)> = copies
             .iter()
             .zip(polys)
             .map(|(d, s)| (d.ptr(), s.ptr()))
             .collect();
-        self.base
-            .e
-            .ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+        e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
         Ok(copies)
     }
 }

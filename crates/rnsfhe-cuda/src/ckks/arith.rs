@@ -115,12 +115,11 @@ impl CudaCkks {
     /// the product of the scales.
     pub fn multiply_plain(&self, a: &DeviceCiphertext, pt: &Plaintext) -> Result<DeviceCiphertext> {
         let m = self.upload_plain(a, pt, "multiply_plain")?;
+        let e = &self.base.e;
         let out = map_polys(self, a, |_, o, p, rows_q| {
-            self.base
-                .e
-                .binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)
+            e.binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)
         })?;
-        self.base.e.free(m);
+        e.free(m);
         Ok(self.new_ct(a.key_id, out, a.scale * pt.scale(), a.len))
     }
 

@@ -40,16 +40,12 @@ impl CudaCkks {
             // coefficients, c = [x_p + e_b]_{p_1}, d = [e_b − v]_{q_i},
             // out = (x_q + NTT(d))·p_1^{-1}.
             let mut uu = e.alloc(kl + 1)?;
-            self.base
-                .e
-                .unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q1)?;
+            e.unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q1)?;
             e.ntt_forward(&mut uu, rows_q1)?;
             let p1 = self.special[0];
             for (pk, err) in [(pk0, e0), (pk1, e1)] {
                 let x = e.alloc(kl + 1)?;
-                self.base
-                    .e
-                    .binary("poly_mul", x.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
+                e.binary("poly_mul", x.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
                 e.binary(
                     "poly_mul",
                     x.row(kl, n),
@@ -82,9 +78,7 @@ impl CudaCkks {
                 e.ntt_forward(&mut d, rows_q)?;
                 let o = e.alloc(kl)?;
                 let ptrs = (o.ptr(), x.ptr(), d.ptr());
-                self.base
-                    .e
-                    .binary_scaled("poly_add_then_scalar", ptrs, p1_inv, rows_q)?;
+                e.binary_scaled("poly_add_then_scalar", ptrs, p1_inv, rows_q)?;
                 for p in [x, cp, d] {
                     e.free(p);
                 }
@@ -93,28 +87,20 @@ impl CudaCkks {
             e.free(uu);
         } else {
             let mut uu = e.alloc(kl)?;
-            self.base
-                .e
-                .unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q)?;
+            e.unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q)?;
             e.ntt_forward(&mut uu, rows_q)?;
             for (pk, err) in [(pk0, e0), (pk1, e1)] {
                 let mut c = e.alloc(kl)?;
-                self.base
-                    .e
-                    .unary("poly_from_signed", c.ptr(), err.ptr(), rows_q)?;
+                e.unary("poly_from_signed", c.ptr(), err.ptr(), rows_q)?;
                 e.ntt_forward(&mut c, rows_q)?;
-                self.base
-                    .e
-                    .binary("poly_mul_acc", c.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
+                e.binary("poly_mul_acc", c.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
                 out.push(c);
             }
             e.free(uu);
         }
         let m = e.upload(pt.poly().data(), kl)?;
         if let Some(c0) = out.first() {
-            self.base
-                .e
-                .binary("poly_add", c0.ptr(), c0.ptr(), m.ptr(), rows_q)?;
+            e.binary("poly_add", c0.ptr(), c0.ptr(), m.ptr(), rows_q)?;
         }
         e.free(m);
         draws.finish(e, rng)?;
@@ -142,9 +128,7 @@ impl CudaCkks {
         let e = &self.base.e;
         let h = e.clone_poly(last)?;
         for c in ct.polys[..ct.polys.len() - 1].iter().rev() {
-            self.base
-                .e
-                .mul_add(h.ptr(), h.ptr(), s.ptr(), c.ptr(), rows_q)?;
+            e.mul_add(h.ptr(), h.ptr(), s.ptr(), c.ptr(), rows_q)?;
         }
         let data = e.download(&h)?;
         e.free(h);

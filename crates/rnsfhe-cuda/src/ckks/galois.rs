@@ -89,9 +89,7 @@ impl DeviceScheme for CudaCkks {
         let e = &self.base.e;
         let (k0, k1) = e.hybrid_switch(lv, key, &c1)?;
         e.free(c1);
-        self.base
-            .e
-            .binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), rows_q)?;
+        e.binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), rows_q)?;
         e.free(k0);
         Ok([c0, k1])
     }

@@ -22,13 +22,10 @@ impl CudaCkks {
             ));
         }
         let (rows_q, ..) = self.level(kl)?;
-        let d: Vec<DevPoly> = (0..3)
-            .map(|_| self.base.e.alloc(kl))
-            .collect::<Result<_>>()?;
+        let e = &self.base.e;
+        let d: Vec<DevPoly> = (0..3).map(|_| e.alloc(kl)).collect::<Result<_>>()?;
         let x = operands(a, b).map(DevPoly::ptr);
-        self.base
-            .e
-            .tensor([0, 1, 2].map(|j| d[j].ptr()), (x, 0), (1, 0), rows_q)?;
+        e.tensor([0, 1, 2].map(|j| d[j].ptr()), (x, 0), (1, 0), rows_q)?;
         Ok(self.new_ct(a.key_id, d, a.scale * b.scale, a.len.max(b.len)))
     }
 
@@ -49,16 +46,12 @@ impl CudaCkks {
         let (rows_q, _, lv, ..) = self.level(kl)?;
         let e = &self.base.e;
         let c2 = e.alloc(kl)?;
-        self.base
-            .e
-            .ntt_pairs(&[(c2.ptr(), a.polys[2].ptr())], rows_q.span(1)?, true)?;
+        e.ntt_pairs(&[(c2.ptr(), a.polys[2].ptr())], rows_q.span(1)?, true)?;
         let r = e.hybrid_switch_at(lv, rk, c2.ptr());
         e.free(c2);
         let (k0, k1) = r?;
         for (k, p) in [(&k0, &a.polys[0]), (&k1, &a.polys[1])] {
-            self.base
-                .e
-                .binary("poly_add", k.ptr(), k.ptr(), p.ptr(), rows_q)?;
+            e.binary("poly_add", k.ptr(), k.ptr(), p.ptr(), rows_q)?;
         }
         Ok(self.new_ct(a.key_id, vec![k0, k1], a.scale, a.len))
     }
@@ -114,9 +107,7 @@ impl CudaCkks {
         for (b, p) in a.polys.iter().enumerate() {
             let o = e.alloc(low)?;
             let ptrs = (o.ptr(), p.ptr(), corr.row(b * low, n));
-            self.base
-                .e
-                .binary_scaled("poly_sub_then_scalar", ptrs, &rs.inv, rows_low)?;
+            e.binary_scaled("poly_sub_then_scalar", ptrs, &rs.inv, rows_low)?;
             out.push(o);
         }
         e.free(tail);
@@ -224,9 +215,7 @@ impl CudaCkks {
                 (Some(x), p, 4 * kl * n)
             };
             let outs = [0, 1, 2].map(|j| d.row(j * kl, n));
-            self.base
-                .e
-                .tensor(outs, (tensor_in, zs_in), (bn, 3 * kl * n), rows_q)?;
+            e.tensor(outs, (tensor_in, zs_in), (bn, 3 * kl * n), rows_q)?;
             if let Some(x) = x {
                 e.free(x);
             }

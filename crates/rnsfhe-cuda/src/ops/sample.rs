@@ -5,34 +5,13 @@
 
 use rand_chacha::ChaCha20Rng;
 
-use rnsfhe::rnsfhe_math::DiscreteGaussian;
-
-use crate::device::{Arg, DevArray, Gpu};
+use crate::device::{Arg, DevArray};
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::runtime::{DevPoly, Engine};
-use crate::tables::{chacha_key_words, gaussian_table};
+use crate::tables::chacha_key_words;
 
-use super::scheme::DeviceScheme;
-
-/// The discrete Gaussian's cumulative table on the device (what
-/// `sample_gaussian` reads).
-#[derive(Debug)]
-pub(crate) struct GaussTable {
-    dev: DevArray<u64>,
-    len: usize,
-}
-
-impl GaussTable {
-    /// Uploads the table of `g`.
-    pub(crate) fn new(gpu: &Gpu, g: &DiscreteGaussian) -> Result<Self> {
-        let table = gaussian_table(g);
-        Ok(Self {
-            dev: gpu.array(&table)?,
-            len: table.len(),
-        })
-    }
-}
+use super::scheme::{DeviceScheme, GaussTable};
 
 /// Checks the inputs of an encryption: the public key's device context
 /// (`key_ctx_id`), the plaintext's parameters, and the rng's stream (the

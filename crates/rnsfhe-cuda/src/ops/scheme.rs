@@ -1,16 +1,36 @@
 //! What the shared launch plans ask of a scheme backend: the state both
-//! backends hold ([`Backend`]) and the scheme-specific steps
-//! ([`DeviceScheme`]).
+//! backends hold ([`Backend`], with the sampler's [`GaussTable`]) and the
+//! scheme-specific steps ([`DeviceScheme`]).
 
 use std::sync::Arc;
 
 use rnsfhe::rlwe::{KeySwitchingKey, SchemeContext};
+use rnsfhe::rnsfhe_math::DiscreteGaussian;
 
 use crate::context::{CudaContext, DeviceCiphertext};
+use crate::device::{DevArray, Gpu};
 use crate::error::Result;
 use crate::runtime::{DevPoly, DeviceKsk, Engine, Rows};
+use crate::tables::gaussian_table;
 
-use super::sample::GaussTable;
+/// The discrete Gaussian's cumulative table on the device (what
+/// `sample_gaussian` reads).
+#[derive(Debug)]
+pub(crate) struct GaussTable {
+    pub(crate) dev: DevArray<u64>,
+    pub(crate) len: usize,
+}
+
+impl GaussTable {
+    /// Uploads the table of `g`.
+    pub(crate) fn new(gpu: &Gpu, g: &DiscreteGaussian) -> Result<Self> {
+        let table = gaussian_table(g);
+        Ok(Self {
+            dev: gpu.array(&table)?,
+            len: table.len(),
+        })
+    }
+}
 
 /// The state every scheme backend holds: the open GPU, the CPU context
 /// `C`, the launch helpers of its moduli and the Gaussian sampler's table.
