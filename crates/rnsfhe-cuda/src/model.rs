@@ -542,25 +542,27 @@ pub fn chacha20_block(key: &[u32; 8], counter: u64) -> [u32; 16] {
     s[12] = counter as u32;
     s[13] = (counter >> 32) as u32;
     let mut x = s;
-    fn qr(x: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
-        x[a] = x[a].wrapping_add(x[b]);
-        x[d] = (x[d] ^ x[a]).rotate_left(16);
-        x[c] = x[c].wrapping_add(x[d]);
-        x[b] = (x[b] ^ x[c]).rotate_left(12);
-        x[a] = x[a].wrapping_add(x[b]);
-        x[d] = (x[d] ^ x[a]).rotate_left(8);
-        x[c] = x[c].wrapping_add(x[d]);
-        x[b] = (x[b] ^ x[c]).rotate_left(7);
-    }
+    // Double rounds: four column, then four diagonal quarter rounds; a
+    // quarter round on (a, b, c, d) is four steps `s += t; u = (u ^ s) <<< r`
+    // on (a, b, d), (c, d, b), (a, b, d), (c, d, b) with r = 16, 12, 8, 7.
+    const QUARTERS: [[usize; 4]; 8] = [
+        [0, 4, 8, 12],
+        [1, 5, 9, 13],
+        [2, 6, 10, 14],
+        [3, 7, 11, 15],
+        [0, 5, 10, 15],
+        [1, 6, 11, 12],
+        [2, 7, 8, 13],
+        [3, 4, 9, 14],
+    ];
     for _ in 0..10 {
-        qr(&mut x, 0, 4, 8, 12);
-        qr(&mut x, 1, 5, 9, 13);
-        qr(&mut x, 2, 6, 10, 14);
-        qr(&mut x, 3, 7, 11, 15);
-        qr(&mut x, 0, 5, 10, 15);
-        qr(&mut x, 1, 6, 11, 12);
-        qr(&mut x, 2, 7, 8, 13);
-        qr(&mut x, 3, 4, 9, 14);
+        for [a, b, c, d] in QUARTERS {
+            for (step, r) in [16, 12, 8, 7].into_iter().enumerate() {
+                let (s, t, u) = if step % 2 == 0 { (a, b, d) } else { (c, d, b) };
+                x[s] = x[s].wrapping_add(x[t]);
+                x[u] = (x[u] ^ x[s]).rotate_left(r);
+            }
+        }
     }
     for (o, i) in x.iter_mut().zip(s) {
         *o = o.wrapping_add(i);
