@@ -176,6 +176,14 @@ fn ntt_phase_block(
     }
 }
 
+/// The first tile index of butterfly group `v` of thread `u` in a round
+/// of `r` stages whose butterflies are `2^pos` apart (`8 >> r` groups per
+/// thread).
+fn ntt_group(u: u32, v: usize, r: usize, pos: u32) -> u32 {
+    let g = u * (8 >> r) as u32 + v as u32;
+    ((g >> pos) << (pos + r as u32)) | (g & ((1 << pos) - 1))
+}
+
 /// `ntt_fwd_phase` for every block of one limb (all phases of `plan`).
 pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
     let log_n = plan.log_n;
@@ -184,8 +192,7 @@ pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
         let (groups, e_count) = (8 >> r, 1usize << r);
         let lowpos = s_log - r as u32 - s;
         for v in 0..groups {
-            let g = u * groups as u32 + v as u32;
-            let b = ((g >> lowpos) << (lowpos + r as u32)) | (g & ((1 << lowpos) - 1));
+            let b = ntt_group(u, v, r, lowpos);
             let slot = |e: usize| ntt_slot(j, b + ((e as u32) << lowpos), cols, spb_log, s_log);
             // The kernel's twiddle registers: 2^q per stage q.
             let mut w = vec![usize::MAX; e_count - 1];
@@ -229,8 +236,7 @@ pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
         let (s_log, spb_log, cols, g0) = (ph.stages, ph.spb_log, ph.cols, ph.first_stage);
         let (groups, e_count) = (8 >> r, 1usize << r);
         for v in 0..groups {
-            let g = u * groups as u32 + v as u32;
-            let b = ((g >> s) << (s + r as u32)) | (g & ((1 << s) - 1));
+            let b = ntt_group(u, v, r, s);
             let slot = |e: usize| ntt_slot(j, b + ((e as u32) << s), cols, spb_log, s_log);
             // The kernel's twiddle registers: 2^(R-1-q) for stage q,
             // from E - 2^(R-q) on.
