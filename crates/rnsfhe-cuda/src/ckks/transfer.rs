@@ -11,7 +11,7 @@ use crate::ops::transfer::{download_polys, upload_ksk, upload_polys, upload_secr
 use crate::ops::DeviceGaloisKeys;
 use crate::runtime::DeviceKsk;
 
-use super::setup::{CudaCkks, DeviceCkksKeys};
+use super::setup::{CudaCkks, DeviceCkksGaloisKeys, DeviceCkksKeys};
 
 impl CudaCkks {
     /// Copies a CPU ciphertext to the device.
@@ -79,7 +79,7 @@ impl CudaCkks {
     }
 
     /// Uploads Galois keys.
-    pub fn upload_galois_keys(&self, gk: &GaloisKeys) -> Result<DeviceGaloisKeys> {
+    pub fn upload_galois_keys(&self, gk: &GaloisKeys) -> Result<DeviceCkksGaloisKeys> {
         DeviceGaloisKeys::upload(self, gk)
     }
 }

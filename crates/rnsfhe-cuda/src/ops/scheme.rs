@@ -17,7 +17,9 @@ use crate::tables::gaussian_table;
 /// `sample_gaussian` reads).
 #[derive(Debug)]
 pub(crate) struct GaussTable {
+    /// The table.
     pub(crate) dev: DevArray<u64>,
+    /// Its length in words.
     pub(crate) len: usize,
 }
 
@@ -35,9 +37,13 @@ impl GaussTable {
 /// The state every scheme backend holds: the open GPU, the CPU context
 /// `C`, the launch helpers of its moduli and the Gaussian sampler's table.
 pub(crate) struct Backend<C> {
+    /// The open GPU (its id is stamped on every device object).
     pub(crate) ctx: CudaContext,
+    /// The CPU context whose tables were uploaded.
     pub(crate) cpu: Arc<C>,
+    /// The launch helpers over the context's moduli.
     pub(crate) e: Engine,
+    /// What `sample_gaussian` reads.
     pub(crate) gauss: GaussTable,
 }
 
