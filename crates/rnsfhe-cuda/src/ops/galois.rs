@@ -107,10 +107,9 @@ pub(crate) fn apply<S: DeviceScheme>(
 }
 
 /// Rotation by `steps` (`Evaluator::rotate` / `rotate_rows`) with the
-/// rotation group's `generator`: the automorphisms of the elements the
-/// CPU would apply, in turn, after an
-/// NTT-form copy where the scheme needs one ([`DeviceScheme::ntt_form`]);
-/// with no element, a copy. NTT-form result.
+/// rotation group's `generator`: the automorphisms of the elements the CPU
+/// would apply, in turn, after an NTT-form copy where the scheme needs one
+/// ([`DeviceScheme::ntt_form`]); with no element, a copy. NTT-form result.
 pub(crate) fn rotate<S: DeviceScheme>(
     s: &S,
     a: &DeviceCiphertext,
