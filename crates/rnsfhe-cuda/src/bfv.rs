@@ -19,4 +19,5 @@ mod multiply;
 mod setup;
 mod transfer;
 
-pub use setup::{CudaBfv, DeviceGaloisKeys, DevicePublicKey, DeviceSecretKey, M_TILDE};
+pub use crate::ops::DeviceGaloisKeys;
+pub use setup::{CudaBfv, DevicePublicKey, DeviceSecretKey, M_TILDE};

@@ -121,6 +121,20 @@ impl DeviceCiphertext {
         self.scale
     }
 
+    /// A ciphertext of the same context, key, scale and length as `self`
+    /// holding `polys` (in NTT form when `ntt`).
+    pub(crate) fn with_polys(&self, polys: Vec<DevPoly>, ntt: bool) -> Self {
+        Self {
+            ctx_id: self.ctx_id,
+            params_id: self.params_id,
+            key_id: self.key_id,
+            polys,
+            ntt,
+            scale: self.scale,
+            len: self.len,
+        }
+    }
+
     pub(crate) fn check(&self, ctx_id: u64, params_id: u64) -> Result<()> {
         crate::error::check_id(ctx_id, self.ctx_id)?;
         crate::error::check_id(params_id, self.params_id)?;
@@ -128,38 +142,5 @@ impl DeviceCiphertext {
             return Err(CudaError::InvalidArgument("an empty ciphertext".into()));
         }
         Ok(())
-    }
-}
-
-/// Automorphisms in turn (a rotation composed of several Galois elements):
-/// `apply(x, el)` for every element, the first reading `start` (or `a`),
-/// the intermediate results released; with no element at all, `copy()`.
-pub(crate) fn apply_in_turn(
-    a: &DeviceCiphertext,
-    start: Option<DeviceCiphertext>,
-    elements: &[u64],
-    mut apply: impl FnMut(&DeviceCiphertext, u64) -> Result<DeviceCiphertext>,
-    release: impl Fn(DeviceCiphertext),
-    copy: impl FnOnce() -> Result<DeviceCiphertext>,
-) -> Result<DeviceCiphertext> {
-    let mut cur = start;
-    for &el in elements {
-        let next = apply(cur.as_ref().unwrap_or(a), el);
-        let next = match next {
-            Ok(x) => x,
-            Err(e) => {
-                if let Some(c) = cur {
-                    release(c);
-                }
-                return Err(e);
-            }
-        };
-        if let Some(old) = cur.replace(next) {
-            release(old);
-        }
-    }
-    match cur {
-        Some(c) => Ok(c),
-        None => copy(),
     }
 }

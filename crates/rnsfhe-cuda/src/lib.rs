@@ -12,6 +12,7 @@ pub mod error;
 pub mod geometry;
 pub mod kernels;
 pub mod loader;
+mod ops;
 pub mod pool;
 pub mod runtime;
 pub mod tables;

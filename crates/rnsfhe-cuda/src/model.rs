@@ -125,6 +125,23 @@ fn ntt_thread(tid: u32, cols: bool, s_log: u32, spb_log: u32) -> (u32, u32) {
     }
 }
 
+/// Every block of every phase of `plan` (`ntt_fwd_phase` /
+/// `ntt_inv_phase`) on one limb `a`, in launch order: `round(phase, tile,
+/// j, c, u, s, r)` per thread and round.
+fn ntt_phases(
+    plan: &NttPlan,
+    a: &mut [u64],
+    mut round: impl FnMut(&NttPhase, &mut [u64], u32, u32, u32, u32, usize),
+) {
+    for ph in plan.iter() {
+        for block in 0..ph.launch.grid.0 {
+            ntt_phase_block(ph, plan.log_n, block, a, |sh, j, c, u, s, r| {
+                round(ph, sh, j, c, u, s, r)
+            });
+        }
+    }
+}
+
 /// One block of `ntt_fwd_phase` / `ntt_inv_phase` on one limb `a`: the
 /// tile is staged, then every round runs thread by thread (the barriers
 /// between rounds make that order equivalent), then stored.
@@ -159,113 +176,109 @@ fn ntt_phase_block(
     }
 }
 
+/// The first tile index of butterfly group `v` of thread `u` in a round
+/// of `r` stages whose butterflies are `2^pos` apart (`8 >> r` groups per
+/// thread).
+fn ntt_group(u: u32, v: usize, r: usize, pos: u32) -> u32 {
+    let g = u * (8 >> r) as u32 + v as u32;
+    ((g >> pos) << (pos + r as u32)) | (g & ((1 << pos) - 1))
+}
+
 /// `ntt_fwd_phase` for every block of one limb (all phases of `plan`).
 pub fn ntt_forward(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
     let log_n = plan.log_n;
-    for ph in plan.iter() {
+    ntt_phases(plan, a, |ph, sh, j, c, u, s, r| {
         let (s_log, spb_log, cols, g0) = (ph.stages, ph.spb_log, ph.cols, ph.first_stage);
-        for block in 0..ph.launch.grid.0 {
-            ntt_phase_block(ph, log_n, block, a, |sh, j, c, u, s, r| {
-                let (groups, e_count) = (8 >> r, 1usize << r);
-                let lowpos = s_log - r as u32 - s;
-                for v in 0..groups {
-                    let g = u * groups as u32 + v as u32;
-                    let b = ((g >> lowpos) << (lowpos + r as u32)) | (g & ((1 << lowpos) - 1));
-                    let slot =
-                        |e: usize| ntt_slot(j, b + ((e as u32) << lowpos), cols, spb_log, s_log);
-                    // The kernel's twiddle registers: 2^q per stage q.
-                    let mut w = vec![usize::MAX; e_count - 1];
-                    for q in 0..r {
-                        for tt in 0..1usize << q {
-                            let k = b + (((tt << (r - q)) as u32) << lowpos);
-                            let mut i = k >> (s_log - s - q as u32);
-                            if !cols {
-                                i |= c << (s + q as u32);
-                            }
-                            w[(1 << q) - 1 + tt] = ((1u32 << (g0 + s + q as u32)) + i) as usize;
-                        }
+        let (groups, e_count) = (8 >> r, 1usize << r);
+        let lowpos = s_log - r as u32 - s;
+        for v in 0..groups {
+            let b = ntt_group(u, v, r, lowpos);
+            let slot = |e: usize| ntt_slot(j, b + ((e as u32) << lowpos), cols, spb_log, s_log);
+            // The kernel's twiddle registers: 2^q per stage q.
+            let mut w = vec![usize::MAX; e_count - 1];
+            for q in 0..r {
+                for tt in 0..1usize << q {
+                    let k = b + (((tt << (r - q)) as u32) << lowpos);
+                    let mut i = k >> (s_log - s - q as u32);
+                    if !cols {
+                        i |= c << (s + q as u32);
                     }
-                    let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
-                    for q in 0..r {
-                        let half = 1usize << (r - 1 - q);
-                        let gs = g0 + s + q as u32;
-                        let last = gs + 1 == log_n;
-                        for e in 0..e_count {
-                            if e & half != 0 {
-                                continue;
-                            }
-                            let ti = w[(1 << q) - 1 + (e >> (r - q))];
-                            let (mut lo, mut hi) = (x[e], x[e + half]);
-                            fwd_bfly(&mut lo, &mut hi, t.fwd[ti], t.fwd_shoup[ti], p, last);
-                            x[e] = lo;
-                            x[e + half] = hi;
-                        }
-                    }
-                    for e in 0..e_count {
-                        sh[slot(e)] = x[e];
-                    }
+                    w[(1 << q) - 1 + tt] = ((1u32 << (g0 + s + q as u32)) + i) as usize;
                 }
-            });
+            }
+            let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
+            for q in 0..r {
+                let half = 1usize << (r - 1 - q);
+                let gs = g0 + s + q as u32;
+                let last = gs + 1 == log_n;
+                for e in 0..e_count {
+                    if e & half != 0 {
+                        continue;
+                    }
+                    let ti = w[(1 << q) - 1 + (e >> (r - q))];
+                    let (mut lo, mut hi) = (x[e], x[e + half]);
+                    fwd_bfly(&mut lo, &mut hi, t.fwd[ti], t.fwd_shoup[ti], p, last);
+                    x[e] = lo;
+                    x[e + half] = hi;
+                }
+            }
+            for e in 0..e_count {
+                sh[slot(e)] = x[e];
+            }
         }
-    }
+    });
 }
 
 /// `ntt_inv_phase` for every block of one limb (all phases of `plan`).
 pub fn ntt_inverse(plan: &NttPlan, t: &NttTwiddles, p: u64, a: &mut [u64]) {
     let log_n = plan.log_n;
-    for ph in plan.iter() {
+    ntt_phases(plan, a, |ph, sh, j, c, u, s, r| {
         let (s_log, spb_log, cols, g0) = (ph.stages, ph.spb_log, ph.cols, ph.first_stage);
-        for block in 0..ph.launch.grid.0 {
-            ntt_phase_block(ph, log_n, block, a, |sh, j, c, u, s, r| {
-                let (groups, e_count) = (8 >> r, 1usize << r);
-                for v in 0..groups {
-                    let g = u * groups as u32 + v as u32;
-                    let b = ((g >> s) << (s + r as u32)) | (g & ((1 << s) - 1));
-                    let slot = |e: usize| ntt_slot(j, b + ((e as u32) << s), cols, spb_log, s_log);
-                    // The kernel's twiddle registers: 2^(R-1-q) for stage q,
-                    // from E - 2^(R-q) on.
-                    let mut w = vec![usize::MAX; e_count - 1];
-                    for q in 0..r {
-                        let gs = g0 + s + q as u32;
-                        if gs + 1 == log_n {
-                            continue;
-                        }
-                        for tt in 0..1usize << (r - 1 - q) {
-                            let k = b + (((tt << (q + 1)) as u32) << s);
-                            let mut i = k >> (s + q as u32 + 1);
-                            if !cols {
-                                i |= c << (s_log - s - q as u32 - 1);
-                            }
-                            w[e_count - (1 << (r - q)) + tt] =
-                                ((1u32 << (log_n - gs - 1)) + i) as usize;
-                        }
-                    }
-                    let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
-                    for q in 0..r {
-                        let half = 1usize << q;
-                        let gs = g0 + s + q as u32;
-                        for e in 0..e_count {
-                            if e & half != 0 {
-                                continue;
-                            }
-                            let (mut lo, mut hi) = (x[e], x[e + half]);
-                            if gs + 1 == log_n {
-                                inv_last(&mut lo, &mut hi, t, p);
-                            } else {
-                                let ti = w[e_count - (1 << (r - q)) + (e >> (q + 1))];
-                                inv_bfly(&mut lo, &mut hi, t.inv[ti], t.inv_shoup[ti], p);
-                            }
-                            x[e] = lo;
-                            x[e + half] = hi;
-                        }
-                    }
-                    for e in 0..e_count {
-                        sh[slot(e)] = x[e];
-                    }
+        let (groups, e_count) = (8 >> r, 1usize << r);
+        for v in 0..groups {
+            let b = ntt_group(u, v, r, s);
+            let slot = |e: usize| ntt_slot(j, b + ((e as u32) << s), cols, spb_log, s_log);
+            // The kernel's twiddle registers: 2^(R-1-q) for stage q,
+            // from E - 2^(R-q) on.
+            let mut w = vec![usize::MAX; e_count - 1];
+            for q in 0..r {
+                let gs = g0 + s + q as u32;
+                if gs + 1 == log_n {
+                    continue;
                 }
-            });
+                for tt in 0..1usize << (r - 1 - q) {
+                    let k = b + (((tt << (q + 1)) as u32) << s);
+                    let mut i = k >> (s + q as u32 + 1);
+                    if !cols {
+                        i |= c << (s_log - s - q as u32 - 1);
+                    }
+                    w[e_count - (1 << (r - q)) + tt] = ((1u32 << (log_n - gs - 1)) + i) as usize;
+                }
+            }
+            let mut x: Vec<u64> = (0..e_count).map(|e| sh[slot(e)]).collect();
+            for q in 0..r {
+                let half = 1usize << q;
+                let gs = g0 + s + q as u32;
+                for e in 0..e_count {
+                    if e & half != 0 {
+                        continue;
+                    }
+                    let (mut lo, mut hi) = (x[e], x[e + half]);
+                    if gs + 1 == log_n {
+                        inv_last(&mut lo, &mut hi, t, p);
+                    } else {
+                        let ti = w[e_count - (1 << (r - q)) + (e >> (q + 1))];
+                        inv_bfly(&mut lo, &mut hi, t.inv[ti], t.inv_shoup[ti], p);
+                    }
+                    x[e] = lo;
+                    x[e + half] = hi;
+                }
+            }
+            for e in 0..e_count {
+                sh[slot(e)] = x[e];
+            }
         }
-    }
+    });
 }
 
 /// `big_twice_sum_ge` of common.cuh, word loop for word loop.
@@ -535,25 +548,27 @@ pub fn chacha20_block(key: &[u32; 8], counter: u64) -> [u32; 16] {
     s[12] = counter as u32;
     s[13] = (counter >> 32) as u32;
     let mut x = s;
-    fn qr(x: &mut [u32; 16], a: usize, b: usize, c: usize, d: usize) {
-        x[a] = x[a].wrapping_add(x[b]);
-        x[d] = (x[d] ^ x[a]).rotate_left(16);
-        x[c] = x[c].wrapping_add(x[d]);
-        x[b] = (x[b] ^ x[c]).rotate_left(12);
-        x[a] = x[a].wrapping_add(x[b]);
-        x[d] = (x[d] ^ x[a]).rotate_left(8);
-        x[c] = x[c].wrapping_add(x[d]);
-        x[b] = (x[b] ^ x[c]).rotate_left(7);
-    }
+    // Double rounds: four column, then four diagonal quarter rounds; a
+    // quarter round on (a, b, c, d) is four steps `s += t; u = (u ^ s) <<< r`
+    // on (a, b, d), (c, d, b), (a, b, d), (c, d, b) with r = 16, 12, 8, 7.
+    const QUARTERS: [[usize; 4]; 8] = [
+        [0, 4, 8, 12],
+        [1, 5, 9, 13],
+        [2, 6, 10, 14],
+        [3, 7, 11, 15],
+        [0, 5, 10, 15],
+        [1, 6, 11, 12],
+        [2, 7, 8, 13],
+        [3, 4, 9, 14],
+    ];
     for _ in 0..10 {
-        qr(&mut x, 0, 4, 8, 12);
-        qr(&mut x, 1, 5, 9, 13);
-        qr(&mut x, 2, 6, 10, 14);
-        qr(&mut x, 3, 7, 11, 15);
-        qr(&mut x, 0, 5, 10, 15);
-        qr(&mut x, 1, 6, 11, 12);
-        qr(&mut x, 2, 7, 8, 13);
-        qr(&mut x, 3, 4, 9, 14);
+        for [a, b, c, d] in QUARTERS {
+            for (step, r) in [16, 12, 8, 7].into_iter().enumerate() {
+                let (s, t, u) = if step % 2 == 0 { (a, b, d) } else { (c, d, b) };
+                x[s] = x[s].wrapping_add(x[t]);
+                x[u] = (x[u] ^ x[s]).rotate_left(r);
+            }
+        }
     }
     for (o, i) in x.iter_mut().zip(s) {
         *o = o.wrapping_add(i);

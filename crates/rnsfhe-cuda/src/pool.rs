@@ -175,15 +175,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn buffers_are_reused_by_size() {
-        let pool = Pool::new(
+    /// A pool over a fake device of `limit` words keeping `cap` free.
+    fn fake_pool(limit: usize, cap: u64) -> Pool<Fake> {
+        Pool::new(
             Fake {
                 next: Cell::new(0),
-                limit: 1000,
+                limit,
             },
-            1000,
-        );
+            cap,
+        )
+    }
+
+    #[test]
+    fn buffers_are_reused_by_size() {
+        let pool = fake_pool(1000, 1000);
         let a = pool.take(100).unwrap();
         let b = pool.take(200).unwrap();
         assert_eq!(pool.stats().allocations, 2);
@@ -209,13 +214,7 @@ mod tests {
 
     #[test]
     fn the_cap_bounds_free_memory() {
-        let pool = Pool::new(
-            Fake {
-                next: Cell::new(0),
-                limit: 1000,
-            },
-            150,
-        );
+        let pool = fake_pool(1000, 150);
         let a = pool.take(100).unwrap();
         let b = pool.take(100).unwrap();
         pool.give(100, a);
@@ -228,13 +227,7 @@ mod tests {
 
     #[test]
     fn a_new_size_evicts_the_oldest_sizes() {
-        let pool = Pool::new(
-            Fake {
-                next: Cell::new(0),
-                limit: 1000,
-            },
-            300,
-        );
+        let pool = fake_pool(1000, 300);
         // The pool fills with buffers of 100 words...
         let old: Vec<_> = (0..3).map(|_| pool.take(100).unwrap()).collect();
         for b in old {

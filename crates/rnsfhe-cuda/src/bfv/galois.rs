@@ -1,11 +1,18 @@
-//! Row rotations (Galois automorphisms with key switching).
+//! Row rotations (the Galois automorphisms of [`crate::ops::galois`]) and
+//! BFV's side of the shared launch plans ([`DeviceScheme`]): ciphertexts
+//! at the top level in either form, automorphisms key-switched by the RNS
+//! decomposition or hybrid ([`CudaBfv::switch_into`]).
 
 use crate::context::DeviceCiphertext;
-use crate::device::Arg;
-use crate::error::{check_id, CudaError, Result};
-use crate::geometry;
+use rnsfhe::bfv::galois::ROW_GENERATOR;
+use rnsfhe::bfv::BfvContext;
+use rnsfhe::rlwe::KeySwitchingKey;
 
-use super::setup::{CudaBfv, DeviceGaloisKeys};
+use crate::error::{CudaError, Result};
+use crate::ops::{galois, Backend, DeviceGaloisKeys, DeviceScheme};
+use crate::runtime::{DevPoly, DeviceKsk, Rows};
+
+use super::setup::CudaBfv;
 
 impl CudaBfv {
     /// Rotates the batched rows left by `steps` (`Evaluator::rotate_rows`):
@@ -17,107 +24,68 @@ impl CudaBfv {
         steps: i64,
         gk: &DeviceGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        self.check_top(a)?;
-        check_id(self.ctx.id(), gk.ctx_id)?;
-        if gk.cpu.key_id() != a.key_id {
-            return Err(CudaError::KeyMismatch("Galois keys".into()));
-        }
-        let elements =
-            gk.cpu
-                .rotation_elements(self.e.n(), rnsfhe::bfv::galois::ROW_GENERATOR, steps)?;
-        // NTT form first (a copy only for a coefficient-form input), then
-        // the automorphisms in turn.
-        let mut cur: Option<DeviceCiphertext> = None;
-        if !a.ntt {
-            let polys = a
-                .polys
-                .iter()
-                .map(|_| self.e.alloc(self.k))
-                .collect::<Result<Vec<_>>>()?;
-            let pairs: Vec<(u64, u64)> = polys
-                .iter()
-                .zip(&a.polys)
-                .map(|(d, s)| (d.ptr(), s.ptr()))
-                .collect();
-            self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
-            cur = Some(self.new_ct(a.key_id, polys, true));
-        }
-        crate::context::apply_in_turn(
-            a,
-            cur,
-            &elements,
-            |x, el| self.apply_galois(x, el, gk),
-            |c| self.release(c),
-            || {
-                let polys = a
-                    .polys
-                    .iter()
-                    .map(|p| self.e.clone_poly(p))
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(self.new_ct(a.key_id, polys, true))
-            },
-        )
-    }
-
-    fn apply_galois(
-        &self,
-        a: &DeviceCiphertext,
-        el: u64,
-        gk: &DeviceGaloisKeys,
-    ) -> Result<DeviceCiphertext> {
-        let (_, key, map) = gk
-            .keys
-            .iter()
-            .find(|(e, _, _)| *e == el)
-            .ok_or(CudaError::Scheme(rnsfhe::Error::MissingGaloisKey {
-                element: el,
-            }))?;
-        if a.size() != 2 {
-            return Err(CudaError::InvalidArgument(
-                "rotation needs 2 polynomials".into(),
-            ));
-        }
-        let n = self.e.n();
-        let shape = geometry::pointwise(n, self.k)?;
-        let c0 = self.e.alloc(self.k)?;
-        let mut c1 = self.e.alloc(self.k)?;
-        self.e.gpu.launch(
-            "poly_permute",
-            shape,
-            &[
-                Arg::W(c0.ptr()),
-                Arg::W(a.polys[0].ptr()),
-                Arg::W(map.ptr()),
-                Arg::U(n as u32),
-            ],
-        )?;
-        self.e.gpu.launch(
-            "poly_permute",
-            shape,
-            &[
-                Arg::W(c1.ptr()),
-                Arg::W(a.polys[1].ptr()),
-                Arg::W(map.ptr()),
-                Arg::U(n as u32),
-            ],
-        )?;
-        self.e.ntt_inverse(&mut c1, &self.rows_q)?;
-        let mut z = self.e.alloc(self.k)?;
-        self.e.zero(&mut z)?;
-        let outs = [[c0, z]];
-        let r = self.switch_into(c1.ptr(), &outs, key, &[]);
-        self.e.free(c1);
-        let [[c0, c1]] = outs;
-        if let Err(e) = r {
-            self.e.free(c0);
-            self.e.free(c1);
-            return Err(e);
-        }
-        Ok(self.new_ct(a.key_id, vec![c0, c1], true))
+        galois::rotate(self, a, ROW_GENERATOR, steps, gk)
     }
 
     /// Every limb count the device tables cover (for diagnostics).
     pub fn limbs(&self) -> usize {
         self.k
+    }
+}
+
+impl DeviceScheme for CudaBfv {
+    type Cpu = BfvContext;
+
+    fn base(&self) -> &Backend<BfvContext> {
+        &self.base
+    }
+
+    fn check_ct(&self, ct: &DeviceCiphertext) -> Result<()> {
+        self.check_top(ct)
+    }
+
+    /// RNS-decomposition keys without second-level digits, or hybrid.
+    fn check_ksk(&self, ksk: &KeySwitchingKey) -> Result<()> {
+        self.check_params(ksk.params_id())?;
+        if !ksk.is_hybrid() && ksk.digit_bits().is_some() {
+            return Err(CudaError::Unsupported(
+                "RNS-decomposition keys with second-level digits".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn rows_q(&self, _limbs: usize) -> Result<&Rows> {
+        Ok(&self.rows_q)
+    }
+
+    /// A coefficient-form `a` is transformed out of place (one launch
+    /// sequence for both polynomials).
+    fn ntt_form(&self, a: &DeviceCiphertext) -> Result<Option<DeviceCiphertext>> {
+        if a.ntt {
+            return Ok(None);
+        }
+        Ok(Some(self.new_ct(
+            a.key_id,
+            self.ntt_copies(&a.polys)?,
+            true,
+        )))
+    }
+
+    /// `ks(σ(c_1))` accumulated onto `(c0, 0)`.
+    fn switch_galois(&self, c0: DevPoly, c1: DevPoly, key: &DeviceKsk) -> Result<[DevPoly; 2]> {
+        let e = &self.base.e;
+        let mut z = e.alloc(self.k)?;
+        e.zero(&mut z)?;
+        let outs = [[c0, z]];
+        let r = self.switch_into(c1.ptr(), &outs, key, &[]);
+        e.free(c1);
+        let [[c0, c1]] = outs;
+        if let Err(err) = r {
+            e.free(c0);
+            e.free(c1);
+            return Err(err);
+        }
+        Ok([c0, c1])
     }
 }

@@ -26,19 +26,20 @@ impl CudaBfv {
         c01_ntt: bool,
         rk: &DeviceKsk,
     ) -> Result<Vec<[DevPoly; 2]>> {
-        check_id(self.ctx.id(), rk.ctx_id)?;
-        let (n, k) = (self.e.n(), self.k);
+        check_id(self.base.ctx.id(), rk.ctx_id)?;
+        let e = &self.base.e;
+        let (n, k) = (e.n(), self.k);
         let bn = c01.len();
         let mut outs = Vec::with_capacity(bn);
         for _ in 0..bn {
-            outs.push([self.e.alloc(k)?, self.e.alloc(k)?]);
+            outs.push([e.alloc(k)?, e.alloc(k)?]);
         }
         // The outputs start as NTT(c0), NTT(c1): the key-switching sums are
         // accumulated onto them.
         if c01_ntt {
             for (o, &(x0, x1)) in outs.iter().zip(c01) {
-                self.e.gpu.copy_words(o[0].ptr(), x0, k * n)?;
-                self.e.gpu.copy_words(o[1].ptr(), x1, k * n)?;
+                e.gpu.copy_words(o[0].ptr(), x0, k * n)?;
+                e.gpu.copy_words(o[1].ptr(), x1, k * n)?;
             }
             self.switch_into(c2, &outs, rk, &[])?;
         } else {
@@ -64,8 +65,9 @@ impl CudaBfv {
         rk: &DeviceKsk,
         pending: &[(u64, u64)],
     ) -> Result<()> {
-        check_id(self.ctx.id(), rk.ctx_id)?;
-        let (n, k) = (self.e.n(), self.k);
+        check_id(self.base.ctx.id(), rk.ctx_id)?;
+        let e = &self.base.e;
+        let (n, k) = (e.n(), self.k);
         let bn = outs.len();
         if bn == 0 {
             return Ok(());
@@ -74,7 +76,7 @@ impl CudaBfv {
         // pending transforms join the digits' (one product, k ≤ 6).
         let merge = !rk.hybrid && bn * k + pending.len() <= geometry::NTT_MAX_POLYS;
         if !merge {
-            self.e.ntt_pairs(pending, self.rows_q_rep.span(1)?, false)?;
+            e.ntt_pairs(pending, self.rows_q_rep.span(1)?, false)?;
         }
         if rk.hybrid {
             let lv = self.hybrid.as_ref().ok_or_else(|| {
@@ -83,13 +85,11 @@ impl CudaBfv {
                 )
             })?;
             for (b, o) in outs.iter().enumerate() {
-                let (k0, k1) = self.e.hybrid_switch_at(lv, rk, Self::at(c2, b * k * n))?;
-                self.e
-                    .binary("poly_add", o[0].ptr(), o[0].ptr(), k0.ptr(), &self.rows_q)?;
-                self.e
-                    .binary("poly_add", o[1].ptr(), o[1].ptr(), k1.ptr(), &self.rows_q)?;
-                self.e.free(k0);
-                self.e.free(k1);
+                let (k0, k1) = e.hybrid_switch_at(lv, rk, Self::at(c2, b * k * n))?;
+                e.binary("poly_add", o[0].ptr(), o[0].ptr(), k0.ptr(), &self.rows_q)?;
+                e.binary("poly_add", o[1].ptr(), o[1].ptr(), k1.ptr(), &self.rows_q)?;
+                e.free(k0);
+                e.free(k1);
             }
             return Ok(());
         }
@@ -108,11 +108,11 @@ impl CudaBfv {
             .max(1);
         let table = if bn > 1 {
             let words: Vec<u64> = outs.iter().flat_map(|o| [o[0].ptr(), o[1].ptr()]).collect();
-            Some(self.e.gpu.upload(&words)?)
+            Some(e.gpu.upload(&words)?)
         } else {
             None
         };
-        let digits = self.e.alloc(bn * group * k)?;
+        let digits = e.alloc(bn * group * k)?;
         let mut g0 = 0;
         let mut result = Ok(());
         while g0 < k && result.is_ok() {
@@ -120,7 +120,7 @@ impl CudaBfv {
             result = (|| {
                 let mut shape = geometry::pointwise(n, k)?;
                 shape.grid.2 = (bn * cnt) as u32;
-                self.e.gpu.launch(
+                e.gpu.launch(
                     "poly_reduce_rows",
                     shape,
                     &[
@@ -131,7 +131,7 @@ impl CudaBfv {
                         Arg::U(k as u32),
                         Arg::U(g0 as u32),
                         Arg::W(self.rows_q.dev.ptr()),
-                        Arg::W(self.e.mt.mods_ptr()),
+                        Arg::W(e.mt.mods_ptr()),
                         Arg::U(n as u32),
                     ],
                 )?;
@@ -139,15 +139,11 @@ impl CudaBfv {
                     let mut pairs: Vec<(u64, u64)> =
                         (0..bn * cnt).map(|d| (digits.row(d * k, n), 0)).collect();
                     pairs.extend_from_slice(pending);
-                    self.e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+                    e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
                 } else {
-                    self.e.ntt_pairs(
-                        &[(digits.ptr(), 0)],
-                        self.rows_q_rep.span(bn * cnt)?,
-                        false,
-                    )?;
+                    e.ntt_pairs(&[(digits.ptr(), 0)], self.rows_q_rep.span(bn * cnt)?, false)?;
                 }
-                self.e.ks_mac_table(
+                e.ks_mac_table(
                     (outs[0][0].ptr(), outs[0][1].ptr(), 0),
                     table.as_ref().map_or(0, DevArray::ptr),
                     (digits.ptr(), k * n, cnt * k * n),
@@ -162,9 +158,9 @@ impl CudaBfv {
             })();
             g0 += cnt;
         }
-        self.e.free(digits);
+        e.free(digits);
         if let Some(t) = table {
-            self.e.gpu.give(t);
+            e.gpu.give(t);
         }
         result
     }
@@ -182,15 +178,16 @@ impl CudaBfv {
             ));
         }
         let c01 = [(a.polys[0].ptr(), a.polys[1].ptr())];
+        let e = &self.base.e;
         let out = if a.ntt {
-            let c2 = self.e.alloc(self.k)?;
-            self.e.ntt_pairs(
+            let c2 = e.alloc(self.k)?;
+            e.ntt_pairs(
                 &[(c2.ptr(), a.polys[2].ptr())],
                 self.rows_q_rep.span(1)?,
                 true,
             )?;
             let r = self.relinearize_many(c2.ptr(), &c01, true, rk);
-            self.e.free(c2);
+            e.free(c2);
             r?
         } else {
             self.relinearize_many(a.polys[2].ptr(), &c01, false, rk)?
@@ -232,8 +229,8 @@ impl CudaBfv {
                 return Err(CudaError::KeyMismatch("relinearization key".into()));
             }
         }
-        check_id(self.ctx.id(), rk.ctx_id)?;
-        let (n, k) = (self.e.n(), self.k);
+        check_id(self.base.ctx.id(), rk.ctx_id)?;
+        let (n, k) = (self.base.e.n(), self.k);
         let mut out = Vec::with_capacity(pairs.len());
         for chunk in pairs.chunks(self.batch_cap(variant)) {
             let bn = chunk.len();
@@ -242,7 +239,7 @@ impl CudaBfv {
                 .map(|b| (m.row(b * k, n), m.row((bn + b) * k, n)))
                 .collect();
             let r = self.relinearize_many(m.row(2 * bn * k, n), &c01, false, rk);
-            self.e.free(m);
+            self.base.e.free(m);
             for ([c0, c1], (a, _)) in r?.into_iter().zip(chunk) {
                 out.push(self.new_ct(a.key_id, vec![c0, c1], true));
             }
@@ -252,6 +249,6 @@ impl CudaBfv {
 
     /// Returns a ciphertext's buffers to the pool.
     pub fn release(&self, ct: DeviceCiphertext) {
-        self.free_all(ct.polys);
+        crate::ops::release(&self.base.e, ct);
     }
 }

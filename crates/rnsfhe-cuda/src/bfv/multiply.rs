@@ -6,6 +6,7 @@ use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{CudaError, Result};
 use crate::geometry;
+use crate::ops::arith::operands;
 use crate::runtime::{DevPoly, Rows};
 
 use super::setup::{CudaBfv, M_TILDE};
@@ -18,7 +19,7 @@ impl CudaBfv {
         if variant != Variant::Hps {
             return 1;
         }
-        let (n, k) = (self.e.n(), self.k);
+        let (n, k) = (self.base.e.n(), self.k);
         let kp = self.hps.rows_p.len();
         // Rows per product: inputs in both forms, P, the two tensors, the
         // scaled P rows, the product, one group of digits, the outputs.
@@ -36,10 +37,10 @@ impl CudaBfv {
         base + (words * 8) as u64
     }
 
-    /// The Karatsuba tensor of `bn` products over `limbs` rows per
-    /// polynomial: `x = [a0, a1, b0, b1]` input addresses (`zs_in` words
-    /// from one product to the next), output three planar polynomials
-    /// `[c0 of every product | c1 … | c2 …]` at `out`.
+    /// The Karatsuba tensor of `bn` products over `rows`: `x = [a0, a1,
+    /// b0, b1]` input addresses (`zs_in` words from one product to the
+    /// next), output three planar polynomials `[c0 of every product | c1 …
+    /// | c2 …]` at `out`.
     fn tensor_planar(
         &self,
         out: u64,
@@ -48,29 +49,20 @@ impl CudaBfv {
         bn: usize,
         rows: &Rows,
     ) -> Result<()> {
-        let n = self.e.n();
-        let limbs = rows.len();
-        let mut shape = geometry::pointwise(n, limbs)?;
-        shape.grid.2 = bn as u32;
-        let plane = bn * limbs * n;
-        self.e.gpu.launch(
-            "poly_tensor",
-            shape,
-            &[
-                Arg::W(out),
-                Arg::W(Self::at(out, plane)),
-                Arg::W(Self::at(out, 2 * plane)),
-                Arg::W(x[0]),
-                Arg::W(x[1]),
-                Arg::W(x[2]),
-                Arg::W(x[3]),
-                Arg::W(rows.dev.ptr()),
-                Arg::W(self.e.mt.mods_ptr()),
-                Arg::U(n as u32),
-                Arg::W(zs_in as u64),
-                Arg::W((limbs * n) as u64),
-            ],
-        )
+        let zs_out = rows.len() * self.base.e.n();
+        let plane = bn * zs_out;
+        let outs = [out, Self::at(out, plane), Self::at(out, 2 * plane)];
+        self.base.e.tensor(outs, (x, zs_in), (bn, zs_out), rows)
+    }
+
+    /// The four input polynomials of a product `(a, b)`, `[a0, a1, b0, b1]`,
+    /// each with whether it is in NTT form.
+    fn operands<'a>(
+        (a, b): &(&'a DeviceCiphertext, &'a DeviceCiphertext),
+    ) -> [(&'a DevPoly, bool); 4] {
+        let forms = [a.ntt, a.ntt, b.ntt, b.ntt];
+        let polys = operands(a, b);
+        [0, 1, 2, 3].map(|j| (polys[j], forms[j]))
     }
 
     /// The products of `pairs` (checked, at most [`Self::batch_cap`]) by
@@ -84,61 +76,39 @@ impl CudaBfv {
         pairs: &[(&DeviceCiphertext, &DeviceCiphertext)],
         variant: Variant,
     ) -> Result<DevPoly> {
-        let (n, k) = (self.e.n(), self.k);
+        let e = &self.base.e;
+        let (n, k) = (e.n(), self.k);
         let bn = pairs.len();
         let kn = k * n;
         // C: the four inputs of every product in coefficient form, planar
         // (input j of product b at rows (j·B + b)·k).
-        let c = self.e.alloc(4 * bn * k)?;
+        let c = e.alloc(4 * bn * k)?;
         let slot = |j: usize, b: usize| c.row((j * bn + b) * k, n);
         let mut to_coeff = Vec::with_capacity(4 * bn);
         let mut all_ntt = true;
-        for (b, (x, y)) in pairs.iter().enumerate() {
-            for (j, (p, ntt)) in [
-                (&x.polys[0], x.ntt),
-                (&x.polys[1], x.ntt),
-                (&y.polys[0], y.ntt),
-                (&y.polys[1], y.ntt),
-            ]
-            .into_iter()
-            .enumerate()
-            {
+        for (b, pair) in pairs.iter().enumerate() {
+            for (j, (p, ntt)) in Self::operands(pair).into_iter().enumerate() {
                 if ntt {
                     to_coeff.push((slot(j, b), p.ptr()));
                 } else {
                     all_ntt = false;
-                    self.e.gpu.copy_words(slot(j, b), p.ptr(), kn)?;
+                    e.gpu.copy_words(slot(j, b), p.ptr(), kn)?;
                 }
             }
         }
-        self.e
-            .ntt_pairs(&to_coeff, self.rows_q_rep.span(1)?, true)?;
+        e.ntt_pairs(&to_coeff, self.rows_q_rep.span(1)?, true)?;
         // The NTT-form inputs of the tensor: the inputs themselves for one
         // product, else gathered into one planar buffer in one launch (the
         // coefficient-form ones transformed there from C).
         let (x_ntt, tensor_in, zs_in) = if bn == 1 && all_ntt {
             let (x, y) = pairs[0];
-            let ptrs = [
-                x.polys[0].ptr(),
-                x.polys[1].ptr(),
-                y.polys[0].ptr(),
-                y.polys[1].ptr(),
-            ];
-            (None, ptrs, 0)
+            (None, operands(x, y).map(DevPoly::ptr), 0)
         } else {
-            let x = self.e.alloc(4 * bn * k)?;
+            let x = e.alloc(4 * bn * k)?;
             let mut copy = Vec::with_capacity(4 * bn);
             let mut transform = Vec::new();
-            for (b, (u, v)) in pairs.iter().enumerate() {
-                for (j, (p, ntt)) in [
-                    (&u.polys[0], u.ntt),
-                    (&u.polys[1], u.ntt),
-                    (&v.polys[0], v.ntt),
-                    (&v.polys[1], v.ntt),
-                ]
-                .into_iter()
-                .enumerate()
-                {
+            for (b, pair) in pairs.iter().enumerate() {
+                for (j, (p, ntt)) in Self::operands(pair).into_iter().enumerate() {
                     let dst = x.row((j * bn + b) * k, n);
                     if ntt {
                         copy.push((dst, p.ptr()));
@@ -147,9 +117,8 @@ impl CudaBfv {
                     }
                 }
             }
-            self.e.gather(&copy, kn)?;
-            self.e
-                .ntt_pairs(&transform, self.rows_q_rep.span(1)?, false)?;
+            e.gather(&copy, kn)?;
+            e.ntt_pairs(&transform, self.rows_q_rep.span(1)?, false)?;
             let ptrs = [0, 1, 2, 3].map(|j| x.row(j * bn * k, n));
             (Some(x), ptrs, kn)
         };
@@ -159,10 +128,10 @@ impl CudaBfv {
             Variant::Hps => self.hps.rows_p.len(),
             _ => self.behz.kb,
         };
-        let tq = self.e.alloc(3 * bn * (k + ext))?;
+        let tq = e.alloc(3 * bn * (k + ext))?;
         self.tensor_planar(tq.ptr(), tensor_in, zs_in, bn, &self.rows_q)?;
         if let Some(x) = x_ntt {
-            self.e.free(x);
+            e.free(x);
         }
         let out = match variant {
             Variant::Hps => self.lift_scale_hps(&c, &tq, bn),
@@ -172,8 +141,8 @@ impl CudaBfv {
             )),
             other => Err(CudaError::Unsupported(format!("variant {other:?}"))),
         };
-        self.e.free(c);
-        self.e.free(tq);
+        e.free(c);
+        e.free(tq);
         out
     }
 
@@ -183,32 +152,29 @@ impl CudaBfv {
     /// t/q into P and converted back to q.
     fn lift_scale_hps(&self, c: &DevPoly, tq: &DevPoly, bn: usize) -> Result<DevPoly> {
         let h = &self.hps;
-        let (n, k) = (self.e.n(), self.k);
+        let e = &self.base.e;
+        let (n, k) = (e.n(), self.k);
         let kp = h.rows_p.len();
-        let p4 = self.e.alloc(4 * bn * kp)?;
+        let p4 = e.alloc(4 * bn * kp)?;
         h.q_to_p
-            .run_many(&self.e, (p4.ptr(), kp * n), (c.ptr(), k * n), 4 * bn, true)?;
-        self.e
-            .ntt_pairs(&[(p4.ptr(), 0)], h.rows_p_rep.span(4 * bn)?, false)?;
+            .run_many(e, (p4.ptr(), kp * n), (c.ptr(), k * n), 4 * bn, true)?;
+        e.ntt_pairs(&[(p4.ptr(), 0)], h.rows_p_rep.span(4 * bn)?, false)?;
         // tp: the second part of tq's buffer.
         let tp = tq.row(3 * bn * k, n);
         let x = [0, 1, 2, 3].map(|j| p4.row(j * bn * kp, n));
         self.tensor_planar(tp, x, kp * n, bn, &h.rows_p)?;
-        self.e.free(p4);
+        e.free(p4);
         if bn == 1 {
-            self.e
-                .ntt_pairs(&[(tq.ptr(), 0)], self.rows_qp3.span(1)?, true)?;
+            e.ntt_pairs(&[(tq.ptr(), 0)], self.rows_qp3.span(1)?, true)?;
         } else {
-            self.e
-                .ntt_pairs(&[(tq.ptr(), 0)], self.rows_q_rep.span(3 * bn)?, true)?;
-            self.e
-                .ntt_pairs(&[(tp, 0)], h.rows_p_rep.span(3 * bn)?, true)?;
+            e.ntt_pairs(&[(tq.ptr(), 0)], self.rows_q_rep.span(3 * bn)?, true)?;
+            e.ntt_pairs(&[(tp, 0)], h.rows_p_rep.span(3 * bn)?, true)?;
         }
         let mut shape = geometry::conversion(n, k, 2)?;
         shape.grid.2 = (3 * bn) as u32;
         let d = &h.to_p_dev;
-        let s = self.e.alloc(3 * bn * kp)?;
-        self.e.gpu.launch(
+        let s = e.alloc(3 * bn * kp)?;
+        e.gpu.launch(
             "hps_scale_base",
             shape,
             &[
@@ -226,17 +192,17 @@ impl CudaBfv {
                 Arg::U(h.to_p_words as u32),
                 Arg::W(d[4].ptr()),
                 Arg::W(d[5].ptr()),
-                Arg::W(self.e.mt.mods_ptr()),
+                Arg::W(e.mt.mods_ptr()),
                 Arg::U(n as u32),
                 Arg::W((k * n) as u64),
                 Arg::W((kp * n) as u64),
                 Arg::W((kp * n) as u64),
             ],
         )?;
-        let m = self.e.alloc(3 * bn * k)?;
+        let m = e.alloc(3 * bn * k)?;
         h.p_to_q
-            .run_many(&self.e, (m.ptr(), k * n), (s.ptr(), kp * n), 3 * bn, true)?;
-        self.e.free(s);
+            .run_many(e, (m.ptr(), k * n), (s.ptr(), kp * n), 3 * bn, true)?;
+        e.free(s);
         Ok(m)
     }
 
@@ -251,19 +217,19 @@ impl CudaBfv {
     /// Shenoy-Kumaresan (S3-S4) give the product over q.
     fn lift_scale_behz(&self, c: &DevPoly, tq: &DevPoly) -> Result<DevPoly> {
         let z = &self.behz;
-        let (n, k) = (self.e.n(), self.k);
+        let e = &self.base.e;
+        let (n, k) = (e.n(), self.k);
         let kb = z.kb;
-        let mods = self.e.mt.mods_ptr();
-        let y = self.e.alloc(4 * kb)?;
-        let mc = self.e.alloc(k)?;
-        let ext = self.e.alloc(kb + 1)?;
+        let mods = e.mt.mods_ptr();
+        let y = e.alloc(4 * kb)?;
+        let mc = e.alloc(k)?;
+        let ext = e.alloc(kb + 1)?;
         for j in 0..4 {
             // S0: FastBaseConv_I(|m̃ c|_q) into B_sk ∪ {m̃}; S1: SmMRq.
-            self.e
-                .scalar_mul(mc.ptr(), c.row(j * k, n), &z.mt_q, &self.rows_q)?;
-            z.q_to_bm.run(&self.e, ext.ptr(), mc.ptr(), false)?;
+            e.scalar_mul(mc.ptr(), c.row(j * k, n), &z.mt_q, &self.rows_q)?;
+            z.q_to_bm.run(e, ext.ptr(), mc.ptr(), false)?;
             let s = &z.sm_dev;
-            self.e.gpu.launch(
+            e.gpu.launch(
                 "behz_sm_mrq",
                 geometry::pointwise(n, 1)?,
                 &[
@@ -271,7 +237,7 @@ impl CudaBfv {
                     Arg::W(ext.ptr()),
                     Arg::W(z.rows_b.dev.ptr()),
                     Arg::U(kb as u32),
-                    Arg::U(self.e.mt.idx(M_TILDE)?),
+                    Arg::U(e.mt.idx(M_TILDE)?),
                     Arg::W(z.sm.neg_q_inv.0),
                     Arg::W(z.sm.neg_q_inv.1),
                     Arg::W(z.sm.half),
@@ -285,27 +251,23 @@ impl CudaBfv {
                 ],
             )?;
         }
-        self.e.free(mc);
-        self.e.free(ext);
-        self.e
-            .ntt_pairs(&[(y.ptr(), 0)], z.rows_b_rep.span(4)?, false)?;
+        e.free(mc);
+        e.free(ext);
+        e.ntt_pairs(&[(y.ptr(), 0)], z.rows_b_rep.span(4)?, false)?;
         let tb = tq.row(3 * k, n);
         let x = [0, 1, 2, 3].map(|j| y.row(j * kb, n));
         self.tensor_planar(tb, x, 0, 1, &z.rows_b)?;
-        self.e.free(y);
-        self.e
-            .ntt_pairs(&[(tq.ptr(), 0)], self.rows_qb3.span(1)?, true)?;
-        let m = self.e.alloc(3 * k)?;
-        let tqs = self.e.alloc(k)?;
-        let tbs = self.e.alloc(kb)?;
-        let fl = self.e.alloc(kb)?;
+        e.free(y);
+        e.ntt_pairs(&[(tq.ptr(), 0)], self.rows_qb3.span(1)?, true)?;
+        let m = e.alloc(3 * k)?;
+        let tqs = e.alloc(k)?;
+        let tbs = e.alloc(kb)?;
+        let fl = e.alloc(kb)?;
         for j in 0..3 {
             // S3: fastRNSFloor_q(t·c) into B_sk; S4: Shenoy-Kumaresan to q.
-            self.e
-                .scalar_mul(tqs.ptr(), tq.row(j * k, n), &z.t_q, &self.rows_q)?;
-            self.e
-                .scalar_mul(tbs.ptr(), Self::at(tb, j * kb * n), &z.t_b, &z.rows_b)?;
-            self.e.gpu.launch(
+            e.scalar_mul(tqs.ptr(), tq.row(j * k, n), &z.t_q, &self.rows_q)?;
+            e.scalar_mul(tbs.ptr(), Self::at(tb, j * kb * n), &z.t_b, &z.rows_b)?;
+            e.gpu.launch(
                 "behz_floor",
                 geometry::conversion(n, k, 0)?,
                 &[
@@ -324,7 +286,7 @@ impl CudaBfv {
                 ],
             )?;
             let d = &z.sk_dev;
-            self.e.gpu.launch(
+            e.gpu.launch(
                 "behz_sk",
                 geometry::conversion(n, kb + 1, 2)?,
                 &[
@@ -334,7 +296,7 @@ impl CudaBfv {
                     Arg::W(fl.ptr()),
                     Arg::W(z.rows_b.dev.ptr()),
                     Arg::U((kb - 1) as u32),
-                    Arg::U(self.e.mt.idx(z.msk)?),
+                    Arg::U(e.mt.idx(z.msk)?),
                     Arg::W(d[0].ptr()),
                     Arg::W(d[1].ptr()),
                     Arg::W(d[2].ptr()),
@@ -346,7 +308,7 @@ impl CudaBfv {
                 ],
             )?;
         }
-        self.free_all(vec![tqs, tbs, fl]);
+        e.free_all([tqs, tbs, fl]);
         Ok(m)
     }
 
@@ -360,16 +322,16 @@ impl CudaBfv {
     ) -> Result<DeviceCiphertext> {
         self.check_pair(a, b)?;
         let m = self.multiply_planar(&[(a, b)], variant)?;
-        let n = self.e.n();
+        let e = &self.base.e;
+        let n = e.n();
         let mut out = Vec::with_capacity(3);
         for j in 0..3 {
-            let p = self.e.alloc(self.k)?;
-            self.e
-                .gpu
+            let p = e.alloc(self.k)?;
+            e.gpu
                 .copy_words(p.ptr(), m.row(j * self.k, n), self.k * n)?;
             out.push(p);
         }
-        self.e.free(m);
+        e.free(m);
         Ok(self.new_ct(a.key_id, out, false))
     }
 }

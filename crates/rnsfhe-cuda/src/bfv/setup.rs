@@ -4,17 +4,18 @@
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use rnsfhe::bfv::{BfvContext, GaloisKeys};
+use rnsfhe::bfv::BfvContext;
 use rnsfhe::rnsfhe_math::Modulus;
 
 use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use crate::runtime::{Consts, DevConv, DevPoly, DeviceKsk, Engine, HybridLevel, ModTable, Rows};
+use crate::ops::Backend;
+use crate::runtime::{Consts, DevConv, DevPoly, Engine, HybridLevel, ModTable, Rows};
 use crate::tables::{
-    big_residue, floor_weights, gaussian_table, BehzDecryptTables, ScaleToBaseTables,
-    ScaleToTTables, SkTables, SmMrqTables,
+    big_residue, floor_weights, BehzDecryptTables, ScaleToBaseTables, ScaleToTTables, SkTables,
+    SmMrqTables,
 };
 
 /// BEHZ's redundant Montgomery modulus `m̃` (rnsfhe's `M_TILDE`).
@@ -35,15 +36,6 @@ pub struct DeviceSecretKey {
     pub(super) ctx_id: u64,
     pub(super) key_id: u64,
     pub(super) s: DevPoly,
-}
-
-/// Device Galois keys: per element the key-switching key and the
-/// NTT-form permutation.
-#[derive(Debug)]
-pub struct DeviceGaloisKeys {
-    pub(super) ctx_id: u64,
-    pub(super) cpu: GaloisKeys,
-    pub(super) keys: Vec<(u64, DeviceKsk, DevArray<u32>)>,
 }
 
 pub(super) struct HpsDev {
@@ -80,9 +72,7 @@ pub(super) struct BehzDev {
 /// BFV operations of one [`BfvContext`] on one [`CudaContext`]: the
 /// context's tables live in device memory from construction on.
 pub struct CudaBfv {
-    pub(super) ctx: CudaContext,
-    pub(super) cpu: Arc<BfvContext>,
-    pub(super) e: Engine,
+    pub(super) base: Backend<BfvContext>,
     pub(super) k: usize,
     pub(super) t: Modulus,
     pub(super) rows_q: Rows,
@@ -97,15 +87,12 @@ pub struct CudaBfv {
     pub(super) hps: HpsDev,
     pub(super) behz: BehzDev,
     pub(super) hybrid: Option<HybridLevel>,
-    pub(super) gauss: DevArray<u64>,
-    pub(super) gauss_len: usize,
 }
 
 impl core::fmt::Debug for CudaBfv {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("CudaBfv")
-            .field("device", &self.ctx.device_name())
-            .field("n", &self.e.n())
+        self.base
+            .debug(f, "CudaBfv")
             .field("k", &self.k)
             .finish_non_exhaustive()
     }
@@ -247,7 +234,6 @@ impl CudaBfv {
             }
             _ => None,
         };
-        let table = gaussian_table(cpu.gaussian());
         let ident: Vec<u32> = (0..k as u32).collect();
         Ok(Self {
             rows_q: e.mt.rows(g, &q)?,
@@ -256,38 +242,26 @@ impl CudaBfv {
             rows_qb3: e.mt.rows(g, &[&q[..], &q, &q, &bsk, &bsk, &bsk].concat())?,
             key_rows_q: g.array(&ident)?,
             delta: Consts::new(g, &delta, &q)?,
-            gauss: g.array(&table)?,
-            gauss_len: table.len(),
-            ctx: ctx.clone(),
-            cpu: Arc::clone(cpu),
             k,
             t,
             hps,
             behz,
             hybrid,
-            e,
+            base: Backend::new(ctx, cpu, e)?,
         })
     }
 
     /// The CPU context.
     pub fn context(&self) -> &Arc<BfvContext> {
-        &self.cpu
+        &self.base.cpu
     }
 
     pub(super) fn ids(&self) -> (u64, u64) {
-        (self.ctx.id(), self.cpu.id())
+        (self.base.ctx.id(), self.base.cpu.id())
     }
 
     pub(super) fn new_ct(&self, key_id: u64, polys: Vec<DevPoly>, ntt: bool) -> DeviceCiphertext {
-        DeviceCiphertext {
-            ctx_id: self.ctx.id(),
-            params_id: self.cpu.id(),
-            key_id,
-            polys,
-            ntt,
-            scale: 1.0,
-            len: 0,
-        }
+        self.base.ciphertext(key_id, polys, ntt, (1.0, 0))
     }
 
     pub(super) fn check_top(&self, ct: &DeviceCiphertext) -> Result<()> {
@@ -303,20 +277,20 @@ impl CudaBfv {
         Ok(())
     }
 
-    // ------------------------------------------------------------ helpers
-
-    /// An NTT-form copy of `p` (transformed when `coeff`).
-    pub(super) fn ntt_copy(&self, p: &DevPoly, coeff: bool) -> Result<DevPoly> {
-        let mut c = self.e.clone_poly(p)?;
-        if coeff {
-            self.e.ntt_forward(&mut c, &self.rows_q)?;
-        }
-        Ok(c)
-    }
-
-    pub(super) fn free_all(&self, v: Vec<DevPoly>) {
-        for p in v {
-            self.e.free(p);
-        }
+    /// NTT-form copies of coefficient-form polynomials over q, transformed
+    /// out of place in one launch sequence.
+    pub(super) fn ntt_copies(&self, polys: &[DevPoly]) -> Result<Vec<DevPoly>> {
+        let e = &self.base.e;
+        let copies = polys
+            .iter()
+            .map(|_| e.alloc(self.k))
+            .collect::<Result<Vec<_>>>()?;
+        let pairs: Vec<(u64, u64)> = copies
+            .iter()
+            .zip(polys)
+            .map(|(d, s)| (d.ptr(), s.ptr()))
+            .collect();
+        e.ntt_pairs(&pairs, self.rows_q_rep.span(1)?, false)?;
+        Ok(copies)
     }
 }

@@ -1,38 +1,31 @@
-//! Moving ciphertexts and keys between host and device.
+//! Moving ciphertexts and keys between host and device (the shared
+//! launch plans of [`crate::ops::transfer`]; here BFV's checks: the top
+//! level, both forms, no second-level digits).
 
 use rnsfhe::bfv::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
-use rnsfhe::rlwe::KeySwitchingKey;
 use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
+use crate::ops::transfer::{download_polys, upload_ksk, upload_polys, upload_secret};
+use crate::ops::DeviceGaloisKeys;
 use crate::runtime::{DevPoly, DeviceKsk};
 
-use super::setup::{CudaBfv, DeviceGaloisKeys, DevicePublicKey, DeviceSecretKey};
+use super::setup::{CudaBfv, DevicePublicKey, DeviceSecretKey};
 
 impl CudaBfv {
     /// Copies a CPU ciphertext (either form, top level) to the device.
     pub fn upload(&self, ct: &Ciphertext) -> Result<DeviceCiphertext> {
-        self.cpu.check_id(ct.params_id())?;
-        if ct.level() != self.cpu.max_level() {
+        self.base.cpu.check_id(ct.params_id())?;
+        if ct.level() != self.base.cpu.max_level() {
             return Err(CudaError::Unsupported(format!(
                 "a ciphertext at level {} (the device path works at the top level)",
                 ct.level()
             )));
         }
         let (polys, ntt) = match (ct.ntt_polys(), ct.coeff_polys()) {
-            (Some(v), _) => (
-                v.iter()
-                    .map(|p| self.e.upload(p.data(), p.limbs()))
-                    .collect::<Result<Vec<_>>>()?,
-                true,
-            ),
-            (None, Some(v)) => (
-                v.iter()
-                    .map(|p| self.e.upload(p.data(), p.limbs()))
-                    .collect::<Result<Vec<_>>>()?,
-                false,
-            ),
+            (Some(v), _) => (upload_polys(&self.base.e, v)?, true),
+            (None, Some(v)) => (upload_polys(&self.base.e, v)?, false),
             (None, None) => return Err(CudaError::InvalidArgument("an empty ciphertext".into())),
         };
         Ok(self.new_ct(ct.key_id(), polys, ntt))
@@ -42,38 +35,27 @@ impl CudaBfv {
     pub fn download(&self, ct: &DeviceCiphertext) -> Result<Ciphertext> {
         let (c, p) = self.ids();
         ct.check(c, p)?;
-        let n = self.e.n();
-        let mut datas = Vec::with_capacity(ct.polys.len());
-        for poly in &ct.polys {
-            datas.push((self.e.download(poly)?, poly.limbs()));
-        }
         Ok(if ct.ntt {
-            let v = datas
-                .into_iter()
-                .map(|(d, l)| RnsPoly::<Ntt>::from_data(n, l, d))
-                .collect::<core::result::Result<Vec<_>, _>>()?;
-            Ciphertext::from_ntt_polys(&self.cpu, ct.key_id, v)?
+            let v = download_polys::<Ntt>(&self.base.e, &ct.polys)?;
+            Ciphertext::from_ntt_polys(&self.base.cpu, ct.key_id, v)?
         } else {
-            let v = datas
-                .into_iter()
-                .map(|(d, l)| RnsPoly::<Coeff>::from_data(n, l, d))
-                .collect::<core::result::Result<Vec<_>, _>>()?;
-            Ciphertext::from_coeff_polys(&self.cpu, ct.key_id, v)?
+            let v = download_polys::<Coeff>(&self.base.e, &ct.polys)?;
+            Ciphertext::from_coeff_polys(&self.base.cpu, ct.key_id, v)?
         })
     }
 
     /// Uploads a public key (over q).
     pub fn upload_public_key(&self, pk: &PublicKey) -> Result<DevicePublicKey> {
-        self.cpu.check_id(pk.params_id())?;
+        self.base.cpu.check_id(pk.params_id())?;
         let lim = |p: &RnsPoly<Ntt>| -> Result<DevPoly> {
             let d = p
                 .data()
-                .get(..self.k * self.e.n())
+                .get(..self.k * self.base.e.n())
                 .ok_or_else(|| CudaError::InvalidArgument("public key shorter than q".into()))?;
-            self.e.upload(d, self.k)
+            self.base.e.upload(d, self.k)
         };
         Ok(DevicePublicKey {
-            ctx_id: self.ctx.id(),
+            ctx_id: self.base.ctx.id(),
             key_id: pk.key_id(),
             pk0: lim(pk.pk0())?,
             pk1: lim(pk.pk1())?,
@@ -82,60 +64,21 @@ impl CudaBfv {
 
     /// Uploads a secret key (its NTT form over q, computed here).
     pub fn upload_secret_key(&self, sk: &SecretKey) -> Result<DeviceSecretKey> {
-        self.cpu.check_id(sk.params_id())?;
-        let ring = self.cpu.ring();
-        let s = ring.to_ntt(ring.from_signed(sk.coefficients())?)?;
-        let mut data = s.into_data();
-        let r = self.e.upload(&data, self.k);
-        zeroize::Zeroize::zeroize(&mut data);
+        self.base.cpu.check_id(sk.params_id())?;
         Ok(DeviceSecretKey {
-            ctx_id: self.ctx.id(),
+            ctx_id: self.base.ctx.id(),
             key_id: sk.key_id(),
-            s: r?,
+            s: upload_secret(&self.base.e, self.base.cpu.ring(), sk, self.k)?,
         })
-    }
-
-    fn upload_ksk(&self, ksk: &KeySwitchingKey) -> Result<DeviceKsk> {
-        self.cpu.check_id(ksk.params_id())?;
-        if !ksk.is_hybrid() && ksk.digit_bits().is_some() {
-            return Err(CudaError::Unsupported(
-                "RNS-decomposition keys with second-level digits".into(),
-            ));
-        }
-        let pairs = ksk
-            .keys()
-            .iter()
-            .map(|(a, b)| {
-                Ok((
-                    self.e.upload(a.data(), a.limbs())?,
-                    self.e.upload(b.data(), b.limbs())?,
-                ))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        DeviceKsk::new(&self.e, self.ctx.id(), ksk.key_id(), pairs, ksk.is_hybrid())
     }
 
     /// Uploads a relinearization key.
     pub fn upload_relin_key(&self, rk: &RelinKey) -> Result<DeviceKsk> {
-        self.upload_ksk(rk.key_switching_key())
+        upload_ksk(self, rk.key_switching_key())
     }
 
     /// Uploads Galois keys (every element they hold).
     pub fn upload_galois_keys(&self, gk: &GaloisKeys) -> Result<DeviceGaloisKeys> {
-        self.cpu.check_id(gk.params_id())?;
-        let n = self.e.n();
-        let mut keys = Vec::new();
-        for el in gk.elements() {
-            let ksk = gk
-                .key_switching_key(el)
-                .ok_or(CudaError::InvalidArgument(format!("no key for {el}")))?;
-            let map = crate::tables::galois_ntt_map(n, el);
-            keys.push((el, self.upload_ksk(ksk)?, self.e.gpu.array(&map)?));
-        }
-        Ok(DeviceGaloisKeys {
-            ctx_id: self.ctx.id(),
-            cpu: gk.clone(),
-            keys,
-        })
+        DeviceGaloisKeys::upload(self, gk)
     }
 }

@@ -5,8 +5,8 @@ use rnsfhe::ckks::evaluator::SCALE_TOLERANCE;
 use rnsfhe::ckks::Plaintext;
 
 use crate::context::DeviceCiphertext;
-use crate::device::Arg;
 use crate::error::{CudaError, Result};
+use crate::ops::arith::{add_sub, check_pair, map_polys, negate};
 use crate::runtime::{Consts, DevPoly};
 
 use super::setup::CudaCkks;
@@ -14,42 +14,22 @@ use super::setup::CudaCkks;
 impl CudaCkks {
     /// `a + b` (equal levels and scales).
     pub fn add(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
-        self.check(a)?;
-        self.check(b)?;
-        if a.key_id != b.key_id {
-            return Err(CudaError::KeyMismatch("add".into()));
-        }
-        if a.limbs() != b.limbs() || (a.scale - b.scale).abs() > a.scale * 1e-9 {
-            return Err(CudaError::InvalidArgument(
-                "add needs equal levels and scales".into(),
-            ));
-        }
-        let (rows_q, ..) = self.level(a.limbs())?;
-        let mut out = Vec::new();
-        for i in 0..a.size().max(b.size()) {
-            match (a.polys.get(i), b.polys.get(i)) {
-                (Some(x), Some(y)) => {
-                    let o = self.e.alloc(a.limbs())?;
-                    self.e
-                        .binary("poly_add", o.ptr(), x.ptr(), y.ptr(), rows_q)?;
-                    out.push(o);
-                }
-                (Some(x), None) | (None, Some(x)) => out.push(self.e.clone_poly(x)?),
-                (None, None) => {}
-            }
-        }
-        Ok(self.new_ct(a.key_id, out, a.scale, a.len.max(b.len)))
+        let far = (a.scale - b.scale).abs() > a.scale * 1e-9;
+        self.check_sum(a, b, "add", far)?;
+        add_sub(self, a, b, false)
     }
 
-    /// Checks two operands of an addition: same key, level and scale
-    /// (relative difference at most 2^-40, the CPU's tolerance).
-    fn check_sum(&self, a: &DeviceCiphertext, b: &DeviceCiphertext, op: &str) -> Result<()> {
-        self.check(a)?;
-        self.check(b)?;
-        if a.key_id != b.key_id {
-            return Err(CudaError::KeyMismatch(op.into()));
-        }
-        if a.limbs() != b.limbs() || ((a.scale - b.scale) / b.scale).abs() > SCALE_TOLERANCE {
+    /// Checks two operands of an addition: same key and level, and not
+    /// `scales_far` (the scales apart beyond the caller's tolerance).
+    fn check_sum(
+        &self,
+        a: &DeviceCiphertext,
+        b: &DeviceCiphertext,
+        op: &str,
+        scales_far: bool,
+    ) -> Result<()> {
+        check_pair(self, a, b, op)?;
+        if a.limbs() != b.limbs() || scales_far {
             return Err(CudaError::InvalidArgument(format!(
                 "{op} needs equal levels and scales"
             )));
@@ -57,44 +37,17 @@ impl CudaCkks {
         Ok(())
     }
 
-    /// `a − b` (`Evaluator::sub`): equal levels and scales.
+    /// `a − b` (`Evaluator::sub`): equal levels and scales (relative
+    /// difference at most 2^-40, the CPU's tolerance).
     pub fn sub(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
-        self.check_sum(a, b, "sub")?;
-        let kl = a.limbs();
-        let (rows_q, ..) = self.level(kl)?;
-        let mut out = Vec::new();
-        for i in 0..a.size().max(b.size()) {
-            let o = self.e.alloc(kl)?;
-            match (a.polys.get(i), b.polys.get(i)) {
-                (Some(x), Some(y)) => {
-                    self.e
-                        .binary("poly_sub", o.ptr(), x.ptr(), y.ptr(), rows_q)?
-                }
-                (Some(x), None) => self.e.gpu.copy_words(o.ptr(), x.ptr(), kl * self.e.n())?,
-                (None, Some(y)) => {
-                    self.e
-                        .pointwise("poly_neg", rows_q, &[Arg::W(o.ptr()), Arg::W(y.ptr())])?
-                }
-                (None, None) => {}
-            }
-            out.push(o);
-        }
-        Ok(self.new_ct(a.key_id, out, a.scale, a.len.max(b.len)))
+        let far = ((a.scale - b.scale) / b.scale).abs() > SCALE_TOLERANCE;
+        self.check_sum(a, b, "sub", far)?;
+        add_sub(self, a, b, true)
     }
 
     /// `−a` (`Evaluator::negate`).
     pub fn negate(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext> {
-        self.check(a)?;
-        let kl = a.limbs();
-        let (rows_q, ..) = self.level(kl)?;
-        let mut out = Vec::with_capacity(a.size());
-        for p in &a.polys {
-            let o = self.e.alloc(kl)?;
-            self.e
-                .pointwise("poly_neg", rows_q, &[Arg::W(o.ptr()), Arg::W(p.ptr())])?;
-            out.push(o);
-        }
-        Ok(self.new_ct(a.key_id, out, a.scale, a.len))
+        negate(self, a)
     }
 
     /// A plaintext's polynomial on the device, checked against `a`'s
@@ -106,7 +59,7 @@ impl CudaCkks {
         op: &'static str,
     ) -> Result<DevPoly> {
         self.check(a)?;
-        self.cpu.check_id(pt.params_id())?;
+        self.base.cpu.check_id(pt.params_id())?;
         let p = pt.poly();
         if p.limbs() != a.limbs() {
             return Err(CudaError::Scheme(rnsfhe::Error::LevelMismatch {
@@ -115,7 +68,7 @@ impl CudaCkks {
                 right: pt.level(),
             }));
         }
-        self.e.upload(p.data(), p.limbs())
+        self.base.e.upload(p.data(), p.limbs())
     }
 
     /// `a ± pt` on `c_0` (`Evaluator::add_plain` / `sub_plain`).
@@ -134,20 +87,17 @@ impl CudaCkks {
             )));
         }
         let m = self.upload_plain(a, pt, op)?;
-        let kl = a.limbs();
-        let (rows_q, ..) = self.level(kl)?;
-        let mut out = Vec::with_capacity(a.size());
-        for (i, p) in a.polys.iter().enumerate() {
-            let o = self.e.alloc(kl)?;
+        let e = &self.base.e;
+        let words = a.limbs() * e.n();
+        let out = map_polys(self, a, |i, o, p, rows_q| {
             if i == 0 {
                 let k = if negate { "poly_sub" } else { "poly_add" };
-                self.e.binary(k, o.ptr(), p.ptr(), m.ptr(), rows_q)?;
+                e.binary(k, o.ptr(), p.ptr(), m.ptr(), rows_q)
             } else {
-                self.e.gpu.copy_words(o.ptr(), p.ptr(), kl * self.e.n())?;
+                e.gpu.copy_words(o.ptr(), p.ptr(), words)
             }
-            out.push(o);
-        }
-        self.e.free(m);
+        })?;
+        e.free(m);
         Ok(self.new_ct(a.key_id, out, a.scale, a.len))
     }
 
@@ -165,16 +115,11 @@ impl CudaCkks {
     /// the product of the scales.
     pub fn multiply_plain(&self, a: &DeviceCiphertext, pt: &Plaintext) -> Result<DeviceCiphertext> {
         let m = self.upload_plain(a, pt, "multiply_plain")?;
-        let kl = a.limbs();
-        let (rows_q, ..) = self.level(kl)?;
-        let mut out = Vec::with_capacity(a.size());
-        for p in &a.polys {
-            let o = self.e.alloc(kl)?;
-            self.e
-                .binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)?;
-            out.push(o);
-        }
-        self.e.free(m);
+        let e = &self.base.e;
+        let out = map_polys(self, a, |_, o, p, rows_q| {
+            e.binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)
+        })?;
+        e.free(m);
         Ok(self.new_ct(a.key_id, out, a.scale * pt.scale(), a.len))
     }
 
@@ -190,7 +135,7 @@ impl CudaCkks {
             ))));
         }
         let level = a.limbs().saturating_sub(1);
-        let pt = rnsfhe::ckks::Encoder::new(&self.cpu).encode_constant(c, a.scale, level)?;
+        let pt = rnsfhe::ckks::Encoder::new(&self.base.cpu).encode_constant(c, a.scale, level)?;
         self.add_plain(a, &pt)
     }
 
@@ -213,22 +158,19 @@ impl CudaCkks {
                 q.log2()
             ))));
         }
-        let (rows_q, ..) = self.level(kl)?;
         let mag = scaled.abs() as u64;
         let neg = scaled < 0.0;
         let moduli = &self.q[..kl];
         let w: Vec<u64> = moduli.iter().map(|&qi| mag % qi).collect();
-        let consts = Consts::new(&self.e.gpu, &w, moduli)?;
-        let mut out = Vec::with_capacity(a.size());
-        for p in &a.polys {
-            let o = self.e.alloc(kl)?;
-            self.e.scalar_mul(o.ptr(), p.ptr(), &consts, rows_q)?;
+        let e = &self.base.e;
+        let consts = Consts::new(&e.gpu, &w, moduli)?;
+        let out = map_polys(self, a, |_, o, p, rows_q| {
+            e.scalar_mul(o.ptr(), p.ptr(), &consts, rows_q)?;
             if neg {
-                self.e
-                    .pointwise("poly_neg", rows_q, &[Arg::W(o.ptr()), Arg::W(o.ptr())])?;
+                e.unary("poly_neg", o.ptr(), o.ptr(), rows_q)?;
             }
-            out.push(o);
-        }
+            Ok(())
+        })?;
         Ok(self.new_ct(a.key_id, out, a.scale * q, a.len))
     }
 }

@@ -1,12 +1,15 @@
-//! Conjugation, slot sums, copies and rotations (Galois automorphisms with
-//! key switching).
+//! Conjugation, slot sums and rotations (the Galois automorphisms of
+//! [`crate::ops::galois`]) and CKKS's side of the shared launch plans
+//! ([`DeviceScheme`]): ciphertexts at any level, NTT form only,
+//! automorphisms key-switched by hybrid ModUp / ModDown.
 
-use rnsfhe::rlwe::SchemeContext;
+use rnsfhe::ckks::CkksContext;
+use rnsfhe::rlwe::{KeySwitchingKey, SchemeContext};
 
 use crate::context::DeviceCiphertext;
-use crate::device::Arg;
-use crate::error::{check_id, CudaError, Result};
-use crate::geometry;
+use crate::error::{CudaError, Result};
+use crate::ops::{galois, Backend, DeviceScheme};
+use crate::runtime::{DevPoly, DeviceKsk, Rows};
 
 use super::setup::{CudaCkks, DeviceCkksGaloisKeys};
 
@@ -18,16 +21,9 @@ impl CudaCkks {
         a: &DeviceCiphertext,
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        self.check(a)?;
-        check_id(self.ctx.id(), gk.ctx_id)?;
-        if gk.cpu.key_id() != a.key_id {
-            return Err(CudaError::KeyMismatch("Galois keys".into()));
-        }
-        self.apply_galois(
-            a,
-            rnsfhe::rlwe::galois_keys::conjugation_element(self.e.n()),
-            gk,
-        )
+        galois::check_keys(self, a, gk)?;
+        let el = rnsfhe::rlwe::galois_keys::conjugation_element(self.base.e.n());
+        galois::apply(self, a, el, gk)
     }
 
     /// Every slot set to the sum of all `n/2` slots (`Evaluator::sum_slots`:
@@ -38,8 +34,8 @@ impl CudaCkks {
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
         self.check(a)?;
-        let half = self.e.n() / 2;
-        let mut acc = self.copy(a)?;
+        let half = self.base.e.n() / 2;
+        let mut acc = crate::ops::copy(&self.base.e, a)?;
         let mut step = 1usize;
         while step < half {
             let r = self.rotate(&acc, step as i64, gk)?;
@@ -53,16 +49,6 @@ impl CudaCkks {
         Ok(acc)
     }
 
-    /// A copy of `a` on the device.
-    fn copy(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext> {
-        let polys = a
-            .polys
-            .iter()
-            .map(|p| self.e.clone_poly(p))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(self.new_ct(a.key_id, polys, a.scale, a.len))
-    }
-
     /// Rotates the slots left by `steps` (`Evaluator::rotate`).
     pub fn rotate(
         &self,
@@ -70,73 +56,41 @@ impl CudaCkks {
         steps: i64,
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        self.check(a)?;
-        check_id(self.ctx.id(), gk.ctx_id)?;
-        if gk.cpu.key_id() != a.key_id {
-            return Err(CudaError::KeyMismatch("Galois keys".into()));
-        }
-        let g = self.cpu.rlwe().rotation_generator();
-        let elements = gk.cpu.rotation_elements(self.e.n(), g, steps)?;
-        crate::context::apply_in_turn(
-            a,
-            None,
-            &elements,
-            |x, el| self.apply_galois(x, el, gk),
-            |c| self.release(c),
-            || self.copy(a),
-        )
+        let generator = self.base.cpu.rlwe().rotation_generator();
+        galois::rotate(self, a, generator, steps, gk)
+    }
+}
+
+impl DeviceScheme for CudaCkks {
+    type Cpu = CkksContext;
+
+    fn base(&self) -> &Backend<CkksContext> {
+        &self.base
     }
 
-    fn apply_galois(
-        &self,
-        a: &DeviceCiphertext,
-        el: u64,
-        gk: &DeviceCkksGaloisKeys,
-    ) -> Result<DeviceCiphertext> {
-        let (_, key, map) = gk
-            .keys
-            .iter()
-            .find(|(e, _, _)| *e == el)
-            .ok_or(CudaError::Scheme(rnsfhe::Error::MissingGaloisKey {
-                element: el,
-            }))?;
-        if a.size() != 2 {
-            return Err(CudaError::InvalidArgument(
-                "rotation needs 2 polynomials".into(),
+    /// Hybrid keys only.
+    fn check_ksk(&self, ksk: &KeySwitchingKey) -> Result<()> {
+        self.check_params(ksk.params_id())?;
+        if !ksk.is_hybrid() {
+            return Err(CudaError::Unsupported(
+                "CKKS keys without special primes".into(),
             ));
         }
-        let n = self.e.n();
-        let kl = a.limbs();
-        let (rows_q, _, lv, ..) = self.level(kl)?;
-        let shape = geometry::pointwise(n, kl)?;
-        let c0 = self.e.alloc(kl)?;
-        let mut c1 = self.e.alloc(kl)?;
-        self.e.gpu.launch(
-            "poly_permute",
-            shape,
-            &[
-                Arg::W(c0.ptr()),
-                Arg::W(a.polys[0].ptr()),
-                Arg::W(map.ptr()),
-                Arg::U(n as u32),
-            ],
-        )?;
-        self.e.gpu.launch(
-            "poly_permute",
-            shape,
-            &[
-                Arg::W(c1.ptr()),
-                Arg::W(a.polys[1].ptr()),
-                Arg::W(map.ptr()),
-                Arg::U(n as u32),
-            ],
-        )?;
-        self.e.ntt_inverse(&mut c1, rows_q)?;
-        let (k0, k1) = self.e.hybrid_switch(lv, key, &c1)?;
-        self.e.free(c1);
-        self.e
-            .binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), rows_q)?;
-        self.e.free(k0);
-        Ok(self.new_ct(a.key_id, vec![c0, k1], a.scale, a.len))
+        Ok(())
+    }
+
+    fn rows_q(&self, limbs: usize) -> Result<&Rows> {
+        Ok(&self.level(limbs)?.0)
+    }
+
+    /// Hybrid key switch of `σ(c_1)` at its level, `ks_0` added to `c0`.
+    fn switch_galois(&self, c0: DevPoly, c1: DevPoly, key: &DeviceKsk) -> Result<[DevPoly; 2]> {
+        let (rows_q, _, lv, ..) = self.level(c1.limbs())?;
+        let e = &self.base.e;
+        let (k0, k1) = e.hybrid_switch(lv, key, &c1)?;
+        e.free(c1);
+        e.binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), rows_q)?;
+        e.free(k0);
+        Ok([c0, k1])
     }
 }

@@ -5,6 +5,7 @@ use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
+use crate::ops::arith::{check_pair, operands};
 use crate::runtime::{DevPoly, DeviceKsk};
 
 use super::setup::CudaCkks;
@@ -13,11 +14,7 @@ impl CudaCkks {
     /// The tensor `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` (`Evaluator::multiply`
     /// at equal levels): a 3-polynomial ciphertext at scale `Δ_a·Δ_b`.
     pub fn multiply(&self, a: &DeviceCiphertext, b: &DeviceCiphertext) -> Result<DeviceCiphertext> {
-        self.check(a)?;
-        self.check(b)?;
-        if a.key_id != b.key_id {
-            return Err(CudaError::KeyMismatch("multiply".into()));
-        }
+        check_pair(self, a, b, "multiply")?;
         let kl = a.limbs();
         if b.limbs() != kl || a.size() != 2 || b.size() != 2 {
             return Err(CudaError::InvalidArgument(
@@ -25,26 +22,10 @@ impl CudaCkks {
             ));
         }
         let (rows_q, ..) = self.level(kl)?;
-        let n = self.e.n();
-        let d: Vec<DevPoly> = (0..3).map(|_| self.e.alloc(kl)).collect::<Result<_>>()?;
-        self.e.gpu.launch(
-            "poly_tensor",
-            geometry::pointwise(n, kl)?,
-            &[
-                Arg::W(d[0].ptr()),
-                Arg::W(d[1].ptr()),
-                Arg::W(d[2].ptr()),
-                Arg::W(a.polys[0].ptr()),
-                Arg::W(a.polys[1].ptr()),
-                Arg::W(b.polys[0].ptr()),
-                Arg::W(b.polys[1].ptr()),
-                Arg::W(rows_q.dev.ptr()),
-                Arg::W(self.e.mt.mods_ptr()),
-                Arg::U(n as u32),
-                Arg::W(0),
-                Arg::W(0),
-            ],
-        )?;
+        let e = &self.base.e;
+        let d: Vec<DevPoly> = (0..3).map(|_| e.alloc(kl)).collect::<Result<_>>()?;
+        let x = operands(a, b).map(DevPoly::ptr);
+        e.tensor([0, 1, 2].map(|j| d[j].ptr()), (x, 0), (1, 0), rows_q)?;
         Ok(self.new_ct(a.key_id, d, a.scale * b.scale, a.len.max(b.len)))
     }
 
@@ -52,7 +33,7 @@ impl CudaCkks {
     /// hybrid key switching of `c_2` added to `(c_0, c_1)`.
     pub fn relinearize(&self, a: &DeviceCiphertext, rk: &DeviceKsk) -> Result<DeviceCiphertext> {
         self.check(a)?;
-        check_id(self.ctx.id(), rk.ctx_id)?;
+        check_id(self.base.ctx.id(), rk.ctx_id)?;
         if rk.key_id != a.key_id {
             return Err(CudaError::KeyMismatch("relinearization key".into()));
         }
@@ -63,15 +44,14 @@ impl CudaCkks {
         }
         let kl = a.limbs();
         let (rows_q, _, lv, ..) = self.level(kl)?;
-        let c2 = self.e.alloc(kl)?;
-        self.e
-            .ntt_pairs(&[(c2.ptr(), a.polys[2].ptr())], rows_q.span(1)?, true)?;
-        let r = self.e.hybrid_switch_at(lv, rk, c2.ptr());
-        self.e.free(c2);
+        let e = &self.base.e;
+        let c2 = e.alloc(kl)?;
+        e.ntt_pairs(&[(c2.ptr(), a.polys[2].ptr())], rows_q.span(1)?, true)?;
+        let r = e.hybrid_switch_at(lv, rk, c2.ptr());
+        e.free(c2);
         let (k0, k1) = r?;
         for (k, p) in [(&k0, &a.polys[0]), (&k1, &a.polys[1])] {
-            self.e
-                .binary("poly_add", k.ptr(), k.ptr(), p.ptr(), rows_q)?;
+            e.binary("poly_add", k.ptr(), k.ptr(), p.ptr(), rows_q)?;
         }
         Ok(self.new_ct(a.key_id, vec![k0, k1], a.scale, a.len))
     }
@@ -90,22 +70,23 @@ impl CudaCkks {
                 ))
             })?;
         let (rows_low, ..) = self.level(kl - 1)?;
-        let n = self.e.n();
+        let e = &self.base.e;
+        let n = e.n();
         let low = kl - 1;
         let size = a.size();
         // The last limb of every polynomial in coefficient form.
-        let tail = self.e.alloc(size)?;
+        let tail = e.alloc(size)?;
         let pairs: Vec<(u64, u64)> = a
             .polys
             .iter()
             .enumerate()
             .map(|(b, p)| (tail.row(b, n), p.row(low, n)))
             .collect();
-        self.e.ntt_pairs(&pairs, rs.rows_last.span(1)?, true)?;
-        let corr = self.e.alloc(size * low)?;
-        let last = self.e.mt.idx(self.q[kl - 1])?;
+        e.ntt_pairs(&pairs, rs.rows_last.span(1)?, true)?;
+        let corr = e.alloc(size * low)?;
+        let last = e.mt.idx(self.q[kl - 1])?;
         for b in 0..size {
-            self.e.gpu.launch(
+            e.gpu.launch(
                 "rescale_correction",
                 geometry::pointwise(n, low)?,
                 &[
@@ -115,31 +96,22 @@ impl CudaCkks {
                     Arg::U(last),
                     Arg::W(rs.half_q.ptr()),
                     Arg::W(rows_low.dev.ptr()),
-                    Arg::W(self.e.mt.mods_ptr()),
+                    Arg::W(e.mt.mods_ptr()),
                     Arg::U(n as u32),
                 ],
             )?;
         }
         let pairs: Vec<(u64, u64)> = (0..size).map(|b| (corr.row(b * low, n), 0)).collect();
-        self.e.ntt_pairs(&pairs, rows_low.span(1)?, false)?;
+        e.ntt_pairs(&pairs, rows_low.span(1)?, false)?;
         let mut out = Vec::with_capacity(size);
         for (b, p) in a.polys.iter().enumerate() {
-            let o = self.e.alloc(low)?;
-            self.e.pointwise(
-                "poly_sub_then_scalar",
-                rows_low,
-                &[
-                    Arg::W(o.ptr()),
-                    Arg::W(p.ptr()),
-                    Arg::W(corr.row(b * low, n)),
-                    Arg::W(rs.inv.w.ptr()),
-                    Arg::W(rs.inv.ws.ptr()),
-                ],
-            )?;
+            let o = e.alloc(low)?;
+            let ptrs = (o.ptr(), p.ptr(), corr.row(b * low, n));
+            e.binary_scaled("poly_sub_then_scalar", ptrs, &rs.inv, rows_low)?;
             out.push(o);
         }
-        self.e.free(tail);
-        self.e.free(corr);
+        e.free(tail);
+        e.free(corr);
         Ok(self.new_ct(a.key_id, out, a.scale / self.q[kl - 1] as f64, a.len))
     }
 
@@ -163,10 +135,9 @@ impl CudaCkks {
         b: &DeviceCiphertext,
         rk: &DeviceKsk,
     ) -> Result<()> {
-        self.check(a)?;
-        self.check(b)?;
-        check_id(self.ctx.id(), rk.ctx_id)?;
-        if a.key_id != b.key_id || rk.key_id != a.key_id {
+        check_pair(self, a, b, "multiply_relin_rescale")?;
+        check_id(self.base.ctx.id(), rk.ctx_id)?;
+        if rk.key_id != a.key_id {
             return Err(CudaError::KeyMismatch("multiply_relin_rescale".into()));
         }
         let kl = a.limbs();
@@ -186,7 +157,7 @@ impl CudaCkks {
     /// Products per batched launch sequence at `kl` limbs: a 2 GiB
     /// working set, at most 64.
     pub fn batch_cap(&self, kl: usize) -> usize {
-        let n = self.e.n();
+        let n = self.base.e.n();
         let kp = self.special.len();
         let rows_ext = kl + kp;
         let dnum = kl.div_ceil(kp.max(1));
@@ -207,7 +178,8 @@ impl CudaCkks {
         for (a, b) in pairs {
             self.check_product(a, b, rk)?;
         }
-        let n = self.e.n();
+        let e = &self.base.e;
+        let n = e.n();
         let mut out = Vec::with_capacity(pairs.len());
         let mut start = 0;
         while start < pairs.len() {
@@ -221,60 +193,36 @@ impl CudaCkks {
             let bn = chunk.len();
             let (rows_q, _, lv, ..) = self.level(kl)?;
             // d = [d0, d1, d2] per product, product after product.
-            let d = self.e.alloc(3 * kl * bn)?;
+            let d = e.alloc(3 * kl * bn)?;
             let (x, tensor_in, zs_in) = if bn == 1 {
                 let (a, b) = chunk[0];
-                let p = [
-                    a.polys[0].ptr(),
-                    a.polys[1].ptr(),
-                    b.polys[0].ptr(),
-                    b.polys[1].ptr(),
-                ];
-                (None, p, 0)
+                (None, operands(a, b).map(DevPoly::ptr), 0)
             } else {
-                let x = self.e.alloc(4 * kl * bn)?;
+                let x = e.alloc(4 * kl * bn)?;
                 let copies: Vec<(u64, u64)> = chunk
                     .iter()
                     .enumerate()
                     .flat_map(|(i, (a, b))| {
-                        [&a.polys[0], &a.polys[1], &b.polys[0], &b.polys[1]]
+                        operands(a, b)
                             .into_iter()
                             .enumerate()
                             .map(move |(j, p)| (i * 4 + j, p.ptr()))
                     })
                     .map(|(r, p)| (x.row(r * kl, n), p))
                     .collect();
-                self.e.gather(&copies, kl * n)?;
+                e.gather(&copies, kl * n)?;
                 let p = [0, 1, 2, 3].map(|j| x.row(j * kl, n));
                 (Some(x), p, 4 * kl * n)
             };
-            let mut shape = geometry::pointwise(n, kl)?;
-            shape.grid.2 = bn as u32;
-            self.e.gpu.launch(
-                "poly_tensor",
-                shape,
-                &[
-                    Arg::W(d.ptr()),
-                    Arg::W(d.row(kl, n)),
-                    Arg::W(d.row(2 * kl, n)),
-                    Arg::W(tensor_in[0]),
-                    Arg::W(tensor_in[1]),
-                    Arg::W(tensor_in[2]),
-                    Arg::W(tensor_in[3]),
-                    Arg::W(rows_q.dev.ptr()),
-                    Arg::W(self.e.mt.mods_ptr()),
-                    Arg::U(n as u32),
-                    Arg::W(zs_in as u64),
-                    Arg::W((3 * kl * n) as u64),
-                ],
-            )?;
+            let outs = [0, 1, 2].map(|j| d.row(j * kl, n));
+            e.tensor(outs, (tensor_in, zs_in), (bn, 3 * kl * n), rows_q)?;
             if let Some(x) = x {
-                self.e.free(x);
+                e.free(x);
             }
             let d2: Vec<(u64, u64)> = (0..bn).map(|i| (d.row((3 * i + 2) * kl, n), 0)).collect();
-            self.e.ntt_pairs(&d2, rows_q.span(1)?, true)?;
-            let r = self.e.relin_rescale_many(lv, rk, &d, bn);
-            self.e.free(d);
+            e.ntt_pairs(&d2, rows_q.span(1)?, true)?;
+            let r = e.relin_rescale_many(lv, rk, &d, bn);
+            e.free(d);
             let mut polys = r?.into_iter();
             let q_l = self.q[kl - 1] as f64;
             for (a, b) in chunk {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rnsfhe::ckks::{CkksContext, GaloisKeys};
+use rnsfhe::ckks::CkksContext;
 use rnsfhe::rlwe::SchemeContext;
 use rnsfhe::rnsfhe_math::Modulus;
 
@@ -11,8 +11,8 @@ use crate::context::{CudaContext, DeviceCiphertext};
 use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use crate::runtime::{Consts, DevPoly, DeviceKsk, Engine, HybridLevel, ModTable, Rows};
-use crate::tables::gaussian_table;
+use crate::ops::{Backend, DeviceScheme};
+use crate::runtime::{Consts, DevPoly, Engine, HybridLevel, ModTable, Rows};
 
 /// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)`.
 #[derive(Debug)]
@@ -23,19 +23,13 @@ pub struct DeviceCkksKeys {
     pub(super) s: Option<DevPoly>,
 }
 
-/// Device Galois keys of CKKS.
-#[derive(Debug)]
-pub struct DeviceCkksGaloisKeys {
-    pub(super) ctx_id: u64,
-    pub(super) cpu: GaloisKeys,
-    pub(super) keys: Vec<(u64, DeviceKsk, DevArray<u32>)>,
-}
+/// Device Galois keys of CKKS (the type BFV's are:
+/// [`crate::bfv::DeviceGaloisKeys`]).
+pub type DeviceCkksGaloisKeys = crate::ops::DeviceGaloisKeys;
 
 /// CKKS operations of one [`CkksContext`] on one [`CudaContext`].
 pub struct CudaCkks {
-    pub(super) ctx: CudaContext,
-    pub(super) cpu: Arc<CkksContext>,
-    pub(super) e: Engine,
+    pub(super) base: Backend<CkksContext>,
     pub(super) q: Vec<u64>,
     pub(super) special: Vec<u64>,
     /// Per limb count `kl = 1..=k`: rows of Q_l, rows Q_l ∪ {p_1}, hybrid
@@ -44,8 +38,6 @@ pub struct CudaCkks {
     pub(super) rows_p1: Rows,
     /// Per limb count `kl ≥ 2` (index `kl − 2`): the rescaling tables.
     pub(super) rescales: Vec<RescaleLevel>,
-    pub(super) gauss: DevArray<u64>,
-    pub(super) gauss_len: usize,
 }
 
 /// Rescaling by the last prime `q_l` of a level (001 §II): the row of
@@ -60,10 +52,7 @@ pub(super) struct RescaleLevel {
 
 impl core::fmt::Debug for CudaCkks {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("CudaCkks")
-            .field("device", &self.ctx.device_name())
-            .field("n", &self.e.n())
-            .finish_non_exhaustive()
+        self.base.debug(f, "CudaCkks").finish_non_exhaustive()
     }
 }
 
@@ -126,18 +115,13 @@ impl CudaCkks {
                 inv: Consts::new(&e.gpu, &inv, low)?,
             });
         }
-        let table = gaussian_table(cpu.rlwe().gaussian());
         Ok(Self {
             rescales,
             rows_p1: e.mt.rows(&e.gpu, &[p1])?,
-            gauss: e.gpu.array(&table)?,
-            gauss_len: table.len(),
-            ctx: ctx.clone(),
-            cpu: Arc::clone(cpu),
             q,
             special,
             levels,
-            e,
+            base: Backend::new(ctx, cpu, e)?,
         })
     }
 
@@ -154,30 +138,20 @@ impl CudaCkks {
         scale: f64,
         len: usize,
     ) -> DeviceCiphertext {
-        DeviceCiphertext {
-            ctx_id: self.ctx.id(),
-            params_id: self.cpu.id(),
-            key_id,
-            polys,
-            ntt: true,
-            scale,
-            len,
-        }
+        self.base.ciphertext(key_id, polys, true, (scale, len))
     }
 
     pub(super) fn check(&self, ct: &DeviceCiphertext) -> Result<()> {
-        ct.check(self.ctx.id(), self.cpu.id())
+        self.check_ct(ct)
     }
 
     /// Returns a ciphertext's buffers to the pool.
     pub fn release(&self, ct: DeviceCiphertext) {
-        for p in ct.polys {
-            self.e.free(p);
-        }
+        crate::ops::release(&self.base.e, ct);
     }
 
     /// The CPU context.
     pub fn context(&self) -> &Arc<CkksContext> {
-        &self.cpu
+        &self.base.cpu
     }
 }

@@ -117,7 +117,7 @@ impl DevConv {
             .ok()
             .filter(|&z| (1..=65_535).contains(&z))
             .ok_or_else(|| CudaError::InvalidArgument(format!("{count} conversions")))?;
-        let head = [
+        let mut args = vec![
             Arg::W(out),
             Arg::W(self.out_map.ptr()),
             Arg::W(self.out_rows.dev.ptr()),
@@ -129,10 +129,9 @@ impl DevConv {
             Arg::W(self.qhis.ptr()),
             Arg::W(self.weights.ptr()),
         ];
+        // conv_f: the exact variant's constants between the head and the
+        // common tail; its tile holds one more word per coefficient.
         if exact {
-            let mut shape = geometry::conversion(n, self.k, 1)?;
-            shape.grid.2 = z;
-            let mut args = head.to_vec();
             args.extend([
                 Arg::W(self.inv_f.ptr()),
                 Arg::F(self.band.0),
@@ -140,25 +139,18 @@ impl DevConv {
                 Arg::W(self.qhat_words.ptr()),
                 Arg::W(self.q_words.ptr()),
                 Arg::U(self.words as u32),
-                Arg::W(e.mt.mods_ptr()),
-                Arg::U(n as u32),
-                Arg::W(zs_in as u64),
-                Arg::W(zs_out as u64),
-                Arg::W(self.pass.as_ref().map_or(0, DevArray::ptr)),
             ]);
-            e.gpu.launch("conv_f", shape, &args)
-        } else {
-            let mut shape = geometry::conversion(n, self.k, 0)?;
-            shape.grid.2 = z;
-            let mut args = head.to_vec();
-            args.extend([
-                Arg::W(e.mt.mods_ptr()),
-                Arg::U(n as u32),
-                Arg::W(zs_in as u64),
-                Arg::W(zs_out as u64),
-                Arg::W(self.pass.as_ref().map_or(0, DevArray::ptr)),
-            ]);
-            e.gpu.launch("conv_i", shape, &args)
         }
+        args.extend([
+            Arg::W(e.mt.mods_ptr()),
+            Arg::U(n as u32),
+            Arg::W(zs_in as u64),
+            Arg::W(zs_out as u64),
+            Arg::W(self.pass.as_ref().map_or(0, DevArray::ptr)),
+        ]);
+        let mut shape = geometry::conversion(n, self.k, usize::from(exact))?;
+        shape.grid.2 = z;
+        e.gpu
+            .launch(if exact { "conv_f" } else { "conv_i" }, shape, &args)
     }
 }

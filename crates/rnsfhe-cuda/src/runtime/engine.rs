@@ -225,6 +225,67 @@ impl Engine {
         self.pointwise(name, rows, &[Arg::W(out), Arg::W(a), Arg::W(b)])
     }
 
+    /// `out = acc · b + c` (`poly_mul_add`; `out` may be `acc`).
+    pub(crate) fn mul_add(&self, out: u64, acc: u64, b: u64, c: u64, rows: &Rows) -> Result<()> {
+        let args = [Arg::W(out), Arg::W(acc), Arg::W(b), Arg::W(c)];
+        self.pointwise("poly_mul_add", rows, &args)
+    }
+
+    /// `out = f(a)` for the unary kernels (`poly_neg`, `poly_from_signed`).
+    pub(crate) fn unary(&self, name: &str, out: u64, a: u64, rows: &Rows) -> Result<()> {
+        self.pointwise(name, rows, &[Arg::W(out), Arg::W(a)])
+    }
+
+    /// `out = (a ∘ b) · w_limb` for the kernels `poly_add_then_scalar` and
+    /// `poly_sub_then_scalar` (per-limb Shoup constants `w`).
+    pub(crate) fn binary_scaled(
+        &self,
+        name: &str,
+        (out, a, b): (u64, u64, u64),
+        w: &Consts,
+        rows: &Rows,
+    ) -> Result<()> {
+        let args = [
+            Arg::W(out),
+            Arg::W(a),
+            Arg::W(b),
+            Arg::W(w.w.ptr()),
+            Arg::W(w.ws.ptr()),
+        ];
+        self.pointwise(name, rows, &args)
+    }
+
+    /// The tensor `(x0 y0, x0 y1 + x1 y0, x1 y1)` (`poly_tensor`) of `bn`
+    /// products over `rows`: inputs `x = [x0, x1, y0, y1]` (`zs_in` words
+    /// from one product to the next), outputs `out` (`zs_out` words apart).
+    pub(crate) fn tensor(
+        &self,
+        out: [u64; 3],
+        (x, zs_in): ([u64; 4], usize),
+        (bn, zs_out): (usize, usize),
+        rows: &Rows,
+    ) -> Result<()> {
+        let n = self.n();
+        let mut shape = geometry::pointwise(n, rows.len())?;
+        shape.grid.2 = bn as u32;
+        let mut args: Vec<Arg> = out.iter().chain(&x).map(|&p| Arg::W(p)).collect();
+        args.extend([
+            Arg::W(rows.dev.ptr()),
+            Arg::W(self.mt.mods_ptr()),
+            Arg::U(n as u32),
+            Arg::W(zs_in as u64),
+            Arg::W(zs_out as u64),
+        ]);
+        self.gpu.launch("poly_tensor", shape, &args)
+    }
+
+    /// Returns polynomials to the pool.
+    pub(crate) fn free_all(&self, polys: impl IntoIterator<Item = DevPoly>) {
+        for p in polys {
+            self.free(p);
+        }
+    }
+
     /// `out = a · w_limb` (Shoup) with per-limb constants on the device.
     pub(crate) fn scalar_mul(&self, out: u64, a: u64, w: &Consts, rows: &Rows) -> Result<()> {
         self.pointwise(

@@ -27,17 +27,37 @@ pub(crate) struct HybridLevel {
     pub(super) rows_ext: Rows,
     /// Key limb of each extended row.
     pub(super) key_rows: DevArray<u32>,
-    /// Rows Q_l and P alone.
-    pub(super) rows_q: Rows,
-    pub(super) rows_p: Rows,
-    /// FastBaseConv_F P → Q_l and [P^{-1}]_{q_i}.
-    pub(super) down: DevConv,
-    pub(super) p_inv: Consts,
+    /// ModDown: P dropped (FastBaseConv_F P → Q_l, `[P^{-1}]_{q_i}`).
+    pub(super) down: RowDrop,
     /// `[P]_{q_i}` on every row of Q_l.
     pub(super) p_mod: Consts,
-    /// For kl ≥ 2: FastBaseConv_F {q_l} ∪ P → Q_{l−1}, [(P q_l)^{-1}]_{q_i},
-    /// the rows Q_{l−1} and {q_l} ∪ P.
-    pub(super) down_last: Option<(DevConv, Consts, Rows, Rows)>,
+    /// For kl ≥ 2, ModDown fused with rescaling: {q_l} ∪ P dropped
+    /// (FastBaseConv_F {q_l} ∪ P → Q_{l−1}, `[(P q_l)^{-1}]_{q_i}`).
+    pub(super) down_last: Option<RowDrop>,
+}
+
+/// The tables of dropping the top rows of a polynomial with rounding
+/// (ModDown, and ModDown fused with rescaling): the dropped rows
+/// `rows_top`, their exact conversion `conv` to the kept rows `rows_low`,
+/// and `w`, the inverse of the dropped product on the kept rows.
+#[derive(Debug)]
+pub(crate) struct RowDrop {
+    pub(super) rows_top: Rows,
+    pub(super) conv: DevConv,
+    pub(super) rows_low: Rows,
+    pub(super) w: Consts,
+}
+
+impl RowDrop {
+    /// Dropping `top` from `top ∪ low`, `w` the per-row constants.
+    fn new(e: &Engine, top: &[u64], low: &[u64], w: &[u64]) -> Result<Self> {
+        Ok(Self {
+            rows_top: e.mt.rows(&e.gpu, top)?,
+            conv: DevConv::new(e, top, low, None)?,
+            rows_low: e.mt.rows(&e.gpu, low)?,
+            w: Consts::new(&e.gpu, w, low)?,
+        })
+    }
 }
 
 impl HybridLevel {
@@ -103,12 +123,7 @@ impl HybridLevel {
                     Ok(m.inv(m.mul(x, m.reduce(q[l])))?)
                 })
                 .collect::<Result<_>>()?;
-            Some((
-                DevConv::new(e, &from, &q[..l], None)?,
-                Consts::new(&e.gpu, &inv, &q[..l])?,
-                e.mt.rows(&e.gpu, &q[..l])?,
-                e.mt.rows(&e.gpu, &from)?,
-            ))
+            Some(RowDrop::new(e, &from, &q[..l], &inv)?)
         } else {
             None
         };
@@ -129,10 +144,7 @@ impl HybridLevel {
             digits,
             rows_ext: e.mt.rows(&e.gpu, &ext)?,
             key_rows: e.gpu.array(&key_rows)?,
-            rows_q: e.mt.rows(&e.gpu, ql)?,
-            rows_p: e.mt.rows(&e.gpu, p)?,
-            down: DevConv::new(e, p, ql, None)?,
-            p_inv: Consts::new(&e.gpu, &p_inv, ql)?,
+            down: RowDrop::new(e, p, ql, &p_inv)?,
             p_mod: Consts::new(&e.gpu, &pm, ql)?,
             down_last,
         })

@@ -5,10 +5,8 @@ use crate::device::{Arg, DevArray};
 use crate::error::{CudaError, Result};
 use crate::geometry;
 
-use super::conv::DevConv;
 use super::engine::Engine;
-use super::hybrid::{DeviceKsk, HybridLevel};
-use super::rows::Consts;
+use super::hybrid::{DeviceKsk, HybridLevel, RowDrop};
 use super::rows::{DevPoly, Rows};
 
 impl Engine {
@@ -126,20 +124,21 @@ impl Engine {
     /// `count` accumulators at once (`acc`: `stride` rows each, NTT form):
     /// `rows_top.len()` rows starting at row `from` of each go back to
     /// coefficients, are converted exactly to `rows_low` (`conv`),
-    /// transformed, and `out_z = (acc_z − NTT(conv)) · w` over `rows_low`.
-    /// Consumes `acc`; six launches whatever `count`.
-    #[allow(clippy::too_many_arguments)]
+    /// transformed, and `out_z = (acc_z − NTT(conv)) · w` over `rows_low`
+    /// (the tables of `down`). Consumes `acc`; six launches whatever
+    /// `count`.
     fn drop_rows(
         &self,
         acc: DevPoly,
-        count: usize,
-        stride: usize,
-        from: usize,
-        rows_top: &Rows,
-        conv: &DevConv,
-        rows_low: &Rows,
-        w: &Consts,
+        (count, stride, from): (usize, usize, usize),
+        down: &RowDrop,
     ) -> Result<Vec<DevPoly>> {
+        let RowDrop {
+            rows_top,
+            conv,
+            rows_low,
+            w,
+        } = down;
         let n = self.n();
         let low = rows_low.len();
         let top: Vec<(u64, u64)> = (0..count)
@@ -220,11 +219,7 @@ impl Engine {
     ) -> Result<(DevPoly, DevPoly)> {
         let acc = self.hybrid_inner_many(lv, key, c, 0, 1)?;
         let rows = lv.rows_ext.len();
-        let mut outs = self
-            .drop_rows(
-                acc, 2, rows, lv.kl, &lv.rows_p, &lv.down, &lv.rows_q, &lv.p_inv,
-            )?
-            .into_iter();
+        let mut outs = self.drop_rows(acc, (2, rows, lv.kl), &lv.down)?.into_iter();
         match (outs.next(), outs.next()) {
             (Some(o0), Some(o1)) => Ok((o0, o1)),
             _ => Err(CudaError::InvalidArgument("ModDown".into())),
@@ -245,7 +240,7 @@ impl Engine {
         bn: usize,
     ) -> Result<Vec<DevPoly>> {
         let kl = lv.kl;
-        let (conv_last, inv, rows_low, rows_last) = lv
+        let last = lv
             .down_last
             .as_ref()
             .ok_or_else(|| CudaError::InvalidArgument("cannot rescale at level 0".into()))?;
@@ -258,7 +253,8 @@ impl Engine {
         let acc = self.hybrid_inner_many(lv, key, d.row(2 * kl, n), 3 * kl * n, bn)?;
         let stride = lv.rows_ext.len();
         // x ← a + P·d on the Q rows of every accumulator, in one launch.
-        let mut shape = geometry::pointwise(n, lv.rows_q.len())?;
+        let rows_q = &lv.down.rows_low;
+        let mut shape = geometry::pointwise(n, rows_q.len())?;
         shape.grid.2 = (2 * bn) as u32;
         self.gpu.launch(
             "poly_add_scalar_mul2",
@@ -268,7 +264,7 @@ impl Engine {
                 Arg::W(d.ptr()),
                 Arg::W(lv.p_mod.w.ptr()),
                 Arg::W(lv.p_mod.ws.ptr()),
-                Arg::W(lv.rows_q.dev.ptr()),
+                Arg::W(rows_q.dev.ptr()),
                 Arg::W(self.mt.mods.ptr()),
                 Arg::U(n as u32),
                 Arg::W((stride * n) as u64),
@@ -276,15 +272,6 @@ impl Engine {
                 Arg::W((kl * n) as u64),
             ],
         )?;
-        self.drop_rows(
-            acc,
-            2 * bn,
-            stride,
-            kl - 1,
-            rows_last,
-            conv_last,
-            rows_low,
-            inv,
-        )
+        self.drop_rows(acc, (2 * bn, stride, kl - 1), last)
     }
 }
