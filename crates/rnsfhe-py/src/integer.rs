@@ -80,60 +80,18 @@ macro_rules! impl_batched {
             fn encoder(ctx: &std::sync::Arc<Self::Context>) -> rnsfhe::Result<Self::Encoder> {
                 rnsfhe::$m::BatchEncoder::new(ctx)
             }
-            fn encode(enc: &Self::Encoder, vals: &[u64]) -> rnsfhe::Result<Self::Plaintext> {
-                enc.encode(vals)
-            }
-            fn decode_signed(
-                enc: &Self::Encoder,
-                pt: &Self::Plaintext,
-            ) -> rnsfhe::Result<Vec<i64>> {
-                enc.decode_signed(pt)
+            $crate::scheme::forward! {
+                encode(enc: &Self::Encoder, vals: &[u64]) -> rnsfhe::Result<Self::Plaintext> => encode;
+                decode_signed(enc: &Self::Encoder, pt: &Self::Plaintext) -> rnsfhe::Result<Vec<i64>> => decode_signed;
+                rotate_rows(ev: &Self::Evaluator, ct: &Self::Ciphertext, k: i64, gk: &rnsfhe::rlwe::GaloisKeys) -> rnsfhe::Result<Self::Ciphertext> => rotate_rows;
+                rotate_columns(ev: &Self::Evaluator, ct: &Self::Ciphertext, gk: &rnsfhe::rlwe::GaloisKeys) -> rnsfhe::Result<Self::Ciphertext> => rotate_columns;
+                tensor(ev: &Self::Evaluator, a: &Self::Ciphertext, b: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => multiply;
+                multiply_relin(ev: &Self::Evaluator, a: &Self::Ciphertext, b: &Self::Ciphertext, rk: &rnsfhe::rlwe::RelinKey) -> rnsfhe::Result<Self::Ciphertext> => multiply_relin;
+                mod_switch_to_next(ev: &Self::Evaluator, ct: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => mod_switch_to_next;
+                mod_switch_to(ev: &Self::Evaluator, ct: &Self::Ciphertext, level: usize) -> rnsfhe::Result<Self::Ciphertext> => mod_switch_to;
             }
             fn plain_modulus(ctx: &Self::Context) -> u64 {
                 ctx.plain_modulus().value()
-            }
-            fn rotate_rows(
-                ev: &Self::Evaluator,
-                ct: &Self::Ciphertext,
-                k: i64,
-                gk: &rnsfhe::rlwe::GaloisKeys,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.rotate_rows(ct, k, gk)
-            }
-            fn rotate_columns(
-                ev: &Self::Evaluator,
-                ct: &Self::Ciphertext,
-                gk: &rnsfhe::rlwe::GaloisKeys,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.rotate_columns(ct, gk)
-            }
-            fn tensor(
-                ev: &Self::Evaluator,
-                a: &Self::Ciphertext,
-                b: &Self::Ciphertext,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.multiply(a, b)
-            }
-            fn multiply_relin(
-                ev: &Self::Evaluator,
-                a: &Self::Ciphertext,
-                b: &Self::Ciphertext,
-                rk: &rnsfhe::rlwe::RelinKey,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.multiply_relin(a, b, rk)
-            }
-            fn mod_switch_to_next(
-                ev: &Self::Evaluator,
-                ct: &Self::Ciphertext,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.mod_switch_to_next(ct)
-            }
-            fn mod_switch_to(
-                ev: &Self::Evaluator,
-                ct: &Self::Ciphertext,
-                level: usize,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.mod_switch_to(ct, level)
             }
         }
     };

@@ -120,14 +120,20 @@ macro_rules! impl_core {
             type Encryptor = rnsfhe::$m::Encryptor;
             type Decryptor = rnsfhe::$m::Decryptor;
 
-            fn id(ctx: &Self::Context) -> u64 {
-                ctx.id()
-            }
-            fn degree(ctx: &Self::Context) -> usize {
-                ctx.degree()
-            }
-            fn max_level(ctx: &Self::Context) -> usize {
-                ctx.max_level()
+            $crate::scheme::forward! {
+                id(ctx: &Self::Context) -> u64 => id;
+                degree(ctx: &Self::Context) -> usize => degree;
+                max_level(ctx: &Self::Context) -> usize => max_level;
+                level(ct: &Self::Ciphertext) -> usize => level;
+                size(ct: &Self::Ciphertext) -> usize => size;
+                key_id(ct: &Self::Ciphertext) -> u64 => key_id;
+                encrypt(enc: &Self::Encryptor, pt: &Self::Plaintext) -> rnsfhe::Result<Self::Ciphertext> => encrypt;
+                decrypt(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<Self::Plaintext> => decrypt;
+                add(ev: &Self::Evaluator, a: &Self::Ciphertext, b: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => add;
+                sub(ev: &Self::Evaluator, a: &Self::Ciphertext, b: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => sub;
+                negate(ev: &Self::Evaluator, a: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => negate;
+                relinearize(ev: &Self::Evaluator, a: &Self::Ciphertext, rk: &rnsfhe::rlwe::RelinKey) -> rnsfhe::Result<Self::Ciphertext> => relinearize;
+                sum_slots(ev: &Self::Evaluator, ct: &Self::Ciphertext, gk: &rnsfhe::rlwe::GaloisKeys) -> rnsfhe::Result<Self::Ciphertext> => sum_slots;
             }
             fn moduli(ctx: &Self::Context) -> Vec<u64> {
                 ctx.params().coeff_moduli().to_vec()
@@ -140,15 +146,6 @@ macro_rules! impl_core {
             }
             fn key_scheme(ctx: &std::sync::Arc<Self::Context>) -> $crate::keys::Scheme {
                 $crate::keys::Scheme::$variant(ctx.clone())
-            }
-            fn level(ct: &Self::Ciphertext) -> usize {
-                ct.level()
-            }
-            fn size(ct: &Self::Ciphertext) -> usize {
-                ct.size()
-            }
-            fn key_id(ct: &Self::Ciphertext) -> u64 {
-                ct.key_id()
             }
             fn evaluator(ctx: &std::sync::Arc<Self::Context>) -> Self::Evaluator {
                 rnsfhe::$m::Evaluator::new(ctx).with_auto_align(true)
@@ -164,52 +161,6 @@ macro_rules! impl_core {
                 sk: &rnsfhe::rlwe::SecretKey,
             ) -> rnsfhe::Result<Self::Decryptor> {
                 rnsfhe::$m::Decryptor::new(ctx, sk)
-            }
-            fn encrypt(
-                enc: &Self::Encryptor,
-                pt: &Self::Plaintext,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                enc.encrypt(pt)
-            }
-            fn decrypt(
-                dec: &Self::Decryptor,
-                ct: &Self::Ciphertext,
-            ) -> rnsfhe::Result<Self::Plaintext> {
-                dec.decrypt(ct)
-            }
-            fn add(
-                ev: &Self::Evaluator,
-                a: &Self::Ciphertext,
-                b: &Self::Ciphertext,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.add(a, b)
-            }
-            fn sub(
-                ev: &Self::Evaluator,
-                a: &Self::Ciphertext,
-                b: &Self::Ciphertext,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.sub(a, b)
-            }
-            fn negate(
-                ev: &Self::Evaluator,
-                a: &Self::Ciphertext,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.negate(a)
-            }
-            fn relinearize(
-                ev: &Self::Evaluator,
-                a: &Self::Ciphertext,
-                rk: &rnsfhe::rlwe::RelinKey,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.relinearize(a, rk)
-            }
-            fn sum_slots(
-                ev: &Self::Evaluator,
-                ct: &Self::Ciphertext,
-                gk: &rnsfhe::rlwe::GaloisKeys,
-            ) -> rnsfhe::Result<Self::Ciphertext> {
-                ev.sum_slots(ct, gk)
             }
             fn plain(
                 ev: &Self::Evaluator,
@@ -227,6 +178,20 @@ macro_rules! impl_core {
     };
 }
 pub(crate) use impl_core;
+
+/// Trait methods that forward to the method `m` of their first argument
+/// with the others: `name(recv: R, args…) -> Out => m;` (the glue between
+/// the generic layer and each core scheme).
+macro_rules! forward {
+    ($($name:ident($recv:ident: $rt:ty $(, $arg:ident: $ty:ty)*) -> $out:ty => $m:ident;)*) => {
+        $(
+            fn $name($recv: $rt $(, $arg: $ty)*) -> $out {
+                $recv.$m($($arg),*)
+            }
+        )*
+    };
+}
+pub(crate) use forward;
 
 /// A ciphertext of scheme `S` as Python sees it: shared polynomials
 /// (ciphertexts are immutable, so `with_keys`, `without_keys` and pickling

@@ -11,6 +11,8 @@ use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 
 use super::args::KeygenArgs;
 use super::workflow::{common_ops, encode_integers, integer_ops, integers, Decrypted, Scheme};
+use rnsfhe::Result;
+
 use crate::common::{parse_set, CliError, CliResult};
 
 /// The BFV scheme of the workflow.
@@ -48,7 +50,7 @@ impl Scheme for Bfv {
         )
     }
 
-    fn encode(ctx: &Arc<BfvContext>, values: &[i64]) -> rnsfhe::Result<Plaintext> {
+    fn encode(ctx: &Arc<BfvContext>, values: &[i64]) -> Result<Plaintext> {
         let t = ctx.plain_modulus().value();
         match BatchEncoder::new(ctx) {
             Ok(b) => encode_integers(values, t, |r| b.encode(r), |v| b.encode_signed(v)),
@@ -80,12 +82,7 @@ impl Scheme for Bfv {
         ))
     }
 
-    fn mul(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        b: &Ciphertext,
-        rk: &RelinKey,
-    ) -> rnsfhe::Result<Ciphertext> {
+    fn mul(ev: &Evaluator, a: &Ciphertext, b: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
         if std::ptr::eq(a, b) {
             return ev.square_relin(a, rk);
         }

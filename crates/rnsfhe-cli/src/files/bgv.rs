@@ -13,6 +13,8 @@ use super::args::KeygenArgs;
 use super::workflow::{
     common_ops, depth_preset, encode_integers, integer_ops, integers, Decrypted, Scheme,
 };
+use rnsfhe::Result;
+
 use crate::common::CliResult;
 
 /// The BGV scheme of the workflow.
@@ -48,7 +50,7 @@ impl Scheme for Bgv {
         )
     }
 
-    fn encode(ctx: &Arc<BgvContext>, values: &[i64]) -> rnsfhe::Result<Plaintext> {
+    fn encode(ctx: &Arc<BgvContext>, values: &[i64]) -> Result<Plaintext> {
         let b = BatchEncoder::new(ctx)?;
         let t = ctx.plain_modulus().value();
         encode_integers(values, t, |r| b.encode(r), |v| b.encode_signed(v))
@@ -71,12 +73,7 @@ impl Scheme for Bgv {
         ))
     }
 
-    fn mul(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        b: &Ciphertext,
-        rk: &RelinKey,
-    ) -> rnsfhe::Result<Ciphertext> {
+    fn mul(ev: &Evaluator, a: &Ciphertext, b: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
         ev.multiply_relin(a, b, rk)
     }
 

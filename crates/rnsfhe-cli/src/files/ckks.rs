@@ -11,6 +11,8 @@ use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 
 use super::args::{KeygenArgs, Op};
 use super::workflow::{common_ops, depth_preset, Decrypted, Scheme};
+use rnsfhe::Result;
+
 use crate::common::CliResult;
 
 /// The CKKS scheme of the workflow.
@@ -45,7 +47,7 @@ impl Scheme for Ckks {
         )
     }
 
-    fn encode(ctx: &Arc<CkksContext>, values: &[f64]) -> rnsfhe::Result<Plaintext> {
+    fn encode(ctx: &Arc<CkksContext>, values: &[f64]) -> Result<Plaintext> {
         Encoder::new(ctx).encode(values)
     }
 
@@ -56,7 +58,7 @@ impl Scheme for Ckks {
         values: &[f64],
         ct: &Ciphertext,
         op: Op,
-    ) -> rnsfhe::Result<Plaintext> {
+    ) -> Result<Plaintext> {
         let scale = match op {
             Op::Add | Op::Sub => ct.scale(),
             _ => ctx.params().default_scale(),
@@ -83,29 +85,15 @@ impl Scheme for Ckks {
         })
     }
 
-    fn mul(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        b: &Ciphertext,
-        rk: &RelinKey,
-    ) -> rnsfhe::Result<Ciphertext> {
+    fn mul(ev: &Evaluator, a: &Ciphertext, b: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
         ev.relinearize(&ev.multiply(a, b)?, rk)
     }
 
-    fn rotate(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        steps: i64,
-        gk: &GaloisKeys,
-    ) -> rnsfhe::Result<Ciphertext> {
+    fn rotate(ev: &Evaluator, a: &Ciphertext, steps: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
         ev.rotate(a, steps, gk)
     }
 
-    fn mod_switch(
-        ev: &Evaluator,
-        a: &Ciphertext,
-        level: Option<usize>,
-    ) -> rnsfhe::Result<Ciphertext> {
+    fn mod_switch(ev: &Evaluator, a: &Ciphertext, level: Option<usize>) -> Result<Ciphertext> {
         let level = match level {
             Some(l) => l,
             None => a.level().checked_sub(1).ok_or_else(|| {
@@ -117,7 +105,7 @@ impl Scheme for Ckks {
         ev.drop_to_level(a, level)
     }
 
-    fn dot_product(ev: &Evaluator, p: Ciphertext) -> rnsfhe::Result<Ciphertext> {
+    fn dot_product(ev: &Evaluator, p: Ciphertext) -> Result<Ciphertext> {
         ev.rescale(&p)
     }
 

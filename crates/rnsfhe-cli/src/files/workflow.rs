@@ -505,21 +505,12 @@ pub(crate) use common_ops;
 /// the modulus switch (to the next level or down to a given one).
 macro_rules! integer_ops {
     () => {
-        fn rotate(
-            ev: &Evaluator,
-            a: &Ciphertext,
-            steps: i64,
-            gk: &GaloisKeys,
-        ) -> rnsfhe::Result<Ciphertext> {
-            ev.rotate_rows(a, steps, gk)
+        fn rotate(ev: &Evaluator, a: &Ciphertext, k: i64, gk: &GaloisKeys) -> Result<Ciphertext> {
+            ev.rotate_rows(a, k, gk)
         }
 
-        fn mod_switch(
-            ev: &Evaluator,
-            a: &Ciphertext,
-            level: Option<usize>,
-        ) -> rnsfhe::Result<Ciphertext> {
-            match level {
+        fn mod_switch(ev: &Evaluator, a: &Ciphertext, l: Option<usize>) -> Result<Ciphertext> {
+            match l {
                 Some(l) => ev.mod_switch_to(a, l),
                 None => ev.mod_switch_to_next(a),
             }

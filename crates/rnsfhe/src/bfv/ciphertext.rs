@@ -85,10 +85,7 @@ impl CtPolys {
     /// In NTT form (forward NTT of every polynomial if needed).
     pub(crate) fn into_ntt(self, ring: &RnsRing) -> Result<Vec<RnsPoly<Ntt>>> {
         match self {
-            CtPolys::Coeff(v) => Ok(v
-                .into_iter()
-                .map(|p| ring.to_ntt(p))
-                .collect::<core::result::Result<_, _>>()?),
+            CtPolys::Coeff(v) => convert_all(v, |p| ring.to_ntt(p)),
             CtPolys::Ntt(v) => Ok(v),
         }
     }
@@ -111,13 +108,15 @@ impl CtPolys {
     /// In coefficient form (inverse NTT of every polynomial if needed).
     pub(crate) fn into_coeff(self, ring: &RnsRing) -> Result<Vec<RnsPoly<Coeff>>> {
         match self {
-            CtPolys::Ntt(v) => Ok(v
-                .into_iter()
-                .map(|p| ring.to_coeff(p))
-                .collect::<core::result::Result<_, _>>()?),
+            CtPolys::Ntt(v) => convert_all(v, |p| ring.to_coeff(p)),
             CtPolys::Coeff(v) => Ok(v),
         }
     }
+}
+
+/// Every polynomial of `v` through the form change `f`.
+fn convert_all<A, B>(v: Vec<A>, f: impl Fn(A) -> rnsfhe_math::Result<B>) -> Result<Vec<B>> {
+    Ok(v.into_iter().map(f).collect::<rnsfhe_math::Result<_>>()?)
 }
 
 /// A borrowed polynomial tagged with its form.

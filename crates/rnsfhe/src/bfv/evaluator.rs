@@ -302,12 +302,7 @@ impl Evaluator {
     /// form. The ciphertext (and its compression seed) is unchanged
     /// mathematically.
     pub fn transform_to_ntt_assign(&self, a: &mut Ciphertext) -> Result<()> {
-        self.ctx.check_id(a.params_id)?;
-        let lv = self.level_of(a)?;
-        let ring = lv.ring();
-        let polys = core::mem::replace(&mut a.polys, CtPolys::Ntt(Vec::new()));
-        a.polys = CtPolys::Ntt(polys.into_ntt(ring)?);
-        Ok(())
+        self.set_form(a, true)
     }
 
     /// `a` in coefficient form (a copy if it already is; see
@@ -320,11 +315,21 @@ impl Evaluator {
     /// polynomial (SEAL's `transform_from_ntt_inplace`); nothing if it
     /// already is in coefficient form.
     pub fn transform_from_ntt_assign(&self, a: &mut Ciphertext) -> Result<()> {
+        self.set_form(a, false)
+    }
+
+    /// Brings `a` to NTT form (`ntt`) or coefficient form (the polynomials
+    /// already in that form are kept as they are).
+    fn set_form(&self, a: &mut Ciphertext, ntt: bool) -> Result<()> {
         self.ctx.check_id(a.params_id)?;
         let lv = self.level_of(a)?;
         let ring = lv.ring();
-        let polys = core::mem::replace(&mut a.polys, CtPolys::Coeff(Vec::new()));
-        a.polys = CtPolys::Coeff(polys.into_coeff(ring)?);
+        let polys = core::mem::replace(&mut a.polys, CtPolys::Ntt(Vec::new()));
+        a.polys = if ntt {
+            CtPolys::Ntt(polys.into_ntt(ring)?)
+        } else {
+            CtPolys::Coeff(polys.into_coeff(ring)?)
+        };
         Ok(())
     }
 

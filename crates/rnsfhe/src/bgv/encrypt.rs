@@ -57,15 +57,8 @@ impl Encryptor {
     ) -> Result<Ciphertext> {
         let pk = self.public_key_for(pt.params_id())?;
         let ring = self.ctx.ring_at(level)?;
-        let (mut c0, mut c1) = encrypt_zero_public(self.ctx.rlwe(), ring, pk, rng)?;
-        self.finish(&mut c0, &mut c1, pt, level)?;
-        Ok(Ciphertext {
-            params_id: self.ctx.id(),
-            key_id: pk.key_id(),
-            polys: vec![c0, c1],
-            seed: None,
-            meta: BgvMeta { correction: 1 },
-        })
+        let (c0, c1) = encrypt_zero_public(self.ctx.rlwe(), ring, pk, rng)?;
+        self.finish([c0, c1], pt, level, pk.key_id())
     }
 
     /// [`Encryptor::encrypt_symmetric`] drawing from `rng` (seed, then
@@ -78,32 +71,31 @@ impl Encryptor {
         let sk = self.secret_key_for(pt.params_id())?;
         let level = self.ctx.max_level();
         let ring = self.ctx.ring_at(level)?;
-        let (mut c0, mut c1, _seed) = encrypt_zero_secret(self.ctx.rlwe(), ring, sk, rng)?;
-        self.finish(&mut c0, &mut c1, pt, level)?;
+        let (c0, c1, _seed) = encrypt_zero_secret(self.ctx.rlwe(), ring, sk, rng)?;
+        self.finish([c0, c1], pt, level, sk.key_id())
+    }
+
+    /// The ciphertext `(t·c_0 + m, t·c_1)` of `pt` under the key `key_id`.
+    fn finish(
+        &self,
+        [mut c0, mut c1]: [rnsfhe_math::RnsPoly<rnsfhe_math::Ntt>; 2],
+        pt: &Plaintext,
+        level: usize,
+        key_id: u64,
+    ) -> Result<Ciphertext> {
+        let ring = self.ctx.ring_at(level)?;
+        let tq = self.ctx.t_mod_q(ring.limbs());
+        mul_scalars_shoup_assign(ring, &mut c0, tq)?;
+        mul_scalars_shoup_assign(ring, &mut c1, tq)?;
+        let m = lift_centered_ntt(&self.ctx, ring, pt.coefficients(), 1)?;
+        ring.add_assign(&mut c0, &m)?;
         Ok(Ciphertext {
             params_id: self.ctx.id(),
-            key_id: sk.key_id(),
+            key_id,
             polys: vec![c0, c1],
             seed: None,
             meta: BgvMeta { correction: 1 },
         })
-    }
-
-    /// `(c_0, c_1) ← (t·c_0 + m, t·c_1)`.
-    fn finish(
-        &self,
-        c0: &mut rnsfhe_math::RnsPoly<rnsfhe_math::Ntt>,
-        c1: &mut rnsfhe_math::RnsPoly<rnsfhe_math::Ntt>,
-        pt: &Plaintext,
-        level: usize,
-    ) -> Result<()> {
-        let ring = self.ctx.ring_at(level)?;
-        let tq = self.ctx.t_mod_q(ring.limbs());
-        mul_scalars_shoup_assign(ring, c0, tq)?;
-        mul_scalars_shoup_assign(ring, c1, tq)?;
-        let m = lift_centered_ntt(&self.ctx, ring, pt.coefficients(), 1)?;
-        ring.add_assign(c0, &m)?;
-        Ok(())
     }
 }
 

@@ -228,22 +228,26 @@ impl Evaluator {
 
     /// `ct + pt` (equal level and scale).
     pub fn add_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
-        self.check_plain(ct, pt, "add_plain")?;
-        check_scales(ct.meta.scale, pt.scale, "add_plain")?;
-        let ring = self.ctx.ring_at(ct.level())?;
-        let mut out = ct.clone();
-        ring.add_assign(&mut out.polys[0], &pt.poly)?;
-        out.seed = None;
-        Ok(out)
+        self.add_or_sub_plain(ct, pt, false)
     }
 
     /// `ct − pt` (equal level and scale).
     pub fn sub_plain(&self, ct: &Ciphertext, pt: &Plaintext) -> Result<Ciphertext> {
-        self.check_plain(ct, pt, "sub_plain")?;
-        check_scales(ct.meta.scale, pt.scale, "sub_plain")?;
+        self.add_or_sub_plain(ct, pt, true)
+    }
+
+    /// `ct + pt`, or `ct − pt` when `sub`: `pt` joins `c_0` only.
+    fn add_or_sub_plain(&self, ct: &Ciphertext, pt: &Plaintext, sub: bool) -> Result<Ciphertext> {
+        let op = if sub { "sub_plain" } else { "add_plain" };
+        self.check_plain(ct, pt, op)?;
+        check_scales(ct.meta.scale, pt.scale, op)?;
         let ring = self.ctx.ring_at(ct.level())?;
         let mut out = ct.clone();
-        ring.sub_assign(&mut out.polys[0], &pt.poly)?;
+        if sub {
+            ring.sub_assign(&mut out.polys[0], &pt.poly)?;
+        } else {
+            ring.add_assign(&mut out.polys[0], &pt.poly)?;
+        }
         out.seed = None;
         Ok(out)
     }

@@ -125,22 +125,26 @@ impl SlotLayout {
     /// rest zero), values in `[0, t)`. Errors with
     /// [`Error::PlaintextTooLong`] or [`Error::PlaintextOutOfRange`].
     pub(crate) fn encode(&self, t: u64, values: &[u64]) -> Result<Vec<u64>> {
-        check_len(values.len(), self.slots())?;
-        let mut buf = vec![0u64; self.slots()];
-        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
-            buf[p as usize] = check_unsigned(t, i, v)?;
-        }
-        self.ntt.backward(&mut buf)?;
-        Ok(buf)
+        self.encode_with(values, |i, &v| check_unsigned(t, i, v))
     }
 
     /// [`SlotLayout::encode`] of signed values in `(−t/2, t/2]`. Errors
     /// with [`Error::PlaintextTooLong`] or [`Error::SignedValueOutOfRange`].
     pub(crate) fn encode_signed(&self, t: u64, values: &[i64]) -> Result<Vec<u64>> {
+        self.encode_with(values, |i, &v| signed_to_residue(t, i, v))
+    }
+
+    /// The coefficients of the plaintext with slot `i` ← `residue(i,
+    /// values[i])` (the rest zero).
+    fn encode_with<T>(
+        &self,
+        values: &[T],
+        residue: impl Fn(usize, &T) -> Result<u64>,
+    ) -> Result<Vec<u64>> {
         check_len(values.len(), self.slots())?;
         let mut buf = vec![0u64; self.slots()];
-        for (i, (&v, &p)) in values.iter().zip(&self.index_map).enumerate() {
-            buf[p as usize] = signed_to_residue(t, i, v)?;
+        for (i, (v, &p)) in values.iter().zip(&self.index_map).enumerate() {
+            buf[p as usize] = residue(i, v)?;
         }
         self.ntt.backward(&mut buf)?;
         Ok(buf)

@@ -447,6 +447,32 @@ impl GaloisKeys {
     }
 }
 
+/// [`ToBytes`] and [`FromBytes`] of a key set `$key` of context `$ctx`
+/// whose writer `$to(key, core, compressed)` has a seed-compressed form.
+macro_rules! seeded_key_codec {
+    ($ctx:ty, $key:ty, $to:ident, $from:ident) => {
+        impl ToBytes<$ctx> for $key {
+            fn to_bytes(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                $to(self, ctx.rlwe(), false)
+            }
+
+            fn to_bytes_compressed(&self, ctx: &$ctx) -> Result<Vec<u8>> {
+                $to(self, ctx.rlwe(), true)
+            }
+
+            fn is_compressible(&self) -> bool {
+                <$key>::is_compressible(self)
+            }
+        }
+
+        impl FromBytes<$ctx> for $key {
+            fn from_bytes(ctx: &Arc<$ctx>, bytes: &[u8]) -> Result<Self> {
+                $from(ctx.rlwe(), bytes)
+            }
+        }
+    };
+}
+
 /// `ToBytes` and `FromBytes` of every key type for one scheme's context,
 /// all delegating to the core ([`SchemeContext::rlwe`]).
 macro_rules! impl_key_serialization {
@@ -488,51 +514,18 @@ macro_rules! impl_key_serialization {
             }
         }
 
-        impl ToBytes<$ctx> for RelinKey {
-            /// For each key pair `(k0, k1)`, both in coefficient form.
-            fn to_bytes(&self, ctx: &$ctx) -> Result<Vec<u8>> {
-                relin_key_to_bytes(self, ctx.rlwe(), false)
-            }
-
-            /// The seeds of all `k1 = a` (one per pair), then the `k0`s.
-            fn to_bytes_compressed(&self, ctx: &$ctx) -> Result<Vec<u8>> {
-                relin_key_to_bytes(self, ctx.rlwe(), true)
-            }
-
-            fn is_compressible(&self) -> bool {
-                RelinKey::is_compressible(self)
-            }
-        }
-
-        impl FromBytes<$ctx> for RelinKey {
-            fn from_bytes(ctx: &Arc<$ctx>, bytes: &[u8]) -> Result<Self> {
-                relin_key_from_bytes(ctx.rlwe(), bytes)
-            }
-        }
-
-        impl ToBytes<$ctx> for GaloisKeys {
-            /// The elements, then for each element its key pairs `(k0, k1)`
-            /// in coefficient form (one stream for all keys).
-            fn to_bytes(&self, ctx: &$ctx) -> Result<Vec<u8>> {
-                galois_keys_to_bytes(self, ctx.rlwe(), false)
-            }
-
-            /// The elements, the seeds of every `k1 = a` (all keys), then
-            /// the `k0`s.
-            fn to_bytes_compressed(&self, ctx: &$ctx) -> Result<Vec<u8>> {
-                galois_keys_to_bytes(self, ctx.rlwe(), true)
-            }
-
-            fn is_compressible(&self) -> bool {
-                GaloisKeys::is_compressible(self)
-            }
-        }
-
-        impl FromBytes<$ctx> for GaloisKeys {
-            fn from_bytes(ctx: &Arc<$ctx>, bytes: &[u8]) -> Result<Self> {
-                galois_keys_from_bytes(ctx.rlwe(), bytes)
-            }
-        }
+        // For each key pair `(k0, k1)`, both in coefficient form; compressed:
+        // the seeds of all `k1 = a` (one per pair), then the `k0`s.
+        seeded_key_codec!($ctx, RelinKey, relin_key_to_bytes, relin_key_from_bytes);
+        // The elements, then for each element its key pairs `(k0, k1)` in
+        // coefficient form (one stream for all keys); compressed: the
+        // elements, the seeds of every `k1 = a` (all keys), then the `k0`s.
+        seeded_key_codec!(
+            $ctx,
+            GaloisKeys,
+            galois_keys_to_bytes,
+            galois_keys_from_bytes
+        );
     };
 }
 
