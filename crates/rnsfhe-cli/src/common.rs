@@ -67,6 +67,13 @@ pub fn write_file(path: &str, text: &str) -> CliResult<()> {
     std::fs::write(path, text).map_err(|e| CliError(format!("cannot write {path}: {e}")))
 }
 
+/// Writes `value` to `path` as pretty-printed JSON.
+pub fn write_json(path: &str, value: &impl serde::Serialize) -> CliResult<()> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
+    write_file(path, &text)
+}
+
 /// `--variant hps|behz|both`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum VariantChoice {

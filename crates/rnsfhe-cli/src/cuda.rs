@@ -65,7 +65,7 @@ mod with_cuda {
     use serde_json::json;
 
     use crate::bench_args::{stats, BenchArgs, Timing, PLAIN_MODULUS};
-    use crate::common::{errln, outln, utc_now, variant_upper, write_file, CliError, CliResult};
+    use crate::common::{errln, outln, utc_now, variant_upper, CliError, CliResult};
 
     fn cuda_err(e: CudaError) -> CliError {
         CliError(format!("CUDA: {e}"))
@@ -213,24 +213,15 @@ mod with_cuda {
             }
         }
 
-        if let Some(path) = &args.json {
-            let doc = json!({
-                "meta": {
-                    "schema": "he-peers-bench/1", "library": "rnsfhe", "date_utc": utc_now(),
-                    "device": {"kind": "cuda", "name": dev.device_name(), "arch": dev.arch()},
-                    "versions": {"rnsfhe": env!("CARGO_PKG_VERSION")},
-                    "plain_modulus": PLAIN_MODULUS, "timing": "latency, device synchronised after each call",
-                },
-                "results": results,
-                "variants": vrecords,
-            });
-            let text = serde_json::to_string_pretty(&doc)
-                .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
-            write_file(path, &text)?;
-            if !args.quiet {
-                errln!("wrote {path}");
-            }
-        }
+        let doc = json!({
+            "meta": {
+                "schema": "he-peers-bench/1", "library": "rnsfhe",
+                "plain_modulus": PLAIN_MODULUS, "timing": "latency, device synchronised after each call",
+            },
+            "results": results,
+            "variants": vrecords,
+        });
+        write_doc(args, &dev, doc)?;
         Ok(ExitCode::SUCCESS)
     }
 
@@ -280,16 +271,14 @@ mod with_cuda {
         v
     }
 
-    fn write_json(args: &BenchArgs, dev: &CudaContext, doc: serde_json::Value) -> CliResult<()> {
+    fn write_doc(args: &BenchArgs, dev: &CudaContext, doc: serde_json::Value) -> CliResult<()> {
         let mut doc = doc;
         doc["meta"]["device"] =
             json!({"kind": "cuda", "name": dev.device_name(), "arch": dev.arch()});
         doc["meta"]["versions"] = json!({"rnsfhe": env!("CARGO_PKG_VERSION")});
         doc["meta"]["date_utc"] = json!(utc_now());
         if let Some(path) = &args.json {
-            let text = serde_json::to_string_pretty(&doc)
-                .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
-            write_file(path, &text)?;
+            crate::common::write_json(path, &doc)?;
             if !args.quiet {
                 errln!("wrote {path}");
             }
@@ -325,7 +314,7 @@ mod with_cuda {
                 }));
             }
         }
-        write_json(
+        write_doc(
             args,
             &dev,
             json!({"meta": {"schema": "he-peers-bench/1", "library": "rnsfhe",
@@ -440,7 +429,7 @@ mod with_cuda {
             gpu.release(a);
             gpu.release(b);
         }
-        write_json(
+        write_doc(
             args,
             &dev,
             json!({"meta": {"schema": "he-peers-bench/1", "library": "rnsfhe", "scheme": "ckks",

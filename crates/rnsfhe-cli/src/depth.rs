@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::common::{
     compress_bits, moduli_bits, outln, parse_set, rng, variant_lower, variant_upper, write_file,
-    CliError, CliResult, VariantChoice,
+    write_json, CliError, CliResult, VariantChoice,
 };
 use crate::svg::{line_chart, Marker, Series};
 
@@ -233,9 +233,7 @@ pub fn run(args: &DepthArgs) -> CliResult<ExitCode> {
     outln!("(000 §VI.E: HPS follows the heuristic δ = 2√n estimate; BEHZ grows faster, fitted by δ ≈ n^0.7)");
 
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&records)
-            .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
-        write_file(path, &text)?;
+        write_json(path, &records)?;
         outln!("wrote {path}");
     }
     if let Some(path) = &args.plot {

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::bench_args::BenchArgs;
 use crate::common::{
-    errln, fmt_ms, loadavg, machine_info, outln, utc_now, write_file, CliError, CliResult,
+    errln, fmt_ms, loadavg, machine_info, outln, utc_now, write_json, CliError, CliResult,
 };
 
 /// 001 Fig. 3: single-thread reference HEAAN on a Xeon Platinum 8160
@@ -141,9 +141,7 @@ pub fn run(args: &BenchArgs, threads: &[usize]) -> CliResult<ExitCode> {
                 "crt_ntt_intt_icrt_share": PAPER_MAJOR_SHARE,
             },
         });
-        let text = serde_json::to_string_pretty(&doc)
-            .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
-        write_file(path, &text)?;
+        write_json(path, &doc)?;
         if !args.quiet {
             errln!("wrote {path}");
         }

@@ -17,7 +17,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::bench_args::{time_op, BenchArgs, Timing};
-use crate::common::{errln, loadavg, machine_info, utc_now, write_file, CliError, CliResult};
+use crate::common::{errln, loadavg, machine_info, utc_now, write_json, CliError, CliResult};
 
 /// Progress on stderr (a no-op with `--quiet`); `Sync` so that the
 /// thread pools can share it.
@@ -228,9 +228,7 @@ pub fn run<B: Bench>(bench: &B, args: &BenchArgs) -> CliResult<ExitCode> {
             results: &report.results,
             variants: &report.variants,
         };
-        let text = serde_json::to_string_pretty(&doc)
-            .map_err(|e| CliError(format!("cannot serialize the results: {e}")))?;
-        write_file(path, &text)?;
+        write_json(path, &doc)?;
         progress(format!("wrote {path}"));
     }
     Ok(code)

@@ -74,12 +74,8 @@ impl Scheme for Bfv {
             Ok(b) => b.decode(&pt)?,
             Err(_) => CoefficientEncoder::new(ctx).decode(&pt)?,
         };
-        Ok(integers(
-            values,
-            ctx.plain_modulus().value(),
-            signed,
-            budget,
-        ))
+        let t = ctx.plain_modulus().value();
+        Ok(integers(values, t, signed, budget))
     }
 
     fn mul(ev: &Evaluator, a: &Ciphertext, b: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {

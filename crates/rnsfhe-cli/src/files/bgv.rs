@@ -65,12 +65,8 @@ impl Scheme for Bgv {
         let dec = Decryptor::new(ctx, sk)?;
         let values = BatchEncoder::new(ctx)?.decode(&dec.decrypt(ct)?)?;
         let budget = dec.noise_budget(ct)?;
-        Ok(integers(
-            values,
-            ctx.plain_modulus().value(),
-            signed,
-            budget,
-        ))
+        let t = ctx.plain_modulus().value();
+        Ok(integers(values, t, signed, budget))
     }
 
     fn mul(ev: &Evaluator, a: &Ciphertext, b: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {

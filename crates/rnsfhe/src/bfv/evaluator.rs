@@ -29,7 +29,7 @@ use rnsfhe_math::{Coeff, Ntt, RnsPoly};
 
 use crate::bfv::ciphertext::{Ciphertext, CtPolys, PolyRef};
 use crate::bfv::context::{BfvContext, LevelCtx};
-use crate::bfv::lift_and_scale::{multiply_behz, multiply_hps, multiply_hps_poverq};
+use crate::bfv::lift_and_scale;
 use crate::bfv::parameters::Variant;
 use crate::bfv::plaintext::Plaintext;
 use crate::error::{Error, Result};
@@ -391,11 +391,7 @@ impl Evaluator {
         b: Option<[PolyRef<'_>; 2]>,
     ) -> Result<[RnsPoly<Coeff>; 3]> {
         let lv = self.ctx.level_for_limbs(a[0].limbs())?;
-        match self.variant {
-            Variant::Hps => multiply_hps(&lv, a, b),
-            Variant::Behz => multiply_behz(&lv, a, b),
-            Variant::HpsPOverQ | Variant::HpsPOverQLeveled => multiply_hps_poverq(&lv, a, b),
-        }
+        lift_and_scale::lift_and_scale(&lv, self.variant, a, b)
     }
 
     /// Relinearizes a 3-polynomial ciphertext to 2 polynomials

@@ -62,6 +62,7 @@ use rnsfhe_math::{Coeff, NttTable, RnsPoly};
 
 use crate::bfv::ciphertext::PolyRef;
 use crate::bfv::context::LevelCtx;
+use crate::bfv::parameters::Variant;
 use crate::error::{Error, Result};
 use crate::rlwe::scratch::{column_chunks, gather, gather_scaled, scatter, Scratch, CHUNK};
 
@@ -380,19 +381,24 @@ fn chunk_poly(buf: &mut Vec<u64>, limbs: usize, len: usize) -> Result<RnsPoly<Co
     Ok(RnsPoly::from_data(len, limbs, v)?)
 }
 
-/// HPS lift-and-scale (000 §IV.A.2). `a`, `b` are degree-1 ciphertext
-/// polynomials over `q`, each pair in coefficient or NTT form (`b = None`
-/// squares `a`); returns `(c_0, c_1, c_2)` over `q` in coefficient form.
-///
-/// On a one-thread pool the conversions run on whole polynomials, reading
-/// and writing the buffers directly (the chunk copies only pay off when the
-/// chunks are spread over threads); the words are the same either way.
-pub(crate) fn multiply_hps(
+/// `(c_0, c_1, c_2) = [⌊(t/q)·(a ⊗ b)⌉]_q` by `variant`'s lift and scale
+/// (HPS, BEHZ or HPS P-over-Q, module docs). `a`, `b` are degree-1
+/// ciphertext polynomials over `q`, each pair in coefficient or NTT form
+/// (`b = None` squares `a`); the three outputs are over `q` in coefficient
+/// form.
+pub(crate) fn lift_and_scale(
     ctx: &LevelCtx<'_>,
+    variant: Variant,
     a: [PolyRef<'_>; 2],
     b: Option<[PolyRef<'_>; 2]>,
 ) -> Result<[RnsPoly<Coeff>; 3]> {
-    with_prepared_inputs(ctx, a, b, multiply_hps_inner)
+    match variant {
+        Variant::Hps => with_prepared_inputs(ctx, a, b, multiply_hps_inner),
+        Variant::Behz => with_prepared_inputs(ctx, a, b, multiply_behz_inner),
+        Variant::HpsPOverQ | Variant::HpsPOverQLeveled => {
+            with_prepared_inputs(ctx, a, b, multiply_hps_poverq_inner)
+        }
+    }
 }
 
 /// The input handling both variants share: checks the inputs, takes the
@@ -418,8 +424,16 @@ where
     inner(ctx, &forms, &mut q_bufs, &mut owned)
 }
 
-/// [`multiply_hps`] after [`inverse_copies`] (whose buffers go back to
-/// `q_bufs` after the lift).
+/// HPS lift-and-scale (000 §IV.A.2). `a`, `b` are degree-1 ciphertext
+/// polynomials over `q`, each pair in coefficient or NTT form (`b = None`
+/// squares `a`); returns `(c_0, c_1, c_2)` over `q` in coefficient form.
+///
+/// On a one-thread pool the conversions run on whole polynomials, reading
+/// and writing the buffers directly (the chunk copies only pay off when the
+/// chunks are spread over threads); the words are the same either way.
+///
+/// Runs after [`inverse_copies`], whose buffers go back to `q_bufs` after
+/// the lift.
 fn multiply_hps_inner(
     ctx: &LevelCtx<'_>,
     forms: &[PolyRef<'_>],
@@ -509,7 +523,7 @@ fn multiply_hps_inner(
 }
 
 /// HPS P-over-Q lift-and-scale (Kim-Polyakov-Zucca 2021, Alg. 2;
-/// [`crate::bfv::Variant::HpsPOverQ`]). Same contract as [`multiply_hps`]
+/// [`crate::bfv::Variant::HpsPOverQ`]). Same contract as [`multiply_hps_inner`]
 /// (`b = None` multiplies `a` by itself; the scaled copy of `a` is its own
 /// operand, so there is no squaring shortcut):
 ///
@@ -524,15 +538,9 @@ fn multiply_hps_inner(
 /// `Q·P'·v` becomes `t·Q·v ≡ 0 (mod Q)` after the scaling, so `P'` only
 /// needs to exceed `Q` for the noise (the rounding of `b''` adds
 /// `t/P'·a ⊗ ε`, `|ε| ≤ 1/2`), not `t·n·Q` as HPS's `P` does.
-pub(crate) fn multiply_hps_poverq(
-    ctx: &LevelCtx<'_>,
-    a: [PolyRef<'_>; 2],
-    b: Option<[PolyRef<'_>; 2]>,
-) -> Result<[RnsPoly<Coeff>; 3]> {
-    with_prepared_inputs(ctx, a, b, multiply_hps_poverq_inner)
-}
-
-/// [`multiply_hps_poverq`] after [`inverse_copies`].
+///
+/// Runs after [`inverse_copies`], whose buffers go back to `q_bufs` after
+/// the lift.
 fn multiply_hps_poverq_inner(
     ctx: &LevelCtx<'_>,
     forms: &[PolyRef<'_>],
@@ -688,19 +696,12 @@ fn multiply_hps_poverq_inner(
 }
 
 /// BEHZ lift-and-scale (002 Algorithm 3, steps S0-S4; 000 §IV.A.1).
-/// Same contract as [`multiply_hps`]. Both conversion steps transform the
+/// Same contract as [`multiply_hps_inner`]. Both conversion steps transform the
 /// input on the way (`·m̃`, `·t`), so the chunked copies cost nothing extra
 /// and are used for any thread count.
-pub(crate) fn multiply_behz(
-    ctx: &LevelCtx<'_>,
-    a: [PolyRef<'_>; 2],
-    b: Option<[PolyRef<'_>; 2]>,
-) -> Result<[RnsPoly<Coeff>; 3]> {
-    with_prepared_inputs(ctx, a, b, multiply_behz_inner)
-}
-
-/// [`multiply_behz`] after [`inverse_copies`] (whose buffers go back to
-/// `q_bufs` after the lift).
+///
+/// Runs after [`inverse_copies`], whose buffers go back to `q_bufs` after
+/// the lift.
 fn multiply_behz_inner(
     ctx: &LevelCtx<'_>,
     forms: &[PolyRef<'_>],

@@ -155,10 +155,22 @@ fn fused_kernels_match_the_reference() {
                 // every combination of coefficient- and NTT-form inputs.
                 for _ in 0..2 {
                     for (fa, fb) in [(ca, cb), (na, nb), (ca, nb), (na, cb)] {
-                        assert_eq!(multiply_hps(&ctx, fa, Some(fb)).unwrap(), expect_hps[0]);
-                        assert_eq!(multiply_hps(&ctx, fa, None).unwrap(), expect_hps[1]);
-                        assert_eq!(multiply_behz(&ctx, fa, Some(fb)).unwrap(), expect_behz[0]);
-                        assert_eq!(multiply_behz(&ctx, fa, None).unwrap(), expect_behz[1]);
+                        assert_eq!(
+                            lift_and_scale(&ctx, Variant::Hps, fa, Some(fb)).unwrap(),
+                            expect_hps[0]
+                        );
+                        assert_eq!(
+                            lift_and_scale(&ctx, Variant::Hps, fa, None).unwrap(),
+                            expect_hps[1]
+                        );
+                        assert_eq!(
+                            lift_and_scale(&ctx, Variant::Behz, fa, Some(fb)).unwrap(),
+                            expect_behz[0]
+                        );
+                        assert_eq!(
+                            lift_and_scale(&ctx, Variant::Behz, fa, None).unwrap(),
+                            expect_behz[1]
+                        );
                     }
                 }
             });
