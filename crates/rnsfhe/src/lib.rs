@@ -12,6 +12,7 @@ pub mod error;
 mod ids;
 pub mod integer;
 pub mod leveled;
+pub mod multiparty;
 mod out_of_place;
 pub mod rlwe;
 pub mod security;

@@ -2,6 +2,7 @@
 //! `rnsfhe` returns [`enum@Error`] instead of panicking.
 
 pub mod format;
+pub mod protocol;
 
 use rnsfhe_math::MathError;
 use thiserror::Error;
@@ -17,6 +18,11 @@ pub enum Error {
     /// [`crate::serialization`]).
     #[error("invalid serialized data: {0}")]
     Format(#[from] format::FormatError),
+
+    /// Multiparty shares that do not belong together (see
+    /// [`crate::multiparty`]).
+    #[error("multiparty protocol: {0}")]
+    Protocol(#[from] protocol::ProtocolError),
 
     /// The parameters are invalid; the message says which one and why.
     #[error("invalid parameters: {0}")]

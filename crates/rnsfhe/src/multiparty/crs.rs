@@ -1,0 +1,58 @@
+//! The common reference string of a protocol run: a public 32-byte seed
+//! every party expands to the same uniform polynomial `a` (Mouchet et al.
+//! 2021 §4.1, Lattigo's `CRS`), and the instance id that tags every share
+//! of the run.
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{RngCore, SeedableRng};
+use rnsfhe_math::sampling::{expand_uniform, rng_from_os};
+use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
+
+use crate::error::Result;
+
+/// The ChaCha20 stream of the instance id (stream 0 expands `a`).
+const INSTANCE_STREAM: u64 = u64::from_le_bytes(*b"rnsfheID");
+
+/// A public seed shared by all parties of one protocol run. Never reuse
+/// one for two runs: the shares of both would use the same `a`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CommonReferenceString {
+    seed: [u8; 32],
+}
+
+impl CommonReferenceString {
+    /// A fresh seed from the operating system (one party draws it and
+    /// sends it to the others, or a beacon provides it).
+    pub fn generate() -> Result<Self> {
+        let mut seed = [0u8; 32];
+        rng_from_os()?.fill_bytes(&mut seed);
+        Ok(Self { seed })
+    }
+
+    /// The string of an agreed seed.
+    pub fn from_seed(seed: [u8; 32]) -> Self {
+        Self { seed }
+    }
+
+    /// The seed.
+    pub fn seed(&self) -> &[u8; 32] {
+        &self.seed
+    }
+
+    /// The id of this protocol run (a public tag derived from the seed,
+    /// from another ChaCha20 stream than `a`); the collective public key
+    /// carries it as its key id.
+    pub fn instance_id(&self) -> u64 {
+        let mut rng = ChaCha20Rng::from_seed(self.seed);
+        rng.set_stream(INSTANCE_STREAM);
+        rng.next_u64()
+    }
+
+    /// `a = expand_uniform(seed)` over `ring`, in NTT form: the `a` of a
+    /// public key generated from this seed (so the collective key can be
+    /// stored seed-compressed like any other).
+    pub fn polynomial(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
+        let a: RnsPoly<Coeff> = expand_uniform(&self.seed, ring.base(), ring.n());
+        Ok(ring.to_ntt(a)?)
+    }
+}

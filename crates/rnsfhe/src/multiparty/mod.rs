@@ -1,0 +1,42 @@
+//! Multiparty homomorphic encryption, N-out-of-N (Mouchet, Troncoso-
+//! Pastoriza, Bossuat, Hubaux 2021, "Multiparty homomorphic encryption
+//! from ring-learning-with-errors"; Lattigo's `multiparty` package), on
+//! the RLWE core and so for BFV, BGV and CKKS alike.
+//!
+//! Each of `N` parties holds a secret-key share `s_i` (an ordinary
+//! [`SecretKey`](crate::rlwe::SecretKey) of the context); the ideal secret
+//! is `s = Σ s_i`, which nobody holds. The protocols:
+//!
+//! * [`PublicKeyGeneration`]: one round; the result is an ordinary
+//!   [`PublicKey`](crate::rlwe::PublicKey) of `s`, so every encryptor and
+//!   evaluator works unchanged (additions, plaintext products, rotations
+//!   need no further key; ciphertext products need a collective
+//!   relinearization key, not built yet).
+//! * [`CollectiveDecryption`]: one round; each party's
+//!   [`DecryptionShare`] carries smudging noise ([`Smudging`]) so that it
+//!   reveals neither its key share nor the ciphertext's noise; every party
+//!   must contribute.
+//!
+//! Security model: honest-but-curious parties (they follow the protocol
+//! and may pool what they see), a fresh [`CommonReferenceString`] per
+//! key generation, and a ciphertext decrypted only when all parties agree
+//! to. Shares are public messages; the key shares `s_i` never leave their
+//! owner.
+//!
+//! ```text
+//!  party i                          aggregator (anyone)
+//!  p_i = −a·s_i + e_i    ──p_i──▶    pk = (Σ p_i, a)      (a from the CRS)
+//!  d_i = s_i·c_1 + e'_i  ──d_i──▶    (c_0 + Σ d_i, 0) → decrypt with the zero key
+//! ```
+
+pub mod crs;
+pub mod decryption;
+pub mod parties;
+pub mod public_key;
+
+pub use crs::CommonReferenceString;
+pub use decryption::{
+    CollectiveDecryption, DecryptionShare, SchemeNoise, SharedCiphertext, Smudging,
+};
+pub use parties::ShareTag;
+pub use public_key::{PublicKeyGeneration, PublicKeyShare};

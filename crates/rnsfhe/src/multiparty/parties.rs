@@ -1,0 +1,90 @@
+//! The share bookkeeping every N-out-of-N protocol does before it adds
+//! shares: one share per party, from the same parameter set, protocol and
+//! run.
+
+use crate::error::protocol::ProtocolError;
+use crate::error::{Error, Result};
+
+/// What a share says about where it belongs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShareTag {
+    /// The parameter id of the context.
+    pub params_id: u64,
+    /// The protocol (`"public key"`, `"decryption"`).
+    pub protocol: &'static str,
+    /// The run: the common reference string's instance id, or the
+    /// ciphertext's fingerprint for decryption.
+    pub instance: u64,
+    /// The party, in `0..parties`.
+    pub party: u32,
+}
+
+/// Errors unless `tags` hold exactly one share of each of the `parties`
+/// parties, all with `expected`'s parameter id, protocol and instance
+/// (the first offence found, in share order, then the first missing
+/// party).
+pub(crate) fn check_complete(
+    expected: ShareTag,
+    parties: u32,
+    tags: impl IntoIterator<Item = ShareTag>,
+) -> Result<()> {
+    let mut seen = vec![false; parties as usize];
+    for tag in tags {
+        if tag.params_id != expected.params_id {
+            return Err(Error::ParameterMismatch {
+                expected: expected.params_id,
+                found: tag.params_id,
+            });
+        }
+        if tag.protocol != expected.protocol {
+            return Err(ProtocolError::WrongProtocol {
+                expected: expected.protocol,
+                found: tag.protocol,
+            }
+            .into());
+        }
+        if tag.instance != expected.instance {
+            return Err(ProtocolError::WrongInstance {
+                expected: expected.instance,
+                found: tag.instance,
+            }
+            .into());
+        }
+        let slot = seen
+            .get_mut(tag.party as usize)
+            .ok_or(ProtocolError::UnknownParty {
+                party: tag.party,
+                parties,
+            })?;
+        if *slot {
+            return Err(ProtocolError::DuplicateParty(tag.party).into());
+        }
+        *slot = true;
+    }
+    match seen.iter().position(|&s| !s) {
+        Some(missing) => Err(ProtocolError::MissingParty {
+            missing: missing as u32,
+            parties,
+        }
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// Errors unless `party < parties` and there is at least one party.
+pub(crate) fn check_party(party: u32, parties: u32) -> Result<()> {
+    if party >= parties {
+        return Err(ProtocolError::UnknownParty { party, parties }.into());
+    }
+    Ok(())
+}
+
+/// Errors for an empty party set.
+pub(crate) fn check_parties(parties: u32) -> Result<()> {
+    if parties == 0 {
+        return Err(Error::InvalidArgument(
+            "a protocol needs at least one party".into(),
+        ));
+    }
+    Ok(())
+}

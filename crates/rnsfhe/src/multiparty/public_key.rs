@@ -1,0 +1,163 @@
+//! Collective public-key generation (Mouchet et al. 2021 §4.1, Lattigo's
+//! `PublicKeyGenProtocol`): with `a` from the common reference string,
+//! party `i` sends `p_i = −a·s_i + e_i`; the sum `p = Σ p_i = −a·s + e`
+//! with `s = Σ s_i` makes `(p, a)` an ordinary public key of the ideal
+//! secret `s`, which no party knows. One round, one polynomial per party.
+
+use std::sync::Arc;
+
+use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::sampling::rng_from_os;
+use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
+use zeroize::Zeroize;
+
+use crate::error::{Error, Result};
+use crate::multiparty::crs::CommonReferenceString;
+use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
+use crate::rlwe::context::{RlweContext, SchemeContext};
+use crate::rlwe::keys::{PublicKey, SecretKey};
+
+/// The protocol name in share tags.
+const PROTOCOL: &str = "public key";
+
+/// One party's share `p_i = −a·s_i + e_i` (NTT form, over the ring of the
+/// context's public keys: `Q`, or `Q·P` with hybrid key switching).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PublicKeyShare {
+    tag: ShareTag,
+    share: RnsPoly<Ntt>,
+}
+
+impl PublicKeyShare {
+    /// The party that made the share.
+    pub fn party(&self) -> u32 {
+        self.tag.party
+    }
+
+    /// The protocol run (the common reference string's instance id).
+    pub fn instance(&self) -> u64 {
+        self.tag.instance
+    }
+
+    /// The parameter id of the context.
+    pub fn params_id(&self) -> u64 {
+        self.tag.params_id
+    }
+}
+
+/// One run of collective public-key generation among `parties` parties.
+#[derive(Clone, Debug)]
+pub struct PublicKeyGeneration<C: SchemeContext> {
+    ctx: Arc<C>,
+    crs: CommonReferenceString,
+    parties: u32,
+    a: RnsPoly<Ntt>,
+}
+
+impl<C: SchemeContext> PublicKeyGeneration<C> {
+    /// The run of `crs` for `parties ≥ 1` parties (every party builds the
+    /// same one).
+    pub fn new(ctx: &Arc<C>, crs: CommonReferenceString, parties: u32) -> Result<Self> {
+        check_parties(parties)?;
+        let a = crs.polynomial(key_ring(ctx.rlwe())?)?;
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            crs,
+            parties,
+            a,
+        })
+    }
+
+    /// The key id of the collective key (and of every ciphertext under it).
+    pub fn key_id(&self) -> u64 {
+        self.crs.instance_id()
+    }
+
+    /// Party `party`'s share for its secret-key share `sk` (OS randomness).
+    pub fn share(&self, sk: &SecretKey, party: u32) -> Result<PublicKeyShare> {
+        self.share_with_rng(sk, party, &mut rng_from_os()?)
+    }
+
+    /// [`PublicKeyGeneration::share`] drawing the error `e_i` from `rng`.
+    pub fn share_with_rng(
+        &self,
+        sk: &SecretKey,
+        party: u32,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<PublicKeyShare> {
+        let core = self.ctx.rlwe();
+        sk.check(core)?;
+        check_party(party, self.parties)?;
+        let ring = key_ring(core)?;
+        let mut e = vec![0i64; ring.n()];
+        core.gaussian().sample_into(rng, &mut e);
+        let mut share = ring.to_ntt(ring.from_signed(&e)?)?;
+        e.zeroize();
+        let mut s = secret_over(core, sk, ring)?;
+        let r = ring.mul_add_assign(&mut share, &self.a, &s);
+        s.zeroize();
+        r?;
+        ring.neg_assign(&mut share)?;
+        Ok(PublicKeyShare {
+            tag: self.tag(party),
+            share,
+        })
+    }
+
+    /// The collective public key `(Σ p_i, a)` from one share of every
+    /// party. Errors with [`crate::error::protocol::ProtocolError`] for a
+    /// missing, duplicated or unknown party or a share of another run, and
+    /// [`Error::ParameterMismatch`] for a share of another context.
+    pub fn aggregate(&self, shares: &[PublicKeyShare]) -> Result<PublicKey> {
+        check_complete(self.tag(0), self.parties, shares.iter().map(|s| s.tag))?;
+        let ring = key_ring(self.ctx.rlwe())?;
+        let mut p = ring.zero();
+        for s in shares {
+            ring.add_assign(&mut p, &s.share)?;
+        }
+        Ok(PublicKey::from_parts(
+            self.ctx.rlwe().id(),
+            self.key_id(),
+            p,
+            self.a.clone(),
+            Some(*self.crs.seed()),
+        ))
+    }
+
+    fn tag(&self, party: u32) -> ShareTag {
+        ShareTag {
+            params_id: self.ctx.rlwe().id(),
+            protocol: PROTOCOL,
+            instance: self.crs.instance_id(),
+            party,
+        }
+    }
+}
+
+/// The ring public keys live over: `Q·P` when the context says so, else
+/// `Q`.
+fn key_ring(core: &RlweContext) -> Result<&RnsRing> {
+    if core.public_key_over_qp() {
+        core.special_primes()
+            .map(|sp| sp.ring_qp())
+            .ok_or_else(|| Error::InvalidArgument("no key-switching primes".into()))
+    } else {
+        Ok(core.ring())
+    }
+}
+
+/// `s` of `sk` in NTT form over `ring` (`Q`, or `Q·P`: the limbs over `Q`
+/// then those over `P`). Secret: the caller zeroizes it.
+fn secret_over(core: &RlweContext, sk: &SecretKey, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
+    let q = sk.s_ntt();
+    if ring.limbs() == q.limbs() {
+        return Ok(q.clone());
+    }
+    let p = sk.s_ntt_p().ok_or_else(|| {
+        Error::InvalidArgument("the secret key has no part over the key-switching primes".into())
+    })?;
+    let mut data = Vec::with_capacity(ring.limbs() * core.degree());
+    data.extend_from_slice(q.data());
+    data.extend_from_slice(p.data());
+    Ok(RnsPoly::from_data(core.degree(), ring.limbs(), data)?)
+}

@@ -1,0 +1,325 @@
+//! N-out-of-N multiparty protocols against the single-key schemes: a key
+//! from N parties gives the same functionality (BFV and BGV exact mod t,
+//! CKKS within a stated precision), each party encrypting its own data
+//! under the collective key and all of them decrypting together; misuse
+//! (missing, duplicated, unknown parties, shares of another run or
+//! ciphertext, other parameters) is a typed error.
+//!
+//! Sets without the security check (tests only): BFV and BGV at n = 2^12,
+//! t = 65537; CKKS at n = 2^12 with 50-bit scaling primes.
+
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha20Rng;
+use rnsfhe::error::protocol::ProtocolError;
+use rnsfhe::multiparty::{
+    CollectiveDecryption, CommonReferenceString, DecryptionShare, PublicKeyGeneration, SchemeNoise,
+    SharedCiphertext, Smudging,
+};
+use rnsfhe::rlwe::{PublicKey, SecretKey};
+use rnsfhe::{bfv, bgv, ckks, Error, SecurityLevel};
+
+const T: u64 = 65537;
+/// Statistical security of the smudging noise in these tests.
+const LAMBDA: u32 = 40;
+
+/// `parties` key shares, the collective public key and the decryption
+/// protocol with smudging of `noise_bits + lambda` bits.
+struct Parties<C: SchemeNoise> {
+    shares: Vec<SecretKey>,
+    pk: PublicKey,
+    dec: CollectiveDecryption<C>,
+}
+
+fn parties<C: SchemeNoise>(
+    ctx: &Arc<C>,
+    n: u32,
+    smudging: Smudging,
+    rng: &mut ChaCha20Rng,
+) -> Parties<C> {
+    let crs = CommonReferenceString::from_seed(rng.gen());
+    let ckg = PublicKeyGeneration::new(ctx, crs, n).unwrap();
+    let shares: Vec<SecretKey> = (0..n)
+        .map(|_| SecretKey::generate_with_rng(ctx.as_ref(), rng).unwrap())
+        .collect();
+    let pk_shares: Vec<_> = shares
+        .iter()
+        .enumerate()
+        .map(|(i, sk)| ckg.share_with_rng(sk, i as u32, rng).unwrap())
+        .collect();
+    let pk = ckg.aggregate(&pk_shares).unwrap();
+    assert_eq!(pk.key_id(), crs.instance_id());
+    let dec = CollectiveDecryption::new(ctx, &pk, n, smudging).unwrap();
+    Parties { shares, pk, dec }
+}
+
+impl<C: SchemeNoise> Parties<C> {
+    /// Every party's decryption share of `ct`.
+    fn decryption_shares<T: SharedCiphertext>(
+        &self,
+        ct: &T,
+        rng: &mut ChaCha20Rng,
+    ) -> Vec<DecryptionShare> {
+        self.shares
+            .iter()
+            .enumerate()
+            .map(|(i, sk)| self.dec.share_with_rng(sk, i as u32, ct, rng).unwrap())
+            .collect()
+    }
+}
+
+fn bfv_ctx() -> Arc<bfv::BfvContext> {
+    let params = bfv::BfvParameters::builder()
+        .degree(4096)
+        .plain_modulus(T)
+        .coeff_moduli_bits(&[60, 60, 60])
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    bfv::BfvContext::new(params).unwrap()
+}
+
+fn values(rng: &mut ChaCha20Rng, n: usize) -> Vec<u64> {
+    (0..n).map(|_| rng.gen_range(0..T)).collect()
+}
+
+#[test]
+fn bfv_collective_key_sums_and_products_decrypt_exactly() {
+    let mut rng = ChaCha20Rng::seed_from_u64(1);
+    let ctx = bfv_ctx();
+    for n in [1u32, 2, 5] {
+        let p = parties(
+            &ctx,
+            n,
+            Smudging::statistical(20, LAMBDA).unwrap(),
+            &mut rng,
+        );
+        let be = bfv::BatchEncoder::new(&ctx).unwrap();
+        let enc = bfv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
+        let ev = bfv::Evaluator::new(&ctx);
+        // Every party encrypts its own vector; the cloud adds them and
+        // multiplies by a public weight vector.
+        let data: Vec<Vec<u64>> = (0..n).map(|_| values(&mut rng, 4096)).collect();
+        let w = values(&mut rng, 4096);
+        let mut sum = enc.encrypt(&be.encode(&data[0]).unwrap()).unwrap();
+        for d in &data[1..] {
+            let ct = enc.encrypt(&be.encode(d).unwrap()).unwrap();
+            sum = ev.add(&sum, &ct).unwrap();
+        }
+        let prod = ev.multiply_plain(&sum, &be.encode(&w).unwrap()).unwrap();
+        let opened = p
+            .dec
+            .combine(&prod, &p.decryption_shares(&prod, &mut rng))
+            .unwrap();
+        let key = p.dec.opening_key().unwrap();
+        let got = be
+            .decode(
+                &bfv::Decryptor::new(&ctx, &key)
+                    .unwrap()
+                    .decrypt(&opened)
+                    .unwrap(),
+            )
+            .unwrap();
+        let expect: Vec<u64> = (0..4096)
+            .map(|j| {
+                let s = data.iter().map(|d| d[j]).sum::<u64>() % T;
+                s * w[j] % T
+            })
+            .collect();
+        assert_eq!(got, expect, "{n} parties");
+    }
+}
+
+#[test]
+fn bgv_collective_key_decrypts_exactly_at_two_levels() {
+    let mut rng = ChaCha20Rng::seed_from_u64(2);
+    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = bgv::BgvContext::new(params).unwrap();
+    let p = parties(
+        &ctx,
+        3,
+        Smudging::statistical(20, LAMBDA).unwrap(),
+        &mut rng,
+    );
+    let be = bgv::BatchEncoder::new(&ctx).unwrap();
+    let enc = bgv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
+    let ev = bgv::Evaluator::new(&ctx);
+    let a = values(&mut rng, 4096);
+    let b = values(&mut rng, 4096);
+    let ca = enc.encrypt(&be.encode(&a).unwrap()).unwrap();
+    let cb = enc.encrypt(&be.encode(&b).unwrap()).unwrap();
+    let top = ev.add(&ca, &cb).unwrap();
+    let lower = ev.mod_switch_to_next(&top).unwrap();
+    let expect: Vec<u64> = a.iter().zip(&b).map(|(x, y)| (x + y) % T).collect();
+    let key = p.dec.opening_key().unwrap();
+    let decryptor = bgv::Decryptor::new(&ctx, &key).unwrap();
+    for ct in [&top, &lower] {
+        let opened = p
+            .dec
+            .combine(ct, &p.decryption_shares(ct, &mut rng))
+            .unwrap();
+        assert_eq!(opened.level(), ct.level());
+        let got = be.decode(&decryptor.decrypt(&opened).unwrap()).unwrap();
+        assert_eq!(got, expect, "level {}", ct.level());
+    }
+}
+
+/// CKKS: scale 2^50; each of 3 parties adds uniform noise in
+/// `[−2^30, 2^30]` (standard deviation `2^30/√3`) per coefficient, so the
+/// sum has deviation `2^30` per coefficient and a slot, a unit-modulus
+/// combination of `n = 4096` independent coefficients, has deviation
+/// `√n·2^30/2^50 = 2^-14`; the largest of 2048 slots stays below
+/// `6·2^-14 < 2^-11` with overwhelming probability (Gaussian tail
+/// `≈ 2^-25` per slot), so the bound 2^-9 holds with a wide margin (seed
+/// fixed as well).
+#[test]
+fn ckks_collective_key_decrypts_within_the_smudging_precision() {
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let params = ckks::CkksParameters::for_depth(2, 50, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = ckks::CkksContext::new(params).unwrap();
+    let p = parties(&ctx, 3, Smudging::bits(30).unwrap(), &mut rng);
+    let enc = ckks::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
+    let encoder = ckks::Encoder::new(&ctx);
+    let ev = ckks::Evaluator::new(&ctx);
+    let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let y: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let cx = enc.encrypt(&encoder.encode(&x).unwrap()).unwrap();
+    let cy = enc.encrypt(&encoder.encode(&y).unwrap()).unwrap();
+    let sum = ev.add(&cx, &cy).unwrap();
+    let opened = p
+        .dec
+        .combine(&sum, &p.decryption_shares(&sum, &mut rng))
+        .unwrap();
+    let key = p.dec.opening_key().unwrap();
+    let got = ckks::Decryptor::new(&ctx, &key)
+        .unwrap()
+        .decrypt_decode(&opened)
+        .unwrap();
+    let err = got
+        .iter()
+        .zip(x.iter().zip(&y))
+        .map(|(g, (a, b))| (g - (a + b)).abs())
+        .fold(0.0, f64::max);
+    assert!(err < 2f64.powi(-9), "error {err}");
+}
+
+#[test]
+fn missing_duplicated_unknown_and_foreign_shares_are_typed_errors() {
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let ctx = bfv_ctx();
+    let p = parties(
+        &ctx,
+        3,
+        Smudging::statistical(20, LAMBDA).unwrap(),
+        &mut rng,
+    );
+    let be = bfv::BatchEncoder::new(&ctx).unwrap();
+    let enc = bfv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
+    let ct = enc.encrypt(&be.encode(&[1, 2, 3]).unwrap()).unwrap();
+    let other = enc.encrypt(&be.encode(&[4]).unwrap()).unwrap();
+    let shares = p.decryption_shares(&ct, &mut rng);
+    let protocol = |r: rnsfhe::Result<bfv::Ciphertext>| match r {
+        Err(Error::Protocol(e)) => e,
+        other => panic!("expected a protocol error, got {other:?}"),
+    };
+    assert_eq!(
+        protocol(p.dec.combine(&ct, &shares[..2])),
+        ProtocolError::MissingParty {
+            missing: 2,
+            parties: 3
+        }
+    );
+    let dup = vec![shares[0].clone(), shares[1].clone(), shares[1].clone()];
+    assert_eq!(
+        protocol(p.dec.combine(&ct, &dup)),
+        ProtocolError::DuplicateParty(1)
+    );
+    // A share of another ciphertext.
+    let mut mixed = shares.clone();
+    mixed[2] = p
+        .dec
+        .share_with_rng(&p.shares[2], 2, &other, &mut rng)
+        .unwrap();
+    assert!(matches!(
+        protocol(p.dec.combine(&ct, &mixed)),
+        ProtocolError::WrongInstance { .. }
+    ));
+    // A party index outside the set, at share time.
+    assert!(matches!(
+        p.dec.share_with_rng(&p.shares[0], 3, &ct, &mut rng),
+        Err(Error::Protocol(ProtocolError::UnknownParty {
+            party: 3,
+            parties: 3
+        }))
+    ));
+    // Public-key shares of two runs (two common reference strings).
+    let run = |seed: u8| {
+        let g = PublicKeyGeneration::new(&ctx, CommonReferenceString::from_seed([seed; 32]), 2)
+            .unwrap();
+        let s0 = g.share_with_rng(&p.shares[0], 0, &mut rng.clone()).unwrap();
+        let s1 = g.share_with_rng(&p.shares[1], 1, &mut rng.clone()).unwrap();
+        (g, [s0, s1])
+    };
+    let (g1, s1) = run(1);
+    let (_, s2) = run(2);
+    assert!(g1.aggregate(&s1).is_ok());
+    assert!(matches!(
+        g1.aggregate(&s1[..1]),
+        Err(Error::Protocol(ProtocolError::MissingParty {
+            missing: 1,
+            parties: 2
+        }))
+    ));
+    assert!(matches!(
+        g1.aggregate(&[s1[0].clone(), s2[1].clone()]),
+        Err(Error::Protocol(ProtocolError::WrongInstance { .. }))
+    ));
+    // A ciphertext under another key, and another parameter set.
+    let lone = SecretKey::generate_with_rng(ctx.as_ref(), &mut rng).unwrap();
+    let lone_pk = PublicKey::generate_with_rng(ctx.as_ref(), &lone, &mut rng).unwrap();
+    let foreign = bfv::Encryptor::from_public_key(&ctx, &lone_pk)
+        .unwrap()
+        .encrypt(&be.encode(&[5]).unwrap())
+        .unwrap();
+    assert!(matches!(
+        p.dec.share_with_rng(&p.shares[0], 0, &foreign, &mut rng),
+        Err(Error::KeyMismatch { .. })
+    ));
+    let ctx2 = bfv::BfvContext::new(
+        bfv::BfvParameters::builder()
+            .degree(4096)
+            .plain_modulus(T)
+            .coeff_moduli_bits(&[60, 60])
+            .security(SecurityLevel::None)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    let sk2 = SecretKey::generate_with_rng(ctx2.as_ref(), &mut rng).unwrap();
+    assert!(matches!(
+        p.dec.share_with_rng(&sk2, 0, &ct, &mut rng),
+        Err(Error::ParameterMismatch { .. })
+    ));
+    // No parties, and smudging wider than an i64 sample.
+    assert!(PublicKeyGeneration::new(&ctx, CommonReferenceString::from_seed([0; 32]), 0).is_err());
+    assert!(Smudging::bits(63).is_err());
+}
+
+#[test]
+fn the_collective_key_is_deterministic_in_the_seeds() {
+    let ctx = bfv_ctx();
+    let make = || {
+        let mut rng = ChaCha20Rng::seed_from_u64(5);
+        parties(&ctx, 2, Smudging::bits(10).unwrap(), &mut rng).pk
+    };
+    assert_eq!(make(), make());
+}
