@@ -18,7 +18,7 @@ use rnsfhe::serialization::{
 };
 use rnsfhe::{Error, SecurityLevel};
 use ser_common::{
-    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, set_u32, CkksFixture,
+    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, with_u32, CkksFixture,
 };
 
 fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
@@ -356,26 +356,6 @@ fn load_any(ctx: &Arc<CkksContext>, kind: ObjectKind, b: &[u8]) -> rnsfhe::Resul
     }
 }
 
-fn objects(f: &CkksFixture) -> Vec<Vec<u8>> {
-    let ctx = &f.ctx;
-    vec![
-        ctx.params().to_bytes().unwrap(),
-        f.sk.to_bytes(ctx).unwrap(),
-        f.pk.to_bytes(ctx).unwrap(),
-        f.pk.to_bytes_compressed(ctx).unwrap(),
-        f.rk.to_bytes(ctx).unwrap(),
-        f.rk.to_bytes_compressed(ctx).unwrap(),
-        f.gk.to_bytes(ctx).unwrap(),
-        f.gk.to_bytes_compressed(ctx).unwrap(),
-        f.pt.to_bytes(ctx).unwrap(),
-        f.pt_low.to_bytes(ctx).unwrap(),
-        f.ct_pk.to_bytes(ctx).unwrap(),
-        f.ct_sk.to_bytes_compressed(ctx).unwrap(),
-        f.ct_sk_low.to_bytes_compressed(ctx).unwrap(),
-        f.ct3.to_bytes(ctx).unwrap(),
-    ]
-}
-
 #[test]
 fn truncation_flips_trailing_bytes_and_wrong_kinds() {
     let f = fixture();
@@ -389,7 +369,7 @@ fn truncation_flips_trailing_bytes_and_wrong_kinds() {
         ObjectKind::RelinKey,
         ObjectKind::GaloisKeys,
     ];
-    for b in objects(&f) {
+    for b in f.objects() {
         let kind = inspect(&b).unwrap().kind;
         load_any(ctx, kind, &b).unwrap();
         // Truncated anywhere, including inside the header.
@@ -445,7 +425,8 @@ fn truncation_flips_trailing_bytes_and_wrong_kinds() {
     }
 }
 
-/// Patches the CKKS prefix of a plaintext or ciphertext (with reseal).
+/// Patches the payload (the CKKS prefix of a plaintext or ciphertext, a
+/// field of the parameters) at `at`, with reseal.
 fn patch(b: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
     let mut x = b.to_vec();
     x[HEADER_LEN + at..HEADER_LEN + at + bytes.len()].copy_from_slice(bytes);
@@ -563,8 +544,7 @@ fn ciphertext_sizes_and_flags_are_checked() {
     let full = f.ct_pk.to_bytes(ctx).unwrap();
     let comp = f.ct_sk.to_bytes_compressed(ctx).unwrap();
     for size in [0u32, 1, 4, 16, u32::MAX] {
-        let mut x = full.clone();
-        set_u32(&mut x, 24, size);
+        let x = with_u32(&full, 24, size);
         assert!(matches!(
             fmt_err(Ciphertext::from_bytes(ctx, &x)),
             FormatError::InvalidCount {
@@ -574,15 +554,13 @@ fn ciphertext_sizes_and_flags_are_checked() {
         ));
     }
     // Size 3 with the payload of size 2.
-    let mut x = full.clone();
-    set_u32(&mut x, 24, 3);
+    let x = with_u32(&full, 24, 3);
     assert!(matches!(
         fmt_err(Ciphertext::from_bytes(ctx, &x)),
         FormatError::PayloadLength { .. }
     ));
     // Compressed objects have size 2.
-    let mut x = comp.clone();
-    set_u32(&mut x, 24, 3);
+    let x = with_u32(&comp, 24, 3);
     assert!(matches!(
         fmt_err(Ciphertext::from_bytes(ctx, &x)),
         FormatError::InvalidCount {
@@ -671,10 +649,10 @@ fn parameter_fields_are_checked() {
     ));
     // Opting out of the check changes no id: the recorded level is
     // honoured as it is.
-    let x = CkksParameters::from_bytes(&field_ok(&b, 26, &0u16.to_le_bytes())).unwrap();
+    let x = CkksParameters::from_bytes(&patch(&b, 26, &0u16.to_le_bytes())).unwrap();
     assert_eq!(x.security_level(), SecurityLevel::None);
     // A different scale is a different valid parameter set with the same id.
-    let x = CkksParameters::from_bytes(&field_ok(&b, 24, &20u16.to_le_bytes())).unwrap();
+    let x = CkksParameters::from_bytes(&patch(&b, 24, &20u16.to_le_bytes())).unwrap();
     assert_eq!(x.scale_bits(), 20);
     // A prime changed: the id no longer matches (or the prime is invalid).
     let mut x = b.clone();
@@ -698,27 +676,18 @@ fn parameter_fields_are_checked() {
         (HEADER_LEN + 20, 0),
         (HEADER_LEN + 20, 65),
     ] {
-        let mut x = b.clone();
-        set_u32(&mut x, at, v);
+        let x = with_u32(&b, at, v);
         assert!(matches!(
             fmt_err(CkksParameters::from_bytes(&x)),
             FormatError::InvalidCount { .. }
         ));
     }
     // One special prime more than the payload holds.
-    let mut x = b.clone();
-    set_u32(&mut x, HEADER_LEN + 20, 2);
+    let x = with_u32(&b, HEADER_LEN + 20, 2);
     assert!(matches!(
         fmt_err(CkksParameters::from_bytes(&x)),
         FormatError::PayloadLength { .. }
     ));
-}
-
-fn field_ok(b: &[u8], at: usize, v: &[u8]) -> Vec<u8> {
-    let mut x = b.to_vec();
-    x[HEADER_LEN + at..HEADER_LEN + at + v.len()].copy_from_slice(v);
-    reseal(&mut x);
-    x
 }
 
 #[test]
@@ -727,8 +696,7 @@ fn hybrid_key_pair_counts_are_checked() {
     let ctx = &f.ctx;
     let rk = f.rk.to_bytes(ctx).unwrap();
     for count in [0u32, 1, 2, 4, u32::MAX] {
-        let mut x = rk.clone();
-        set_u32(&mut x, 24, count);
+        let x = with_u32(&rk, 24, count);
         assert!(matches!(
             fmt_err(RelinKey::from_bytes(ctx, &x)),
             FormatError::InvalidCount {

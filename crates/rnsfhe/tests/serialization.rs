@@ -3,6 +3,8 @@
 
 mod ser_common;
 
+use std::sync::Arc;
+
 use rnsfhe::bfv::{
     BatchEncoder, BfvContext, BfvParameters, Ciphertext, Decryptor, Evaluator, GaloisKeys,
     Plaintext, PlaintextNtt, PublicKey, RelinKey, SecretKey, Variant,
@@ -12,7 +14,7 @@ use rnsfhe::serialization::{
     HEADER_LEN, MAX_CIPHERTEXT_SIZE, SEED_LEN,
 };
 use rnsfhe::{Error, SecurityLevel};
-use ser_common::{fixture, poke_bits, reseal, set_u32, set_u64};
+use ser_common::{fixture, poke_bits, reseal, set_u32, set_u64, with_u32, with_u64};
 
 fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
     match r {
@@ -24,6 +26,37 @@ fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
 /// `HEADER + ⌈bits/8⌉ + CHECKSUM`.
 fn framed(bits: u64) -> usize {
     HEADER_LEN + bits.div_ceil(8) as usize + CHECKSUM_LEN
+}
+
+/// Both forms of `key`: the full form of `full_bits` payload bits, the
+/// compressed form of `comp_len` bytes and at most 55 % of the full one;
+/// both load back to `key`, and the key loaded from the compressed form
+/// compresses back to the same bytes. Returns both forms and that key.
+fn check_both_forms<T>(
+    ctx: &Arc<BfvContext>,
+    key: &T,
+    full_bits: u64,
+    comp_len: usize,
+) -> (Vec<u8>, Vec<u8>, T)
+where
+    T: FromBytes + ToBytes + PartialEq + std::fmt::Debug,
+{
+    let full = key.to_bytes(ctx).unwrap();
+    assert_eq!(full.len(), framed(full_bits));
+    let comp = key.to_bytes_compressed(ctx).unwrap();
+    assert_eq!(comp.len(), comp_len);
+    assert!(
+        comp.len() * 100 <= full.len() * 55,
+        "{} vs {}",
+        comp.len(),
+        full.len()
+    );
+    for bytes in [&full, &comp] {
+        assert_eq!(&T::from_bytes(ctx, bytes).unwrap(), key);
+    }
+    let loaded = T::from_bytes(ctx, &comp).unwrap();
+    assert_eq!(loaded.to_bytes_compressed(ctx).unwrap(), comp);
+    (full, comp, loaded)
 }
 
 // ------------------------------------------------------------ round trips
@@ -90,92 +123,42 @@ fn keys_round_trip_in_both_forms() {
         assert_eq!(sk.key_id(), f.sk.key_id());
 
         // Public key.
-        let full = f.pk.to_bytes(ctx).unwrap();
-        assert_eq!(full.len(), framed(2 * bits));
-        let comp = f.pk.to_bytes_compressed(ctx).unwrap();
-        assert_eq!(
-            comp.len(),
-            HEADER_LEN + SEED_LEN + bits.div_ceil(8) as usize + CHECKSUM_LEN
-        );
-        assert!(
-            comp.len() * 100 <= full.len() * 55,
-            "{} vs {}",
-            comp.len(),
-            full.len()
-        );
+        let comp_len = HEADER_LEN + SEED_LEN + bits.div_ceil(8) as usize + CHECKSUM_LEN;
+        let (full, comp, pk_comp) = check_both_forms(ctx, &f.pk, 2 * bits, comp_len);
         assert!(inspect(&comp).unwrap().seed_compressed);
-        for bytes in [&full, &comp] {
-            let pk = PublicKey::from_bytes(ctx, bytes).unwrap();
-            assert_eq!(pk, f.pk);
-            assert_eq!(pk.key_id(), f.pk.key_id());
-        }
+        assert_eq!(pk_comp.key_id(), f.pk.key_id());
         // A full-form key has no seed left; a compressed one keeps it.
         let pk_full = PublicKey::from_bytes(ctx, &full).unwrap();
+        assert_eq!(pk_full.key_id(), f.pk.key_id());
         assert!(!pk_full.is_compressible());
         assert!(matches!(
             fmt_err(pk_full.to_bytes_compressed(ctx)),
             FormatError::NotCompressible { .. }
         ));
-        let pk_comp = PublicKey::from_bytes(ctx, &comp).unwrap();
-        assert_eq!(pk_comp.to_bytes_compressed(ctx).unwrap(), comp);
         assert_eq!(pk_full.to_bytes(ctx).unwrap(), full);
 
         // Relinearization key.
         let pairs = f.rk.key_switching_key().keys().len() as u64;
-        let full = f.rk.to_bytes(ctx).unwrap();
-        assert_eq!(full.len(), framed(2 * pairs * bits));
-        let comp = f.rk.to_bytes_compressed(ctx).unwrap();
-        assert_eq!(
-            comp.len(),
-            HEADER_LEN
-                + (pairs as usize) * SEED_LEN
-                + (pairs * bits).div_ceil(8) as usize
-                + CHECKSUM_LEN
-        );
-        assert!(
-            comp.len() * 100 <= full.len() * 55,
-            "{} vs {}",
-            comp.len(),
-            full.len()
-        );
-        for bytes in [&full, &comp] {
-            let rk = RelinKey::from_bytes(ctx, bytes).unwrap();
-            assert_eq!(rk, f.rk);
-        }
-        let rk = RelinKey::from_bytes(ctx, &comp).unwrap();
-        assert_eq!(rk.to_bytes_compressed(ctx).unwrap(), comp);
+        let comp_len = HEADER_LEN
+            + (pairs as usize) * SEED_LEN
+            + (pairs * bits).div_ceil(8) as usize
+            + CHECKSUM_LEN;
+        let (_, _, rk) = check_both_forms(ctx, &f.rk, 2 * pairs * bits, comp_len);
 
         // Galois keys: the sorted elements, then the key bodies.
         let elements = f.gk.elements();
         assert_eq!(elements.len(), 2);
         let g = elements.len() as u64;
-        let full = f.gk.to_bytes(ctx).unwrap();
-        assert_eq!(full.len(), framed(64 * g + 2 * g * pairs * bits));
-        let comp = f.gk.to_bytes_compressed(ctx).unwrap();
-        assert_eq!(
-            comp.len(),
-            HEADER_LEN
-                + 8 * g as usize
-                + (g * pairs) as usize * SEED_LEN
-                + (g * pairs * bits).div_ceil(8) as usize
-                + CHECKSUM_LEN
-        );
-        assert!(
-            comp.len() * 100 <= full.len() * 55,
-            "{} vs {}",
-            comp.len(),
-            full.len()
-        );
-        for bytes in [&full, &comp] {
-            let gk = GaloisKeys::from_bytes(ctx, bytes).unwrap();
-            assert_eq!(gk, f.gk);
-            assert_eq!(gk.elements(), elements);
-        }
-        let gk = GaloisKeys::from_bytes(ctx, &comp).unwrap();
-        assert_eq!(gk.to_bytes_compressed(ctx).unwrap(), comp);
-        assert!(!GaloisKeys::from_bytes(ctx, &full)
-            .unwrap()
-            .is_compressible());
+        let comp_len = HEADER_LEN
+            + 8 * g as usize
+            + (g * pairs) as usize * SEED_LEN
+            + (g * pairs * bits).div_ceil(8) as usize
+            + CHECKSUM_LEN;
+        let (full, _, gk) = check_both_forms(ctx, &f.gk, 64 * g + 2 * g * pairs * bits, comp_len);
+        assert_eq!(gk.elements(), elements);
+        let gk_full = GaloisKeys::from_bytes(ctx, &full).unwrap();
+        assert_eq!(gk_full.elements(), elements);
+        assert!(!gk_full.is_compressible());
 
         // The loaded keys work: rotate a batched ciphertext with the loaded
         // Galois keys.
@@ -327,14 +310,12 @@ fn galois_element_lists_are_validated() {
         );
     }
     // More elements than n: rejected from the count alone.
-    let mut b = good.clone();
-    set_u32(&mut b, 24, n as u32 + 1);
+    let b = with_u32(&good, 24, n as u32 + 1);
     assert!(matches!(
         fmt_err(GaloisKeys::from_bytes(ctx, &b)),
         FormatError::InvalidCount { .. }
     ));
-    let mut b = good.clone();
-    set_u32(&mut b, 24, 3);
+    let b = with_u32(&good, 24, 3);
     assert!(matches!(
         fmt_err(GaloisKeys::from_bytes(ctx, &b)),
         FormatError::PayloadLength { .. }
@@ -390,14 +371,12 @@ fn container_errors() {
     ));
 
     // A length field asking for terabytes: reported, nothing allocated.
-    let mut b = good.clone();
-    set_u64(&mut b, 32, 1 << 42);
+    let b = with_u64(&good, 32, 1 << 42);
     match fmt_err(load(&b)) {
         FormatError::Truncated { needed, .. } => assert!(needed > 1 << 42),
         e => panic!("{e:?}"),
     }
-    let mut b = good.clone();
-    set_u64(&mut b, 32, u64::MAX);
+    let b = with_u64(&good, 32, u64::MAX);
     assert!(matches!(fmt_err(load(&b)), FormatError::Truncated { .. }));
 
     // Unknown kind, flags, reserved field.
@@ -419,8 +398,7 @@ fn container_errors() {
         fmt_err(load(&b)),
         FormatError::InvalidFlags { .. }
     ));
-    let mut b = good.clone();
-    set_u32(&mut b, 28, 1);
+    let b = with_u32(&good, 28, 1);
     assert!(matches!(
         fmt_err(load(&b)),
         FormatError::NonZeroReserved { .. }
@@ -534,8 +512,7 @@ fn counts_and_lengths_come_from_the_context() {
     let good = f.ct_pk.to_bytes(ctx).unwrap();
 
     for size in [0u32, 1, MAX_CIPHERTEXT_SIZE + 1, u32::MAX] {
-        let mut b = good.clone();
-        set_u32(&mut b, 24, size);
+        let b = with_u32(&good, 24, size);
         assert!(
             matches!(
                 fmt_err(Ciphertext::from_bytes(ctx, &b)),
@@ -545,8 +522,7 @@ fn counts_and_lengths_come_from_the_context() {
         );
     }
     // A consistent-looking size 3 header on a size-2 payload.
-    let mut b = good.clone();
-    set_u32(&mut b, 24, 3);
+    let b = with_u32(&good, 24, 3);
     assert!(matches!(
         fmt_err(Ciphertext::from_bytes(ctx, &b)),
         FormatError::PayloadLength { .. }

@@ -10,7 +10,7 @@ use rnsfhe::bfv::{
     PlaintextNtt, PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::serialization::{CHECKSUM_LEN, HEADER_LEN};
+use rnsfhe::serialization::{ToBytes, CHECKSUM_LEN, HEADER_LEN};
 use rnsfhe::ChaCha20Rng;
 
 /// A reproducible rng from a small integer.
@@ -88,6 +88,38 @@ pub fn fixture(digit_bits: Option<u32>, seed: u64) -> Fixture {
     }
 }
 
+impl Fixture {
+    /// Valid serialized objects of every kind and form (the hostile-input
+    /// corpus; tests name them by index): the parameters, the secret key,
+    /// the public and relinearization keys full and compressed, the
+    /// plaintext, the ciphertexts (public-key full, secret-key compressed,
+    /// size 3), the Galois keys full and compressed, the NTT plaintext.
+    pub fn objects(&self) -> Vec<Vec<u8>> {
+        let ctx = &self.ctx;
+        let mut v = vec![
+            ctx.params().to_bytes().unwrap(),
+            self.sk.to_bytes(ctx).unwrap(),
+        ];
+        v.extend(both_forms(&self.pk, ctx));
+        v.extend(both_forms(&self.rk, ctx));
+        v.push(self.pt.to_bytes(ctx).unwrap());
+        v.push(self.ct_pk.to_bytes(ctx).unwrap());
+        v.push(self.ct_sk.to_bytes_compressed(ctx).unwrap());
+        v.push(self.ct3.to_bytes(ctx).unwrap());
+        v.extend(both_forms(&self.gk, ctx));
+        v.push(self.pt_ntt.to_bytes(ctx).unwrap());
+        v
+    }
+}
+
+/// The full and the seed-compressed form of `obj`.
+pub fn both_forms<C: ?Sized, T: ToBytes<C>>(obj: &T, ctx: &C) -> [Vec<u8>; 2] {
+    [
+        obj.to_bytes(ctx).unwrap(),
+        obj.to_bytes_compressed(ctx).unwrap(),
+    ]
+}
+
 /// Recomputes the trailing xxHash64 checksum after a deliberate edit.
 pub fn reseal(bytes: &mut [u8]) {
     let end = bytes.len() - CHECKSUM_LEN;
@@ -118,6 +150,20 @@ pub fn set_u32(bytes: &mut [u8], at: usize, v: u32) {
 pub fn set_u64(bytes: &mut [u8], at: usize, v: u64) {
     bytes[at..at + 8].copy_from_slice(&v.to_le_bytes());
     reseal(bytes);
+}
+
+/// A copy of `good` with the u32 at `at` set to `v` (resealed).
+pub fn with_u32(good: &[u8], at: usize, v: u32) -> Vec<u8> {
+    let mut b = good.to_vec();
+    set_u32(&mut b, at, v);
+    b
+}
+
+/// A copy of `good` with the u64 at `at` set to `v` (resealed).
+pub fn with_u64(good: &[u8], at: usize, v: u64) -> Vec<u8> {
+    let mut b = good.to_vec();
+    set_u64(&mut b, at, v);
+    b
 }
 
 // ------------------------------------------------------------------- CKKS
@@ -212,5 +258,35 @@ pub fn ckks_fixture(params: ckks::CkksParameters, seed: u64) -> CkksFixture {
         ct_sk_low,
         ct3,
         ct_rescaled,
+    }
+}
+
+impl CkksFixture {
+    /// Valid serialized objects of every kind and form: the parameters,
+    /// the secret key, the public, relinearization and Galois keys full and
+    /// compressed, both plaintexts, the ciphertexts (public-key full, both
+    /// secret-key ones compressed, size 3).
+    pub fn objects(&self) -> Vec<Vec<u8>> {
+        let ctx = &self.ctx;
+        let mut v = vec![
+            ctx.params().to_bytes().unwrap(),
+            self.sk.to_bytes(ctx).unwrap(),
+        ];
+        for key in [
+            both_forms(&self.pk, ctx),
+            both_forms(&self.rk, ctx),
+            both_forms(&self.gk, ctx),
+        ] {
+            v.extend(key);
+        }
+        for pt in [&self.pt, &self.pt_low] {
+            v.push(pt.to_bytes(ctx).unwrap());
+        }
+        v.push(self.ct_pk.to_bytes(ctx).unwrap());
+        for ct in [&self.ct_sk, &self.ct_sk_low] {
+            v.push(ct.to_bytes_compressed(ctx).unwrap());
+        }
+        v.push(self.ct3.to_bytes(ctx).unwrap());
+        v
     }
 }
