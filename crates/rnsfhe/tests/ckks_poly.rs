@@ -9,16 +9,18 @@
 //! consumed and the output scale is the input's, and (4) that too few
 //! levels give `Error::LevelExhausted` naming needed vs available.
 
+mod common;
+
 use std::sync::Arc;
 
 use rnsfhe::ckks::polynomial::depth_for_degree;
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
-    ChebyshevApprox, Ciphertext, CkksContext, CkksParameters, Decryptor, Encoder, Encryptor,
-    Evaluator, RelinKey, SecretKey,
+    ChebyshevApprox, Ciphertext, CkksContext, Decryptor, Encoder, Encryptor, Evaluator, RelinKey,
+    SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::{Error, SecurityLevel};
+use rnsfhe::Error;
 
 use rand::Rng;
 
@@ -29,14 +31,8 @@ struct Setup {
 }
 
 fn setup(levels: usize) -> Setup {
-    let params = CkksParameters::for_depth(levels, 40, 60)
-        .degree(1 << 12)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = CkksContext::new(params).unwrap();
-    let mut rng = rng_from_seed([7; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let ctx = common::ckks_context(levels, 12);
+    let (mut rng, sk) = common::secret_key(&ctx, 7);
     let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     Setup { ctx, sk, rk }
 }
@@ -149,18 +145,26 @@ fn sigmoid_on_minus_8_8() {
 fn exp_and_inverse() {
     let s = setup(5);
     // [-1, 1] needs no interval map: depth ⌈log2(d+1)⌉ exactly.
-    let e = ChebyshevApprox::exp(-1.0, 1.0, 9).unwrap();
-    assert_eq!(e.depth(), 4);
-    check_chebyshev(&s, "exp [-1,1] d9", &e, 1e-9);
-    let e7 = ChebyshevApprox::exp(-1.0, 1.0, 7).unwrap();
-    assert_eq!(e7.depth(), 3);
-    check_chebyshev(&s, "exp [-1,1] d7", &e7, 1e-6);
-    let inv = ChebyshevApprox::inverse(1.0, 4.0, 15).unwrap();
-    assert_eq!(inv.depth(), 5);
-    check_chebyshev(&s, "inverse [1,4] d15", &inv, 1e-7);
-    let inv = ChebyshevApprox::inverse(1.0, 4.0, 4).unwrap();
-    assert_eq!(inv.depth(), 4);
-    check_chebyshev(&s, "inverse [1,4] d4", &inv, 1e-2);
+    for (name, approx, depth, bound) in [
+        ("exp [-1,1] d9", ChebyshevApprox::exp(-1.0, 1.0, 9), 4, 1e-9),
+        ("exp [-1,1] d7", ChebyshevApprox::exp(-1.0, 1.0, 7), 3, 1e-6),
+        (
+            "inverse [1,4] d15",
+            ChebyshevApprox::inverse(1.0, 4.0, 15),
+            5,
+            1e-7,
+        ),
+        (
+            "inverse [1,4] d4",
+            ChebyshevApprox::inverse(1.0, 4.0, 4),
+            4,
+            1e-2,
+        ),
+    ] {
+        let approx = approx.unwrap();
+        assert_eq!(approx.depth(), depth, "{name}");
+        check_chebyshev(&s, name, &approx, bound);
+    }
 }
 
 #[test]

@@ -15,7 +15,7 @@ use num_traits::Zero;
 use rand::Rng;
 use rnsfhe::bfv::{
     BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator, GaloisKeys,
-    KeySwitchingMethod, Plaintext, PlaintextNtt, PublicKey, RelinKey, SecretKey, Variant,
+    KeySwitchingMethod, Plaintext, PlaintextNtt, Variant,
 };
 use rnsfhe::rnsfhe_math::crt::PolyCrt;
 use rnsfhe::rnsfhe_math::{Coeff, RnsBase, RnsPoly};
@@ -45,18 +45,10 @@ fn small_ctx() -> Arc<BfvContext> {
     )
 }
 
-struct Keys {
-    sk: SecretKey,
-    pk: PublicKey,
-    rk: RelinKey,
-}
+use common::Keys;
 
 fn keys(ctx: &Arc<BfvContext>, seed: u64) -> Keys {
-    let mut rng = common::rng(seed);
-    let sk = SecretKey::generate_with_rng(ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
-    Keys { sk, pk, rk }
+    common::keys(ctx, &mut common::rng(seed))
 }
 
 fn encrypt(ctx: &Arc<BfvContext>, k: &Keys, m: &[u64], seed: u64) -> Ciphertext {
@@ -587,11 +579,7 @@ fn leveled_products_and_switches_do_not_depend_on_the_thread_count() {
     let a = encrypt(&ctx, &k, &m1, 73);
     let b = encrypt(&ctx, &k, &m2, 74);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        common::with_threads(threads, || {
             Variant::ALL
                 .into_iter()
                 .map(|v| {

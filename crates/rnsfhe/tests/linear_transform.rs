@@ -10,26 +10,17 @@
 //! group, so the result errs by less than `cols · 2^-23`: at least 15 bits
 //! for 256 columns, more for the smaller shapes. We assert 15.
 
+mod common;
+
 use rnsfhe::circuits::LinearTransform;
 use rnsfhe::ckks::precision::precision_bits;
-use rnsfhe::ckks::{
-    CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey,
-    SecretKey,
-};
-use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::{Error, SecurityLevel};
+use rnsfhe::ckks::{CkksContext, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey};
+use rnsfhe::Error;
 
 use rand::Rng;
 
 fn context() -> std::sync::Arc<CkksContext> {
-    CkksContext::new(
-        CkksParameters::for_depth(2, 40, 60)
-            .degree(1 << 12)
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap(),
-    )
-    .unwrap()
+    common::ckks_context(2, 12)
 }
 
 fn matvec(m: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
@@ -41,8 +32,7 @@ fn matvec(m: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
 #[test]
 fn matrix_vector_products_match_float64() {
     let ctx = context();
-    let mut rng = rng_from_seed([21; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let (mut rng, sk) = common::secret_key(&ctx, 21);
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let encryptor = Encryptor::from_public_key(&ctx, &pk).unwrap();
     let dec = Decryptor::new(&ctx, &sk).unwrap();
@@ -81,8 +71,7 @@ fn matrix_vector_products_match_float64() {
 #[test]
 fn bad_matrices_inputs_and_keys_are_errors() {
     let ctx = context();
-    let mut rng = rng_from_seed([22; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let (mut rng, sk) = common::secret_key(&ctx, 22);
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let top = ctx.max_level();
     let s = ctx.slots();
@@ -136,8 +125,7 @@ fn complex_diagonals_single_and_double_hoisted() {
     use rnsfhe::ckks::Complex64;
     use std::collections::BTreeMap;
     let ctx = context();
-    let mut rng = rng_from_seed([22; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let (mut rng, sk) = common::secret_key(&ctx, 22);
     let encryptor = Encryptor::from_secret_key(&ctx, &sk).unwrap();
     let dec = Decryptor::new(&ctx, &sk).unwrap();
     let enc = Encoder::new(&ctx);

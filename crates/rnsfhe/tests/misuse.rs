@@ -14,16 +14,7 @@ use rnsfhe::SecurityLevel;
 const Q1: u64 = 1_073_479_681; // 2^30 − 2^18 + 1, NTT-friendly up to n = 2^17
 
 fn ctx(bits: &[u32], t: u64) -> Arc<BfvContext> {
-    BfvContext::new(
-        BfvParameters::builder()
-            .security(SecurityLevel::None)
-            .degree(1024)
-            .plain_modulus(t)
-            .coeff_moduli_bits(bits)
-            .build()
-            .unwrap(),
-    )
-    .unwrap()
+    BfvContext::new(common::bfv_params(1024, t, bits)).unwrap()
 }
 
 struct Setup {
@@ -36,9 +27,7 @@ struct Setup {
 
 fn setup(ctx: &Arc<BfvContext>, seed: u64) -> Setup {
     let mut rng = common::rng(seed);
-    let sk = SecretKey::generate_with_rng(ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(ctx, &mut rng);
     let enc = Encryptor::from_public_key(ctx, &pk).unwrap();
     let ct = enc
         .encrypt_with_rng(&Plaintext::new(ctx, &[1, 2, 3]).unwrap(), &mut rng)

@@ -94,6 +94,16 @@ fn keys(ctx: &Arc<BfvContext>, rng: &mut ChaCha20Rng) -> Keys {
     Keys { sk, rk, gk, enc }
 }
 
+/// The evaluation context, its batch encoder, the rng of `seed` and the
+/// keys drawn first from it.
+fn eval_setup(seed: u64) -> (Arc<BfvContext>, BatchEncoder, ChaCha20Rng, Keys) {
+    let ctx = eval_context();
+    let be = BatchEncoder::new(&ctx).unwrap();
+    let mut rng = common::rng(seed);
+    let k = keys(&ctx, &mut rng);
+    (ctx, be, rng, k)
+}
+
 fn encrypt(k: &Keys, be: &BatchEncoder, v: &[u64], rng: &mut ChaCha20Rng) -> Ciphertext {
     k.enc.encrypt_with_rng(&be.encode(v).unwrap(), rng).unwrap()
 }
@@ -304,12 +314,9 @@ fn encoder_errors() {
 
 #[test]
 fn slot_add_multiply_and_ntt_plaintexts_both_variants() {
-    let ctx = eval_context();
+    let (ctx, be, mut rng, k) = eval_setup(5);
     let n = ctx.degree();
     let t = T_EVAL;
-    let be = BatchEncoder::new(&ctx).unwrap();
-    let mut rng = common::rng(5);
-    let k = keys(&ctx, &mut rng);
     let a = common::random_plain(&mut rng, n, t);
     let b = common::random_plain(&mut rng, n, t);
     let w = common::random_plain(&mut rng, n, t);
@@ -374,13 +381,10 @@ fn slot_add_multiply_and_ntt_plaintexts_both_variants() {
 
 #[test]
 fn rotations_column_swap_and_sums_both_variants() {
-    let ctx = eval_context();
+    let (ctx, be, mut rng, k) = eval_setup(6);
     let n = ctx.degree();
     let half = n as i64 / 2;
     let t = T_EVAL;
-    let be = BatchEncoder::new(&ctx).unwrap();
-    let mut rng = common::rng(6);
-    let k = keys(&ctx, &mut rng);
     assert_eq!(k.gk.len(), default_galois_elements(n).len());
     let a = common::random_plain(&mut rng, n, t);
     let b = common::random_plain(&mut rng, n, t);
@@ -435,12 +439,9 @@ fn rotations_column_swap_and_sums_both_variants() {
 
 #[test]
 fn explicit_keys_compositions_and_errors() {
-    let ctx = eval_context();
+    let (ctx, be, mut rng, k) = eval_setup(7);
     let n = ctx.degree();
     let t = T_EVAL;
-    let be = BatchEncoder::new(&ctx).unwrap();
-    let mut rng = common::rng(7);
-    let k = keys(&ctx, &mut rng);
     let ev = Evaluator::new(&ctx);
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();
     let d = |ct: &Ciphertext| be.decode(&dec.decrypt(ct).unwrap()).unwrap();
@@ -552,12 +553,9 @@ fn explicit_keys_compositions_and_errors() {
 
 #[test]
 fn dot_product_length_4096_both_variants() {
-    let ctx = eval_context();
+    let (ctx, be, mut rng, k) = eval_setup(8);
     let n = ctx.degree();
     let t = T_EVAL;
-    let be = BatchEncoder::new(&ctx).unwrap();
-    let mut rng = common::rng(8);
-    let k = keys(&ctx, &mut rng);
     let x = common::random_plain(&mut rng, n, t);
     let w = common::random_plain(&mut rng, n, t);
     let cx = encrypt(&k, &be, &x, &mut rng);
