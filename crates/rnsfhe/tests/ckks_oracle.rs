@@ -15,6 +15,18 @@ use rnsfhe::rnsfhe_math::crt::PolyCrt;
 use rnsfhe::rnsfhe_math::sampling::{expand_uniform, rng_from_seed};
 use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsBase, RnsPoly, RnsRing};
 
+/// `x` encoded at the default scale, encrypted under `sk`.
+fn encrypt_sk(
+    ctx: &std::sync::Arc<CkksContext>,
+    sk: &rnsfhe::ckks::SecretKey,
+    x: &[f64],
+) -> rnsfhe::ckks::Ciphertext {
+    Encryptor::from_secret_key(ctx, sk)
+        .unwrap()
+        .encrypt_symmetric(&Encoder::new(ctx).encode(x).unwrap())
+        .unwrap()
+}
+
 fn context(log_n: u32, levels: usize, dnum: usize) -> std::sync::Arc<CkksContext> {
     CkksContext::new(
         common::ckks_builder(levels, log_n)
@@ -110,10 +122,7 @@ fn rescaling_is_the_exact_rounded_division() {
     let q = ctx.params().coeff_moduli().to_vec();
     let (_, sk) = common::secret_key(&ctx, 3);
     let x: Vec<f64> = (0..512).map(|i| (i as f64 * 0.37).cos()).collect();
-    let ct = Encryptor::from_secret_key(&ctx, &sk)
-        .unwrap()
-        .encrypt_symmetric(&Encoder::new(&ctx).encode(&x).unwrap())
-        .unwrap();
+    let ct = encrypt_sk(&ctx, &sk, &x);
     let ev = Evaluator::new(&ctx);
     let mut cur = ct;
     for l in (1..=3).rev() {
@@ -275,11 +284,8 @@ fn hybrid_key_sizes_and_noise_by_dnum() {
         let ksk = rk.key_switching_key();
         let limbs_qp = q.len() + p.key_switching_moduli().len();
         let bytes = ksk.keys().len() * 2 * limbs_qp * p.degree() * 8;
-        let enc = Encryptor::from_secret_key(&ctx, &sk).unwrap();
         let x: Vec<f64> = (0..4096).map(|i| (i as f64 * 0.01).sin()).collect();
-        let ct = enc
-            .encrypt_symmetric(&Encoder::new(&ctx).encode(&x).unwrap())
-            .unwrap();
+        let ct = encrypt_sk(&ctx, &sk, &x);
         let ev = Evaluator::new(&ctx);
         let t = ev.multiply(&ct, &ct).unwrap();
         let r = ev.relinearize(&t, &rk).unwrap();
@@ -316,11 +322,8 @@ fn fused_relinearize_rescale_matches_the_two_step_product() {
         let q = ctx.params().coeff_moduli().to_vec();
         let (mut rng, sk) = common::secret_key(&ctx, 9);
         let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-        let enc = Encryptor::from_secret_key(&ctx, &sk).unwrap();
         let x: Vec<f64> = (0..512).map(|i| (i as f64 * 0.11).sin()).collect();
-        let a = enc
-            .encrypt_symmetric(&Encoder::new(&ctx).encode(&x).unwrap())
-            .unwrap();
+        let a = encrypt_sk(&ctx, &sk, &x);
         let ev = Evaluator::new(&ctx);
         let mut cur = a.clone();
         while cur.level() > 0 {

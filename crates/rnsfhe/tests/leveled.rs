@@ -37,6 +37,16 @@ fn ctx_with(n: usize, bits: &[u32], relin: KeySwitchingMethod) -> Arc<BfvContext
     BfvContext::new(b.build().unwrap()).unwrap()
 }
 
+/// Plain RNS decomposition and hybrid key switching with `dnum` digits,
+/// each with its context of degree `n` and moduli of `bits`.
+fn both_methods(n: usize, bits: &[u32], dnum: usize) -> [(KeySwitchingMethod, Arc<BfvContext>); 2] {
+    [
+        KeySwitchingMethod::RnsDecomposition,
+        KeySwitchingMethod::Hybrid { dnum },
+    ]
+    .map(|relin| (relin, ctx_with(n, bits, relin)))
+}
+
 fn small_ctx() -> Arc<BfvContext> {
     ctx_with(
         1024,
@@ -202,11 +212,7 @@ fn mod_switch_to_a_lower_level_is_one_rounding_bit_for_bit() {
 
 #[test]
 fn decryption_after_switching_to_every_level() {
-    for relin in [
-        KeySwitchingMethod::RnsDecomposition,
-        KeySwitchingMethod::Hybrid { dnum: 2 },
-    ] {
-        let ctx = ctx_with(1024, &[50, 40, 40, 40], relin);
+    for (_, ctx) in both_methods(1024, &[50, 40, 40, 40], 2) {
         let k = keys(&ctx, 10);
         let ev = Evaluator::new(&ctx);
         let n = ctx.degree();
@@ -369,11 +375,7 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
 
 #[test]
 fn every_variant_multiplies_and_rotates_at_every_level() {
-    for relin in [
-        KeySwitchingMethod::RnsDecomposition,
-        KeySwitchingMethod::Hybrid { dnum: 3 },
-    ] {
-        let ctx = ctx_with(2048, &[60, 50, 50, 50], relin);
+    for (relin, ctx) in both_methods(2048, &[60, 50, 50, 50], 3) {
         let k = keys(&ctx, 30);
         let n = ctx.degree();
         let mut rng = common::rng(31);
