@@ -28,13 +28,33 @@ struct Setup {
     ctx: Arc<CkksContext>,
     sk: SecretKey,
     rk: RelinKey,
+    ev: Evaluator,
+    dec: Decryptor,
 }
 
 fn setup(levels: usize) -> Setup {
     let ctx = common::ckks_context(levels, 12);
     let (mut rng, sk) = common::secret_key(&ctx, 7);
     let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    Setup { ctx, sk, rk }
+    let ev = Evaluator::new(&ctx);
+    let dec = Decryptor::new(&ctx, &sk).unwrap();
+    Setup {
+        ctx,
+        sk,
+        rk,
+        ev,
+        dec,
+    }
+}
+
+impl Setup {
+    /// Slot values in `[a, b]` from `seed` (see [`data`]) and their
+    /// encryption.
+    fn encrypted_data(&self, a: f64, b: f64, seed: u8) -> (Vec<f64>, Ciphertext) {
+        let x = data(self.ctx.slots(), a, b, seed);
+        let ct = encrypt(self, &x);
+        (x, ct)
+    }
 }
 
 fn data(n: usize, a: f64, b: f64, seed: u8) -> Vec<f64> {
@@ -55,11 +75,9 @@ fn encrypt(s: &Setup, x: &[f64]) -> Ciphertext {
 /// Evaluates `approx` on fresh encryptions of slot values in its interval
 /// and checks precision, approximation error, depth and scale.
 fn check_chebyshev(s: &Setup, name: &str, approx: &ChebyshevApprox, approx_bound: f64) {
-    let ev = Evaluator::new(&s.ctx);
-    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
+    let (ev, dec) = (&s.ev, &s.dec);
     let (a, b) = approx.interval();
-    let x = data(s.ctx.slots(), a, b, 11);
-    let ct = encrypt(s, &x);
+    let (x, ct) = s.encrypted_data(a, b, 11);
     let out = ev.evaluate_chebyshev(&ct, approx, &s.rk).unwrap();
     let got = dec.decrypt_decode(&out).unwrap();
     let poly: Vec<f64> = x.iter().map(|&v| approx.eval(v)).collect();
@@ -128,15 +146,11 @@ fn sigmoid_on_minus_8_8() {
     assert_eq!(d31.depth(), 6);
     check_chebyshev(&s, "sigmoid [-8,8] d31", &d31, 5e-6);
     // The convenience wrapper is the same evaluation.
-    let ev = Evaluator::new(&s.ctx);
-    let x = data(s.ctx.slots(), -8.0, 8.0, 3);
-    let ct = encrypt(&s, &x);
+    let ev = &s.ev;
+    let (x, ct) = s.encrypted_data(-8.0, 8.0, 3);
     let out = ev.sigmoid(&ct, (-8.0, 8.0), 15, &s.rk).unwrap();
     assert_eq!(out.level(), ct.level() - 5);
-    let got = Decryptor::new(&s.ctx, &s.sk)
-        .unwrap()
-        .decrypt_decode(&out)
-        .unwrap();
+    let got = s.dec.decrypt_decode(&out).unwrap();
     let want: Vec<f64> = x.iter().map(|&v| d15.eval(v)).collect();
     assert!(precision_bits(&got, &want).unwrap() >= 18.0);
 }
@@ -170,10 +184,8 @@ fn exp_and_inverse() {
 #[test]
 fn power_basis_polynomials() {
     let s = setup(5);
-    let ev = Evaluator::new(&s.ctx);
-    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
-    let x = data(s.ctx.slots(), -1.5, 1.5, 5);
-    let ct = encrypt(&s, &x);
+    let (ev, dec) = (&s.ev, &s.dec);
+    let (x, ct) = s.encrypted_data(-1.5, 1.5, 5);
     let cases: Vec<(&str, Vec<f64>)> = vec![
         ("x^3 - 2x + 0.5", vec![0.5, -2.0, 0.0, 1.0]),
         ("linear", vec![0.25, 3.0]),
@@ -233,10 +245,8 @@ fn strict_scales_hold_at_a_non_default_input_scale() {
     // An input at scale Δ²/q (after a product) still gives exact scale
     // matching inside the evaluation and the input's scale at the end.
     let s = setup(7);
-    let ev = Evaluator::new(&s.ctx);
-    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
-    let x = data(s.ctx.slots(), -1.0, 1.0, 9);
-    let ct = encrypt(&s, &x);
+    let (ev, dec) = (&s.ev, &s.dec);
+    let (x, ct) = s.encrypted_data(-1.0, 1.0, 9);
     let sq = ev.multiply_relin_rescale(&ct, &ct, &s.rk).unwrap();
     assert!((sq.scale() / ct.scale() - 1.0).abs() > 1e-9);
     let approx = ChebyshevApprox::sigmoid(-1.0, 1.0, 13).unwrap();
