@@ -17,9 +17,7 @@ use std::sync::{Arc, OnceLock};
 use hostile_common::{residue_out_of_range, Corpus, Loaders, Stream};
 use proptest::prelude::*;
 use rnsfhe::circuits::{Bootstrapper, BootstrappingKeys, BootstrappingParameters};
-use rnsfhe::ckks::{
-    Ciphertext, CkksContext, CkksParameters, GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey,
-};
+use rnsfhe::ckks::{Ciphertext, CkksContext, CkksParameters, GaloisKeys, Plaintext, SecretKey};
 use rnsfhe::rlwe::KeySwitchingKey;
 use rnsfhe::rnsfhe_math::RnsRing;
 use rnsfhe::serialization::{
@@ -63,19 +61,15 @@ const KINDS: [ObjectKind; 8] = [
 /// serialized again in the form the header announces.
 fn load(kind: ObjectKind, ctx: &Arc<CkksContext>, bytes: &[u8]) -> rnsfhe::Result<Vec<u8>> {
     use hostile_common::reserialize as again;
-    match kind {
+    hostile_common::load_key(kind, ctx, bytes).unwrap_or_else(|| match kind {
         ObjectKind::CkksParameters => CkksParameters::from_bytes(bytes)?.to_bytes(),
-        ObjectKind::SecretKey => again::<SecretKey, _>(ctx, bytes),
-        ObjectKind::PublicKey => again::<PublicKey, _>(ctx, bytes),
-        ObjectKind::RelinKey => again::<RelinKey, _>(ctx, bytes),
-        ObjectKind::GaloisKeys => again::<GaloisKeys, _>(ctx, bytes),
         ObjectKind::CkksPlaintext => again::<Plaintext, _>(ctx, bytes),
         ObjectKind::CkksCiphertext => again::<Ciphertext, _>(ctx, bytes),
         ObjectKind::BootstrappingKeys => again::<BootstrappingKeys, _>(ctx, bytes),
         other => Err(Error::InvalidArgument(format!(
             "{other} has no CKKS loader"
         ))),
-    }
+    })
 }
 
 fn loaders() -> Loaders<CkksContext> {

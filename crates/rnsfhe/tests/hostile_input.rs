@@ -14,10 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use hostile_common::{residue_out_of_range, Corpus, Loaders, Stream};
 use proptest::prelude::*;
-use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Ciphertext, GaloisKeys, Plaintext, PlaintextNtt, PublicKey,
-    RelinKey, SecretKey,
-};
+use rnsfhe::bfv::{BfvContext, BfvParameters, Ciphertext, Plaintext, PlaintextNtt, SecretKey};
 use rnsfhe::ckks::CkksParameters;
 use rnsfhe::serialization::{inspect, poly_bits, FormatError, FromBytes, ObjectKind, SEED_LEN};
 use rnsfhe::Error;
@@ -37,14 +34,10 @@ fn corpus() -> &'static Corpus<Fixture, BfvContext> {
 /// serialized again in the form the header announces.
 fn load(kind: ObjectKind, ctx: &Arc<BfvContext>, bytes: &[u8]) -> rnsfhe::Result<Vec<u8>> {
     use hostile_common::reserialize as again;
-    match kind {
+    hostile_common::load_key(kind, ctx, bytes).unwrap_or_else(|| match kind {
         ObjectKind::Parameters => BfvParameters::from_bytes(bytes)?.to_bytes(),
-        ObjectKind::PublicKey => again::<PublicKey, _>(ctx, bytes),
-        ObjectKind::SecretKey => again::<SecretKey, _>(ctx, bytes),
-        ObjectKind::RelinKey => again::<RelinKey, _>(ctx, bytes),
         ObjectKind::Plaintext => again::<Plaintext, _>(ctx, bytes),
         ObjectKind::Ciphertext => again::<Ciphertext, _>(ctx, bytes),
-        ObjectKind::GaloisKeys => again::<GaloisKeys, _>(ctx, bytes),
         ObjectKind::PlaintextNtt => again::<PlaintextNtt, _>(ctx, bytes),
         // CKKS objects (tests/ckks_hostile_input.rs): parameters need no
         // context; plaintexts and ciphertexts have no BFV loader.
@@ -56,9 +49,14 @@ fn load(kind: ObjectKind, ctx: &Arc<BfvContext>, bytes: &[u8]) -> rnsfhe::Result
         | ObjectKind::BootstrappingKeys => Err(Error::InvalidArgument(format!(
             "{kind} objects have no BFV loader"
         ))),
+        // Keys: load_key.
+        ObjectKind::PublicKey
+        | ObjectKind::SecretKey
+        | ObjectKind::RelinKey
+        | ObjectKind::GaloisKeys => unreachable!("{kind} is a key"),
         // BGV parameters need no context (tests/bgv_serialization.rs).
         ObjectKind::BgvParameters => rnsfhe::bgv::BgvParameters::from_bytes(bytes)?.to_bytes(),
-    }
+    })
 }
 
 const KINDS: [ObjectKind; 8] = [

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use proptest::sample::Index;
+use rnsfhe::bfv::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::serialization::{
     inspect, FormatError, FromBytes, ObjectKind, ToBytes, CHECKSUM_LEN, HEADER_LEN,
 };
@@ -40,6 +41,24 @@ pub fn reserialize<T: FromBytes<C> + ToBytes<C>, C>(
     } else {
         obj.to_bytes(ctx.as_ref())
     }
+}
+
+/// [`reserialize`] for the key kinds every scheme shares (the RLWE secret,
+/// public, relinearization and Galois keys); `None` for other kinds.
+pub fn load_key<C>(kind: ObjectKind, ctx: &Arc<C>, bytes: &[u8]) -> Option<rnsfhe::Result<Vec<u8>>>
+where
+    SecretKey: FromBytes<C> + ToBytes<C>,
+    PublicKey: FromBytes<C> + ToBytes<C>,
+    RelinKey: FromBytes<C> + ToBytes<C>,
+    GaloisKeys: FromBytes<C> + ToBytes<C>,
+{
+    Some(match kind {
+        ObjectKind::SecretKey => reserialize::<SecretKey, C>(ctx, bytes),
+        ObjectKind::PublicKey => reserialize::<PublicKey, C>(ctx, bytes),
+        ObjectKind::RelinKey => reserialize::<RelinKey, C>(ctx, bytes),
+        ObjectKind::GaloisKeys => reserialize::<GaloisKeys, C>(ctx, bytes),
+        _ => return None,
+    })
 }
 
 /// Loads `bytes` as `kind` into `ctx`; on success returns the object
