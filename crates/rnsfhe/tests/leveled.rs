@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use num_bigint::{BigInt, Sign};
 use num_integer::Integer;
-use num_traits::Zero;
 use rand::Rng;
 use rnsfhe::bfv::{
     BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator, GaloisKeys,
@@ -22,7 +21,7 @@ use rnsfhe::rnsfhe_math::{Coeff, RnsBase, RnsPoly};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 use rnsfhe::{Error, SecurityLevel};
 
-type BigPoly = Vec<BigInt>;
+use common::big::{center, round_div, scale_round, tensor, BigPoly};
 
 fn ctx_with(n: usize, bits: &[u32], relin: KeySwitchingMethod) -> Arc<BfvContext> {
     let mut b = BfvParameters::builder()
@@ -88,38 +87,6 @@ fn coeff_polys(ev: &Evaluator, ct: &Ciphertext) -> Vec<RnsPoly<Coeff>> {
 
 fn big(base: &RnsBase) -> BigInt {
     BigInt::from_biguint(Sign::Plus, base.product().clone())
-}
-
-fn center(x: &BigInt, q: &BigInt) -> BigInt {
-    let r = x.mod_floor(q);
-    if &r * 2 > *q {
-        r - q
-    } else {
-        r
-    }
-}
-
-/// `⌊x/d⌉` with ties up (`⌊(2x + d)/2d⌋`).
-fn round_div(x: &BigInt, d: &BigInt) -> BigInt {
-    let two_d: BigInt = d * 2;
-    let num: BigInt = x * 2 + d;
-    num.div_floor(&two_d)
-}
-
-fn mul_neg(a: &[BigInt], b: &[BigInt]) -> BigPoly {
-    let n = a.len();
-    let mut r = vec![BigInt::zero(); n];
-    for (i, ai) in a.iter().enumerate() {
-        for (j, bj) in b.iter().enumerate() {
-            let term = ai * bj;
-            if i + j >= n {
-                r[i + j - n] -= term;
-            } else {
-                r[i + j] += term;
-            }
-        }
-    }
-    r
 }
 
 #[test]
@@ -263,40 +230,14 @@ fn poverq_reference(
                 .collect()
         })
         .collect();
-    let c0 = mul_neg(&a[0], &b[0]);
-    let mut c1 = mul_neg(&a[0], &b[1]);
-    for (x, y) in c1.iter_mut().zip(mul_neg(&a[1], &b[0])) {
-        *x += y;
-    }
-    let c2 = mul_neg(&a[1], &b[1]);
-    [c0, c1, c2]
-        .into_iter()
-        .map(|c| {
-            c.iter()
-                .map(|x| round_div(&(x * t), p).mod_floor(q))
-                .collect()
-        })
-        .collect()
+    scale_round(tensor(&a, &b), t, p, q)
 }
 
 /// The textbook tensor `⌊t·(a ⊗ b)/Q⌉ mod Q` with centred lifts.
 fn textbook_tensor(a: &[BigPoly], b: &[BigPoly], q: &BigInt, t: &BigInt) -> Vec<BigPoly> {
     let c = |x: &BigPoly| x.iter().map(|v| center(v, q)).collect::<BigPoly>();
-    let (a0, a1, b0, b1) = (c(&a[0]), c(&a[1]), c(&b[0]), c(&b[1]));
-    let c0 = mul_neg(&a0, &b0);
-    let mut c1 = mul_neg(&a0, &b1);
-    for (x, y) in c1.iter_mut().zip(mul_neg(&a1, &b0)) {
-        *x += y;
-    }
-    let c2 = mul_neg(&a1, &b1);
-    [c0, c1, c2]
-        .into_iter()
-        .map(|c| {
-            c.iter()
-                .map(|x| round_div(&(x * t), q).mod_floor(q))
-                .collect()
-        })
-        .collect()
+    let (a, b) = ([c(&a[0]), c(&a[1])], [c(&b[0]), c(&b[1])]);
+    scale_round(tensor(&a, &b), t, q, q)
 }
 
 #[test]

@@ -41,7 +41,7 @@ struct Oracle {
     s2: Vec<i64>,
 }
 
-type BigPoly = Vec<BigInt>;
+use common::big::{center, negacyclic, round_div, scale_round, tensor, BigPoly};
 
 impl Oracle {
     fn new(ctx: &Arc<BfvContext>, sk: &SecretKey) -> Self {
@@ -64,12 +64,7 @@ impl Oracle {
     }
 
     fn center(&self, x: &BigInt) -> BigInt {
-        let r = self.modq(x);
-        if &r * 2 > self.q {
-            r - &self.q
-        } else {
-            r
-        }
+        center(x, &self.q)
     }
 
     fn big_of_coeff(&self, p: &RnsPoly<Coeff>) -> BigPoly {
@@ -153,18 +148,7 @@ impl Oracle {
             .iter()
             .map(|p| p.iter().map(|x| self.center(x)).collect())
             .collect();
-        let c0 = mul_big(&a[0], &b[0]);
-        let mut c1 = mul_big(&a[0], &b[1]);
-        add_into(&mut c1, &mul_big(&a[1], &b[0]));
-        let c2 = mul_big(&a[1], &b[1]);
-        [c0, c1, c2]
-            .into_iter()
-            .map(|c| {
-                c.iter()
-                    .map(|x| self.modq(&round_div(&(x * &self.t), &self.q)))
-                    .collect()
-            })
-            .collect()
+        scale_round(tensor(&a, &b), &self.t, &self.q, &self.q)
     }
 
     /// Textbook relinearization with the library's key (RNS digits, with
@@ -201,12 +185,6 @@ fn add_into(a: &mut BigPoly, b: &BigPoly) {
     for (x, y) in a.iter_mut().zip(b) {
         *x += y;
     }
-}
-
-/// `⌊x/d⌉ = ⌊(2x + d)/(2d)⌋` for `d > 0`.
-fn round_div(x: &BigInt, d: &BigInt) -> BigInt {
-    let num: BigInt = x * 2 + d;
-    num.div_floor(&(d * 2))
 }
 
 /// Negacyclic product of two small integer polynomials.
@@ -250,33 +228,6 @@ fn mul_ternary(a: &[BigInt], s: &[i64]) -> BigPoly {
     r
 }
 
-/// Negacyclic product of a big polynomial by `b`, whose coefficients
-/// `is_zero` skips and `mul` multiplies into `a`'s.
-fn negacyclic<T>(
-    a: &[BigInt],
-    b: &[T],
-    is_zero: impl Fn(&T) -> bool,
-    mul: impl Fn(&BigInt, &T) -> BigInt,
-) -> BigPoly {
-    let n = a.len();
-    let mut r = vec![BigInt::zero(); n];
-    for (j, bj) in b.iter().enumerate() {
-        if is_zero(bj) {
-            continue;
-        }
-        for (i, ai) in a.iter().enumerate() {
-            let k = i + j;
-            let term = mul(ai, bj);
-            if k >= n {
-                r[k - n] -= term;
-            } else {
-                r[k] += term;
-            }
-        }
-    }
-    r
-}
-
 /// Negacyclic product of a big polynomial by a small signed one.
 fn mul_by_small(a: &[BigInt], s: &[i64]) -> BigPoly {
     negacyclic(a, s, |&x| x == 0, |ai, &sj| ai * sj)
@@ -285,11 +236,6 @@ fn mul_by_small(a: &[BigInt], s: &[i64]) -> BigPoly {
 /// Negacyclic product of a big polynomial by a polynomial of words.
 fn mul_by_u64(a: &[BigInt], d: &[u64]) -> BigPoly {
     negacyclic(a, d, |&x| x == 0, |ai, &dj| ai * dj)
-}
-
-/// Negacyclic product of two big polynomials over the integers.
-fn mul_big(a: &[BigInt], b: &[BigInt]) -> BigPoly {
-    negacyclic(a, b, BigInt::is_zero, |ai, bj| ai * bj)
 }
 
 fn l1(s: &[i64]) -> i64 {

@@ -3,6 +3,8 @@
 //! a pool of a given size.
 #![allow(dead_code)]
 
+pub mod big;
+
 use std::sync::Arc;
 
 use rand::Rng;
