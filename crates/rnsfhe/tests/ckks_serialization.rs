@@ -425,6 +425,23 @@ fn truncation_flips_trailing_bytes_and_wrong_kinds() {
     }
 }
 
+/// `good` with its header count set to each of `counts`: `T`'s loader
+/// names an invalid count of `what`.
+fn assert_invalid_counts<T: FromBytes<CkksContext> + std::fmt::Debug>(
+    ctx: &Arc<CkksContext>,
+    good: &[u8],
+    counts: &[u32],
+    what: &str,
+) {
+    for &count in counts {
+        let e = fmt_err(T::from_bytes(ctx, &with_u32(good, 24, count)));
+        assert!(
+            matches!(e, FormatError::InvalidCount { what: w, .. } if w == what),
+            "count {count}: {e:?}"
+        );
+    }
+}
+
 /// Patches the payload (the CKKS prefix of a plaintext or ciphertext, a
 /// field of the parameters) at `at`, with reseal.
 fn patch(b: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
@@ -543,16 +560,7 @@ fn ciphertext_sizes_and_flags_are_checked() {
     let ctx = &f.ctx;
     let full = f.ct_pk.to_bytes(ctx).unwrap();
     let comp = f.ct_sk.to_bytes_compressed(ctx).unwrap();
-    for size in [0u32, 1, 4, 16, u32::MAX] {
-        let x = with_u32(&full, 24, size);
-        assert!(matches!(
-            fmt_err(Ciphertext::from_bytes(ctx, &x)),
-            FormatError::InvalidCount {
-                what: "ciphertext size",
-                ..
-            }
-        ));
-    }
+    assert_invalid_counts::<Ciphertext>(ctx, &full, &[0, 1, 4, 16, u32::MAX], "ciphertext size");
     // Size 3 with the payload of size 2.
     let x = with_u32(&full, 24, 3);
     assert!(matches!(
@@ -560,14 +568,7 @@ fn ciphertext_sizes_and_flags_are_checked() {
         FormatError::PayloadLength { .. }
     ));
     // Compressed objects have size 2.
-    let x = with_u32(&comp, 24, 3);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &x)),
-        FormatError::InvalidCount {
-            what: "compressed ciphertext size",
-            ..
-        }
-    ));
+    assert_invalid_counts::<Ciphertext>(ctx, &comp, &[3], "compressed ciphertext size");
     // The secret flag on a ciphertext; unknown flags; the compressed flag
     // on a plaintext.
     for (b, flags) in [
@@ -695,16 +696,7 @@ fn hybrid_key_pair_counts_are_checked() {
     let f = fixture();
     let ctx = &f.ctx;
     let rk = f.rk.to_bytes(ctx).unwrap();
-    for count in [0u32, 1, 2, 4, u32::MAX] {
-        let x = with_u32(&rk, 24, count);
-        assert!(matches!(
-            fmt_err(RelinKey::from_bytes(ctx, &x)),
-            FormatError::InvalidCount {
-                what: "key pairs",
-                ..
-            }
-        ));
-    }
+    assert_invalid_counts::<RelinKey>(ctx, &rk, &[0, 1, 2, 4, u32::MAX], "key pairs");
     // A residue of a special-prime limb ≥ p_1: limb k of the first pair.
     let k = ctx.params().coeff_moduli().len();
     let p1 = ctx.params().key_switching_moduli()[0];
