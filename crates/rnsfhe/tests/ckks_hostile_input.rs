@@ -26,8 +26,8 @@ use rnsfhe::serialization::{
 };
 use rnsfhe::{Error, SecurityLevel};
 use ser_common::{
-    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, rng, set_u64, with_u32,
-    with_u64, CkksFixture,
+    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, rng, set_u64, with_byte,
+    with_u32, with_u64, CkksFixture,
 };
 
 fn corpus() -> &'static Corpus<CkksFixture, CkksContext> {
@@ -405,9 +405,7 @@ fn bootstrapping_keys_with_trailing_bytes_are_rejected() {
 #[test]
 fn bootstrapping_keys_of_the_wrong_kind_or_checksum_are_rejected() {
     let c = boot();
-    let mut b = c.full.clone();
-    b[6] = ObjectKind::GaloisKeys.code();
-    reseal(&mut b);
+    let b = with_byte(&c.full, 6, ObjectKind::GaloisKeys.code());
     assert_eq!(
         boot_err(&b),
         FormatError::WrongKind {
@@ -435,9 +433,7 @@ fn bootstrapping_keys_of_the_wrong_kind_or_checksum_are_rejected() {
             found: ObjectKind::BootstrappingKeys
         })
     );
-    let mut b = c.full.clone();
-    b[6] = 15;
-    reseal(&mut b);
+    let b = with_byte(&c.full, 6, 15);
     assert_eq!(boot_err(&b), FormatError::UnknownKind { code: 15 });
     let mut b = c.compressed.clone();
     b[7] |= FLAG_SECRET;

@@ -18,7 +18,8 @@ use rnsfhe::serialization::{
 };
 use rnsfhe::{Error, SecurityLevel};
 use ser_common::{
-    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, with_u32, CkksFixture,
+    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, with_byte, with_u32,
+    CkksFixture,
 };
 
 fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
@@ -545,9 +546,7 @@ fn prefix_fields_are_checked() {
         ));
     }
     // Plaintexts carry no key id.
-    let mut x = f.pt.to_bytes(ctx).unwrap();
-    x[16] = 1;
-    reseal(&mut x);
+    let x = with_byte(&f.pt.to_bytes(ctx).unwrap(), 16, 1);
     assert!(matches!(
         fmt_err(Plaintext::from_bytes(ctx, &x)),
         FormatError::NonZeroReserved { .. }
@@ -576,9 +575,7 @@ fn ciphertext_sizes_and_flags_are_checked() {
         (&full, 0b100),
         (&f.pt.to_bytes(ctx).unwrap(), 0b10),
     ] {
-        let mut x = b.clone();
-        x[7] = flags;
-        reseal(&mut x);
+        let x = with_byte(b, 7, flags);
         let e = if x[6] == ObjectKind::CkksPlaintext.code() {
             fmt_err(Plaintext::from_bytes(ctx, &x))
         } else {
@@ -587,9 +584,7 @@ fn ciphertext_sizes_and_flags_are_checked() {
         assert!(matches!(e, FormatError::InvalidFlags { .. }), "{e:?}");
     }
     // The compressed flag toggled: the length no longer matches.
-    let mut x = full.clone();
-    x[7] = 0b10;
-    reseal(&mut x);
+    let x = with_byte(&full, 7, 0b10);
     assert!(matches!(
         fmt_err(Ciphertext::from_bytes(ctx, &x)),
         FormatError::PayloadLength { .. }

@@ -14,7 +14,7 @@ use rnsfhe::serialization::{
     HEADER_LEN, MAX_CIPHERTEXT_SIZE, SEED_LEN,
 };
 use rnsfhe::{Error, SecurityLevel};
-use ser_common::{fixture, poke_bits, reseal, set_u32, set_u64, with_u32, with_u64};
+use ser_common::{fixture, poke_bits, reseal, set_u32, set_u64, with_byte, with_u32, with_u64};
 
 fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
     match r {
@@ -339,9 +339,7 @@ fn container_errors() {
         FormatError::BadMagic { .. }
     ));
 
-    let mut b = good.clone();
-    b[4] = 2;
-    reseal(&mut b);
+    let b = with_byte(&good, 4, 2);
     assert_eq!(
         fmt_err(load(&b)),
         FormatError::UnsupportedVersion {
@@ -380,13 +378,9 @@ fn container_errors() {
     assert!(matches!(fmt_err(load(&b)), FormatError::Truncated { .. }));
 
     // Unknown kind, flags, reserved field.
-    let mut b = good.clone();
-    b[6] = 99;
-    reseal(&mut b);
+    let b = with_byte(&good, 6, 99);
     assert_eq!(fmt_err(load(&b)), FormatError::UnknownKind { code: 99 });
-    let mut b = good.clone();
-    b[7] = 0x80;
-    reseal(&mut b);
+    let b = with_byte(&good, 7, 0x80);
     assert!(matches!(
         fmt_err(load(&b)),
         FormatError::InvalidFlags { .. }
@@ -450,9 +444,7 @@ fn wrong_kind_and_secret_material() {
     ));
 
     // A secret key file without its flag (or a public one with it) is invalid.
-    let mut b = sk.clone();
-    b[7] = 0;
-    reseal(&mut b);
+    let b = with_byte(&sk, 7, 0);
     assert!(matches!(
         fmt_err(SecretKey::from_bytes(ctx, &b)),
         FormatError::InvalidFlags { .. }

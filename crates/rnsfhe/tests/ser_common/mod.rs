@@ -152,6 +152,14 @@ pub fn set_u64(bytes: &mut [u8], at: usize, v: u64) {
     reseal(bytes);
 }
 
+/// A copy of `good` with the byte at `at` set to `v` (resealed).
+pub fn with_byte(good: &[u8], at: usize, v: u8) -> Vec<u8> {
+    let mut b = good.to_vec();
+    b[at] = v;
+    reseal(&mut b);
+    b
+}
+
 /// A copy of `good` with the u32 at `at` set to `v` (resealed).
 pub fn with_u32(good: &[u8], at: usize, v: u32) -> Vec<u8> {
     let mut b = good.to_vec();
