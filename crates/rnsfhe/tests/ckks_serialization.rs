@@ -4,6 +4,8 @@
 
 mod ser_common;
 
+use ser_common::{assert_format_err, fmt_err};
+
 use std::sync::Arc;
 
 use rnsfhe::bfv::BfvContext;
@@ -21,13 +23,6 @@ use ser_common::{
     ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, with_byte, with_u32,
     CkksFixture,
 };
-
-fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
-    match r {
-        Err(Error::Format(e)) => e,
-        other => panic!("expected a format error, got {other:?}"),
-    }
-}
 
 fn fixture() -> CkksFixture {
     ckks_fixture(ckks_params(), 21)
@@ -77,10 +72,10 @@ fn parameters_round_trip() {
         assert_eq!(q, p);
         assert_eq!(q.to_bytes().unwrap(), bytes);
         // A CKKS parameter file is not a BFV one, and vice versa.
-        assert!(matches!(
-            fmt_err(rnsfhe::bfv::BfvParameters::from_bytes(&bytes)),
+        assert_format_err!(
+            rnsfhe::bfv::BfvParameters::from_bytes(&bytes),
             FormatError::WrongKind { .. }
-        ));
+        );
     }
     let bfv = ser_common::params(None).to_bytes().unwrap();
     assert_eq!(
@@ -136,14 +131,12 @@ fn keys_round_trip_with_hybrid_key_switching() {
             assert_eq!(rk.to_bytes(ctx).unwrap(), full);
         }
         assert!(!RelinKey::from_bytes(ctx, &full).unwrap().is_compressible());
-        assert!(matches!(
-            fmt_err(
-                RelinKey::from_bytes(ctx, &full)
-                    .unwrap()
-                    .to_bytes_compressed(ctx)
-            ),
+        assert_format_err!(
+            RelinKey::from_bytes(ctx, &full)
+                .unwrap()
+                .to_bytes_compressed(ctx),
             FormatError::NotCompressible { .. }
-        ));
+        );
         // Galois keys: two elements.
         let full = f.gk.to_bytes(ctx).unwrap();
         let comp = f.gk.to_bytes_compressed(ctx).unwrap();
@@ -201,10 +194,10 @@ fn plaintexts_round_trip_at_every_level() {
         assert_eq!(back.scale().to_bits(), pt.scale().to_bits());
         assert_eq!(back.len(), pt.len());
         assert_eq!(back.to_bytes(ctx).unwrap(), b);
-        assert!(matches!(
-            fmt_err(pt.to_bytes_compressed(ctx)),
+        assert_format_err!(
+            pt.to_bytes_compressed(ctx),
             FormatError::NotCompressible { .. }
-        ));
+        );
     }
 }
 
@@ -394,18 +387,15 @@ fn truncation_flips_trailing_bytes_and_wrong_kinds() {
         // Trailing bytes.
         let mut t = b.clone();
         t.push(0);
-        assert!(matches!(
-            fmt_err(load_any(ctx, kind, &t)),
-            FormatError::TrailingBytes { .. }
-        ));
+        assert_format_err!(load_any(ctx, kind, &t), FormatError::TrailingBytes { .. });
         // A flipped bit in the payload or the header: checksum.
         for at in [HEADER_LEN, b.len() - CHECKSUM_LEN - 1, 9] {
             let mut x = b.clone();
             x[at] ^= 0x10;
-            assert!(matches!(
-                fmt_err(load_any(ctx, kind, &x)),
+            assert_format_err!(
+                load_any(ctx, kind, &x),
                 FormatError::ChecksumMismatch { .. }
-            ));
+            );
         }
         // Every other loader: wrong kind (or a secret key where a public
         // object belongs).
@@ -504,16 +494,10 @@ fn prefix_fields_are_checked() {
         }
         // A lower level inside the chain: the payload is then too long.
         let x = patch(&b, 16, &2u32.to_le_bytes());
-        assert!(matches!(
-            fmt_err(load_any(ctx, kind, &x)),
-            FormatError::PayloadLength { .. }
-        ));
+        assert_format_err!(load_any(ctx, kind, &x), FormatError::PayloadLength { .. });
         // Reserved word.
         let x = patch(&b, 20, &1u32.to_le_bytes());
-        assert!(matches!(
-            fmt_err(load_any(ctx, kind, &x)),
-            FormatError::NonZeroReserved { .. }
-        ));
+        assert_format_err!(load_any(ctx, kind, &x), FormatError::NonZeroReserved { .. });
         // A residue ≥ q_0 at the first coefficient.
         let start = if inspect(&b).unwrap().seed_compressed {
             CKKS_PREFIX_LEN + SEED_LEN
@@ -540,17 +524,14 @@ fn prefix_fields_are_checked() {
         x[32..40].copy_from_slice(&10u64.to_le_bytes());
         x.extend_from_slice(&[0; CHECKSUM_LEN]);
         reseal(&mut x);
-        assert!(matches!(
-            fmt_err(load_any(ctx, kind, &x)),
-            FormatError::PayloadLength { .. }
-        ));
+        assert_format_err!(load_any(ctx, kind, &x), FormatError::PayloadLength { .. });
     }
     // Plaintexts carry no key id.
     let x = with_byte(&f.pt.to_bytes(ctx).unwrap(), 16, 1);
-    assert!(matches!(
-        fmt_err(Plaintext::from_bytes(ctx, &x)),
+    assert_format_err!(
+        Plaintext::from_bytes(ctx, &x),
         FormatError::NonZeroReserved { .. }
-    ));
+    );
 }
 
 #[test]
@@ -562,10 +543,10 @@ fn ciphertext_sizes_and_flags_are_checked() {
     assert_invalid_counts::<Ciphertext>(ctx, &full, &[0, 1, 4, 16, u32::MAX], "ciphertext size");
     // Size 3 with the payload of size 2.
     let x = with_u32(&full, 24, 3);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &x)),
+    assert_format_err!(
+        Ciphertext::from_bytes(ctx, &x),
         FormatError::PayloadLength { .. }
-    ));
+    );
     // Compressed objects have size 2.
     assert_invalid_counts::<Ciphertext>(ctx, &comp, &[3], "compressed ciphertext size");
     // The secret flag on a ciphertext; unknown flags; the compressed flag
@@ -585,10 +566,10 @@ fn ciphertext_sizes_and_flags_are_checked() {
     }
     // The compressed flag toggled: the length no longer matches.
     let x = with_byte(&full, 7, 0b10);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &x)),
+    assert_format_err!(
+        Ciphertext::from_bytes(ctx, &x),
         FormatError::PayloadLength { .. }
-    ));
+    );
 }
 
 #[test]
@@ -615,17 +596,17 @@ fn parameter_fields_are_checked() {
         Err(Error::InvalidParameters(_))
     ));
     // Unknown security level; reserved word.
-    assert!(matches!(
-        fmt_err(field(26, &100u16.to_le_bytes())),
+    assert_format_err!(
+        field(26, &100u16.to_le_bytes()),
         FormatError::InvalidField {
             field: "security",
             ..
         }
-    ));
-    assert!(matches!(
-        fmt_err(field(28, &1u32.to_le_bytes())),
+    );
+    assert_format_err!(
+        field(28, &1u32.to_le_bytes()),
         FormatError::NonZeroReserved { .. }
-    ));
+    );
     // dnum outside [1, k].
     assert!(matches!(
         field(16, &0u32.to_le_bytes()),
@@ -661,10 +642,10 @@ fn parameter_fields_are_checked() {
     let other = rnsfhe::rnsfhe_math::prime::generate_ntt_primes(30, 4096, 1, &all).unwrap()[0];
     x[HEADER_LEN + 32..HEADER_LEN + 40].copy_from_slice(&other.to_le_bytes());
     reseal(&mut x);
-    assert!(matches!(
-        fmt_err(CkksParameters::from_bytes(&x)),
+    assert_format_err!(
+        CkksParameters::from_bytes(&x),
         FormatError::ParamsIdMismatch { .. }
-    ));
+    );
     // Counts: no chain prime, no special prime, too many.
     for (at, v) in [
         (24usize, 0u32),
@@ -673,17 +654,17 @@ fn parameter_fields_are_checked() {
         (HEADER_LEN + 20, 65),
     ] {
         let x = with_u32(&b, at, v);
-        assert!(matches!(
-            fmt_err(CkksParameters::from_bytes(&x)),
+        assert_format_err!(
+            CkksParameters::from_bytes(&x),
             FormatError::InvalidCount { .. }
-        ));
+        );
     }
     // One special prime more than the payload holds.
     let x = with_u32(&b, HEADER_LEN + 20, 2);
-    assert!(matches!(
-        fmt_err(CkksParameters::from_bytes(&x)),
+    assert_format_err!(
+        CkksParameters::from_bytes(&x),
         FormatError::PayloadLength { .. }
-    ));
+    );
 }
 
 #[test]

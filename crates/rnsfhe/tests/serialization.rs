@@ -3,6 +3,8 @@
 
 mod ser_common;
 
+use ser_common::{assert_format_err, fmt_err};
+
 use std::sync::Arc;
 
 use rnsfhe::bfv::{
@@ -15,13 +17,6 @@ use rnsfhe::serialization::{
 };
 use rnsfhe::{Error, SecurityLevel};
 use ser_common::{fixture, poke_bits, reseal, set_u32, set_u64, with_byte, with_u32, with_u64};
-
-fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
-    match r {
-        Err(Error::Format(e)) => e,
-        other => panic!("expected a format error, got {other:?}"),
-    }
-}
 
 /// `HEADER + ⌈bits/8⌉ + CHECKSUM`.
 fn framed(bits: u64) -> usize {
@@ -131,10 +126,10 @@ fn keys_round_trip_in_both_forms() {
         let pk_full = PublicKey::from_bytes(ctx, &full).unwrap();
         assert_eq!(pk_full.key_id(), f.pk.key_id());
         assert!(!pk_full.is_compressible());
-        assert!(matches!(
-            fmt_err(pk_full.to_bytes_compressed(ctx)),
+        assert_format_err!(
+            pk_full.to_bytes_compressed(ctx),
             FormatError::NotCompressible { .. }
-        ));
+        );
         assert_eq!(pk_full.to_bytes(ctx).unwrap(), full);
 
         // Relinearization key.
@@ -222,12 +217,12 @@ fn plaintexts_and_ciphertexts_round_trip() {
     );
     assert_eq!(dec.decrypt(&ct).unwrap(), f.pt);
     assert!(!f.ct_pk.is_compressible());
-    assert!(matches!(
-        fmt_err(f.ct_pk.to_bytes_compressed(ctx)),
+    assert_format_err!(
+        f.ct_pk.to_bytes_compressed(ctx),
         FormatError::NotCompressible {
             kind: ObjectKind::Ciphertext
         }
-    ));
+    );
     assert_eq!(f.ct_pk.to_bytes_smallest(ctx).unwrap(), b);
 
     // Size 2, secret-key encryption, both forms.
@@ -279,10 +274,10 @@ fn ntt_plaintexts_round_trip() {
     assert_eq!(inspect(&b).unwrap().kind, ObjectKind::PlaintextNtt);
     let loaded = PlaintextNtt::from_bytes(ctx, &b).unwrap();
     assert_eq!(loaded, f.pt_ntt);
-    assert!(matches!(
-        fmt_err(Plaintext::from_bytes(ctx, &b)),
+    assert_format_err!(
+        Plaintext::from_bytes(ctx, &b),
         FormatError::WrongKind { .. }
-    ));
+    );
     let ev = Evaluator::new(ctx);
     assert_eq!(
         ev.multiply_plain_ntt(&f.ct_sk, &loaded).unwrap(),
@@ -311,15 +306,15 @@ fn galois_element_lists_are_validated() {
     }
     // More elements than n: rejected from the count alone.
     let b = with_u32(&good, 24, n as u32 + 1);
-    assert!(matches!(
-        fmt_err(GaloisKeys::from_bytes(ctx, &b)),
+    assert_format_err!(
+        GaloisKeys::from_bytes(ctx, &b),
         FormatError::InvalidCount { .. }
-    ));
+    );
     let b = with_u32(&good, 24, 3);
-    assert!(matches!(
-        fmt_err(GaloisKeys::from_bytes(ctx, &b)),
+    assert_format_err!(
+        GaloisKeys::from_bytes(ctx, &b),
         FormatError::PayloadLength { .. }
-    ));
+    );
 }
 
 // ------------------------------------------------------------- the errors
@@ -333,11 +328,8 @@ fn container_errors() {
 
     let mut b = good.clone();
     b[0] = b'X';
-    assert!(matches!(fmt_err(load(&b)), FormatError::BadMagic { .. }));
-    assert!(matches!(
-        fmt_err(load(b"hello world")),
-        FormatError::BadMagic { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::BadMagic { .. });
+    assert_format_err!(load(b"hello world"), FormatError::BadMagic { .. });
 
     let b = with_byte(&good, 4, 2);
     assert_eq!(
@@ -350,10 +342,7 @@ fn container_errors() {
 
     let mut b = good.clone();
     b[HEADER_LEN + 5] ^= 0x10;
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::ChecksumMismatch { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::ChecksumMismatch { .. });
 
     for cut in [0, 3, 20, HEADER_LEN, good.len() - 1] {
         assert!(
@@ -363,10 +352,7 @@ fn container_errors() {
     }
     let mut b = good.clone();
     b.push(0);
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::TrailingBytes { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::TrailingBytes { .. });
 
     // A length field asking for terabytes: reported, nothing allocated.
     let b = with_u64(&good, 32, 1 << 42);
@@ -375,28 +361,19 @@ fn container_errors() {
         e => panic!("{e:?}"),
     }
     let b = with_u64(&good, 32, u64::MAX);
-    assert!(matches!(fmt_err(load(&b)), FormatError::Truncated { .. }));
+    assert_format_err!(load(&b), FormatError::Truncated { .. });
 
     // Unknown kind, flags, reserved field.
     let b = with_byte(&good, 6, 99);
     assert_eq!(fmt_err(load(&b)), FormatError::UnknownKind { code: 99 });
     let b = with_byte(&good, 7, 0x80);
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::InvalidFlags { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::InvalidFlags { .. });
     let mut b = good.clone();
     b[7] = 0x01; // secret flag on a ciphertext
     reseal(&mut b);
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::InvalidFlags { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::InvalidFlags { .. });
     let b = with_u32(&good, 28, 1);
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::NonZeroReserved { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::NonZeroReserved { .. });
 }
 
 #[test]
@@ -434,21 +411,21 @@ fn wrong_kind_and_secret_material() {
             found: ObjectKind::PublicKey
         }
     );
-    assert!(matches!(
-        fmt_err(Plaintext::from_bytes(ctx, &ct)),
+    assert_format_err!(
+        Plaintext::from_bytes(ctx, &ct),
         FormatError::WrongKind { .. }
-    ));
-    assert!(matches!(
-        fmt_err(BfvParameters::from_bytes(&ct)),
+    );
+    assert_format_err!(
+        BfvParameters::from_bytes(&ct),
         FormatError::WrongKind { .. }
-    ));
+    );
 
     // A secret key file without its flag (or a public one with it) is invalid.
     let b = with_byte(&sk, 7, 0);
-    assert!(matches!(
-        fmt_err(SecretKey::from_bytes(ctx, &b)),
+    assert_format_err!(
+        SecretKey::from_bytes(ctx, &b),
         FormatError::InvalidFlags { .. }
-    ));
+    );
 
     // Debug never shows secret material.
     let shown = format!("{:?} {:?}", f.sk, Decryptor::new(ctx, &f.sk).unwrap());
@@ -515,24 +492,24 @@ fn counts_and_lengths_come_from_the_context() {
     }
     // A consistent-looking size 3 header on a size-2 payload.
     let b = with_u32(&good, 24, 3);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &b)),
+    assert_format_err!(
+        Ciphertext::from_bytes(ctx, &b),
         FormatError::PayloadLength { .. }
-    ));
+    );
     // The relinearization key's pair count is fixed by the context.
     let mut b = f.rk.to_bytes(ctx).unwrap();
     set_u32(&mut b, 24, 1000);
-    assert!(matches!(
-        fmt_err(RelinKey::from_bytes(ctx, &b)),
+    assert_format_err!(
+        RelinKey::from_bytes(ctx, &b),
         FormatError::InvalidCount { .. }
-    ));
+    );
     // Parameters: at most 64 moduli.
     let mut b = ctx.params().to_bytes().unwrap();
     set_u32(&mut b, 24, 65);
-    assert!(matches!(
-        fmt_err(BfvParameters::from_bytes(&b)),
+    assert_format_err!(
+        BfvParameters::from_bytes(&b),
         FormatError::InvalidCount { .. }
-    ));
+    );
 }
 
 #[test]
@@ -579,10 +556,10 @@ fn values_out_of_range() {
     let mut b = f.pk.to_bytes_compressed(ctx).unwrap();
     poke_bits(&mut b, SEED_LEN, 0, w0, q[0]);
     reseal(&mut b);
-    assert!(matches!(
-        fmt_err(PublicKey::from_bytes(ctx, &b)),
+    assert_format_err!(
+        PublicKey::from_bytes(ctx, &b),
         FormatError::ResidueOutOfRange { .. }
-    ));
+    );
 
     // Plaintext value ≥ t.
     let mut b = f.pt.to_bytes(ctx).unwrap();
@@ -636,17 +613,17 @@ fn values_out_of_range() {
     ));
     b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&100u16.to_le_bytes());
     reseal(&mut b);
-    assert!(matches!(
-        fmt_err(BfvParameters::from_bytes(&b)),
+    assert_format_err!(
+        BfvParameters::from_bytes(&b),
         FormatError::InvalidField { .. }
-    ));
+    );
     let mut b = ctx.params().to_bytes().unwrap();
     b[HEADER_LEN + 24] = 7;
     reseal(&mut b);
-    assert!(matches!(
-        fmt_err(BfvParameters::from_bytes(&b)),
+    assert_format_err!(
+        BfvParameters::from_bytes(&b),
         FormatError::InvalidField { .. }
-    ));
+    );
 }
 
 #[test]
@@ -662,8 +639,8 @@ fn payload_length_must_match_the_context() {
     b.insert(end, 0);
     let len = (b.len() - HEADER_LEN - CHECKSUM_LEN) as u64;
     set_u64(&mut b, 32, len);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &b)),
+    assert_format_err!(
+        Ciphertext::from_bytes(ctx, &b),
         FormatError::PayloadLength { .. }
-    ));
+    );
 }

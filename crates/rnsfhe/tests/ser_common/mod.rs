@@ -10,8 +10,9 @@ use rnsfhe::bfv::{
     PlaintextNtt, PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::serialization::{ToBytes, CHECKSUM_LEN, HEADER_LEN};
+use rnsfhe::serialization::{FormatError, ToBytes, CHECKSUM_LEN, HEADER_LEN};
 use rnsfhe::ChaCha20Rng;
+use rnsfhe::Error;
 
 /// A reproducible rng from a small integer.
 pub fn rng(seed: u64) -> ChaCha20Rng {
@@ -119,6 +120,26 @@ pub fn both_forms<C: ?Sized, T: ToBytes<C>>(obj: &T, ctx: &C) -> [Vec<u8>; 2] {
         obj.to_bytes_compressed(ctx).unwrap(),
     ]
 }
+
+/// The format error of a failed load or store (panics on anything else).
+pub fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
+    match r {
+        Err(Error::Format(e)) => e,
+        other => panic!("expected a format error, got {other:?}"),
+    }
+}
+
+/// Asserts that `$r` (an `rnsfhe::Result`) failed with a format error
+/// matching `$pat`.
+#[allow(unused_macros)]
+macro_rules! assert_format_err {
+    ($r:expr, $pat:pat) => {{
+        let e = $crate::ser_common::fmt_err($r);
+        assert!(matches!(e, $pat), "{e:?}");
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use assert_format_err;
 
 /// Recomputes the trailing xxHash64 checksum after a deliberate edit.
 pub fn reseal(bytes: &mut [u8]) {
