@@ -97,12 +97,8 @@ impl Fixture {
     /// size 3), the Galois keys full and compressed, the NTT plaintext.
     pub fn objects(&self) -> Vec<Vec<u8>> {
         let ctx = &self.ctx;
-        let mut v = vec![
-            ctx.params().to_bytes().unwrap(),
-            self.sk.to_bytes(ctx).unwrap(),
-        ];
-        v.extend(both_forms(&self.pk, ctx));
-        v.extend(both_forms(&self.rk, ctx));
+        let params = ctx.params().to_bytes().unwrap();
+        let mut v = key_objects(params, ctx, &self.sk, &self.pk, &self.rk);
         v.push(self.pt.to_bytes(ctx).unwrap());
         v.push(self.ct_pk.to_bytes(ctx).unwrap());
         v.push(self.ct_sk.to_bytes_compressed(ctx).unwrap());
@@ -111,6 +107,26 @@ impl Fixture {
         v.push(self.pt_ntt.to_bytes(ctx).unwrap());
         v
     }
+}
+
+/// The start of every corpus: the parameters, the secret key, then the
+/// public and relinearization keys full and compressed.
+pub fn key_objects<C: ?Sized>(
+    params: Vec<u8>,
+    ctx: &C,
+    sk: &SecretKey,
+    pk: &PublicKey,
+    rk: &RelinKey,
+) -> Vec<Vec<u8>>
+where
+    SecretKey: ToBytes<C>,
+    PublicKey: ToBytes<C>,
+    RelinKey: ToBytes<C>,
+{
+    let mut v = vec![params, sk.to_bytes(ctx).unwrap()];
+    v.extend(both_forms(pk, ctx));
+    v.extend(both_forms(rk, ctx));
+    v
 }
 
 /// The full and the seed-compressed form of `obj`.
@@ -297,17 +313,9 @@ impl CkksFixture {
     /// secret-key ones compressed, size 3).
     pub fn objects(&self) -> Vec<Vec<u8>> {
         let ctx = &self.ctx;
-        let mut v = vec![
-            ctx.params().to_bytes().unwrap(),
-            self.sk.to_bytes(ctx).unwrap(),
-        ];
-        for key in [
-            both_forms(&self.pk, ctx),
-            both_forms(&self.rk, ctx),
-            both_forms(&self.gk, ctx),
-        ] {
-            v.extend(key);
-        }
+        let params = ctx.params().to_bytes().unwrap();
+        let mut v = key_objects(params, ctx, &self.sk, &self.pk, &self.rk);
+        v.extend(both_forms(&self.gk, ctx));
         for pt in [&self.pt, &self.pt_low] {
             v.push(pt.to_bytes(ctx).unwrap());
         }
