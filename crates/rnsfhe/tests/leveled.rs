@@ -85,6 +85,16 @@ fn coeff_polys(ev: &Evaluator, ct: &Ciphertext) -> Vec<RnsPoly<Coeff>> {
         .to_vec()
 }
 
+/// `n` uniform values modulo `t = 65537` from the rng of `seed`.
+fn message(ctx: &BfvContext, seed: u64) -> Vec<u64> {
+    common::random_plain(&mut common::rng(seed), ctx.degree(), 65537)
+}
+
+/// The RNS base of the ciphertext modulus at `level`.
+fn base_at(ctx: &BfvContext, level: usize) -> RnsBase {
+    ctx.ring_at(level).unwrap().base().clone()
+}
+
 fn big(base: &RnsBase) -> BigInt {
     BigInt::from_biguint(Sign::Plus, base.product().clone())
 }
@@ -94,15 +104,14 @@ fn mod_switch_is_the_rounding_formula_bit_for_bit() {
     let ctx = small_ctx();
     let k = keys(&ctx, 1);
     let ev = Evaluator::new(&ctx);
-    let n = ctx.degree();
-    let m = common::random_plain(&mut common::rng(2), n, 65537);
+    let m = message(&ctx, 2);
     let mut ct = ev
         .multiply(&encrypt(&ctx, &k, &m, 3), &encrypt(&ctx, &k, &m, 4))
         .unwrap();
     assert!(!ct.is_ntt_form());
     for level in (1..=ctx.max_level()).rev() {
-        let base = ctx.ring_at(level).unwrap().base().clone();
-        let base_next = ctx.ring_at(level - 1).unwrap().base().clone();
+        let base = base_at(&ctx, level);
+        let base_next = base_at(&ctx, level - 1);
         let q_next = big(&base_next);
         let ql = BigInt::from(*base.values().last().unwrap());
         let want: Vec<BigPoly> = coeff_polys(&ev, &ct)
@@ -142,14 +151,13 @@ fn mod_switch_to_a_lower_level_is_one_rounding_bit_for_bit() {
     let ctx = small_ctx();
     let k = keys(&ctx, 5);
     let ev = Evaluator::new(&ctx);
-    let n = ctx.degree();
-    let m = common::random_plain(&mut common::rng(6), n, 65537);
+    let m = message(&ctx, 6);
     let ct = encrypt(&ctx, &k, &m, 7);
     let top = ctx.max_level();
-    let base = ctx.ring_at(top).unwrap().base().clone();
+    let base = base_at(&ctx, top);
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();
     for level in 0..top {
-        let base_to = ctx.ring_at(level).unwrap().base().clone();
+        let base_to = base_at(&ctx, level);
         let q_to = big(&base_to);
         let d = big(&base) / &q_to;
         let want: Vec<BigPoly> = coeff_polys(&ev, &ct)
@@ -182,8 +190,7 @@ fn decryption_after_switching_to_every_level() {
     for (_, ctx) in both_methods(1024, &[50, 40, 40, 40], 2) {
         let k = keys(&ctx, 10);
         let ev = Evaluator::new(&ctx);
-        let n = ctx.degree();
-        let m = common::random_plain(&mut common::rng(11), n, 65537);
+        let m = message(&ctx, 11);
         let mut ct = encrypt(&ctx, &k, &m, 12);
         assert_eq!(ct.level(), ctx.max_level());
         let dec0 = Decryptor::new(&ctx, &k.sk).unwrap();
@@ -247,14 +254,14 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
     let n = ctx.degree();
     let t = BigInt::from(65537u64);
     let ev = Evaluator::with_variant(&ctx, Variant::HpsPOverQ);
-    let m1 = common::random_plain(&mut common::rng(21), n, 65537);
-    let m2 = common::random_plain(&mut common::rng(22), n, 65537);
+    let m1 = message(&ctx, 21);
+    let m2 = message(&ctx, 22);
     let mut a = encrypt(&ctx, &k, &m1, 23);
     let mut b = encrypt(&ctx, &k, &m2, 24);
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();
     let prod = common::plain_mul(&m1, &m2, 65537);
     for level in (0..=ctx.max_level()).rev() {
-        let base = ctx.ring_at(level).unwrap().base().clone();
+        let base = base_at(&ctx, level);
         let q = big(&base);
         let p = big(&ctx.hps_poverq_base_p_at(level).unwrap());
         assert!(&p * 4 > q, "P' must exceed Q/4");
@@ -383,9 +390,8 @@ fn every_variant_multiplies_and_rotates_at_every_level() {
 fn level_errors_and_automatic_alignment() {
     let ctx = small_ctx();
     let k = keys(&ctx, 40);
-    let n = ctx.degree();
-    let m1 = common::random_plain(&mut common::rng(41), n, 65537);
-    let m2 = common::random_plain(&mut common::rng(42), n, 65537);
+    let m1 = message(&ctx, 41);
+    let m2 = message(&ctx, 42);
     let a = encrypt(&ctx, &k, &m1, 43);
     let ev = Evaluator::new(&ctx);
     let b = ev.mod_switch_to(&encrypt(&ctx, &k, &m2, 44), 1).unwrap();
@@ -442,8 +448,7 @@ fn level_errors_and_automatic_alignment() {
 fn a_switched_ciphertext_serializes_smaller_and_loads_at_its_level() {
     let ctx = small_ctx();
     let k = keys(&ctx, 50);
-    let n = ctx.degree();
-    let m = common::random_plain(&mut common::rng(51), n, 65537);
+    let m = message(&ctx, 51);
     let ev = Evaluator::new(&ctx);
     let ct = encrypt(&ctx, &k, &m, 52);
     let full = ct.to_bytes(&ctx).unwrap();
@@ -516,9 +521,8 @@ fn leveled_products_and_switches_do_not_depend_on_the_thread_count() {
         KeySwitchingMethod::RnsDecomposition,
     );
     let k = keys(&ctx, 70);
-    let n = ctx.degree();
-    let m1 = common::random_plain(&mut common::rng(71), n, 65537);
-    let m2 = common::random_plain(&mut common::rng(72), n, 65537);
+    let m1 = message(&ctx, 71);
+    let m2 = message(&ctx, 72);
     let a = encrypt(&ctx, &k, &m1, 73);
     let b = encrypt(&ctx, &k, &m2, 74);
     let run = |threads: usize| {
