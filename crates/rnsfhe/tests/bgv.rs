@@ -9,6 +9,8 @@
 
 mod common;
 
+use common::assert_err;
+
 use std::sync::Arc;
 
 use num_bigint::{BigInt, BigUint};
@@ -88,7 +90,7 @@ fn assert_missing_key<T: std::fmt::Debug>(
     op: impl FnOnce(&GaloisKeys) -> rnsfhe::Result<T>,
 ) {
     let only = GaloisKeys::generate_for_steps(&s.ctx, &s.sk, &[1]).unwrap();
-    assert!(matches!(op(&only), Err(Error::MissingGaloisKey { .. })));
+    assert_err!(op(&only), Error::MissingGaloisKey { .. });
 }
 
 fn decrypt_slots(s: &Setup, ct: &Ciphertext) -> Vec<u64> {
@@ -488,14 +490,8 @@ fn misuse_is_reported() {
     let c = s.enc.encrypt_with_rng(&pt, &mut rng).unwrap();
     // Mod switch at level 0.
     let bottom = ev.mod_switch_to(&c, 0).unwrap();
-    assert!(matches!(
-        ev.mod_switch_to_next(&bottom),
-        Err(Error::LevelExhausted(_))
-    ));
-    assert!(matches!(
-        ev.mod_switch_to(&bottom, 1),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert_err!(ev.mod_switch_to_next(&bottom), Error::LevelExhausted(_));
+    assert_err!(ev.mod_switch_to(&bottom, 1), Error::InvalidArgument(_));
     // Mismatched levels without auto-alignment name both levels.
     let low = ev.mod_switch_to(&c, 2).unwrap();
     for r in [ev.add(&c, &low), ev.sub(&c, &low), ev.multiply(&c, &low)] {
@@ -526,75 +522,57 @@ fn misuse_is_reported() {
         let dec = Decryptor::new(&ctx, &sk).unwrap();
         Other { ctx, rk, gk, dec }
     };
-    assert!(matches!(
+    assert_err!(
         ev.relinearize(&ev.multiply(&c, &c).unwrap(), &other.rk),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
+        Error::ParameterMismatch { .. }
+    );
+    assert_err!(
         ev.rotate_rows(&c, 1, &other.gk),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
-        other.dec.decrypt(&c),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
+        Error::ParameterMismatch { .. }
+    );
+    assert_err!(other.dec.decrypt(&c), Error::ParameterMismatch { .. });
+    assert_err!(
         Encryptor::from_secret_key(&other.ctx, &s.sk),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
     // A key of another secret key of the same context.
     let mut r2 = ChaCha20Rng::seed_from_u64(99);
     let sk2 = SecretKey::generate_with_rng(&s.ctx, &mut r2).unwrap();
     let rk2 = RelinKey::generate_with_rng(&s.ctx, &sk2, &mut r2).unwrap();
-    assert!(matches!(
+    assert_err!(
         ev.relinearize(&ev.multiply(&c, &c).unwrap(), &rk2),
-        Err(Error::KeyMismatch { .. })
-    ));
+        Error::KeyMismatch { .. }
+    );
     // Plaintext modulus: values ≥ t, plaintexts of another t.
-    assert!(matches!(
+    assert_err!(
         Plaintext::new(&s.ctx, &[T]),
-        Err(Error::PlaintextOutOfRange { value: T, t: T, .. })
-    ));
-    assert!(matches!(
+        Error::PlaintextOutOfRange { value: T, t: T, .. }
+    );
+    assert_err!(
         s.be.encode(&[0, T + 1]),
-        Err(Error::PlaintextOutOfRange { index: 1, .. })
-    ));
-    assert!(matches!(
+        Error::PlaintextOutOfRange { index: 1, .. }
+    );
+    assert_err!(
         s.be.encode_signed(&[40000]),
-        Err(Error::SignedValueOutOfRange { .. })
-    ));
-    assert!(matches!(
-        ev.multiply_scalar(&c, T),
-        Err(Error::PlaintextOutOfRange { .. })
-    ));
+        Error::SignedValueOutOfRange { .. }
+    );
+    assert_err!(ev.multiply_scalar(&c, T), Error::PlaintextOutOfRange { .. });
     let foreign = Plaintext::new(&other.ctx, &[1, 2, 3]).unwrap();
-    assert!(matches!(
-        ev.add_plain(&c, &foreign),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
-        s.enc.encrypt(&foreign),
-        Err(Error::ParameterMismatch { .. })
-    ));
+    assert_err!(ev.add_plain(&c, &foreign), Error::ParameterMismatch { .. });
+    assert_err!(s.enc.encrypt(&foreign), Error::ParameterMismatch { .. });
     // Batching needs t ≡ 1 (mod 2n): t = 257 at n = 4096 is not.
-    assert!(matches!(
+    assert_err!(
         BatchEncoder::new(&other.ctx),
-        Err(Error::BatchingUnsupported { t: 257, n: 4096 })
-    ));
+        Error::BatchingUnsupported { t: 257, n: 4096 }
+    );
     // Wrong sizes.
     let p3 = ev.multiply(&c, &c).unwrap();
-    assert!(matches!(
-        ev.multiply(&p3, &c),
-        Err(Error::WrongCiphertextSize { .. })
-    ));
-    assert!(matches!(
-        ev.relinearize(&c, &s.rk),
-        Err(Error::WrongCiphertextSize { .. })
-    ));
-    assert!(matches!(
+    assert_err!(ev.multiply(&p3, &c), Error::WrongCiphertextSize { .. });
+    assert_err!(ev.relinearize(&c, &s.rk), Error::WrongCiphertextSize { .. });
+    assert_err!(
         ev.rotate_rows(&p3, 1, &s.gk),
-        Err(Error::WrongCiphertextSize { .. })
-    ));
+        Error::WrongCiphertextSize { .. }
+    );
     // Parameters: t not below q_0, t sharing a factor with a prime.
     let b = || {
         BgvParameters::builder()

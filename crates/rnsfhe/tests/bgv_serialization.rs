@@ -5,6 +5,8 @@
 //! wrong kinds and out-of-range fields are typed errors, never a panic.
 
 mod common;
+
+use common::assert_err;
 mod ser_common;
 
 use std::sync::Arc;
@@ -106,10 +108,10 @@ fn parameters_round_trip_and_are_validated() {
     let mut b = bytes.clone();
     b[HEADER_LEN + 32..HEADER_LEN + 34].copy_from_slice(&128u16.to_le_bytes());
     reseal(&mut b);
-    assert!(matches!(
+    assert_err!(
         BgvParameters::from_bytes(&b),
-        Err(Error::InsecureParameters { .. })
-    ));
+        Error::InsecureParameters { .. }
+    );
     // Reserved bytes must be zero; a prime count past the payload is refused.
     let mut b = bytes.clone();
     b[HEADER_LEN + 39] = 1;

@@ -18,6 +18,8 @@
 
 mod common;
 
+use common::assert_err;
+
 use std::sync::Arc;
 
 use rand::Rng;
@@ -139,15 +141,6 @@ impl Session {
     }
 }
 
-fn complex_bits(got: &[Complex64], want: &[Complex64]) -> f64 {
-    let err = got
-        .iter()
-        .zip(want)
-        .map(|(a, b)| (*a - *b).abs())
-        .fold(0.0, f64::max);
-    -err.log2()
-}
-
 #[test]
 fn complex_values_and_short_vectors() {
     let mut s = session(2);
@@ -166,7 +159,7 @@ fn complex_values_and_short_vectors() {
         .unwrap();
     let out = s.f.boot.bootstrap(&ct, &s.keys).unwrap();
     let got = s.dec.decrypt_decode_complex(&out).unwrap();
-    let bits = complex_bits(&got, &z);
+    let bits = common::complex_bits(&got, &z);
     println!("complex: {bits:.1} bits");
     assert!(bits >= 20.0, "{bits}");
     // 10 values: the rest of the slots are zeros, and stay so.
@@ -239,26 +232,20 @@ fn misuse_is_a_typed_error() {
     let ct = s.encrypt(&[0.5], 2);
     // Unrelinearized product.
     let t = ev.multiply(&ct, &ct).unwrap();
-    assert!(matches!(
+    assert_err!(
         s.f.boot.bootstrap(&t, &s.keys),
-        Err(Error::WrongCiphertextSize { .. })
-    ));
+        Error::WrongCiphertextSize { .. }
+    );
     // A scale too large for EvalMod's sine (2^55 > 2·2^52).
     let big = s.encrypt_scaled(&[0.5], 2f64.powi(55), 2);
-    assert!(matches!(
-        s.f.boot.bootstrap(&big, &s.keys),
-        Err(Error::ScaleMismatch(_))
-    ));
+    assert_err!(s.f.boot.bootstrap(&big, &s.keys), Error::ScaleMismatch(_));
     // Keys of another secret.
     let other = SecretKey::generate_with_rng(&s.f.ctx, &mut s.f.rng).unwrap();
     let wrong =
         s.f.boot
             .generate_keys_with_rng(&other, &mut s.f.rng)
             .unwrap();
-    assert!(matches!(
-        s.f.boot.bootstrap(&ct, &wrong),
-        Err(Error::KeyMismatch { .. })
-    ));
+    assert_err!(s.f.boot.bootstrap(&ct, &wrong), Error::KeyMismatch { .. });
     // Keys of a circuit with other level budgets: the rotations it lacks
     // keys for are composed from those held (slower, still correct).
     let (_, mut bp) = BootstrappingParameters::small().unwrap();
@@ -270,10 +257,10 @@ fn misuse_is_a_typed_error() {
     assert!((got[0] - 0.5).abs() < 2f64.powi(-18), "{}", got[0]);
     // A chain too short for the circuit, and invalid circuits.
     let short = common::ckks_context(4, 12);
-    assert!(matches!(
+    assert_err!(
         Bootstrapper::new(&short, &BootstrappingParameters::default()),
-        Err(Error::InvalidParameters(_))
-    ));
+        Error::InvalidParameters(_)
+    );
     let invalid: [fn(&mut BootstrappingParameters); 5] = [
         |b| b.cts_budget = 0,
         |b| b.stc_budget = 12,
@@ -284,10 +271,10 @@ fn misuse_is_a_typed_error() {
     for make_invalid in invalid {
         let mut bad = BootstrappingParameters::default();
         make_invalid(&mut bad);
-        assert!(matches!(
+        assert_err!(
             Bootstrapper::new(&s.f.ctx, &bad),
-            Err(Error::InvalidParameters(_))
-        ));
+            Error::InvalidParameters(_)
+        );
     }
     // Another context's ciphertext.
     let short_sk = SecretKey::generate_with_rng(&short, &mut s.f.rng).unwrap();
@@ -295,10 +282,10 @@ fn misuse_is_a_typed_error() {
         .unwrap()
         .encrypt_symmetric_with_rng(&Encoder::new(&short).encode(&[1.0]).unwrap(), &mut s.f.rng)
         .unwrap();
-    assert!(matches!(
+    assert_err!(
         s.f.boot.bootstrap(&short_ct, &s.keys),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
 }
 
 /// The keys survive their file (kind 14), full and seed-compressed:
@@ -341,22 +328,22 @@ fn keys_survive_serialization() {
         if is_compressed {
             assert!(loaded.to_bytes_compressed(ctx).unwrap() == compressed);
         } else {
-            assert!(matches!(
+            assert_err!(
                 loaded.to_bytes_compressed(ctx),
-                Err(Error::Format(FormatError::NotCompressible {
+                Error::Format(FormatError::NotCompressible {
                     kind: ObjectKind::BootstrappingKeys
-                }))
-            ));
+                })
+            );
         }
         let got = s.f.boot.bootstrap(&ct, &loaded).unwrap();
         assert!(got == want, "loaded keys bootstrap differently");
     }
     // Another context (same degree, other chain) rejects the file.
     let other = common::ckks_context(4, 12);
-    assert!(matches!(
+    assert_err!(
         BootstrappingKeys::from_bytes(&other, &compressed),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
 }
 
 /// The homomorphic DFTs against the encoder: CoeffsToSlots then
@@ -375,11 +362,14 @@ fn homomorphic_dfts_match_the_encoder() {
             .unwrap(),
     )
     .unwrap();
-    let (mut rng, sk) = common::secret_key(&ctx, 9);
-    let enc = Encryptor::from_secret_key(&ctx, &sk).unwrap();
-    let dec = Decryptor::new(&ctx, &sk).unwrap();
-    let ev = Evaluator::new(&ctx);
-    let encoder = Encoder::new(&ctx);
+    let common::CkksSecret {
+        mut rng,
+        sk,
+        enc,
+        dec,
+        ev,
+        encoder,
+    } = common::ckks_secret(&ctx, 9);
     let l = ctx.slots();
     let top = ctx.max_level();
     let s = ctx.params().default_scale();
@@ -408,9 +398,9 @@ fn homomorphic_dfts_match_the_encoder() {
         want[k.reverse_bits() >> (usize::BITS - bits)] = Complex64::new(coeffs[k], coeffs[k + l]);
     }
     let got = dec.decrypt_decode_complex(&w).unwrap();
-    let b1 = complex_bits(&got, &want);
+    let b1 = common::complex_bits(&got, &want);
     let back = stc.evaluate(&ev, &w, &gk).unwrap();
-    let b2 = complex_bits(&dec.decrypt_decode_complex(&back).unwrap(), &z);
+    let b2 = common::complex_bits(&dec.decrypt_decode_complex(&back).unwrap(), &z);
     println!("CoeffsToSlots {b1:.1} bits, round trip {b2:.1} bits");
     assert!(b1 >= 30.0 && b2 >= 25.0, "{b1} {b2}");
 }

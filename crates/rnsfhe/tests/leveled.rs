@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::assert_err;
+
 use std::sync::Arc;
 
 use num_bigint::{BigInt, Sign};
@@ -140,10 +142,7 @@ fn mod_switch_is_the_rounding_formula_bit_for_bit() {
         ct = from_coeff;
     }
     // Level 0 has nothing left to drop.
-    assert!(matches!(
-        ev.mod_switch_to_next(&ct),
-        Err(Error::LevelExhausted(_))
-    ));
+    assert_err!(ev.mod_switch_to_next(&ct), Error::LevelExhausted(_));
 }
 
 #[test]
@@ -404,15 +403,9 @@ fn level_errors_and_automatic_alignment() {
     assert!(msg.contains("levels 1 and 4"), "{msg}");
     assert!(ev.sub(&a, &b).is_err());
     // Switching up is refused; level 0 is the floor.
-    assert!(matches!(
-        ev.mod_switch_to(&b, 2),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert_err!(ev.mod_switch_to(&b, 2), Error::InvalidArgument(_));
     let z = ev.mod_switch_to(&a, 0).unwrap();
-    assert!(matches!(
-        ev.mod_switch_to_next(&z),
-        Err(Error::LevelExhausted(_))
-    ));
+    assert_err!(ev.mod_switch_to_next(&z), Error::LevelExhausted(_));
     // With alignment the higher operand comes down.
     let al = Evaluator::new(&ctx).with_auto_align(true);
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();
@@ -437,10 +430,10 @@ fn level_errors_and_automatic_alignment() {
         KeySwitchingMethod::RnsDecomposition,
     );
     let ko = keys(&other, 45);
-    assert!(matches!(
+    assert_err!(
         ev.relinearize(&ev.multiply(&a, &a).unwrap(), &ko.rk),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
     assert!(Evaluator::new(&other).mod_switch_to_next(&a).is_err());
 }
 

@@ -12,6 +12,8 @@
 
 mod common;
 
+use common::assert_err;
+
 use rnsfhe::circuits::LinearTransform;
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{CkksContext, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey};
@@ -81,10 +83,10 @@ fn bad_matrices_inputs_and_keys_are_errors() {
     let ragged = vec![vec![1.0, 2.0], vec![3.0]];
     assert!(LinearTransform::from_matrix(&ctx, &ragged, top).is_err());
     let nan = vec![vec![1.0, f64::NAN]];
-    assert!(matches!(
+    assert_err!(
         LinearTransform::from_matrix(&ctx, &nan, top),
-        Err(Error::ValueOutOfRange(_))
-    ));
+        Error::ValueOutOfRange(_)
+    );
     let m = vec![vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0]];
     assert!(LinearTransform::from_matrix(&ctx, &m, 0).is_err());
     assert!(LinearTransform::from_matrix(&ctx, &m, top + 1).is_err());
@@ -96,17 +98,11 @@ fn bad_matrices_inputs_and_keys_are_errors() {
         .unwrap();
     // Keys for only some of the rotations: the missing element is named.
     let few = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1], &mut rng).unwrap();
-    assert!(matches!(
-        lt.evaluate(&ev, &ct, &few),
-        Err(Error::MissingGaloisKey { .. })
-    ));
+    assert_err!(lt.evaluate(&ev, &ct, &few), Error::MissingGaloisKey { .. });
     // An input at another level than the one the diagonals are encoded at.
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &lt.rotations(), &mut rng).unwrap();
     let low = ev.drop_to_level(&ct, top - 1).unwrap();
-    assert!(matches!(
-        lt.evaluate(&ev, &low, &gk),
-        Err(Error::LevelMismatch { .. })
-    ));
+    assert_err!(lt.evaluate(&ev, &low, &gk), Error::LevelMismatch { .. });
     // The right inputs work: [1·1 + 2·1 + 3·1, 4 + 5 + 6].
     let out = lt.evaluate(&ev, &ct, &gk).unwrap();
     let got = Decryptor::new(&ctx, &sk)
@@ -125,11 +121,14 @@ fn complex_diagonals_single_and_double_hoisted() {
     use rnsfhe::ckks::Complex64;
     use std::collections::BTreeMap;
     let ctx = context();
-    let (mut rng, sk) = common::secret_key(&ctx, 22);
-    let encryptor = Encryptor::from_secret_key(&ctx, &sk).unwrap();
-    let dec = Decryptor::new(&ctx, &sk).unwrap();
-    let enc = Encoder::new(&ctx);
-    let ev = Evaluator::new(&ctx);
+    let common::CkksSecret {
+        mut rng,
+        sk,
+        enc: encryptor,
+        dec,
+        ev,
+        encoder: enc,
+    } = common::ckks_secret(&ctx, 22);
     let s = ctx.slots();
     let top = ctx.max_level();
     let mut c = || Complex64::new(rng.gen_range(-0.7..0.7), rng.gen_range(-0.7..0.7));
@@ -157,13 +156,7 @@ fn complex_diagonals_single_and_double_hoisted() {
     let bits = |lt: &LinearTransform| {
         let out = lt.evaluate(&ev, &ct, &gk).unwrap();
         assert_eq!(out.level(), top - 1);
-        let got = dec.decrypt_decode_complex(&out).unwrap();
-        let err = got
-            .iter()
-            .zip(&want)
-            .map(|(a, b)| (*a - *b).abs())
-            .fold(0.0, f64::max);
-        -err.log2()
+        common::complex_bits(&dec.decrypt_decode_complex(&out).unwrap(), &want)
     };
     let (b1, b2) = (bits(&single), bits(&double));
     eprintln!("single hoisting {b1:.1} bits, double hoisting {b2:.1} bits");

@@ -2,6 +2,8 @@
 
 mod common;
 
+use common::assert_err;
+
 use std::sync::Arc;
 
 use rnsfhe::bfv::{
@@ -108,22 +110,22 @@ fn wrong_keys_are_errors() {
 #[test]
 fn plaintext_range_and_length() {
     let c = ctx(&[30, 30], 257);
-    assert!(matches!(
+    assert_err!(
         Plaintext::new(&c, &[1, 257]),
-        Err(Error::PlaintextOutOfRange {
+        Error::PlaintextOutOfRange {
             index: 1,
             value: 257,
             t: 257
-        })
-    ));
-    assert!(matches!(
+        }
+    );
+    assert_err!(
         Plaintext::constant(&c, u64::MAX),
-        Err(Error::PlaintextOutOfRange { .. })
-    ));
-    assert!(matches!(
+        Error::PlaintextOutOfRange { .. }
+    );
+    assert_err!(
         Plaintext::new(&c, &vec![0; 1025]),
-        Err(Error::PlaintextTooLong { len: 1025, n: 1024 })
-    ));
+        Error::PlaintextTooLong { len: 1025, n: 1024 }
+    );
     assert_eq!(
         Plaintext::from_signed(&c, &[-1, 258])
             .unwrap()
@@ -144,14 +146,8 @@ fn ciphertext_sizes_and_arguments() {
     assert!(size_err(ev.square(&c3).map(|_| ())));
     let c2 = ev.relinearize(&c3, &a.rk).unwrap();
     assert!(size_err(ev.relinearize(&c2, &a.rk).map(|_| ())));
-    assert!(matches!(
-        ev.exponentiate(&a.ct, 0, &a.rk),
-        Err(Error::InvalidArgument(_))
-    ));
-    assert!(matches!(
-        ev.multiply_many(&[], &a.rk),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert_err!(ev.exponentiate(&a.ct, 0, &a.rk), Error::InvalidArgument(_));
+    assert_err!(ev.multiply_many(&[], &a.rk), Error::InvalidArgument(_));
     // Degree-2 ciphertexts still add and decrypt.
     let s = ev.add(&c3, &a.ct).unwrap();
     assert_eq!(s.size(), 3);
@@ -168,11 +164,8 @@ fn missing_keys() {
     let c = ctx(&[30, 30], 65537);
     let pt = Plaintext::new(&c, &[1]).unwrap();
     let enc = Encryptor::new(&c);
-    assert!(matches!(enc.encrypt(&pt), Err(Error::MissingKey(_))));
-    assert!(matches!(
-        enc.encrypt_symmetric(&pt),
-        Err(Error::MissingKey(_))
-    ));
+    assert_err!(enc.encrypt(&pt), Error::MissingKey(_));
+    assert_err!(enc.encrypt_symmetric(&pt), Error::MissingKey(_));
 }
 
 #[test]
@@ -230,8 +223,8 @@ fn secret_key_debug_is_redacted() {
     let a = setup(&c, 4);
     let s = format!("{:?}", a.sk);
     assert!(s.contains("SecretKey") && !s.contains("coeffs") && !s.contains("-1"));
-    assert!(matches!(
+    assert_err!(
         SecretKey::from_coefficients(&c, 1, &[2; 1024]),
-        Err(Error::InvalidArgument(_))
-    ));
+        Error::InvalidArgument(_)
+    );
 }

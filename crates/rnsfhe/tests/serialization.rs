@@ -1,6 +1,9 @@
 //! Round trips of every serializable object in both forms, exact sizes,
 //! and one test per load error.
 
+mod common;
+
+use common::assert_err;
 mod ser_common;
 
 use ser_common::{assert_format_err, fmt_err};
@@ -468,10 +471,7 @@ fn wrong_context_is_a_parameter_mismatch() {
         );
     }
     // Saving with a foreign context is refused too.
-    assert!(matches!(
-        f.ct_pk.to_bytes(&other),
-        Err(Error::ParameterMismatch { .. })
-    ));
+    assert_err!(f.ct_pk.to_bytes(&other), Error::ParameterMismatch { .. });
 }
 
 #[test]
@@ -582,10 +582,10 @@ fn values_out_of_range() {
         set_u64(&mut b, HEADER_LEN, 1000);
         b
     };
-    assert!(matches!(
+    assert_err!(
         BfvParameters::from_bytes(&bad_params),
-        Err(Error::InvalidParameters(_))
-    ));
+        Error::InvalidParameters(_)
+    );
     let mut b = ctx.params().to_bytes().unwrap();
     set_u64(&mut b, 8, 12345);
     assert_eq!(
@@ -607,10 +607,10 @@ fn values_out_of_range() {
     let mut b = weak.to_bytes().unwrap();
     b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&128u16.to_le_bytes());
     reseal(&mut b);
-    assert!(matches!(
+    assert_err!(
         BfvParameters::from_bytes(&b),
-        Err(Error::InsecureParameters { .. })
-    ));
+        Error::InsecureParameters { .. }
+    );
     b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&100u16.to_le_bytes());
     reseal(&mut b);
     assert_format_err!(

@@ -11,7 +11,7 @@ use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use rnsfhe::bfv::{BfvParameters, BfvParametersBuilder, PublicKey, RelinKey, SecretKey};
 use rnsfhe::bgv::{BgvContext, BgvParameters};
-use rnsfhe::ckks::{CkksContext, CkksParameters, CkksParametersBuilder};
+use rnsfhe::ckks::{CkksContext, CkksParameters, CkksParametersBuilder, Complex64};
 use rnsfhe::rlwe::SchemeContext;
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::SecurityLevel;
@@ -123,6 +123,52 @@ pub fn bgv_context(levels: usize, t: u64) -> Arc<BgvContext> {
 pub fn ckks_context(levels: usize, log_n: u32) -> Arc<CkksContext> {
     CkksContext::new(ckks_builder(levels, log_n).build().unwrap()).unwrap()
 }
+
+/// A secret key of a CKKS context (see [`secret_key`]) with the tools
+/// that use it.
+pub struct CkksSecret {
+    pub rng: ChaCha20Rng,
+    pub sk: SecretKey,
+    /// Symmetric encryption under `sk`.
+    pub enc: rnsfhe::ckks::Encryptor,
+    pub dec: rnsfhe::ckks::Decryptor,
+    pub ev: rnsfhe::ckks::Evaluator,
+    pub encoder: rnsfhe::ckks::Encoder,
+}
+
+/// [`CkksSecret`] of `ctx` from `seed`.
+pub fn ckks_secret(ctx: &Arc<CkksContext>, seed: u8) -> CkksSecret {
+    let (rng, sk) = secret_key(ctx, seed);
+    CkksSecret {
+        enc: rnsfhe::ckks::Encryptor::from_secret_key(ctx, &sk).unwrap(),
+        dec: rnsfhe::ckks::Decryptor::new(ctx, &sk).unwrap(),
+        ev: rnsfhe::ckks::Evaluator::new(ctx),
+        encoder: rnsfhe::ckks::Encoder::new(ctx),
+        rng,
+        sk,
+    }
+}
+
+/// Bits of precision of complex slots: `−log2 max |got − want|`.
+pub fn complex_bits(got: &[Complex64], want: &[Complex64]) -> f64 {
+    let err = got
+        .iter()
+        .zip(want)
+        .map(|(a, b)| (*a - *b).abs())
+        .fold(0.0, f64::max);
+    -err.log2()
+}
+
+/// Asserts that `$r` (a `Result`) is an error matching `$pat`.
+#[allow(unused_macros)]
+macro_rules! assert_err {
+    ($r:expr, $pat:pat) => {{
+        let r = $r;
+        assert!(matches!(r, Err($pat)), "got {:?}", r.as_ref().err());
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use assert_err;
 
 /// `f` run on a pool of `threads` threads.
 pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
