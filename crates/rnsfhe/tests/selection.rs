@@ -185,10 +185,7 @@ fn insecure_parameters_are_refused_unless_opted_out() {
     let ctx = BfvContext::new(p).unwrap();
     assert_eq!(ctx.security_level(), SecurityLevel::None);
     // 192-bit at n = 4096 allows 75 bits.
-    let e = BfvParameters::builder()
-        .degree(4096)
-        .plain_modulus(65537)
-        .coeff_moduli_bits(&[40, 40])
+    let e = common::bfv_builder(4096, 65537, &[40, 40])
         .security(SecurityLevel::Tc192)
         .build()
         .unwrap_err();

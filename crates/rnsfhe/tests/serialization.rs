@@ -504,8 +504,7 @@ fn counts_and_lengths_come_from_the_context() {
         FormatError::InvalidCount { .. }
     );
     // Parameters: at most 64 moduli.
-    let mut b = ctx.params().to_bytes().unwrap();
-    set_u32(&mut b, 24, 65);
+    let b = with_u32(&ctx.params().to_bytes().unwrap(), 24, 65);
     assert_format_err!(
         BfvParameters::from_bytes(&b),
         FormatError::InvalidCount { .. }
@@ -597,13 +596,7 @@ fn values_out_of_range() {
     );
     // A 128-bit level on parameters recorded as opted out, or an unknown
     // level: the builder's security check and the field check apply.
-    let weak = BfvParameters::builder()
-        .degree(1024)
-        .plain_modulus(257)
-        .coeff_moduli_bits(&[40, 40])
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
+    let weak = common::bfv_params(1024, 257, &[40, 40]);
     let mut b = weak.to_bytes().unwrap();
     b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&128u16.to_le_bytes());
     reseal(&mut b);
@@ -617,9 +610,7 @@ fn values_out_of_range() {
         BfvParameters::from_bytes(&b),
         FormatError::InvalidField { .. }
     );
-    let mut b = ctx.params().to_bytes().unwrap();
-    b[HEADER_LEN + 24] = 7;
-    reseal(&mut b);
+    let b = with_byte(&ctx.params().to_bytes().unwrap(), HEADER_LEN + 24, 7);
     assert_format_err!(
         BfvParameters::from_bytes(&b),
         FormatError::InvalidField { .. }
