@@ -5,10 +5,10 @@ For each (library, variant, threads, set, op): the median over rounds of the
 per-round medians, and the smallest per-round median. Prints the markdown
 table of docs/performance.md ("Headline results") and the target ratios.
 """
-import json
 import statistics
 import sys
-from collections import defaultdict
+
+from bench_rounds_common import fmt, load_rounds, per_key
 
 OPS = ["encrypt", "decrypt", "mult_relin", "relin"]
 COLS = [
@@ -18,24 +18,13 @@ COLS = [
 ]
 
 
-def fmt(x):
-    if x is None:
-        return "-"
-    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
-
-
 def main(paths):
-    per = defaultdict(list)
-    sets = set()
-    for p in paths:
-        with open(p) as f:
-            d = json.load(f)
-        for r in d["results"]:
-            if r.get("median_ms") is None:
-                continue
-            key = (r["library"], r["variant"], r["threads"], (r["logn"], r["logq_target"]), r["op"])
-            per[key].append(r["median_ms"])
-            sets.add((r["logn"], r["logq_target"]))
+    # Ratios per round (rnsfhe and the peers of one round ran minutes
+    # apart), then the median and range over the rounds: less exposed to
+    # the VM's drift than a ratio of medians taken over different rounds.
+    rounds = load_rounds(paths)
+    per = per_key(rounds)
+    sets = {k[3] for k in per}
     med = {k: statistics.median(v) for k, v in per.items()}
     low = {k: min(v) for k, v in per.items()}
     print(f"Median over {len(paths)} rounds of the per-round medians (ms); "
@@ -49,15 +38,6 @@ def main(paths):
                 k = (l, v, t, s, op)
                 cells.append(f"{fmt(med.get(k))} ({fmt(low.get(k))})" if k in med else "-")
             print(f"| {s} | {op} | " + " | ".join(cells) + " |")
-    # Ratios per round (rnsfhe and the peers of one round ran minutes
-    # apart), then the median and range over the rounds: less exposed to
-    # the VM's drift than a ratio of medians taken over different rounds.
-    rounds = []
-    for p in paths:
-        with open(p) as f:
-            d = json.load(f)
-        rounds.append({(r["library"], r["variant"], r["threads"], (r["logn"], r["logq_target"]), r["op"]):
-                       r["median_ms"] for r in d["results"] if r.get("median_ms") is not None})
     print("\nIssue-6 ratios rnsfhe HPS / peer (and best rnsfhe variant / peer): "
           "median over rounds of the per-round ratio of medians, [min-max] over rounds.\n")
     print("| set | op | threads | vs OpenFHE-HPS | vs SEAL BEHZ | vs SEAL BEHZ+sp |")

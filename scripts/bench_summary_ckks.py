@@ -7,15 +7,11 @@ import json
 import statistics
 import sys
 
+from bench_rounds_common import fmt
+
 OPS = ["keygen", "relin_keygen", "rot_keygen", "encode_encrypt", "decrypt_decode", "add",
        "mult_relin_rescale", "rotate", "encode", "encrypt"]
 PREC = ["fresh", "add", "mult_relin_rescale", "rotate"]
-
-
-def fmt(x):
-    if x is None:
-        return "-"
-    return "%.3g" % x if x < 100 else "%.0f" % x
 
 
 def main(paths):

@@ -13,37 +13,18 @@ techniques (so a technique that wins one round and loses the next is
 handled as a user picking the best would), then the median and [min-max]
 over the rounds.
 """
-import json
 import statistics
 import sys
-from collections import defaultdict
+
+from bench_rounds_common import fmt, load_rounds, per_key
 
 TECH = ["HPS", "BEHZ", "HPSPOVERQ", "HPSPOVERQLEVELED"]
 OPS = ["encrypt", "decrypt", "mult_relin", "mult_norelin", "relin"]
 
 
-def fmt(x):
-    if x is None:
-        return "-"
-    return f"{x:.3g}" if x < 100 else f"{x:.0f}"
-
-
-def load(paths):
-    rounds = []
-    for p in paths:
-        with open(p) as f:
-            d = json.load(f)
-        rounds.append({(r["library"], r["variant"], r["threads"], (r["logn"], r["logq_target"]), r["op"]):
-                       r["median_ms"] for r in d["results"] if r.get("median_ms") is not None})
-    return rounds
-
-
 def main(paths):
-    rounds = load(paths)
-    per = defaultdict(list)
-    for rd in rounds:
-        for k, v in rd.items():
-            per[k].append(v)
+    rounds = load_rounds(paths)
+    per = per_key(rounds)
     sets = sorted({k[3] for k in per})
     threads = sorted({k[2] for k in per if k[0] == "rnsfhe"})
     print(f"Median over {len(rounds)} rounds of the per-round medians (ms); "

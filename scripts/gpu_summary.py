@@ -28,6 +28,33 @@ def phantom_rows(path):
     return [json.loads(line) for line in p.read_text().splitlines() if line.strip()]
 
 
+def table(header, aligns, rows):
+    """A Markdown table; `aligns` holds one letter a column, l or r."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join({"l": "---", "r": "---:"}[a] for a in aligns) + "|")
+    for row in rows:
+        print("| " + " | ".join(str(c) for c in row) + " |")
+
+
+def latencies(bench):
+    return [r for r in bench["results"] if not r["op"].endswith("_batch")]
+
+
+def batches(bench):
+    return [r for r in bench["results"] if r["op"].endswith("_batch")]
+
+
+BATCH_HEADER = ["batch", "ms per product", "products/s"]
+
+
+def batch_cells(r):
+    return [r["batch"], f"{r['median_ms']:.4f}", f"{r['per_second']:.0f}"]
+
+
+def bfv_set(r):
+    return f"({r['logn']}, {r['logq_target']})"
+
+
 def main(d):
     d = pathlib.Path(d)
     ph = phantom_rows(d / "phantom.jsonl")
@@ -45,38 +72,24 @@ def main(d):
 
     bfv = load(d / "bench_bfv.json")
     if bfv:
-        print("| BFV set | variant | op | rnsfhe ms | Phantom ms | ratio |")
-        print("|---|---|---|---:|---:|---:|")
-        for r in bfv["results"]:
-            if r["op"].endswith("_batch"):
-                continue
+        rows = []
+        for r in latencies(bfv):
             pv = {"HPS": "HPS+sp", "BEHZ": "BEHZ+sp"}.get(r["variant"])
             pms, plimbs = phantom("bfv", pv, r["logn"], r["op"])
             if pms is None and r["logn"] == 16 and r["variant"] == "BEHZ":
                 pms, plimbs = phantom("bfv", "BEHZ+sp,substitute-t", 16, r["op"])
             ratio = f"{r['median_ms'] / pms:.2f}" if pms and plimbs == r["limbs"] else ""
             p = f"{pms:.4f}" if pms else ""
-            print(
-                f"| ({r['logn']}, {r['logq_target']}) | {r['variant']} | {r['op']} "
-                f"| {r['median_ms']:.4f} | {p} | {ratio} |"
-            )
+            rows.append([bfv_set(r), r["variant"], r["op"], f"{r['median_ms']:.4f}", p, ratio])
+        table(["BFV set", "variant", "op", "rnsfhe ms", "Phantom ms", "ratio"], "lll" + "rrr", rows)
         print()
-        print("| BFV set | variant | batch | ms per product | products/s |")
-        print("|---|---|---:|---:|---:|")
-        for r in bfv["results"]:
-            if r["op"].endswith("_batch"):
-                print(
-                    f"| ({r['logn']}, {r['logq_target']}) | {r['variant']} | {r['batch']} "
-                    f"| {r['median_ms']:.4f} | {r['per_second']:.0f} |"
-                )
+        rows = [[bfv_set(r), r["variant"], *batch_cells(r)] for r in batches(bfv)]
+        table(["BFV set", "variant", *BATCH_HEADER], "ll" + "rrr", rows)
         print()
     ckks = load(d / "bench_ckks.json")
     if ckks:
-        print("| CKKS | limbs + special | op | rnsfhe ms | Phantom ms (its parameters) |")
-        print("|---|---|---|---:|---|")
-        for r in ckks["results"]:
-            if r["op"].endswith("_batch"):
-                continue
+        rows = []
+        for r in latencies(ckks):
             opmap = {"encrypt": "encrypt", "decrypt": "decrypt_decode"}
             pop = opmap.get(r["op"], r["op"])
             best = []
@@ -84,29 +97,25 @@ def main(d):
                 pms, plimbs = phantom("ckks", v, r["logn"], pop)
                 if pms:
                     best.append(f"{pms:.4f} ({v}, {plimbs} limbs)")
-            print(
-                f"| 2^{r['logn']} | {r['limbs']} + {r['special_primes']} | {r['op']} "
-                f"| {r['median_ms']:.4f} | {'; '.join(best)} |"
-            )
+            limbs = f"{r['limbs']} + {r['special_primes']}"
+            ms = f"{r['median_ms']:.4f}"
+            rows.append([f"2^{r['logn']}", limbs, r["op"], ms, "; ".join(best)])
+        header = ["CKKS", "limbs + special", "op", "rnsfhe ms", "Phantom ms (its parameters)"]
+        table(header, "lllrl", rows)
         print()
-        print("| CKKS | batch | ms per product | products/s |")
-        print("|---|---:|---:|---:|")
-        for r in ckks["results"]:
-            if r["op"].endswith("_batch"):
-                print(
-                    f"| 2^{r['logn']} | {r['batch']} | {r['median_ms']:.4f} | {r['per_second']:.0f} |"
-                )
+        rows = [[f"2^{r['logn']}", *batch_cells(r)] for r in batches(ckks)]
+        table(["CKKS", *BATCH_HEADER], "l" + "rrr", rows)
         print()
     ntt = load(d / "ntt.json")
     if ntt:
-        print("| NTT | limbs | polynomials | forward ms | G butterflies/s | inverse ms | G/s |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        for r in ntt["results"]:
-            print(
-                f"| 2^{r['logn']} | {r['limbs']} | {r['polys']} | {r['forward_ms']:.4f} "
-                f"| {r['forward_gbfly_s']:.0f} | {r['inverse_ms']:.4f} | {r['inverse_gbfly_s']:.0f} |"
-            )
-
+        rows = [
+            [f"2^{r['logn']}", r["limbs"], r["polys"], f"{r['forward_ms']:.4f}",
+             f"{r['forward_gbfly_s']:.0f}", f"{r['inverse_ms']:.4f}", f"{r['inverse_gbfly_s']:.0f}"]
+            for r in ntt["results"]
+        ]
+        header = ["NTT", "limbs", "polynomials", "forward ms", "G butterflies/s", "inverse ms",
+                  "G/s"]
+        table(header, "l" + "r" * 6, rows)
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:

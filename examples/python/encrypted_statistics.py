@@ -33,7 +33,8 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -159,6 +160,14 @@ def one_hot(data: dict[str, FloatArray]) -> tuple[IntArray, list[tuple[str, int,
     return np.hstack(blocks), layout
 
 
+@contextmanager
+def timed(timings: dict[str, float], name: str) -> Iterator[None]:
+    """Records the wall-clock seconds of the block in ``timings[name]``."""
+    t0 = time.perf_counter()
+    yield
+    timings[name] = time.perf_counter() - t0
+
+
 def rel_bits(err: float, ref: float) -> float:
     """Bits of relative precision, ``−log2(|err| / |ref|)``."""
     if err == 0.0:
@@ -181,10 +190,9 @@ def load(records: int | None) -> dict[str, FloatArray]:
 def run_ckks(data: dict[str, FloatArray], timings: dict[str, float]) -> dict[str, Any]:
     """Mean and variance of ``STAT_COLUMNS`` under CKKS."""
     n = len(data["age"])
-    t0 = time.perf_counter()
-    ctx = rnsfhe.ckks.Context.for_depth(depth=2, scale_bits=40)
-    keys = ctx.keygen()  # default Galois keys: every ±2^i, enough for sum()
-    timings["ckks keygen"] = time.perf_counter() - t0
+    with timed(timings, "ckks keygen"):
+        ctx = rnsfhe.ckks.Context.for_depth(depth=2, scale_bits=40)
+        keys = ctx.keygen()  # default Galois keys: every ±2^i, enough for sum()
     if n > ctx.slots:
         raise ValueError(f"{n} records do not fit in {ctx.slots} slots")
 
@@ -195,40 +203,37 @@ def run_ckks(data: dict[str, FloatArray], timings: dict[str, float]) -> dict[str
     if float(np.max(np.abs(columns))) ** 2 >= capacity:
         raise ValueError("values too large for the level-0 modulus; rescale the columns")
 
-    t0 = time.perf_counter()
-    upload = [ct.to_bytes() for ct in ctx.encrypt_batch(columns, keys.public())]
-    timings["ckks encrypt (client)"] = time.perf_counter() - t0
+    with timed(timings, "ckks encrypt (client)"):
+        upload = [ct.to_bytes() for ct in ctx.encrypt_batch(columns, keys.public())]
 
-    t0 = time.perf_counter()
-    results = server_moments(ctx, keys.public(), upload, n)
-    timings["ckks mean+var (server)"] = time.perf_counter() - t0
+    with timed(timings, "ckks mean+var (server)"):
+        results = server_moments(ctx, keys.public(), upload, n)
 
-    t0 = time.perf_counter()
-    secret = keys.secret()
-    per_column: dict[str, dict[str, float]] = {}
-    for name, (mean_b, var_b) in zip(STAT_COLUMNS, results):
-        mean_ct = rnsfhe.ckks.Ciphertext.from_bytes(ctx, mean_b)
-        var_ct = rnsfhe.ckks.Ciphertext.from_bytes(ctx, var_b)
-        mean = float(mean_ct.decrypt(secret)[0])
-        var = float(var_ct.decrypt(secret)[0])
-        ref_mean = float(np.mean(data[name]))
-        ref_var = float(np.var(data[name]))  # population variance (ddof=0)
-        per_column[name] = {
-            "mean": mean,
-            "mean_ref": ref_mean,
-            "mean_abs_err": abs(mean - ref_mean),
-            "mean_rel_err": abs(mean - ref_mean) / abs(ref_mean),
-            "mean_bits": rel_bits(mean - ref_mean, ref_mean),
-            "var": var,
-            "var_ref": ref_var,
-            "var_abs_err": abs(var - ref_var),
-            "var_rel_err": abs(var - ref_var) / abs(ref_var),
-            "var_bits": rel_bits(var - ref_var, ref_var),
-            # the library's own estimate (absolute bits, from the error in
-            # the imaginary parts of the slots)
-            "var_precision_estimate": float(var_ct.precision(secret)),
-        }
-    timings["ckks decrypt (client)"] = time.perf_counter() - t0
+    with timed(timings, "ckks decrypt (client)"):
+        secret = keys.secret()
+        per_column: dict[str, dict[str, float]] = {}
+        for name, (mean_b, var_b) in zip(STAT_COLUMNS, results):
+            mean_ct = rnsfhe.ckks.Ciphertext.from_bytes(ctx, mean_b)
+            var_ct = rnsfhe.ckks.Ciphertext.from_bytes(ctx, var_b)
+            mean = float(mean_ct.decrypt(secret)[0])
+            var = float(var_ct.decrypt(secret)[0])
+            ref_mean = float(np.mean(data[name]))
+            ref_var = float(np.var(data[name]))  # population variance (ddof=0)
+            per_column[name] = {
+                "mean": mean,
+                "mean_ref": ref_mean,
+                "mean_abs_err": abs(mean - ref_mean),
+                "mean_rel_err": abs(mean - ref_mean) / abs(ref_mean),
+                "mean_bits": rel_bits(mean - ref_mean, ref_mean),
+                "var": var,
+                "var_ref": ref_var,
+                "var_abs_err": abs(var - ref_var),
+                "var_rel_err": abs(var - ref_var) / abs(ref_var),
+                "var_bits": rel_bits(var - ref_var, ref_var),
+                # the library's own estimate (absolute bits, from the error in
+                # the imaginary parts of the slots)
+                "var_precision_estimate": float(var_ct.precision(secret)),
+            }
 
     return {
         "n": ctx.degree,
@@ -254,38 +259,32 @@ def run_bfv(data: dict[str, FloatArray], timings: dict[str, float]) -> dict[str,
     # and no Galois keys. The per-bin layout rotates: a rotation (key
     # switching) costs about 55 bits of noise budget, more than the 27 bits
     # a fresh depth-0 ciphertext has, so it needs depth 1 (n = 8192).
-    t0 = time.perf_counter()
-    ctx_add = rnsfhe.bfv.Context.for_depth(depth=0, t=65537)
-    keys_add = ctx_add.keygen(rotations=[])
-    ctx_rot = rnsfhe.bfv.Context.for_depth(depth=1, t=65537)
-    keys_rot = ctx_rot.keygen()  # Galois keys for every ±2^i: enough for sum()
-    timings["bfv keygen (both)"] = time.perf_counter() - t0
+    with timed(timings, "bfv keygen (both)"):
+        ctx_add = rnsfhe.bfv.Context.for_depth(depth=0, t=65537)
+        keys_add = ctx_add.keygen(rotations=[])
+        ctx_rot = rnsfhe.bfv.Context.for_depth(depth=1, t=65537)
+        keys_rot = ctx_rot.keygen()  # Galois keys for every ±2^i: enough for sum()
     if 2 * n >= ctx_add.plain_modulus or n > ctx_rot.slots:
         raise ValueError("t too small for the counts, or too many records")
 
     # Per record: one ciphertext per record, the server adds them.
-    t0 = time.perf_counter()
-    upload = [ct.to_bytes() for ct in ctx_add.encrypt_batch(rows, keys_add.public())]
-    timings["bfv per-record encrypt (client)"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    result = server_histogram(ctx_add, keys_add.public(), upload, width)
-    timings["bfv per-record add (server)"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    total = rnsfhe.bfv.Ciphertext.from_bytes(ctx_add, result, width)
-    counts = total.decrypt(keys_add.secret())
-    timings["bfv per-record decrypt (client)"] = time.perf_counter() - t0
+    with timed(timings, "bfv per-record encrypt (client)"):
+        upload = [ct.to_bytes() for ct in ctx_add.encrypt_batch(rows, keys_add.public())]
+    with timed(timings, "bfv per-record add (server)"):
+        result = server_histogram(ctx_add, keys_add.public(), upload, width)
+    with timed(timings, "bfv per-record decrypt (client)"):
+        total = rnsfhe.bfv.Ciphertext.from_bytes(ctx_add, result, width)
+        counts = total.decrypt(keys_add.secret())
 
     # Per bin: one ciphertext per bin (records in slots), the server sums slots.
-    t0 = time.perf_counter()
-    upload_bins = [ct.to_bytes() for ct in ctx_rot.encrypt_batch(rows.T.copy(), keys_rot.public())]
-    timings["bfv per-bin encrypt (client)"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    results = server_bin_counts(ctx_rot, keys_rot.public(), upload_bins)
-    timings["bfv per-bin sum (server)"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    sums = [rnsfhe.bfv.Ciphertext.from_bytes(ctx_rot, b, 1) for b in results]
-    counts_bins = ctx_rot.decrypt_batch(sums, keys_rot.secret())[:, 0]
-    timings["bfv per-bin decrypt (client)"] = time.perf_counter() - t0
+    with timed(timings, "bfv per-bin encrypt (client)"):
+        bins = ctx_rot.encrypt_batch(rows.T.copy(), keys_rot.public())
+        upload_bins = [ct.to_bytes() for ct in bins]
+    with timed(timings, "bfv per-bin sum (server)"):
+        results = server_bin_counts(ctx_rot, keys_rot.public(), upload_bins)
+    with timed(timings, "bfv per-bin decrypt (client)"):
+        sums = [rnsfhe.bfv.Ciphertext.from_bytes(ctx_rot, b, 1) for b in results]
+        counts_bins = ctx_rot.decrypt_batch(sums, keys_rot.secret())[:, 0]
 
     histograms: dict[str, list[int]] = {}
     exact = True

@@ -88,8 +88,35 @@ pub fn check_parameters(data: &[u8]) {
     check_parameters_with(data, BfvParameters::from_bytes, BfvParameters::to_bytes);
 }
 
+/// One seed file: `(target, file name, bytes)`.
+pub type Seed = (&'static str, &'static str, Vec<u8>);
+
+/// The seed `name` of `target` (panics, naming it, if it failed to
+/// serialize).
+fn seed(target: &'static str, name: &'static str, bytes: rnsfhe::Result<Vec<u8>>) -> Seed {
+    (
+        target,
+        name,
+        bytes.unwrap_or_else(|e| panic!("{name}: {e}")),
+    )
+}
+
+/// `obj` in full and seed-compressed form: the seeds `names[0]` and
+/// `names[1]` of `target`.
+fn both_forms<C: ?Sized, T: ToBytes<C>>(
+    target: &'static str,
+    names: [&'static str; 2],
+    obj: &T,
+    ctx: &C,
+) -> [Seed; 2] {
+    [
+        seed(target, names[0], obj.to_bytes(ctx)),
+        seed(target, names[1], obj.to_bytes_compressed(ctx)),
+    ]
+}
+
 /// Seed objects for each target: `(target, file name, bytes)`.
-pub fn seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+pub fn seed_objects() -> Vec<Seed> {
     let ctx = context();
     let mut rng = rng_from_seed([5; 32]);
     let sk = SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
@@ -104,13 +131,9 @@ pub fn seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let ct = enc.encrypt_with_rng(&pt, &mut rng).expect("ct");
     let ct_sym = enc.encrypt_symmetric_with_rng(&pt, &mut rng).expect("ct");
     let ct3 = Evaluator::new(ctx).multiply(&ct, &ct_sym).expect("ct3");
-    vec![
-        (
-            "load_parameters",
-            "params",
-            ctx.params().to_bytes().expect("params"),
-        ),
-        (
+    let mut seeds = vec![
+        seed("load_parameters", "params", ctx.params().to_bytes()),
+        seed(
             "load_parameters",
             "params_hybrid",
             BfvParameters::builder()
@@ -120,54 +143,47 @@ pub fn seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
                 .key_switching_method(rnsfhe::bfv::KeySwitchingMethod::Hybrid { dnum: 2 })
                 .security(SecurityLevel::None)
                 .build()
-                .and_then(|p| p.to_bytes())
-                .expect("hybrid params"),
+                .and_then(|p| p.to_bytes()),
         ),
-        ("load_secret_key", "sk", sk.to_bytes(ctx).expect("sk")),
-        ("load_public_key", "pk_full", pk.to_bytes(ctx).expect("pk")),
-        (
-            "load_public_key",
-            "pk_seed",
-            pk.to_bytes_compressed(ctx).expect("pk"),
-        ),
-        ("load_relin_key", "rk_full", rk.to_bytes(ctx).expect("rk")),
-        (
-            "load_relin_key",
-            "rk_seed",
-            rk.to_bytes_compressed(ctx).expect("rk"),
-        ),
-        ("load_galois_keys", "gk_full", gk.to_bytes(ctx).expect("gk")),
-        (
-            "load_galois_keys",
-            "gk_seed",
-            gk.to_bytes_compressed(ctx).expect("gk"),
-        ),
-        ("load_plaintext", "pt", pt.to_bytes(ctx).expect("pt")),
-        (
-            "load_plaintext_ntt",
-            "pt_ntt",
-            pt_ntt.to_bytes(ctx).expect("pt"),
-        ),
-        ("load_ciphertext", "ct2_full", ct.to_bytes(ctx).expect("ct")),
-        (
+        seed("load_secret_key", "sk", sk.to_bytes(ctx)),
+    ];
+    seeds.extend(both_forms(
+        "load_public_key",
+        ["pk_full", "pk_seed"],
+        &pk,
+        ctx,
+    ));
+    seeds.extend(both_forms(
+        "load_relin_key",
+        ["rk_full", "rk_seed"],
+        &rk,
+        ctx,
+    ));
+    seeds.extend(both_forms(
+        "load_galois_keys",
+        ["gk_full", "gk_seed"],
+        &gk,
+        ctx,
+    ));
+    seeds.extend([
+        seed("load_plaintext", "pt", pt.to_bytes(ctx)),
+        seed("load_plaintext_ntt", "pt_ntt", pt_ntt.to_bytes(ctx)),
+        seed("load_ciphertext", "ct2_full", ct.to_bytes(ctx)),
+        seed(
             "load_ciphertext",
             "ct2_seed",
-            ct_sym.to_bytes_compressed(ctx).expect("ct"),
+            ct_sym.to_bytes_compressed(ctx),
         ),
-        (
-            "load_ciphertext",
-            "ct3_full",
-            ct3.to_bytes(ctx).expect("ct"),
-        ),
-        (
+        seed("load_ciphertext", "ct3_full", ct3.to_bytes(ctx)),
+        seed(
             "load_ciphertext",
             "ct2_level0",
             Evaluator::new(ctx)
                 .mod_switch_to_next(&ct)
-                .and_then(|c| c.to_bytes(ctx))
-                .expect("ct at level 0"),
+                .and_then(|c| c.to_bytes(ctx)),
         ),
-    ]
+    ]);
+    seeds
 }
 
 /// The CKKS context of the `ckks_*` targets: `n = 1024`, a chain of 28-,
@@ -202,7 +218,7 @@ pub fn check_ckks_parameters(data: &[u8]) {
 }
 
 /// Seed objects of the `ckks_*` targets: `(target, file name, bytes)`.
-pub fn ckks_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+pub fn ckks_seed_objects() -> Vec<Seed> {
     let ctx = ckks_context();
     let mut rng = rng_from_seed([6; 32]);
     let sk = ckks::SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
@@ -227,75 +243,50 @@ pub fn ckks_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
         .and_then(|c| ev.rescale(&c))
         .expect("rescale");
     let c = ctx.as_ref();
-    vec![
-        (
-            "ckks_load_parameters",
-            "params",
-            ctx.params().to_bytes().expect("params"),
-        ),
-        ("ckks_load_secret_key", "sk", sk.to_bytes(c).expect("sk")),
-        (
-            "ckks_load_public_key",
-            "pk_full",
-            pk.to_bytes(c).expect("pk"),
-        ),
-        (
-            "ckks_load_public_key",
-            "pk_seed",
-            pk.to_bytes_compressed(c).expect("pk"),
-        ),
-        (
-            "ckks_load_relin_key",
-            "rk_full",
-            rk.to_bytes(c).expect("rk"),
-        ),
-        (
-            "ckks_load_relin_key",
-            "rk_seed",
-            rk.to_bytes_compressed(c).expect("rk"),
-        ),
-        (
-            "ckks_load_galois_keys",
-            "gk_full",
-            gk.to_bytes(c).expect("gk"),
-        ),
-        (
-            "ckks_load_galois_keys",
-            "gk_seed",
-            gk.to_bytes_compressed(c).expect("gk"),
-        ),
-        ("ckks_load_plaintext", "pt_top", pt.to_bytes(c).expect("pt")),
-        (
-            "ckks_load_plaintext",
-            "pt_level1",
-            pt_low.to_bytes(c).expect("pt"),
-        ),
-        (
-            "ckks_load_ciphertext",
-            "ct2_full",
-            ct.to_bytes(c).expect("ct"),
-        ),
-        (
+    let mut seeds = vec![
+        seed("ckks_load_parameters", "params", ctx.params().to_bytes()),
+        seed("ckks_load_secret_key", "sk", sk.to_bytes(c)),
+    ];
+    seeds.extend(both_forms(
+        "ckks_load_public_key",
+        ["pk_full", "pk_seed"],
+        &pk,
+        c,
+    ));
+    seeds.extend(both_forms(
+        "ckks_load_relin_key",
+        ["rk_full", "rk_seed"],
+        &rk,
+        c,
+    ));
+    seeds.extend(both_forms(
+        "ckks_load_galois_keys",
+        ["gk_full", "gk_seed"],
+        &gk,
+        c,
+    ));
+    seeds.extend([
+        seed("ckks_load_plaintext", "pt_top", pt.to_bytes(c)),
+        seed("ckks_load_plaintext", "pt_level1", pt_low.to_bytes(c)),
+        seed("ckks_load_ciphertext", "ct2_full", ct.to_bytes(c)),
+        seed(
             "ckks_load_ciphertext",
             "ct2_seed",
-            ct_sym.to_bytes_compressed(c).expect("ct"),
+            ct_sym.to_bytes_compressed(c),
         ),
-        (
+        seed(
             "ckks_load_ciphertext",
             "ct2_seed_level1",
-            ct_low.to_bytes_compressed(c).expect("ct"),
+            ct_low.to_bytes_compressed(c),
         ),
-        (
-            "ckks_load_ciphertext",
-            "ct3_full",
-            ct3.to_bytes(c).expect("ct"),
-        ),
-        (
+        seed("ckks_load_ciphertext", "ct3_full", ct3.to_bytes(c)),
+        seed(
             "ckks_load_ciphertext",
             "ct2_level1",
-            ct_rescaled.to_bytes(c).expect("ct"),
+            ct_rescaled.to_bytes(c),
         ),
-    ]
+    ]);
+    seeds
 }
 
 /// The circuit of the `ckks_load_bootstrapping_keys` target: the smallest
@@ -352,18 +343,17 @@ pub fn check_ckks_bootstrapping_keys(data: &[u8]) {
 /// seed-compressed form only. The full form would be twice the size, above
 /// 1 MB; its key bodies are decoded by the same code as full Galois keys,
 /// which `ckks_load_galois_keys` seeds.
-pub fn ckks_bootstrapping_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+pub fn ckks_bootstrapping_seed_objects() -> Vec<Seed> {
     let ctx = ckks_bootstrapping_context();
     let mut rng = rng_from_seed([7; 32]);
     let sk = ckks::SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
     let keys = rnsfhe::circuits::Bootstrapper::new(ctx, &ckks_bootstrapping_parameters())
         .and_then(|b| b.generate_keys_with_rng(&sk, &mut rng))
         .expect("bootstrapping keys");
-    vec![(
+    vec![seed(
         "ckks_load_bootstrapping_keys",
         "boot_seed",
-        keys.to_bytes_compressed(ctx.as_ref())
-            .expect("bootstrapping keys"),
+        keys.to_bytes_compressed(ctx.as_ref()),
     )]
 }
 
@@ -404,7 +394,7 @@ pub fn check_bgv_parameters(data: &[u8]) {
 
 /// Seed objects of the `bgv_*` targets: the parameters and ciphertexts of
 /// size 2 and 3, at the top level and switched down (correction ≠ 1).
-pub fn bgv_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
+pub fn bgv_seed_objects() -> Vec<Seed> {
     use rnsfhe::bgv::{BatchEncoder, Encryptor, Evaluator, PublicKey, SecretKey};
     let ctx = bgv_context();
     let mut rng = rng_from_seed([6; 32]);
@@ -418,26 +408,11 @@ pub fn bgv_seed_objects() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let ev = Evaluator::new(ctx);
     let ct3 = ev.multiply(&ct, &ct).expect("ct3");
     let low = ev.mod_switch_to_next(&ct).expect("switched");
+    let c = ctx.as_ref();
     vec![
-        (
-            "bgv_load_parameters",
-            "params",
-            ctx.params().to_bytes().expect("params"),
-        ),
-        (
-            "bgv_load_ciphertext",
-            "ct2",
-            ct.to_bytes(ctx.as_ref()).expect("ct"),
-        ),
-        (
-            "bgv_load_ciphertext",
-            "ct3",
-            ct3.to_bytes(ctx.as_ref()).expect("ct"),
-        ),
-        (
-            "bgv_load_ciphertext",
-            "ct2_level1",
-            low.to_bytes(ctx.as_ref()).expect("ct"),
-        ),
+        seed("bgv_load_parameters", "params", ctx.params().to_bytes()),
+        seed("bgv_load_ciphertext", "ct2", ct.to_bytes(c)),
+        seed("bgv_load_ciphertext", "ct3", ct3.to_bytes(c)),
+        seed("bgv_load_ciphertext", "ct2_level1", low.to_bytes(c)),
     ]
 }

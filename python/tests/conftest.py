@@ -37,6 +37,23 @@ def ckks() -> tuple[rnsfhe.ckks.Context, rnsfhe.KeySet]:
     return ctx, ctx.keygen()
 
 
+def unrelinearized_square(
+    ct: rnsfhe.bfv.Ciphertext | rnsfhe.bgv.Ciphertext,
+    keys: rnsfhe.KeySet,
+    want: npt.ArrayLike,
+) -> rnsfhe.bfv.Ciphertext | rnsfhe.bgv.Ciphertext:
+    """``ct·ct`` without relinearization: of size 3, decrypting to ``want``,
+    and of size 2 with the same values after ``relinearize()``. Returns
+    the size-3 product."""
+    raw = ct.multiply(ct, relinearize=False)
+    assert raw.size == 3
+    assert np.array_equal(raw.decrypt(keys), want)
+    rel = raw.relinearize()
+    assert rel.size == 2
+    assert np.array_equal(rel.decrypt(keys), want)
+    return raw
+
+
 def signed(x: npt.ArrayLike, t: int = T) -> npt.NDArray[np.int64]:
     """The centred representative modulo t, as BFV's and BGV's decrypt
     return it."""

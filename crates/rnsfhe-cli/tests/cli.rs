@@ -3,7 +3,7 @@
 //! depth: one record per variant), the demo's correctness output, and bad
 //! arguments (one-line error, non-zero exit, no panic).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -23,6 +23,69 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// The words of a command line; each `{}` stands for the next of `paths`.
+fn argv<'a>(line: &'a str, paths: &[&'a str]) -> Vec<&'a str> {
+    let mut paths = paths.iter();
+    line.split_whitespace()
+        .map(|w| if w == "{}" { paths.next().unwrap() } else { w })
+        .collect()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs and asserts success.
+fn run_checked(args: &[&str]) -> Output {
+    let o = rnsfhe(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    o
+}
+
+/// Runs and asserts success: stdout.
+fn run_ok(args: &[&str]) -> String {
+    stdout(&run_checked(args))
+}
+
+/// [`run_ok`] for a `--quiet` run: nothing on stderr.
+fn run_quiet(args: &[&str]) -> String {
+    let o = run_checked(args);
+    assert!(stderr(&o).is_empty(), "--quiet: {}", stderr(&o));
+    stdout(&o)
+}
+
+/// Asserts that `out` contains each of `wants`.
+fn assert_has_all(out: &str, wants: &[&str]) {
+    for want in wants {
+        assert!(out.contains(want), "missing {want}: {out}");
+    }
+}
+
+/// A JSON file written by the binary.
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Runs `line --json FILE` with `FILE` in a fresh temporary directory
+/// `name`, asserting success (`quiet`: and nothing on stderr): stdout, the
+/// JSON document and its path.
+fn run_json(name: &str, line: &str, quiet: bool) -> (String, Value, PathBuf) {
+    let json = tmp_dir(name).join(format!("{name}.json"));
+    let mut args = argv(line, &[]);
+    args.extend(["--json", s(&json)]);
+    let out = if quiet {
+        run_quiet(&args)
+    } else {
+        run_ok(&args)
+    };
+    (out, read_json(&json), json)
+}
+
 /// A fresh temporary directory for one test.
 fn tmp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("rnsfhe-cli-test-{}-{name}", std::process::id()));
@@ -33,9 +96,7 @@ fn tmp_dir(name: &str) -> PathBuf {
 
 #[test]
 fn demo_is_correct_for_both_variants() {
-    let o = rnsfhe(&["demo", "--seed", "5"]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    let out = run_ok(&["demo", "--seed", "5"]);
     assert!(
         out.contains("== HPS ==") && out.contains("== BEHZ =="),
         "{out}"
@@ -46,19 +107,21 @@ fn demo_is_correct_for_both_variants() {
     );
     // The CKKS part: mean, variance and sigmoid beside plaintext, in bits.
     assert!(out.contains("== CKKS"), "{out}");
-    for want in [
-        "mean ",
-        "variance ",
-        "sigmoid(",
-        "bits against the same polynomial",
-    ] {
-        assert!(out.contains(want), "missing {want}: {out}");
-    }
+    assert_has_all(
+        &out,
+        &[
+            "mean ",
+            "variance ",
+            "sigmoid(",
+            "bits against the same polynomial",
+        ],
+    );
     assert!(!out.contains("WRONG"), "{out}");
     // Expected values: <a, b> = 157, (Σ x)^2 = 10000, p(21) = 28691.
-    for want in ["157", "10000", "28691", "noise budget", "ms", "Galois keys"] {
-        assert!(out.contains(want), "missing {want}: {out}");
-    }
+    assert_has_all(
+        &out,
+        &["157", "10000", "28691", "noise budget", "ms", "Galois keys"],
+    );
     let ok_lines = out
         .lines()
         .filter(|l| l.trim_end().ends_with(" ok"))
@@ -71,27 +134,14 @@ fn demo_is_correct_for_both_variants() {
 
 #[test]
 fn params_prints_a_secure_choice() {
-    let o = rnsfhe(&["params", "--depth", "2", "--t", "65537"]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let out = run_ok(&["params", "--depth", "2", "--t", "65537"]);
     assert!(out.contains("n = 8192"), "{out}");
     assert!(out.contains("margin"), "{out}");
     assert!(out.contains("predicted depth"), "{out}");
-    let o = rnsfhe(&[
-        "params",
-        "--depth",
-        "3",
-        "--t",
-        "2",
-        "--variant",
-        "behz",
-        "--security",
-        "192",
-        "--moduli-bits",
-        "30",
-    ]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let out = run_ok(&argv(
+        "params --depth 3 --t 2 --variant behz --security 192 --moduli-bits 30",
+        &[],
+    ));
     assert!(out.contains("BEHZ") && out.contains("192-bit"), "{out}");
     assert!(out.contains("30-bit"), "{out}");
 }
@@ -110,18 +160,10 @@ fn simd_can_be_switched_off_by_environment() {
         let json = dir.join(name);
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_rnsfhe"));
         // Two 30-bit moduli: one 60-bit modulus cannot relinearize at all.
-        cmd.args([
-            "bench",
-            "--set",
-            "12,60",
-            "--moduli-bits",
-            "30",
-            "--reps",
-            "1",
-            "--quiet",
-            "--json",
-        ])
-        .arg(&json);
+        cmd.args(argv(
+            "bench --set 12,60 --moduli-bits 30 --reps 1 --quiet --json {}",
+            &[s(&json)],
+        ));
         match env {
             Some(v) => cmd.env("RNSFHE_SIMD", v),
             None => cmd.env_remove("RNSFHE_SIMD"),
@@ -130,7 +172,7 @@ fn simd_can_be_switched_off_by_environment() {
         let out = stdout(&o);
         assert!(o.status.success(), "{out}\n{}", stderr(&o));
         assert!(!out.contains("some results were wrong"), "{out}");
-        let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let d: Value = read_json(&json);
         let simd = &d["meta"]["simd"];
         if let Some(level) = env {
             assert_eq!(simd["disabled_by_env"], level == "portable", "{simd}");
@@ -159,25 +201,11 @@ fn simd_can_be_switched_off_by_environment() {
 /// per-stage table beside 001's Fig. 3 numbers and the JSON file.
 #[test]
 fn heaan_mul_experiment_prints_stages_and_json() {
-    let dir = tmp_dir("heaan");
-    let json = dir.join("heaan.json");
-    let o = rnsfhe(&[
-        "bench",
-        "--experiment",
-        "heaan-mul",
-        "--log-n",
-        "10",
-        "--threads",
-        "1,2",
-        "--reps",
-        "2",
-        "--quiet",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{out}\n{}", stderr(&o));
-    assert!(stderr(&o).is_empty(), "--quiet: {}", stderr(&o));
+    let (out, d, json) = run_json(
+        "heaan",
+        "bench --experiment heaan-mul --log-n 10 --threads 1,2 --reps 2 --quiet",
+        true,
+    );
     assert!(
         out.contains("N = 2^10, log q = 1200, log Q = 1200, log p = 30"),
         "{out}"
@@ -202,10 +230,7 @@ fn heaan_mul_experiment_prints_stages_and_json() {
             .collect();
         assert_eq!(nums.len(), 2, "{line}");
     }
-    for paper in ["5,108", "345", "119", "95.8 %"] {
-        assert!(out.contains(paper), "missing {paper}: {out}");
-    }
-    let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_has_all(&out, &["5,108", "345", "119", "95.8 %"]);
     assert_eq!(d["schema"], "rnsfhe-heaan-mul/1");
     assert_eq!(d["params"]["n"], 1024);
     assert_eq!(d["params"]["log_q"], 1200);
@@ -226,28 +251,16 @@ fn heaan_mul_experiment_prints_stages_and_json() {
             "{b}"
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(json.parent().unwrap());
 }
 
 #[test]
 fn bench_json_has_the_harness_layout() {
-    let dir = tmp_dir("bench");
-    let json = dir.join("rnsfhe.json");
-    let o = rnsfhe(&[
-        "bench",
-        "--set",
-        "12,60",
-        "--reps",
-        "2",
-        "--threads",
-        "1,2",
-        "--quiet",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{out}\n{}", stderr(&o));
-    assert!(stderr(&o).is_empty(), "--quiet: {}", stderr(&o));
+    let (out, d, json) = run_json(
+        "rnsfhe",
+        "bench --set 12,60 --reps 2 --threads 1,2 --quiet",
+        true,
+    );
     assert!(out.contains("| mult_relin |"), "{out}");
     // One column per (variant, threads), variant-major as in the harness.
     let header = out
@@ -264,7 +277,6 @@ fn bench_json_has_the_harness_layout() {
         .collect();
     assert!(cols.windows(2).all(|w| w[0] < w[1]), "{header}");
     assert!(out.contains("checks HPS 2T:"), "{out}");
-    let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(d["meta"]["schema"], "he-peers-bench/1");
     assert!(d["meta"]["machine"].is_object());
     assert_eq!(d["meta"]["threads"], serde_json::json!([1, 2]));
@@ -354,14 +366,15 @@ fn merge_with_peers_harness(json: &std::path::Path) {
     };
     let out = stdout(&o);
     assert!(o.status.success(), "{out}\n{}", stderr(&o));
-    for col in [
-        "rnsfhe HPS 1T",
-        "rnsfhe HPS 2T",
-        "rnsfhe BEHZ 1T",
-        "rnsfhe BEHZ 2T",
-    ] {
-        assert!(out.contains(col), "no {col} column: {out}");
-    }
+    assert_has_all(
+        &out,
+        &[
+            "rnsfhe HPS 1T",
+            "rnsfhe HPS 2T",
+            "rnsfhe BEHZ 1T",
+            "rnsfhe BEHZ 2T",
+        ],
+    );
     assert!(out.contains("| mult_relin |"), "{out}");
 }
 
@@ -370,30 +383,13 @@ fn merge_with_peers_harness(json: &std::path::Path) {
 /// lists and the BGV row of `depth`.
 #[test]
 fn levels_techniques_and_bgv_on_the_command_line() {
-    let o = rnsfhe(&["params", "--depth", "2", "--t", "65537"]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let out = run_ok(&["params", "--depth", "2", "--t", "65537"]);
     assert!(out.contains("level chain"), "{out}");
     assert!(
         out.contains("level  0") && out.contains("log2 Q_0"),
         "{out}"
     );
-    let o = rnsfhe(&[
-        "bench",
-        "--set",
-        "14,360",
-        "--variant",
-        "hpspoverq,hpspoverqleveled",
-        "--relin",
-        "rns",
-        "--ops",
-        "mult_relin,mult_chain5",
-        "--reps",
-        "1",
-        "--quiet",
-    ]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    let out = run_ok(&argv("bench --set 14,360 --variant hpspoverq,hpspoverqleveled --relin rns --ops mult_relin,mult_chain5 --reps 1 --quiet", &[]));
     assert!(
         out.contains("HPSPOVERQ 1T median") && out.contains("HPSPOVERQLEVELED 1T median"),
         "{out}"
@@ -406,20 +402,10 @@ fn levels_techniques_and_bgv_on_the_command_line() {
     let o = rnsfhe(&["bench", "--set", "13,120", "--relin", "sideways"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--relin sideways"), "{}", stderr(&o));
-    let o = rnsfhe(&[
-        "depth",
-        "--set",
-        "13,120",
-        "--variant",
-        "hps,hpspoverqleveled",
-        "--bgv",
-        "--runs",
-        "1",
-        "--max-steps",
-        "6",
-    ]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    let out = run_ok(&argv(
+        "depth --set 13,120 --variant hps,hpspoverqleveled --bgv --runs 1 --max-steps 6",
+        &[],
+    ));
     assert!(
         out.contains("| HPS |") && out.contains("| HPSPOVERQLEVELED |"),
         "{out}"
@@ -433,21 +419,12 @@ fn depth_json_and_plot() {
     let dir = tmp_dir("depth");
     let json = dir.join("depth.json");
     let svg = dir.join("depth.svg");
-    let o = rnsfhe(&[
-        "depth",
-        "--set",
-        "12,60",
-        "--runs",
-        "1",
-        "--json",
-        json.to_str().unwrap(),
-        "--plot",
-        svg.to_str().unwrap(),
-    ]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    let out = run_ok(&argv(
+        "depth --set 12,60 --runs 1 --json {} --plot {}",
+        &[s(&json), s(&svg)],
+    ));
     assert!(out.contains("| HPS |") && out.contains("| BEHZ |"), "{out}");
-    let d: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let d: Value = read_json(&json);
     let recs = d.as_array().unwrap();
     assert_eq!(recs.len(), 2);
     assert_eq!(recs[0]["variant"], "hps");
@@ -475,65 +452,45 @@ fn help_works_for_every_subcommand() {
         vec!["depth", "--help"],
         vec!["--version"],
     ] {
-        let o = rnsfhe(&args);
-        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
-        assert!(!stdout(&o).is_empty(), "{args:?}");
+        assert!(!run_ok(&args).is_empty(), "{args:?}");
     }
     let out = stdout(&rnsfhe(&["bench", "--help"]));
-    for flag in [
-        "--sets",
-        "--set",
-        "--variant",
-        "--moduli-bits",
-        "--threads",
-        "--reps",
-        "--json",
-        "--experiment",
-        "--prime-bits",
-    ] {
-        assert!(out.contains(flag), "bench --help lacks {flag}");
-    }
+    assert_has_all(
+        &out,
+        &[
+            "--sets",
+            "--set",
+            "--variant",
+            "--moduli-bits",
+            "--threads",
+            "--reps",
+            "--json",
+            "--experiment",
+            "--prime-bits",
+        ],
+    );
 }
 
 /// `bench --moduli special:g=G`: both bases side by side, checks pass,
 /// the JSON holds one record per op and side.
 #[test]
 fn bench_special_moduli_side_by_side() {
-    let dir = tmp_dir("special");
-    let json = dir.join("special.json");
-    let o = rnsfhe(&[
-        "bench",
-        "--moduli",
-        "special:g=40",
-        "--set",
-        "13,120",
-        "--reps",
-        "1",
-        "--ops",
-        "reduction,base_conversion,decrypt,mult_relin",
-        "--quiet",
-        "--json",
-        json.to_str().unwrap(),
-    ]);
-    let out = stdout(&o);
-    assert!(o.status.success(), "{out}{}", stderr(&o));
-    assert!(
-        out.contains("special q = 2^40−1·2^40·2^40+1 (120 bits)"),
-        "{out}"
+    let (out, v, _) = run_json(
+        "special",
+        "bench --moduli special:g=40 --set 13,120 --reps 1 --ops reduction,base_conversion,decrypt,mult_relin --quiet",
+        false,
     );
-    assert!(
-        out.contains("special enc/dec + mult_relin ok, NTT primes ok"),
-        "{out}"
+    assert_has_all(
+        &out,
+        &[
+            "special q = 2^40−1·2^40·2^40+1 (120 bits)",
+            "special enc/dec + mult_relin ok, NTT primes ok",
+            "| reduction |",
+            "| base_conversion |",
+            "| decrypt |",
+            "| mult_relin |",
+        ],
     );
-    for op in [
-        "| reduction |",
-        "| base_conversion |",
-        "| decrypt |",
-        "| mult_relin |",
-    ] {
-        assert!(out.contains(op), "{out}");
-    }
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let results = v["results"].as_array().unwrap();
     assert_eq!(results.len(), 8);
     assert!(results
@@ -544,61 +501,38 @@ fn bench_special_moduli_side_by_side() {
 
 #[test]
 fn bad_arguments_give_one_line_and_nonzero_exit() {
-    let cases: &[&[&str]] = &[
-        &[],
-        &["frobnicate"],
-        &["params", "--depth", "x", "--t", "65537"],
-        &["params", "--depth", "2"],
-        &[
-            "params",
-            "--depth",
-            "2",
-            "--t",
-            "65537",
-            "--moduli-bits",
-            "70",
-        ],
-        &[
-            "params",
-            "--depth",
-            "2",
-            "--t",
-            "65537",
-            "--security",
-            "100",
-        ],
-        &["params", "--depth", "2", "--t", "1"],
-        &["params", "--depth", "900", "--t", "65537"],
-        &["bench", "--set", "12,abc"],
-        &["bench", "--set", "11,60"],
-        &["bench", "--sets", "9"],
-        &["bench", "--set", "12,60", "--threads", "0"],
-        &["bench", "--set", "12,60", "--ops", "nope"],
-        &["bench", "--set", "16,1020", "--encoding", "packed"],
-        &["bench", "--experiment", "nope"],
-        &["bench", "--experiment", "heaan-mul", "--threads", "0"],
-        &["bench", "--experiment", "heaan-mul", "--prime-bits", "62"],
-        &["bench", "--experiment", "heaan-mul", "--log-n", "2"],
-        &["depth", "--variant", "foo"],
-        &["depth", "--set", "12,200"],
-        &["depth", "--set", "12,60", "--runs", "0"],
-        &["demo", "--security", "7"],
-        &["bench", "--moduli", "special:g=61"],
-        &["bench", "--moduli", "primes"],
-        &["bench", "--moduli", "special:g=60", "--set", "12,180"],
-        &["bench", "--moduli", "special:g=60", "--set", "14,100"],
-        &[
-            "bench",
-            "--moduli",
-            "special:g=40",
-            "--set",
-            "13,120",
-            "--ops",
-            "mult_chain5",
-        ],
+    let cases = [
+        "",
+        "frobnicate",
+        "params --depth x --t 65537",
+        "params --depth 2",
+        "params --depth 2 --t 65537 --moduli-bits 70",
+        "params --depth 2 --t 65537 --security 100",
+        "params --depth 2 --t 1",
+        "params --depth 900 --t 65537",
+        "bench --set 12,abc",
+        "bench --set 11,60",
+        "bench --sets 9",
+        "bench --set 12,60 --threads 0",
+        "bench --set 12,60 --ops nope",
+        "bench --set 16,1020 --encoding packed",
+        "bench --experiment nope",
+        "bench --experiment heaan-mul --threads 0",
+        "bench --experiment heaan-mul --prime-bits 62",
+        "bench --experiment heaan-mul --log-n 2",
+        "depth --variant foo",
+        "depth --set 12,200",
+        "depth --set 12,60 --runs 0",
+        "demo --security 7",
+        "bench --moduli special:g=61",
+        "bench --moduli primes",
+        "bench --moduli special:g=60 --set 12,180",
+        "bench --moduli special:g=60 --set 14,100",
+        "bench --moduli special:g=40 --set 13,120 --ops mult_chain5",
     ];
-    for args in cases {
-        let o = rnsfhe(args);
+    for line in cases {
+        let args = argv(line, &[]);
+        let o = rnsfhe(&args);
         let err = stderr(&o);
         assert!(!o.status.success(), "{args:?} succeeded");
         assert!(o.status.code().is_some(), "{args:?} was killed");

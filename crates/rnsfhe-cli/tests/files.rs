@@ -23,6 +23,34 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `encrypt --keys KEYS --in INPUT --out OUT`.
+fn encrypt_args<'a>(keys: &'a Path, input: &'a Path, out: &'a Path) -> [&'a str; 7] {
+    [
+        "encrypt",
+        "--keys",
+        s(keys),
+        "--in",
+        s(input),
+        "--out",
+        s(out),
+    ]
+}
+
+/// `eval --keys KEYS --op OP --in INPUTS… [EXTRA…] --out OUT`.
+fn eval_args<'a>(
+    keys: &'a Path,
+    op: &'a str,
+    inputs: &[&'a Path],
+    extra: &[&'a str],
+    out: &'a Path,
+) -> Vec<&'a str> {
+    let mut args = vec!["eval", "--keys", s(keys), "--op", op, "--in"];
+    args.extend(inputs.iter().map(|p| s(p)));
+    args.extend(extra);
+    args.extend(["--out", s(out)]);
+    args
+}
+
 /// Runs and asserts success.
 fn ok(args: &[&str]) -> String {
     let o = rnsfhe(args);
@@ -48,6 +76,18 @@ fn fails(args: &[&str], want: &str) {
     );
 }
 
+/// Each `(file, contents, error)`: `contents` written to `d/file`, whose
+/// encryption under `d/keys` fails with one line naming `error`.
+fn bad_inputs_fail(d: &Path, cases: &[(&str, &str, &str)]) {
+    for (file, contents, want) in cases {
+        std::fs::write(d.join(file), contents).unwrap();
+        fails(
+            &encrypt_args(&d.join("keys"), &d.join(file), &d.join("z.ct")),
+            want,
+        );
+    }
+}
+
 /// A scratch directory shared by the tests of this file, with one key
 /// directory (n = 4096, 109-bit q, t = 65537) made once.
 fn base() -> &'static PathBuf {
@@ -61,15 +101,7 @@ fn base() -> &'static PathBuf {
         std::fs::write(d.join("b.csv"), "value\n4\n5\n6\n7\n").unwrap();
         let keys = d.join("keys");
         for (i, o) in [("a.json", "a.ct"), ("b.csv", "b.ct")] {
-            ok(&[
-                "encrypt",
-                "--keys",
-                s(&keys),
-                "--in",
-                s(&d.join(i)),
-                "--out",
-                s(&d.join(o)),
-            ]);
+            ok(&encrypt_args(&keys, &d.join(i), &d.join(o)));
         }
         d
     })
@@ -171,34 +203,18 @@ fn round_trip_through_files() {
     // Mod-switching before sending back: a smaller file, the same values;
     // a level above the input's is refused.
     let low = d.join("low.ct");
-    ok(&[
-        "eval",
-        "--keys",
-        s(&server),
-        "--op",
-        "modswitch",
-        "--in",
-        s(&a),
-        "--out",
-        s(&low),
-    ]);
+    ok(&eval_args(&server, "modswitch", &[&a], &[], &low));
     let size = |p: &Path| std::fs::metadata(p).unwrap().len();
     assert!(size(&low) < size(&a), "{} !< {}", size(&low), size(&a));
     assert_eq!(decrypt_json(&keys, &low).0, vec![1, 2, 3, -4]);
     fails(
-        &[
-            "eval",
-            "--keys",
-            s(&server),
-            "--op",
+        &eval_args(
+            &server,
             "modswitch",
-            "--in",
-            s(&low),
-            "--level",
-            "1",
-            "--out",
-            s(&d.join("up.ct")),
-        ],
+            &[&low],
+            &["--level", "1"],
+            &d.join("up.ct"),
+        ),
         "cannot switch",
     );
     // Plain text output, trimmed after the last non-zero value.
@@ -214,18 +230,7 @@ fn bad_files_are_one_line_errors() {
     let good = std::fs::read(&a).unwrap();
     let eval = |input: &Path, want: &str| {
         fails(
-            &[
-                "eval",
-                "--keys",
-                s(&keys),
-                "--op",
-                "add",
-                "--in",
-                s(input),
-                s(&a),
-                "--out",
-                s(&d.join("x.ct")),
-            ],
+            &eval_args(&keys, "add", &[input, &a], &[], &d.join("x.ct")),
             want,
         )
     };
@@ -284,72 +289,23 @@ fn bad_files_are_one_line_errors() {
     ]);
     for (dir, want) in [(&other, "parameter mismatch"), (&same, "key mismatch")] {
         let ct = dir.join("c.ct");
-        ok(&[
-            "encrypt",
-            "--keys",
-            s(dir),
-            "--in",
-            s(&d.join("a.json")),
-            "--out",
-            s(&ct),
-        ]);
+        ok(&encrypt_args(dir, &d.join("a.json"), &ct));
         eval(&ct, want);
     }
     // Sum needs the Galois keys the other directory lacks.
     fails(
-        &[
-            "eval",
-            "--keys",
-            s(&other),
-            "--op",
-            "sum",
-            "--in",
-            s(&other.join("c.ct")),
-            "--out",
-            s(&d.join("x.ct")),
-        ],
+        &eval_args(&other, "sum", &[&other.join("c.ct")], &[], &d.join("x.ct")),
         "galois.key",
     );
 
     // Bad value files.
-    std::fs::write(d.join("big.json"), "[1, 70000]").unwrap();
-    fails(
+    bad_inputs_fail(
+        d,
         &[
-            "encrypt",
-            "--keys",
-            s(&keys),
-            "--in",
-            s(&d.join("big.json")),
-            "--out",
-            s(&d.join("x.ct")),
+            ("big.json", "[1, 70000]", "not below the plaintext modulus"),
+            ("broken.json", "[1, 2", "invalid JSON"),
+            ("bad.csv", "1\n2\nthree\n", "line 3"),
         ],
-        "not below the plaintext modulus",
-    );
-    std::fs::write(d.join("broken.json"), "[1, 2").unwrap();
-    fails(
-        &[
-            "encrypt",
-            "--keys",
-            s(&keys),
-            "--in",
-            s(&d.join("broken.json")),
-            "--out",
-            s(&d.join("x.ct")),
-        ],
-        "invalid JSON",
-    );
-    std::fs::write(d.join("bad.csv"), "1\n2\nthree\n").unwrap();
-    fails(
-        &[
-            "encrypt",
-            "--keys",
-            s(&keys),
-            "--in",
-            s(&d.join("bad.csv")),
-            "--out",
-            s(&d.join("x.ct")),
-        ],
-        "line 3",
     );
 
     // A corrupted parameter file in the key directory.
@@ -365,17 +321,7 @@ fn bad_files_are_one_line_errors() {
 
     // Operand errors.
     fails(
-        &[
-            "eval",
-            "--keys",
-            s(&keys),
-            "--op",
-            "add",
-            "--in",
-            s(&a),
-            "--out",
-            s(&d.join("x.ct")),
-        ],
+        &eval_args(&keys, "add", &[&a], &[], &d.join("x.ct")),
         "needs a second ciphertext",
     );
 }
@@ -399,29 +345,17 @@ fn scheme_dir(scheme: &str, dir: &str, x: &str, y: &str) -> PathBuf {
     std::fs::write(d.join("x.json"), x).unwrap();
     std::fs::write(d.join("y.csv"), y).unwrap();
     for (i, o) in [("x.json", "x.ct"), ("y.csv", "y.ct")] {
-        ok(&[
-            "encrypt",
-            "--keys",
-            s(&keys),
-            "--in",
-            s(&d.join(i)),
-            "--out",
-            s(&d.join(o)),
-        ]);
+        ok(&encrypt_args(&keys, &d.join(i), &d.join(o)));
     }
     d
 }
 
 /// `eval --keys DIR/keys --op OP --in IN… [extra…] --out DIR/OUT`.
 fn eval_to(d: &Path, op: &str, inputs: &[&str], extra: &[&str], out: &str) -> PathBuf {
-    let keys = d.join("keys");
     let paths: Vec<PathBuf> = inputs.iter().map(|i| d.join(i)).collect();
-    let mut args = vec!["eval", "--keys", s(&keys), "--op", op, "--in"];
-    args.extend(paths.iter().map(|p| s(p)));
-    args.extend(extra);
+    let paths: Vec<&Path> = paths.iter().map(|p| p.as_path()).collect();
     let out = d.join(out);
-    args.extend(["--out", s(&out)]);
-    ok(&args);
+    ok(&eval_args(&d.join("keys"), op, &paths, extra, &out));
     out
 }
 
@@ -502,31 +436,12 @@ fn ckks_round_trip_within_tolerance() {
         "--bogus",
     );
     // Too large for the modulus at this scale.
-    std::fs::write(d.join("huge.json"), "[1e40]").unwrap();
-    fails(
+    bad_inputs_fail(
+        &d,
         &[
-            "encrypt",
-            "--keys",
-            s(&keys),
-            "--in",
-            s(&d.join("huge.json")),
-            "--out",
-            s(&d.join("z.ct")),
+            ("huge.json", "[1e40]", "out of range"),
+            ("nan.csv", "1\nnan\n", "not a finite number"),
         ],
-        "out of range",
-    );
-    std::fs::write(d.join("nan.csv"), "1\nnan\n").unwrap();
-    fails(
-        &[
-            "encrypt",
-            "--keys",
-            s(&keys),
-            "--in",
-            s(&d.join("nan.csv")),
-            "--out",
-            s(&d.join("z.ct")),
-        ],
-        "not a finite number",
     );
 }
 
@@ -548,75 +463,42 @@ fn bgv_round_trip_is_exact() {
         let out = eval_to(&d, op, &["x.ct"], &["--plain", s(&d.join("y.csv"))], "p.ct");
         assert_eq!(ints(values(&d, &out, &signed).0), want, "{op} plain");
     }
-    let sq = eval_to(&d, "square", &["x.ct"], &[], "sq.ct");
-    assert_eq!(ints(values(&d, &sq, &signed).0), [1, 4, 9, 16]);
-    // The modulus switch keeps the values, shrinks the file.
-    let low = eval_to(&d, "modswitch", &["mul.ct"], &[], "low.ct");
-    assert_eq!(ints(values(&d, &low, &signed).0), [4, 10, 18, -28]);
+    // The modulus switch keeps the values; slot sums and inner products
+    // are mod t over the 4 values.
+    let one_step: &[&str] = &["--steps", "1"];
+    for (op, inputs, extra, out, want) in [
+        ("square", &["x.ct"][..], &[][..], "sq.ct", [1, 4, 9, 16]),
+        ("modswitch", &["mul.ct"], &[], "low.ct", [4, 10, 18, -28]),
+        ("rotate", &["x.ct"], one_step, "rot.ct", [2, 3, -4, 0]),
+        ("sum", &["x.ct"], &[], "sum.ct", [2, 2, 2, 2]),
+        ("dot", &["x.ct", "y.ct"], &[], "dot.ct", [4, 4, 4, 4]),
+    ] {
+        let ct = eval_to(&d, op, inputs, extra, out);
+        assert_eq!(ints(values(&d, &ct, &signed).0), want, "{op}");
+    }
+    // The switched file is smaller.
     let size = |p: &Path| std::fs::metadata(p).unwrap().len();
-    assert!(size(&low) < size(&d.join("mul.ct")));
-    let rot = eval_to(&d, "rotate", &["x.ct"], &["--steps", "1"], "rot.ct");
-    assert_eq!(ints(values(&d, &rot, &signed).0), [2, 3, -4, 0]);
+    assert!(size(&d.join("low.ct")) < size(&d.join("mul.ct")));
     // Unsigned output wraps mod t.
     let keys = d.join("keys");
     let out = ok(&["decrypt", "--keys", s(&keys), "--in", s(&d.join("x.ct"))]);
     assert_eq!(out.lines().collect::<Vec<_>>(), ["1", "2", "3", "65533"]);
     let x = d.join("x.ct");
     let z = d.join("z.ct");
-    // Slot sums and inner products mod t over the 4 values.
-    let sum = eval_to(&d, "sum", &["x.ct"], &[], "sum.ct");
-    assert_eq!(ints(values(&d, &sum, &signed).0), [2, 2, 2, 2]);
-    let dot = eval_to(&d, "dot", &["x.ct", "y.ct"], &[], "dot.ct");
-    assert_eq!(ints(values(&d, &dot, &signed).0), [4, 4, 4, 4]);
     // The op the scheme lacks.
     fails(
-        &[
-            "eval",
-            "--keys",
-            s(&keys),
-            "--op",
-            "rescale",
-            "--in",
-            s(&x),
-            "--out",
-            s(&z),
-        ],
+        &eval_args(&keys, "rescale", &[&x], &[], &z),
         "not available for BGV",
     );
-    fails(
-        &[
-            "eval",
-            "--keys",
-            s(&keys),
-            "--op",
-            "rotate",
-            "--in",
-            s(&x),
-            "--out",
-            s(&z),
-        ],
-        "needs --steps",
-    );
+    fails(&eval_args(&keys, "rotate", &[&x], &[], &z), "needs --steps");
     // Values out of range for t, and non-integers.
-    std::fs::write(d.join("big.json"), "[1, 70000]").unwrap();
-    std::fs::write(d.join("real.json"), "[1.5]").unwrap();
-    for (file, want) in [
-        ("big.json", "not below the plaintext modulus"),
-        ("real.json", "not a 64-bit integer"),
-    ] {
-        fails(
-            &[
-                "encrypt",
-                "--keys",
-                s(&keys),
-                "--in",
-                s(&d.join(file)),
-                "--out",
-                s(&z),
-            ],
-            want,
-        );
-    }
+    bad_inputs_fail(
+        &d,
+        &[
+            ("big.json", "[1, 70000]", "not below the plaintext modulus"),
+            ("real.json", "[1.5]", "not a 64-bit integer"),
+        ],
+    );
 }
 
 /// Files of one scheme given to another's keys, corrupted files and a
@@ -629,21 +511,7 @@ fn other_schemes_files_are_refused() {
     let (bk, ck, fk) = (bgv.join("keys"), ckks.join("keys"), bfv.join("keys"));
     let z = bgv.join("z.ct");
     let eval = |keys: &Path, input: &Path, want: &str| {
-        fails(
-            &[
-                "eval",
-                "--keys",
-                s(keys),
-                "--op",
-                "add",
-                "--in",
-                s(input),
-                s(input),
-                "--out",
-                s(&z),
-            ],
-            want,
-        )
+        fails(&eval_args(keys, "add", &[input, input], &[], &z), want)
     };
     eval(
         &bk,
@@ -680,18 +548,7 @@ fn other_schemes_files_are_refused() {
     std::fs::create_dir_all(&mixed).unwrap();
     std::fs::copy(bk.join("params.bin"), mixed.join("params.bin")).unwrap();
     std::fs::copy(ck.join("public.key"), mixed.join("public.key")).unwrap();
-    fails(
-        &[
-            "encrypt",
-            "--keys",
-            s(&mixed),
-            "--in",
-            s(&bgv.join("x.json")),
-            "--out",
-            s(&z),
-        ],
-        "public.key",
-    );
+    fails(&encrypt_args(&mixed, &bgv.join("x.json"), &z), "public.key");
     // A missing key, and a key file where the parameters belong.
     fails(
         &["decrypt", "--keys", s(&mixed), "--in", s(&bgv.join("x.ct"))],

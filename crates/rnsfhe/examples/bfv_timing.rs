@@ -84,34 +84,23 @@ fn main() -> rnsfhe::Result<()> {
         60 * k
     );
     pool.install(|| -> rnsfhe::Result<()> {
-        let report = |name: &str, r: (f64, f64, f64)| {
-            println!("{name:<22} {:9.3} {:9.3} {:9.3}", r.0, r.1, r.2);
+        // Times `f` as `name` when the op `op` is asked for.
+        let run = |op: &str, name: &str, f: &mut dyn FnMut()| {
+            if want(op) {
+                let r = time(reps, f);
+                println!("{name:<22} {:9.3} {:9.3} {:9.3}", r.0, r.1, r.2);
+            }
         };
-        if want("keygen") {
-            report(
-                "keygen",
-                time(reps, || {
-                    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-                    let _ = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-                }),
-            );
-        }
-        if want("relin_keygen") {
-            report(
-                "relin_keygen",
-                time(reps, || {
-                    let _ = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-                }),
-            );
-        }
-        if want("encrypt") {
-            report(
-                "encrypt",
-                time(reps, || {
-                    let _ = enc.encrypt_with_rng(&pt, &mut rng).unwrap();
-                }),
-            );
-        }
+        run("keygen", "keygen", &mut || {
+            let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+            let _ = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        });
+        run("relin_keygen", "relin_keygen", &mut || {
+            let _ = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        });
+        run("encrypt", "encrypt", &mut || {
+            let _ = enc.encrypt_with_rng(&pt, &mut rng).unwrap();
+        });
         for variant in [Variant::Behz, Variant::Hps] {
             let vn = if variant == Variant::Hps {
                 "hps"
@@ -130,45 +119,25 @@ fn main() -> rnsfhe::Result<()> {
                 n,
                 "decryption shape"
             );
-            if want("decrypt") {
-                report(
-                    &format!("decrypt/{vn}"),
-                    time(reps, || {
-                        let _ = dec.decrypt(&prod_relin).unwrap();
-                    }),
-                );
-            }
-            if want("add") {
-                report(
-                    &format!("add/{vn}"),
-                    time(reps, || {
-                        let _ = ev.add(&a, &b).unwrap();
-                    }),
-                );
-            }
-            if want("mult_norelin") {
-                report(
-                    &format!("mult_norelin/{vn}"),
-                    time(reps, || {
-                        let _ = ev.multiply(&a, &b).unwrap();
-                    }),
-                );
-            }
-            if want("relin") {
-                report(
-                    &format!("relin/{vn}"),
-                    time(reps, || {
-                        let _ = ev.relinearize(&prod, &rk).unwrap();
-                    }),
-                );
-            }
-            if want("mult_relin") {
-                report(
-                    &format!("mult_relin/{vn}"),
-                    time(reps, || {
-                        let _ = ev.multiply_relin(&a, &b, &rk).unwrap();
-                    }),
-                );
+            let ops: [(&str, &mut dyn FnMut()); 5] = [
+                ("decrypt", &mut || {
+                    let _ = dec.decrypt(&prod_relin).unwrap();
+                }),
+                ("add", &mut || {
+                    let _ = ev.add(&a, &b).unwrap();
+                }),
+                ("mult_norelin", &mut || {
+                    let _ = ev.multiply(&a, &b).unwrap();
+                }),
+                ("relin", &mut || {
+                    let _ = ev.relinearize(&prod, &rk).unwrap();
+                }),
+                ("mult_relin", &mut || {
+                    let _ = ev.multiply_relin(&a, &b, &rk).unwrap();
+                }),
+            ];
+            for (op, f) in ops {
+                run(op, &format!("{op}/{vn}"), f);
             }
         }
         Ok(())

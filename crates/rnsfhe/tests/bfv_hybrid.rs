@@ -4,12 +4,13 @@
 //! special primes, and the noise left by a relinearization compared with
 //! the RNS decomposition.
 
+mod common;
+
 use rnsfhe::bfv::galois::galois_element_for_step;
 use rnsfhe::bfv::{
     noise, BatchEncoder, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, GaloisKeys,
-    KeySwitchingMethod, PublicKey, RelinKey, SecretKey, Variant,
+    KeySwitchingMethod, RelinKey, Variant,
 };
-use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::{Error, SecurityLevel};
 
 const T: u64 = 65537;
@@ -35,10 +36,7 @@ fn hybrid_relinearization_and_rotations_are_exact() {
         let p = params(KeySwitchingMethod::Hybrid { dnum });
         assert_eq!(p.key_switching_moduli().len(), 4usize.div_ceil(dnum));
         let ctx = BfvContext::new(p).unwrap();
-        let mut rng = rng_from_seed([dnum as u8; 32]);
-        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-        let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-        let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let (mut rng, common::Keys { sk, pk, rk }) = common::seeded_keys(&ctx, dnum as u8);
         assert!(rk.key_switching_key().is_hybrid());
         assert_eq!(
             rk.key_switching_key().keys().len(),
@@ -161,8 +159,7 @@ fn hybrid_noise_against_rns_decomposition() {
         KeySwitchingMethod::Hybrid { dnum: 4 },
     ] {
         let ctx = BfvContext::new(params(relin)).unwrap();
-        let mut rng = rng_from_seed([7; 32]);
-        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let (mut rng, sk) = common::secret_key(&ctx, 7);
         let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
         let enc = BatchEncoder::new(&ctx).unwrap();
         let e = Encryptor::from_secret_key(&ctx, &sk).unwrap();

@@ -7,6 +7,10 @@
 //! security check (2^12 holds only 109 bits at 128-bit security) for the
 //! functional tests; the depth test uses a 128-bit-secure 2^13 set.
 
+mod common;
+
+use common::assert_err;
+
 use std::sync::Arc;
 
 use num_bigint::{BigInt, BigUint};
@@ -17,7 +21,7 @@ use rand_chacha::ChaCha20Rng;
 use rnsfhe::bgv::experiments::{depth_experiment, max_depth, multiply_plain_poly};
 use rnsfhe::bgv::{
     BatchEncoder, BgvContext, BgvParameters, Ciphertext, Decryptor, Encryptor, Evaluator,
-    GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey,
+    GaloisKeys, Plaintext, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::crt::PolyCrt;
 use rnsfhe::{Error, SecurityLevel};
@@ -35,19 +39,13 @@ struct Setup {
 }
 
 fn params(levels: usize) -> BgvParameters {
-    BgvParameters::for_depth(levels, T, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap()
+    common::bgv_params(levels, T)
 }
 
 fn setup_with(p: BgvParameters, seed: u64) -> Setup {
     let ctx = BgvContext::new(p).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(&ctx, &mut rng);
     let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
     let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
     let dec = Decryptor::new(&ctx, &sk).unwrap();
@@ -63,12 +61,36 @@ fn setup_with(p: BgvParameters, seed: u64) -> Setup {
     }
 }
 
+impl Setup {
+    /// `x` batched and encrypted under the public key with `rng`.
+    fn encrypt_slots(&self, x: &[u64], rng: &mut ChaCha20Rng) -> Ciphertext {
+        let pt = self.be.encode(x).unwrap();
+        self.enc.encrypt_with_rng(&pt, rng).unwrap()
+    }
+}
+
 fn setup() -> Setup {
     setup_with(params(4), 1)
 }
 
 fn random_slots(rng: &mut ChaCha20Rng, n: usize) -> Vec<u64> {
     (0..n).map(|_| rng.gen_range(0..T)).collect()
+}
+
+/// The rng of `seed` and `K` vectors of random slots drawn from it.
+fn random_inputs<const K: usize>(seed: u64) -> (ChaCha20Rng, [Vec<u64>; K]) {
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let slots = std::array::from_fn(|_| random_slots(&mut rng, 4096));
+    (rng, slots)
+}
+
+/// With Galois keys for one step only, `op` names a missing key.
+fn assert_missing_key<T: std::fmt::Debug>(
+    s: &Setup,
+    op: impl FnOnce(&GaloisKeys) -> rnsfhe::Result<T>,
+) {
+    let only = GaloisKeys::generate_for_steps(&s.ctx, &s.sk, &[1]).unwrap();
+    assert_err!(op(&only), Error::MissingGaloisKey { .. });
 }
 
 fn decrypt_slots(s: &Setup, ct: &Ciphertext) -> Vec<u64> {
@@ -140,12 +162,8 @@ fn reference_switch(moduli: &[u64], c: &[BigUint]) -> Vec<BigUint> {
 fn mod_switch_matches_the_bigint_formula() {
     let s = setup();
     let ev = Evaluator::new(&s.ctx);
-    let mut rng = ChaCha20Rng::seed_from_u64(7);
-    let m = random_slots(&mut rng, 4096);
-    let mut ct = s
-        .enc
-        .encrypt_with_rng(&s.be.encode(&m).unwrap(), &mut rng)
-        .unwrap();
+    let (mut rng, [m]) = random_inputs(7);
+    let mut ct = s.encrypt_slots(&m, &mut rng);
     let moduli = s.ctx.params().coeff_moduli().to_vec();
     while ct.level() > 0 {
         let l = ct.level();
@@ -189,8 +207,7 @@ impl Setup {
 #[test]
 fn encrypt_decrypt_and_noise_budget() {
     let s = setup();
-    let mut rng = ChaCha20Rng::seed_from_u64(2);
-    let m = random_slots(&mut rng, 4096);
+    let (mut rng, [m]) = random_inputs(2);
     let pt = s.be.encode(&m).unwrap();
     let ct = s.enc.encrypt_with_rng(&pt, &mut rng).unwrap();
     assert_eq!(ct.level(), 4);
@@ -221,9 +238,7 @@ fn encrypt_decrypt_and_noise_budget() {
 fn arithmetic_matches_slots_mod_t() {
     let s = setup();
     let ev = Evaluator::new(&s.ctx);
-    let mut rng = ChaCha20Rng::seed_from_u64(3);
-    let x = random_slots(&mut rng, 4096);
-    let y = random_slots(&mut rng, 4096);
+    let (mut rng, [x, y]) = random_inputs(3);
     let px = s.be.encode(&x).unwrap();
     let py = s.be.encode(&y).unwrap();
     let cx = s.enc.encrypt_with_rng(&px, &mut rng).unwrap();
@@ -231,32 +246,29 @@ fn arithmetic_matches_slots_mod_t() {
     for level in [4usize, 2, 1] {
         let a = ev.mod_switch_to(&cx, level).unwrap();
         let b = ev.mod_switch_to(&cy, level).unwrap();
-        assert_eq!(
-            decrypt_slots(&s, &ev.add(&a, &b).unwrap()),
-            slot_op(&x, &y, addm)
-        );
-        assert_eq!(
-            decrypt_slots(&s, &ev.sub(&a, &b).unwrap()),
-            slot_op(&x, &y, subm)
-        );
-        let neg = ev.negate(&a).unwrap();
-        assert_eq!(decrypt_slots(&s, &neg), slot_op(&x, &x, |v, _| (T - v) % T));
-        assert_eq!(
-            decrypt_slots(&s, &ev.add_plain(&a, &py).unwrap()),
-            slot_op(&x, &y, addm)
-        );
-        assert_eq!(
-            decrypt_slots(&s, &ev.sub_plain(&a, &py).unwrap()),
-            slot_op(&x, &y, subm)
-        );
-        assert_eq!(
-            decrypt_slots(&s, &ev.multiply_plain(&a, &py).unwrap()),
-            slot_op(&x, &y, mulm)
-        );
-        assert_eq!(
-            decrypt_slots(&s, &ev.multiply_scalar(&a, 12345).unwrap()),
-            slot_op(&x, &x, |v, _| mulm(v, 12345))
-        );
+        for (op, got, want) in [
+            ("add", ev.add(&a, &b), slot_op(&x, &y, addm)),
+            ("sub", ev.sub(&a, &b), slot_op(&x, &y, subm)),
+            ("negate", ev.negate(&a), slot_op(&x, &x, |v, _| (T - v) % T)),
+            ("add_plain", ev.add_plain(&a, &py), slot_op(&x, &y, addm)),
+            ("sub_plain", ev.sub_plain(&a, &py), slot_op(&x, &y, subm)),
+            (
+                "multiply_plain",
+                ev.multiply_plain(&a, &py),
+                slot_op(&x, &y, mulm),
+            ),
+            (
+                "multiply_scalar",
+                ev.multiply_scalar(&a, 12345),
+                slot_op(&x, &x, |v, _| mulm(v, 12345)),
+            ),
+        ] {
+            assert_eq!(
+                decrypt_slots(&s, &got.unwrap()),
+                want,
+                "{op} at level {level}"
+            );
+        }
         let prod = ev.multiply(&a, &b).unwrap();
         assert_eq!(prod.size(), 3);
         assert_eq!(decrypt_slots(&s, &prod), slot_op(&x, &y, mulm), "3-part");
@@ -295,12 +307,8 @@ fn arithmetic_matches_slots_mod_t() {
 fn rotations_match_the_slot_matrix() {
     let s = setup();
     let ev = Evaluator::new(&s.ctx);
-    let mut rng = ChaCha20Rng::seed_from_u64(4);
-    let x = random_slots(&mut rng, 4096);
-    let cx = s
-        .enc
-        .encrypt_with_rng(&s.be.encode(&x).unwrap(), &mut rng)
-        .unwrap();
+    let (mut rng, [x]) = random_inputs(4);
+    let cx = s.encrypt_slots(&x, &mut rng);
     for level in [4usize, 1, 0] {
         let a = ev.mod_switch_to(&cx, level).unwrap();
         for k in [1i64, -1, 2, 5, 100, -77, 2047] {
@@ -317,24 +325,15 @@ fn rotations_match_the_slot_matrix() {
         assert_eq!(decrypt_slots(&s, &c), want);
     }
     // A missing key is named.
-    let only = GaloisKeys::generate_for_steps(&s.ctx, &s.sk, &[1]).unwrap();
-    assert!(matches!(
-        ev.rotate_rows(&cx, 3, &only),
-        Err(Error::MissingGaloisKey { .. })
-    ));
+    assert_missing_key(&s, |only| ev.rotate_rows(&cx, 3, only));
 }
 
 #[test]
 fn slot_sums_and_dot_products_match_mod_t() {
     let s = setup();
     let ev = Evaluator::new(&s.ctx);
-    let mut rng = ChaCha20Rng::seed_from_u64(14);
-    let x = random_slots(&mut rng, 4096);
-    let w = random_slots(&mut rng, 4096);
-    let cx = s
-        .enc
-        .encrypt_with_rng(&s.be.encode(&x).unwrap(), &mut rng)
-        .unwrap();
+    let (mut rng, [x, w]) = random_inputs(14);
+    let cx = s.encrypt_slots(&x, &mut rng);
     let sum = x.iter().fold(0, |a, &v| addm(a, v));
     let dot = x.iter().zip(&w).fold(0, |a, (&u, &v)| addm(a, mulm(u, v)));
     for level in [4usize, 0] {
@@ -347,20 +346,14 @@ fn slot_sums_and_dot_products_match_mod_t() {
         assert_eq!(decrypt_slots(&s, &d), vec![dot; 4096], "level {level}");
     }
     // Without the keys it needs, the sum names a missing key.
-    let only = GaloisKeys::generate_for_steps(&s.ctx, &s.sk, &[1]).unwrap();
-    assert!(matches!(
-        ev.sum_slots(&cx, &only),
-        Err(Error::MissingGaloisKey { .. })
-    ));
+    assert_missing_key(&s, |only| ev.sum_slots(&cx, only));
 }
 
 #[test]
 fn coefficient_products_match_the_negacyclic_product() {
     let s = setup();
     let ev = Evaluator::new(&s.ctx);
-    let mut rng = ChaCha20Rng::seed_from_u64(5);
-    let a: Vec<u64> = random_slots(&mut rng, 4096);
-    let b: Vec<u64> = random_slots(&mut rng, 4096);
+    let (mut rng, [a, b]) = random_inputs(5);
     let pa = Plaintext::new(&s.ctx, &a).unwrap();
     let pb = Plaintext::new(&s.ctx, &b).unwrap();
     let ca = s.enc.encrypt_with_rng(&pa, &mut rng).unwrap();
@@ -387,10 +380,7 @@ fn random_circuit(s: &Setup, seed: u64, steps: usize) {
     let mut pool: Vec<Node> = (0..3)
         .map(|_| {
             let want = random_slots(&mut rng, 4096);
-            let ct = s
-                .enc
-                .encrypt_with_rng(&s.be.encode(&want).unwrap(), &mut rng)
-                .unwrap();
+            let ct = s.encrypt_slots(&want, &mut rng);
             Node { ct, want }
         })
         .collect();
@@ -472,25 +462,15 @@ fn results_do_not_depend_on_the_thread_count() {
     let run = || {
         let s = setup_with(params(3), 11);
         let ev = Evaluator::new(&s.ctx);
-        let mut rng = ChaCha20Rng::seed_from_u64(12);
-        let x = random_slots(&mut rng, 4096);
-        let c = s
-            .enc
-            .encrypt_with_rng(&s.be.encode(&x).unwrap(), &mut rng)
-            .unwrap();
+        let (mut rng, [x]) = random_inputs(12);
+        let c = s.encrypt_slots(&x, &mut rng);
         let p = ev.multiply_relin(&c, &c, &s.rk).unwrap();
         let p = ev.mod_switch_to_next(&p).unwrap();
         let r = ev.rotate_rows(&p, 3, &s.gk).unwrap();
         (c, p, r)
     };
-    let pool = |n| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-    };
-    let one = pool(1).install(run);
-    let two = pool(2).install(run);
+    let one = common::with_threads(1, run);
+    let two = common::with_threads(2, run);
     assert_eq!(one, two);
 }
 
@@ -505,20 +485,13 @@ struct Other {
 fn misuse_is_reported() {
     let s = setup();
     let ev = Evaluator::new(&s.ctx);
-    let mut rng = ChaCha20Rng::seed_from_u64(6);
-    let x = random_slots(&mut rng, 4096);
+    let (mut rng, [x]) = random_inputs(6);
     let pt = s.be.encode(&x).unwrap();
     let c = s.enc.encrypt_with_rng(&pt, &mut rng).unwrap();
     // Mod switch at level 0.
     let bottom = ev.mod_switch_to(&c, 0).unwrap();
-    assert!(matches!(
-        ev.mod_switch_to_next(&bottom),
-        Err(Error::LevelExhausted(_))
-    ));
-    assert!(matches!(
-        ev.mod_switch_to(&bottom, 1),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert_err!(ev.mod_switch_to_next(&bottom), Error::LevelExhausted(_));
+    assert_err!(ev.mod_switch_to(&bottom, 1), Error::InvalidArgument(_));
     // Mismatched levels without auto-alignment name both levels.
     let low = ev.mod_switch_to(&c, 2).unwrap();
     for r in [ev.add(&c, &low), ev.sub(&c, &low), ev.multiply(&c, &low)] {
@@ -541,14 +514,7 @@ fn misuse_is_reported() {
     assert_eq!(decrypt_slots(&s, &sum), slot_op(&x, &x, addm));
     // Keys and objects of another context.
     let other = {
-        let ctx = BgvContext::new(
-            BgvParameters::for_depth(4, 257, 40, 60)
-                .degree(4096)
-                .security(SecurityLevel::None)
-                .build()
-                .unwrap(),
-        )
-        .unwrap();
+        let ctx = common::bgv_context(4, 257);
         let mut rng = ChaCha20Rng::seed_from_u64(9);
         let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
         let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
@@ -556,75 +522,57 @@ fn misuse_is_reported() {
         let dec = Decryptor::new(&ctx, &sk).unwrap();
         Other { ctx, rk, gk, dec }
     };
-    assert!(matches!(
+    assert_err!(
         ev.relinearize(&ev.multiply(&c, &c).unwrap(), &other.rk),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
+        Error::ParameterMismatch { .. }
+    );
+    assert_err!(
         ev.rotate_rows(&c, 1, &other.gk),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
-        other.dec.decrypt(&c),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
+        Error::ParameterMismatch { .. }
+    );
+    assert_err!(other.dec.decrypt(&c), Error::ParameterMismatch { .. });
+    assert_err!(
         Encryptor::from_secret_key(&other.ctx, &s.sk),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
     // A key of another secret key of the same context.
     let mut r2 = ChaCha20Rng::seed_from_u64(99);
     let sk2 = SecretKey::generate_with_rng(&s.ctx, &mut r2).unwrap();
     let rk2 = RelinKey::generate_with_rng(&s.ctx, &sk2, &mut r2).unwrap();
-    assert!(matches!(
+    assert_err!(
         ev.relinearize(&ev.multiply(&c, &c).unwrap(), &rk2),
-        Err(Error::KeyMismatch { .. })
-    ));
+        Error::KeyMismatch { .. }
+    );
     // Plaintext modulus: values ≥ t, plaintexts of another t.
-    assert!(matches!(
+    assert_err!(
         Plaintext::new(&s.ctx, &[T]),
-        Err(Error::PlaintextOutOfRange { value: T, t: T, .. })
-    ));
-    assert!(matches!(
+        Error::PlaintextOutOfRange { value: T, t: T, .. }
+    );
+    assert_err!(
         s.be.encode(&[0, T + 1]),
-        Err(Error::PlaintextOutOfRange { index: 1, .. })
-    ));
-    assert!(matches!(
+        Error::PlaintextOutOfRange { index: 1, .. }
+    );
+    assert_err!(
         s.be.encode_signed(&[40000]),
-        Err(Error::SignedValueOutOfRange { .. })
-    ));
-    assert!(matches!(
-        ev.multiply_scalar(&c, T),
-        Err(Error::PlaintextOutOfRange { .. })
-    ));
+        Error::SignedValueOutOfRange { .. }
+    );
+    assert_err!(ev.multiply_scalar(&c, T), Error::PlaintextOutOfRange { .. });
     let foreign = Plaintext::new(&other.ctx, &[1, 2, 3]).unwrap();
-    assert!(matches!(
-        ev.add_plain(&c, &foreign),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
-        s.enc.encrypt(&foreign),
-        Err(Error::ParameterMismatch { .. })
-    ));
+    assert_err!(ev.add_plain(&c, &foreign), Error::ParameterMismatch { .. });
+    assert_err!(s.enc.encrypt(&foreign), Error::ParameterMismatch { .. });
     // Batching needs t ≡ 1 (mod 2n): t = 257 at n = 4096 is not.
-    assert!(matches!(
+    assert_err!(
         BatchEncoder::new(&other.ctx),
-        Err(Error::BatchingUnsupported { t: 257, n: 4096 })
-    ));
+        Error::BatchingUnsupported { t: 257, n: 4096 }
+    );
     // Wrong sizes.
     let p3 = ev.multiply(&c, &c).unwrap();
-    assert!(matches!(
-        ev.multiply(&p3, &c),
-        Err(Error::WrongCiphertextSize { .. })
-    ));
-    assert!(matches!(
-        ev.relinearize(&c, &s.rk),
-        Err(Error::WrongCiphertextSize { .. })
-    ));
-    assert!(matches!(
+    assert_err!(ev.multiply(&p3, &c), Error::WrongCiphertextSize { .. });
+    assert_err!(ev.relinearize(&c, &s.rk), Error::WrongCiphertextSize { .. });
+    assert_err!(
         ev.rotate_rows(&p3, 1, &s.gk),
-        Err(Error::WrongCiphertextSize { .. })
-    ));
+        Error::WrongCiphertextSize { .. }
+    );
     // Parameters: t not below q_0, t sharing a factor with a prime.
     let b = || {
         BgvParameters::builder()

@@ -4,6 +4,9 @@
 //! and size; every truncation, every payload bit flip, foreign contexts,
 //! wrong kinds and out-of-range fields are typed errors, never a panic.
 
+mod common;
+
+use common::assert_err;
 mod ser_common;
 
 use std::sync::Arc;
@@ -15,17 +18,13 @@ use rnsfhe::bgv::{
     GaloisKeys, PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::serialization::{FromBytes, ToBytes, HEADER_LEN};
-use rnsfhe::{Error, SecurityLevel};
-use ser_common::{reseal, set_u32, set_u64};
+use rnsfhe::Error;
+use ser_common::{reseal, set_u32, set_u64, with_u64};
 
 const T: u64 = 65537;
 
 fn params() -> BgvParameters {
-    BgvParameters::for_depth(3, T, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap()
+    common::bgv_params(3, T)
 }
 
 struct Setup {
@@ -42,9 +41,7 @@ struct Setup {
 fn setup() -> Setup {
     let ctx = BgvContext::new(params()).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(12);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(&ctx, &mut rng);
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1], &mut rng).unwrap();
     let be = BatchEncoder::new(&ctx).unwrap();
     let n = ctx.degree();
@@ -105,17 +102,16 @@ fn parameters_round_trip_and_are_validated() {
     }
     let bytes = params().to_bytes().unwrap();
     // A plaintext modulus changed (the id no longer matches).
-    let mut b = bytes.clone();
-    set_u64(&mut b, HEADER_LEN + 8, 40961);
+    let b = with_u64(&bytes, HEADER_LEN + 8, 40961);
     assert!(BgvParameters::from_bytes(&b).is_err());
     // An insecure set recorded as 128-bit secure.
     let mut b = bytes.clone();
     b[HEADER_LEN + 32..HEADER_LEN + 34].copy_from_slice(&128u16.to_le_bytes());
     reseal(&mut b);
-    assert!(matches!(
+    assert_err!(
         BgvParameters::from_bytes(&b),
-        Err(Error::InsecureParameters { .. })
-    ));
+        Error::InsecureParameters { .. }
+    );
     // Reserved bytes must be zero; a prime count past the payload is refused.
     let mut b = bytes.clone();
     b[HEADER_LEN + 39] = 1;
@@ -195,14 +191,7 @@ fn hostile_ciphertext_bytes_are_errors() {
     }
     assert!(field(12, 1, false).is_err(), "reserved word");
     // A ciphertext of another BGV context, and parameters as a ciphertext.
-    let other = BgvContext::new(
-        BgvParameters::for_depth(3, 40961, 40, 60)
-            .degree(4096)
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
+    let other = common::bgv_context(3, 40961);
     assert!(Ciphertext::from_bytes(&other, &bytes).is_err());
     assert!(Ciphertext::from_bytes(ctx, &params().to_bytes().unwrap()).is_err());
     assert!(BgvParameters::from_bytes(&bytes).is_err());

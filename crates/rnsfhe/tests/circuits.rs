@@ -7,10 +7,7 @@ mod common;
 
 use rand::Rng;
 use rnsfhe::bfv::experiments::heuristic_depth_bound;
-use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey,
-    SecretKey, Variant,
-};
+use rnsfhe::bfv::{BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, Variant};
 use rnsfhe::SecurityLevel;
 
 use common::{plain_add, plain_mul, plain_neg, plain_sub};
@@ -35,9 +32,7 @@ fn run_circuit(log_n: u32, bits: &[u32], t: u64, seed: u64) {
     let ctx = BfvContext::new(params).unwrap();
     let n = ctx.degree();
     let mut rng = common::rng(seed);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(&ctx, &mut rng);
     let enc = Encryptor::from_public_key(&ctx, &pk)
         .unwrap()
         .with_secret_key(&sk)

@@ -9,13 +9,17 @@
 //! after three multiplications (the measured values are printed and are
 //! 3-5 bits better).
 
+mod common;
+
+use common::assert_err;
+
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
-    CkksContext, CkksParameters, Complex64, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys,
+    Ciphertext, CkksContext, Complex64, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys,
     PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::{Error, SecurityLevel};
+use rnsfhe::Error;
 
 use rand::Rng;
 
@@ -28,17 +32,12 @@ struct Setup {
 }
 
 fn setup(log_n: u32, levels: usize, dnum: Option<usize>) -> Setup {
-    let mut b = CkksParameters::for_depth(levels, 40, 60)
-        .degree(1 << log_n)
-        .security(SecurityLevel::None);
+    let mut b = common::ckks_builder(levels, log_n);
     if let Some(d) = dnum {
         b = b.dnum(d);
     }
     let ctx = CkksContext::new(b.build().unwrap()).unwrap();
-    let mut rng = rng_from_seed([5; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let (mut rng, common::Keys { sk, pk, rk }) = common::seeded_keys(&ctx, 5);
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1, -1, 2, 4, 3, 100], &mut rng)
         .unwrap();
     Setup {
@@ -68,68 +67,34 @@ fn every_operation_matches_float64() {
         let y = data(half, 2);
         let cx = encryptor.encrypt(&enc.encode(&x).unwrap()).unwrap();
         let cy = encryptor.encrypt(&enc.encode(&y).unwrap()).unwrap();
-        let check = |name: &str, got: Vec<f64>, want: Vec<f64>, min: f64| {
-            let bits = precision_bits(&got, &want).unwrap();
+        let check = |name: &str, ct: &Ciphertext, want: &[f64], min: f64| {
+            let bits = precision_bits(&dec.decrypt_decode(ct).unwrap(), want).unwrap();
             eprintln!("dnum {dnum:?} {name}: {bits:.1} bits");
             assert!(bits >= min, "{name}: {bits:.1} < {min} bits");
         };
-        check("fresh", dec.decrypt_decode(&cx).unwrap(), x.clone(), 20.0);
+        check("fresh", &cx, &x, 20.0);
         let sum: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + b).collect();
-        check(
-            "add",
-            dec.decrypt_decode(&ev.add(&cx, &cy).unwrap()).unwrap(),
-            sum,
-            20.0,
-        );
+        check("add", &ev.add(&cx, &cy).unwrap(), &sum, 20.0);
         let diff: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a - b).collect();
-        check(
-            "sub",
-            dec.decrypt_decode(&ev.sub(&cx, &cy).unwrap()).unwrap(),
-            diff,
-            20.0,
-        );
+        check("sub", &ev.sub(&cx, &cy).unwrap(), &diff, 20.0);
         let prod: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a * b).collect();
         let m = ev.multiply_relin_rescale(&cx, &cy, &s.rk).unwrap();
         assert_eq!(m.level(), 2);
-        check(
-            "mult_relin_rescale",
-            dec.decrypt_decode(&m).unwrap(),
-            prod.clone(),
-            20.0,
-        );
+        check("mult_relin_rescale", &m, &prod, 20.0);
         // Degree-2 decryption before relinearization.
         let t = ev.multiply(&cx, &cy).unwrap();
-        check(
-            "tensor",
-            dec.decrypt_decode(&t).unwrap(),
-            prod.clone(),
-            20.0,
-        );
-        let rot: Vec<f64> = (0..half).map(|i| x[(i + 1) % half]).collect();
-        check(
-            "rotate 1",
-            dec.decrypt_decode(&ev.rotate(&cx, 1, &s.gk).unwrap())
-                .unwrap(),
-            rot,
-            20.0,
-        );
-        let rot: Vec<f64> = (0..half).map(|i| x[(i + half - 1) % half]).collect();
-        check(
-            "rotate -1",
-            dec.decrypt_decode(&ev.rotate(&cx, -1, &s.gk).unwrap())
-                .unwrap(),
-            rot,
-            20.0,
-        );
+        check("tensor", &t, &prod, 20.0);
         // 5 = 4 + 1 composed from held keys (non-adjacent form).
-        let rot: Vec<f64> = (0..half).map(|i| x[(i + 5) % half]).collect();
-        check(
-            "rotate 5 (composed)",
-            dec.decrypt_decode(&ev.rotate(&cx, 5, &s.gk).unwrap())
-                .unwrap(),
-            rot,
-            19.0,
-        );
+        for (k, what, min_bits) in [
+            (1i64, "rotate 1", 20.0),
+            (-1, "rotate -1", 20.0),
+            (5, "rotate 5 (composed)", 19.0),
+        ] {
+            let rot: Vec<f64> = (0..half)
+                .map(|i| x[(i as i64 + k).rem_euclid(half as i64) as usize])
+                .collect();
+            check(what, &ev.rotate(&cx, k, &s.gk).unwrap(), &rot, min_bits);
+        }
         // Depth 3: x·y·x·y.
         let m2 = ev.multiply_relin_rescale(&m, &m, &s.rk).unwrap();
         let m3 = ev.multiply_relin_rescale(&m2, &ev.drop_to_level(&cx, 1).unwrap(), &s.rk);
@@ -137,8 +102,8 @@ fn every_operation_matches_float64() {
         let m3 = m3.unwrap();
         assert_eq!(m3.level(), 0);
         let want: Vec<f64> = prod.iter().zip(&x).map(|(p, a)| p * p * a).collect();
-        check("depth 3", dec.decrypt_decode(&m3).unwrap(), want, 16.0);
-        assert!(matches!(ev.rescale(&m3), Err(Error::LevelExhausted(_))));
+        check("depth 3", &m3, &want, 16.0);
+        assert_err!(ev.rescale(&m3), Error::LevelExhausted(_));
     }
 }
 
@@ -215,17 +180,17 @@ fn misuse_is_a_typed_error() {
     let x = data(half, 1);
     let a = encryptor.encrypt(&enc.encode(&x).unwrap()).unwrap();
     let low = ev.drop_to_level(&a, 1).unwrap();
-    assert!(matches!(
+    assert_err!(
         ev.add(&a, &low),
-        Err(Error::LevelMismatch {
+        Error::LevelMismatch {
             left: 2,
             right: 1,
             ..
-        })
-    ));
+        }
+    );
     let m = ev.multiply(&a, &a).unwrap();
     let m = ev.relinearize(&m, &s.rk).unwrap();
-    assert!(matches!(ev.add(&m, &a), Err(Error::ScaleMismatch(_))));
+    assert_err!(ev.add(&m, &a), Error::ScaleMismatch(_));
     // Auto-alignment adjusts scale and level.
     let auto = Evaluator::new(&s.ctx).with_auto_align(true);
     let r = auto.add(&ev.rescale(&m).unwrap(), &a).unwrap();
@@ -234,25 +199,13 @@ fn misuse_is_a_typed_error() {
     assert!(precision_bits(&dec.decrypt_decode(&r).unwrap(), &want).unwrap() > 18.0);
     // Missing rotation key, too many values, NaN, values that do not fit.
     let empty = GaloisKeys::generate_for_steps(&s.ctx, &s.sk, &[]).unwrap();
-    assert!(matches!(
-        ev.rotate(&a, 1, &empty),
-        Err(Error::MissingGaloisKey { .. })
-    ));
-    assert!(matches!(
-        enc.encode(&vec![0.0; half + 1]),
-        Err(Error::ValueOutOfRange(_))
-    ));
-    assert!(matches!(
-        enc.encode(&[f64::NAN]),
-        Err(Error::ValueOutOfRange(_))
-    ));
-    assert!(matches!(
-        enc.encode(&[1e40]),
-        Err(Error::ValueOutOfRange(_))
-    ));
+    assert_err!(ev.rotate(&a, 1, &empty), Error::MissingGaloisKey { .. });
+    assert_err!(enc.encode(&vec![0.0; half + 1]), Error::ValueOutOfRange(_));
+    assert_err!(enc.encode(&[f64::NAN]), Error::ValueOutOfRange(_));
+    assert_err!(enc.encode(&[1e40]), Error::ValueOutOfRange(_));
     // Objects of another context.
     let other = setup(11, 1, None);
-    assert!(matches!(
+    assert_err!(
         ev.add(
             &a,
             &Encryptor::from_public_key(&other.ctx, &other.pk)
@@ -260,8 +213,8 @@ fn misuse_is_a_typed_error() {
                 .encrypt(&Encoder::new(&other.ctx).encode(&x).unwrap())
                 .unwrap()
         ),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
     assert!(Decryptor::new(&s.ctx, &other.sk).is_err());
 }
 
@@ -273,11 +226,7 @@ fn results_are_identical_for_every_thread_count() {
     let enc = Encoder::new(&s.ctx);
     let x = data(s.ctx.slots(), 11);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        common::with_threads(threads, || {
             let e = Encryptor::from_public_key(&s.ctx, &s.pk).unwrap();
             let ct = e
                 .encrypt_with_rng(&enc.encode(&x).unwrap(), &mut rng_from_seed([8; 32]))
@@ -318,17 +267,10 @@ fn one_pass_encode_encrypt_matches_the_two_step_path() {
             .unwrap();
         assert_eq!(ct.level(), level);
         let got = dec.decrypt_decode_complex(&ct).unwrap();
-        let err = got
-            .iter()
-            .zip(&z)
-            .map(|(a, b)| (*a - *b).abs())
-            .fold(0.0, f64::max);
-        assert!(-err.log2() > 14.0, "level {level}: {:.1} bits", -err.log2());
+        let bits = common::complex_bits(&got, &z);
+        assert!(bits > 14.0, "level {level}: {bits:.1} bits");
     }
-    assert!(matches!(
-        e.encrypt_values(&[f64::NAN]),
-        Err(Error::ValueOutOfRange(_))
-    ));
+    assert_err!(e.encrypt_values(&[f64::NAN]), Error::ValueOutOfRange(_));
     let sym = Encryptor::from_secret_key(&s.ctx, &s.sk).unwrap();
-    assert!(matches!(sym.encrypt_values(&x), Err(Error::MissingKey(_))));
+    assert_err!(sym.encrypt_values(&x), Error::MissingKey(_));
 }

@@ -9,15 +9,18 @@
 //! corruptions give the specific error; and whatever a loader accepts
 //! re-serializes to exactly the same bytes.
 
+mod common;
+mod hostile_common;
+
+use common::assert_err;
 mod ser_common;
 
 use std::sync::{Arc, OnceLock};
 
+use hostile_common::{residue_out_of_range, Corpus, Loaders, Stream};
 use proptest::prelude::*;
 use rnsfhe::circuits::{Bootstrapper, BootstrappingKeys, BootstrappingParameters};
-use rnsfhe::ckks::{
-    Ciphertext, CkksContext, CkksParameters, GaloisKeys, Plaintext, PublicKey, RelinKey, SecretKey,
-};
+use rnsfhe::ckks::{Ciphertext, CkksContext, CkksParameters, GaloisKeys, Plaintext, SecretKey};
 use rnsfhe::rlwe::KeySwitchingKey;
 use rnsfhe::rnsfhe_math::RnsRing;
 use rnsfhe::serialization::{
@@ -26,40 +29,18 @@ use rnsfhe::serialization::{
 };
 use rnsfhe::{Error, SecurityLevel};
 use ser_common::{
-    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, rng, set_u32, set_u64,
-    CkksFixture,
+    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, rng, set_u64, with_byte,
+    with_u32, with_u64, CkksFixture,
 };
 
-struct Corpus {
-    f: CkksFixture,
-    /// A CKKS context of other parameters (for wrong-context loads).
-    other: Arc<CkksContext>,
-    /// Valid serialized objects of every kind and form.
-    objects: Vec<Vec<u8>>,
-}
-
-fn corpus() -> &'static Corpus {
-    static C: OnceLock<Corpus> = OnceLock::new();
+fn corpus() -> &'static Corpus<CkksFixture, CkksContext> {
+    static C: OnceLock<Corpus<CkksFixture, CkksContext>> = OnceLock::new();
     C.get_or_init(|| {
         let f = ckks_fixture(ckks_params(), 12);
-        let ctx = &f.ctx;
-        let objects = vec![
-            ctx.params().to_bytes().unwrap(),
-            f.sk.to_bytes(ctx).unwrap(),
-            f.pk.to_bytes(ctx).unwrap(),
-            f.pk.to_bytes_compressed(ctx).unwrap(),
-            f.rk.to_bytes(ctx).unwrap(),
-            f.rk.to_bytes_compressed(ctx).unwrap(),
-            f.gk.to_bytes(ctx).unwrap(),
-            f.gk.to_bytes_compressed(ctx).unwrap(),
-            f.pt.to_bytes(ctx).unwrap(),
-            f.pt_low.to_bytes(ctx).unwrap(),
-            f.ct_pk.to_bytes(ctx).unwrap(),
-            f.ct_sk.to_bytes_compressed(ctx).unwrap(),
-            f.ct_sk_low.to_bytes_compressed(ctx).unwrap(),
-            f.ct3.to_bytes(ctx).unwrap(),
-            f.ct_rescaled.to_bytes(ctx).unwrap(),
-        ];
+        // The CKKS serialization tests' objects and the rescaled
+        // ciphertext (size 2, level 1).
+        let mut objects = f.objects();
+        objects.push(f.ct_rescaled.to_bytes(&f.ctx).unwrap());
         let other = CkksContext::new(ckks_params_dnum2()).unwrap();
         Corpus { f, other, objects }
     })
@@ -82,51 +63,24 @@ const KINDS: [ObjectKind; 8] = [
 /// Loads `bytes` as `kind` into `ctx`; on success returns the object
 /// serialized again in the form the header announces.
 fn load(kind: ObjectKind, ctx: &Arc<CkksContext>, bytes: &[u8]) -> rnsfhe::Result<Vec<u8>> {
-    fn again<T: FromBytes<CkksContext> + ToBytes<CkksContext>>(
-        ctx: &Arc<CkksContext>,
-        bytes: &[u8],
-    ) -> rnsfhe::Result<Vec<u8>> {
-        let obj = T::from_bytes(ctx, bytes)?;
-        if inspect(bytes)?.seed_compressed {
-            obj.to_bytes_compressed(ctx.as_ref())
-        } else {
-            obj.to_bytes(ctx.as_ref())
-        }
-    }
-    match kind {
+    use hostile_common::reserialize as again;
+    hostile_common::load_key(kind, ctx, bytes).unwrap_or_else(|| match kind {
         ObjectKind::CkksParameters => CkksParameters::from_bytes(bytes)?.to_bytes(),
-        ObjectKind::SecretKey => again::<SecretKey>(ctx, bytes),
-        ObjectKind::PublicKey => again::<PublicKey>(ctx, bytes),
-        ObjectKind::RelinKey => again::<RelinKey>(ctx, bytes),
-        ObjectKind::GaloisKeys => again::<GaloisKeys>(ctx, bytes),
-        ObjectKind::CkksPlaintext => again::<Plaintext>(ctx, bytes),
-        ObjectKind::CkksCiphertext => again::<Ciphertext>(ctx, bytes),
-        ObjectKind::BootstrappingKeys => again::<BootstrappingKeys>(ctx, bytes),
+        ObjectKind::CkksPlaintext => again::<Plaintext, _>(ctx, bytes),
+        ObjectKind::CkksCiphertext => again::<Ciphertext, _>(ctx, bytes),
+        ObjectKind::BootstrappingKeys => again::<BootstrappingKeys, _>(ctx, bytes),
         other => Err(Error::InvalidArgument(format!(
             "{other} has no CKKS loader"
         ))),
-    }
+    })
 }
 
-fn all_reject(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let c = corpus();
-    for kind in KINDS {
-        prop_assert!(
-            load(kind, &c.f.ctx, bytes).is_err(),
-            "{kind} loader accepted a corrupted object"
-        );
+fn loaders() -> Loaders<CkksContext> {
+    Loaders {
+        ctx: &corpus().f.ctx,
+        kinds: &KINDS,
+        load,
     }
-    Ok(())
-}
-
-fn accepted_is_canonical(bytes: &[u8]) -> Result<(), TestCaseError> {
-    let c = corpus();
-    for kind in KINDS {
-        if let Ok(again) = load(kind, &c.f.ctx, bytes) {
-            prop_assert!(again == bytes, "{kind} accepted a non-canonical encoding");
-        }
-    }
-    Ok(())
 }
 
 /// Where the packed polynomials of a valid object start in its payload,
@@ -167,94 +121,10 @@ fn stream(ctx: &CkksContext, b: &[u8]) -> (usize, u64, RnsRing) {
     }
 }
 
-#[test]
-fn the_corpus_loads() {
-    let c = corpus();
-    assert_eq!(c.objects.len(), OBJECTS);
-    for b in &c.objects {
-        let kind = inspect(b).unwrap().kind;
-        assert!(load(kind, &c.f.ctx, b).unwrap() == *b, "{kind}");
-    }
-}
-
-#[test]
-fn wrong_context_loads_fail() {
-    let c = corpus();
-    for b in &c.objects[1..] {
-        let kind = inspect(b).unwrap().kind;
-        assert!(
-            matches!(
-                load(kind, &c.other, b),
-                Err(Error::ParameterMismatch { .. })
-            ),
-            "{kind}"
-        );
-    }
-}
+hostile_common::mutation_tests!(64);
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
-
-    #[test]
-    fn bit_flips_are_rejected(obj in 0usize..OBJECTS, flips in prop::collection::vec(any::<prop::sample::Index>(), 1..4), bits in prop::collection::vec(0u8..8, 4)) {
-        let mut b = corpus().objects[obj].clone();
-        let len = b.len();
-        let mut positions: Vec<usize> = flips.iter().map(|i| i.index(len)).collect();
-        positions.sort_unstable();
-        positions.dedup();
-        for (k, &p) in positions.iter().enumerate() {
-            b[p] ^= 1 << bits[k % bits.len()];
-        }
-        all_reject(&b)?;
-    }
-
-    #[test]
-    fn truncations_and_extensions_are_rejected(obj in 0usize..OBJECTS, cut in any::<prop::sample::Index>(), extra in prop::collection::vec(any::<u8>(), 1..64)) {
-        let good = &corpus().objects[obj];
-        all_reject(&good[..cut.index(good.len())])?;
-        let mut b = good.clone();
-        b.extend_from_slice(&extra);
-        all_reject(&b)?;
-        // Extended with a consistent length field and checksum: the
-        // context and the prefix decide the length, not the header.
-        let mut b = good.clone();
-        b.splice(good.len() - CHECKSUM_LEN..good.len() - CHECKSUM_LEN, extra.iter().copied());
-        let payload = (b.len() - HEADER_LEN - CHECKSUM_LEN) as u64;
-        b[32..40].copy_from_slice(&payload.to_le_bytes());
-        reseal(&mut b);
-        all_reject(&b)?;
-    }
-
-    #[test]
-    fn header_field_corruptions_are_rejected(obj in 0usize..OBJECTS, field in 0usize..4, value in any::<u64>()) {
-        let good = &corpus().objects[obj];
-        let mut b = good.clone();
-        match field {
-            0 => b[32..40].copy_from_slice(&value.to_le_bytes()),
-            1 => b[24..28].copy_from_slice(&(value as u32).to_le_bytes()),
-            2 => b[6] = value as u8,
-            _ => b[16..24].copy_from_slice(&value.to_le_bytes()),
-        }
-        prop_assume!(b != *good);
-        all_reject(&b)?;
-        reseal(&mut b);
-        accepted_is_canonical(&b)?;
-        if field != 3 {
-            let kind = inspect(good).unwrap().kind;
-            prop_assert!(load(kind, &corpus().f.ctx, &b).is_err());
-        }
-    }
-
-    #[test]
-    fn resealed_payload_corruptions_never_panic(obj in 0usize..OBJECTS, edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
-        let mut b = corpus().objects[obj].clone();
-        let payload = b.len() - HEADER_LEN - CHECKSUM_LEN;
-        for (i, v) in &edits {
-            b[HEADER_LEN + i.index(payload)] = *v;
-        }
-        reseal(&mut b);
-        accepted_is_canonical(&b)?;
-    }
 
     /// Any 24-byte prefix on a plaintext or ciphertext: accepted exactly
     /// when the limb count is the object's own, the reserved word zero,
@@ -284,22 +154,12 @@ proptest! {
         if let Ok(again) = r {
             prop_assert!(again == b);
         }
-        accepted_is_canonical(&b)?;
+        loaders().accepted_is_canonical(&b)?;
     }
 
     #[test]
-    fn random_bytes_never_panic(mut b in prop::collection::vec(any::<u8>(), 0..256), magic in any::<bool>(), kind in prop::sample::select(vec![9u8, 10, 11, 14])) {
-        if magic && b.len() >= 48 {
-            b[..4].copy_from_slice(b"RNSF");
-            b[4..6].copy_from_slice(&1u16.to_le_bytes());
-            b[6] = kind;
-            b[7] = 0;
-            b[28..32].copy_from_slice(&[0; 4]);
-            let payload = (b.len() - 48) as u64;
-            b[32..40].copy_from_slice(&payload.to_le_bytes());
-            reseal(&mut b);
-        }
-        accepted_is_canonical(&b)?;
+    fn random_bytes_never_panic(b in prop::collection::vec(any::<u8>(), 0..256), magic in any::<bool>(), kind in prop::sample::select(vec![9u8, 10, 11, 14])) {
+        loaders().random_bytes_never_panic(b, magic, Some(kind))?;
     }
 
     #[test]
@@ -310,32 +170,11 @@ proptest! {
         let kind = inspect(good).unwrap().kind;
         let (start, polys, ring) = stream(ctx, good);
         let q: Vec<u64> = ring.moduli().iter().map(|m| m.value()).collect();
-        let widths: Vec<u32> = q.iter().map(|&x| 64 - (x - 1).leading_zeros()).collect();
         let n = ctx.degree() as u64;
-        let bits: u64 = n * widths.iter().map(|&w| u64::from(w)).sum::<u64>();
-        let k = widths.len() as u64;
-        let index = pos.index((polys * n * k) as usize) as u64;
-        let poly = index / (n * k);
-        let limb = ((index / n) % k) as usize;
-        let coeff = index % n;
-        let bit = poly * bits
-            + n * widths[..limb].iter().map(|&w| u64::from(w)).sum::<u64>()
-            + coeff * u64::from(widths[limb]);
-        let room = (1u64 << widths[limb]) - q[limb];
-        let value = q[limb] + excess % room;
-        let mut b = good.clone();
-        poke_bits(&mut b, start, bit, widths[limb], value);
-        reseal(&mut b);
-        prop_assert_eq!(
-            load(kind, ctx, &b).unwrap_err(),
-            Error::Format(FormatError::ResidueOutOfRange {
-                poly: poly as usize,
-                limb,
-                index: coeff as usize,
-                value,
-                modulus: q[limb],
-            })
-        );
+        let bits = n * q.iter().map(|&x| u64::from(64 - (x - 1).leading_zeros())).sum::<u64>();
+        let stream = Stream { start, polys, q: &q, n, bits };
+        let (b, err) = residue_out_of_range(good, &stream, pos, excess);
+        prop_assert_eq!(load(kind, ctx, &b).unwrap_err(), err);
     }
 }
 
@@ -569,9 +408,7 @@ fn bootstrapping_keys_with_trailing_bytes_are_rejected() {
 #[test]
 fn bootstrapping_keys_of_the_wrong_kind_or_checksum_are_rejected() {
     let c = boot();
-    let mut b = c.full.clone();
-    b[6] = ObjectKind::GaloisKeys.code();
-    reseal(&mut b);
+    let b = with_byte(&c.full, 6, ObjectKind::GaloisKeys.code());
     assert_eq!(
         boot_err(&b),
         FormatError::WrongKind {
@@ -599,9 +436,7 @@ fn bootstrapping_keys_of_the_wrong_kind_or_checksum_are_rejected() {
             found: ObjectKind::BootstrappingKeys
         })
     );
-    let mut b = c.full.clone();
-    b[6] = 15;
-    reseal(&mut b);
+    let b = with_byte(&c.full, 6, 15);
     assert_eq!(boot_err(&b), FormatError::UnknownKind { code: 15 });
     let mut b = c.compressed.clone();
     b[7] |= FLAG_SECRET;
@@ -614,17 +449,15 @@ fn bootstrapping_keys_of_the_wrong_kind_or_checksum_are_rejected() {
         assert!(matches!(boot_err(&b), FormatError::ChecksumMismatch { .. }));
     }
     // Another context's loader.
-    assert!(matches!(
+    assert_err!(
         BootstrappingKeys::from_bytes(&corpus().f.ctx, &c.full),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
 }
 
 /// Patches the Galois element at `index` (resealed).
 fn with_element(good: &[u8], index: usize, g: u64) -> Vec<u8> {
-    let mut b = good.to_vec();
-    set_u64(&mut b, HEADER_LEN + 8 + 8 * index, g);
-    b
+    with_u64(good, HEADER_LEN + 8 + 8 * index, g)
 }
 
 fn element(b: &[u8], index: usize) -> u64 {
@@ -681,21 +514,17 @@ fn bootstrapping_keys_with_bad_key_ids_are_rejected() {
             )
         };
         // The sparse secret named like the dense one, or "no key".
-        let mut b = good.clone();
-        set_u64(&mut b, HEADER_LEN, h.key_id);
+        let b = with_u64(good, HEADER_LEN, h.key_id);
         assert!(is_sparse_id(boot_err(&b)));
-        let mut b = good.clone();
-        set_u64(&mut b, HEADER_LEN, 0);
+        let b = with_u64(good, HEADER_LEN, 0);
         assert!(is_sparse_id(boot_err(&b)));
         // The header claiming the sparse secret's id for the dense keys.
         let sparse = u64::from_le_bytes(good[HEADER_LEN..HEADER_LEN + 8].try_into().unwrap());
-        let mut b = good.clone();
-        set_u64(&mut b, 16, sparse);
+        let b = with_u64(good, 16, sparse);
         assert!(is_sparse_id(boot_err(&b)));
         // Any other dense key id is a label like every key file's: the
         // keys load under it (and bootstrap only that key's ciphertexts).
-        let mut b = good.clone();
-        set_u64(&mut b, 16, h.key_id ^ 1);
+        let b = with_u64(good, 16, h.key_id ^ 1);
         let k = load_boot(&b).unwrap();
         assert_eq!(k.key_id(), h.key_id ^ 1);
         assert_eq!(k.relin_key().key_id(), h.key_id ^ 1);
@@ -716,8 +545,7 @@ fn bootstrapping_key_counts_are_checked_before_allocating() {
             (g + 1, Some(payload)),
             (g - 1, Some(payload)),
         ] {
-            let mut b = good.clone();
-            set_u32(&mut b, 24, count);
+            let b = with_u32(good, 24, count);
             let e = boot_err(&b);
             match err {
                 None => assert_eq!(

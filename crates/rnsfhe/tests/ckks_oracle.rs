@@ -4,26 +4,37 @@
 //! library's words equal the big-integer formula; where it is not (the
 //! floating-point encoder) they agree within one unit of rounding.
 
+mod common;
+
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
 use num_traits::{One, Signed, Zero};
-use rnsfhe::ckks::{
-    CkksContext, CkksParameters, Encoder, Encryptor, Evaluator, RelinKey, SecretKey,
-};
+use rnsfhe::ckks::{CkksContext, Encoder, Encryptor, Evaluator, RelinKey};
 use rnsfhe::rlwe::SchemeContext;
 use rnsfhe::rnsfhe_math::crt::PolyCrt;
 use rnsfhe::rnsfhe_math::sampling::{expand_uniform, rng_from_seed};
 use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsBase, RnsPoly, RnsRing};
-use rnsfhe::SecurityLevel;
+
+/// `x` encoded at the default scale, encrypted under `sk`.
+fn encrypt_sk(
+    ctx: &std::sync::Arc<CkksContext>,
+    sk: &rnsfhe::ckks::SecretKey,
+    x: &[f64],
+) -> rnsfhe::ckks::Ciphertext {
+    Encryptor::from_secret_key(ctx, sk)
+        .unwrap()
+        .encrypt_symmetric(&Encoder::new(ctx).encode(x).unwrap())
+        .unwrap()
+}
 
 fn context(log_n: u32, levels: usize, dnum: usize) -> std::sync::Arc<CkksContext> {
-    let p = CkksParameters::for_depth(levels, 40, 60)
-        .degree(1 << log_n)
-        .dnum(dnum)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    CkksContext::new(p).unwrap()
+    CkksContext::new(
+        common::ckks_builder(levels, log_n)
+            .dnum(dnum)
+            .build()
+            .unwrap(),
+    )
+    .unwrap()
 }
 
 fn ring_of(moduli: &[u64], n: usize) -> RnsRing {
@@ -76,8 +87,7 @@ fn product(v: &[u64]) -> BigUint {
 fn secret_key_encryption_equals_the_textbook_formula() {
     let ctx = context(10, 2, 3);
     let q = ctx.params().coeff_moduli().to_vec();
-    let mut rng = rng_from_seed([1; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let (_, sk) = common::secret_key(&ctx, 1);
     let pt = Encoder::new(&ctx).encode(&[0.5, -0.25, 0.125]).unwrap();
     let ct = Encryptor::from_secret_key(&ctx, &sk)
         .unwrap()
@@ -110,13 +120,9 @@ fn secret_key_encryption_equals_the_textbook_formula() {
 fn rescaling_is_the_exact_rounded_division() {
     let ctx = context(10, 3, 2);
     let q = ctx.params().coeff_moduli().to_vec();
-    let mut rng = rng_from_seed([3; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let (_, sk) = common::secret_key(&ctx, 3);
     let x: Vec<f64> = (0..512).map(|i| (i as f64 * 0.37).cos()).collect();
-    let ct = Encryptor::from_secret_key(&ctx, &sk)
-        .unwrap()
-        .encrypt_symmetric(&Encoder::new(&ctx).encode(&x).unwrap())
-        .unwrap();
+    let ct = encrypt_sk(&ctx, &sk, &x);
     let ev = Evaluator::new(&ctx);
     let mut cur = ct;
     for l in (1..=3).rev() {
@@ -145,8 +151,7 @@ fn hybrid_key_switching_equals_the_big_integer_formula() {
         let ctx = context(10, 3, dnum);
         let q = ctx.params().coeff_moduli().to_vec();
         let p = ctx.params().key_switching_moduli().to_vec();
-        let mut rng = rng_from_seed([4; 32]);
-        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let (mut rng, sk) = common::secret_key(&ctx, 4);
         let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
         let ksk = rk.key_switching_key();
         assert!(ksk.is_hybrid());
@@ -274,17 +279,13 @@ fn hybrid_key_sizes_and_noise_by_dnum() {
         let ctx = context(13, 8, dnum);
         let p = ctx.params();
         let q = p.coeff_moduli().to_vec();
-        let mut rng = rng_from_seed([6; 32]);
-        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let (mut rng, sk) = common::secret_key(&ctx, 6);
         let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
         let ksk = rk.key_switching_key();
         let limbs_qp = q.len() + p.key_switching_moduli().len();
         let bytes = ksk.keys().len() * 2 * limbs_qp * p.degree() * 8;
-        let enc = Encryptor::from_secret_key(&ctx, &sk).unwrap();
         let x: Vec<f64> = (0..4096).map(|i| (i as f64 * 0.01).sin()).collect();
-        let ct = enc
-            .encrypt_symmetric(&Encoder::new(&ctx).encode(&x).unwrap())
-            .unwrap();
+        let ct = encrypt_sk(&ctx, &sk, &x);
         let ev = Evaluator::new(&ctx);
         let t = ev.multiply(&ct, &ct).unwrap();
         let r = ev.relinearize(&t, &rk).unwrap();
@@ -319,14 +320,10 @@ fn fused_relinearize_rescale_matches_the_two_step_product() {
     for dnum in [1usize, 2, 4] {
         let ctx = context(10, 3, dnum);
         let q = ctx.params().coeff_moduli().to_vec();
-        let mut rng = rng_from_seed([9; 32]);
-        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let (mut rng, sk) = common::secret_key(&ctx, 9);
         let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-        let enc = Encryptor::from_secret_key(&ctx, &sk).unwrap();
         let x: Vec<f64> = (0..512).map(|i| (i as f64 * 0.11).sin()).collect();
-        let a = enc
-            .encrypt_symmetric(&Encoder::new(&ctx).encode(&x).unwrap())
-            .unwrap();
+        let a = encrypt_sk(&ctx, &sk, &x);
         let ev = Evaluator::new(&ctx);
         let mut cur = a.clone();
         while cur.level() > 0 {
@@ -360,8 +357,7 @@ fn public_key_encryption_noise_is_the_rounding_of_the_division() {
     use rnsfhe::ckks::{Decryptor, PublicKey};
     let ctx = context(11, 2, 1);
     let q = ctx.params().coeff_moduli().to_vec();
-    let mut rng = rng_from_seed([12; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let (mut rng, sk) = common::secret_key(&ctx, 12);
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let hw: i64 = sk.coefficients().iter().map(|c| c.abs()).sum();
     let pt = Encoder::new(&ctx).encode(&[0.25, -0.5]).unwrap();

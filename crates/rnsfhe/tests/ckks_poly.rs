@@ -9,16 +9,20 @@
 //! consumed and the output scale is the input's, and (4) that too few
 //! levels give `Error::LevelExhausted` naming needed vs available.
 
+mod common;
+
+use common::assert_err;
+
 use std::sync::Arc;
 
 use rnsfhe::ckks::polynomial::depth_for_degree;
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
-    ChebyshevApprox, Ciphertext, CkksContext, CkksParameters, Decryptor, Encoder, Encryptor,
-    Evaluator, RelinKey, SecretKey,
+    ChebyshevApprox, Ciphertext, CkksContext, Decryptor, Encoder, Encryptor, Evaluator, RelinKey,
+    SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::{Error, SecurityLevel};
+use rnsfhe::Error;
 
 use rand::Rng;
 
@@ -26,19 +30,33 @@ struct Setup {
     ctx: Arc<CkksContext>,
     sk: SecretKey,
     rk: RelinKey,
+    ev: Evaluator,
+    dec: Decryptor,
 }
 
 fn setup(levels: usize) -> Setup {
-    let params = CkksParameters::for_depth(levels, 40, 60)
-        .degree(1 << 12)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = CkksContext::new(params).unwrap();
-    let mut rng = rng_from_seed([7; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let ctx = common::ckks_context(levels, 12);
+    let (mut rng, sk) = common::secret_key(&ctx, 7);
     let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    Setup { ctx, sk, rk }
+    let ev = Evaluator::new(&ctx);
+    let dec = Decryptor::new(&ctx, &sk).unwrap();
+    Setup {
+        ctx,
+        sk,
+        rk,
+        ev,
+        dec,
+    }
+}
+
+impl Setup {
+    /// Slot values in `[a, b]` from `seed` (see [`data`]) and their
+    /// encryption.
+    fn encrypted_data(&self, a: f64, b: f64, seed: u8) -> (Vec<f64>, Ciphertext) {
+        let x = data(self.ctx.slots(), a, b, seed);
+        let ct = encrypt(self, &x);
+        (x, ct)
+    }
 }
 
 fn data(n: usize, a: f64, b: f64, seed: u8) -> Vec<f64> {
@@ -59,11 +77,9 @@ fn encrypt(s: &Setup, x: &[f64]) -> Ciphertext {
 /// Evaluates `approx` on fresh encryptions of slot values in its interval
 /// and checks precision, approximation error, depth and scale.
 fn check_chebyshev(s: &Setup, name: &str, approx: &ChebyshevApprox, approx_bound: f64) {
-    let ev = Evaluator::new(&s.ctx);
-    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
+    let (ev, dec) = (&s.ev, &s.dec);
     let (a, b) = approx.interval();
-    let x = data(s.ctx.slots(), a, b, 11);
-    let ct = encrypt(s, &x);
+    let (x, ct) = s.encrypted_data(a, b, 11);
     let out = ev.evaluate_chebyshev(&ct, approx, &s.rk).unwrap();
     let got = dec.decrypt_decode(&out).unwrap();
     let poly: Vec<f64> = x.iter().map(|&v| approx.eval(v)).collect();
@@ -132,15 +148,11 @@ fn sigmoid_on_minus_8_8() {
     assert_eq!(d31.depth(), 6);
     check_chebyshev(&s, "sigmoid [-8,8] d31", &d31, 5e-6);
     // The convenience wrapper is the same evaluation.
-    let ev = Evaluator::new(&s.ctx);
-    let x = data(s.ctx.slots(), -8.0, 8.0, 3);
-    let ct = encrypt(&s, &x);
+    let ev = &s.ev;
+    let (x, ct) = s.encrypted_data(-8.0, 8.0, 3);
     let out = ev.sigmoid(&ct, (-8.0, 8.0), 15, &s.rk).unwrap();
     assert_eq!(out.level(), ct.level() - 5);
-    let got = Decryptor::new(&s.ctx, &s.sk)
-        .unwrap()
-        .decrypt_decode(&out)
-        .unwrap();
+    let got = s.dec.decrypt_decode(&out).unwrap();
     let want: Vec<f64> = x.iter().map(|&v| d15.eval(v)).collect();
     assert!(precision_bits(&got, &want).unwrap() >= 18.0);
 }
@@ -149,27 +161,33 @@ fn sigmoid_on_minus_8_8() {
 fn exp_and_inverse() {
     let s = setup(5);
     // [-1, 1] needs no interval map: depth ⌈log2(d+1)⌉ exactly.
-    let e = ChebyshevApprox::exp(-1.0, 1.0, 9).unwrap();
-    assert_eq!(e.depth(), 4);
-    check_chebyshev(&s, "exp [-1,1] d9", &e, 1e-9);
-    let e7 = ChebyshevApprox::exp(-1.0, 1.0, 7).unwrap();
-    assert_eq!(e7.depth(), 3);
-    check_chebyshev(&s, "exp [-1,1] d7", &e7, 1e-6);
-    let inv = ChebyshevApprox::inverse(1.0, 4.0, 15).unwrap();
-    assert_eq!(inv.depth(), 5);
-    check_chebyshev(&s, "inverse [1,4] d15", &inv, 1e-7);
-    let inv = ChebyshevApprox::inverse(1.0, 4.0, 4).unwrap();
-    assert_eq!(inv.depth(), 4);
-    check_chebyshev(&s, "inverse [1,4] d4", &inv, 1e-2);
+    for (name, approx, depth, bound) in [
+        ("exp [-1,1] d9", ChebyshevApprox::exp(-1.0, 1.0, 9), 4, 1e-9),
+        ("exp [-1,1] d7", ChebyshevApprox::exp(-1.0, 1.0, 7), 3, 1e-6),
+        (
+            "inverse [1,4] d15",
+            ChebyshevApprox::inverse(1.0, 4.0, 15),
+            5,
+            1e-7,
+        ),
+        (
+            "inverse [1,4] d4",
+            ChebyshevApprox::inverse(1.0, 4.0, 4),
+            4,
+            1e-2,
+        ),
+    ] {
+        let approx = approx.unwrap();
+        assert_eq!(approx.depth(), depth, "{name}");
+        check_chebyshev(&s, name, &approx, bound);
+    }
 }
 
 #[test]
 fn power_basis_polynomials() {
     let s = setup(5);
-    let ev = Evaluator::new(&s.ctx);
-    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
-    let x = data(s.ctx.slots(), -1.5, 1.5, 5);
-    let ct = encrypt(&s, &x);
+    let (ev, dec) = (&s.ev, &s.dec);
+    let (x, ct) = s.encrypted_data(-1.5, 1.5, 5);
     let cases: Vec<(&str, Vec<f64>)> = vec![
         ("x^3 - 2x + 0.5", vec![0.5, -2.0, 0.0, 1.0]),
         ("linear", vec![0.25, 3.0]),
@@ -214,14 +232,14 @@ fn power_basis_polynomials() {
     assert_eq!(c.level(), ct.level());
     let bits = precision_bits(&dec.decrypt_decode(&c).unwrap(), &vec![0.75; x.len()]).unwrap();
     assert!(bits >= 30.0);
-    assert!(matches!(
+    assert_err!(
         ev.evaluate_polynomial(&ct, &[], &s.rk),
-        Err(Error::InvalidArgument(_))
-    ));
-    assert!(matches!(
+        Error::InvalidArgument(_)
+    );
+    assert_err!(
         ev.evaluate_polynomial(&ct, &[1.0, f64::NAN], &s.rk),
-        Err(Error::InvalidArgument(_))
-    ));
+        Error::InvalidArgument(_)
+    );
 }
 
 #[test]
@@ -229,10 +247,8 @@ fn strict_scales_hold_at_a_non_default_input_scale() {
     // An input at scale Δ²/q (after a product) still gives exact scale
     // matching inside the evaluation and the input's scale at the end.
     let s = setup(7);
-    let ev = Evaluator::new(&s.ctx);
-    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
-    let x = data(s.ctx.slots(), -1.0, 1.0, 9);
-    let ct = encrypt(&s, &x);
+    let (ev, dec) = (&s.ev, &s.dec);
+    let (x, ct) = s.encrypted_data(-1.0, 1.0, 9);
     let sq = ev.multiply_relin_rescale(&ct, &ct, &s.rk).unwrap();
     assert!((sq.scale() / ct.scale() - 1.0).abs() > 1e-9);
     let approx = ChebyshevApprox::sigmoid(-1.0, 1.0, 13).unwrap();

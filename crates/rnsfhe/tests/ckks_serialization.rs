@@ -2,7 +2,12 @@
 //! and the RLWE keys under a CKKS context with hybrid key-switching keys)
 //! in both forms, exact sizes, and the load errors of the CKKS loaders.
 
+mod common;
+
+use common::assert_err;
 mod ser_common;
+
+use ser_common::{assert_format_err, fmt_err};
 
 use std::sync::Arc;
 
@@ -18,15 +23,9 @@ use rnsfhe::serialization::{
 };
 use rnsfhe::{Error, SecurityLevel};
 use ser_common::{
-    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, set_u32, CkksFixture,
+    ckks_fixture, ckks_params, ckks_params_dnum2, poke_bits, reseal, with_byte, with_u32,
+    CkksFixture,
 };
-
-fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
-    match r {
-        Err(Error::Format(e)) => e,
-        other => panic!("expected a format error, got {other:?}"),
-    }
-}
 
 fn fixture() -> CkksFixture {
     ckks_fixture(ckks_params(), 21)
@@ -76,10 +75,10 @@ fn parameters_round_trip() {
         assert_eq!(q, p);
         assert_eq!(q.to_bytes().unwrap(), bytes);
         // A CKKS parameter file is not a BFV one, and vice versa.
-        assert!(matches!(
-            fmt_err(rnsfhe::bfv::BfvParameters::from_bytes(&bytes)),
+        assert_format_err!(
+            rnsfhe::bfv::BfvParameters::from_bytes(&bytes),
             FormatError::WrongKind { .. }
-        ));
+        );
     }
     let bfv = ser_common::params(None).to_bytes().unwrap();
     assert_eq!(
@@ -135,14 +134,12 @@ fn keys_round_trip_with_hybrid_key_switching() {
             assert_eq!(rk.to_bytes(ctx).unwrap(), full);
         }
         assert!(!RelinKey::from_bytes(ctx, &full).unwrap().is_compressible());
-        assert!(matches!(
-            fmt_err(
-                RelinKey::from_bytes(ctx, &full)
-                    .unwrap()
-                    .to_bytes_compressed(ctx)
-            ),
+        assert_format_err!(
+            RelinKey::from_bytes(ctx, &full)
+                .unwrap()
+                .to_bytes_compressed(ctx),
             FormatError::NotCompressible { .. }
-        ));
+        );
         // Galois keys: two elements.
         let full = f.gk.to_bytes(ctx).unwrap();
         let comp = f.gk.to_bytes_compressed(ctx).unwrap();
@@ -200,10 +197,10 @@ fn plaintexts_round_trip_at_every_level() {
         assert_eq!(back.scale().to_bits(), pt.scale().to_bits());
         assert_eq!(back.len(), pt.len());
         assert_eq!(back.to_bytes(ctx).unwrap(), b);
-        assert!(matches!(
-            fmt_err(pt.to_bytes_compressed(ctx)),
+        assert_format_err!(
+            pt.to_bytes_compressed(ctx),
             FormatError::NotCompressible { .. }
-        ));
+        );
     }
 }
 
@@ -356,26 +353,6 @@ fn load_any(ctx: &Arc<CkksContext>, kind: ObjectKind, b: &[u8]) -> rnsfhe::Resul
     }
 }
 
-fn objects(f: &CkksFixture) -> Vec<Vec<u8>> {
-    let ctx = &f.ctx;
-    vec![
-        ctx.params().to_bytes().unwrap(),
-        f.sk.to_bytes(ctx).unwrap(),
-        f.pk.to_bytes(ctx).unwrap(),
-        f.pk.to_bytes_compressed(ctx).unwrap(),
-        f.rk.to_bytes(ctx).unwrap(),
-        f.rk.to_bytes_compressed(ctx).unwrap(),
-        f.gk.to_bytes(ctx).unwrap(),
-        f.gk.to_bytes_compressed(ctx).unwrap(),
-        f.pt.to_bytes(ctx).unwrap(),
-        f.pt_low.to_bytes(ctx).unwrap(),
-        f.ct_pk.to_bytes(ctx).unwrap(),
-        f.ct_sk.to_bytes_compressed(ctx).unwrap(),
-        f.ct_sk_low.to_bytes_compressed(ctx).unwrap(),
-        f.ct3.to_bytes(ctx).unwrap(),
-    ]
-}
-
 #[test]
 fn truncation_flips_trailing_bytes_and_wrong_kinds() {
     let f = fixture();
@@ -389,7 +366,7 @@ fn truncation_flips_trailing_bytes_and_wrong_kinds() {
         ObjectKind::RelinKey,
         ObjectKind::GaloisKeys,
     ];
-    for b in objects(&f) {
+    for b in f.objects() {
         let kind = inspect(&b).unwrap().kind;
         load_any(ctx, kind, &b).unwrap();
         // Truncated anywhere, including inside the header.
@@ -413,18 +390,15 @@ fn truncation_flips_trailing_bytes_and_wrong_kinds() {
         // Trailing bytes.
         let mut t = b.clone();
         t.push(0);
-        assert!(matches!(
-            fmt_err(load_any(ctx, kind, &t)),
-            FormatError::TrailingBytes { .. }
-        ));
+        assert_format_err!(load_any(ctx, kind, &t), FormatError::TrailingBytes { .. });
         // A flipped bit in the payload or the header: checksum.
         for at in [HEADER_LEN, b.len() - CHECKSUM_LEN - 1, 9] {
             let mut x = b.clone();
             x[at] ^= 0x10;
-            assert!(matches!(
-                fmt_err(load_any(ctx, kind, &x)),
+            assert_format_err!(
+                load_any(ctx, kind, &x),
                 FormatError::ChecksumMismatch { .. }
-            ));
+            );
         }
         // Every other loader: wrong kind (or a secret key where a public
         // object belongs).
@@ -445,7 +419,25 @@ fn truncation_flips_trailing_bytes_and_wrong_kinds() {
     }
 }
 
-/// Patches the CKKS prefix of a plaintext or ciphertext (with reseal).
+/// `good` with its header count set to each of `counts`: `T`'s loader
+/// names an invalid count of `what`.
+fn assert_invalid_counts<T: FromBytes<CkksContext> + std::fmt::Debug>(
+    ctx: &Arc<CkksContext>,
+    good: &[u8],
+    counts: &[u32],
+    what: &str,
+) {
+    for &count in counts {
+        let e = fmt_err(T::from_bytes(ctx, &with_u32(good, 24, count)));
+        assert!(
+            matches!(e, FormatError::InvalidCount { what: w, .. } if w == what),
+            "count {count}: {e:?}"
+        );
+    }
+}
+
+/// Patches the payload (the CKKS prefix of a plaintext or ciphertext, a
+/// field of the parameters) at `at`, with reseal.
 fn patch(b: &[u8], at: usize, bytes: &[u8]) -> Vec<u8> {
     let mut x = b.to_vec();
     x[HEADER_LEN + at..HEADER_LEN + at + bytes.len()].copy_from_slice(bytes);
@@ -505,16 +497,10 @@ fn prefix_fields_are_checked() {
         }
         // A lower level inside the chain: the payload is then too long.
         let x = patch(&b, 16, &2u32.to_le_bytes());
-        assert!(matches!(
-            fmt_err(load_any(ctx, kind, &x)),
-            FormatError::PayloadLength { .. }
-        ));
+        assert_format_err!(load_any(ctx, kind, &x), FormatError::PayloadLength { .. });
         // Reserved word.
         let x = patch(&b, 20, &1u32.to_le_bytes());
-        assert!(matches!(
-            fmt_err(load_any(ctx, kind, &x)),
-            FormatError::NonZeroReserved { .. }
-        ));
+        assert_format_err!(load_any(ctx, kind, &x), FormatError::NonZeroReserved { .. });
         // A residue ≥ q_0 at the first coefficient.
         let start = if inspect(&b).unwrap().seed_compressed {
             CKKS_PREFIX_LEN + SEED_LEN
@@ -541,19 +527,14 @@ fn prefix_fields_are_checked() {
         x[32..40].copy_from_slice(&10u64.to_le_bytes());
         x.extend_from_slice(&[0; CHECKSUM_LEN]);
         reseal(&mut x);
-        assert!(matches!(
-            fmt_err(load_any(ctx, kind, &x)),
-            FormatError::PayloadLength { .. }
-        ));
+        assert_format_err!(load_any(ctx, kind, &x), FormatError::PayloadLength { .. });
     }
     // Plaintexts carry no key id.
-    let mut x = f.pt.to_bytes(ctx).unwrap();
-    x[16] = 1;
-    reseal(&mut x);
-    assert!(matches!(
-        fmt_err(Plaintext::from_bytes(ctx, &x)),
+    let x = with_byte(&f.pt.to_bytes(ctx).unwrap(), 16, 1);
+    assert_format_err!(
+        Plaintext::from_bytes(ctx, &x),
         FormatError::NonZeroReserved { .. }
-    ));
+    );
 }
 
 #[test]
@@ -562,34 +543,15 @@ fn ciphertext_sizes_and_flags_are_checked() {
     let ctx = &f.ctx;
     let full = f.ct_pk.to_bytes(ctx).unwrap();
     let comp = f.ct_sk.to_bytes_compressed(ctx).unwrap();
-    for size in [0u32, 1, 4, 16, u32::MAX] {
-        let mut x = full.clone();
-        set_u32(&mut x, 24, size);
-        assert!(matches!(
-            fmt_err(Ciphertext::from_bytes(ctx, &x)),
-            FormatError::InvalidCount {
-                what: "ciphertext size",
-                ..
-            }
-        ));
-    }
+    assert_invalid_counts::<Ciphertext>(ctx, &full, &[0, 1, 4, 16, u32::MAX], "ciphertext size");
     // Size 3 with the payload of size 2.
-    let mut x = full.clone();
-    set_u32(&mut x, 24, 3);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &x)),
+    let x = with_u32(&full, 24, 3);
+    assert_format_err!(
+        Ciphertext::from_bytes(ctx, &x),
         FormatError::PayloadLength { .. }
-    ));
+    );
     // Compressed objects have size 2.
-    let mut x = comp.clone();
-    set_u32(&mut x, 24, 3);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &x)),
-        FormatError::InvalidCount {
-            what: "compressed ciphertext size",
-            ..
-        }
-    ));
+    assert_invalid_counts::<Ciphertext>(ctx, &comp, &[3], "compressed ciphertext size");
     // The secret flag on a ciphertext; unknown flags; the compressed flag
     // on a plaintext.
     for (b, flags) in [
@@ -597,9 +559,7 @@ fn ciphertext_sizes_and_flags_are_checked() {
         (&full, 0b100),
         (&f.pt.to_bytes(ctx).unwrap(), 0b10),
     ] {
-        let mut x = b.clone();
-        x[7] = flags;
-        reseal(&mut x);
+        let x = with_byte(b, 7, flags);
         let e = if x[6] == ObjectKind::CkksPlaintext.code() {
             fmt_err(Plaintext::from_bytes(ctx, &x))
         } else {
@@ -608,13 +568,11 @@ fn ciphertext_sizes_and_flags_are_checked() {
         assert!(matches!(e, FormatError::InvalidFlags { .. }), "{e:?}");
     }
     // The compressed flag toggled: the length no longer matches.
-    let mut x = full.clone();
-    x[7] = 0b10;
-    reseal(&mut x);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &x)),
+    let x = with_byte(&full, 7, 0b10);
+    assert_format_err!(
+        Ciphertext::from_bytes(ctx, &x),
         FormatError::PayloadLength { .. }
-    ));
+    );
 }
 
 #[test]
@@ -628,53 +586,44 @@ fn parameter_fields_are_checked() {
         CkksParameters::from_bytes(&x)
     };
     // σ NaN, a degree that is not a power of two, a scale above q_0.
-    assert!(matches!(
+    assert_err!(
         field(8, &f64::NAN.to_bits().to_le_bytes()),
-        Err(Error::InvalidParameters(_))
-    ));
-    assert!(matches!(
+        Error::InvalidParameters(_)
+    );
+    assert_err!(
         field(0, &4000u64.to_le_bytes()),
-        Err(Error::InvalidParameters(_))
-    ));
-    assert!(matches!(
-        field(24, &40u16.to_le_bytes()),
-        Err(Error::InvalidParameters(_))
-    ));
+        Error::InvalidParameters(_)
+    );
+    assert_err!(field(24, &40u16.to_le_bytes()), Error::InvalidParameters(_));
     // Unknown security level; reserved word.
-    assert!(matches!(
-        fmt_err(field(26, &100u16.to_le_bytes())),
+    assert_format_err!(
+        field(26, &100u16.to_le_bytes()),
         FormatError::InvalidField {
             field: "security",
             ..
         }
-    ));
-    assert!(matches!(
-        fmt_err(field(28, &1u32.to_le_bytes())),
+    );
+    assert_format_err!(
+        field(28, &1u32.to_le_bytes()),
         FormatError::NonZeroReserved { .. }
-    ));
+    );
     // dnum outside [1, k].
-    assert!(matches!(
-        field(16, &0u32.to_le_bytes()),
-        Err(Error::InvalidParameters(_))
-    ));
-    assert!(matches!(
-        field(16, &4u32.to_le_bytes()),
-        Err(Error::InvalidParameters(_))
-    ));
+    assert_err!(field(16, &0u32.to_le_bytes()), Error::InvalidParameters(_));
+    assert_err!(field(16, &4u32.to_le_bytes()), Error::InvalidParameters(_));
     // A valid but different dnum (digits of 2 limbs need a larger P): not
     // these parameters.
     assert!(field(16, &2u32.to_le_bytes()).is_err());
     // 192-bit security for a 108-bit Q·P at n = 4096: insecure.
-    assert!(matches!(
+    assert_err!(
         field(26, &192u16.to_le_bytes()),
-        Err(Error::InsecureParameters { .. })
-    ));
+        Error::InsecureParameters { .. }
+    );
     // Opting out of the check changes no id: the recorded level is
     // honoured as it is.
-    let x = CkksParameters::from_bytes(&field_ok(&b, 26, &0u16.to_le_bytes())).unwrap();
+    let x = CkksParameters::from_bytes(&patch(&b, 26, &0u16.to_le_bytes())).unwrap();
     assert_eq!(x.security_level(), SecurityLevel::None);
     // A different scale is a different valid parameter set with the same id.
-    let x = CkksParameters::from_bytes(&field_ok(&b, 24, &20u16.to_le_bytes())).unwrap();
+    let x = CkksParameters::from_bytes(&patch(&b, 24, &20u16.to_le_bytes())).unwrap();
     assert_eq!(x.scale_bits(), 20);
     // A prime changed: the id no longer matches (or the prime is invalid).
     let mut x = b.clone();
@@ -687,10 +636,10 @@ fn parameter_fields_are_checked() {
     let other = rnsfhe::rnsfhe_math::prime::generate_ntt_primes(30, 4096, 1, &all).unwrap()[0];
     x[HEADER_LEN + 32..HEADER_LEN + 40].copy_from_slice(&other.to_le_bytes());
     reseal(&mut x);
-    assert!(matches!(
-        fmt_err(CkksParameters::from_bytes(&x)),
+    assert_format_err!(
+        CkksParameters::from_bytes(&x),
         FormatError::ParamsIdMismatch { .. }
-    ));
+    );
     // Counts: no chain prime, no special prime, too many.
     for (at, v) in [
         (24usize, 0u32),
@@ -698,27 +647,18 @@ fn parameter_fields_are_checked() {
         (HEADER_LEN + 20, 0),
         (HEADER_LEN + 20, 65),
     ] {
-        let mut x = b.clone();
-        set_u32(&mut x, at, v);
-        assert!(matches!(
-            fmt_err(CkksParameters::from_bytes(&x)),
+        let x = with_u32(&b, at, v);
+        assert_format_err!(
+            CkksParameters::from_bytes(&x),
             FormatError::InvalidCount { .. }
-        ));
+        );
     }
     // One special prime more than the payload holds.
-    let mut x = b.clone();
-    set_u32(&mut x, HEADER_LEN + 20, 2);
-    assert!(matches!(
-        fmt_err(CkksParameters::from_bytes(&x)),
+    let x = with_u32(&b, HEADER_LEN + 20, 2);
+    assert_format_err!(
+        CkksParameters::from_bytes(&x),
         FormatError::PayloadLength { .. }
-    ));
-}
-
-fn field_ok(b: &[u8], at: usize, v: &[u8]) -> Vec<u8> {
-    let mut x = b.to_vec();
-    x[HEADER_LEN + at..HEADER_LEN + at + v.len()].copy_from_slice(v);
-    reseal(&mut x);
-    x
+    );
 }
 
 #[test]
@@ -726,17 +666,7 @@ fn hybrid_key_pair_counts_are_checked() {
     let f = fixture();
     let ctx = &f.ctx;
     let rk = f.rk.to_bytes(ctx).unwrap();
-    for count in [0u32, 1, 2, 4, u32::MAX] {
-        let mut x = rk.clone();
-        set_u32(&mut x, 24, count);
-        assert!(matches!(
-            fmt_err(RelinKey::from_bytes(ctx, &x)),
-            FormatError::InvalidCount {
-                what: "key pairs",
-                ..
-            }
-        ));
-    }
+    assert_invalid_counts::<RelinKey>(ctx, &rk, &[0, 1, 2, 4, u32::MAX], "key pairs");
     // A residue of a special-prime limb ≥ p_1: limb k of the first pair.
     let k = ctx.params().coeff_moduli().len();
     let p1 = ctx.params().key_switching_moduli()[0];

@@ -3,43 +3,35 @@
 //! (`RelinMethod` → `KeySwitchingMethod`, `relin_method` →
 //! `key_switching_method`) and the key-switching primes (`special_moduli`
 //! → `key_switching_moduli`).
+
 #![allow(deprecated)]
 
-use rnsfhe::bfv::{BfvParameters, KeySwitchingMethod, RelinMethod};
-use rnsfhe::ckks::CkksParameters;
+mod common;
+
+use rnsfhe::bfv::{KeySwitchingMethod, RelinMethod};
 use rnsfhe::SecurityLevel;
 
 #[test]
 fn old_and_new_bfv_names_build_the_same_parameters() {
-    let new = BfvParameters::builder()
-        .degree(4096)
-        .plain_modulus(65537)
-        .coeff_moduli_bits(&[40, 40, 40])
+    let b = || common::bfv_builder(4096, 65537, &[40, 40, 40]);
+    let new = b()
         .key_switching_method(KeySwitchingMethod::Hybrid { dnum: 2 })
         .key_switching_moduli_bits(&[50, 50])
-        .security(SecurityLevel::None)
         .build()
         .unwrap();
-    let old = BfvParameters::builder()
-        .degree(4096)
-        .plain_modulus(65537)
-        .coeff_moduli_bits(&[40, 40, 40])
+    let old = b()
         .relin_method(RelinMethod::Hybrid { dnum: 2 })
         .special_moduli_bits(&[50, 50])
-        .security(SecurityLevel::None)
         .build()
         .unwrap();
     assert_eq!(old.id(), new.id());
     assert_eq!(old.relin_method(), new.key_switching_method());
     assert_eq!(old.special_moduli(), new.key_switching_moduli());
     assert_eq!(new.key_switching_moduli().len(), 2);
-    let explicit = BfvParameters::builder()
-        .degree(4096)
-        .plain_modulus(65537)
+    let explicit = b()
         .coeff_moduli(new.coeff_moduli())
         .relin_method(RelinMethod::Hybrid { dnum: 2 })
         .special_moduli(new.key_switching_moduli())
-        .security(SecurityLevel::None)
         .build()
         .unwrap();
     assert_eq!(explicit.id(), new.id());
@@ -59,11 +51,7 @@ fn old_and_new_bfv_names_build_the_same_parameters() {
 
 #[test]
 fn old_and_new_chain_names_build_the_same_parameters() {
-    let b = || {
-        CkksParameters::for_depth(2, 40, 60)
-            .degree(4096)
-            .security(SecurityLevel::None)
-    };
+    let b = || common::ckks_builder(2, 12);
     let new = b().key_switching_moduli_bits(&[50, 50]).build().unwrap();
     let old = b().special_moduli_bits(&[50, 50]).build().unwrap();
     assert_eq!(old, new);

@@ -5,29 +5,19 @@
 mod common;
 
 use rnsfhe::bfv::{
-    noise, BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey,
-    RelinKey, SecretKey, Variant,
+    noise, BfvContext, Decryptor, Encryptor, Evaluator, Plaintext, SecretKey, Variant,
 };
-use rnsfhe::SecurityLevel;
 
 use common::plain_mul;
 
 #[test]
 fn square_exponentiate_and_product_tree() {
-    let params = BfvParameters::builder()
-        .security(SecurityLevel::None)
-        .degree(4096)
-        .plain_modulus(65537)
-        .coeff_moduli_bits(&[60, 60, 60, 60])
-        .build()
-        .unwrap();
+    let params = common::bfv_params(4096, 65537, &[60, 60, 60, 60]);
     let ctx = BfvContext::new(params).unwrap();
     let n = ctx.degree();
     let t = 65537;
     let mut rng = common::rng(99);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(&ctx, &mut rng);
     let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
     // Sparse messages keep the plaintext reference cheap.
     let msgs: Vec<Vec<u64>> = (0..5)
@@ -90,13 +80,7 @@ fn square_exponentiate_and_product_tree() {
 
 #[test]
 fn plaintext_products_and_noise_diagnostics() {
-    let params = BfvParameters::builder()
-        .security(SecurityLevel::None)
-        .degree(4096)
-        .plain_modulus(257)
-        .coeff_moduli_bits(&[40, 40, 40])
-        .build()
-        .unwrap();
+    let params = common::bfv_params(4096, 257, &[40, 40, 40]);
     let ctx = BfvContext::new(params).unwrap();
     let n = ctx.degree();
     let t = 257;

@@ -7,13 +7,14 @@
 //! `RNSFHE_WRITE_GOLDEN=1 cargo test --release -p rnsfhe --test golden`
 //! rewrites the files (only ever on purpose, with a format version bump).
 
+mod common;
+
 use std::path::PathBuf;
 
 use rnsfhe::bfv::{
     BatchEncoder, BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator,
     GaloisKeys, PublicKey, RelinKey, SecretKey, Variant,
 };
-use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::serialization::{FromBytes, ToBytes};
 use rnsfhe::SecurityLevel;
 use xxhash_rust::xxh64::xxh64;
@@ -36,10 +37,7 @@ fn params(digit_bits: Option<u32>) -> BfvParameters {
 
 /// The objects, named, from fixed seeds; the values decrypt to `values()`.
 fn objects(ctx: &std::sync::Arc<BfvContext>, tag: &str) -> Vec<(String, Vec<u8>)> {
-    let mut rng = rng_from_seed([0x42; 32]);
-    let sk = SecretKey::generate_with_rng(ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
+    let (mut rng, common::Keys { sk, pk, rk }) = common::seeded_keys(ctx, 0x42);
     let gk = GaloisKeys::generate_for_steps_with_rng(ctx, &sk, &[1, -3], &mut rng).unwrap();
     let enc = BatchEncoder::new(ctx).unwrap();
     let pt = enc.encode(&values()).unwrap();

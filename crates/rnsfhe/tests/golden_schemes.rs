@@ -11,10 +11,11 @@
 //! golden_schemes` rewrites the file: only on purpose, when an output is
 //! meant to change.
 
+mod common;
+
 use std::path::PathBuf;
 
 use rnsfhe::bfv::selection::PAPER_SETS;
-use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
 use rnsfhe::SecurityLevel;
 use xxhash_rust::xxh64::Xxh64;
@@ -81,20 +82,9 @@ fn keys(
 }
 
 fn ckks_objects() -> Lines {
-    use rnsfhe::ckks::{
-        Ciphertext, CkksContext, CkksParameters, Encoder, Encryptor, Evaluator, GaloisKeys,
-        PublicKey, RelinKey, SecretKey,
-    };
-    let params = CkksParameters::for_depth(3, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = CkksContext::new(params).unwrap();
-    let mut rng = rng_from_seed([0x43; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    use rnsfhe::ckks::{Ciphertext, Encoder, Encryptor, Evaluator, GaloisKeys};
+    let ctx = common::ckks_context(3, 12);
+    let (mut rng, common::Keys { sk, pk, rk }) = common::seeded_keys(&ctx, 0x43);
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1, -3], &mut rng).unwrap();
     let mut out = Lines(Vec::new());
     keys(&mut out, "ckks", &sk, &pk, &rk, &gk);
@@ -152,20 +142,9 @@ fn ckks_objects() -> Lines {
 }
 
 fn bgv_objects() -> Lines {
-    use rnsfhe::bgv::{
-        BatchEncoder, BgvContext, BgvParameters, Ciphertext, Encryptor, Evaluator, GaloisKeys,
-        PublicKey, RelinKey, SecretKey,
-    };
-    let params = BgvParameters::for_depth(3, 65537, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = BgvContext::new(params).unwrap();
-    let mut rng = rng_from_seed([0x44; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    use rnsfhe::bgv::{BatchEncoder, Ciphertext, Encryptor, Evaluator, GaloisKeys};
+    let ctx = common::bgv_context(3, 65537);
+    let (mut rng, common::Keys { sk, pk, rk }) = common::seeded_keys(&ctx, 0x44);
     let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
     let mut out = Lines(Vec::new());
     keys(&mut out, "bgv", &sk, &pk, &rk, &gk);

@@ -9,17 +9,18 @@
 //! plain rotation; hoisting changes only the rounding of the extended
 //! digits, not the noise size.
 
+mod common;
+
+use common::assert_err;
+
 use rnsfhe::bgv::{
-    BatchEncoder, BgvContext, BgvParameters, Decryptor as BgvDecryptor, Encryptor as BgvEncryptor,
-    Evaluator as BgvEvaluator,
+    BatchEncoder, Decryptor as BgvDecryptor, Encryptor as BgvEncryptor, Evaluator as BgvEvaluator,
 };
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
-    CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey,
-    SecretKey,
+    CkksContext, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey, SecretKey,
 };
-use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::{Error, SecurityLevel};
+use rnsfhe::Error;
 
 use rand::Rng;
 
@@ -33,15 +34,9 @@ fn rotated(x: &[f64], k: i64) -> Vec<f64> {
 #[test]
 fn ckks_hoisted_rotations_match_plain_rotations() {
     for dnum in [1usize, 2, 3] {
-        let params = CkksParameters::for_depth(2, 40, 60)
-            .degree(1 << 12)
-            .dnum(dnum)
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap();
+        let params = common::ckks_builder(2, 12).dnum(dnum).build().unwrap();
         let ctx = CkksContext::new(params).unwrap();
-        let mut rng = rng_from_seed([9; 32]);
-        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let (mut rng, sk) = common::secret_key(&ctx, 9);
         let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
         let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &STEPS, &mut rng).unwrap();
         let half = ctx.slots();
@@ -76,14 +71,8 @@ fn ckks_hoisted_rotations_match_plain_rotations() {
 #[test]
 fn bgv_hoisted_rotations_are_exact() {
     const T: u64 = 65537;
-    let params = BgvParameters::for_depth(2, T, 40, 60)
-        .degree(1 << 12)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = BgvContext::new(params).unwrap();
-    let mut rng = rng_from_seed([3; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let ctx = common::bgv_context(2, T);
+    let (mut rng, sk) = common::secret_key(&ctx, 3);
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &STEPS, &mut rng).unwrap();
     let be = BatchEncoder::new(&ctx).unwrap();
@@ -120,14 +109,8 @@ fn bgv_hoisted_rotations_are_exact() {
 
 #[test]
 fn hoisted_rotation_errors_are_reported() {
-    let params = CkksParameters::for_depth(1, 40, 60)
-        .degree(1 << 12)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = CkksContext::new(params).unwrap();
-    let mut rng = rng_from_seed([4; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let ctx = common::ckks_context(1, 12);
+    let (mut rng, sk) = common::secret_key(&ctx, 4);
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1], &mut rng).unwrap();
     let ct = Encryptor::from_public_key(&ctx, &pk)
@@ -137,31 +120,24 @@ fn hoisted_rotation_errors_are_reported() {
     let ev = Evaluator::new(&ctx);
     // Step 2 has no key of its own: no composition in hoisted mode, and the
     // error names the element before any work is done.
-    assert!(matches!(
+    assert_err!(
         ev.rotate_hoisted(&ct, &[1, 2], &gk),
-        Err(Error::MissingGaloisKey { .. })
-    ));
+        Error::MissingGaloisKey { .. }
+    );
     // No steps: no results.
     assert!(ev.rotate_hoisted(&ct, &[], &gk).unwrap().is_empty());
     // A degree-2 ciphertext must be relinearized first.
     let sq = ev.multiply(&ct, &ct).unwrap();
-    assert!(matches!(
+    assert_err!(
         ev.rotate_hoisted(&sq, &[1], &gk),
-        Err(Error::WrongCiphertextSize { .. })
-    ));
+        Error::WrongCiphertextSize { .. }
+    );
     // Keys of another context are refused.
-    let other = CkksContext::new(
-        CkksParameters::for_depth(1, 40, 60)
-            .degree(1 << 13)
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
+    let other = common::ckks_context(1, 13);
     let osk = SecretKey::generate_with_rng(&other, &mut rng).unwrap();
     let ogk = GaloisKeys::generate_for_steps_with_rng(&other, &osk, &[1], &mut rng).unwrap();
-    assert!(matches!(
+    assert_err!(
         ev.rotate_hoisted(&ct, &[1], &ogk),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
 }

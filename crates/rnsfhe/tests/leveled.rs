@@ -7,22 +7,23 @@
 
 mod common;
 
+use common::assert_err;
+
 use std::sync::Arc;
 
 use num_bigint::{BigInt, Sign};
 use num_integer::Integer;
-use num_traits::Zero;
 use rand::Rng;
 use rnsfhe::bfv::{
     BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator, GaloisKeys,
-    KeySwitchingMethod, Plaintext, PlaintextNtt, PublicKey, RelinKey, SecretKey, Variant,
+    KeySwitchingMethod, Plaintext, PlaintextNtt, Variant,
 };
 use rnsfhe::rnsfhe_math::crt::PolyCrt;
 use rnsfhe::rnsfhe_math::{Coeff, RnsBase, RnsPoly};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 use rnsfhe::{Error, SecurityLevel};
 
-type BigPoly = Vec<BigInt>;
+use common::big::{center, round_div, scale_round, tensor, BigPoly};
 
 fn ctx_with(n: usize, bits: &[u32], relin: KeySwitchingMethod) -> Arc<BfvContext> {
     let mut b = BfvParameters::builder()
@@ -37,6 +38,16 @@ fn ctx_with(n: usize, bits: &[u32], relin: KeySwitchingMethod) -> Arc<BfvContext
     BfvContext::new(b.build().unwrap()).unwrap()
 }
 
+/// Plain RNS decomposition and hybrid key switching with `dnum` digits,
+/// each with its context of degree `n` and moduli of `bits`.
+fn both_methods(n: usize, bits: &[u32], dnum: usize) -> [(KeySwitchingMethod, Arc<BfvContext>); 2] {
+    [
+        KeySwitchingMethod::RnsDecomposition,
+        KeySwitchingMethod::Hybrid { dnum },
+    ]
+    .map(|relin| (relin, ctx_with(n, bits, relin)))
+}
+
 fn small_ctx() -> Arc<BfvContext> {
     ctx_with(
         1024,
@@ -45,18 +56,10 @@ fn small_ctx() -> Arc<BfvContext> {
     )
 }
 
-struct Keys {
-    sk: SecretKey,
-    pk: PublicKey,
-    rk: RelinKey,
-}
+use common::Keys;
 
 fn keys(ctx: &Arc<BfvContext>, seed: u64) -> Keys {
-    let mut rng = common::rng(seed);
-    let sk = SecretKey::generate_with_rng(ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
-    Keys { sk, pk, rk }
+    common::keys(ctx, &mut common::rng(seed))
 }
 
 fn encrypt(ctx: &Arc<BfvContext>, k: &Keys, m: &[u64], seed: u64) -> Ciphertext {
@@ -84,40 +87,18 @@ fn coeff_polys(ev: &Evaluator, ct: &Ciphertext) -> Vec<RnsPoly<Coeff>> {
         .to_vec()
 }
 
+/// `n` uniform values modulo `t = 65537` from the rng of `seed`.
+fn message(ctx: &BfvContext, seed: u64) -> Vec<u64> {
+    common::random_plain(&mut common::rng(seed), ctx.degree(), 65537)
+}
+
+/// The RNS base of the ciphertext modulus at `level`.
+fn base_at(ctx: &BfvContext, level: usize) -> RnsBase {
+    ctx.ring_at(level).unwrap().base().clone()
+}
+
 fn big(base: &RnsBase) -> BigInt {
     BigInt::from_biguint(Sign::Plus, base.product().clone())
-}
-
-fn center(x: &BigInt, q: &BigInt) -> BigInt {
-    let r = x.mod_floor(q);
-    if &r * 2 > *q {
-        r - q
-    } else {
-        r
-    }
-}
-
-/// `⌊x/d⌉` with ties up (`⌊(2x + d)/2d⌋`).
-fn round_div(x: &BigInt, d: &BigInt) -> BigInt {
-    let two_d: BigInt = d * 2;
-    let num: BigInt = x * 2 + d;
-    num.div_floor(&two_d)
-}
-
-fn mul_neg(a: &[BigInt], b: &[BigInt]) -> BigPoly {
-    let n = a.len();
-    let mut r = vec![BigInt::zero(); n];
-    for (i, ai) in a.iter().enumerate() {
-        for (j, bj) in b.iter().enumerate() {
-            let term = ai * bj;
-            if i + j >= n {
-                r[i + j - n] -= term;
-            } else {
-                r[i + j] += term;
-            }
-        }
-    }
-    r
 }
 
 #[test]
@@ -125,15 +106,14 @@ fn mod_switch_is_the_rounding_formula_bit_for_bit() {
     let ctx = small_ctx();
     let k = keys(&ctx, 1);
     let ev = Evaluator::new(&ctx);
-    let n = ctx.degree();
-    let m = common::random_plain(&mut common::rng(2), n, 65537);
+    let m = message(&ctx, 2);
     let mut ct = ev
         .multiply(&encrypt(&ctx, &k, &m, 3), &encrypt(&ctx, &k, &m, 4))
         .unwrap();
     assert!(!ct.is_ntt_form());
     for level in (1..=ctx.max_level()).rev() {
-        let base = ctx.ring_at(level).unwrap().base().clone();
-        let base_next = ctx.ring_at(level - 1).unwrap().base().clone();
+        let base = base_at(&ctx, level);
+        let base_next = base_at(&ctx, level - 1);
         let q_next = big(&base_next);
         let ql = BigInt::from(*base.values().last().unwrap());
         let want: Vec<BigPoly> = coeff_polys(&ev, &ct)
@@ -162,10 +142,7 @@ fn mod_switch_is_the_rounding_formula_bit_for_bit() {
         ct = from_coeff;
     }
     // Level 0 has nothing left to drop.
-    assert!(matches!(
-        ev.mod_switch_to_next(&ct),
-        Err(Error::LevelExhausted(_))
-    ));
+    assert_err!(ev.mod_switch_to_next(&ct), Error::LevelExhausted(_));
 }
 
 #[test]
@@ -173,14 +150,13 @@ fn mod_switch_to_a_lower_level_is_one_rounding_bit_for_bit() {
     let ctx = small_ctx();
     let k = keys(&ctx, 5);
     let ev = Evaluator::new(&ctx);
-    let n = ctx.degree();
-    let m = common::random_plain(&mut common::rng(6), n, 65537);
+    let m = message(&ctx, 6);
     let ct = encrypt(&ctx, &k, &m, 7);
     let top = ctx.max_level();
-    let base = ctx.ring_at(top).unwrap().base().clone();
+    let base = base_at(&ctx, top);
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();
     for level in 0..top {
-        let base_to = ctx.ring_at(level).unwrap().base().clone();
+        let base_to = base_at(&ctx, level);
         let q_to = big(&base_to);
         let d = big(&base) / &q_to;
         let want: Vec<BigPoly> = coeff_polys(&ev, &ct)
@@ -210,15 +186,10 @@ fn mod_switch_to_a_lower_level_is_one_rounding_bit_for_bit() {
 
 #[test]
 fn decryption_after_switching_to_every_level() {
-    for relin in [
-        KeySwitchingMethod::RnsDecomposition,
-        KeySwitchingMethod::Hybrid { dnum: 2 },
-    ] {
-        let ctx = ctx_with(1024, &[50, 40, 40, 40], relin);
+    for (_, ctx) in both_methods(1024, &[50, 40, 40, 40], 2) {
         let k = keys(&ctx, 10);
         let ev = Evaluator::new(&ctx);
-        let n = ctx.degree();
-        let m = common::random_plain(&mut common::rng(11), n, 65537);
+        let m = message(&ctx, 11);
         let mut ct = encrypt(&ctx, &k, &m, 12);
         assert_eq!(ct.level(), ctx.max_level());
         let dec0 = Decryptor::new(&ctx, &k.sk).unwrap();
@@ -265,40 +236,14 @@ fn poverq_reference(
                 .collect()
         })
         .collect();
-    let c0 = mul_neg(&a[0], &b[0]);
-    let mut c1 = mul_neg(&a[0], &b[1]);
-    for (x, y) in c1.iter_mut().zip(mul_neg(&a[1], &b[0])) {
-        *x += y;
-    }
-    let c2 = mul_neg(&a[1], &b[1]);
-    [c0, c1, c2]
-        .into_iter()
-        .map(|c| {
-            c.iter()
-                .map(|x| round_div(&(x * t), p).mod_floor(q))
-                .collect()
-        })
-        .collect()
+    scale_round(tensor(&a, &b), t, p, q)
 }
 
 /// The textbook tensor `⌊t·(a ⊗ b)/Q⌉ mod Q` with centred lifts.
 fn textbook_tensor(a: &[BigPoly], b: &[BigPoly], q: &BigInt, t: &BigInt) -> Vec<BigPoly> {
     let c = |x: &BigPoly| x.iter().map(|v| center(v, q)).collect::<BigPoly>();
-    let (a0, a1, b0, b1) = (c(&a[0]), c(&a[1]), c(&b[0]), c(&b[1]));
-    let c0 = mul_neg(&a0, &b0);
-    let mut c1 = mul_neg(&a0, &b1);
-    for (x, y) in c1.iter_mut().zip(mul_neg(&a1, &b0)) {
-        *x += y;
-    }
-    let c2 = mul_neg(&a1, &b1);
-    [c0, c1, c2]
-        .into_iter()
-        .map(|c| {
-            c.iter()
-                .map(|x| round_div(&(x * t), q).mod_floor(q))
-                .collect()
-        })
-        .collect()
+    let (a, b) = ([c(&a[0]), c(&a[1])], [c(&b[0]), c(&b[1])]);
+    scale_round(tensor(&a, &b), t, q, q)
 }
 
 #[test]
@@ -308,14 +253,14 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
     let n = ctx.degree();
     let t = BigInt::from(65537u64);
     let ev = Evaluator::with_variant(&ctx, Variant::HpsPOverQ);
-    let m1 = common::random_plain(&mut common::rng(21), n, 65537);
-    let m2 = common::random_plain(&mut common::rng(22), n, 65537);
+    let m1 = message(&ctx, 21);
+    let m2 = message(&ctx, 22);
     let mut a = encrypt(&ctx, &k, &m1, 23);
     let mut b = encrypt(&ctx, &k, &m2, 24);
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();
     let prod = common::plain_mul(&m1, &m2, 65537);
     for level in (0..=ctx.max_level()).rev() {
-        let base = ctx.ring_at(level).unwrap().base().clone();
+        let base = base_at(&ctx, level);
         let q = big(&base);
         let p = big(&ctx.hps_poverq_base_p_at(level).unwrap());
         assert!(&p * 4 > q, "P' must exceed Q/4");
@@ -377,11 +322,7 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
 
 #[test]
 fn every_variant_multiplies_and_rotates_at_every_level() {
-    for relin in [
-        KeySwitchingMethod::RnsDecomposition,
-        KeySwitchingMethod::Hybrid { dnum: 3 },
-    ] {
-        let ctx = ctx_with(2048, &[60, 50, 50, 50], relin);
+    for (relin, ctx) in both_methods(2048, &[60, 50, 50, 50], 3) {
         let k = keys(&ctx, 30);
         let n = ctx.degree();
         let mut rng = common::rng(31);
@@ -448,9 +389,8 @@ fn every_variant_multiplies_and_rotates_at_every_level() {
 fn level_errors_and_automatic_alignment() {
     let ctx = small_ctx();
     let k = keys(&ctx, 40);
-    let n = ctx.degree();
-    let m1 = common::random_plain(&mut common::rng(41), n, 65537);
-    let m2 = common::random_plain(&mut common::rng(42), n, 65537);
+    let m1 = message(&ctx, 41);
+    let m2 = message(&ctx, 42);
     let a = encrypt(&ctx, &k, &m1, 43);
     let ev = Evaluator::new(&ctx);
     let b = ev.mod_switch_to(&encrypt(&ctx, &k, &m2, 44), 1).unwrap();
@@ -463,15 +403,9 @@ fn level_errors_and_automatic_alignment() {
     assert!(msg.contains("levels 1 and 4"), "{msg}");
     assert!(ev.sub(&a, &b).is_err());
     // Switching up is refused; level 0 is the floor.
-    assert!(matches!(
-        ev.mod_switch_to(&b, 2),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert_err!(ev.mod_switch_to(&b, 2), Error::InvalidArgument(_));
     let z = ev.mod_switch_to(&a, 0).unwrap();
-    assert!(matches!(
-        ev.mod_switch_to_next(&z),
-        Err(Error::LevelExhausted(_))
-    ));
+    assert_err!(ev.mod_switch_to_next(&z), Error::LevelExhausted(_));
     // With alignment the higher operand comes down.
     let al = Evaluator::new(&ctx).with_auto_align(true);
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();
@@ -496,10 +430,10 @@ fn level_errors_and_automatic_alignment() {
         KeySwitchingMethod::RnsDecomposition,
     );
     let ko = keys(&other, 45);
-    assert!(matches!(
+    assert_err!(
         ev.relinearize(&ev.multiply(&a, &a).unwrap(), &ko.rk),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
     assert!(Evaluator::new(&other).mod_switch_to_next(&a).is_err());
 }
 
@@ -507,8 +441,7 @@ fn level_errors_and_automatic_alignment() {
 fn a_switched_ciphertext_serializes_smaller_and_loads_at_its_level() {
     let ctx = small_ctx();
     let k = keys(&ctx, 50);
-    let n = ctx.degree();
-    let m = common::random_plain(&mut common::rng(51), n, 65537);
+    let m = message(&ctx, 51);
     let ev = Evaluator::new(&ctx);
     let ct = encrypt(&ctx, &k, &m, 52);
     let full = ct.to_bytes(&ctx).unwrap();
@@ -581,17 +514,12 @@ fn leveled_products_and_switches_do_not_depend_on_the_thread_count() {
         KeySwitchingMethod::RnsDecomposition,
     );
     let k = keys(&ctx, 70);
-    let n = ctx.degree();
-    let m1 = common::random_plain(&mut common::rng(71), n, 65537);
-    let m2 = common::random_plain(&mut common::rng(72), n, 65537);
+    let m1 = message(&ctx, 71);
+    let m2 = message(&ctx, 72);
     let a = encrypt(&ctx, &k, &m1, 73);
     let b = encrypt(&ctx, &k, &m2, 74);
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        common::with_threads(threads, || {
             Variant::ALL
                 .into_iter()
                 .map(|v| {

@@ -10,26 +10,19 @@
 //! group, so the result errs by less than `cols · 2^-23`: at least 15 bits
 //! for 256 columns, more for the smaller shapes. We assert 15.
 
+mod common;
+
+use common::assert_err;
+
 use rnsfhe::circuits::LinearTransform;
 use rnsfhe::ckks::precision::precision_bits;
-use rnsfhe::ckks::{
-    CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey,
-    SecretKey,
-};
-use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::{Error, SecurityLevel};
+use rnsfhe::ckks::{CkksContext, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey};
+use rnsfhe::Error;
 
 use rand::Rng;
 
 fn context() -> std::sync::Arc<CkksContext> {
-    CkksContext::new(
-        CkksParameters::for_depth(2, 40, 60)
-            .degree(1 << 12)
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap(),
-    )
-    .unwrap()
+    common::ckks_context(2, 12)
 }
 
 fn matvec(m: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
@@ -41,8 +34,7 @@ fn matvec(m: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
 #[test]
 fn matrix_vector_products_match_float64() {
     let ctx = context();
-    let mut rng = rng_from_seed([21; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let (mut rng, sk) = common::secret_key(&ctx, 21);
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let encryptor = Encryptor::from_public_key(&ctx, &pk).unwrap();
     let dec = Decryptor::new(&ctx, &sk).unwrap();
@@ -81,8 +73,7 @@ fn matrix_vector_products_match_float64() {
 #[test]
 fn bad_matrices_inputs_and_keys_are_errors() {
     let ctx = context();
-    let mut rng = rng_from_seed([22; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let (mut rng, sk) = common::secret_key(&ctx, 22);
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let top = ctx.max_level();
     let s = ctx.slots();
@@ -92,10 +83,10 @@ fn bad_matrices_inputs_and_keys_are_errors() {
     let ragged = vec![vec![1.0, 2.0], vec![3.0]];
     assert!(LinearTransform::from_matrix(&ctx, &ragged, top).is_err());
     let nan = vec![vec![1.0, f64::NAN]];
-    assert!(matches!(
+    assert_err!(
         LinearTransform::from_matrix(&ctx, &nan, top),
-        Err(Error::ValueOutOfRange(_))
-    ));
+        Error::ValueOutOfRange(_)
+    );
     let m = vec![vec![1.0, 2.0, 3.0], vec![4.0, 5.0, 6.0]];
     assert!(LinearTransform::from_matrix(&ctx, &m, 0).is_err());
     assert!(LinearTransform::from_matrix(&ctx, &m, top + 1).is_err());
@@ -107,17 +98,11 @@ fn bad_matrices_inputs_and_keys_are_errors() {
         .unwrap();
     // Keys for only some of the rotations: the missing element is named.
     let few = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1], &mut rng).unwrap();
-    assert!(matches!(
-        lt.evaluate(&ev, &ct, &few),
-        Err(Error::MissingGaloisKey { .. })
-    ));
+    assert_err!(lt.evaluate(&ev, &ct, &few), Error::MissingGaloisKey { .. });
     // An input at another level than the one the diagonals are encoded at.
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &lt.rotations(), &mut rng).unwrap();
     let low = ev.drop_to_level(&ct, top - 1).unwrap();
-    assert!(matches!(
-        lt.evaluate(&ev, &low, &gk),
-        Err(Error::LevelMismatch { .. })
-    ));
+    assert_err!(lt.evaluate(&ev, &low, &gk), Error::LevelMismatch { .. });
     // The right inputs work: [1·1 + 2·1 + 3·1, 4 + 5 + 6].
     let out = lt.evaluate(&ev, &ct, &gk).unwrap();
     let got = Decryptor::new(&ctx, &sk)
@@ -136,12 +121,14 @@ fn complex_diagonals_single_and_double_hoisted() {
     use rnsfhe::ckks::Complex64;
     use std::collections::BTreeMap;
     let ctx = context();
-    let mut rng = rng_from_seed([22; 32]);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let encryptor = Encryptor::from_secret_key(&ctx, &sk).unwrap();
-    let dec = Decryptor::new(&ctx, &sk).unwrap();
-    let enc = Encoder::new(&ctx);
-    let ev = Evaluator::new(&ctx);
+    let common::CkksSecret {
+        mut rng,
+        sk,
+        enc: encryptor,
+        dec,
+        ev,
+        encoder: enc,
+    } = common::ckks_secret(&ctx, 22);
     let s = ctx.slots();
     let top = ctx.max_level();
     let mut c = || Complex64::new(rng.gen_range(-0.7..0.7), rng.gen_range(-0.7..0.7));
@@ -169,13 +156,7 @@ fn complex_diagonals_single_and_double_hoisted() {
     let bits = |lt: &LinearTransform| {
         let out = lt.evaluate(&ev, &ct, &gk).unwrap();
         assert_eq!(out.level(), top - 1);
-        let got = dec.decrypt_decode_complex(&out).unwrap();
-        let err = got
-            .iter()
-            .zip(&want)
-            .map(|(a, b)| (*a - *b).abs())
-            .fold(0.0, f64::max);
-        -err.log2()
+        common::complex_bits(&dec.decrypt_decode_complex(&out).unwrap(), &want)
     };
     let (b1, b2) = (bits(&single), bits(&double));
     eprintln!("single hoisting {b1:.1} bits, double hoisting {b2:.1} bits");

@@ -2,6 +2,8 @@
 
 mod common;
 
+use common::assert_err;
+
 use std::sync::Arc;
 
 use rnsfhe::bfv::{
@@ -14,16 +16,7 @@ use rnsfhe::SecurityLevel;
 const Q1: u64 = 1_073_479_681; // 2^30 − 2^18 + 1, NTT-friendly up to n = 2^17
 
 fn ctx(bits: &[u32], t: u64) -> Arc<BfvContext> {
-    BfvContext::new(
-        BfvParameters::builder()
-            .security(SecurityLevel::None)
-            .degree(1024)
-            .plain_modulus(t)
-            .coeff_moduli_bits(bits)
-            .build()
-            .unwrap(),
-    )
-    .unwrap()
+    BfvContext::new(common::bfv_params(1024, t, bits)).unwrap()
 }
 
 struct Setup {
@@ -36,9 +29,7 @@ struct Setup {
 
 fn setup(ctx: &Arc<BfvContext>, seed: u64) -> Setup {
     let mut rng = common::rng(seed);
-    let sk = SecretKey::generate_with_rng(ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(ctx, &mut rng);
     let enc = Encryptor::from_public_key(ctx, &pk).unwrap();
     let ct = enc
         .encrypt_with_rng(&Plaintext::new(ctx, &[1, 2, 3]).unwrap(), &mut rng)
@@ -119,22 +110,22 @@ fn wrong_keys_are_errors() {
 #[test]
 fn plaintext_range_and_length() {
     let c = ctx(&[30, 30], 257);
-    assert!(matches!(
+    assert_err!(
         Plaintext::new(&c, &[1, 257]),
-        Err(Error::PlaintextOutOfRange {
+        Error::PlaintextOutOfRange {
             index: 1,
             value: 257,
             t: 257
-        })
-    ));
-    assert!(matches!(
+        }
+    );
+    assert_err!(
         Plaintext::constant(&c, u64::MAX),
-        Err(Error::PlaintextOutOfRange { .. })
-    ));
-    assert!(matches!(
+        Error::PlaintextOutOfRange { .. }
+    );
+    assert_err!(
         Plaintext::new(&c, &vec![0; 1025]),
-        Err(Error::PlaintextTooLong { len: 1025, n: 1024 })
-    ));
+        Error::PlaintextTooLong { len: 1025, n: 1024 }
+    );
     assert_eq!(
         Plaintext::from_signed(&c, &[-1, 258])
             .unwrap()
@@ -155,14 +146,8 @@ fn ciphertext_sizes_and_arguments() {
     assert!(size_err(ev.square(&c3).map(|_| ())));
     let c2 = ev.relinearize(&c3, &a.rk).unwrap();
     assert!(size_err(ev.relinearize(&c2, &a.rk).map(|_| ())));
-    assert!(matches!(
-        ev.exponentiate(&a.ct, 0, &a.rk),
-        Err(Error::InvalidArgument(_))
-    ));
-    assert!(matches!(
-        ev.multiply_many(&[], &a.rk),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert_err!(ev.exponentiate(&a.ct, 0, &a.rk), Error::InvalidArgument(_));
+    assert_err!(ev.multiply_many(&[], &a.rk), Error::InvalidArgument(_));
     // Degree-2 ciphertexts still add and decrypt.
     let s = ev.add(&c3, &a.ct).unwrap();
     assert_eq!(s.size(), 3);
@@ -179,11 +164,8 @@ fn missing_keys() {
     let c = ctx(&[30, 30], 65537);
     let pt = Plaintext::new(&c, &[1]).unwrap();
     let enc = Encryptor::new(&c);
-    assert!(matches!(enc.encrypt(&pt), Err(Error::MissingKey(_))));
-    assert!(matches!(
-        enc.encrypt_symmetric(&pt),
-        Err(Error::MissingKey(_))
-    ));
+    assert_err!(enc.encrypt(&pt), Error::MissingKey(_));
+    assert_err!(enc.encrypt_symmetric(&pt), Error::MissingKey(_));
 }
 
 #[test]
@@ -241,8 +223,8 @@ fn secret_key_debug_is_redacted() {
     let a = setup(&c, 4);
     let s = format!("{:?}", a.sk);
     assert!(s.contains("SecretKey") && !s.contains("coeffs") && !s.contains("-1"));
-    assert!(matches!(
+    assert_err!(
         SecretKey::from_coefficients(&c, 1, &[2; 1024]),
-        Err(Error::InvalidArgument(_))
-    ));
+        Error::InvalidArgument(_)
+    );
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rnsfhe::bfv::{
     BatchEncoder, BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator,
-    GaloisKeys, PublicKey, RelinKey, SecretKey, Variant,
+    GaloisKeys, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::serialization::{FromBytes, ToBytes};
 use rnsfhe::SecurityLevel;
@@ -39,9 +39,7 @@ fn fixture() -> Fixture {
         .unwrap();
     let ctx = BfvContext::new(params).unwrap();
     let mut rng = common::rng(4242);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(&ctx, &mut rng);
     let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
     let encoder = BatchEncoder::new(&ctx).unwrap();
     let n = ctx.degree();

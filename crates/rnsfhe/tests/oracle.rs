@@ -27,11 +27,10 @@ use num_traits::{Signed, ToPrimitive, Zero};
 use rand_core::RngCore;
 use rnsfhe::bfv::{
     noise, BfvContext, BfvParameters, Ciphertext, Decryptor, Encryptor, Evaluator, Plaintext,
-    PublicKey, RelinKey, SecretKey, Variant,
+    RelinKey, SecretKey, Variant,
 };
 use rnsfhe::rnsfhe_math::sampling::{expand_uniform, sample_ternary};
 use rnsfhe::rnsfhe_math::{Coeff, Ntt, RnsPoly};
-use rnsfhe::SecurityLevel;
 
 struct Oracle {
     ctx: Arc<BfvContext>,
@@ -42,7 +41,7 @@ struct Oracle {
     s2: Vec<i64>,
 }
 
-type BigPoly = Vec<BigInt>;
+use common::big::{center, negacyclic, round_div, scale_round, tensor, BigPoly};
 
 impl Oracle {
     fn new(ctx: &Arc<BfvContext>, sk: &SecretKey) -> Self {
@@ -65,12 +64,7 @@ impl Oracle {
     }
 
     fn center(&self, x: &BigInt) -> BigInt {
-        let r = self.modq(x);
-        if &r * 2 > self.q {
-            r - &self.q
-        } else {
-            r
-        }
+        center(x, &self.q)
     }
 
     fn big_of_coeff(&self, p: &RnsPoly<Coeff>) -> BigPoly {
@@ -154,18 +148,7 @@ impl Oracle {
             .iter()
             .map(|p| p.iter().map(|x| self.center(x)).collect())
             .collect();
-        let c0 = mul_big(&a[0], &b[0]);
-        let mut c1 = mul_big(&a[0], &b[1]);
-        add_into(&mut c1, &mul_big(&a[1], &b[0]));
-        let c2 = mul_big(&a[1], &b[1]);
-        [c0, c1, c2]
-            .into_iter()
-            .map(|c| {
-                c.iter()
-                    .map(|x| self.modq(&round_div(&(x * &self.t), &self.q)))
-                    .collect()
-            })
-            .collect()
+        scale_round(tensor(&a, &b), &self.t, &self.q, &self.q)
     }
 
     /// Textbook relinearization with the library's key (RNS digits, with
@@ -202,12 +185,6 @@ fn add_into(a: &mut BigPoly, b: &BigPoly) {
     for (x, y) in a.iter_mut().zip(b) {
         *x += y;
     }
-}
-
-/// `⌊x/d⌉ = ⌊(2x + d)/(2d)⌋` for `d > 0`.
-fn round_div(x: &BigInt, d: &BigInt) -> BigInt {
-    let num: BigInt = x * 2 + d;
-    num.div_floor(&(d * 2))
 }
 
 /// Negacyclic product of two small integer polynomials.
@@ -253,62 +230,12 @@ fn mul_ternary(a: &[BigInt], s: &[i64]) -> BigPoly {
 
 /// Negacyclic product of a big polynomial by a small signed one.
 fn mul_by_small(a: &[BigInt], s: &[i64]) -> BigPoly {
-    let n = a.len();
-    let mut r = vec![BigInt::zero(); n];
-    for (j, &sj) in s.iter().enumerate() {
-        if sj == 0 {
-            continue;
-        }
-        for (i, ai) in a.iter().enumerate() {
-            let k = i + j;
-            let term = ai * sj;
-            if k >= n {
-                r[k - n] -= term;
-            } else {
-                r[k] += term;
-            }
-        }
-    }
-    r
+    negacyclic(a, s, |&x| x == 0, |ai, &sj| ai * sj)
 }
 
 /// Negacyclic product of a big polynomial by a polynomial of words.
 fn mul_by_u64(a: &[BigInt], d: &[u64]) -> BigPoly {
-    let n = a.len();
-    let mut r = vec![BigInt::zero(); n];
-    for (j, &dj) in d.iter().enumerate() {
-        if dj == 0 {
-            continue;
-        }
-        for (i, ai) in a.iter().enumerate() {
-            let k = i + j;
-            let term = ai * dj;
-            if k >= n {
-                r[k - n] -= term;
-            } else {
-                r[k] += term;
-            }
-        }
-    }
-    r
-}
-
-/// Negacyclic product of two big polynomials over the integers.
-fn mul_big(a: &[BigInt], b: &[BigInt]) -> BigPoly {
-    let n = a.len();
-    let mut r = vec![BigInt::zero(); n];
-    for (i, ai) in a.iter().enumerate() {
-        for (j, bj) in b.iter().enumerate() {
-            let k = i + j;
-            let term = ai * bj;
-            if k >= n {
-                r[k - n] -= term;
-            } else {
-                r[k] += term;
-            }
-        }
-    }
-    r
+    negacyclic(a, d, |&x| x == 0, |ai, &dj| ai * dj)
 }
 
 fn l1(s: &[i64]) -> i64 {
@@ -329,9 +256,7 @@ fn run_oracle(params: BfvParameters, seed: u64, gamma_pow2: bool) {
     let t = ctx.plain_modulus().value();
     let k = ctx.ring().limbs() as i64;
     let mut rng = common::rng(seed);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(&ctx, &mut rng);
     let o = Oracle::new(&ctx, &sk);
 
     // ---- public-key encryption, bit for bit ----
@@ -494,24 +419,14 @@ fn run_oracle(params: BfvParameters, seed: u64, gamma_pow2: bool) {
 
 #[test]
 fn oracle_n1024_t65537_30bit_moduli() {
-    let params = BfvParameters::builder()
-        .security(SecurityLevel::None)
-        .degree(1024)
-        .plain_modulus(65537)
-        .coeff_moduli_bits(&[30, 30, 30])
-        .build()
-        .unwrap();
+    let params = common::bfv_params(1024, 65537, &[30, 30, 30]);
     run_oracle(params, 1, true);
 }
 
 #[test]
 fn oracle_n1024_large_t_second_level_digits() {
     // A 50-bit prime t: BEHZ decryption uses Algorithm 1 with a prime γ.
-    let params = BfvParameters::builder()
-        .security(SecurityLevel::None)
-        .degree(1024)
-        .plain_modulus(1_125_899_906_842_597)
-        .coeff_moduli_bits(&[60, 60, 60])
+    let params = common::bfv_builder(1024, 1_125_899_906_842_597, &[60, 60, 60])
         .relin_digit_bits(Some(30))
         .build()
         .unwrap();
@@ -520,12 +435,6 @@ fn oracle_n1024_large_t_second_level_digits() {
 
 #[test]
 fn oracle_n1024_t2_50bit_moduli() {
-    let params = BfvParameters::builder()
-        .security(SecurityLevel::None)
-        .degree(1024)
-        .plain_modulus(2)
-        .coeff_moduli_bits(&[50, 50])
-        .build()
-        .unwrap();
+    let params = common::bfv_params(1024, 2, &[50, 50]);
     run_oracle(params, 3, true);
 }

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::assert_err;
+
 use rnsfhe::bfv::experiments::depth_experiment;
 use rnsfhe::bfv::selection::{predicted_depth, split_log_q, PAPER_SETS};
 use rnsfhe::bfv::{BfvContext, BfvParameters, Variant};
@@ -183,10 +185,7 @@ fn insecure_parameters_are_refused_unless_opted_out() {
     let ctx = BfvContext::new(p).unwrap();
     assert_eq!(ctx.security_level(), SecurityLevel::None);
     // 192-bit at n = 4096 allows 75 bits.
-    let e = BfvParameters::builder()
-        .degree(4096)
-        .plain_modulus(65537)
-        .coeff_moduli_bits(&[40, 40])
+    let e = common::bfv_builder(4096, 65537, &[40, 40])
         .security(SecurityLevel::Tc192)
         .build()
         .unwrap_err();
@@ -207,19 +206,10 @@ fn insecure_parameters_are_refused_unless_opted_out() {
 #[test]
 fn for_depth_errors() {
     let sel = |t, d, bits| BfvParameters::for_depth(t, d, SecurityLevel::Tc128, Variant::Hps, bits);
-    assert!(matches!(
-        sel(65537, 1, 29),
-        Err(Error::InvalidParameters(_))
-    ));
-    assert!(matches!(
-        sel(65537, 1, 61),
-        Err(Error::InvalidParameters(_))
-    ));
-    assert!(matches!(sel(1, 1, 60), Err(Error::InvalidParameters(_))));
-    assert!(matches!(
-        sel(65537, 500, 60),
-        Err(Error::InvalidParameters(_))
-    ));
+    assert_err!(sel(65537, 1, 29), Error::InvalidParameters(_));
+    assert_err!(sel(65537, 1, 61), Error::InvalidParameters(_));
+    assert_err!(sel(1, 1, 60), Error::InvalidParameters(_));
+    assert_err!(sel(65537, 500, 60), Error::InvalidParameters(_));
     // Opting out of security gives the smallest ring.
     let p = BfvParameters::for_depth(65537, 2, SecurityLevel::None, Variant::Hps, 60).unwrap();
     assert_eq!(p.degree(), 1024);

@@ -1,7 +1,14 @@
 //! Round trips of every serializable object in both forms, exact sizes,
 //! and one test per load error.
 
+mod common;
+
+use common::assert_err;
 mod ser_common;
+
+use ser_common::{assert_format_err, fmt_err};
+
+use std::sync::Arc;
 
 use rnsfhe::bfv::{
     BatchEncoder, BfvContext, BfvParameters, Ciphertext, Decryptor, Evaluator, GaloisKeys,
@@ -12,18 +19,42 @@ use rnsfhe::serialization::{
     HEADER_LEN, MAX_CIPHERTEXT_SIZE, SEED_LEN,
 };
 use rnsfhe::{Error, SecurityLevel};
-use ser_common::{fixture, poke_bits, reseal, set_u32, set_u64};
-
-fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
-    match r {
-        Err(Error::Format(e)) => e,
-        other => panic!("expected a format error, got {other:?}"),
-    }
-}
+use ser_common::{fixture, poke_bits, reseal, set_u32, set_u64, with_byte, with_u32, with_u64};
 
 /// `HEADER + ⌈bits/8⌉ + CHECKSUM`.
 fn framed(bits: u64) -> usize {
     HEADER_LEN + bits.div_ceil(8) as usize + CHECKSUM_LEN
+}
+
+/// Both forms of `key`: the full form of `full_bits` payload bits, the
+/// compressed form of `comp_len` bytes and at most 55 % of the full one;
+/// both load back to `key`, and the key loaded from the compressed form
+/// compresses back to the same bytes. Returns both forms and that key.
+fn check_both_forms<T>(
+    ctx: &Arc<BfvContext>,
+    key: &T,
+    full_bits: u64,
+    comp_len: usize,
+) -> (Vec<u8>, Vec<u8>, T)
+where
+    T: FromBytes + ToBytes + PartialEq + std::fmt::Debug,
+{
+    let full = key.to_bytes(ctx).unwrap();
+    assert_eq!(full.len(), framed(full_bits));
+    let comp = key.to_bytes_compressed(ctx).unwrap();
+    assert_eq!(comp.len(), comp_len);
+    assert!(
+        comp.len() * 100 <= full.len() * 55,
+        "{} vs {}",
+        comp.len(),
+        full.len()
+    );
+    for bytes in [&full, &comp] {
+        assert_eq!(&T::from_bytes(ctx, bytes).unwrap(), key);
+    }
+    let loaded = T::from_bytes(ctx, &comp).unwrap();
+    assert_eq!(loaded.to_bytes_compressed(ctx).unwrap(), comp);
+    (full, comp, loaded)
 }
 
 // ------------------------------------------------------------ round trips
@@ -90,92 +121,42 @@ fn keys_round_trip_in_both_forms() {
         assert_eq!(sk.key_id(), f.sk.key_id());
 
         // Public key.
-        let full = f.pk.to_bytes(ctx).unwrap();
-        assert_eq!(full.len(), framed(2 * bits));
-        let comp = f.pk.to_bytes_compressed(ctx).unwrap();
-        assert_eq!(
-            comp.len(),
-            HEADER_LEN + SEED_LEN + bits.div_ceil(8) as usize + CHECKSUM_LEN
-        );
-        assert!(
-            comp.len() * 100 <= full.len() * 55,
-            "{} vs {}",
-            comp.len(),
-            full.len()
-        );
+        let comp_len = HEADER_LEN + SEED_LEN + bits.div_ceil(8) as usize + CHECKSUM_LEN;
+        let (full, comp, pk_comp) = check_both_forms(ctx, &f.pk, 2 * bits, comp_len);
         assert!(inspect(&comp).unwrap().seed_compressed);
-        for bytes in [&full, &comp] {
-            let pk = PublicKey::from_bytes(ctx, bytes).unwrap();
-            assert_eq!(pk, f.pk);
-            assert_eq!(pk.key_id(), f.pk.key_id());
-        }
+        assert_eq!(pk_comp.key_id(), f.pk.key_id());
         // A full-form key has no seed left; a compressed one keeps it.
         let pk_full = PublicKey::from_bytes(ctx, &full).unwrap();
+        assert_eq!(pk_full.key_id(), f.pk.key_id());
         assert!(!pk_full.is_compressible());
-        assert!(matches!(
-            fmt_err(pk_full.to_bytes_compressed(ctx)),
+        assert_format_err!(
+            pk_full.to_bytes_compressed(ctx),
             FormatError::NotCompressible { .. }
-        ));
-        let pk_comp = PublicKey::from_bytes(ctx, &comp).unwrap();
-        assert_eq!(pk_comp.to_bytes_compressed(ctx).unwrap(), comp);
+        );
         assert_eq!(pk_full.to_bytes(ctx).unwrap(), full);
 
         // Relinearization key.
         let pairs = f.rk.key_switching_key().keys().len() as u64;
-        let full = f.rk.to_bytes(ctx).unwrap();
-        assert_eq!(full.len(), framed(2 * pairs * bits));
-        let comp = f.rk.to_bytes_compressed(ctx).unwrap();
-        assert_eq!(
-            comp.len(),
-            HEADER_LEN
-                + (pairs as usize) * SEED_LEN
-                + (pairs * bits).div_ceil(8) as usize
-                + CHECKSUM_LEN
-        );
-        assert!(
-            comp.len() * 100 <= full.len() * 55,
-            "{} vs {}",
-            comp.len(),
-            full.len()
-        );
-        for bytes in [&full, &comp] {
-            let rk = RelinKey::from_bytes(ctx, bytes).unwrap();
-            assert_eq!(rk, f.rk);
-        }
-        let rk = RelinKey::from_bytes(ctx, &comp).unwrap();
-        assert_eq!(rk.to_bytes_compressed(ctx).unwrap(), comp);
+        let comp_len = HEADER_LEN
+            + (pairs as usize) * SEED_LEN
+            + (pairs * bits).div_ceil(8) as usize
+            + CHECKSUM_LEN;
+        let (_, _, rk) = check_both_forms(ctx, &f.rk, 2 * pairs * bits, comp_len);
 
         // Galois keys: the sorted elements, then the key bodies.
         let elements = f.gk.elements();
         assert_eq!(elements.len(), 2);
         let g = elements.len() as u64;
-        let full = f.gk.to_bytes(ctx).unwrap();
-        assert_eq!(full.len(), framed(64 * g + 2 * g * pairs * bits));
-        let comp = f.gk.to_bytes_compressed(ctx).unwrap();
-        assert_eq!(
-            comp.len(),
-            HEADER_LEN
-                + 8 * g as usize
-                + (g * pairs) as usize * SEED_LEN
-                + (g * pairs * bits).div_ceil(8) as usize
-                + CHECKSUM_LEN
-        );
-        assert!(
-            comp.len() * 100 <= full.len() * 55,
-            "{} vs {}",
-            comp.len(),
-            full.len()
-        );
-        for bytes in [&full, &comp] {
-            let gk = GaloisKeys::from_bytes(ctx, bytes).unwrap();
-            assert_eq!(gk, f.gk);
-            assert_eq!(gk.elements(), elements);
-        }
-        let gk = GaloisKeys::from_bytes(ctx, &comp).unwrap();
-        assert_eq!(gk.to_bytes_compressed(ctx).unwrap(), comp);
-        assert!(!GaloisKeys::from_bytes(ctx, &full)
-            .unwrap()
-            .is_compressible());
+        let comp_len = HEADER_LEN
+            + 8 * g as usize
+            + (g * pairs) as usize * SEED_LEN
+            + (g * pairs * bits).div_ceil(8) as usize
+            + CHECKSUM_LEN;
+        let (full, _, gk) = check_both_forms(ctx, &f.gk, 64 * g + 2 * g * pairs * bits, comp_len);
+        assert_eq!(gk.elements(), elements);
+        let gk_full = GaloisKeys::from_bytes(ctx, &full).unwrap();
+        assert_eq!(gk_full.elements(), elements);
+        assert!(!gk_full.is_compressible());
 
         // The loaded keys work: rotate a batched ciphertext with the loaded
         // Galois keys.
@@ -239,12 +220,12 @@ fn plaintexts_and_ciphertexts_round_trip() {
     );
     assert_eq!(dec.decrypt(&ct).unwrap(), f.pt);
     assert!(!f.ct_pk.is_compressible());
-    assert!(matches!(
-        fmt_err(f.ct_pk.to_bytes_compressed(ctx)),
+    assert_format_err!(
+        f.ct_pk.to_bytes_compressed(ctx),
         FormatError::NotCompressible {
             kind: ObjectKind::Ciphertext
         }
-    ));
+    );
     assert_eq!(f.ct_pk.to_bytes_smallest(ctx).unwrap(), b);
 
     // Size 2, secret-key encryption, both forms.
@@ -296,10 +277,10 @@ fn ntt_plaintexts_round_trip() {
     assert_eq!(inspect(&b).unwrap().kind, ObjectKind::PlaintextNtt);
     let loaded = PlaintextNtt::from_bytes(ctx, &b).unwrap();
     assert_eq!(loaded, f.pt_ntt);
-    assert!(matches!(
-        fmt_err(Plaintext::from_bytes(ctx, &b)),
+    assert_format_err!(
+        Plaintext::from_bytes(ctx, &b),
         FormatError::WrongKind { .. }
-    ));
+    );
     let ev = Evaluator::new(ctx);
     assert_eq!(
         ev.multiply_plain_ntt(&f.ct_sk, &loaded).unwrap(),
@@ -327,18 +308,16 @@ fn galois_element_lists_are_validated() {
         );
     }
     // More elements than n: rejected from the count alone.
-    let mut b = good.clone();
-    set_u32(&mut b, 24, n as u32 + 1);
-    assert!(matches!(
-        fmt_err(GaloisKeys::from_bytes(ctx, &b)),
+    let b = with_u32(&good, 24, n as u32 + 1);
+    assert_format_err!(
+        GaloisKeys::from_bytes(ctx, &b),
         FormatError::InvalidCount { .. }
-    ));
-    let mut b = good.clone();
-    set_u32(&mut b, 24, 3);
-    assert!(matches!(
-        fmt_err(GaloisKeys::from_bytes(ctx, &b)),
+    );
+    let b = with_u32(&good, 24, 3);
+    assert_format_err!(
+        GaloisKeys::from_bytes(ctx, &b),
         FormatError::PayloadLength { .. }
-    ));
+    );
 }
 
 // ------------------------------------------------------------- the errors
@@ -352,15 +331,10 @@ fn container_errors() {
 
     let mut b = good.clone();
     b[0] = b'X';
-    assert!(matches!(fmt_err(load(&b)), FormatError::BadMagic { .. }));
-    assert!(matches!(
-        fmt_err(load(b"hello world")),
-        FormatError::BadMagic { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::BadMagic { .. });
+    assert_format_err!(load(b"hello world"), FormatError::BadMagic { .. });
 
-    let mut b = good.clone();
-    b[4] = 2;
-    reseal(&mut b);
+    let b = with_byte(&good, 4, 2);
     assert_eq!(
         fmt_err(load(&b)),
         FormatError::UnsupportedVersion {
@@ -371,10 +345,7 @@ fn container_errors() {
 
     let mut b = good.clone();
     b[HEADER_LEN + 5] ^= 0x10;
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::ChecksumMismatch { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::ChecksumMismatch { .. });
 
     for cut in [0, 3, 20, HEADER_LEN, good.len() - 1] {
         assert!(
@@ -384,47 +355,28 @@ fn container_errors() {
     }
     let mut b = good.clone();
     b.push(0);
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::TrailingBytes { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::TrailingBytes { .. });
 
     // A length field asking for terabytes: reported, nothing allocated.
-    let mut b = good.clone();
-    set_u64(&mut b, 32, 1 << 42);
+    let b = with_u64(&good, 32, 1 << 42);
     match fmt_err(load(&b)) {
         FormatError::Truncated { needed, .. } => assert!(needed > 1 << 42),
         e => panic!("{e:?}"),
     }
-    let mut b = good.clone();
-    set_u64(&mut b, 32, u64::MAX);
-    assert!(matches!(fmt_err(load(&b)), FormatError::Truncated { .. }));
+    let b = with_u64(&good, 32, u64::MAX);
+    assert_format_err!(load(&b), FormatError::Truncated { .. });
 
     // Unknown kind, flags, reserved field.
-    let mut b = good.clone();
-    b[6] = 99;
-    reseal(&mut b);
+    let b = with_byte(&good, 6, 99);
     assert_eq!(fmt_err(load(&b)), FormatError::UnknownKind { code: 99 });
-    let mut b = good.clone();
-    b[7] = 0x80;
-    reseal(&mut b);
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::InvalidFlags { .. }
-    ));
+    let b = with_byte(&good, 7, 0x80);
+    assert_format_err!(load(&b), FormatError::InvalidFlags { .. });
     let mut b = good.clone();
     b[7] = 0x01; // secret flag on a ciphertext
     reseal(&mut b);
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::InvalidFlags { .. }
-    ));
-    let mut b = good.clone();
-    set_u32(&mut b, 28, 1);
-    assert!(matches!(
-        fmt_err(load(&b)),
-        FormatError::NonZeroReserved { .. }
-    ));
+    assert_format_err!(load(&b), FormatError::InvalidFlags { .. });
+    let b = with_u32(&good, 28, 1);
+    assert_format_err!(load(&b), FormatError::NonZeroReserved { .. });
 }
 
 #[test]
@@ -462,23 +414,21 @@ fn wrong_kind_and_secret_material() {
             found: ObjectKind::PublicKey
         }
     );
-    assert!(matches!(
-        fmt_err(Plaintext::from_bytes(ctx, &ct)),
+    assert_format_err!(
+        Plaintext::from_bytes(ctx, &ct),
         FormatError::WrongKind { .. }
-    ));
-    assert!(matches!(
-        fmt_err(BfvParameters::from_bytes(&ct)),
+    );
+    assert_format_err!(
+        BfvParameters::from_bytes(&ct),
         FormatError::WrongKind { .. }
-    ));
+    );
 
     // A secret key file without its flag (or a public one with it) is invalid.
-    let mut b = sk.clone();
-    b[7] = 0;
-    reseal(&mut b);
-    assert!(matches!(
-        fmt_err(SecretKey::from_bytes(ctx, &b)),
+    let b = with_byte(&sk, 7, 0);
+    assert_format_err!(
+        SecretKey::from_bytes(ctx, &b),
         FormatError::InvalidFlags { .. }
-    ));
+    );
 
     // Debug never shows secret material.
     let shown = format!("{:?} {:?}", f.sk, Decryptor::new(ctx, &f.sk).unwrap());
@@ -521,10 +471,7 @@ fn wrong_context_is_a_parameter_mismatch() {
         );
     }
     // Saving with a foreign context is refused too.
-    assert!(matches!(
-        f.ct_pk.to_bytes(&other),
-        Err(Error::ParameterMismatch { .. })
-    ));
+    assert_err!(f.ct_pk.to_bytes(&other), Error::ParameterMismatch { .. });
 }
 
 #[test]
@@ -534,8 +481,7 @@ fn counts_and_lengths_come_from_the_context() {
     let good = f.ct_pk.to_bytes(ctx).unwrap();
 
     for size in [0u32, 1, MAX_CIPHERTEXT_SIZE + 1, u32::MAX] {
-        let mut b = good.clone();
-        set_u32(&mut b, 24, size);
+        let b = with_u32(&good, 24, size);
         assert!(
             matches!(
                 fmt_err(Ciphertext::from_bytes(ctx, &b)),
@@ -545,26 +491,24 @@ fn counts_and_lengths_come_from_the_context() {
         );
     }
     // A consistent-looking size 3 header on a size-2 payload.
-    let mut b = good.clone();
-    set_u32(&mut b, 24, 3);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &b)),
+    let b = with_u32(&good, 24, 3);
+    assert_format_err!(
+        Ciphertext::from_bytes(ctx, &b),
         FormatError::PayloadLength { .. }
-    ));
+    );
     // The relinearization key's pair count is fixed by the context.
     let mut b = f.rk.to_bytes(ctx).unwrap();
     set_u32(&mut b, 24, 1000);
-    assert!(matches!(
-        fmt_err(RelinKey::from_bytes(ctx, &b)),
+    assert_format_err!(
+        RelinKey::from_bytes(ctx, &b),
         FormatError::InvalidCount { .. }
-    ));
+    );
     // Parameters: at most 64 moduli.
-    let mut b = ctx.params().to_bytes().unwrap();
-    set_u32(&mut b, 24, 65);
-    assert!(matches!(
-        fmt_err(BfvParameters::from_bytes(&b)),
+    let b = with_u32(&ctx.params().to_bytes().unwrap(), 24, 65);
+    assert_format_err!(
+        BfvParameters::from_bytes(&b),
         FormatError::InvalidCount { .. }
-    ));
+    );
 }
 
 #[test]
@@ -611,10 +555,10 @@ fn values_out_of_range() {
     let mut b = f.pk.to_bytes_compressed(ctx).unwrap();
     poke_bits(&mut b, SEED_LEN, 0, w0, q[0]);
     reseal(&mut b);
-    assert!(matches!(
-        fmt_err(PublicKey::from_bytes(ctx, &b)),
+    assert_format_err!(
+        PublicKey::from_bytes(ctx, &b),
         FormatError::ResidueOutOfRange { .. }
-    ));
+    );
 
     // Plaintext value ≥ t.
     let mut b = f.pt.to_bytes(ctx).unwrap();
@@ -637,10 +581,10 @@ fn values_out_of_range() {
         set_u64(&mut b, HEADER_LEN, 1000);
         b
     };
-    assert!(matches!(
+    assert_err!(
         BfvParameters::from_bytes(&bad_params),
-        Err(Error::InvalidParameters(_))
-    ));
+        Error::InvalidParameters(_)
+    );
     let mut b = ctx.params().to_bytes().unwrap();
     set_u64(&mut b, 8, 12345);
     assert_eq!(
@@ -652,33 +596,25 @@ fn values_out_of_range() {
     );
     // A 128-bit level on parameters recorded as opted out, or an unknown
     // level: the builder's security check and the field check apply.
-    let weak = BfvParameters::builder()
-        .degree(1024)
-        .plain_modulus(257)
-        .coeff_moduli_bits(&[40, 40])
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
+    let weak = common::bfv_params(1024, 257, &[40, 40]);
     let mut b = weak.to_bytes().unwrap();
     b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&128u16.to_le_bytes());
     reseal(&mut b);
-    assert!(matches!(
+    assert_err!(
         BfvParameters::from_bytes(&b),
-        Err(Error::InsecureParameters { .. })
-    ));
+        Error::InsecureParameters { .. }
+    );
     b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&100u16.to_le_bytes());
     reseal(&mut b);
-    assert!(matches!(
-        fmt_err(BfvParameters::from_bytes(&b)),
+    assert_format_err!(
+        BfvParameters::from_bytes(&b),
         FormatError::InvalidField { .. }
-    ));
-    let mut b = ctx.params().to_bytes().unwrap();
-    b[HEADER_LEN + 24] = 7;
-    reseal(&mut b);
-    assert!(matches!(
-        fmt_err(BfvParameters::from_bytes(&b)),
+    );
+    let b = with_byte(&ctx.params().to_bytes().unwrap(), HEADER_LEN + 24, 7);
+    assert_format_err!(
+        BfvParameters::from_bytes(&b),
         FormatError::InvalidField { .. }
-    ));
+    );
 }
 
 #[test]
@@ -694,8 +630,8 @@ fn payload_length_must_match_the_context() {
     b.insert(end, 0);
     let len = (b.len() - HEADER_LEN - CHECKSUM_LEN) as u64;
     set_u64(&mut b, 32, len);
-    assert!(matches!(
-        fmt_err(Ciphertext::from_bytes(ctx, &b)),
+    assert_format_err!(
+        Ciphertext::from_bytes(ctx, &b),
         FormatError::PayloadLength { .. }
-    ));
+    );
 }

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::assert_err;
+
 use std::sync::Arc;
 
 use rand::Rng;
@@ -92,6 +94,16 @@ fn keys(ctx: &Arc<BfvContext>, rng: &mut ChaCha20Rng) -> Keys {
     let gk = GaloisKeys::generate_default_with_rng(ctx, &sk, rng).unwrap();
     let enc = Encryptor::from_public_key(ctx, &pk).unwrap();
     Keys { sk, rk, gk, enc }
+}
+
+/// The evaluation context, its batch encoder, the rng of `seed` and the
+/// keys drawn first from it.
+fn eval_setup(seed: u64) -> (Arc<BfvContext>, BatchEncoder, ChaCha20Rng, Keys) {
+    let ctx = eval_context();
+    let be = BatchEncoder::new(&ctx).unwrap();
+    let mut rng = common::rng(seed);
+    let k = keys(&ctx, &mut rng);
+    (ctx, be, rng, k)
 }
 
 fn encrypt(k: &Keys, be: &BatchEncoder, v: &[u64], rng: &mut ChaCha20Rng) -> Ciphertext {
@@ -253,10 +265,7 @@ fn encoder_errors() {
     };
     assert_eq!(be.encode(&[0, 1, t]).unwrap_err(), big);
     assert_eq!(ce.encode(&[0, 1, t]).unwrap_err(), big);
-    assert!(matches!(
-        se.encode(t),
-        Err(Error::PlaintextOutOfRange { .. })
-    ));
+    assert_err!(se.encode(t), Error::PlaintextOutOfRange { .. });
     for bad in [h + 1, -h - 1, i64::MAX, i64::MIN] {
         let e = Error::SignedValueOutOfRange {
             index: 1,
@@ -265,16 +274,13 @@ fn encoder_errors() {
         };
         assert_eq!(be.encode_signed(&[0, bad]).unwrap_err(), e);
         assert_eq!(ce.encode_signed(&[0, bad]).unwrap_err(), e);
-        assert!(matches!(
-            se.encode_signed(bad),
-            Err(Error::SignedValueOutOfRange { .. })
-        ));
+        assert_err!(se.encode_signed(bad), Error::SignedValueOutOfRange { .. });
     }
     // Scalar decode of a non-constant plaintext.
-    assert!(matches!(
+    assert_err!(
         se.decode(&be.encode(&[1, 2]).unwrap()),
-        Err(Error::InvalidArgument(_))
-    ));
+        Error::InvalidArgument(_)
+    );
     // t not batching-friendly.
     for (tt, nn) in [(65536u64, 1024usize), (257, 1024), (12289, 4096)] {
         assert_eq!(
@@ -286,30 +292,18 @@ fn encoder_errors() {
     // Plaintexts of another context.
     let other = context(1024, 65537, &[27]);
     let foreign = Plaintext::new(&other, &[1]).unwrap();
-    assert!(matches!(
-        be.decode(&foreign),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
-        ce.decode(&foreign),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
-        se.decode(&foreign),
-        Err(Error::ParameterMismatch { .. })
-    ));
+    assert_err!(be.decode(&foreign), Error::ParameterMismatch { .. });
+    assert_err!(ce.decode(&foreign), Error::ParameterMismatch { .. });
+    assert_err!(se.decode(&foreign), Error::ParameterMismatch { .. });
 }
 
 // ------------------------------------------------------- slot arithmetic
 
 #[test]
 fn slot_add_multiply_and_ntt_plaintexts_both_variants() {
-    let ctx = eval_context();
+    let (ctx, be, mut rng, k) = eval_setup(5);
     let n = ctx.degree();
     let t = T_EVAL;
-    let be = BatchEncoder::new(&ctx).unwrap();
-    let mut rng = common::rng(5);
-    let k = keys(&ctx, &mut rng);
     let a = common::random_plain(&mut rng, n, t);
     let b = common::random_plain(&mut rng, n, t);
     let w = common::random_plain(&mut rng, n, t);
@@ -360,27 +354,24 @@ fn slot_add_multiply_and_ntt_plaintexts_both_variants() {
     // Foreign NTT plaintext.
     let other = context(1024, 65537, &[27]);
     let foreign = PlaintextNtt::new(&other, &Plaintext::new(&other, &[1]).unwrap()).unwrap();
-    assert!(matches!(
+    assert_err!(
         ev.multiply_plain_ntt(&ca, &foreign),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
+        Error::ParameterMismatch { .. }
+    );
+    assert_err!(
         PlaintextNtt::new(&ctx, &Plaintext::new(&other, &[1]).unwrap()),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
 }
 
 // ------------------------------------------------------------- rotations
 
 #[test]
 fn rotations_column_swap_and_sums_both_variants() {
-    let ctx = eval_context();
+    let (ctx, be, mut rng, k) = eval_setup(6);
     let n = ctx.degree();
     let half = n as i64 / 2;
     let t = T_EVAL;
-    let be = BatchEncoder::new(&ctx).unwrap();
-    let mut rng = common::rng(6);
-    let k = keys(&ctx, &mut rng);
     assert_eq!(k.gk.len(), default_galois_elements(n).len());
     let a = common::random_plain(&mut rng, n, t);
     let b = common::random_plain(&mut rng, n, t);
@@ -435,12 +426,9 @@ fn rotations_column_swap_and_sums_both_variants() {
 
 #[test]
 fn explicit_keys_compositions_and_errors() {
-    let ctx = eval_context();
+    let (ctx, be, mut rng, k) = eval_setup(7);
     let n = ctx.degree();
     let t = T_EVAL;
-    let be = BatchEncoder::new(&ctx).unwrap();
-    let mut rng = common::rng(7);
-    let k = keys(&ctx, &mut rng);
     let ev = Evaluator::new(&ctx);
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();
     let d = |ct: &Ciphertext| be.decode(&dec.decrypt(ct).unwrap()).unwrap();
@@ -520,44 +508,38 @@ fn explicit_keys_compositions_and_errors() {
 
     // Invalid elements.
     for bad in [0u64, 2, 2 * n as u64, 2 * n as u64 + 1] {
-        assert!(matches!(
+        assert_err!(
             GaloisKeys::generate_with_rng(&ctx, &k.sk, &[bad], &mut rng),
-            Err(Error::InvalidArgument(_))
-        ));
+            Error::InvalidArgument(_)
+        );
     }
     // Keys of another secret key, of another context; degree-2 input.
     let sk2 = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
     let gk2 = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk2, &[1], &mut rng).unwrap();
-    assert!(matches!(
-        ev.rotate_rows(&ca, 1, &gk2),
-        Err(Error::KeyMismatch { .. })
-    ));
+    assert_err!(ev.rotate_rows(&ca, 1, &gk2), Error::KeyMismatch { .. });
     let other = context(1024, 65537, &[27]);
     let sk3 = SecretKey::generate_with_rng(&other, &mut rng).unwrap();
     let gk3 = GaloisKeys::generate_for_steps_with_rng(&other, &sk3, &[1], &mut rng).unwrap();
-    assert!(matches!(
+    assert_err!(
         ev.rotate_rows(&ca, 1, &gk3),
-        Err(Error::ParameterMismatch { .. })
-    ));
-    assert!(matches!(
+        Error::ParameterMismatch { .. }
+    );
+    assert_err!(
         GaloisKeys::generate_with_rng(&other, &k.sk, &[3], &mut rng),
-        Err(Error::ParameterMismatch { .. })
-    ));
+        Error::ParameterMismatch { .. }
+    );
     let deg2 = ev.multiply(&ca, &ca).unwrap();
-    assert!(matches!(
+    assert_err!(
         ev.rotate_rows(&deg2, 1, &k.gk),
-        Err(Error::WrongCiphertextSize { got: 3, .. })
-    ));
+        Error::WrongCiphertextSize { got: 3, .. }
+    );
 }
 
 #[test]
 fn dot_product_length_4096_both_variants() {
-    let ctx = eval_context();
+    let (ctx, be, mut rng, k) = eval_setup(8);
     let n = ctx.degree();
     let t = T_EVAL;
-    let be = BatchEncoder::new(&ctx).unwrap();
-    let mut rng = common::rng(8);
-    let k = keys(&ctx, &mut rng);
     let x = common::random_plain(&mut rng, n, t);
     let w = common::random_plain(&mut rng, n, t);
     let cx = encrypt(&k, &be, &x, &mut rng);

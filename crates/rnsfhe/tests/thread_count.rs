@@ -82,17 +82,9 @@ fn run(ctx: &std::sync::Arc<BfvContext>, seed: u64) -> Outputs {
 
 fn check(params: BfvParameters) {
     let ctx = BfvContext::new(params).unwrap();
-    let reference = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap()
-        .install(|| run(&ctx, 42));
+    let reference = common::with_threads(1, || run(&ctx, 42));
     for threads in [2usize, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let got = pool.install(|| run(&ctx, 42));
+        let got = common::with_threads(threads, || run(&ctx, 42));
         assert!(got == reference, "{threads} threads differ from 1");
     }
     // The global pool, and called from inside parallel tasks.

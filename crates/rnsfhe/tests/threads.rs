@@ -6,10 +6,7 @@ mod common;
 
 use std::sync::Arc;
 
-use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, PublicKey, RelinKey,
-    SecretKey, Variant,
-};
+use rnsfhe::bfv::{BfvContext, BfvParameters, Decryptor, Encryptor, Evaluator, Plaintext, Variant};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
 const THREADS: u64 = 8;
@@ -29,9 +26,7 @@ fn evaluation_from_many_threads_on_shared_keys() {
     let t = 65537;
     let n = ctx.degree();
     let mut rng = common::rng(42);
-    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let common::Keys { sk, pk, rk } = common::keys(&ctx, &mut rng);
     let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
     let dec = Decryptor::new(&ctx, &sk).unwrap();
     let evaluators = [

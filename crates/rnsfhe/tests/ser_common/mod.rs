@@ -10,8 +10,9 @@ use rnsfhe::bfv::{
     PlaintextNtt, PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
-use rnsfhe::serialization::{CHECKSUM_LEN, HEADER_LEN};
+use rnsfhe::serialization::{FormatError, ToBytes, CHECKSUM_LEN, HEADER_LEN};
 use rnsfhe::ChaCha20Rng;
+use rnsfhe::Error;
 
 /// A reproducible rng from a small integer.
 pub fn rng(seed: u64) -> ChaCha20Rng {
@@ -88,6 +89,74 @@ pub fn fixture(digit_bits: Option<u32>, seed: u64) -> Fixture {
     }
 }
 
+impl Fixture {
+    /// Valid serialized objects of every kind and form (the hostile-input
+    /// corpus; tests name them by index): the parameters, the secret key,
+    /// the public and relinearization keys full and compressed, the
+    /// plaintext, the ciphertexts (public-key full, secret-key compressed,
+    /// size 3), the Galois keys full and compressed, the NTT plaintext.
+    pub fn objects(&self) -> Vec<Vec<u8>> {
+        let ctx = &self.ctx;
+        let params = ctx.params().to_bytes().unwrap();
+        let mut v = key_objects(params, ctx, &self.sk, &self.pk, &self.rk);
+        v.push(self.pt.to_bytes(ctx).unwrap());
+        v.push(self.ct_pk.to_bytes(ctx).unwrap());
+        v.push(self.ct_sk.to_bytes_compressed(ctx).unwrap());
+        v.push(self.ct3.to_bytes(ctx).unwrap());
+        v.extend(both_forms(&self.gk, ctx));
+        v.push(self.pt_ntt.to_bytes(ctx).unwrap());
+        v
+    }
+}
+
+/// The start of every corpus: the parameters, the secret key, then the
+/// public and relinearization keys full and compressed.
+pub fn key_objects<C: ?Sized>(
+    params: Vec<u8>,
+    ctx: &C,
+    sk: &SecretKey,
+    pk: &PublicKey,
+    rk: &RelinKey,
+) -> Vec<Vec<u8>>
+where
+    SecretKey: ToBytes<C>,
+    PublicKey: ToBytes<C>,
+    RelinKey: ToBytes<C>,
+{
+    let mut v = vec![params, sk.to_bytes(ctx).unwrap()];
+    v.extend(both_forms(pk, ctx));
+    v.extend(both_forms(rk, ctx));
+    v
+}
+
+/// The full and the seed-compressed form of `obj`.
+pub fn both_forms<C: ?Sized, T: ToBytes<C>>(obj: &T, ctx: &C) -> [Vec<u8>; 2] {
+    [
+        obj.to_bytes(ctx).unwrap(),
+        obj.to_bytes_compressed(ctx).unwrap(),
+    ]
+}
+
+/// The format error of a failed load or store (panics on anything else).
+pub fn fmt_err<T: std::fmt::Debug>(r: rnsfhe::Result<T>) -> FormatError {
+    match r {
+        Err(Error::Format(e)) => e,
+        other => panic!("expected a format error, got {other:?}"),
+    }
+}
+
+/// Asserts that `$r` (an `rnsfhe::Result`) failed with a format error
+/// matching `$pat`.
+#[allow(unused_macros)]
+macro_rules! assert_format_err {
+    ($r:expr, $pat:pat) => {{
+        let e = $crate::ser_common::fmt_err($r);
+        assert!(matches!(e, $pat), "{e:?}");
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use assert_format_err;
+
 /// Recomputes the trailing xxHash64 checksum after a deliberate edit.
 pub fn reseal(bytes: &mut [u8]) {
     let end = bytes.len() - CHECKSUM_LEN;
@@ -118,6 +187,28 @@ pub fn set_u32(bytes: &mut [u8], at: usize, v: u32) {
 pub fn set_u64(bytes: &mut [u8], at: usize, v: u64) {
     bytes[at..at + 8].copy_from_slice(&v.to_le_bytes());
     reseal(bytes);
+}
+
+/// A copy of `good` with the byte at `at` set to `v` (resealed).
+pub fn with_byte(good: &[u8], at: usize, v: u8) -> Vec<u8> {
+    let mut b = good.to_vec();
+    b[at] = v;
+    reseal(&mut b);
+    b
+}
+
+/// A copy of `good` with the u32 at `at` set to `v` (resealed).
+pub fn with_u32(good: &[u8], at: usize, v: u32) -> Vec<u8> {
+    let mut b = good.to_vec();
+    set_u32(&mut b, at, v);
+    b
+}
+
+/// A copy of `good` with the u64 at `at` set to `v` (resealed).
+pub fn with_u64(good: &[u8], at: usize, v: u64) -> Vec<u8> {
+    let mut b = good.to_vec();
+    set_u64(&mut b, at, v);
+    b
 }
 
 // ------------------------------------------------------------------- CKKS
@@ -212,5 +303,27 @@ pub fn ckks_fixture(params: ckks::CkksParameters, seed: u64) -> CkksFixture {
         ct_sk_low,
         ct3,
         ct_rescaled,
+    }
+}
+
+impl CkksFixture {
+    /// Valid serialized objects of every kind and form: the parameters,
+    /// the secret key, the public, relinearization and Galois keys full and
+    /// compressed, both plaintexts, the ciphertexts (public-key full, both
+    /// secret-key ones compressed, size 3).
+    pub fn objects(&self) -> Vec<Vec<u8>> {
+        let ctx = &self.ctx;
+        let params = ctx.params().to_bytes().unwrap();
+        let mut v = key_objects(params, ctx, &self.sk, &self.pk, &self.rk);
+        v.extend(both_forms(&self.gk, ctx));
+        for pt in [&self.pt, &self.pt_low] {
+            v.push(pt.to_bytes(ctx).unwrap());
+        }
+        v.push(self.ct_pk.to_bytes(ctx).unwrap());
+        for ct in [&self.ct_sk, &self.ct_sk_low] {
+            v.push(ct.to_bytes_compressed(ctx).unwrap());
+        }
+        v.push(self.ct3.to_bytes(ctx).unwrap());
+        v
     }
 }
