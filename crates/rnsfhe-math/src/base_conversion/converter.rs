@@ -291,11 +291,7 @@ impl BaseConverter {
     /// [`BaseConverter::fast_base_conv_kernel`] (IFMA52 is not used for
     /// `FastBaseConv_F`), else [`Kernel::Portable`].
     pub fn fast_base_conv_exact_kernel(&self) -> Kernel {
-        if self.weights30.is_empty() {
-            Kernel::Portable
-        } else {
-            Kernel::Avx512
-        }
+        Kernel::avx512_if(!self.weights30.is_empty())
     }
 
     /// Whether [`BaseConverter::fast_base_conv_with`] accepts `kernel` for
@@ -442,12 +438,6 @@ impl BaseConverter {
     }
 
     pub(super) fn check_kernel(&self, kernel: Kernel) -> Result<()> {
-        if self.supports(kernel) {
-            Ok(())
-        } else {
-            Err(crate::MathError::InvalidParameter(format!(
-                "FastBaseConv kernel {kernel:?} is not available for these bases on this CPU"
-            )))
-        }
+        kernel.require(self.supports(kernel), "FastBaseConv", " for these bases")
     }
 }

@@ -168,11 +168,7 @@ impl ScaleRoundToBase {
     /// `(2^45, 2^60)` and the CPU has AVX-512F/DQ; else
     /// [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        if self.weights30.is_empty() {
-            Kernel::Portable
-        } else {
-            Kernel::Avx512
-        }
+        Kernel::avx512_if(!self.weights30.is_empty())
     }
 
     /// Whether [`ScaleRoundToBase::apply_with`] accepts `kernel`:
@@ -193,11 +189,11 @@ impl ScaleRoundToBase {
         x_p: &RnsPoly<Coeff>,
         out_p: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        if !self.supports(kernel) {
-            return Err(crate::MathError::InvalidParameter(format!(
-                "ScaleRoundToBase kernel {kernel:?} is not available for these bases on this CPU"
-            )));
-        }
+        kernel.require(
+            self.supports(kernel),
+            "ScaleRoundToBase",
+            " for these bases",
+        )?;
         match kernel {
             Kernel::Avx512 => self.apply_avx512(x_q, x_p, out_p),
             _ => self.apply_portable(x_q, x_p, out_p),

@@ -136,11 +136,7 @@ impl ScaleRoundToModulus {
     /// `t < 2^26`, every `q_i < 2^60`, `k ≤ 64` and the CPU has
     /// AVX-512F/DQ; else [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        if self.split.is_some() && crate::simd::avx512_available() {
-            Kernel::Avx512
-        } else {
-            Kernel::Portable
-        }
+        Kernel::avx512_if(self.split.is_some() && crate::simd::avx512_available())
     }
 
     /// Whether [`ScaleRoundToModulus::apply_with`] accepts `kernel` here
@@ -195,11 +191,11 @@ impl ScaleRoundToModulus {
     /// kernel errors with [`crate::MathError::InvalidParameter`] unless it
     /// is [`ScaleRoundToModulus::kernel`].
     pub fn apply_with(&self, kernel: Kernel, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
-        if !self.supports(kernel) {
-            return Err(crate::MathError::InvalidParameter(format!(
-                "ScaleRoundToModulus kernel {kernel:?} is not available for these moduli on this CPU"
-            )));
-        }
+        kernel.require(
+            self.supports(kernel),
+            "ScaleRoundToModulus",
+            " for these moduli",
+        )?;
         check_shape("input limb count", self.k, x.limbs())?;
         check_shape("output length", x.n(), out.len())?;
         let n = x.n();

@@ -34,6 +34,7 @@
 //! The results are exact integers, so they equal the portable code's word
 //! for word.
 
+use super::lanes::{load, store};
 use core::arch::x86_64::*;
 
 use super::{
@@ -42,22 +43,6 @@ use super::{
 };
 
 const MASK52: u64 = (1 << 52) - 1;
-
-/// Loads 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn load(s: &[u64; 8]) -> __m512i {
-    // SAFETY: `s` refers to 8 initialised words (64 bytes); unaligned load.
-    unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
-}
-
-/// Stores 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn store(s: &mut [u64; 8], v: __m512i) {
-    // SAFETY: `s` is an exclusive reference to 8 words; unaligned store.
-    unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
-}
 
 /// Broadcast of one word.
 #[inline]

@@ -72,6 +72,8 @@ pub(crate) mod base_conv_ifma;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod bigcrt_ifma;
 #[cfg(target_arch = "x86_64")]
+mod lanes;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod ntt_avx512;
@@ -91,6 +93,7 @@ pub(crate) mod special_avx512;
 mod big_crt;
 mod conversion;
 mod detect;
+mod entry;
 mod layout;
 mod ring_ops;
 

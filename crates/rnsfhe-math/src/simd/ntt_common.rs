@@ -22,36 +22,6 @@ use core::arch::x86_64::*;
 
 use crate::twiddle::Twiddle;
 
-/// Loads 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-pub(super) fn load(s: &[u64; 8]) -> __m512i {
-    // SAFETY: `s` refers to 8 initialised words (64 bytes); unaligned load.
-    unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
-}
-
-/// Stores 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-pub(super) fn store(s: &mut [u64; 8], v: __m512i) {
-    // SAFETY: `s` is an exclusive reference to 8 words; unaligned store.
-    unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
-}
-
-/// The 8-word vectors of `a` (`a.len()` is a multiple of 8 wherever this
-/// is used, so nothing is left over).
-#[inline(always)]
-pub(super) fn vecs(a: &mut [u64]) -> &mut [[u64; 8]] {
-    a.as_chunks_mut::<8>().0
-}
-
-/// `min(x, x − m)` as unsigned words: `x mod m` for `x ∈ [0, 2m)`, `m < 2^63`.
-#[inline]
-#[target_feature(enable = "avx512f")]
-pub(super) fn csub(x: __m512i, m: __m512i) -> __m512i {
-    _mm512_min_epu64(x, _mm512_sub_epi64(x, m))
-}
-
 /// Index vector from 8 lane indices.
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -218,7 +188,8 @@ impl SmallStages {
 macro_rules! ntt_kernels {
     ($feat:literal) => {
         use $crate::error::Result;
-        use $crate::simd::ntt_common::{csub, load, store, vecs, SmallStages};
+        use $crate::simd::lanes::{csub, load, store, vecs};
+        use $crate::simd::ntt_common::SmallStages;
         use $crate::twiddle::{stage, Twiddle};
 
         /// Forward (Cooley-Tukey, Harvey) butterfly: `x, y ∈ [0, 4p)` →

@@ -449,11 +449,7 @@ impl SpecialBaseConverter {
     /// `(2^45, 2^60)` (the other rows take the portable inner product on
     /// the same first pass), else [`Kernel::Portable`]. Same words.
     pub fn kernel(&self) -> Kernel {
-        if self.weights30.is_empty() {
-            Kernel::Portable
-        } else {
-            Kernel::Avx512
-        }
+        Kernel::avx512_if(!self.weights30.is_empty())
     }
 
     /// Both conversions on checked rows with the portable code (tests and
