@@ -170,11 +170,23 @@ impl RnsRing {
 
     /// `a ← a + b`.
     pub fn add_assign<R: Representation>(&self, a: &mut RnsPoly<R>, b: &RnsPoly<R>) -> Result<()> {
+        self.zip_words(a, b, Modulus::add)
+    }
+
+    /// `a_i ← f(m, a_i, b_i)` for every residue, after checking both
+    /// operands ([`RnsRing::check`]).
+    #[inline(always)]
+    fn zip_words<R: Representation>(
+        &self,
+        a: &mut RnsPoly<R>,
+        b: &RnsPoly<R>,
+        f: impl Fn(&Modulus, u64, u64) -> u64,
+    ) -> Result<()> {
         self.check(a)?;
         self.check(b)?;
         for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(self.moduli()) {
             for (xi, &yi) in x.iter_mut().zip(y) {
-                *xi = m.add(*xi, yi);
+                *xi = f(m, *xi, yi);
             }
         }
         Ok(())
@@ -182,26 +194,12 @@ impl RnsRing {
 
     /// `a ← a − b`.
     pub fn sub_assign<R: Representation>(&self, a: &mut RnsPoly<R>, b: &RnsPoly<R>) -> Result<()> {
-        self.check(a)?;
-        self.check(b)?;
-        for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(self.moduli()) {
-            for (xi, &yi) in x.iter_mut().zip(y) {
-                *xi = m.sub(*xi, yi);
-            }
-        }
-        Ok(())
+        self.zip_words(a, b, Modulus::sub)
     }
 
     /// `a ← b − a` (reverse subtraction, saves a copy in callers).
     pub fn sub_from<R: Representation>(&self, a: &mut RnsPoly<R>, b: &RnsPoly<R>) -> Result<()> {
-        self.check(a)?;
-        self.check(b)?;
-        for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(self.moduli()) {
-            for (xi, &yi) in x.iter_mut().zip(y) {
-                *xi = m.sub(yi, *xi);
-            }
-        }
-        Ok(())
+        self.zip_words(a, b, |m, x, y| m.sub(y, x))
     }
 
     /// `a ← −a`.

@@ -325,17 +325,7 @@ impl ShenoyKumaresan {
     /// The portable (scalar) reference of [`ShenoyKumaresan::convert`].
     pub fn convert_portable(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
         let ell = self.b.len();
-        check_shape(
-            "Shenoy-Kumaresan input limb count (|B| + 1)",
-            ell + 1,
-            input.limbs(),
-        )?;
-        check_shape(
-            "Shenoy-Kumaresan output limb count (|q|)",
-            self.q.len(),
-            out.limbs(),
-        )?;
-        check_shape("ring degree", input.n(), out.n())?;
+        self.check_shapes(input, out)?;
         let n = input.n();
         let stride = ell + 2;
         let half = self.m_sk / 2;

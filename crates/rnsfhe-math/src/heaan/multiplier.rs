@@ -446,22 +446,15 @@ impl BigPolyMultiplier {
             )));
         }
         let len = self.base.len() * self.n;
-        for x in a {
-            check_shape("operand residues", len, x.data.len())?;
-            if x.bits > self.a_bits {
-                return Err(invalid(format!(
-                    "operand of {} bits exceeds a_bits = {}",
-                    x.bits, self.a_bits
-                )));
-            }
-        }
-        for x in b {
-            check_shape("operand residues", len, x.data.len())?;
-            if x.bits > self.b_bits {
-                return Err(invalid(format!(
-                    "operand of {} bits exceeds b_bits = {}",
-                    x.bits, self.b_bits
-                )));
+        for (ops, max, name) in [(a, self.a_bits, "a_bits"), (b, self.b_bits, "b_bits")] {
+            for x in ops {
+                check_shape("operand residues", len, x.data.len())?;
+                if x.bits > max {
+                    return Err(invalid(format!(
+                        "operand of {} bits exceeds {name} = {max}",
+                        x.bits
+                    )));
+                }
             }
         }
         let t0 = Instant::now();

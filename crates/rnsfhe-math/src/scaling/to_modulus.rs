@@ -64,6 +64,17 @@ impl SplitRounding {
     /// Most limbs, for the accumulator bound above.
     const MAX_K: usize = 64;
 
+    /// The borrowed form the vector kernel takes.
+    pub(super) fn consts(&self) -> crate::simd::SplitConsts<'_> {
+        crate::simd::SplitConsts {
+            a: &self.a,
+            b: &self.b,
+            fa: &self.fa,
+            fb: &self.fb,
+            eps: self.eps,
+        }
+    }
+
     /// `⌊num·2^64/q⌋·2^-64` in `f64` for `num < q`.
     fn fraction(num: u64, q: u64) -> f64 {
         let fixed = ((num as u128) << 64) / q as u128;
@@ -205,13 +216,7 @@ impl ScaleRoundToModulus {
         let k = self.k;
         let mut done = 0;
         if let (Kernel::Avx512, Some(sp)) = (kernel, &self.split) {
-            let consts = crate::simd::SplitConsts {
-                a: &sp.a,
-                b: &sp.b,
-                fa: &sp.fa,
-                fb: &sp.fb,
-                eps: sp.eps,
-            };
+            let consts = sp.consts();
             let data = x.data();
             done = crate::simd::scale_round_small_t(data, n, &consts, &self.t, out, |c| {
                 self.exact_at(data, n, c)

@@ -8,6 +8,7 @@
 use super::detect::{avx512_available, ifma_available};
 use super::entry::simd_entry;
 use super::layout::SplitConsts;
+use crate::special_moduli::first_pass::FirstPassRow;
 
 #[cfg(target_arch = "x86_64")]
 use super::{base_conv_avx512, base_conv_ifma, scale_avx512, special_avx512};
@@ -63,32 +64,26 @@ pub(crate) fn avx512_conv_modulus_ok(p: u64) -> bool {
     p >> AVX512_CONV_BITS.1 == 0 && p > 1 << (AVX512_CONV_BITS.0 - 1)
 }
 
-simd_entry! {
-    /// The first pass of a conversion from a special moduli base for one row
-    /// and tile, compiled with AVX-512F/DQ (`special_avx512::first_pass_row`,
-    /// the body of `special_moduli::conversion::first_pass_row_body`
-    /// vectorised by LLVM): `false` (nothing written) if the CPU lacks the
-    /// features or SIMD is switched off, else `true` with the words of the
-    /// portable body.
-    #[allow(clippy::too_many_arguments)]
-    fn special_first_pass[const SUM: bool](
-        m: &crate::special_moduli::SpecialModulus,
-        f: crate::special_moduli::ShiftFactor,
-        inv: f64,
-        src: &[u64],
-        tmp: &mut [u64],
-        y0: &mut [u64],
-        y1: &mut [u64],
-        flag: &mut [u64],
-        s: &mut [f64],
-    ) -> bool
-    where avx512_available() => special_avx512::first_pass_row::<SUM>
+/// The first pass of a conversion from a special moduli base for one row
+/// and tile (`special_moduli::first_pass::first_pass_row_body`): compiled
+/// with AVX-512F/DQ (`special_avx512::first_pass_row`, vectorised by LLVM)
+/// when the CPU has them and SIMD is not switched off, else the portable
+/// build of the same body; the words are the same.
+pub(crate) fn special_first_pass<const SUM: bool>(row: FirstPassRow<'_>) {
+    #[cfg(target_arch = "x86_64")]
+    if avx512_available() {
+        // SAFETY: AVX-512F and DQ checked just now; the callee is safe Rust
+        // compiled with those features enabled.
+        unsafe { special_avx512::first_pass_row::<SUM>(row) };
+        return;
+    }
+    row.run::<SUM>();
 }
 
 simd_entry! {
     /// The overflow estimates of the exact conversion from a special base for
     /// one tile, compiled with AVX-512F/DQ (`special_avx512::overflow_row`,
-    /// the vectorised `special_moduli::conversion::overflow_row_body`):
+    /// the vectorised `special_moduli::first_pass::overflow_row_body`):
     /// `false` (nothing written) without the features, else `true` with the
     /// words of the portable body.
     fn special_overflow_row(s: &[f64], lo: f64, hi: f64, v: &mut [u64]) -> bool

@@ -88,3 +88,46 @@ pub(super) fn zip<const M: usize, const N: usize>(
         word(outs.each_mut().map(|r| &mut r[c]), ins.map(|r| r[c]));
     }
 }
+
+/// Expands to the point-wise kernels `mul` (`a ← a ⊙ b mod p`) and
+/// `mul_add` (`acc ← acc + a ⊙ b mod p`) over the common length, compiled
+/// for the target features `$feat`: 8 lanes at a time with the invoking
+/// module's vector reduction `$red` (`new(m)`, `mul(x, y)`,
+/// `mul_add(x, y, acc)`), the tail with [`crate::Modulus::mul`] /
+/// [`crate::Modulus::mul_add`]; outputs in `[0, p)`, the words of those
+/// scalar products. `$inputs` states the input ranges, `$ok` names the
+/// predicate on the modulus that the caller checks.
+macro_rules! pointwise_mul_kernels {
+    ($feat:literal, $red:ident, $inputs:literal, $ok:ident) => {
+        #[doc = concat!(
+            "`a ← a ⊙ b mod p` over the common length; ", $inputs,
+            ". Requires [`", stringify!($ok), "`]."
+        )]
+        #[target_feature(enable = $feat)]
+        pub(crate) fn mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
+            let k = $red::new(m);
+            zip(
+                [a],
+                [b],
+                |[x], [y]| store(x, k.mul(load(x), load(y))),
+                |[x], [y]| *x = m.mul(*x, y),
+            );
+        }
+
+        #[doc = concat!(
+            "`acc ← acc + a ⊙ b mod p` over the common length; ", $inputs,
+            ". Requires [`", stringify!($ok), "`]."
+        )]
+        #[target_feature(enable = $feat)]
+        pub(crate) fn mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
+            let k = $red::new(m);
+            zip(
+                [acc],
+                [a, b],
+                |[z], [x, y]| store(z, k.mul_add(load(x), load(y), load(z))),
+                |[z], [x, y]| *z = m.mul_add(x, y, *z),
+            );
+        }
+    };
+}
+pub(super) use pointwise_mul_kernels;

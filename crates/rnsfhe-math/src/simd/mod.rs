@@ -65,30 +65,30 @@
 //! unaligned vector loads and stores through references to `[u64; 8]` (or
 //! masked to the words of a slice).
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod base_conv_avx512;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod base_conv_ifma;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod bigcrt_ifma;
-#[cfg(target_arch = "x86_64")]
-mod lanes;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ntt_avx2;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ntt_avx512;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ntt_common;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ntt_ifma;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod pointwise_avx512;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod pointwise_ifma;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod scale_avx512;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod special_avx512;
+/// Declares the kernel modules, which exist on x86-64 only.
+macro_rules! x86_modules {
+    ($($vis:vis mod $name:ident;)*) => {
+        $(
+            #[cfg(target_arch = "x86_64")]
+            $vis mod $name;
+        )*
+    };
+}
+
+x86_modules! {
+    pub(crate) mod base_conv_avx512;
+    pub(crate) mod base_conv_ifma;
+    pub(crate) mod bigcrt_ifma;
+    mod lanes;
+    pub(crate) mod ntt_avx2;
+    pub(crate) mod ntt_avx512;
+    pub(crate) mod ntt_common;
+    pub(crate) mod ntt_ifma;
+    pub(crate) mod pointwise_avx512;
+    pub(crate) mod pointwise_ifma;
+    pub(crate) mod scale_avx512;
+    pub(crate) mod special_avx512;
+}
 
 mod big_crt;
 mod conversion;

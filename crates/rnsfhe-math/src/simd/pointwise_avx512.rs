@@ -9,7 +9,7 @@
 
 use core::arch::x86_64::*;
 
-use super::lanes::{csub, groups, load, store, store_all, zip};
+use super::lanes::{csub, groups, load, pointwise_mul_kernels, store, store_all, zip};
 use super::ntt_avx512::{mul_shoup as mul_shoup_lazy, mulhi64, Consts};
 use super::SmMrqRow;
 use crate::modulus::Modulus;
@@ -147,42 +147,12 @@ pub(crate) fn barrett_ok(m: &Modulus) -> bool {
     !m.value().is_power_of_two()
 }
 
-/// `a ← a ⊙ b mod p` over the common length, for `a_i, b_i < 2p` (e.g.
-/// sums of two residues), output in `[0, p)`: the words of
-/// [`Modulus::mul`]. Requires [`barrett_ok`].
-#[target_feature(enable = "avx512f,avx512dq")]
-pub(crate) fn mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
-    let k = Barrett64::new(m);
-    zip(
-        [a],
-        [b],
-        |[x], [y]| store(x, k.mul(load(x), load(y))),
-        |[x], [y]| *x = m.mul(*x, y),
-    );
-}
-
-/// `acc ← acc + a ⊙ b mod p` over the common length, for `a_i, b_i < 2p`
-/// and `acc_i < p`, output in `[0, p)`: the words of [`Modulus::mul_add`].
-/// Requires [`barrett_ok`].
-#[target_feature(enable = "avx512f,avx512dq")]
-pub(crate) fn mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
-    let k = Barrett64::new(m);
-    zip(
-        [acc],
-        [a, b],
-        |[z], [x, y]| {
-            let (x0, y0) = (load(x), load(y));
-            let lo = _mm512_mullo_epi64(x0, y0);
-            let sum = _mm512_add_epi64(lo, load(z));
-            // Carry of the low word into the high one.
-            let carry =
-                _mm512_mask_set1_epi64(_mm512_setzero_si512(), _mm512_cmplt_epu64_mask(sum, lo), 1);
-            let hi = _mm512_add_epi64(mulhi64(x0, y0), carry);
-            store(z, k.reduce(hi, sum));
-        },
-        |[z], [x, y]| *z = m.mul_add(x, y, *z),
-    );
-}
+pointwise_mul_kernels!(
+    "avx512f,avx512dq",
+    Barrett64,
+    "`a_i, b_i < 2p` (e.g. sums of two residues), `acc_i < p`",
+    barrett_ok
+);
 
 impl Barrett64 {
     /// `x·y mod p` for `x, y < 2p`.
@@ -190,6 +160,19 @@ impl Barrett64 {
     #[target_feature(enable = "avx512f,avx512dq")]
     fn mul(&self, x: __m512i, y: __m512i) -> __m512i {
         self.reduce(mulhi64(x, y), _mm512_mullo_epi64(x, y))
+    }
+
+    /// `(x·y + acc) mod p` for `x, y < 2p`, `acc < p`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn mul_add(&self, x: __m512i, y: __m512i, acc: __m512i) -> __m512i {
+        let lo = _mm512_mullo_epi64(x, y);
+        let sum = _mm512_add_epi64(lo, acc);
+        // Carry of the low word into the high one.
+        let carry =
+            _mm512_mask_set1_epi64(_mm512_setzero_si512(), _mm512_cmplt_epu64_mask(sum, lo), 1);
+        let hi = _mm512_add_epi64(mulhi64(x, y), carry);
+        self.reduce(hi, sum)
     }
 
     /// `(x − y) mod p` for `x, y < p`.

@@ -17,7 +17,7 @@
 
 use core::arch::x86_64::*;
 
-use super::lanes::{load, store, zip};
+use super::lanes::{load, pointwise_mul_kernels, store, zip};
 use crate::modulus::Modulus;
 
 /// Per-modulus broadcast constants.
@@ -50,6 +50,13 @@ impl Barrett52 {
         }
     }
 
+    /// `x·y mod p` for `x, y ∈ [0, p)`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn mul(&self, x: __m512i, y: __m512i) -> __m512i {
+        self.mul_add(x, y, self.zero)
+    }
+
     /// `(x·y + acc) mod p` for `x, y, acc ∈ [0, p)`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512ifma")]
@@ -76,31 +83,7 @@ pub(crate) fn modulus_ok(m: &Modulus) -> bool {
     super::ifma_modulus_ok(m.value()) && !m.value().is_power_of_two()
 }
 
-/// `a ← a ⊙ b mod p` over the common length; inputs in `[0, p)`.
-/// Requires [`modulus_ok`].
-#[target_feature(enable = "avx512f,avx512ifma")]
-pub(crate) fn mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
-    let k = Barrett52::new(m);
-    zip(
-        [a],
-        [b],
-        |[x], [y]| store(x, k.mul_add(load(x), load(y), k.zero)),
-        |[x], [y]| *x = m.mul(*x, y),
-    );
-}
-
-/// `acc ← acc + a ⊙ b mod p` over the common length; inputs in `[0, p)`.
-/// Requires [`modulus_ok`].
-#[target_feature(enable = "avx512f,avx512ifma")]
-pub(crate) fn mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
-    let k = Barrett52::new(m);
-    zip(
-        [acc],
-        [a, b],
-        |[z], [x, y]| store(z, k.mul_add(load(x), load(y), load(z))),
-        |[z], [x, y]| *z = m.mul_add(x, y, *z),
-    );
-}
+pointwise_mul_kernels!("avx512f,avx512ifma", Barrett52, "inputs in `[0, p)`", modulus_ok);
 
 /// `out ← a ⊙ b mod p` over the common length (out of place); inputs in
 /// `[0, p)`. Requires [`modulus_ok`].
@@ -110,7 +93,7 @@ pub(crate) fn mul_to(m: &Modulus, out: &mut [u64], a: &[u64], b: &[u64]) {
     zip(
         [out],
         [a, b],
-        |[z], [x, y]| store(z, k.mul_add(load(x), load(y), k.zero)),
+        |[z], [x, y]| store(z, k.mul(load(x), load(y))),
         |[z], [x, y]| *z = m.mul(x, y),
     );
 }
