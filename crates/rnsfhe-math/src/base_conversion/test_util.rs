@@ -42,6 +42,16 @@ pub fn for_each_base_pair(mut f: impl FnMut(&[u64], RnsBase, RnsBase)) {
     }
 }
 
+/// Bases of 8 and 9 60-bit [`ntt_primes`], for polynomials longer than a
+/// tile.
+pub fn bases_8_9() -> (RnsBase, RnsBase) {
+    let primes = ntt_primes(60, 17);
+    (
+        RnsBase::new(&primes[..8]).unwrap(),
+        RnsBase::new(&primes[8..]).unwrap(),
+    )
+}
+
 /// A rayon pool of `threads` threads.
 pub fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()

@@ -272,9 +272,7 @@ fn row_entry_points_compute_prefixes_of_the_target() {
 fn long_polynomial_crosses_tiles() {
     // n not a multiple of TILE, so the last tile is partial.
     let mut rng = ChaCha20Rng::seed_from_u64(12);
-    let primes = ntt_primes(60, 17);
-    let from = RnsBase::new(&primes[..8]).unwrap();
-    let to = RnsBase::new(&primes[8..]).unwrap();
+    let (from, to) = bases_8_9();
     let xs: Vec<BigUint> = (0..3 * TILE + 17)
         .map(|_| rng.gen_biguint_below(from.product()))
         .collect();

@@ -341,9 +341,7 @@ fn to_base_mixed_and_even_moduli() {
 #[test]
 fn to_base_long_polynomial() {
     let mut rng = ChaCha20Rng::seed_from_u64(25);
-    let primes = ntt_primes(60, 17);
-    let q = RnsBase::new(&primes[..8]).unwrap();
-    let p = RnsBase::new(&primes[8..]).unwrap();
+    let (q, p) = bases_8_9();
     let qp = q.extend(&p).unwrap();
     let half = BigInt::from(qp.product() >> 1u32);
     let xs: Vec<BigInt> = (0..2 * TILE + 5)
