@@ -34,7 +34,7 @@ pub struct Modulus {
 /// form into a branch in many loops (a misprediction costs more than the
 /// product). Computed as `d = x − m` plus `m` masked by the sign of `d`.
 #[inline(always)]
-const fn csub(x: u64, m: u64) -> u64 {
+pub(crate) const fn csub(x: u64, m: u64) -> u64 {
     let d = x.wrapping_sub(m);
     d.wrapping_add(m & ((d as i64 >> 63) as u64))
 }

@@ -408,28 +408,9 @@ impl ScaleRoundToBase {
         if n == 0 {
             return Ok(());
         }
-        let k = self.k;
-        let mut tile = vec![0u64; TILE * k];
-        let mut rounded = vec![0u128; TILE];
+        let mut tile = vec![0u64; TILE * self.k];
         for start in (0..n).step_by(TILE) {
-            let len = TILE.min(n - start);
-            load_tile(x_q.data(), n, k, start, len, &mut tile);
-            for (r, xc) in rounded.iter_mut().zip(tile.chunks_exact(k)).take(len) {
-                *r = self.rounder.round(xc);
-            }
-            let rows = out_p
-                .data_mut()
-                .chunks_exact_mut(n)
-                .zip(x_p.data().chunks_exact(n))
-                .zip(self.p.moduli())
-                .zip(self.weights.chunks_exact(k).zip(&self.own));
-            for (((out_row, xp_row), m), (w, &own)) in rows {
-                let xp = &xp_row[start..start + len];
-                // r < k·2^61 and x_j·own < 2^122: the seed stays below 2^127.
-                let init = |c: usize| rounded[c] + xp[c] as u128 * own as u128;
-                let out = &mut out_row[start..start + len];
-                dot_tile_with(m, out, &tile[..len * k], w, self.block, init);
-            }
+            self.portable_tile(x_q, x_p, out_p, start, TILE.min(n - start), &mut tile);
         }
         Ok(())
     }
