@@ -6,7 +6,7 @@ use crate::base_conversion::{
 use crate::error::{check_shape, Result};
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
-use crate::simd::Kernel;
+use crate::simd::{DotRows, Kernel};
 
 use super::rounder::{load_tile, WideRounder};
 
@@ -332,16 +332,8 @@ impl ScaleRoundToBase {
                     Some(true) => {
                         let init = Some(&r_lo[..len]);
                         let w30 = &w30[..terms];
-                        if !crate::simd::conv_dot_rows(
-                            m.value(),
-                            inv,
-                            &y0,
-                            &y1,
-                            TILE,
-                            w30,
-                            init,
-                            out,
-                        ) {
+                        let rows = DotRows::new(m.value(), inv, (&y0, &y1), TILE, w30, init);
+                        if !crate::simd::conv_dot_rows(rows, out) {
                             return self.apply_portable(x_q, x_p, out_p);
                         }
                     }

@@ -7,7 +7,7 @@
 
 use super::detect::{avx512_available, ifma_available};
 use super::entry::simd_entry;
-use super::layout::{CrtPrime, IcrtPrime, SmMrqRow, CRT_MAX_DIGITS};
+use super::layout::{CrtTables, IcrtTables, SmMrqRow, CRT_MAX_DIGITS};
 
 #[cfg(target_arch = "x86_64")]
 use super::{bigcrt_ifma, pointwise_avx512};
@@ -22,36 +22,16 @@ pub(crate) fn bigcrt_ifma_available() -> bool {
 simd_entry! {
     /// The IFMA CRT of `bigcrt_ifma::crt` (same arguments, 48-bit digits);
     /// `false` (nothing done) if the CPU lacks the features or
-    /// `digits > CRT_MAX_DIGITS`. Requires every `p < 2^50`.
-    #[allow(clippy::too_many_arguments)]
-    fn big_crt(
-        input: &[u64],
-        w: usize,
-        digits: usize,
-        pows: &[u64],
-        stride: usize,
-        primes: &[CrtPrime],
-        rows: &mut [&mut [u64]],
-        scratch: &mut [u64],
-    ) -> bool
-    where digits <= CRT_MAX_DIGITS && bigcrt_ifma_available() => bigcrt_ifma::crt
+    /// `tables.digits > CRT_MAX_DIGITS`. Requires every `p < 2^50`.
+    fn big_crt(input: &[u64], w: usize, tables: CrtTables<'_>, rows: &mut [&mut [u64]], scratch: &mut [u64]) -> bool
+    where tables.digits <= CRT_MAX_DIGITS && bigcrt_ifma_available() => bigcrt_ifma::crt
 }
 
 simd_entry! {
     /// The IFMA inverse CRT of `bigcrt_ifma::icrt` (same arguments); `false`
     /// (nothing done) if the CPU lacks the features. Requires every
     /// `p < 2^50`.
-    #[allow(clippy::too_many_arguments)]
-    fn big_icrt(
-        rows: &[&[u64]],
-        primes: &[IcrtPrime],
-        table: &[u64],
-        stride: usize,
-        out_bits: u32,
-        w_out: usize,
-        out: &mut [u64],
-        scratch: &mut [u64],
-    ) -> bool
+    fn big_icrt(rows: &[&[u64]], tables: IcrtTables<'_>, w_out: usize, out: &mut [u64], scratch: &mut [u64]) -> bool
     where bigcrt_ifma_available() => bigcrt_ifma::icrt
 }
 

@@ -7,7 +7,7 @@
 
 use super::detect::{avx512_available, ifma_available};
 use super::entry::simd_entry;
-use super::layout::SplitConsts;
+use super::layout::{DotRows, SplitConsts};
 use crate::special_moduli::first_pass::FirstPassRow;
 
 #[cfg(target_arch = "x86_64")]
@@ -124,17 +124,7 @@ simd_entry! {
     /// `base_conv_avx512::dot_rows`); `false` if the CPU lacks the features.
     /// Correct for halves below 2^30, split weights of `w < p` and
     /// [`avx512_conv_modulus_ok`]`(p)`.
-    #[allow(clippy::too_many_arguments)]
-    fn conv_dot_rows(
-        p: u64,
-        inv_p: f64,
-        y0: &[u64],
-        y1: &[u64],
-        stride: usize,
-        w: &[[u64; 4]],
-        init: Option<&[u64]>,
-        out: &mut [u64],
-    ) -> bool
+    fn conv_dot_rows(rows: DotRows<'_>, out: &mut [u64]) -> bool
     where avx512_available() => base_conv_avx512::dot_rows
 }
 

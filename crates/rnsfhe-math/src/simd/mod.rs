@@ -108,8 +108,8 @@ pub use detect::{
     avx2_available, avx512_available, ifma_available, simd_disabled, Kernel, IFMA_MAX_BITS,
 };
 pub(crate) use layout::{
-    crt_scratch_len, icrt_scratch_len, CrtPrime, IcrtPrime, SmMrqRow, SplitConsts, BIGCRT_SUB,
-    CRT_MAX_DIGITS, ICRT_BLOCK,
+    crt_scratch_len, icrt_scratch_len, CrtPrime, CrtTables, DotRows, IcrtPrime, IcrtTables,
+    SmMrqRow, SplitConsts, BIGCRT_SUB, CRT_MAX_DIGITS, ICRT_BLOCK,
 };
 pub(crate) use ring_ops::{
     karatsuba_rows, karatsuba_rows_into, ntt_backward, ntt_forward, pointwise_add,
