@@ -71,11 +71,7 @@ impl BaseConverter {
     /// Cost: `O(k · k')` big-integer reductions, once.
     pub fn new(from: &RnsBase, to: &RnsBase) -> Result<Self> {
         let k = from.len();
-        let mut weights = Vec::with_capacity(to.len() * (k + 1));
-        for m in to.moduli() {
-            weights.extend(from.q_hat_mod(m));
-            weights.push(m.neg(from.product_mod(m)));
-        }
+        let weights = from.conversion_weights(to);
         let q_bits = max_bits(from);
         let p_bits = max_bits(to);
         // IFMA needs sources below 2^50 and at least one target row below
