@@ -370,7 +370,7 @@ impl BaseConverter {
         let mut outs = self.prefix_rows(n, input, output)?;
         match self.fast_base_conv_exact_kernel() {
             Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input, &mut outs),
-            _ => self.conv_f_portable(n, input, &mut outs),
+            _ => self.conv_portable::<true>(n, input, &mut outs),
         }
         Ok(())
     }
@@ -429,7 +429,7 @@ impl BaseConverter {
         match kernel {
             Kernel::Ifma52 => self.fast_base_conv_ifma(n, input, outs),
             Kernel::Avx512 => self.fast_base_conv_avx512::<false>(n, input, outs),
-            Kernel::Portable | Kernel::Avx2 => self.conv_i_portable(n, input, outs),
+            Kernel::Portable | Kernel::Avx2 => self.conv_portable::<false>(n, input, outs),
         }
     }
 

@@ -9,9 +9,34 @@ use super::{ntt_avx2, ntt_avx512, ntt_ifma, pointwise_avx512, pointwise_ifma};
 
 // Safe entry points: see `super::entry` for the rules they follow.
 
-/// Forward NTT with `kernel` (IFMA52 or AVX-512F); `None` if the kernel
-/// cannot run (CPU, `n < 16`, or table length ≠ `a.len()`). Preconditions
-/// for a correct result: as `NttTable::forward`, and `p < 2^50` for IFMA.
+/// `Some(` the NTT kernel `$f` of `$kernel`'s module with `$args` `)` when
+/// the CPU has that kernel's features, else (or off x86-64) `None`.
+macro_rules! ntt_dispatch {
+    ($kernel:expr, $f:ident($($arg:ident),*)) => {{
+        #[cfg(target_arch = "x86_64")]
+        let ran = match $kernel {
+            // SAFETY: the CPU has AVX-512F and IFMA52 (checked just now),
+            // the features `ntt_ifma` is compiled for.
+            Kernel::Ifma52 if ifma_available() => Some(unsafe { ntt_ifma::$f($($arg),*) }),
+            // SAFETY: the CPU has AVX-512F and DQ (checked just now).
+            Kernel::Avx512 if avx512_available() => Some(unsafe { ntt_avx512::$f($($arg),*) }),
+            // SAFETY: the CPU has AVX2 (checked just now).
+            Kernel::Avx2 if avx2_available() => Some(unsafe { ntt_avx2::$f($($arg),*) }),
+            _ => None,
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let ran = {
+            let _ = ($kernel, $($arg),*);
+            None
+        };
+        ran
+    }};
+}
+
+/// Forward NTT with `kernel` (IFMA52, AVX-512F or AVX2); `None` if the
+/// kernel cannot run (CPU, `n < 16`, or table length ≠ `a.len()`).
+/// Preconditions for a correct result: as `NttTable::forward`, and
+/// `p < 2^50` for IFMA.
 pub(crate) fn ntt_forward(
     kernel: Kernel,
     a: &mut [u64],
@@ -21,22 +46,7 @@ pub(crate) fn ntt_forward(
     if !ntt_shape_ok(a.len(), fwd.len()) {
         return None;
     }
-    #[cfg(target_arch = "x86_64")]
-    match kernel {
-        // SAFETY: the CPU has AVX-512F and IFMA52 (checked just now), the
-        // features `ntt_ifma::forward` is compiled for.
-        Kernel::Ifma52 if ifma_available() => Some(unsafe { ntt_ifma::forward(a, fwd, p) }),
-        // SAFETY: the CPU has AVX-512F and DQ (checked just now).
-        Kernel::Avx512 if avx512_available() => Some(unsafe { ntt_avx512::forward(a, fwd, p) }),
-        // SAFETY: the CPU has AVX2 (checked just now).
-        Kernel::Avx2 if avx2_available() => Some(unsafe { ntt_avx2::forward(a, fwd, p) }),
-        _ => None,
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (kernel, p);
-        None
-    }
+    ntt_dispatch!(kernel, forward(a, fwd, p))
 }
 
 /// Inverse NTT with `kernel`; as [`ntt_forward`].
@@ -51,27 +61,7 @@ pub(crate) fn ntt_backward(
     if !ntt_shape_ok(a.len(), inv.len()) {
         return None;
     }
-    #[cfg(target_arch = "x86_64")]
-    match kernel {
-        // SAFETY: AVX-512F and IFMA52 checked just now.
-        Kernel::Ifma52 if ifma_available() => {
-            Some(unsafe { ntt_ifma::backward(a, inv, n_inv, inv_last, p) })
-        }
-        // SAFETY: AVX-512F and DQ checked just now.
-        Kernel::Avx512 if avx512_available() => {
-            Some(unsafe { ntt_avx512::backward(a, inv, n_inv, inv_last, p) })
-        }
-        // SAFETY: AVX2 checked just now.
-        Kernel::Avx2 if avx2_available() => {
-            Some(unsafe { ntt_avx2::backward(a, inv, n_inv, inv_last, p) })
-        }
-        _ => None,
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (kernel, n_inv, inv_last, p);
-        None
-    }
+    ntt_dispatch!(kernel, backward(a, inv, n_inv, inv_last, p))
 }
 
 /// The SIMD NTT kernels need a power of two `n ≥ 16` and a full table.
