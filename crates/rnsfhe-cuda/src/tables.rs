@@ -13,6 +13,7 @@
 
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
+use rnsfhe::rnsfhe_math::scaling::ToBaseConstants;
 use rnsfhe::rnsfhe_math::{Modulus, NttTable, RnsBase};
 
 use crate::error::{CudaError, Result};
@@ -177,11 +178,7 @@ impl ConvTables {
     /// The tables of the conversion `from → to`.
     pub fn new(from: &RnsBase, to: &RnsBase) -> Result<Self> {
         let k = from.len();
-        let mut weights = Vec::with_capacity(to.len() * (k + 1));
-        for m in to.moduli() {
-            weights.extend(from.q_hat_mod(m));
-            weights.push(m.neg(from.product_mod(m)));
-        }
+        let weights = from.conversion_weights(to);
         let q = from.product();
         let words = word_count(q);
         check_words(words)?;
@@ -304,26 +301,7 @@ pub struct ScaleToBaseTables {
 impl ScaleToBaseTables {
     /// For `x` over `q ∪ P` scaled by `t/q` into `P`.
     pub fn new(q: &RnsBase, p: &RnsBase, t: u64) -> Result<Self> {
-        let qp = q.extend(p)?;
-        let big_q = qp.product();
-        let t_p = p.product() * t;
-        let mut g = Vec::with_capacity(q.len());
-        let mut w_big = Vec::with_capacity(q.len());
-        for m in q.moduli() {
-            let a = m.inv(big_mod(&(big_q / m.value()), m.value()))?;
-            let num = &t_p * a;
-            let w = &num / m.value();
-            g.push(big_mod(&(num - &w * m.value()), m.value()));
-            w_big.push(w);
-        }
-        let mut weights = Vec::with_capacity(p.len() * q.len());
-        let mut own = Vec::with_capacity(p.len());
-        for m in p.moduli() {
-            weights.extend(w_big.iter().map(|w| big_mod(w, m.value())));
-            let b = m.inv(big_mod(&(big_q / m.value()), m.value()))?;
-            let t_phat = big_mod(&(&t_p / m.value()), m.value());
-            own.push(m.mul(t_phat, b));
-        }
+        let ToBaseConstants { g, weights, own } = ToBaseConstants::new(q, p, t)?;
         Ok(Self {
             weights,
             own,

@@ -11,8 +11,10 @@
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
 
+mod common;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::prime::generate_ntt_primes;
 use rnsfhe_math::{
@@ -30,13 +32,7 @@ fn ntt_primes(bits: u32, count: usize) -> Vec<u64> {
 }
 
 fn random_poly(base: &RnsBase, rng: &mut ChaCha20Rng) -> RnsPoly<Coeff> {
-    let mut p = RnsPoly::<Coeff>::zero(N, base.len());
-    for (row, m) in p.limbs_iter_mut().zip(base.moduli()) {
-        for x in row {
-            *x = rng.gen_range(0..m.value());
-        }
-    }
-    p
+    common::random_poly(base, N, rng)
 }
 
 fn bench(c: &mut Criterion) {

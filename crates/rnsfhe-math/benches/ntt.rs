@@ -35,8 +35,14 @@ fn setup(log_n: u32, log_p: u32) -> (NttTable, Vec<u64>) {
     (table, data)
 }
 
-fn bench_forward(c: &mut Criterion) {
-    let mut group = c.benchmark_group("ntt_forward");
+/// One direction of the transform (`NttTable::forward_with` or
+/// `backward_with`) for every size, width and supported kernel.
+fn bench_transform(
+    c: &mut Criterion,
+    name: &str,
+    transform: fn(&NttTable, Kernel, &mut [u64]) -> rnsfhe_math::Result<()>,
+) {
+    let mut group = c.benchmark_group(name);
     for log_p in LOG_P {
         for log_n in LOG_N {
             let (table, mut data) = setup(log_n, log_p);
@@ -45,7 +51,7 @@ fn bench_forward(c: &mut Criterion) {
                 // repeated in-place transforms measure the steady state.
                 let id = format!("n={}/logp={log_p}/{}", 1usize << log_n, k.name());
                 group.bench_function(id, |b| {
-                    b.iter(|| table.forward_with(k, black_box(&mut data)).unwrap())
+                    b.iter(|| transform(&table, k, black_box(&mut data)).unwrap())
                 });
             }
         }
@@ -53,20 +59,12 @@ fn bench_forward(c: &mut Criterion) {
     group.finish();
 }
 
+fn bench_forward(c: &mut Criterion) {
+    bench_transform(c, "ntt_forward", NttTable::forward_with);
+}
+
 fn bench_backward(c: &mut Criterion) {
-    let mut group = c.benchmark_group("ntt_backward");
-    for log_p in LOG_P {
-        for log_n in LOG_N {
-            let (table, mut data) = setup(log_n, log_p);
-            for k in KERNELS.into_iter().filter(|&k| table.supports(k)) {
-                let id = format!("n={}/logp={log_p}/{}", 1usize << log_n, k.name());
-                group.bench_function(id, |b| {
-                    b.iter(|| table.backward_with(k, black_box(&mut data)).unwrap())
-                });
-            }
-        }
-    }
-    group.finish();
+    bench_transform(c, "ntt_backward", NttTable::backward_with);
 }
 
 fn bench_pointwise(c: &mut Criterion) {

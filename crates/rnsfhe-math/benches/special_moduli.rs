@@ -17,6 +17,8 @@
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
 
+mod common;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -28,18 +30,24 @@ use rnsfhe_math::{
 
 const N: usize = 1 << 14;
 
+/// A conversion of `T` from a polynomial into another.
+type Conv<T> = fn(&T, &RnsPoly<Coeff>, &mut RnsPoly<Coeff>) -> rnsfhe_math::Result<()>;
+
+/// A conversion benchmarked three ways: its name, the special-base
+/// conversion, and the prime-base one portable and dispatching.
+type Case = (
+    &'static str,
+    Conv<SpecialBaseConverter>,
+    Conv<BaseConverter>,
+    Conv<BaseConverter>,
+);
+
 fn row(q: u64, rng: &mut ChaCha20Rng) -> Vec<u64> {
     (0..N).map(|_| rng.gen_range(0..q)).collect()
 }
 
 fn random_poly(base: &RnsBase, rng: &mut ChaCha20Rng) -> RnsPoly<Coeff> {
-    let mut p = RnsPoly::<Coeff>::zero(N, base.len());
-    for (r, m) in p.limbs_iter_mut().zip(base.moduli()) {
-        for x in r {
-            *x = rng.gen_range(0..m.value());
-        }
-    }
-    p
+    common::random_poly(base, N, rng)
 }
 
 fn bench_reduction(c: &mut Criterion) {
@@ -144,24 +152,30 @@ fn bench_conversion(c: &mut Criterion) {
         let xp = random_poly(&qp, &mut rng);
         let mut out = RnsPoly::<Coeff>::zero(N, k + 1);
         let id = format!("n={N}/k={k}to{}", k + 1);
-        g.bench_function(format!("{id}/special_fastbconv"), |b| {
-            b.iter(|| sconv.fast_base_conv(black_box(&xs), &mut out))
-        });
-        g.bench_function(format!("{id}/prime_fastbconv_portable"), |b| {
-            b.iter(|| pconv.fast_base_conv_portable(black_box(&xp), &mut out))
-        });
-        g.bench_function(format!("{id}/prime_fastbconv_dispatch"), |b| {
-            b.iter(|| pconv.fast_base_conv(black_box(&xp), &mut out))
-        });
-        g.bench_function(format!("{id}/special_exact"), |b| {
-            b.iter(|| sconv.fast_base_conv_exact(black_box(&xs), &mut out))
-        });
-        g.bench_function(format!("{id}/prime_exact_portable"), |b| {
-            b.iter(|| pconv.fast_base_conv_exact_portable(black_box(&xp), &mut out))
-        });
-        g.bench_function(format!("{id}/prime_exact_dispatch"), |b| {
-            b.iter(|| pconv.fast_base_conv_exact(black_box(&xp), &mut out))
-        });
+        let cases: [Case; 2] = [
+            (
+                "fastbconv",
+                SpecialBaseConverter::fast_base_conv,
+                BaseConverter::fast_base_conv_portable,
+                BaseConverter::fast_base_conv,
+            ),
+            (
+                "exact",
+                SpecialBaseConverter::fast_base_conv_exact,
+                BaseConverter::fast_base_conv_exact_portable,
+                BaseConverter::fast_base_conv_exact,
+            ),
+        ];
+        for (name, special, portable, dispatch) in cases {
+            g.bench_function(format!("{id}/special_{name}"), |b| {
+                b.iter(|| special(&sconv, black_box(&xs), &mut out))
+            });
+            for (kernel, prime) in [("portable", portable), ("dispatch", dispatch)] {
+                g.bench_function(format!("{id}/prime_{name}_{kernel}"), |b| {
+                    b.iter(|| prime(&pconv, black_box(&xp), &mut out))
+                });
+            }
+        }
     }
     g.finish();
 }

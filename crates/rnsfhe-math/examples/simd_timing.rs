@@ -82,6 +82,39 @@ fn compare(what: &str, mut fs: Vec<(Kernel, Box<dyn FnMut() + '_>)>) {
     }
 }
 
+/// [`compare`] of `run(kernel, &mut state)` for each of `kernels`, each
+/// kernel with its own `fresh()` state (its input or output buffer).
+fn compare_each<'a, S: 'a>(
+    what: &str,
+    kernels: impl IntoIterator<Item = Kernel>,
+    fresh: impl Fn() -> S,
+    run: impl Fn(Kernel, &mut S) + Copy + 'a,
+) {
+    compare(
+        what,
+        kernels
+            .into_iter()
+            .map(|k| {
+                let mut state = fresh();
+                let f: Box<dyn FnMut() + 'a> = Box::new(move || run(k, &mut state));
+                (k, f)
+            })
+            .collect(),
+    );
+}
+
+/// The words `i·0x9E37_79B9_7F4A_7C15 mod m` for `i < n`: a deterministic
+/// spread of residues.
+fn row(n: usize, m: u64) -> impl Iterator<Item = u64> {
+    (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m)
+}
+
+/// A polynomial of degree `n` with the limbs [`row`]`(n, m)` for `moduli`.
+fn poly(n: usize, moduli: &[u64]) -> rnsfhe_math::RnsPoly<rnsfhe_math::Coeff> {
+    let data: Vec<u64> = moduli.iter().flat_map(|&m| row(n, m)).collect();
+    rnsfhe_math::RnsPoly::from_data(n, moduli.len(), data).unwrap()
+}
+
 /// `RnsRing::to_ntt` of an 8-limb, 50-bit polynomial with n = 2^14 and
 /// 2^16 on pools of 1 and 2 threads (wall time only: the CPU time of a pool
 /// is not per thread).
@@ -92,15 +125,11 @@ fn ring_threads() {
 }
 
 fn ring_threads_n(n: usize) {
-    use rnsfhe_math::{RnsPoly, RnsRing};
+    use rnsfhe_math::RnsRing;
     let limbs = 8usize;
     let moduli = generate_ntt_primes(50, n, limbs, &[]).unwrap();
     let ring = RnsRing::from_moduli(n, &moduli).unwrap();
-    let data: Vec<u64> = moduli
-        .iter()
-        .flat_map(|&p| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % p))
-        .collect();
-    let poly = RnsPoly::from_data(n, limbs, data).unwrap();
+    let poly = poly(n, &moduli);
     let pools: Vec<_> = [1usize, 2]
         .iter()
         .map(|&t| {
@@ -139,13 +168,7 @@ fn base_conv() {
         BaseConverter, Coeff, RnsBase, RnsPoly, ScaleRoundToBase, ScaleRoundToModulus,
     };
     let n = 1usize << 14;
-    let poly = |moduli: &[u64]| {
-        let data: Vec<u64> = moduli
-            .iter()
-            .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
-            .collect();
-        RnsPoly::<Coeff>::from_data(n, moduli.len(), data).unwrap()
-    };
+    let out = |limbs: usize| move || RnsPoly::<Coeff>::zero(n, limbs);
     for (bits, k) in [(50u32, 8usize), (60, 6), (60, 10)] {
         let primes = generate_ntt_primes(bits, n, 2 * k + 1, &[]).unwrap();
         let (q, p) = (
@@ -153,36 +176,23 @@ fn base_conv() {
             RnsBase::new(&primes[k..]).unwrap(),
         );
         let conv = BaseConverter::new(&q, &p).unwrap();
-        let x = poly(&primes[..k]);
+        let x = poly(n, &primes[..k]);
         let (x, conv) = (&x, &conv);
         let kernels: Vec<Kernel> = KERNELS
             .into_iter()
             .filter(|&kn| conv.supports(kn))
             .collect();
-        compare(
+        compare_each(
             &format!("fast_base_conv/k={k}->{}/bits={bits}", k + 1),
-            kernels
-                .iter()
-                .map(|&kn| {
-                    let mut out = RnsPoly::<Coeff>::zero(n, k + 1);
-                    let f: Box<dyn FnMut()> =
-                        Box::new(move || conv.fast_base_conv_with(kn, x, &mut out).unwrap());
-                    (kn, f)
-                })
-                .collect(),
+            kernels.iter().copied(),
+            out(k + 1),
+            |kn, o| conv.fast_base_conv_with(kn, x, o).unwrap(),
         );
-        compare(
+        compare_each(
             &format!("fast_base_conv_exact/k={k}->{}/bits={bits}", k + 1),
-            kernels
-                .iter()
-                .filter(|&&kn| kn != Kernel::Ifma52)
-                .map(|&kn| {
-                    let mut out = RnsPoly::<Coeff>::zero(n, k + 1);
-                    let f: Box<dyn FnMut()> =
-                        Box::new(move || conv.fast_base_conv_exact_with(kn, x, &mut out).unwrap());
-                    (kn, f)
-                })
-                .collect(),
+            kernels.iter().copied().filter(|&kn| kn != Kernel::Ifma52),
+            out(k + 1),
+            |kn, o| conv.fast_base_conv_exact_with(kn, x, o).unwrap(),
         );
     }
     let primes = generate_ntt_primes(60, n, 13, &[]).unwrap();
@@ -191,20 +201,13 @@ fn base_conv() {
         RnsBase::new(&primes[6..]).unwrap(),
     );
     let scale = ScaleRoundToBase::new(&q, &p, 65537).unwrap();
-    let (x_q, x_p) = (poly(&primes[..6]), poly(&primes[6..]));
+    let (x_q, x_p) = (poly(n, &primes[..6]), poly(n, &primes[6..]));
     let (x_q, x_p, scale) = (&x_q, &x_p, &scale);
-    compare(
+    compare_each(
         "scale_round_to_base/k=6->7/bits=60",
-        KERNELS
-            .into_iter()
-            .filter(|&kn| scale.supports(kn))
-            .map(|kn| {
-                let mut out = RnsPoly::<Coeff>::zero(n, 7);
-                let f: Box<dyn FnMut()> =
-                    Box::new(move || scale.apply_with(kn, x_q, x_p, &mut out).unwrap());
-                (kn, f)
-            })
-            .collect(),
+        KERNELS.into_iter().filter(|&kn| scale.supports(kn)),
+        out(7),
+        |kn, o| scale.apply_with(kn, x_q, x_p, o).unwrap(),
     );
     // 000 eq. 6 (HPS decryption) at (14, 360) and (15, 600).
     for (log_n, k) in [(14u32, 6usize), (15, 10)] {
@@ -213,24 +216,13 @@ fn base_conv() {
         let q = RnsBase::new(&primes).unwrap();
         let t = Modulus::new(65537).unwrap();
         let scale = ScaleRoundToModulus::new(&q, &t).unwrap();
-        let data: Vec<u64> = primes
-            .iter()
-            .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
-            .collect();
-        let x = RnsPoly::<Coeff>::from_data(n, k, data).unwrap();
+        let x = poly(n, &primes);
         let (x, scale) = (&x, &scale);
-        compare(
+        compare_each(
             &format!("scale_round_to_modulus/n={n}/k={k}/bits=60/t=65537"),
-            KERNELS
-                .into_iter()
-                .filter(|&kn| scale.supports(kn))
-                .map(|kn| {
-                    let mut out = vec![0u64; n];
-                    let f: Box<dyn FnMut()> =
-                        Box::new(move || scale.apply_with(kn, x, &mut out).unwrap());
-                    (kn, f)
-                })
-                .collect(),
+            KERNELS.into_iter().filter(|&kn| scale.supports(kn)),
+            || vec![0u64; n],
+            |kn, o| scale.apply_with(kn, x, o).unwrap(),
         );
     }
 }
@@ -243,13 +235,7 @@ fn behz() {
         BaseConverter, Coeff, RnsBase, RnsFloor, RnsPoly, ShenoyKumaresan, SmallMontgomery,
     };
     let n = 1usize << 14;
-    let poly = |moduli: &[u64]| {
-        let data: Vec<u64> = moduli
-            .iter()
-            .flat_map(|&m| (0..n as u64).map(move |i| (i * 0x9E37_79B9_7F4A_7C15) % m))
-            .collect();
-        RnsPoly::<Coeff>::from_data(n, moduli.len(), data).unwrap()
-    };
+    let out = |limbs: usize| move || RnsPoly::<Coeff>::zero(n, limbs);
     let mt = 1u64 << 32;
     for k in [6usize, 10] {
         let primes = generate_ntt_primes(60, n, 2 * k + 1, &[]).unwrap();
@@ -262,63 +248,36 @@ fn behz() {
         let sm = SmallMontgomery::new(&q, &b, mt).unwrap();
         let fl = RnsFloor::new(&q, &b).unwrap();
         let sk = ShenoyKumaresan::new(&b, &q).unwrap();
-        let (xq, xb, xbm) = (poly(qv), poly(bv), poly(&bm));
+        let (xq, xb, xbm) = (poly(n, qv), poly(n, bv), poly(n, &bm));
         let (xq, xb, xbm) = (&xq, &xb, &xbm);
         let (conv, sm, fl, sk) = (&conv, &sm, &fl, &sk);
         let kb = k + 1;
         let kernels = [Kernel::Portable, Kernel::Avx512];
         let tag = |op: &str| format!("{op}/k={k}/bits=60");
-        compare(
+        let own = |kn: Kernel, chosen: Kernel| kn == Kernel::Portable || chosen == kn;
+        compare_each(
             &tag("behz_conv_q_to_bsk_mt"),
-            kernels
-                .into_iter()
-                .filter(|&kn| conv.supports(kn))
-                .map(|kn| {
-                    let mut out = RnsPoly::<Coeff>::zero(n, kb + 1);
-                    let f: Box<dyn FnMut()> =
-                        Box::new(move || conv.fast_base_conv_with(kn, xq, &mut out).unwrap());
-                    (kn, f)
-                })
-                .collect(),
+            kernels.into_iter().filter(|&kn| conv.supports(kn)),
+            out(kb + 1),
+            |kn, o| conv.fast_base_conv_with(kn, xq, o).unwrap(),
         );
-        compare(
+        compare_each(
             &tag("sm_mrq"),
-            kernels
-                .into_iter()
-                .filter(|&kn| kn == Kernel::Portable || sm.kernel() == kn)
-                .map(|kn| {
-                    let mut out = RnsPoly::<Coeff>::zero(n, kb);
-                    let f: Box<dyn FnMut()> =
-                        Box::new(move || sm.sm_mrq_with(kn, xbm, &mut out).unwrap());
-                    (kn, f)
-                })
-                .collect(),
+            kernels.into_iter().filter(|&kn| own(kn, sm.kernel())),
+            out(kb),
+            |kn, o| sm.sm_mrq_with(kn, xbm, o).unwrap(),
         );
-        compare(
+        compare_each(
             &tag("fast_rns_floor"),
-            kernels
-                .into_iter()
-                .filter(|&kn| kn == Kernel::Portable || fl.kernel() == kn)
-                .map(|kn| {
-                    let mut out = RnsPoly::<Coeff>::zero(n, kb);
-                    let f: Box<dyn FnMut()> =
-                        Box::new(move || fl.fast_rns_floor_with(kn, xq, xb, &mut out).unwrap());
-                    (kn, f)
-                })
-                .collect(),
+            kernels.into_iter().filter(|&kn| own(kn, fl.kernel())),
+            out(kb),
+            |kn, o| fl.fast_rns_floor_with(kn, xq, xb, o).unwrap(),
         );
-        compare(
+        compare_each(
             &tag("shenoy_kumaresan"),
-            kernels
-                .into_iter()
-                .filter(|&kn| kn == Kernel::Portable || sk.kernel() == kn)
-                .map(|kn| {
-                    let mut out = RnsPoly::<Coeff>::zero(n, k);
-                    let f: Box<dyn FnMut()> =
-                        Box::new(move || sk.convert_with(kn, xb, &mut out).unwrap());
-                    (kn, f)
-                })
-                .collect(),
+            kernels.into_iter().filter(|&kn| own(kn, sk.kernel())),
+            out(k),
+            |kn, o| sk.convert_with(kn, xb, o).unwrap(),
         );
     }
 }
@@ -347,59 +306,37 @@ fn main() {
             let p = generate_ntt_primes(log_p, n, 1, &[]).unwrap()[0];
             let m = Modulus::new(p).unwrap();
             let t = NttTable::new(n, m).unwrap();
-            let data: Vec<u64> = (0..n as u64)
-                .map(|i| (i * 0x9E37_79B9_7F4A_7C15) % p)
-                .collect();
+            let data: Vec<u64> = row(n, p).collect();
             let ntt: Vec<Kernel> = KERNELS.into_iter().filter(|&k| t.supports(k)).collect();
             let pw: Vec<Kernel> = KERNELS
                 .into_iter()
                 .filter(|&k| pointwise_supports(k, &m))
                 .collect();
-            let t = &t;
-            compare(
+            let (t, b, m) = (&t, &data, &m);
+            let input = || data.clone();
+            compare_each(
                 &format!("ntt_forward/{tag}"),
-                ntt.iter()
-                    .map(|&k| {
-                        let mut a = data.clone();
-                        let f: Box<dyn FnMut()> =
-                            Box::new(move || t.forward_with(k, &mut a).unwrap());
-                        (k, f)
-                    })
-                    .collect(),
+                ntt.iter().copied(),
+                input,
+                |k, a| t.forward_with(k, a).unwrap(),
             );
-            compare(
+            compare_each(
                 &format!("ntt_backward/{tag}"),
-                ntt.iter()
-                    .map(|&k| {
-                        let mut a = data.clone();
-                        let f: Box<dyn FnMut()> =
-                            Box::new(move || t.backward_with(k, &mut a).unwrap());
-                        (k, f)
-                    })
-                    .collect(),
+                ntt.iter().copied(),
+                input,
+                |k, a| t.backward_with(k, a).unwrap(),
             );
-            let (b, m) = (&data, &m);
-            compare(
+            compare_each(
                 &format!("pointwise_mul/{tag}"),
-                pw.iter()
-                    .map(|&k| {
-                        let mut a = data.clone();
-                        let f: Box<dyn FnMut()> =
-                            Box::new(move || pointwise_mul_with(k, m, &mut a, b).unwrap());
-                        (k, f)
-                    })
-                    .collect(),
+                pw.iter().copied(),
+                input,
+                |k, a| pointwise_mul_with(k, m, a, b).unwrap(),
             );
-            compare(
+            compare_each(
                 &format!("pointwise_mul_add/{tag}"),
-                pw.iter()
-                    .map(|&k| {
-                        let mut z = data.clone();
-                        let f: Box<dyn FnMut()> =
-                            Box::new(move || pointwise_mul_add_with(k, m, &mut z, b, b).unwrap());
-                        (k, f)
-                    })
-                    .collect(),
+                pw.iter().copied(),
+                input,
+                |k, z| pointwise_mul_add_with(k, m, z, b, b).unwrap(),
             );
             // Products by a fixed operand (Shoup words): the dispatching
             // entry point (AVX-512F where available) against the portable one.

@@ -25,7 +25,7 @@ pub(crate) use dot::{
     avx512_conv_ok, avx512_source_ok, big_mod, big_to_u128, dot_tile, dot_tile_with,
     half_block_len, lazy_dot, max_bits, split_weight, split_weight_rows, SplitTile, TILE,
 };
-pub(crate) use overflow::OverflowRounding;
+pub(crate) use overflow::{round_weighted_sum, OverflowRounding};
 
 #[cfg(test)]
 pub(crate) use kernels::AVX512_BAND_FALLBACKS;

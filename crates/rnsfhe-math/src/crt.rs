@@ -473,43 +473,44 @@ fn sub_mul_words(r: &mut [u64], q: &[u64], v: u64) -> bool {
     borrow
 }
 
-/// `r += q` over `r.len()` words; returns the carry out of the top word.
-#[inline]
-fn add_words(r: &mut [u64], q: &[u64]) -> bool {
+/// The word-wise carry (or borrow) chain over `r.len()` words:
+/// `r_i ← step(op(r_i, q_i), c)` with `c` the carry out of the previous
+/// word (`step` the overflowing add or subtract of the carry); returns the
+/// carry out of the top word. Missing words of `q` count as zero.
+#[inline(always)]
+fn carry_chain(
+    r: &mut [u64],
+    q: &[u64],
+    op: impl Fn(u64, u64) -> (u64, bool),
+    step: impl Fn(u64, u64) -> (u64, bool),
+) -> bool {
     let mut carry = false;
     let qs = q.iter().copied().chain(core::iter::repeat(0));
     for (ri, qi) in r.iter_mut().zip(qs) {
-        let (s1, c1) = ri.overflowing_add(qi);
-        let (s2, c2) = s1.overflowing_add(carry as u64);
-        *ri = s2;
+        let (v1, c1) = op(*ri, qi);
+        let (v2, c2) = step(v1, carry as u64);
+        *ri = v2;
         carry = c1 | c2;
     }
     carry
 }
 
+/// `r += q` over `r.len()` words; returns the carry out of the top word.
+#[inline]
+fn add_words(r: &mut [u64], q: &[u64]) -> bool {
+    carry_chain(r, q, u64::overflowing_add, u64::overflowing_add)
+}
+
 /// `r −= q` over `r.len()` words for `r ≥ q`.
 #[inline]
 fn sub_words(r: &mut [u64], q: &[u64]) {
-    let mut borrow = false;
-    let qs = q.iter().copied().chain(core::iter::repeat(0));
-    for (ri, qi) in r.iter_mut().zip(qs) {
-        let (d1, b1) = ri.overflowing_sub(qi);
-        let (d2, b2) = d1.overflowing_sub(borrow as u64);
-        *ri = d2;
-        borrow = b1 | b2;
-    }
+    carry_chain(r, q, u64::overflowing_sub, u64::overflowing_sub);
 }
 
 /// `r = q − r` in place, for `r ≤ q` of the same length.
 #[inline]
 fn rsub_words(r: &mut [u64], q: &[u64]) {
-    let mut borrow = false;
-    for (ri, &qi) in r.iter_mut().zip(q) {
-        let (d1, b1) = qi.overflowing_sub(*ri);
-        let (d2, b2) = d1.overflowing_sub(borrow as u64);
-        *ri = d2;
-        borrow = b1 | b2;
-    }
+    carry_chain(r, q, |ri, qi| qi.overflowing_sub(ri), u64::overflowing_sub);
 }
 
 /// A `BigUint` from little-endian 64-bit words, through a reused buffer of

@@ -295,20 +295,49 @@ mod tests {
         assert!(t.apply_coeff(&ring, &ring.zero()).is_err());
     }
 
+    /// For each `n = 2^log_n` (random polynomials from `seed`): a ring of
+    /// `count` NTT primes of `bits` bits, a random polynomial, and the
+    /// tables of the Galois elements among `gs(n)`.
+    fn cases(
+        seed: u64,
+        log_ns: &[u32],
+        (bits, count): (u32, usize),
+        gs: impl Fn(usize) -> Vec<u64>,
+    ) -> Vec<(RnsRing, RnsPoly<Coeff>, Vec<GaloisTable>)> {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        log_ns
+            .iter()
+            .map(|&log_n| {
+                let n = 1usize << log_n;
+                let moduli = generate_ntt_primes(bits, n, count, &[]).unwrap();
+                let ring = RnsRing::from_moduli(n, &moduli).unwrap();
+                let a = random_poly(&mut rng, &ring);
+                let tables = gs(n)
+                    .into_iter()
+                    .filter(|&g| is_galois_element(n, g))
+                    .map(|g| {
+                        let t = GaloisTable::new(n, g).unwrap();
+                        assert_eq!(t.element(), g);
+                        t
+                    })
+                    .collect();
+                (ring, a, tables)
+            })
+            .collect()
+    }
+
     #[test]
     fn coeff_form_matches_schoolbook() {
-        let mut rng = ChaCha20Rng::seed_from_u64(1);
-        for log_n in [1u32, 2, 3, 6, 10] {
-            let n = 1usize << log_n;
-            let moduli = generate_ntt_primes(50, n, 2, &[]).unwrap();
-            let ring = RnsRing::from_moduli(n, &moduli).unwrap();
-            let a = random_poly(&mut rng, &ring);
-            for g in (1..2 * n as u64).step_by(2).take(64).chain(elements(n)) {
-                if !is_galois_element(n, g) {
-                    continue;
-                }
-                let table = GaloisTable::new(n, g).unwrap();
-                assert_eq!(table.element(), g);
+        let gs = |n: usize| {
+            (1..2 * n as u64)
+                .step_by(2)
+                .take(64)
+                .chain(elements(n))
+                .collect()
+        };
+        for (ring, a, tables) in cases(1, &[1, 2, 3, 6, 10], (50, 2), gs) {
+            for table in tables {
+                let (n, g) = (ring.n(), table.element());
                 assert_eq!(table.n(), n);
                 let b = table.apply_coeff(&ring, &a).unwrap();
                 for (i, m) in ring.moduli().iter().enumerate() {
@@ -324,21 +353,12 @@ mod tests {
 
     #[test]
     fn ntt_form_matches_ntt_of_coeff_form() {
-        let mut rng = ChaCha20Rng::seed_from_u64(2);
-        for log_n in [1u32, 3, 5, 10, 12] {
-            let n = 1usize << log_n;
-            let moduli = generate_ntt_primes(55, n, 3, &[]).unwrap();
-            let ring = RnsRing::from_moduli(n, &moduli).unwrap();
-            let a = random_poly(&mut rng, &ring);
+        for (ring, a, tables) in cases(2, &[1, 3, 5, 10, 12], (55, 3), elements) {
             let a_ntt = ring.to_ntt(a.clone()).unwrap();
-            for g in elements(n) {
-                if !is_galois_element(n, g) {
-                    continue;
-                }
-                let table = GaloisTable::new(n, g).unwrap();
+            for table in tables {
                 let via_coeff = ring.to_ntt(table.apply_coeff(&ring, &a).unwrap()).unwrap();
                 let direct = table.apply_ntt(&a_ntt).unwrap();
-                assert_eq!(direct, via_coeff, "n {n} g {g}");
+                assert_eq!(direct, via_coeff, "n {} g {}", ring.n(), table.element());
             }
         }
     }

@@ -36,6 +36,7 @@ pub mod embedding;
 pub mod error;
 pub mod galois;
 pub mod heaan;
+mod macros;
 pub mod mod_down;
 pub mod modulus;
 pub mod ntt;

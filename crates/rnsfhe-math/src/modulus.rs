@@ -34,7 +34,7 @@ pub struct Modulus {
 /// form into a branch in many loops (a misprediction costs more than the
 /// product). Computed as `d = x − m` plus `m` masked by the sign of `d`.
 #[inline(always)]
-const fn csub(x: u64, m: u64) -> u64 {
+pub(crate) const fn csub(x: u64, m: u64) -> u64 {
     let d = x.wrapping_sub(m);
     d.wrapping_add(m & ((d as i64 >> 63) as u64))
 }
@@ -197,19 +197,19 @@ impl Modulus {
     /// Reduces a signed 64-bit value; output in `[0, p)`.
     #[inline(always)]
     pub const fn reduce_i64(&self, x: i64) -> u64 {
-        let r = self.reduce(x.unsigned_abs());
-        if x < 0 {
-            self.neg(r)
-        } else {
-            r
-        }
+        self.with_sign(x < 0, self.reduce(x.unsigned_abs()))
     }
 
     /// Reduces a signed 128-bit value; output in `[0, p)`.
     #[inline(always)]
     pub const fn reduce_i128(&self, x: i128) -> u64 {
-        let r = self.reduce_u128(x.unsigned_abs());
-        if x < 0 {
+        self.with_sign(x < 0, self.reduce_u128(x.unsigned_abs()))
+    }
+
+    /// `−r mod p` when `negative`, else `r`; `r ∈ [0, p)`.
+    #[inline(always)]
+    const fn with_sign(&self, negative: bool, r: u64) -> u64 {
+        if negative {
             self.neg(r)
         } else {
             r

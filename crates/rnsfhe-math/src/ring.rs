@@ -170,11 +170,23 @@ impl RnsRing {
 
     /// `a ← a + b`.
     pub fn add_assign<R: Representation>(&self, a: &mut RnsPoly<R>, b: &RnsPoly<R>) -> Result<()> {
+        self.zip_words(a, b, Modulus::add)
+    }
+
+    /// `a_i ← f(m, a_i, b_i)` for every residue, after checking both
+    /// operands ([`RnsRing::check`]).
+    #[inline(always)]
+    fn zip_words<R: Representation>(
+        &self,
+        a: &mut RnsPoly<R>,
+        b: &RnsPoly<R>,
+        f: impl Fn(&Modulus, u64, u64) -> u64,
+    ) -> Result<()> {
         self.check(a)?;
         self.check(b)?;
         for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(self.moduli()) {
             for (xi, &yi) in x.iter_mut().zip(y) {
-                *xi = m.add(*xi, yi);
+                *xi = f(m, *xi, yi);
             }
         }
         Ok(())
@@ -182,26 +194,12 @@ impl RnsRing {
 
     /// `a ← a − b`.
     pub fn sub_assign<R: Representation>(&self, a: &mut RnsPoly<R>, b: &RnsPoly<R>) -> Result<()> {
-        self.check(a)?;
-        self.check(b)?;
-        for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(self.moduli()) {
-            for (xi, &yi) in x.iter_mut().zip(y) {
-                *xi = m.sub(*xi, yi);
-            }
-        }
-        Ok(())
+        self.zip_words(a, b, Modulus::sub)
     }
 
     /// `a ← b − a` (reverse subtraction, saves a copy in callers).
     pub fn sub_from<R: Representation>(&self, a: &mut RnsPoly<R>, b: &RnsPoly<R>) -> Result<()> {
-        self.check(a)?;
-        self.check(b)?;
-        for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(self.moduli()) {
-            for (xi, &yi) in x.iter_mut().zip(y) {
-                *xi = m.sub(yi, *xi);
-            }
-        }
-        Ok(())
+        self.zip_words(a, b, |m, x, y| m.sub(y, x))
     }
 
     /// `a ← −a`.
@@ -253,24 +251,34 @@ impl RnsRing {
     pub fn mul_assign(&self, a: &mut RnsPoly<Ntt>, b: &RnsPoly<Ntt>) -> Result<()> {
         self.check(a)?;
         self.check(b)?;
-        let (n, moduli) = (self.n, self.moduli());
-        if self.parallel() {
-            let chunk = n.min(PAR_CHUNK);
-            a.data_mut()
-                .par_chunks_mut(chunk)
-                .zip(b.data().par_chunks(chunk))
-                .enumerate()
-                .for_each(|(i, (x, y))| {
-                    if let Some(m) = moduli.get(i * chunk / n) {
-                        pointwise_mul(m, x, y);
-                    }
-                });
-        } else {
-            for ((x, y), m) in a.limbs_iter_mut().zip(b.limbs_iter()).zip(moduli) {
-                pointwise_mul(m, x, y);
-            }
-        }
+        self.zip_chunks(a.data_mut(), [b.data()], |m, x, [y]| pointwise_mul(m, x, y));
         Ok(())
+    }
+
+    /// `f(m, out, ins)` on the pieces of the rows of `out` and `ins` (same
+    /// shape as this ring), `m` the modulus of the piece's limb: whole rows
+    /// on this thread, or rows cut into pieces of at most `PAR_CHUNK`
+    /// words spread over threads for large polynomials (module docs).
+    #[inline(always)]
+    fn zip_chunks<const N: usize>(
+        &self,
+        out: &mut [u64],
+        ins: [&[u64]; N],
+        f: impl Fn(&Modulus, &mut [u64], [&[u64]; N]) + Sync,
+    ) {
+        let (n, moduli, par) = (self.n, self.moduli(), self.parallel());
+        let chunk = if par { n.min(PAR_CHUNK) } else { n };
+        let run = |(i, z): (usize, &mut [u64])| {
+            if let Some(m) = moduli.get(i * chunk / n) {
+                let range = i * chunk..i * chunk + z.len();
+                f(m, z, ins.map(|x| &x[range.clone()]));
+            }
+        };
+        if par {
+            out.par_chunks_mut(chunk).enumerate().for_each(run);
+        } else {
+            out.chunks_mut(chunk).enumerate().for_each(run);
+        }
     }
 
     /// Pointwise multiply-add `acc ← acc + a ⊙ b` in NTT form (SIMD kernel
@@ -284,29 +292,9 @@ impl RnsRing {
         self.check(acc)?;
         self.check(a)?;
         self.check(b)?;
-        let (n, moduli) = (self.n, self.moduli());
-        if self.parallel() {
-            let chunk = n.min(PAR_CHUNK);
-            acc.data_mut()
-                .par_chunks_mut(chunk)
-                .zip(a.data().par_chunks(chunk))
-                .zip(b.data().par_chunks(chunk))
-                .enumerate()
-                .for_each(|(i, ((z, x), y))| {
-                    if let Some(m) = moduli.get(i * chunk / n) {
-                        pointwise_mul_add(m, z, x, y);
-                    }
-                });
-        } else {
-            for (((z, x), y), m) in acc
-                .limbs_iter_mut()
-                .zip(a.limbs_iter())
-                .zip(b.limbs_iter())
-                .zip(moduli)
-            {
-                pointwise_mul_add(m, z, x, y);
-            }
-        }
+        self.zip_chunks(acc.data_mut(), [a.data(), b.data()], |m, z, [x, y]| {
+            pointwise_mul_add(m, z, x, y);
+        });
         Ok(())
     }
 

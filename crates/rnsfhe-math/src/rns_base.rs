@@ -69,17 +69,7 @@ impl RnsBase {
         })
     }
 
-    /// Number of moduli `k`.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.moduli.len()
-    }
-
-    /// Always false: a base has at least one modulus.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.moduli.is_empty()
-    }
+    crate::macros::base_len_methods!();
 
     /// The moduli in order.
     #[inline]
@@ -125,6 +115,18 @@ impl RnsBase {
     #[inline]
     pub fn inv_f64(&self) -> &[f64] {
         &self.inv_f64
+    }
+
+    /// The weights of the fast base conversion from this base to `to`
+    /// (000 eq. 4): for each modulus `p_j` of `to`, the row
+    /// `[q̂_0]_{p_j}, …, [q̂_{k−1}]_{p_j}, [−q]_{p_j}` (`k + 1` words).
+    pub fn conversion_weights(&self, to: &RnsBase) -> Vec<u64> {
+        let mut weights = Vec::with_capacity(to.len() * (self.len() + 1));
+        for m in to.moduli() {
+            weights.extend(self.q_hat_mod(m));
+            weights.push(m.neg(self.product_mod(m)));
+        }
+        weights
     }
 
     /// `[q̂_i]_m = [q/q_i]_m` for each `i`, in `[0, m)`.

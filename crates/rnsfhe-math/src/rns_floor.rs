@@ -18,7 +18,7 @@
 use crate::base_conversion::{
     avx512_source_ok, dot_tile_with, half_block_len, split_weight_rows, SplitTile,
 };
-use crate::error::{check_shape, MathError, Result};
+use crate::error::{check_shape, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
@@ -159,17 +159,13 @@ impl RnsFloor {
     /// `B_sk` rows then take the scalar inner product); else
     /// [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        if self.weights30.is_empty() {
-            Kernel::Portable
-        } else {
-            Kernel::Avx512
-        }
+        Kernel::avx512_if(!self.weights30.is_empty())
     }
 
     /// [`RnsFloor::fast_rns_floor`] with an explicit kernel (tests,
     /// benchmarks): [`Kernel::Portable`] always, [`Kernel::Avx512`] where
     /// [`RnsFloor::kernel`] is `Avx512`; anything else errors with
-    /// [`MathError::InvalidParameter`]. Same words for every kernel.
+    /// [`crate::MathError::InvalidParameter`]. Same words for every kernel.
     pub fn fast_rns_floor_with(
         &self,
         kernel: Kernel,
@@ -177,16 +173,16 @@ impl RnsFloor {
         x_bsk: &RnsPoly<Coeff>,
         out_bsk: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        match kernel {
-            Kernel::Portable => self.fast_rns_floor_portable(x_q, x_bsk, out_bsk),
-            Kernel::Avx512 if !self.weights30.is_empty() => {
-                self.check_shapes(x_q, x_bsk, out_bsk)?;
-                self.fast_rns_floor_avx512(x_q, x_bsk, out_bsk)
-            }
-            _ => Err(MathError::InvalidParameter(format!(
-                "fastRNSFloor kernel {kernel:?} is not available for these bases on this CPU"
-            ))),
+        kernel.require_portable_or_avx512(
+            self.kernel() == Kernel::Avx512,
+            "fastRNSFloor",
+            " for these bases",
+        )?;
+        if kernel == Kernel::Portable {
+            return self.fast_rns_floor_portable(x_q, x_bsk, out_bsk);
         }
+        self.check_shapes(x_q, x_bsk, out_bsk)?;
+        self.fast_rns_floor_avx512(x_q, x_bsk, out_bsk)
     }
 
     /// The AVX-512F path: per tile of `base_conversion::TILE` coefficients,

@@ -21,7 +21,7 @@ mod rounder;
 mod to_base;
 mod to_modulus;
 
-pub use to_base::ScaleRoundToBase;
+pub use to_base::{ScaleRoundToBase, ToBaseConstants};
 pub use to_modulus::ScaleRoundToModulus;
 
 #[cfg(test)]

@@ -205,11 +205,7 @@ impl ShenoyKumaresan {
     /// target rows, and the sum into `m_sk` unless `m_sk ∈ (2^45, 2^60)`,
     /// take the scalar inner product); else [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        if self.q_weights30.is_empty() {
-            Kernel::Portable
-        } else {
-            Kernel::Avx512
-        }
+        Kernel::avx512_if(!self.q_weights30.is_empty())
     }
 
     /// [`ShenoyKumaresan::convert`] with an explicit kernel (tests,
@@ -222,16 +218,16 @@ impl ShenoyKumaresan {
         input: &RnsPoly<Coeff>,
         out: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        match kernel {
-            Kernel::Portable => self.convert_portable(input, out),
-            Kernel::Avx512 if !self.q_weights30.is_empty() => {
-                self.check_shapes(input, out)?;
-                self.convert_avx512(input, out)
-            }
-            _ => Err(MathError::InvalidParameter(format!(
-                "Shenoy-Kumaresan kernel {kernel:?} is not available for these bases on this CPU"
-            ))),
+        kernel.require_portable_or_avx512(
+            self.kernel() == Kernel::Avx512,
+            "Shenoy-Kumaresan",
+            " for these bases",
+        )?;
+        if kernel == Kernel::Portable {
+            return self.convert_portable(input, out);
         }
+        self.check_shapes(input, out)?;
+        self.convert_avx512(input, out)
     }
 
     fn check_shapes(&self, input: &RnsPoly<Coeff>, out: &RnsPoly<Coeff>) -> Result<()> {
@@ -329,17 +325,7 @@ impl ShenoyKumaresan {
     /// The portable (scalar) reference of [`ShenoyKumaresan::convert`].
     pub fn convert_portable(&self, input: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
         let ell = self.b.len();
-        check_shape(
-            "Shenoy-Kumaresan input limb count (|B| + 1)",
-            ell + 1,
-            input.limbs(),
-        )?;
-        check_shape(
-            "Shenoy-Kumaresan output limb count (|q|)",
-            self.q.len(),
-            out.limbs(),
-        )?;
-        check_shape("ring degree", input.n(), out.n())?;
+        self.check_shapes(input, out)?;
         let n = input.n();
         let stride = ell + 2;
         let half = self.m_sk / 2;

@@ -130,11 +130,7 @@ impl SmallMontgomery {
     /// exact emulated high word, `simd::pointwise_avx512`), else
     /// [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        if crate::simd::avx512_available() {
-            Kernel::Avx512
-        } else {
-            Kernel::Portable
-        }
+        Kernel::avx512_if(crate::simd::avx512_available())
     }
 
     /// [`SmallMontgomery::sm_mrq`] with an explicit kernel (tests,
@@ -147,13 +143,11 @@ impl SmallMontgomery {
         input: &RnsPoly<Coeff>,
         out: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        match kernel {
-            Kernel::Portable => self.sm_mrq_portable(input, out),
-            Kernel::Avx512 if self.kernel() == Kernel::Avx512 => self.sm_mrq_avx512(input, out),
-            _ => Err(MathError::InvalidParameter(format!(
-                "SmMRq kernel {kernel:?} is not available on this CPU"
-            ))),
+        kernel.require_portable_or_avx512(self.kernel() == Kernel::Avx512, "SmMRq", "")?;
+        if kernel == Kernel::Portable {
+            return self.sm_mrq_portable(input, out);
         }
+        self.sm_mrq_avx512(input, out)
     }
 
     /// The AVX-512F path: `r_pos` by the vector Shoup product by a scalar

@@ -71,11 +71,7 @@ impl BaseConverter {
     /// Cost: `O(k · k')` big-integer reductions, once.
     pub fn new(from: &RnsBase, to: &RnsBase) -> Result<Self> {
         let k = from.len();
-        let mut weights = Vec::with_capacity(to.len() * (k + 1));
-        for m in to.moduli() {
-            weights.extend(from.q_hat_mod(m));
-            weights.push(m.neg(from.product_mod(m)));
-        }
+        let weights = from.conversion_weights(to);
         let q_bits = max_bits(from);
         let p_bits = max_bits(to);
         // IFMA needs sources below 2^50 and at least one target row below
@@ -291,11 +287,7 @@ impl BaseConverter {
     /// [`BaseConverter::fast_base_conv_kernel`] (IFMA52 is not used for
     /// `FastBaseConv_F`), else [`Kernel::Portable`].
     pub fn fast_base_conv_exact_kernel(&self) -> Kernel {
-        if self.weights30.is_empty() {
-            Kernel::Portable
-        } else {
-            Kernel::Avx512
-        }
+        Kernel::avx512_if(!self.weights30.is_empty())
     }
 
     /// Whether [`BaseConverter::fast_base_conv_with`] accepts `kernel` for
@@ -378,7 +370,7 @@ impl BaseConverter {
         let mut outs = self.prefix_rows(n, input, output)?;
         match self.fast_base_conv_exact_kernel() {
             Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input, &mut outs),
-            _ => self.conv_f_portable(n, input, &mut outs),
+            _ => self.conv_portable::<true>(n, input, &mut outs),
         }
         Ok(())
     }
@@ -437,17 +429,11 @@ impl BaseConverter {
         match kernel {
             Kernel::Ifma52 => self.fast_base_conv_ifma(n, input, outs),
             Kernel::Avx512 => self.fast_base_conv_avx512::<false>(n, input, outs),
-            Kernel::Portable | Kernel::Avx2 => self.conv_i_portable(n, input, outs),
+            Kernel::Portable | Kernel::Avx2 => self.conv_portable::<false>(n, input, outs),
         }
     }
 
     pub(super) fn check_kernel(&self, kernel: Kernel) -> Result<()> {
-        if self.supports(kernel) {
-            Ok(())
-        } else {
-            Err(crate::MathError::InvalidParameter(format!(
-                "FastBaseConv kernel {kernel:?} is not available for these bases on this CPU"
-            )))
-        }
+        kernel.require(self.supports(kernel), "FastBaseConv", " for these bases")
     }
 }

@@ -6,6 +6,7 @@ use num_bigint::BigUint;
 
 use crate::modulus::{lazy_block_len, Modulus};
 use crate::rns_base::RnsBase;
+use crate::simd::DotRows;
 
 /// Number of coefficients processed together by the tiled conversion and
 /// scaling kernels. `TILE · (k + 1)` words of scratch (8 KiB for `k = 8`)
@@ -266,7 +267,10 @@ impl SplitTile {
     ) {
         let terms = w.len();
         if w30.len() == terms
-            && crate::simd::conv_dot_rows(m.value(), inv, &self.y0, &self.y1, TILE, w30, None, out)
+            && crate::simd::conv_dot_rows(
+                DotRows::new(m.value(), inv, (&self.y0, &self.y1), TILE, w30, None),
+                out,
+            )
         {
             return;
         }

@@ -54,7 +54,7 @@ impl BaseConverter {
     ) {
         let k = self.from.len();
         if n == 0 || k == 0 || self.weights30.is_empty() {
-            return self.portable_dispatch::<EXACT>(n, in_data, outs);
+            return self.conv_portable::<EXACT>(n, in_data, outs);
         }
         let terms = if EXACT { k + 1 } else { k };
         let block = if EXACT { self.block_f } else { self.block_i };
@@ -81,7 +81,7 @@ impl BaseConverter {
                 Some(mask) => mask,
                 // The CPU had AVX-512F/DQ at construction: unreachable in
                 // practice, but leaves no path unhandled.
-                None => return self.portable_dispatch::<EXACT>(n, in_data, outs),
+                None => return self.conv_portable::<EXACT>(n, in_data, outs),
             };
             while ambiguous != 0 {
                 let c = ambiguous.trailing_zeros() as usize;
@@ -112,19 +112,6 @@ impl BaseConverter {
         }
     }
 
-    fn portable_dispatch<const EXACT: bool>(
-        &self,
-        n: usize,
-        input: &[u64],
-        outs: &mut [OutRow<'_>],
-    ) {
-        if EXACT {
-            self.conv_f_portable(n, input, outs)
-        } else {
-            self.conv_i_portable(n, input, outs)
-        }
-    }
-
     /// The constants of target row `t` (`None` when `t ≥ k'`; the entry
     /// points check the indices, so that never happens).
     #[inline(always)]
@@ -147,7 +134,7 @@ impl BaseConverter {
     pub(super) fn fast_base_conv_ifma(&self, n: usize, in_data: &[u64], outs: &mut [OutRow<'_>]) {
         let k = self.from.len();
         if n == 0 || k == 0 {
-            return self.conv_i_portable(n, in_data, outs);
+            return self.conv_portable::<false>(n, in_data, outs);
         }
         let mut y = vec![0u64; TILE * k];
         for start in (0..n).step_by(TILE) {
@@ -168,7 +155,7 @@ impl BaseConverter {
                 // portable rerun is only there to leave no path unhandled.
                 let (src, dst) = (&row[start..start + len], &mut yr[..len]);
                 if !crate::simd::base_conv_shoup_row(m, src, w, ws, dst) {
-                    return self.conv_i_portable(n, in_data, outs);
+                    return self.conv_portable::<false>(n, in_data, outs);
                 }
             }
             for (t, row) in outs.iter_mut() {
@@ -188,7 +175,7 @@ impl BaseConverter {
                     continue;
                 }
                 let Some(ws) = tg.ws52 else {
-                    return self.conv_i_portable(n, in_data, outs);
+                    return self.conv_portable::<false>(n, in_data, outs);
                 };
                 // `weights_shoup52` is non-empty only if every source
                 // modulus is below 2^50 (so y_i < 2^50), this row's p_j is
@@ -197,7 +184,7 @@ impl BaseConverter {
                 let out = &mut row[start..start + len];
                 let (w, ws) = (&tg.w[..k], &ws[..k]);
                 if !crate::simd::base_conv_dot_rows(tg.m.value(), &y, TILE, w, ws, out) {
-                    return self.conv_i_portable(n, in_data, outs);
+                    return self.conv_portable::<false>(n, in_data, outs);
                 }
             }
         }
@@ -211,25 +198,45 @@ impl BaseConverter {
     ) -> Result<()> {
         self.check_shapes(input, output)?;
         let n = input.n();
-        self.conv_i_portable(n, input.data(), &mut Self::all_rows(output));
+        self.conv_portable::<false>(n, input.data(), &mut Self::all_rows(output));
         Ok(())
     }
 
-    /// [`BaseConverter::fast_base_conv_portable`] on checked rows (the
-    /// output may hold a prefix of the target rows).
-    pub(super) fn conv_i_portable(&self, n: usize, in_data: &[u64], outs: &mut [OutRow<'_>]) {
+    /// [`BaseConverter::fast_base_conv_portable`] (`EXACT` false) or
+    /// [`BaseConverter::fast_base_conv_exact_portable`] (`EXACT` true) on
+    /// checked rows (the output may hold a prefix of the target rows):
+    /// per tile the first pass, with `EXACT` the overflow `v` as the extra
+    /// term `k` (weight `[−q]_{p_j}`), then one inner product per target.
+    pub(super) fn conv_portable<const EXACT: bool>(
+        &self,
+        n: usize,
+        in_data: &[u64],
+        outs: &mut [OutRow<'_>],
+    ) {
         if n == 0 {
             return;
         }
         let k = self.from.len();
-        let mut y = vec![0u64; TILE * k];
+        let stride = if EXACT { k + 1 } else { k };
+        let mut y = vec![0u64; TILE * stride];
+        let mut s = vec![0f64; if EXACT { TILE } else { 0 }];
+        let block = if EXACT { self.block_f } else { self.block_i };
         for start in (0..n).step_by(TILE) {
             let len = TILE.min(n - start);
-            self.load_y::<false>(in_data, n, start, len, &mut y, k, &mut []);
+            self.load_y::<EXACT>(in_data, n, start, len, &mut y, stride, &mut s);
+            if EXACT {
+                for (yc, &sc) in y.chunks_exact_mut(stride).zip(&s[..len]) {
+                    let v = match self.overflow.fast(sc) {
+                        Some(v) => v,
+                        None => self.overflow.exact(&yc[..k]),
+                    };
+                    yc[k] = v;
+                }
+            }
             for (t, row) in outs.iter_mut() {
                 let Some(tg) = self.target(*t) else { continue };
                 let out = &mut row[start..start + len];
-                dot_tile(tg.m, out, &y[..len * k], &tg.w[..k], self.block_i);
+                dot_tile(tg.m, out, &y[..len * stride], &tg.w[..stride], block);
             }
         }
     }
@@ -291,7 +298,7 @@ impl BaseConverter {
         let mut outs = Self::all_rows(output);
         match kernel {
             Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input.data(), &mut outs),
-            _ => self.conv_f_portable(n, input.data(), &mut outs),
+            _ => self.conv_portable::<true>(n, input.data(), &mut outs),
         }
         Ok(())
     }
@@ -305,36 +312,8 @@ impl BaseConverter {
     ) -> Result<()> {
         self.check_shapes(input, output)?;
         let n = input.n();
-        self.conv_f_portable(n, input.data(), &mut Self::all_rows(output));
+        self.conv_portable::<true>(n, input.data(), &mut Self::all_rows(output));
         Ok(())
-    }
-
-    /// [`BaseConverter::fast_base_conv_exact_portable`] on checked rows
-    /// (the output may hold a prefix of the target rows).
-    pub(super) fn conv_f_portable(&self, n: usize, in_data: &[u64], outs: &mut [OutRow<'_>]) {
-        if n == 0 {
-            return;
-        }
-        let k = self.from.len();
-        let stride = k + 1;
-        let mut y = vec![0u64; TILE * stride];
-        let mut s = vec![0f64; TILE];
-        for start in (0..n).step_by(TILE) {
-            let len = TILE.min(n - start);
-            self.load_y::<true>(in_data, n, start, len, &mut y, stride, &mut s);
-            for (yc, &sc) in y.chunks_exact_mut(stride).zip(&s[..len]) {
-                let v = match self.overflow.fast(sc) {
-                    Some(v) => v,
-                    None => self.overflow.exact(&yc[..k]),
-                };
-                yc[k] = v;
-            }
-            for (t, row) in outs.iter_mut() {
-                let Some(tg) = self.target(*t) else { continue };
-                let out = &mut row[start..start + len];
-                dot_tile(tg.m, out, &y[..len * stride], tg.w, self.block_f);
-            }
-        }
     }
 
     /// The overflow estimate of `FastBaseConv_F` for a single coefficient

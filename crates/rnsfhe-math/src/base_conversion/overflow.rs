@@ -59,11 +59,17 @@ impl OverflowRounding {
     #[cold]
     #[inline(never)]
     pub(crate) fn exact(&self, y: &[u64]) -> u64 {
-        let mut sum = BigUint::zero();
-        for (&yi, qh) in y.iter().zip(&self.q_hat_big) {
-            sum += qh * yi;
-        }
-        let v = ((sum << 1u32) + &self.q) / (&self.q << 1u32);
+        let v = round_weighted_sum(y, &self.q_hat_big, &self.q);
         v.iter_u64_digits().next().unwrap_or(0)
     }
+}
+
+/// `⌊N/q + 1/2⌋ = ⌊(2N + q) / 2q⌋` for `N = Σ x_i w_i`, with big integers
+/// (the exact fallbacks of the `f64` and fixed-point roundings).
+pub(crate) fn round_weighted_sum(x: &[u64], w: &[BigUint], q: &BigUint) -> BigUint {
+    let mut sum = BigUint::zero();
+    for (&xi, wi) in x.iter().zip(w) {
+        sum += wi * xi;
+    }
+    ((sum << 1u32) + q) / (q << 1u32)
 }

@@ -1,6 +1,7 @@
-//! Helpers shared by the tests of this module and of `scaling`: prime
-//! generation (independent of `prime.rs`), residues of big integers, and
-//! big-integer reference values.
+//! Helpers shared by the tests of this module, of `scaling`, `mod_down`
+//! and `ring`: prime generation (independent of `prime.rs`), pairs of
+//! bases, residues of big integers, big-integer reference values, and
+//! rayon pools.
 
 use num_bigint::BigUint;
 
@@ -25,6 +26,38 @@ pub fn ntt_primes(bits: u32, count: usize) -> Vec<u64> {
         c -= step;
     }
     out
+}
+
+/// For 30-, 50-, 60- and 61-bit moduli and `k ∈ {1, 2, 8, 40, 64}`:
+/// `f(primes, from, to)` with `primes` 129 [`ntt_primes`] of that width,
+/// `from` the first `k` of them and `to` the next `k + 1`.
+pub fn for_each_base_pair(mut f: impl FnMut(&[u64], RnsBase, RnsBase)) {
+    for bits in [30u32, 50, 60, 61] {
+        let primes = ntt_primes(bits, 64 + 65);
+        for k in [1usize, 2, 8, 40, 64] {
+            let from = RnsBase::new(&primes[..k]).unwrap();
+            let to = RnsBase::new(&primes[k..2 * k + 1]).unwrap();
+            f(&primes, from, to);
+        }
+    }
+}
+
+/// Bases of 8 and 9 60-bit [`ntt_primes`], for polynomials longer than a
+/// tile.
+pub fn bases_8_9() -> (RnsBase, RnsBase) {
+    let primes = ntt_primes(60, 17);
+    (
+        RnsBase::new(&primes[..8]).unwrap(),
+        RnsBase::new(&primes[8..]).unwrap(),
+    )
+}
+
+/// A rayon pool of `threads` threads.
+pub fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
 }
 
 /// Residues of `x` modulo each modulus of `base`.

@@ -89,15 +89,10 @@ fn check_conversions(from: &RnsBase, to: &RnsBase, xs: &[BigUint]) {
 #[test]
 fn conversions_match_bigint_same_size() {
     let mut rng = ChaCha20Rng::seed_from_u64(10);
-    for bits in [30u32, 50, 60, 61] {
-        let primes = ntt_primes(bits, 64 + 65);
-        for k in [1usize, 2, 8, 40, 64] {
-            let from = RnsBase::new(&primes[..k]).unwrap();
-            let to = RnsBase::new(&primes[k..2 * k + 1]).unwrap();
-            let xs = inputs(from.product(), &mut rng, 24);
-            check_conversions(&from, &to, &xs);
-        }
-    }
+    for_each_base_pair(|_, from, to| {
+        let xs = inputs(from.product(), &mut rng, 24);
+        check_conversions(&from, &to, &xs);
+    });
 }
 
 #[test]
@@ -277,9 +272,7 @@ fn row_entry_points_compute_prefixes_of_the_target() {
 fn long_polynomial_crosses_tiles() {
     // n not a multiple of TILE, so the last tile is partial.
     let mut rng = ChaCha20Rng::seed_from_u64(12);
-    let primes = ntt_primes(60, 17);
-    let from = RnsBase::new(&primes[..8]).unwrap();
-    let to = RnsBase::new(&primes[8..]).unwrap();
+    let (from, to) = bases_8_9();
     let xs: Vec<BigUint> = (0..3 * TILE + 17)
         .map(|_| rng.gen_biguint_below(from.product()))
         .collect();

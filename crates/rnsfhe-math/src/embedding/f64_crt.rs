@@ -146,17 +146,7 @@ impl F64Crt {
         })
     }
 
-    /// Number of moduli `k`.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.moduli.len()
-    }
-
-    /// Always false: a base has at least one modulus.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.moduli.is_empty()
-    }
+    crate::macros::base_len_methods!();
 
     /// Bit length of `Q`.
     #[inline]

@@ -446,22 +446,15 @@ impl BigPolyMultiplier {
             )));
         }
         let len = self.base.len() * self.n;
-        for x in a {
-            check_shape("operand residues", len, x.data.len())?;
-            if x.bits > self.a_bits {
-                return Err(invalid(format!(
-                    "operand of {} bits exceeds a_bits = {}",
-                    x.bits, self.a_bits
-                )));
-            }
-        }
-        for x in b {
-            check_shape("operand residues", len, x.data.len())?;
-            if x.bits > self.b_bits {
-                return Err(invalid(format!(
-                    "operand of {} bits exceeds b_bits = {}",
-                    x.bits, self.b_bits
-                )));
+        for (ops, max, name) in [(a, self.a_bits, "a_bits"), (b, self.b_bits, "b_bits")] {
+            for x in ops {
+                check_shape("operand residues", len, x.data.len())?;
+                if x.bits > max {
+                    return Err(invalid(format!(
+                        "operand of {} bits exceeds {name} = {max}",
+                        x.bits
+                    )));
+                }
             }
         }
         let t0 = Instant::now();
@@ -542,6 +535,12 @@ impl BigPolyMultiplier {
     /// the row-major `K × n` buffer `data`, in parallel over blocks of
     /// coefficients.
     fn crt_into(&self, coeffs: &[u64], w: usize, digits: usize, data: &mut [u64]) {
+        let tables = simd::CrtTables {
+            digits,
+            pows: &self.pows48,
+            stride: self.in_digits,
+            primes: &self.crt_primes,
+        };
         let n = self.n;
         let blocks = n.div_ceil(BLOCK);
         // Per block, the K row pieces it owns.
@@ -561,16 +560,8 @@ impl BigPolyMultiplier {
                 |scratch, (mut rows, input)| {
                     let len = input.len() / w;
                     let done = if self.kernel == Kernel::Ifma52
-                        && simd::big_crt(
-                            input,
-                            w,
-                            digits,
-                            &self.pows48,
-                            self.in_digits,
-                            &self.crt_primes,
-                            &mut rows,
-                            scratch,
-                        ) {
+                        && simd::big_crt(input, w, tables, &mut rows, scratch)
+                    {
                         len / 8 * 8
                     } else {
                         0
@@ -601,6 +592,12 @@ impl BigPolyMultiplier {
         let (n, k) = (self.n, self.base.len());
         let w_out = self.out_words();
         let scratch_len = simd::icrt_scratch_len(k, self.out_stride, w_out) + (k + 1) + (w_out + 1);
+        let tables = simd::IcrtTables {
+            primes: &self.icrt_primes,
+            table: &self.icrt_digits52,
+            stride: self.out_stride,
+            out_bits: self.out_bits,
+        };
         out.par_chunks_mut(BLOCK * w_out).enumerate().for_each_init(
             || (vec![0u64; scratch_len], Vec::with_capacity(k)),
             |(scratch, rows), (b, dst)| {
@@ -611,16 +608,8 @@ impl BigPolyMultiplier {
                 let (simd_scratch, rest) =
                     scratch.split_at_mut(scratch_len - (k + 1) - (w_out + 1));
                 let done = if self.kernel == Kernel::Ifma52
-                    && simd::big_icrt(
-                        rows,
-                        &self.icrt_primes,
-                        &self.icrt_digits52,
-                        self.out_stride,
-                        self.out_bits,
-                        w_out,
-                        dst,
-                        simd_scratch,
-                    ) {
+                    && simd::big_icrt(rows, tables, w_out, dst, simd_scratch)
+                {
                     len / 8 * 8
                 } else {
                     0

@@ -4,7 +4,7 @@ use crate::base_conversion::{big_mod, BaseConverter};
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::ntt::NttTable;
-use crate::poly::{Coeff, Ntt, RnsPoly};
+use crate::poly::{Coeff, Ntt, Representation, RnsPoly};
 use crate::ring::RnsRing;
 use crate::rns_base::RnsBase;
 
@@ -209,29 +209,13 @@ impl ModDown {
     /// `1 ≤ L ≤ k`), `out` over `Q_L` (`L` limbs, same `n`). Result and
     /// bound in the type docs.
     pub fn mod_down_coeff(&self, x: &RnsPoly<Coeff>, out: &mut RnsPoly<Coeff>) -> Result<()> {
-        let n = x.n();
-        let l = self.level(x.limbs(), n)?;
-        check_shape("output limb count", l, out.limbs())?;
-        check_shape("ring degree", n, out.n())?;
-        let (xq, xp) = x.data().split_at(l * n);
-        let mut xp = xp.to_vec();
-        self.add_half(n, &mut xp);
-        self.conv.fast_base_conv_rows(n, &xp, out.data_mut())?;
-        self.combine_into_u(n, out.data_mut(), xq, None)
+        self.mod_down_into(x, out, false)
     }
 
     /// [`ModDown::mod_down_coeff`] in place: `x` loses its `k'` limbs of `P`
     /// (no reallocation).
     pub fn mod_down_coeff_assign(&self, x: &mut RnsPoly<Coeff>) -> Result<()> {
-        let n = x.n();
-        let l = self.level(x.limbs(), n)?;
-        let mut u = vec![0u64; l * n];
-        let (xq, xp) = x.data_mut().split_at_mut(l * n);
-        self.add_half(n, xp);
-        self.conv.fast_base_conv_rows(n, xp, &mut u)?;
-        self.combine_into_x(n, xq, &mut u, None)?;
-        x.truncate_limbs(l);
-        Ok(())
+        self.mod_down_in_place(x, false)
     }
 
     /// `ModDown` in NTT form: `x` over `Q_L ∪ P` in NTT form, `out` over
@@ -239,31 +223,57 @@ impl ModDown {
     /// word for word. Inverse NTTs only on the `k'` limbs of `P`, forward
     /// NTTs only of the `L` converted rows. Needs [`ModDown::from_rings`].
     pub fn mod_down_ntt(&self, x: &RnsPoly<Ntt>, out: &mut RnsPoly<Ntt>) -> Result<()> {
-        let n = x.n();
-        let l = self.level(x.limbs(), n)?;
-        check_shape("output limb count", l, out.limbs())?;
-        check_shape("ring degree", n, out.n())?;
-        let tables = self.ntt_tables(n)?;
-        let (xq, xp) = x.data().split_at(l * n);
-        let mut xp = xp.to_vec();
-        self.backward_p(n, tables, &mut xp)?;
-        self.add_half(n, &mut xp);
-        self.conv.fast_base_conv_rows(n, &xp, out.data_mut())?;
-        self.combine_into_u(n, out.data_mut(), xq, Some(tables))
+        self.mod_down_into(x, out, true)
     }
 
     /// [`ModDown::mod_down_ntt`] in place: `x` loses its `k'` limbs of `P`
     /// (no reallocation; they are transformed in place).
     pub fn mod_down_ntt_assign(&self, x: &mut RnsPoly<Ntt>) -> Result<()> {
+        self.mod_down_in_place(x, true)
+    }
+
+    /// The NTT tables when `ntt` (the operands are in NTT form).
+    fn tables_if(&self, ntt: bool, n: usize) -> Result<Option<&[NttTable]>> {
+        ntt.then(|| self.ntt_tables(n)).transpose()
+    }
+
+    /// [`ModDown::mod_down_coeff`] (`ntt` false) or
+    /// [`ModDown::mod_down_ntt`] (`ntt` true).
+    fn mod_down_into<R: Representation>(
+        &self,
+        x: &RnsPoly<R>,
+        out: &mut RnsPoly<R>,
+        ntt: bool,
+    ) -> Result<()> {
         let n = x.n();
         let l = self.level(x.limbs(), n)?;
-        let tables = self.ntt_tables(n)?;
+        check_shape("output limb count", l, out.limbs())?;
+        check_shape("ring degree", n, out.n())?;
+        let tables = self.tables_if(ntt, n)?;
+        let (xq, xp) = x.data().split_at(l * n);
+        let mut xp = xp.to_vec();
+        if let Some(t) = tables {
+            self.backward_p(n, t, &mut xp)?;
+        }
+        self.add_half(n, &mut xp);
+        self.conv.fast_base_conv_rows(n, &xp, out.data_mut())?;
+        self.combine_into_u(n, out.data_mut(), xq, tables)
+    }
+
+    /// [`ModDown::mod_down_coeff_assign`] (`ntt` false) or
+    /// [`ModDown::mod_down_ntt_assign`] (`ntt` true).
+    fn mod_down_in_place<R: Representation>(&self, x: &mut RnsPoly<R>, ntt: bool) -> Result<()> {
+        let n = x.n();
+        let l = self.level(x.limbs(), n)?;
+        let tables = self.tables_if(ntt, n)?;
         let mut u = vec![0u64; l * n];
         let (xq, xp) = x.data_mut().split_at_mut(l * n);
-        self.backward_p(n, tables, xp)?;
+        if let Some(t) = tables {
+            self.backward_p(n, t, xp)?;
+        }
         self.add_half(n, xp);
         self.conv.fast_base_conv_rows(n, xp, &mut u)?;
-        self.combine_into_x(n, xq, &mut u, Some(tables))?;
+        self.combine_into_x(n, xq, &mut u, tables)?;
         x.truncate_limbs(l);
         Ok(())
     }

@@ -2,7 +2,7 @@ use super::*;
 
 use num_bigint::BigUint;
 
-use crate::base_conversion::test_util::poly_of;
+use crate::base_conversion::test_util::{poly_of, pool};
 use crate::crt::{reconstruct, reconstruct_centered};
 use crate::error::MathError;
 use crate::poly::{Coeff, Ntt, RnsPoly};
@@ -101,18 +101,41 @@ fn check_rescale(moduli: &[u64], r: usize, n: usize, rng: &mut ChaCha20Rng) {
     let mut out = out_ring.zero::<Coeff>();
     resc.rescale_coeff(&a, &mut out).unwrap();
     assert!(out == expect, "rescale_coeff: {ctx}");
-    let mut b = a.clone();
-    resc.rescale_coeff_assign(&mut b).unwrap();
-    assert!(b == expect, "rescale_coeff_assign: {ctx}");
+    check_other_entry_points(
+        [&ring, &out_ring],
+        a,
+        expect,
+        &format!("rescale: {ctx}"),
+        |b| resc.rescale_coeff_assign(b),
+        |x, o| resc.rescale_ntt(x, o),
+        |b| resc.rescale_ntt_assign(b),
+    );
+}
 
-    let a_ntt = ring.to_ntt(a).unwrap();
-    let expect_ntt = out_ring.to_ntt(expect).unwrap();
-    let mut out = out_ring.zero::<Ntt>();
-    resc.rescale_ntt(&a_ntt, &mut out).unwrap();
-    assert!(out == expect_ntt, "rescale_ntt: {ctx}");
+/// After the out-of-place coefficient form of an operation gave `expect`
+/// (over `rings[1]`) for `a` (over `rings[0]`): its in-place coefficient
+/// form, and both NTT forms on the transform of `a`, give `expect` or its
+/// transform.
+fn check_other_entry_points(
+    rings: [&RnsRing; 2],
+    a: RnsPoly<Coeff>,
+    expect: RnsPoly<Coeff>,
+    ctx: &str,
+    coeff_assign: impl Fn(&mut RnsPoly<Coeff>) -> crate::Result<()>,
+    ntt: impl Fn(&RnsPoly<Ntt>, &mut RnsPoly<Ntt>) -> crate::Result<()>,
+    ntt_assign: impl Fn(&mut RnsPoly<Ntt>) -> crate::Result<()>,
+) {
+    let mut b = a.clone();
+    coeff_assign(&mut b).unwrap();
+    assert!(b == expect, "coefficient form in place, {ctx}");
+    let a_ntt = rings[0].to_ntt(a).unwrap();
+    let expect = rings[1].to_ntt(expect).unwrap();
+    let mut o = rings[1].zero::<Ntt>();
+    ntt(&a_ntt, &mut o).unwrap();
+    assert!(o == expect, "NTT form, {ctx}");
     let mut b = a_ntt;
-    resc.rescale_ntt_assign(&mut b).unwrap();
-    assert!(b == expect_ntt, "rescale_ntt_assign: {ctx}");
+    ntt_assign(&mut b).unwrap();
+    assert!(b == expect, "NTT form in place, {ctx}");
 }
 
 #[test]
@@ -240,18 +263,15 @@ fn check_mod_down(q: &[u64], p: &[u64], n: usize, rng: &mut ChaCha20Rng) {
             // Uniform inputs reach v > 0.
             assert!(worst > 0, "{ctx}");
         }
-        let mut b = a.clone();
-        md.mod_down_coeff_assign(&mut b).unwrap();
-        assert!(b == out, "mod_down_coeff_assign: {ctx}");
-
-        let a_ntt = ring_lp.to_ntt(a).unwrap();
-        let expect = ring_l.to_ntt(out).unwrap();
-        let mut o = ring_l.zero::<Ntt>();
-        md.mod_down_ntt(&a_ntt, &mut o).unwrap();
-        assert!(o == expect, "mod_down_ntt: {ctx}");
-        let mut b = a_ntt;
-        md.mod_down_ntt_assign(&mut b).unwrap();
-        assert!(b == expect, "mod_down_ntt_assign: {ctx}");
+        check_other_entry_points(
+            [&ring_lp, &ring_l],
+            a,
+            out,
+            &format!("mod_down: {ctx}"),
+            |b| md.mod_down_coeff_assign(b),
+            |x, o| md.mod_down_ntt(x, o),
+            |b| md.mod_down_ntt_assign(b),
+        );
     }
 }
 
@@ -425,14 +445,7 @@ fn results_do_not_depend_on_threads() {
         hd.mod_up_ntt(1, &a, &a_ntt, &mut u).unwrap();
         (r, d, u)
     };
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let two = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
+    let (one, two) = (pool(1), pool(2));
     let expect = one.install(run);
     assert!(two.install(run) == expect);
     assert!(run() == expect);

@@ -1,4 +1,5 @@
 use super::*;
+use crate::base_conversion::test_util::pool;
 use crate::prime::generate_ntt_primes;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -62,11 +63,7 @@ fn results_are_identical_for_every_thread_count() {
         let b = random_poly::<Coeff>(&ring, &mut rng);
         let expect = reference(&ring, &a, &b);
         for threads in [1usize, 2, 3, 4] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let got = pool.install(|| pipeline(&ring, &a, &b));
+            let got = pool(threads).install(|| pipeline(&ring, &a, &b));
             assert_eq!(got, expect, "n = {n}, threads = {threads}");
         }
         // The global pool, and nested inside a parallel caller.
@@ -148,14 +145,7 @@ fn parallel_threshold() {
     let p = generate_ntt_primes(50, 1 << 14, 2, &[]).unwrap();
     let big = RnsRing::from_moduli(1 << 14, &p).unwrap();
     let small = RnsRing::from_moduli(1 << 14, &p[..1]).unwrap();
-    let two = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    let one = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
+    let (one, two) = (pool(1), pool(2));
     assert!(two.install(|| big.parallel()));
     assert!(!two.install(|| small.parallel()));
     assert!(!one.install(|| big.parallel()));

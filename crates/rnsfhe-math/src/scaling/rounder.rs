@@ -2,9 +2,8 @@
 //! fixed point with a big-integer fallback), shared by both scalers.
 
 use num_bigint::BigUint;
-use num_traits::Zero;
 
-use crate::base_conversion::big_to_u128;
+use crate::base_conversion::{big_to_u128, round_weighted_sum};
 use crate::rns_base::RnsBase;
 
 /// Rounds `Σ_i x_i · g_i/q_i` to the nearest integer (half up) exactly, for
@@ -113,11 +112,7 @@ impl WideRounder {
     #[cold]
     #[inline(never)]
     pub(crate) fn round_exact(&self, x: &[u64]) -> u128 {
-        let mut n = BigUint::zero();
-        for (&xi, term) in x.iter().zip(&self.exact_terms) {
-            n += term * xi;
-        }
-        big_to_u128(&(((n << 1u32) + &self.q) / (&self.q << 1u32)))
+        big_to_u128(&round_weighted_sum(x, &self.exact_terms, &self.q))
     }
 }
 

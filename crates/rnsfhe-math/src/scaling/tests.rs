@@ -217,13 +217,7 @@ fn to_modulus_avx512_band_uses_fallback() {
     let t = 65537u64;
     let s = ScaleRoundToModulus::new(&q, &Modulus::new(t).unwrap()).unwrap();
     let sp = s.split.as_ref().unwrap();
-    let consts = crate::simd::SplitConsts {
-        a: &sp.a,
-        b: &sp.b,
-        fa: &sp.fa,
-        fb: &sp.fb,
-        eps: sp.eps,
-    };
+    let consts = sp.consts();
     let run = |xs: &[BigUint]| {
         let poly = poly_of(xs, &q);
         let calls = std::cell::Cell::new(0usize);
@@ -299,21 +293,26 @@ fn centered_inputs(q: &BigUint, qp: &BigUint, t: u64, rng: &mut ChaCha20Rng) -> 
     xs
 }
 
+/// [`check_to_base`] for each `t` on [`centered_inputs`] of `q ∪ p`.
+fn check_to_base_for(
+    q: &RnsBase,
+    p: &RnsBase,
+    ts: impl IntoIterator<Item = u64>,
+    rng: &mut ChaCha20Rng,
+) {
+    let qp = q.extend(p).unwrap();
+    for t in ts {
+        let xs = centered_inputs(q.product(), qp.product(), t, rng);
+        check_to_base(q, p, t, &xs);
+    }
+}
+
 #[test]
 fn to_base_matches_bigint() {
     let mut rng = ChaCha20Rng::seed_from_u64(23);
-    for bits in [30u32, 50, 60, 61] {
-        let primes = ntt_primes(bits, 64 + 65);
-        for k in [1usize, 2, 8, 40, 64] {
-            let q = RnsBase::new(&primes[..k]).unwrap();
-            let p = RnsBase::new(&primes[k..2 * k + 1]).unwrap();
-            let qp = q.extend(&p).unwrap();
-            for t in [2u64, 65537, 1 << 20, primes[0]] {
-                let xs = centered_inputs(q.product(), qp.product(), t, &mut rng);
-                check_to_base(&q, &p, t, &xs);
-            }
-        }
-    }
+    for_each_base_pair(|primes, q, p| {
+        check_to_base_for(&q, &p, [2u64, 65537, 1 << 20, primes[0]], &mut rng);
+    });
 }
 
 #[test]
@@ -335,20 +334,14 @@ fn to_base_mixed_and_even_moduli() {
     for (qv, pv) in cases {
         let q = RnsBase::new(&qv).unwrap();
         let p = RnsBase::new(&pv).unwrap();
-        let qp = q.extend(&p).unwrap();
-        for t in [0u64, 1, 3, 65537, u64::MAX] {
-            let xs = centered_inputs(q.product(), qp.product(), t, &mut rng);
-            check_to_base(&q, &p, t, &xs);
-        }
+        check_to_base_for(&q, &p, [0u64, 1, 3, 65537, u64::MAX], &mut rng);
     }
 }
 
 #[test]
 fn to_base_long_polynomial() {
     let mut rng = ChaCha20Rng::seed_from_u64(25);
-    let primes = ntt_primes(60, 17);
-    let q = RnsBase::new(&primes[..8]).unwrap();
-    let p = RnsBase::new(&primes[8..]).unwrap();
+    let (q, p) = bases_8_9();
     let qp = q.extend(&p).unwrap();
     let half = BigInt::from(qp.product() >> 1u32);
     let xs: Vec<BigInt> = (0..2 * TILE + 5)

@@ -6,7 +6,7 @@ use crate::base_conversion::{
 use crate::error::{check_shape, Result};
 use crate::poly::{Coeff, RnsPoly};
 use crate::rns_base::RnsBase;
-use crate::simd::Kernel;
+use crate::simd::{DotRows, Kernel};
 
 use super::rounder::{load_tile, WideRounder};
 
@@ -60,21 +60,31 @@ pub struct ScaleRoundToBase {
     theta30: Vec<[u64; 3]>,
 }
 
-impl ScaleRoundToBase {
-    /// Precomputes the integer and fractional parts of
-    /// `t·P·[(qP/q_i)^{-1}]_{q_i} / q_i` and `[t·(qP/p_j)^{-1}·P/p_j]_{p_j}`.
-    ///
-    /// `t` is any word (it need not be a valid [`Modulus`](crate::Modulus) nor coprime to
-    /// `q`). Errors when `q ∪ P` is not pairwise coprime. Uses big integers
-    /// once (`O(k·|P|)` reductions).
+/// The integer constants of the HPS scaling from `q ∪ P` to `P` by `t/q`
+/// (000 eq. 8), for [`ScaleRoundToBase`] and other backends: with
+/// `a_i = [(qP/q_i)^{-1}]_{q_i}` and `t·P·a_i = W_i·q_i + g_i`, the
+/// numerators `g_i` of the fractions `θ_i = g_i/q_i`, the rows
+/// `[W_0]_{p_j}, …, [W_{k−1}]_{p_j}` (`k = |q|` words per `p_j`), and
+/// `own_j = [t·P/p_j]_{p_j} · [(qP/p_j)^{-1}]_{p_j}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToBaseConstants {
+    /// `g_i < q_i`, one per modulus of `q`.
+    pub g: Vec<u64>,
+    /// `[W_i]_{p_j}`, row-major by `p_j`.
+    pub weights: Vec<u64>,
+    /// `own_j`, one per modulus of `P`.
+    pub own: Vec<u64>,
+}
+
+impl ToBaseConstants {
+    /// The constants for `q`, `P` and `t`; errors (as
+    /// [`ScaleRoundToBase::new`]) when `q ∪ P` is not a base.
     pub fn new(q: &RnsBase, p: &RnsBase, t: u64) -> Result<Self> {
         let qp = q.extend(p)?;
         let big_q = qp.product();
-        let big_p = p.product();
-        let t_p = big_p * t;
-        let k = q.len();
-        let mut g = Vec::with_capacity(k);
-        let mut w_big = Vec::with_capacity(k);
+        let t_p = p.product() * t;
+        let mut g = Vec::with_capacity(q.len());
+        let mut w_big = Vec::with_capacity(q.len());
         for m in q.moduli() {
             let a = m.inv(big_mod(&(big_q / m.value()), m.value()))?;
             // t·P·a_i = W_i·q_i + g_i.
@@ -83,7 +93,7 @@ impl ScaleRoundToBase {
             g.push(big_mod(&(num - &w * m.value()), m.value()));
             w_big.push(w);
         }
-        let mut weights = Vec::with_capacity(p.len() * k);
+        let mut weights = Vec::with_capacity(p.len() * q.len());
         let mut own = Vec::with_capacity(p.len());
         for m in p.moduli() {
             weights.extend(w_big.iter().map(|w| big_mod(w, m.value())));
@@ -91,6 +101,20 @@ impl ScaleRoundToBase {
             let t_phat = big_mod(&(&t_p / m.value()), m.value());
             own.push(m.mul(t_phat, b));
         }
+        Ok(Self { g, weights, own })
+    }
+}
+
+impl ScaleRoundToBase {
+    /// Precomputes the integer and fractional parts of
+    /// `t·P·[(qP/q_i)^{-1}]_{q_i} / q_i` and `[t·(qP/p_j)^{-1}·P/p_j]_{p_j}`.
+    ///
+    /// `t` is any word (it need not be a valid [`Modulus`](crate::Modulus) nor coprime to
+    /// `q`). Errors when `q ∪ P` is not pairwise coprime. Uses big integers
+    /// once (`O(k·|P|)` reductions).
+    pub fn new(q: &RnsBase, p: &RnsBase, t: u64) -> Result<Self> {
+        let ToBaseConstants { g, weights, own } = ToBaseConstants::new(q, p, t)?;
+        let k = q.len();
         let rounder = WideRounder::new(q, &g);
         let weights30 = if avx512_conv_ok(q, p) {
             p.moduli()
@@ -168,11 +192,7 @@ impl ScaleRoundToBase {
     /// `(2^45, 2^60)` and the CPU has AVX-512F/DQ; else
     /// [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        if self.weights30.is_empty() {
-            Kernel::Portable
-        } else {
-            Kernel::Avx512
-        }
+        Kernel::avx512_if(!self.weights30.is_empty())
     }
 
     /// Whether [`ScaleRoundToBase::apply_with`] accepts `kernel`:
@@ -193,11 +213,11 @@ impl ScaleRoundToBase {
         x_p: &RnsPoly<Coeff>,
         out_p: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        if !self.supports(kernel) {
-            return Err(crate::MathError::InvalidParameter(format!(
-                "ScaleRoundToBase kernel {kernel:?} is not available for these bases on this CPU"
-            )));
-        }
+        kernel.require(
+            self.supports(kernel),
+            "ScaleRoundToBase",
+            " for these bases",
+        )?;
         match kernel {
             Kernel::Avx512 => self.apply_avx512(x_q, x_p, out_p),
             _ => self.apply_portable(x_q, x_p, out_p),
@@ -336,16 +356,8 @@ impl ScaleRoundToBase {
                     Some(true) => {
                         let init = Some(&r_lo[..len]);
                         let w30 = &w30[..terms];
-                        if !crate::simd::conv_dot_rows(
-                            m.value(),
-                            inv,
-                            &y0,
-                            &y1,
-                            TILE,
-                            w30,
-                            init,
-                            out,
-                        ) {
+                        let rows = DotRows::new(m.value(), inv, (&y0, &y1), TILE, w30, init);
+                        if !crate::simd::conv_dot_rows(rows, out) {
                             return self.apply_portable(x_q, x_p, out_p);
                         }
                     }
@@ -412,28 +424,9 @@ impl ScaleRoundToBase {
         if n == 0 {
             return Ok(());
         }
-        let k = self.k;
-        let mut tile = vec![0u64; TILE * k];
-        let mut rounded = vec![0u128; TILE];
+        let mut tile = vec![0u64; TILE * self.k];
         for start in (0..n).step_by(TILE) {
-            let len = TILE.min(n - start);
-            load_tile(x_q.data(), n, k, start, len, &mut tile);
-            for (r, xc) in rounded.iter_mut().zip(tile.chunks_exact(k)).take(len) {
-                *r = self.rounder.round(xc);
-            }
-            let rows = out_p
-                .data_mut()
-                .chunks_exact_mut(n)
-                .zip(x_p.data().chunks_exact(n))
-                .zip(self.p.moduli())
-                .zip(self.weights.chunks_exact(k).zip(&self.own));
-            for (((out_row, xp_row), m), (w, &own)) in rows {
-                let xp = &xp_row[start..start + len];
-                // r < k·2^61 and x_j·own < 2^122: the seed stays below 2^127.
-                let init = |c: usize| rounded[c] + xp[c] as u128 * own as u128;
-                let out = &mut out_row[start..start + len];
-                dot_tile_with(m, out, &tile[..len * k], w, self.block, init);
-            }
+            self.portable_tile(x_q, x_p, out_p, start, TILE.min(n - start), &mut tile);
         }
         Ok(())
     }

@@ -64,6 +64,17 @@ impl SplitRounding {
     /// Most limbs, for the accumulator bound above.
     const MAX_K: usize = 64;
 
+    /// The borrowed form the vector kernel takes.
+    pub(super) fn consts(&self) -> crate::simd::SplitConsts<'_> {
+        crate::simd::SplitConsts {
+            a: &self.a,
+            b: &self.b,
+            fa: &self.fa,
+            fb: &self.fb,
+            eps: self.eps,
+        }
+    }
+
     /// `⌊num·2^64/q⌋·2^-64` in `f64` for `num < q`.
     fn fraction(num: u64, q: u64) -> f64 {
         let fixed = ((num as u128) << 64) / q as u128;
@@ -136,11 +147,7 @@ impl ScaleRoundToModulus {
     /// `t < 2^26`, every `q_i < 2^60`, `k ≤ 64` and the CPU has
     /// AVX-512F/DQ; else [`Kernel::Portable`].
     pub fn kernel(&self) -> Kernel {
-        if self.split.is_some() && crate::simd::avx512_available() {
-            Kernel::Avx512
-        } else {
-            Kernel::Portable
-        }
+        Kernel::avx512_if(self.split.is_some() && crate::simd::avx512_available())
     }
 
     /// Whether [`ScaleRoundToModulus::apply_with`] accepts `kernel` here
@@ -195,11 +202,11 @@ impl ScaleRoundToModulus {
     /// kernel errors with [`crate::MathError::InvalidParameter`] unless it
     /// is [`ScaleRoundToModulus::kernel`].
     pub fn apply_with(&self, kernel: Kernel, x: &RnsPoly<Coeff>, out: &mut [u64]) -> Result<()> {
-        if !self.supports(kernel) {
-            return Err(crate::MathError::InvalidParameter(format!(
-                "ScaleRoundToModulus kernel {kernel:?} is not available for these moduli on this CPU"
-            )));
-        }
+        kernel.require(
+            self.supports(kernel),
+            "ScaleRoundToModulus",
+            " for these moduli",
+        )?;
         check_shape("input limb count", self.k, x.limbs())?;
         check_shape("output length", x.n(), out.len())?;
         let n = x.n();
@@ -209,13 +216,7 @@ impl ScaleRoundToModulus {
         let k = self.k;
         let mut done = 0;
         if let (Kernel::Avx512, Some(sp)) = (kernel, &self.split) {
-            let consts = crate::simd::SplitConsts {
-                a: &sp.a,
-                b: &sp.b,
-                fa: &sp.fa,
-                fb: &sp.fb,
-                eps: sp.eps,
-            };
+            let consts = sp.consts();
             let data = x.data();
             done = crate::simd::scale_round_small_t(data, n, &consts, &self.t, out, |c| {
                 self.exact_at(data, n, c)

@@ -41,6 +41,7 @@
 use core::arch::x86_64::*;
 
 use super::base_conv_ifma::{load_lanes, store_lanes};
+use super::layout::DotRows;
 use super::ntt_avx512::mulhi64;
 use crate::modulus::Modulus;
 
@@ -215,26 +216,21 @@ fn load_group(buf: &[u64], off: usize) -> [__m512i; GROUP] {
     }
 }
 
-/// `out[c] = (init[c] + Σ_t y_t[c]·w_t) mod p` for `c < out.len()`, where
-/// term `t` has the 30-bit halves `y0[t·stride + c]`, `y1[t·stride + c]`
-/// (both below 2^30, i.e. `y_t < 2^60`) and the split weight `w[t]`
-/// (`crate::base_conversion::split_weight`; `w_t < p`), `init` (if any)
-/// holds words below 2^64, and `p ∈ (2^45, 2^60)` with
-/// `inv_p = 1.0 / (p as f64)`. Output in `[0, p)`: the canonical residue,
-/// as the portable inner product. Missing input words (rows shorter than
-/// `out`) read as zero.
-#[allow(clippy::too_many_arguments)]
+/// `out[c] = (init[c] + Σ_t y_t[c]·w_t) mod p` for `c < out.len()` with
+/// the operands of [`DotRows`] (`y_t < 2^60` from its halves). Output in
+/// `[0, p)`: the canonical residue, as the portable inner product. Missing
+/// input words (rows shorter than `out`) read as zero.
 #[target_feature(enable = "avx512f,avx512dq")]
-pub(crate) fn dot_rows(
-    p: u64,
-    inv_p: f64,
-    y0: &[u64],
-    y1: &[u64],
-    stride: usize,
-    w: &[[u64; 4]],
-    init: Option<&[u64]>,
-    out: &mut [u64],
-) {
+pub(crate) fn dot_rows(rows: DotRows<'_>, out: &mut [u64]) {
+    let DotRows {
+        p,
+        inv_p,
+        y0,
+        y1,
+        stride,
+        w,
+        init,
+    } = rows;
     let pv = _mm512_set1_epi64(p as i64);
     let inv = _mm512_set1_pd(inv_p);
     let mask30 = _mm512_set1_epi64(MASK30 as i64);

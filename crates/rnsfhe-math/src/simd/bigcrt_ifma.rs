@@ -34,30 +34,15 @@
 //! The results are exact integers, so they equal the portable code's word
 //! for word.
 
+use super::lanes::{load, store};
 use core::arch::x86_64::*;
 
 use super::{
-    crt_scratch_len, icrt_scratch_len, CrtPrime, IcrtPrime, BIGCRT_SUB as SUB, CRT_MAX_DIGITS,
+    crt_scratch_len, icrt_scratch_len, CrtTables, IcrtTables, BIGCRT_SUB as SUB, CRT_MAX_DIGITS,
     ICRT_BLOCK,
 };
 
 const MASK52: u64 = (1 << 52) - 1;
-
-/// Loads 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn load(s: &[u64; 8]) -> __m512i {
-    // SAFETY: `s` refers to 8 initialised words (64 bytes); unaligned load.
-    unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
-}
-
-/// Stores 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn store(s: &mut [u64; 8], v: __m512i) {
-    // SAFETY: `s` is an exclusive reference to 8 words; unaligned store.
-    unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
-}
 
 /// Broadcast of one word.
 #[inline]
@@ -93,8 +78,8 @@ fn reduce_shoup(y: __m512i, ones: __m512i, neg_p: __m512i) -> __m512i {
 /// block, with 48-bit digits: coefficient `c` has the `w` words
 /// `input[c·w..(c+1)·w]` (a value below `2^{48·digits}`), and `rows[i][c]`
 /// receives `[x_c]_{p_i}` in `[0, p_i)`, where `len` is the shortest row.
-/// `pows` holds, row `i` at `i·stride`, `[2^{48j}]_{p_i}` for
-/// `j < digits ≤ stride`; `scratch` holds at least [`crt_scratch_len`]
+/// `tables` has the digit count and the powers ([`CrtTables`]); `scratch`
+/// holds at least [`crt_scratch_len`]
 /// words. Rows, primes and table rows are zipped (the shortest count
 /// wins). Requires every `p_i < 2^50` and `digits ≤` [`CRT_MAX_DIGITS`]
 /// (otherwise nothing is done).
@@ -103,18 +88,20 @@ fn reduce_shoup(y: __m512i, ones: __m512i, neg_p: __m512i) -> __m512i {
 /// `L = Σ lo52(d_j·w_j) < D·2^52` and `H = Σ hi52(d_j·w_j) < D·2^46` give
 /// `x ≡ (L mod 2^52) + M·[2^52]_p` with `M = H + ⌊L/2^52⌋ < 2^52`: two
 /// 52-bit Shoup reductions and two conditional subtractions, no division.
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(crate) fn crt(
     input: &[u64],
     w: usize,
-    digits: usize,
-    pows: &[u64],
-    stride: usize,
-    primes: &[CrtPrime],
+    tables: CrtTables<'_>,
     rows: &mut [&mut [u64]],
     scratch: &mut [u64],
 ) {
+    let CrtTables {
+        digits,
+        pows,
+        stride,
+        primes,
+    } = tables;
     if w == 0 || digits == 0 || digits > CRT_MAX_DIGITS || stride < digits {
         return;
     }
@@ -216,23 +203,23 @@ pub(crate) fn crt(
 /// is the representative of the residues in `(−P/4, P/4)` (the caller
 /// guarantees it exists).
 ///
-/// `table` row `i < k` (at `i·stride`) holds the 52-bit digits of
-/// `q̂_i mod 2^{52·stride}` and row `k` those of `(−P) mod 2^{52·stride}`;
-/// `stride` is a multiple of [`ICRT_BLOCK`] with `52·stride ≥ out_bits`
+/// `tables` as in [`IcrtTables`]; its `stride` is a multiple of [`ICRT_BLOCK`] with `52·stride ≥ out_bits`
 /// (digits past `⌈out_bits/52⌉` zero). `scratch` holds
 /// [`icrt_scratch_len`] words. Requires every `p_i < 2^50` and `k < 2^11`.
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
 pub(crate) fn icrt(
     rows: &[&[u64]],
-    primes: &[IcrtPrime],
-    table: &[u64],
-    stride: usize,
-    out_bits: u32,
+    tables: IcrtTables<'_>,
     w_out: usize,
     out: &mut [u64],
     scratch: &mut [u64],
 ) {
+    let IcrtTables {
+        primes,
+        table,
+        stride,
+        out_bits,
+    } = tables;
     let k = rows.len().min(primes.len());
     if w_out == 0
         || stride == 0

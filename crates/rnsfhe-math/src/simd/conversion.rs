@@ -2,54 +2,31 @@
 //! kernels.
 //!
 //! Each checks at run time the CPU features its kernel is compiled for and
-//! returns `false`/`None` when it did nothing (the rules are spelled out at
-//! the top of `ring_ops.rs`).
+//! returns `false`/`None` when it did nothing (the rules are spelled out in
+//! `entry.rs`).
 
 use super::detect::{avx512_available, ifma_available};
-use super::layout::SplitConsts;
+use super::entry::simd_entry;
+use super::layout::{DotRows, SplitConsts};
+use crate::special_moduli::first_pass::FirstPassRow;
 
 #[cfg(target_arch = "x86_64")]
 use super::{base_conv_avx512, base_conv_ifma, scale_avx512, special_avx512};
 
-/// First pass of `FastBaseConv_I` with IFMA52 (`out[c] = x[c]·w mod q`,
-/// same words as `Modulus::mul_shoup`); `false` if the CPU lacks IFMA52.
-/// Correct for `q < 2^50`.
-pub(crate) fn base_conv_shoup_row(
-    m: &crate::Modulus,
-    x: &[u64],
-    w: u64,
-    ws: u64,
-    out: &mut [u64],
-) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if ifma_available() {
-        // SAFETY: AVX-512F and IFMA52 checked just now.
-        unsafe { base_conv_ifma::shoup_row(m, x, w, ws, out) };
-        return true;
-    }
-    let _ = (m, x, w, ws, out);
-    false
+simd_entry! {
+    /// First pass of `FastBaseConv_I` with IFMA52 (`out[c] = x[c]·w mod q`,
+    /// same words as `Modulus::mul_shoup`); `false` if the CPU lacks IFMA52.
+    /// Correct for `q < 2^50`.
+    fn base_conv_shoup_row(m: &crate::Modulus, x: &[u64], w: u64, ws: u64, out: &mut [u64]) -> bool
+    where ifma_available() => base_conv_ifma::shoup_row
 }
 
-/// Inner products of `FastBaseConv_I` with IFMA52 (see
-/// `base_conv_ifma::dot_rows`); `false` if the CPU lacks IFMA52. Correct
-/// for `y` rows below 2^50 and `w < p < 2^50`.
-pub(crate) fn base_conv_dot_rows(
-    p: u64,
-    y: &[u64],
-    stride: usize,
-    w: &[u64],
-    ws: &[u64],
-    out: &mut [u64],
-) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if ifma_available() {
-        // SAFETY: AVX-512F and IFMA52 checked just now.
-        unsafe { base_conv_ifma::dot_rows(p, y, stride, w, ws, out) };
-        return true;
-    }
-    let _ = (p, y, stride, w, ws, out);
-    false
+simd_entry! {
+    /// Inner products of `FastBaseConv_I` with IFMA52 (see
+    /// `base_conv_ifma::dot_rows`); `false` if the CPU lacks IFMA52. Correct
+    /// for `y` rows below 2^50 and `w < p < 2^50`.
+    fn base_conv_dot_rows(p: u64, y: &[u64], stride: usize, w: &[u64], ws: &[u64], out: &mut [u64]) -> bool
+    where ifma_available() => base_conv_ifma::dot_rows
 }
 
 /// `⌊t·x/q⌉ mod t` for the first `n − n mod 8` coefficients with
@@ -88,136 +65,75 @@ pub(crate) fn avx512_conv_modulus_ok(p: u64) -> bool {
 }
 
 /// The first pass of a conversion from a special moduli base for one row
-/// and tile, compiled with AVX-512F/DQ (`special_avx512::first_pass_row`,
-/// the body of `special_moduli::conversion::first_pass_row_body`
-/// vectorised by LLVM): `false` (nothing written) if the CPU lacks the
-/// features or SIMD is switched off, else `true` with the words of the
-/// portable body.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn special_first_pass<const SUM: bool>(
-    m: &crate::special_moduli::SpecialModulus,
-    f: crate::special_moduli::ShiftFactor,
-    inv: f64,
-    src: &[u64],
-    tmp: &mut [u64],
-    y0: &mut [u64],
-    y1: &mut [u64],
-    flag: &mut [u64],
-    s: &mut [f64],
-) -> bool {
+/// and tile (`special_moduli::first_pass::first_pass_row_body`): compiled
+/// with AVX-512F/DQ (`special_avx512::first_pass_row`, vectorised by LLVM)
+/// when the CPU has them and SIMD is not switched off, else the portable
+/// build of the same body; the words are the same.
+pub(crate) fn special_first_pass<const SUM: bool>(row: FirstPassRow<'_>) {
     #[cfg(target_arch = "x86_64")]
     if avx512_available() {
         // SAFETY: AVX-512F and DQ checked just now; the callee is safe Rust
         // compiled with those features enabled.
-        unsafe { special_avx512::first_pass_row::<SUM>(m, f, inv, src, tmp, y0, y1, flag, s) };
-        return true;
+        unsafe { special_avx512::first_pass_row::<SUM>(row) };
+        return;
     }
-    let _ = (m, f, inv, src, tmp, y0, y1, flag, s);
-    false
+    row.run::<SUM>();
 }
 
-/// The overflow estimates of the exact conversion from a special base for
-/// one tile, compiled with AVX-512F/DQ (`special_avx512::overflow_row`,
-/// the vectorised `special_moduli::conversion::overflow_row_body`):
-/// `false` (nothing written) without the features, else `true` with the
-/// words of the portable body.
-pub(crate) fn special_overflow_row(s: &[f64], lo: f64, hi: f64, v: &mut [u64]) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if avx512_available() {
-        // SAFETY: AVX-512F and DQ checked just now; the callee is safe Rust
-        // compiled with those features enabled.
-        unsafe { special_avx512::overflow_row(s, lo, hi, v) };
-        return true;
-    }
-    let _ = (s, lo, hi, v);
-    false
+simd_entry! {
+    /// The overflow estimates of the exact conversion from a special base for
+    /// one tile, compiled with AVX-512F/DQ (`special_avx512::overflow_row`,
+    /// the vectorised `special_moduli::first_pass::overflow_row_body`):
+    /// `false` (nothing written) without the features, else `true` with the
+    /// words of the portable body.
+    fn special_overflow_row(s: &[f64], lo: f64, hi: f64, v: &mut [u64]) -> bool
+    where avx512_available() => special_avx512::overflow_row
 }
 
-/// First pass of a conversion with AVX-512F/DQ (see
-/// `base_conv_avx512::shoup_split_tile`): `None` if the CPU lacks the
-/// features, else the mask of coefficients in the ambiguous band (0
-/// without `SUM`). Correct for source moduli below 2^60 and
-/// `len ≤ stride`, `stride` a multiple of 8.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn conv_shoup_split_tile<const SUM: bool>(
-    input: &[u64],
-    n: usize,
-    start: usize,
-    len: usize,
-    consts: &[(crate::Modulus, u64, u64, f64)],
-    band: (f64, f64),
-    y0: &mut [u64],
-    y1: &mut [u64],
-    stride: usize,
-) -> Option<u128> {
-    #[cfg(target_arch = "x86_64")]
-    if avx512_available() {
-        // SAFETY: AVX-512F and DQ checked just now.
-        return Some(unsafe {
-            base_conv_avx512::shoup_split_tile::<SUM>(
-                input, n, start, len, consts, band, y0, y1, stride,
-            )
-        });
-    }
-    let _ = (input, n, start, len, consts, band, y0, y1, stride);
-    None
+simd_entry! {
+    /// First pass of a conversion with AVX-512F/DQ (see
+    /// `base_conv_avx512::shoup_split_tile`): `None` if the CPU lacks the
+    /// features, else the mask of coefficients in the ambiguous band (0
+    /// without `SUM`). Correct for source moduli below 2^60 and
+    /// `len ≤ stride`, `stride` a multiple of 8.
+    #[allow(clippy::too_many_arguments)]
+    fn conv_shoup_split_tile[const SUM: bool](
+        input: &[u64],
+        n: usize,
+        start: usize,
+        len: usize,
+        consts: &[(crate::Modulus, u64, u64, f64)],
+        band: (f64, f64),
+        y0: &mut [u64],
+        y1: &mut [u64],
+        stride: usize,
+    ) -> Option<u128>
+    where avx512_available() => base_conv_avx512::shoup_split_tile::<SUM>
 }
 
-/// Splits a row into 30-bit halves with AVX-512F (see
-/// `base_conv_avx512::split_row`): `None` if the CPU lacks AVX-512F/DQ,
-/// else whether every word was below 2^60.
-pub(crate) fn conv_split_row(src: &[u64], y0: &mut [u64], y1: &mut [u64]) -> Option<bool> {
-    #[cfg(target_arch = "x86_64")]
-    if avx512_available() {
-        // SAFETY: AVX-512F (and DQ) checked just now.
-        return Some(unsafe { base_conv_avx512::split_row(src, y0, y1) });
-    }
-    let _ = (src, y0, y1);
-    None
+simd_entry! {
+    /// Splits a row into 30-bit halves with AVX-512F (see
+    /// `base_conv_avx512::split_row`): `None` if the CPU lacks AVX-512F/DQ,
+    /// else whether every word was below 2^60.
+    fn conv_split_row(src: &[u64], y0: &mut [u64], y1: &mut [u64]) -> Option<bool>
+    where avx512_available() => base_conv_avx512::split_row
 }
 
-/// Inner products of the conversions and the scaler with AVX-512F/DQ (see
-/// `base_conv_avx512::dot_rows`); `false` if the CPU lacks the features.
-/// Correct for halves below 2^30, split weights of `w < p` and
-/// [`avx512_conv_modulus_ok`]`(p)`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn conv_dot_rows(
-    p: u64,
-    inv_p: f64,
-    y0: &[u64],
-    y1: &[u64],
-    stride: usize,
-    w: &[[u64; 4]],
-    init: Option<&[u64]>,
-    out: &mut [u64],
-) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if avx512_available() {
-        // SAFETY: AVX-512F and DQ checked just now.
-        unsafe { base_conv_avx512::dot_rows(p, inv_p, y0, y1, stride, w, init, out) };
-        return true;
-    }
-    let _ = (p, inv_p, y0, y1, stride, w, init, out);
-    false
+simd_entry! {
+    /// Inner products of the conversions and the scaler with AVX-512F/DQ (see
+    /// `base_conv_avx512::dot_rows`); `false` if the CPU lacks the features.
+    /// Correct for halves below 2^30, split weights of `w < p` and
+    /// [`avx512_conv_modulus_ok`]`(p)`.
+    fn conv_dot_rows(rows: DotRows<'_>, out: &mut [u64]) -> bool
+    where avx512_available() => base_conv_avx512::dot_rows
 }
 
-/// The shared rounding of the HPS scaler with AVX-512F/DQ (see
-/// `base_conv_avx512::round_rows`): `None` if the CPU lacks the features
-/// or `theta` has more than 15 terms, else the mask of coefficients left
-/// to the scalar rounder. Correct for halves below 2^30 and 30-bit
-/// fraction limbs.
-pub(crate) fn conv_round_rows(
-    y0: &[u64],
-    y1: &[u64],
-    stride: usize,
-    theta: &[[u64; 3]],
-    out: &mut [u64],
-) -> Option<u128> {
-    #[cfg(target_arch = "x86_64")]
-    if avx512_available() && theta.len() <= base_conv_avx512::ROUND_MAX_TERMS {
-        // SAFETY: AVX-512F and DQ checked just now.
-        return Some(unsafe { base_conv_avx512::round_rows(y0, y1, stride, theta, out) });
-    }
-    let _ = (y0, y1, stride, theta, out);
-    None
+simd_entry! {
+    /// The shared rounding of the HPS scaler with AVX-512F/DQ (see
+    /// `base_conv_avx512::round_rows`): `None` if the CPU lacks the features
+    /// or `theta` has more than 15 terms, else the mask of coefficients left
+    /// to the scalar rounder. Correct for halves below 2^30 and 30-bit
+    /// fraction limbs.
+    fn conv_round_rows(y0: &[u64], y1: &[u64], stride: usize, theta: &[[u64; 3]], out: &mut [u64]) -> Option<u128>
+    where avx512_available() && theta.len() <= base_conv_avx512::ROUND_MAX_TERMS => base_conv_avx512::round_rows
 }

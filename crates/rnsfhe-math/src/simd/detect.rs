@@ -33,6 +33,48 @@ impl Kernel {
         }
     }
 
+    /// [`Kernel::Avx512`] when `vectorised` (the caller built its AVX-512
+    /// tables, which it does only where the CPU and the moduli allow it),
+    /// else [`Kernel::Portable`].
+    #[inline]
+    pub(crate) fn avx512_if(vectorised: bool) -> Kernel {
+        if vectorised {
+            Kernel::Avx512
+        } else {
+            Kernel::Portable
+        }
+    }
+
+    /// `Ok` when `supported`, else the [`crate::MathError::InvalidParameter`]
+    /// "`what` kernel `self` is not available`scope` on this CPU" (`scope`
+    /// e.g. `" for these bases"`, or empty).
+    pub(crate) fn require(self, supported: bool, what: &str, scope: &str) -> crate::Result<()> {
+        if supported {
+            Ok(())
+        } else {
+            Err(crate::MathError::InvalidParameter(format!(
+                "{what} kernel {self:?} is not available{scope} on this CPU"
+            )))
+        }
+    }
+
+    /// [`Kernel::require`] for code with a portable and an AVX-512 path:
+    /// [`Kernel::Portable`] always passes, [`Kernel::Avx512`] where
+    /// `avx512`, anything else errors.
+    pub(crate) fn require_portable_or_avx512(
+        self,
+        avx512: bool,
+        what: &str,
+        scope: &str,
+    ) -> crate::Result<()> {
+        let supported = match self {
+            Kernel::Portable => true,
+            Kernel::Avx512 => avx512,
+            _ => false,
+        };
+        self.require(supported, what, scope)
+    }
+
     /// Whether this CPU can run the kernel at all (ignoring the modulus).
     pub fn cpu_supported(self) -> bool {
         match self {
@@ -84,18 +126,28 @@ fn avx512_allowed() -> bool {
     simd_level() == SimdLevel::Auto
 }
 
+/// `$allowed` and every CPU feature `$feat` detected, on x86-64; `false`
+/// elsewhere.
+macro_rules! x86_features {
+    ($allowed:expr, $($feat:tt),+) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            $allowed $(&& std::arch::is_x86_feature_detected!($feat))+
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            // Not evaluated: only keeps the level helpers in use.
+            let _ = || $allowed;
+            false
+        }
+    }};
+}
+
 /// Whether the CPU supports AVX2 and SIMD was not switched off
 /// ([`simd_disabled`]; `RNSFHE_SIMD=avx2` keeps it).
 #[inline]
 pub fn avx2_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        simd_level() >= SimdLevel::Avx2 && std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    x86_features!(simd_level() >= SimdLevel::Avx2, "avx2")
 }
 
 /// Whether the CPU supports AVX-512F and AVX-512 IFMA52 (and SIMD was not
@@ -103,32 +155,14 @@ pub fn avx2_available() -> bool {
 /// result, so this costs two atomic loads.
 #[inline]
 pub fn ifma_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        avx512_allowed()
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512ifma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    x86_features!(avx512_allowed(), "avx512f", "avx512ifma")
 }
 
 /// Whether the CPU supports AVX-512F and AVX-512DQ and SIMD was not
 /// switched off (cached like [`ifma_available`]).
 #[inline]
 pub fn avx512_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        avx512_allowed()
-            && std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512dq")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    x86_features!(avx512_allowed(), "avx512f", "avx512dq")
 }
 
 /// Whether the IFMA kernels are correct for modulus `p` (`p < 2^50`).

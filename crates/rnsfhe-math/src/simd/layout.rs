@@ -24,6 +24,31 @@ pub(crate) struct IcrtPrime {
     pub(crate) w_shoup: u64,
 }
 
+/// The tables of the IFMA CRT of one multiplier (`bigcrt_ifma::crt`):
+/// `digits` 48-bit digits per coefficient, `pows` with `[2^{48j}]_{p_i}`
+/// for `j < digits ≤ stride` in row `i` (at `i·stride`), and the primes'
+/// constants.
+#[derive(Clone, Copy)]
+pub(crate) struct CrtTables<'a> {
+    pub(crate) digits: usize,
+    pub(crate) pows: &'a [u64],
+    pub(crate) stride: usize,
+    pub(crate) primes: &'a [CrtPrime],
+}
+
+/// The tables of the IFMA inverse CRT of one multiplier
+/// (`bigcrt_ifma::icrt`): the primes' constants; `table`, whose row `i < k`
+/// (at `i·stride`) holds the 52-bit digits of `q̂_i mod 2^{52·stride}` and
+/// row `k` those of `(−P) mod 2^{52·stride}`; and the output width
+/// `out_bits`.
+#[derive(Clone, Copy)]
+pub(crate) struct IcrtTables<'a> {
+    pub(crate) primes: &'a [IcrtPrime],
+    pub(crate) table: &'a [u64],
+    pub(crate) stride: usize,
+    pub(crate) out_bits: u32,
+}
+
 /// Digit columns the IFMA inverse CRT accumulates in registers at once;
 /// its table's row stride must be a multiple of it.
 pub(crate) const ICRT_BLOCK: usize = 12;
@@ -60,6 +85,45 @@ pub(crate) struct SmMrqRow {
     pub(crate) w2s: u64,
     pub(crate) qb: u64,
     pub(crate) half: u64,
+}
+
+/// The operands of one AVX-512F inner product of the base conversions and
+/// the HPS scaler (`base_conv_avx512::dot_rows`): the output modulus
+/// `p ∈ (2^45, 2^60)` and `inv_p = 1.0 / (p as f64)`; term `t`'s 30-bit
+/// halves `y0[t·stride + c]`, `y1[t·stride + c]` (both below 2^30) and
+/// split weight `w[t]` (`crate::base_conversion::split_weight` of a
+/// `w_t < p`); and start words `init` below 2^64, if any.
+#[derive(Clone, Copy)]
+pub(crate) struct DotRows<'a> {
+    pub(crate) p: u64,
+    pub(crate) inv_p: f64,
+    pub(crate) y0: &'a [u64],
+    pub(crate) y1: &'a [u64],
+    pub(crate) stride: usize,
+    pub(crate) w: &'a [[u64; 4]],
+    pub(crate) init: Option<&'a [u64]>,
+}
+
+impl<'a> DotRows<'a> {
+    /// The operands in order (`y` the two halves).
+    pub(crate) fn new(
+        p: u64,
+        inv_p: f64,
+        (y0, y1): (&'a [u64], &'a [u64]),
+        stride: usize,
+        w: &'a [[u64; 4]],
+        init: Option<&'a [u64]>,
+    ) -> Self {
+        Self {
+            p,
+            inv_p,
+            y0,
+            y1,
+            stride,
+            w,
+            init,
+        }
+    }
 }
 
 /// Per-limb constants of the split form of eq. 6 (see

@@ -65,32 +65,35 @@
 //! unaligned vector loads and stores through references to `[u64; 8]` (or
 //! masked to the words of a slice).
 
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod base_conv_avx512;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod base_conv_ifma;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod bigcrt_ifma;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ntt_avx2;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ntt_avx512;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ntt_common;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod ntt_ifma;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod pointwise_avx512;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod pointwise_ifma;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod scale_avx512;
-#[cfg(target_arch = "x86_64")]
-pub(crate) mod special_avx512;
+/// Declares the kernel modules, which exist on x86-64 only.
+macro_rules! x86_modules {
+    ($($vis:vis mod $name:ident;)*) => {
+        $(
+            #[cfg(target_arch = "x86_64")]
+            $vis mod $name;
+        )*
+    };
+}
+
+x86_modules! {
+    pub(crate) mod base_conv_avx512;
+    pub(crate) mod base_conv_ifma;
+    pub(crate) mod bigcrt_ifma;
+    mod lanes;
+    pub(crate) mod ntt_avx2;
+    pub(crate) mod ntt_avx512;
+    pub(crate) mod ntt_common;
+    pub(crate) mod ntt_ifma;
+    pub(crate) mod pointwise_avx512;
+    pub(crate) mod pointwise_ifma;
+    pub(crate) mod scale_avx512;
+    pub(crate) mod special_avx512;
+}
 
 mod big_crt;
 mod conversion;
 mod detect;
+mod entry;
 mod layout;
 mod ring_ops;
 
@@ -105,8 +108,8 @@ pub use detect::{
     avx2_available, avx512_available, ifma_available, simd_disabled, Kernel, IFMA_MAX_BITS,
 };
 pub(crate) use layout::{
-    crt_scratch_len, icrt_scratch_len, CrtPrime, IcrtPrime, SmMrqRow, SplitConsts, BIGCRT_SUB,
-    CRT_MAX_DIGITS, ICRT_BLOCK,
+    crt_scratch_len, icrt_scratch_len, CrtPrime, CrtTables, DotRows, IcrtPrime, IcrtTables,
+    SmMrqRow, SplitConsts, BIGCRT_SUB, CRT_MAX_DIGITS, ICRT_BLOCK,
 };
 pub(crate) use ring_ops::{
     karatsuba_rows, karatsuba_rows_into, ntt_backward, ntt_forward, pointwise_add,

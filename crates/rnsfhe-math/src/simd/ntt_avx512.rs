@@ -32,30 +32,16 @@ impl Consts {
     }
 }
 
-/// `⌊a·b / 2^64⌋` lane-wise, exactly.
-#[inline]
-#[target_feature(enable = "avx512f")]
-pub(super) fn mulhi64(a: __m512i, b: __m512i) -> __m512i {
-    // The high halves are moved into the low halves with a 32-bit lane swap
-    // rather than a shift: with shifts, LLVM recognises the whole function
-    // as a 64×64→128 high product and "optimises" it into eight scalar
-    // `mul`s with lane extracts and inserts (2-3× slower than this).
-    let a_hi = _mm512_shuffle_epi32::<0b10_11_00_01>(a);
-    let b_hi = _mm512_shuffle_epi32::<0b10_11_00_01>(b);
-    // vpmuludq multiplies the low 32 bits of each lane.
-    let ll = _mm512_mul_epu32(a, b);
-    let lh = _mm512_mul_epu32(a, b_hi);
-    let hl = _mm512_mul_epu32(a_hi, b);
-    let hh = _mm512_mul_epu32(a_hi, b_hi);
-    // lh + (ll >> 32) ≤ (2^32 − 1)^2 + 2^32 − 1 < 2^64: no overflow; same
-    // for hl + low32(t).
-    let t = _mm512_add_epi64(lh, _mm512_srli_epi64::<32>(ll));
-    let u = _mm512_add_epi64(hl, _mm512_and_si512(t, _mm512_set1_epi64(0xFFFF_FFFF)));
-    _mm512_add_epi64(
-        _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(t)),
-        _mm512_srli_epi64::<32>(u),
-    )
-}
+super::ntt_common::mulhi64_emulated!(
+    pub(super) fn mulhi64(__m512i),
+    "avx512f",
+    _mm512_shuffle_epi32,
+    _mm512_mul_epu32,
+    _mm512_add_epi64,
+    _mm512_srli_epi64,
+    _mm512_and_si512,
+    _mm512_set1_epi64
+);
 
 /// `y·w mod p` in `[0, 2p)` for any `y`, `w < p`, `ws = ⌊w·2^64/p⌋`
 /// (Shoup; the portable `mul_shoup_lazy`).

@@ -22,36 +22,6 @@ use core::arch::x86_64::*;
 
 use crate::twiddle::Twiddle;
 
-/// Loads 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-pub(super) fn load(s: &[u64; 8]) -> __m512i {
-    // SAFETY: `s` refers to 8 initialised words (64 bytes); unaligned load.
-    unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
-}
-
-/// Stores 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-pub(super) fn store(s: &mut [u64; 8], v: __m512i) {
-    // SAFETY: `s` is an exclusive reference to 8 words; unaligned store.
-    unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
-}
-
-/// The 8-word vectors of `a` (`a.len()` is a multiple of 8 wherever this
-/// is used, so nothing is left over).
-#[inline(always)]
-pub(super) fn vecs(a: &mut [u64]) -> &mut [[u64; 8]] {
-    a.as_chunks_mut::<8>().0
-}
-
-/// `min(x, x − m)` as unsigned words: `x mod m` for `x ∈ [0, 2m)`, `m < 2^63`.
-#[inline]
-#[target_feature(enable = "avx512f")]
-pub(super) fn csub(x: __m512i, m: __m512i) -> __m512i {
-    _mm512_min_epu64(x, _mm512_sub_epi64(x, m))
-}
-
 /// Index vector from 8 lane indices.
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -210,65 +180,111 @@ impl SmallStages {
     }
 }
 
-/// Expands to `forward` and `backward` kernels for the target features
-/// `$feat`, using the invoking module's `Consts` (with `new(p)`, fields
-/// `p` and `two_p`), `mul_shoup(y, w, ws, &c)` (lazy `y·w mod p` in
-/// `[0, 2p)` for every `y < 4p`), and `prep(ws)` / `prep_word(ws)`, which
-/// turn the table's 64-bit Shoup words into the kernel's (vector / scalar).
-macro_rules! ntt_kernels {
-    ($feat:literal) => {
-        use $crate::error::Result;
-        use $crate::simd::ntt_common::{csub, load, store, vecs, SmallStages};
-        use $crate::twiddle::{stage, Twiddle};
+/// Expands to `$vis fn mulhi64(a: $v, b: $v)`: `⌊a·b / 2^64⌋` lane-wise, exactly,
+/// from four 32×32→64-bit products (`vpmuludq`, `$mul`) with the carry of
+/// the low partial product kept (001 §V-B, "Emulating arithmetic
+/// operations", without the paper's approximation), for the target
+/// features `$feat` and the vector type `$v`; `$shuffle`, `$add`, `$srli`,
+/// `$and` and `$set1` are the width's 32-bit lane shuffle, 64-bit add,
+/// shift right, and, and broadcast.
+macro_rules! mulhi64_emulated {
+    (
+        $vis:vis fn mulhi64($v:ty), $feat:literal,
+        $shuffle:ident, $mul:ident, $add:ident, $srli:ident, $and:ident, $set1:ident
+    ) => {
+        /// `⌊a·b / 2^64⌋` lane-wise, exactly.
+        #[inline]
+        #[target_feature(enable = $feat)]
+        $vis fn mulhi64(a: $v, b: $v) -> $v {
+            // The high halves are moved into the low halves with a 32-bit
+            // lane swap rather than a shift: with shifts, LLVM recognises the
+            // whole function as a 64×64→128 high product and "optimises" it
+            // into scalar `mul`s with lane extracts and inserts (2-3× slower
+            // than this).
+            let a_hi = $shuffle::<0b10_11_00_01>(a);
+            let b_hi = $shuffle::<0b10_11_00_01>(b);
+            // vpmuludq multiplies the low 32 bits of each lane.
+            let ll = $mul(a, b);
+            let lh = $mul(a, b_hi);
+            let hl = $mul(a_hi, b);
+            let hh = $mul(a_hi, b_hi);
+            // lh + (ll >> 32) ≤ (2^32 − 1)^2 + 2^32 − 1 < 2^64: no overflow;
+            // same for hl + low32(t).
+            let t = $add(lh, $srli::<32>(ll));
+            let u = $add(hl, $and(t, $set1(0xFFFF_FFFF)));
+            $add($add(hh, $srli::<32>(t)), $srli::<32>(u))
+        }
+    };
+}
+pub(super) use mulhi64_emulated;
 
+/// Expands to the `forward` and `backward` kernels of one instruction set:
+/// the butterflies, the broadcast stages (butterfly distance `t ≥ $lanes`,
+/// one twiddle per block) and the last inverse stage fused with the
+/// scaling by `n^{-1}` — written once for every vector width.
+///
+/// Arguments: the target features `$feat`, the vector type `$v` of
+/// `$lanes` words, and its lane-wise 64-bit add `$add` and subtract
+/// `$sub`. The invoking module supplies `Consts` (with `new(p)`, fields
+/// `p` and `two_p`), `type Tw` (a twiddle in kernel form), `splat(&Twiddle)
+/// -> Tw`, `shoup(y, w: Tw, &Consts)` (lazy `y·w mod p ∈ [0, 2p)` for
+/// every `y < 4p`), `csub(x, m)` (`x mod m` for `x < 2m`), `load`, `store`
+/// and `vecs` on `[u64; $lanes]`, and the fused stages below `$lanes`,
+/// `small_stages::<FWD>(a, table, &Consts)` (forward with the output
+/// corrected to `[0, p)`, or inverse); and imports `Result`, `stage` and
+/// `Twiddle`.
+macro_rules! ntt_network {
+    ($feat:literal, $v:ty, $lanes:literal, $add:ident, $sub:ident) => {
         /// Forward (Cooley-Tukey, Harvey) butterfly: `x, y ∈ [0, 4p)` →
         /// `(x mod 2p + v, x mod 2p + 2p − v)` with `v = y·w mod p ∈ [0, 2p)`.
         #[inline]
         #[target_feature(enable = $feat)]
-        fn fwd_bfly(
-            x: __m512i,
-            y: __m512i,
-            (w, ws): (__m512i, __m512i),
-            c: &Consts,
-        ) -> (__m512i, __m512i) {
+        fn fwd_bfly(x: $v, y: $v, w: Tw, c: &Consts) -> ($v, $v) {
             let u = csub(x, c.two_p);
-            let v = mul_shoup(y, w, ws, c);
-            (
-                _mm512_add_epi64(u, v),
-                _mm512_sub_epi64(_mm512_add_epi64(u, c.two_p), v),
-            )
+            let v = shoup(y, w, c);
+            ($add(u, v), $sub($add(u, c.two_p), v))
         }
 
         /// Inverse (Gentleman-Sande, Harvey) butterfly: `x, y ∈ [0, 2p)` →
         /// `((x + y) mod 2p, (x − y + 2p)·w mod p ∈ [0, 2p))`.
         #[inline]
         #[target_feature(enable = $feat)]
-        fn inv_bfly(
-            x: __m512i,
-            y: __m512i,
-            (w, ws): (__m512i, __m512i),
+        fn inv_bfly(x: $v, y: $v, w: Tw, c: &Consts) -> ($v, $v) {
+            let d = $sub($add(x, c.two_p), y);
+            let s = csub($add(x, y), c.two_p);
+            (s, shoup(d, w, c))
+        }
+
+        /// One stage with butterfly distance `t ≥ $lanes`: blocks of `2t`
+        /// words, one broadcast twiddle each (entry `n/2t` of `table`),
+        /// forward butterflies if `FWD`, inverse ones otherwise. Out of
+        /// line on purpose: a stage is a whole pass over `a`, so the call
+        /// costs nothing, while inlined into `backward` the AVX2 loop
+        /// measured 4-10% slower at n ≥ 2^14 from code placement alone
+        /// (same instructions).
+        #[inline(never)]
+        #[target_feature(enable = $feat)]
+        fn broadcast_stage<const FWD: bool>(
+            a: &mut [u64],
+            table: &[Twiddle],
+            t: usize,
             c: &Consts,
-        ) -> (__m512i, __m512i) {
-            let d = _mm512_sub_epi64(_mm512_add_epi64(x, c.two_p), y);
-            let s = csub(_mm512_add_epi64(x, y), c.two_p);
-            (s, mul_shoup(d, w, ws, c))
-        }
-
-        /// Broadcast `(w, w_shoup)` of one table entry, in kernel form.
-        #[inline]
-        #[target_feature(enable = $feat)]
-        fn splat(tw: &Twiddle) -> (__m512i, __m512i) {
-            (
-                _mm512_set1_epi64(tw.w as i64),
-                _mm512_set1_epi64(prep_word(tw.w_shoup) as i64),
-            )
-        }
-
-        /// Lane twiddles in kernel form.
-        #[inline]
-        #[target_feature(enable = $feat)]
-        fn prepped((w, ws): (__m512i, __m512i)) -> (__m512i, __m512i) {
-            (w, prep(ws))
+        ) -> Result<()> {
+            let tws = stage(table, a.len() / (2 * t))?;
+            for (block, tw) in a.chunks_exact_mut(2 * t).zip(tws) {
+                let w = splat(tw);
+                let (lo, hi) = block.split_at_mut(t);
+                for (xs, ys) in vecs(lo).iter_mut().zip(vecs(hi)) {
+                    let (x, y) = if FWD {
+                        fwd_bfly(load(xs), load(ys), w, c)
+                    } else {
+                        inv_bfly(load(xs), load(ys), w, c)
+                    };
+                    store(xs, x);
+                    store(ys, y);
+                }
+            }
+            Ok(())
         }
 
         /// In-place forward NTT, output corrected to `[0, p)`; same
@@ -278,55 +294,13 @@ macro_rules! ntt_kernels {
         #[target_feature(enable = $feat)]
         pub(crate) fn forward(a: &mut [u64], fwd: &[Twiddle], p: u64) -> Result<()> {
             let c = Consts::new(p);
-            let n = a.len();
-            // Stages t = n/2 … 8: m blocks of size 2t.
-            let (mut m, mut t) = (1usize, n >> 1);
-            while t >= 8 {
-                for (block, tw) in a.chunks_exact_mut(2 * t).zip(stage(fwd, m)?) {
-                    let w = splat(tw);
-                    let (lo, hi) = block.split_at_mut(t);
-                    for (xs, ys) in vecs(lo).iter_mut().zip(vecs(hi)) {
-                        let (x, y) = fwd_bfly(load(xs), load(ys), w, &c);
-                        store(xs, x);
-                        store(ys, y);
-                    }
-                }
-                m <<= 1;
+            // Stages t = n/2 … $lanes, then the fused ones below.
+            let mut t = a.len() >> 1;
+            while t >= $lanes {
+                broadcast_stage::<true>(a, fwd, t, &c)?;
                 t >>= 1;
             }
-            // Fused t = 4, 2, 1 (m = n/8), the last with the correction.
-            let s = SmallStages::new(true);
-            let tw4 = stage(fwd, m)?.as_chunks::<2>().0;
-            let tw2 = stage(fwd, 2 * m)?.as_chunks::<4>().0;
-            let tw1 = stage(fwd, 4 * m)?.as_chunks::<8>().0;
-            for (g, ((t4, t2), t1)) in vecs(a)
-                .as_chunks_mut::<2>()
-                .0
-                .iter_mut()
-                .zip(tw4.iter().zip(tw2).zip(tw1))
-            {
-                let [g0, g1] = g;
-                let (v0, v1) = (load(g0), load(g1));
-                let x = _mm512_permutex2var_epi64(v0, s.first_x, v1);
-                let y = _mm512_permutex2var_epi64(v0, s.first_y, v1);
-                let (x, y) = fwd_bfly(x, y, prepped(s.tw4(t4)), &c);
-                let (x, y) = (
-                    _mm512_permutex2var_epi64(x, s.mid1_x, y),
-                    _mm512_permutex2var_epi64(x, s.mid1_y, y),
-                );
-                let (x, y) = fwd_bfly(x, y, prepped(s.tw2(t2)), &c);
-                let (x, y) = (
-                    _mm512_permutex2var_epi64(x, s.mid2_x, y),
-                    _mm512_permutex2var_epi64(x, s.mid2_y, y),
-                );
-                let (x, y) = fwd_bfly(x, y, prepped(s.tw1(t1)), &c);
-                // [0, 4p) → [0, 2p) → [0, p).
-                let x = csub(csub(x, c.two_p), c.p);
-                let y = csub(csub(y, c.two_p), c.p);
-                store(g0, _mm512_permutex2var_epi64(x, s.last_0, y));
-                store(g1, _mm512_permutex2var_epi64(x, s.last_1, y));
-            }
-            Ok(())
+            small_stages::<true>(a, fwd, &c)
         }
 
         /// In-place inverse NTT including `n^{-1}`, output corrected to
@@ -344,71 +318,141 @@ macro_rules! ntt_kernels {
         ) -> Result<()> {
             let c = Consts::new(p);
             let n = a.len();
-            // Fused t = 1, 2, 4 (h = n/2, n/4, n/8 blocks).
-            let mut h = n >> 1;
-            let s = SmallStages::new(false);
-            let tw1 = stage(inv, h)?.as_chunks::<8>().0;
-            let tw2 = stage(inv, h >> 1)?.as_chunks::<4>().0;
-            let tw4 = stage(inv, h >> 2)?.as_chunks::<2>().0;
-            for (g, ((t1, t2), t4)) in vecs(a)
-                .as_chunks_mut::<2>()
-                .0
-                .iter_mut()
-                .zip(tw1.iter().zip(tw2).zip(tw4))
-            {
-                let [g0, g1] = g;
-                let (v0, v1) = (load(g0), load(g1));
-                let x = _mm512_permutex2var_epi64(v0, s.first_x, v1);
-                let y = _mm512_permutex2var_epi64(v0, s.first_y, v1);
-                let (x, y) = inv_bfly(x, y, prepped(s.tw1(t1)), &c);
-                let (x, y) = (
-                    _mm512_permutex2var_epi64(x, s.mid1_x, y),
-                    _mm512_permutex2var_epi64(x, s.mid1_y, y),
-                );
-                let (x, y) = inv_bfly(x, y, prepped(s.tw2(t2)), &c);
-                let (x, y) = (
-                    _mm512_permutex2var_epi64(x, s.mid2_x, y),
-                    _mm512_permutex2var_epi64(x, s.mid2_y, y),
-                );
-                let (x, y) = inv_bfly(x, y, prepped(s.tw4(t4)), &c);
-                store(g0, _mm512_permutex2var_epi64(x, s.last_0, y));
-                store(g1, _mm512_permutex2var_epi64(x, s.last_1, y));
-            }
-            h >>= 3;
-            // Broadcast stages t = 8 … n/4 (h > 1 blocks).
-            let mut t = 8usize;
-            while h > 1 {
-                for (block, tw) in a.chunks_exact_mut(2 * t).zip(stage(inv, h)?) {
-                    let w = splat(tw);
-                    let (lo, hi) = block.split_at_mut(t);
-                    for (xs, ys) in vecs(lo).iter_mut().zip(vecs(hi)) {
-                        let (x, y) = inv_bfly(load(xs), load(ys), w, &c);
-                        store(xs, x);
-                        store(ys, y);
-                    }
-                }
+            // The fused stages below $lanes, then t = $lanes … n/4.
+            small_stages::<false>(a, inv, &c)?;
+            let mut t = $lanes;
+            while t < n >> 1 {
+                broadcast_stage::<false>(a, inv, t, &c)?;
                 t <<= 1;
-                h >>= 1;
             }
             // Last stage (t = n/2), fused with the scaling by n^{-1} and the
             // correction: x + y and x − y + 2p are below 4p.
-            let (ni, nis) = splat(&n_inv);
-            let (wl, wls) = splat(&inv_last);
+            let (ni, wl) = (splat(&n_inv), splat(&inv_last));
             let (lo, hi) = a.split_at_mut(n >> 1);
             for (xs, ys) in vecs(lo).iter_mut().zip(vecs(hi)) {
                 let (x, y) = (load(xs), load(ys));
-                let sum = mul_shoup(_mm512_add_epi64(x, y), ni, nis, &c);
-                let dif = mul_shoup(
-                    _mm512_sub_epi64(_mm512_add_epi64(x, c.two_p), y),
-                    wl,
-                    wls,
-                    &c,
-                );
+                let sum = shoup($add(x, y), ni, &c);
+                let dif = shoup($sub($add(x, c.two_p), y), wl, &c);
                 store(xs, csub(sum, c.p));
                 store(ys, csub(dif, c.p));
             }
             Ok(())
         }
+    };
+}
+pub(super) use ntt_network;
+
+/// Expands to the AVX-512 `forward` and `backward` kernels for the target
+/// features `$feat` ([`ntt_network!`] with 8 lanes and the fused stages
+/// `t ∈ {4, 2, 1}` of [`SmallStages`]), using the invoking module's
+/// `Consts` (with `new(p)`, fields `p` and `two_p`), `mul_shoup(y, w, ws,
+/// &c)` (lazy `y·w mod p` in `[0, 2p)` for every `y < 4p`), and `prep(ws)`
+/// / `prep_word(ws)`, which turn the table's 64-bit Shoup words into the
+/// kernel's (vector / scalar).
+macro_rules! ntt_kernels {
+    ($feat:literal) => {
+        use $crate::error::Result;
+        use $crate::simd::lanes::{csub, load, store, vecs};
+        use $crate::simd::ntt_common::SmallStages;
+        use $crate::twiddle::{stage, Twiddle};
+
+        /// A twiddle in kernel form: `(w, w_shoup)` lane-wise, the Shoup
+        /// words prepared by `prep`.
+        type Tw = (__m512i, __m512i);
+
+        /// `mul_shoup` on a twiddle in kernel form.
+        #[inline]
+        #[target_feature(enable = $feat)]
+        fn shoup(y: __m512i, (w, ws): Tw, c: &Consts) -> __m512i {
+            mul_shoup(y, w, ws, c)
+        }
+
+        /// Broadcast `(w, w_shoup)` of one table entry, in kernel form.
+        #[inline]
+        #[target_feature(enable = $feat)]
+        fn splat(tw: &Twiddle) -> Tw {
+            (
+                _mm512_set1_epi64(tw.w as i64),
+                _mm512_set1_epi64(prep_word(tw.w_shoup) as i64),
+            )
+        }
+
+        /// Lane twiddles in kernel form.
+        #[inline]
+        #[target_feature(enable = $feat)]
+        fn prepped((w, ws): Tw) -> Tw {
+            (w, prep(ws))
+        }
+
+        /// The fused stages t = 4, 2, 1 of the forward transform (`FWD`,
+        /// the last with the correction to `[0, p)`) or t = 1, 2, 4 of the
+        /// inverse; their twiddles are the entries `n/8`, `n/4` and `n/2`
+        /// of the table either way.
+        #[inline]
+        #[target_feature(enable = $feat)]
+        fn small_stages<const FWD: bool>(
+            a: &mut [u64],
+            table: &[Twiddle],
+            c: &Consts,
+        ) -> Result<()> {
+            let n = a.len();
+            let s = SmallStages::new(FWD);
+            let tw4 = stage(table, n / 8)?.as_chunks::<2>().0;
+            let tw2 = stage(table, n / 4)?.as_chunks::<4>().0;
+            let tw1 = stage(table, n / 2)?.as_chunks::<8>().0;
+            let bfly = |x, y, w| {
+                if FWD {
+                    fwd_bfly(x, y, prepped(w), c)
+                } else {
+                    inv_bfly(x, y, prepped(w), c)
+                }
+            };
+            for (g, ((t4, t2), t1)) in vecs(a)
+                .as_chunks_mut::<2>()
+                .0
+                .iter_mut()
+                .zip(tw4.iter().zip(tw2).zip(tw1))
+            {
+                // The lane twiddles in the order of the stages.
+                let (w0, w2) = if FWD {
+                    (s.tw4(t4), s.tw1(t1))
+                } else {
+                    (s.tw1(t1), s.tw4(t4))
+                };
+                let [g0, g1] = g;
+                let (v0, v1) = (load(g0), load(g1));
+                let x = _mm512_permutex2var_epi64(v0, s.first_x, v1);
+                let y = _mm512_permutex2var_epi64(v0, s.first_y, v1);
+                let (x, y) = bfly(x, y, w0);
+                let (x, y) = (
+                    _mm512_permutex2var_epi64(x, s.mid1_x, y),
+                    _mm512_permutex2var_epi64(x, s.mid1_y, y),
+                );
+                let (x, y) = bfly(x, y, s.tw2(t2));
+                let (x, y) = (
+                    _mm512_permutex2var_epi64(x, s.mid2_x, y),
+                    _mm512_permutex2var_epi64(x, s.mid2_y, y),
+                );
+                let (x, y) = bfly(x, y, w2);
+                // Forward: [0, 4p) → [0, 2p) → [0, p).
+                let (x, y) = if FWD {
+                    (csub(csub(x, c.two_p), c.p), csub(csub(y, c.two_p), c.p))
+                } else {
+                    (x, y)
+                };
+                store(g0, _mm512_permutex2var_epi64(x, s.last_0, y));
+                store(g1, _mm512_permutex2var_epi64(x, s.last_1, y));
+            }
+            Ok(())
+        }
+
+        $crate::simd::ntt_common::ntt_network!(
+            $feat,
+            __m512i,
+            8,
+            _mm512_add_epi64,
+            _mm512_sub_epi64
+        );
     };
 }
 pub(super) use ntt_kernels;

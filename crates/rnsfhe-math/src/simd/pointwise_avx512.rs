@@ -9,8 +9,8 @@
 
 use core::arch::x86_64::*;
 
+use super::lanes::{csub, groups, load, pointwise_mul_kernels, store, store_all, zip};
 use super::ntt_avx512::{mul_shoup as mul_shoup_lazy, mulhi64, Consts};
-use super::ntt_common::{csub, load, store};
 use super::SmMrqRow;
 use crate::modulus::Modulus;
 
@@ -19,35 +19,24 @@ use crate::modulus::Modulus;
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn mul_shoup(m: &Modulus, a: &mut [u64], w: &[u64], ws: &[u64]) {
     let c = Consts::new(m.value());
-    let len = a.len().min(w.len()).min(ws.len());
-    let (a, w, ws) = (&mut a[..len], &w[..len], &ws[..len]);
-    let (av, at) = a.as_chunks_mut::<8>();
-    let (wv, wt) = w.as_chunks::<8>();
-    let (sv, st) = ws.as_chunks::<8>();
-    for ((x, y), z) in av.iter_mut().zip(wv).zip(sv) {
-        let r = mul_shoup_lazy(load(x), load(y), load(z), &c);
-        store(x, csub(r, c.p));
-    }
-    // Equal lengths, so the tails line up.
-    for ((x, &y), &z) in at.iter_mut().zip(wt).zip(st) {
-        *x = m.mul_shoup(*x, y, z);
-    }
+    zip(
+        [a],
+        [w, ws],
+        |[x], [y, z]| store(x, csub(mul_shoup_lazy(load(x), load(y), load(z), &c), c.p)),
+        |[x], [y, z]| *x = m.mul_shoup(*x, y, z),
+    );
 }
 
 /// `a ← a + b mod p` over the common length; inputs in `[0, p)`.
 #[target_feature(enable = "avx512f")]
 pub(crate) fn add(m: &Modulus, a: &mut [u64], b: &[u64]) {
     let p = _mm512_set1_epi64(m.value() as i64);
-    let len = a.len().min(b.len());
-    let (a, b) = (&mut a[..len], &b[..len]);
-    let (av, at) = a.as_chunks_mut::<8>();
-    let (bv, bt) = b.as_chunks::<8>();
-    for (x, y) in av.iter_mut().zip(bv) {
-        store(x, csub(_mm512_add_epi64(load(x), load(y)), p));
-    }
-    for (x, &y) in at.iter_mut().zip(bt) {
-        *x = m.add(*x, y);
-    }
+    zip(
+        [a],
+        [b],
+        |[x], [y]| store(x, csub(_mm512_add_epi64(load(x), load(y)), p)),
+        |[x], [y]| *x = m.add(*x, y),
+    );
 }
 
 /// `a ← a·c mod p` for one constant `c < p` (`cs` its Shoup word), any
@@ -57,13 +46,12 @@ pub(crate) fn add(m: &Modulus, a: &mut [u64], b: &[u64]) {
 pub(crate) fn mul_scalar_shoup(m: &Modulus, a: &mut [u64], c: u64, cs: u64) {
     let k = Consts::new(m.value());
     let (w, ws) = (_mm512_set1_epi64(c as i64), _mm512_set1_epi64(cs as i64));
-    let (av, at) = a.as_chunks_mut::<8>();
-    for x in av {
-        store(x, csub(mul_shoup_lazy(load(x), w, ws, &k), k.p));
-    }
-    for x in at {
-        *x = m.mul_shoup(*x, c, cs);
-    }
+    zip(
+        [a],
+        [],
+        |[x], []| store(x, csub(mul_shoup_lazy(load(x), w, ws, &k), k.p)),
+        |[x], []| *x = m.mul_shoup(*x, c, cs),
+    );
 }
 
 /// One output limb of SmMRq: `dst_c = [c_c·w1 + r_c·w2 − [r_c ≥ half]·qb]_b`
@@ -85,26 +73,25 @@ pub(crate) fn sm_mrq_row(b: &Modulus, dst: &mut [u64], src: &[u64], r: &[u64], k
         _mm512_set1_epi64(k.qb as i64),
         _mm512_set1_epi64(k.half as i64),
     );
-    let len = dst.len().min(src.len()).min(r.len());
-    let (dst, src, r) = (&mut dst[..len], &src[..len], &r[..len]);
-    let (dv, dt) = dst.as_chunks_mut::<8>();
-    let (sv, st) = src.as_chunks::<8>();
-    let (rv, rt) = r.as_chunks::<8>();
-    for ((d, s), rr) in dv.iter_mut().zip(sv).zip(rv) {
-        let rr = load(rr);
-        let x1 = csub(mul_shoup_lazy(load(s), w1, w1s, &c), c.p);
-        let x2 = csub(mul_shoup_lazy(rr, w2, w2s, &c), c.p);
-        let sum = csub(_mm512_add_epi64(x1, x2), c.p);
-        let neg = _mm512_cmpge_epu64_mask(rr, half);
-        // sum − qb (qb < b) lifted back into [0, b) by min(t, t + b).
-        let t = _mm512_mask_sub_epi64(sum, neg, sum, qb);
-        store(d, _mm512_min_epu64(t, _mm512_add_epi64(t, c.p)));
-    }
-    for ((d, &s), &rr) in dt.iter_mut().zip(st).zip(rt) {
-        let neg = u64::from(rr >= k.half);
-        let x = b.add(b.mul_shoup(s, k.w1, k.w1s), b.mul_shoup(rr, k.w2, k.w2s));
-        *d = b.sub(x, neg * k.qb);
-    }
+    zip(
+        [dst],
+        [src, r],
+        |[d], [s, rr]| {
+            let rr = load(rr);
+            let x1 = csub(mul_shoup_lazy(load(s), w1, w1s, &c), c.p);
+            let x2 = csub(mul_shoup_lazy(rr, w2, w2s, &c), c.p);
+            let sum = csub(_mm512_add_epi64(x1, x2), c.p);
+            let neg = _mm512_cmpge_epu64_mask(rr, half);
+            // sum − qb (qb < b) lifted back into [0, b) by min(t, t + b).
+            let t = _mm512_mask_sub_epi64(sum, neg, sum, qb);
+            store(d, _mm512_min_epu64(t, _mm512_add_epi64(t, c.p)));
+        },
+        |[d], [s, rr]| {
+            let neg = u64::from(rr >= k.half);
+            let x = b.add(b.mul_shoup(s, k.w1, k.w1s), b.mul_shoup(rr, k.w2, k.w2s));
+            *d = b.sub(x, neg * k.qb);
+        },
+    );
 }
 
 /// Barrett constants of a modulus `p` (not a power of two, `p < 2^61`)
@@ -160,51 +147,12 @@ pub(crate) fn barrett_ok(m: &Modulus) -> bool {
     !m.value().is_power_of_two()
 }
 
-/// `a ← a ⊙ b mod p` over the common length, for `a_i, b_i < 2p` (e.g.
-/// sums of two residues), output in `[0, p)`: the words of
-/// [`Modulus::mul`]. Requires [`barrett_ok`].
-#[target_feature(enable = "avx512f,avx512dq")]
-pub(crate) fn mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
-    let k = Barrett64::new(m);
-    let len = a.len().min(b.len());
-    let (a, b) = (&mut a[..len], &b[..len]);
-    let (av, at) = a.as_chunks_mut::<8>();
-    let (bv, bt) = b.as_chunks::<8>();
-    for (x, y) in av.iter_mut().zip(bv) {
-        let (x0, y0) = (load(x), load(y));
-        let r = k.reduce(mulhi64(x0, y0), _mm512_mullo_epi64(x0, y0));
-        store(x, r);
-    }
-    for (x, &y) in at.iter_mut().zip(bt) {
-        *x = m.mul(*x, y);
-    }
-}
-
-/// `acc ← acc + a ⊙ b mod p` over the common length, for `a_i, b_i < 2p`
-/// and `acc_i < p`, output in `[0, p)`: the words of [`Modulus::mul_add`].
-/// Requires [`barrett_ok`].
-#[target_feature(enable = "avx512f,avx512dq")]
-pub(crate) fn mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
-    let k = Barrett64::new(m);
-    let len = acc.len().min(a.len()).min(b.len());
-    let (acc, a, b) = (&mut acc[..len], &a[..len], &b[..len]);
-    let (zv, zt) = acc.as_chunks_mut::<8>();
-    let (av, at) = a.as_chunks::<8>();
-    let (bv, bt) = b.as_chunks::<8>();
-    for ((z, x), y) in zv.iter_mut().zip(av).zip(bv) {
-        let (x0, y0, z0) = (load(x), load(y), load(z));
-        let lo = _mm512_mullo_epi64(x0, y0);
-        let sum = _mm512_add_epi64(lo, z0);
-        // Carry of the low word into the high one.
-        let carry =
-            _mm512_mask_set1_epi64(_mm512_setzero_si512(), _mm512_cmplt_epu64_mask(sum, lo), 1);
-        let hi = _mm512_add_epi64(mulhi64(x0, y0), carry);
-        store(z, k.reduce(hi, sum));
-    }
-    for ((z, &x), &y) in zt.iter_mut().zip(at).zip(bt) {
-        *z = m.mul_add(x, y, *z);
-    }
-}
+pointwise_mul_kernels!(
+    "avx512f,avx512dq",
+    Barrett64,
+    "`a_i, b_i < 2p` (e.g. sums of two residues), `acc_i < p`",
+    barrett_ok
+);
 
 impl Barrett64 {
     /// `x·y mod p` for `x, y < 2p`.
@@ -212,6 +160,19 @@ impl Barrett64 {
     #[target_feature(enable = "avx512f,avx512dq")]
     fn mul(&self, x: __m512i, y: __m512i) -> __m512i {
         self.reduce(mulhi64(x, y), _mm512_mullo_epi64(x, y))
+    }
+
+    /// `(x·y + acc) mod p` for `x, y < 2p`, `acc < p`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn mul_add(&self, x: __m512i, y: __m512i, acc: __m512i) -> __m512i {
+        let lo = _mm512_mullo_epi64(x, y);
+        let sum = _mm512_add_epi64(lo, acc);
+        // Carry of the low word into the high one.
+        let carry =
+            _mm512_mask_set1_epi64(_mm512_setzero_si512(), _mm512_cmplt_epu64_mask(sum, lo), 1);
+        let hi = _mm512_add_epi64(mulhi64(x, y), carry);
+        self.reduce(hi, sum)
     }
 
     /// `(x − y) mod p` for `x, y < p`.
@@ -257,18 +218,10 @@ pub(crate) fn karatsuba_rows(
     b1: &[u64],
 ) {
     let k = Barrett64::new(m);
-    let len = a0.len().min(a1.len()).min(b0.len()).min(b1.len());
-    let (a0, a1, b0, b1) = (&mut a0[..len], &mut a1[..len], &mut b0[..len], &b1[..len]);
-    let (v0, t0) = a0.as_chunks_mut::<8>();
-    let (v1, t1) = a1.as_chunks_mut::<8>();
-    let (v2, t2) = b0.as_chunks_mut::<8>();
-    let (v3, t3) = b1.as_chunks::<8>();
-    for (((x0, x1), x2), x3) in v0.iter_mut().zip(v1.iter_mut()).zip(v2.iter_mut()).zip(v3) {
-        let [c0, c1, c2] = k.karatsuba(load(x0), load(x1), load(x2), load(x3));
-        store(x0, c0);
-        store(x1, c1);
-        store(x2, c2);
-    }
+    let ([t0, t1, t2], [t3]) = groups([a0, a1, b0], [b1], |x, [x3]| {
+        let c = k.karatsuba(load(x[0]), load(x[1]), load(x[2]), load(x3));
+        store_all(x, c);
+    });
     crate::ring::karatsuba_rows_portable(m, t0, t1, t2, t3);
 }
 
@@ -277,36 +230,10 @@ pub(crate) fn karatsuba_rows(
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn karatsuba_rows_into(m: &Modulus, a: [&[u64]; 4], out: [&mut [u64]; 3]) {
     let k = Barrett64::new(m);
-    let [a0, a1, b0, b1] = a;
-    let [o0, o1, o2] = out;
-    let len = [
-        a0.len(),
-        a1.len(),
-        b0.len(),
-        b1.len(),
-        o0.len(),
-        o1.len(),
-        o2.len(),
-    ]
-    .into_iter()
-    .min()
-    .unwrap_or(0);
-    let (v0, t0) = a0[..len].as_chunks::<8>();
-    let (v1, t1) = a1[..len].as_chunks::<8>();
-    let (v2, t2) = b0[..len].as_chunks::<8>();
-    let (v3, t3) = b1[..len].as_chunks::<8>();
-    let (w0, u0) = o0[..len].as_chunks_mut::<8>();
-    let (w1, u1) = o1[..len].as_chunks_mut::<8>();
-    let (w2, u2) = o2[..len].as_chunks_mut::<8>();
-    let ins = v0.iter().zip(v1).zip(v2.iter().zip(v3));
-    let outs = w0.iter_mut().zip(w1.iter_mut()).zip(w2.iter_mut());
-    for (((x0, x1), (x2, x3)), ((y0, y1), y2)) in ins.zip(outs) {
-        let [c0, c1, c2] = k.karatsuba(load(x0), load(x1), load(x2), load(x3));
-        store(y0, c0);
-        store(y1, c1);
-        store(y2, c2);
-    }
-    crate::ring::karatsuba_rows_into_portable(m, [t0, t1, t2, t3], [u0, u1, u2]);
+    let (outs, ins) = groups(out, a, |y, [x0, x1, x2, x3]| {
+        store_all(y, k.karatsuba(load(x0), load(x1), load(x2), load(x3)));
+    });
+    crate::ring::karatsuba_rows_into_portable(m, ins, outs);
 }
 
 /// The point-wise square of a degree-1 polynomial in place
@@ -315,17 +242,10 @@ pub(crate) fn karatsuba_rows_into(m: &Modulus, a: [&[u64]; 4], out: [&mut [u64];
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn square_rows(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &mut [u64]) {
     let k = Barrett64::new(m);
-    let len = a0.len().min(a1.len()).min(out.len());
-    let (a0, a1, out) = (&mut a0[..len], &mut a1[..len], &mut out[..len]);
-    let (v0, t0) = a0.as_chunks_mut::<8>();
-    let (v1, t1) = a1.as_chunks_mut::<8>();
-    let (v2, t2) = out.as_chunks_mut::<8>();
-    for ((x0, x1), x2) in v0.iter_mut().zip(v1.iter_mut()).zip(v2.iter_mut()) {
-        let [c0, c1, c2] = k.square(load(x0), load(x1));
-        store(x0, c0);
-        store(x1, c1);
-        store(x2, c2);
-    }
+    let ([t0, t1, t2], []) = groups([a0, a1, out], [], |x, []| {
+        let c = k.square(load(x[0]), load(x[1]));
+        store_all(x, c);
+    });
     crate::ring::square_rows_portable(m, t0, t1, t2);
 }
 
@@ -334,23 +254,8 @@ pub(crate) fn square_rows(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &mut
 #[target_feature(enable = "avx512f,avx512dq")]
 pub(crate) fn square_rows_into(m: &Modulus, a: [&[u64]; 2], out: [&mut [u64]; 3]) {
     let k = Barrett64::new(m);
-    let [a0, a1] = a;
-    let [o0, o1, o2] = out;
-    let len = [a0.len(), a1.len(), o0.len(), o1.len(), o2.len()]
-        .into_iter()
-        .min()
-        .unwrap_or(0);
-    let (v0, t0) = a0[..len].as_chunks::<8>();
-    let (v1, t1) = a1[..len].as_chunks::<8>();
-    let (w0, u0) = o0[..len].as_chunks_mut::<8>();
-    let (w1, u1) = o1[..len].as_chunks_mut::<8>();
-    let (w2, u2) = o2[..len].as_chunks_mut::<8>();
-    let outs = w0.iter_mut().zip(w1.iter_mut()).zip(w2.iter_mut());
-    for ((x0, x1), ((y0, y1), y2)) in v0.iter().zip(v1).zip(outs) {
-        let [c0, c1, c2] = k.square(load(x0), load(x1));
-        store(y0, c0);
-        store(y1, c1);
-        store(y2, c2);
-    }
-    crate::ring::square_rows_into_portable(m, [t0, t1], [u0, u1, u2]);
+    let (outs, ins) = groups(out, a, |y, [x0, x1]| {
+        store_all(y, k.square(load(x0), load(x1)));
+    });
+    crate::ring::square_rows_into_portable(m, ins, outs);
 }

@@ -17,6 +17,7 @@
 
 use core::arch::x86_64::*;
 
+use super::lanes::{load, pointwise_mul_kernels, store, zip};
 use crate::modulus::Modulus;
 
 /// Per-modulus broadcast constants.
@@ -49,6 +50,13 @@ impl Barrett52 {
         }
     }
 
+    /// `x·y mod p` for `x, y ∈ [0, p)`.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    fn mul(&self, x: __m512i, y: __m512i) -> __m512i {
+        self.mul_add(x, y, self.zero)
+    }
+
     /// `(x·y + acc) mod p` for `x, y, acc ∈ [0, p)`.
     #[inline]
     #[target_feature(enable = "avx512f,avx512ifma")]
@@ -75,76 +83,19 @@ pub(crate) fn modulus_ok(m: &Modulus) -> bool {
     super::ifma_modulus_ok(m.value()) && !m.value().is_power_of_two()
 }
 
-/// Loads 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn load(s: &[u64; 8]) -> __m512i {
-    // SAFETY: `s` refers to 8 initialised words (64 bytes); unaligned load.
-    unsafe { _mm512_loadu_si512(s.as_ptr().cast()) }
-}
-
-/// Stores 8 words.
-#[inline]
-#[target_feature(enable = "avx512f")]
-fn store(s: &mut [u64; 8], v: __m512i) {
-    // SAFETY: `s` is an exclusive reference to 8 words; unaligned store.
-    unsafe { _mm512_storeu_si512(s.as_mut_ptr().cast(), v) }
-}
-
-/// `a ← a ⊙ b mod p` over the common length; inputs in `[0, p)`.
-/// Requires [`modulus_ok`].
-#[target_feature(enable = "avx512f,avx512ifma")]
-pub(crate) fn mul(m: &Modulus, a: &mut [u64], b: &[u64]) {
-    let k = Barrett52::new(m);
-    let len = a.len().min(b.len());
-    let (a, b) = (&mut a[..len], &b[..len]);
-    let (av, at) = a.as_chunks_mut::<8>();
-    let (bv, bt) = b.as_chunks::<8>();
-    for (x, y) in av.iter_mut().zip(bv) {
-        let r = k.mul_add(load(x), load(y), k.zero);
-        store(x, r);
-    }
-    // Equal lengths, so the tails line up.
-    for (x, &y) in at.iter_mut().zip(bt) {
-        *x = m.mul(*x, y);
-    }
-}
-
-/// `acc ← acc + a ⊙ b mod p` over the common length; inputs in `[0, p)`.
-/// Requires [`modulus_ok`].
-#[target_feature(enable = "avx512f,avx512ifma")]
-pub(crate) fn mul_add(m: &Modulus, acc: &mut [u64], a: &[u64], b: &[u64]) {
-    let k = Barrett52::new(m);
-    let len = acc.len().min(a.len()).min(b.len());
-    let (acc, a, b) = (&mut acc[..len], &a[..len], &b[..len]);
-    let (zv, zt) = acc.as_chunks_mut::<8>();
-    let (av, at) = a.as_chunks::<8>();
-    let (bv, bt) = b.as_chunks::<8>();
-    for ((z, x), y) in zv.iter_mut().zip(av).zip(bv) {
-        let r = k.mul_add(load(x), load(y), load(z));
-        store(z, r);
-    }
-    for ((z, &x), &y) in zt.iter_mut().zip(at).zip(bt) {
-        *z = m.mul_add(x, y, *z);
-    }
-}
+pointwise_mul_kernels!("avx512f,avx512ifma", Barrett52, "inputs in `[0, p)`", modulus_ok);
 
 /// `out ← a ⊙ b mod p` over the common length (out of place); inputs in
 /// `[0, p)`. Requires [`modulus_ok`].
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(crate) fn mul_to(m: &Modulus, out: &mut [u64], a: &[u64], b: &[u64]) {
     let k = Barrett52::new(m);
-    let len = out.len().min(a.len()).min(b.len());
-    let (out, a, b) = (&mut out[..len], &a[..len], &b[..len]);
-    let (ov, ot) = out.as_chunks_mut::<8>();
-    let (av, at) = a.as_chunks::<8>();
-    let (bv, bt) = b.as_chunks::<8>();
-    for ((z, x), y) in ov.iter_mut().zip(av).zip(bv) {
-        store(z, k.mul_add(load(x), load(y), k.zero));
-    }
-    for ((z, &x), &y) in ot.iter_mut().zip(at).zip(bt) {
-        *z = m.mul(x, y);
-    }
+    zip(
+        [out],
+        [a, b],
+        |[z], [x, y]| store(z, k.mul(load(x), load(y))),
+        |[z], [x, y]| *z = m.mul(x, y),
+    );
 }
 
 /// The degree-1 tensor in one pass: `o0 = a0·b0`, `o1 = a0·b1 + a1·b0`,
@@ -153,40 +104,20 @@ pub(crate) fn mul_to(m: &Modulus, out: &mut [u64], a: &[u64], b: &[u64]) {
 #[target_feature(enable = "avx512f,avx512ifma")]
 pub(crate) fn tensor(m: &Modulus, a: [&[u64]; 4], out: [&mut [u64]; 3]) {
     let k = Barrett52::new(m);
-    let [a0, a1, b0, b1] = a;
-    let [o0, o1, o2] = out;
-    let len = [
-        a0.len(),
-        a1.len(),
-        b0.len(),
-        b1.len(),
-        o0.len(),
-        o1.len(),
-        o2.len(),
-    ]
-    .into_iter()
-    .min()
-    .unwrap_or(0);
-    let groups = len / 8;
-    let (x0, _) = a0.as_chunks::<8>();
-    let (x1, _) = a1.as_chunks::<8>();
-    let (y0, _) = b0.as_chunks::<8>();
-    let (y1, _) = b1.as_chunks::<8>();
-    let (z0, _) = o0.as_chunks_mut::<8>();
-    let (z1, _) = o1.as_chunks_mut::<8>();
-    let (z2, _) = o2.as_chunks_mut::<8>();
-    let ins = x0.iter().zip(x1).zip(y0.iter().zip(y1));
-    let outs = z0.iter_mut().zip(z1.iter_mut()).zip(z2.iter_mut());
-    for (((p0, p1), (q0, q1)), ((r0, r1), r2)) in ins.zip(outs).take(groups) {
-        let (p0, p1, q0, q1) = (load(p0), load(p1), load(q0), load(q1));
-        store(r0, k.mul_add(p0, q0, k.zero));
-        let t = k.mul_add(p0, q1, k.zero);
-        store(r1, k.mul_add(p1, q0, t));
-        store(r2, k.mul_add(p1, q1, k.zero));
-    }
-    for c in groups * 8..len {
-        o0[c] = m.mul(a0[c], b0[c]);
-        o1[c] = m.mul_add(a1[c], b0[c], m.mul(a0[c], b1[c]));
-        o2[c] = m.mul(a1[c], b1[c]);
-    }
+    zip(
+        out,
+        a,
+        |[r0, r1, r2], [p0, p1, q0, q1]| {
+            let (p0, p1, q0, q1) = (load(p0), load(p1), load(q0), load(q1));
+            store(r0, k.mul_add(p0, q0, k.zero));
+            let t = k.mul_add(p0, q1, k.zero);
+            store(r1, k.mul_add(p1, q0, t));
+            store(r2, k.mul_add(p1, q1, k.zero));
+        },
+        |[o0, o1, o2], [a0, a1, b0, b1]| {
+            *o0 = m.mul(a0, b0);
+            *o1 = m.mul_add(a1, b0, m.mul(a0, b1));
+            *o2 = m.mul(a1, b1);
+        },
+    );
 }

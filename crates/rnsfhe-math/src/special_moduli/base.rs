@@ -197,17 +197,7 @@ impl SpecialBase {
         self.set
     }
 
-    /// Number of moduli `k`.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.moduli.len()
-    }
-
-    /// Always false: a base has at least one modulus.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.moduli.is_empty()
-    }
+    crate::macros::base_len_methods!();
 
     /// The modulus values.
     pub fn values(&self) -> Vec<u64> {

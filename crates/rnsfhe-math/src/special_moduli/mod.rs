@@ -27,6 +27,7 @@
 pub mod base;
 pub mod bridge;
 pub mod conversion;
+pub(crate) mod first_pass;
 pub mod modulus;
 
 pub use base::{SpecialBase, SpecialSet};

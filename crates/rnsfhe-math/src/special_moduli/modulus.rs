@@ -11,7 +11,7 @@
 //! no division, no `%`.
 
 use crate::error::{MathError, Result};
-use crate::modulus::Modulus;
+use crate::modulus::{csub, Modulus};
 
 /// The shape of a special modulus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -56,13 +56,6 @@ pub struct SpecialModulus {
     mask: u64,
     /// The same value as a generic modulus.
     generic: Modulus,
-}
-
-/// `x − m` if `x ≥ m`, else `x`, for `x < 2m`, without a branch.
-#[inline(always)]
-const fn csub(x: u64, m: u64) -> u64 {
-    let d = x.wrapping_sub(m);
-    d.wrapping_add(m & ((d as i64 >> 63) as u64))
 }
 
 impl SpecialModulus {
