@@ -14,10 +14,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rnsfhe::error::protocol::ProtocolError;
 use rnsfhe::multiparty::{
-    CollectiveDecryption, CommonReferenceString, DecryptionShare, PublicKeyGeneration, SchemeNoise,
-    SharedCiphertext, Smudging,
+    CollectiveDecryption, CommonReferenceString, DecryptionShare, PublicKeyGeneration,
+    RelinKeyGeneration, SchemeNoise, SharedCiphertext, Smudging,
 };
-use rnsfhe::rlwe::{PublicKey, SecretKey};
+use rnsfhe::rlwe::{PublicKey, RelinKey, SecretKey};
 use rnsfhe::{bfv, bgv, ckks, Error, SecurityLevel};
 
 const T: u64 = 65537;
@@ -55,6 +55,32 @@ fn parties<C: SchemeNoise>(
 }
 
 impl<C: SchemeNoise> Parties<C> {
+    /// The collective relinearization key: both rounds, every party.
+    fn relin_key(&self, ctx: &Arc<C>, rng: &mut ChaCha20Rng) -> RelinKey {
+        let n = self.shares.len() as u32;
+        let crs = CommonReferenceString::from_seed(rng.gen());
+        let rkg = RelinKeyGeneration::new(ctx, crs, &self.pk, n).unwrap();
+        let (ephemeral, round1): (Vec<_>, Vec<_>) = self
+            .shares
+            .iter()
+            .enumerate()
+            .map(|(i, sk)| rkg.round1_with_rng(sk, i as u32, rng).unwrap())
+            .unzip();
+        let h = rkg.aggregate_round1(&round1).unwrap();
+        let round2: Vec<_> = self
+            .shares
+            .iter()
+            .zip(&ephemeral)
+            .map(|(sk, u)| rkg.round2_with_rng(sk, u, &h, rng).unwrap())
+            .collect();
+        // The round-1 shares are not round-2 shares.
+        assert!(matches!(
+            rkg.finish(&h, &round1),
+            Err(Error::Protocol(ProtocolError::WrongProtocol { .. }))
+        ));
+        rkg.finish(&h, &round2).unwrap()
+    }
+
     /// Every party's decryption share of `ct`.
     fn decryption_shares<T: SharedCiphertext>(
         &self,
@@ -322,4 +348,115 @@ fn the_collective_key_is_deterministic_in_the_seeds() {
         parties(&ctx, 2, Smudging::bits(10).unwrap(), &mut rng).pk
     };
     assert_eq!(make(), make());
+}
+
+/// Products under the collective relinearization key, every scheme: BFV
+/// (RNS decomposition) and BGV exact modulo `t`, CKKS within the bound of
+/// the test above (the product and its rescaling add far less than the
+/// smudging's `2^-14` deviation).
+#[test]
+fn products_relinearize_with_the_collective_key() {
+    let mut rng = ChaCha20Rng::seed_from_u64(6);
+    // BFV.
+    let ctx = bfv_ctx();
+    let p = parties(
+        &ctx,
+        3,
+        Smudging::statistical(20, LAMBDA).unwrap(),
+        &mut rng,
+    );
+    let rk = p.relin_key(&ctx, &mut rng);
+    assert_eq!(rk.key_id(), p.pk.key_id());
+    let be = bfv::BatchEncoder::new(&ctx).unwrap();
+    let enc = bfv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
+    let ev = bfv::Evaluator::new(&ctx);
+    let (a, b) = (values(&mut rng, 4096), values(&mut rng, 4096));
+    let ca = enc.encrypt(&be.encode(&a).unwrap()).unwrap();
+    let cb = enc.encrypt(&be.encode(&b).unwrap()).unwrap();
+    let prod = ev.multiply_relin(&ca, &cb, &rk).unwrap();
+    let opened = p
+        .dec
+        .combine(&prod, &p.decryption_shares(&prod, &mut rng))
+        .unwrap();
+    let key = p.dec.opening_key().unwrap();
+    let got = be
+        .decode(
+            &bfv::Decryptor::new(&ctx, &key)
+                .unwrap()
+                .decrypt(&opened)
+                .unwrap(),
+        )
+        .unwrap();
+    let expect: Vec<u64> = a.iter().zip(&b).map(|(x, y)| x * y % T).collect();
+    assert_eq!(got, expect, "BFV");
+
+    // BGV: hybrid key switching, product then modulus switch.
+    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = bgv::BgvContext::new(params).unwrap();
+    let p = parties(
+        &ctx,
+        3,
+        Smudging::statistical(20, LAMBDA).unwrap(),
+        &mut rng,
+    );
+    let rk = p.relin_key(&ctx, &mut rng);
+    let be = bgv::BatchEncoder::new(&ctx).unwrap();
+    let enc = bgv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
+    let ev = bgv::Evaluator::new(&ctx);
+    let ca = enc.encrypt(&be.encode(&a).unwrap()).unwrap();
+    let cb = enc.encrypt(&be.encode(&b).unwrap()).unwrap();
+    let prod = ev
+        .mod_switch_to_next(&ev.multiply_relin(&ca, &cb, &rk).unwrap())
+        .unwrap();
+    let opened = p
+        .dec
+        .combine(&prod, &p.decryption_shares(&prod, &mut rng))
+        .unwrap();
+    let key = p.dec.opening_key().unwrap();
+    let got = be
+        .decode(
+            &bgv::Decryptor::new(&ctx, &key)
+                .unwrap()
+                .decrypt(&opened)
+                .unwrap(),
+        )
+        .unwrap();
+    assert_eq!(got, expect, "BGV");
+
+    // CKKS: hybrid key switching, product then rescaling.
+    let params = ckks::CkksParameters::for_depth(2, 50, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = ckks::CkksContext::new(params).unwrap();
+    let p = parties(&ctx, 3, Smudging::bits(30).unwrap(), &mut rng);
+    let rk = p.relin_key(&ctx, &mut rng);
+    let enc = ckks::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
+    let encoder = ckks::Encoder::new(&ctx);
+    let ev = ckks::Evaluator::new(&ctx);
+    let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let y: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let cx = enc.encrypt(&encoder.encode(&x).unwrap()).unwrap();
+    let cy = enc.encrypt(&encoder.encode(&y).unwrap()).unwrap();
+    let prod = ev.multiply_relin_rescale(&cx, &cy, &rk).unwrap();
+    let opened = p
+        .dec
+        .combine(&prod, &p.decryption_shares(&prod, &mut rng))
+        .unwrap();
+    let key = p.dec.opening_key().unwrap();
+    let got = ckks::Decryptor::new(&ctx, &key)
+        .unwrap()
+        .decrypt_decode(&opened)
+        .unwrap();
+    let err = got
+        .iter()
+        .zip(x.iter().zip(&y))
+        .map(|(g, (a, b))| (g - a * b).abs())
+        .fold(0.0, f64::max);
+    assert!(err < 2f64.powi(-9), "CKKS error {err}");
 }

@@ -12,6 +12,8 @@ use crate::error::Result;
 
 /// The ChaCha20 stream of the instance id (stream 0 expands `a`).
 const INSTANCE_STREAM: u64 = u64::from_le_bytes(*b"rnsfheID");
+/// The ChaCha20 stream of the per-digit seeds of key-switching protocols.
+const DIGIT_STREAM: u64 = u64::from_le_bytes(*b"rnsfheKS");
 
 /// A public seed shared by all parties of one protocol run. Never reuse
 /// one for two runs: the shares of both would use the same `a`.
@@ -54,5 +56,22 @@ impl CommonReferenceString {
     pub fn polynomial(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
         let a: RnsPoly<Coeff> = expand_uniform(&self.seed, ring.base(), ring.n());
         Ok(ring.to_ntt(a)?)
+    }
+
+    /// `count` uniform polynomials over `ring` in NTT form, one per
+    /// key-switching digit: polynomial `j` expands the `j`-th 32-byte seed
+    /// of this string's digit stream (independent of
+    /// [`CommonReferenceString::polynomial`]).
+    pub fn polynomials(&self, ring: &RnsRing, count: usize) -> Result<Vec<RnsPoly<Ntt>>> {
+        let mut rng = ChaCha20Rng::from_seed(self.seed);
+        rng.set_stream(DIGIT_STREAM);
+        (0..count)
+            .map(|_| {
+                let mut seed = [0u8; 32];
+                rng.fill_bytes(&mut seed);
+                let a: RnsPoly<Coeff> = expand_uniform(&seed, ring.base(), ring.n());
+                Ok(ring.to_ntt(a)?)
+            })
+            .collect()
     }
 }

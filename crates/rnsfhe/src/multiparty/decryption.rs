@@ -28,7 +28,6 @@ use zeroize::Zeroize;
 use crate::error::{Error, Result};
 use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
 use crate::rlwe::context::SchemeContext;
-use crate::rlwe::encryption::prefix;
 use crate::rlwe::keys::{PublicKey, SecretKey};
 
 /// The protocol name in share tags.
@@ -185,7 +184,7 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
         e.zeroize();
         ring.mul_scalar_assign(&mut share, self.ctx.noise_factor())?;
         let mut share = ring.to_ntt(share)?;
-        let mut s = prefix(sk.s_ntt(), ring.limbs())?;
+        let mut s = sk.s_ntt_over(&ring)?;
         let r = ring.mul_add_assign(&mut share, &c1, &s);
         s.zeroize();
         r?;

@@ -9,9 +9,10 @@
 //!
 //! * [`PublicKeyGeneration`]: one round; the result is an ordinary
 //!   [`PublicKey`](crate::rlwe::PublicKey) of `s`, so every encryptor and
-//!   evaluator works unchanged (additions, plaintext products, rotations
-//!   need no further key; ciphertext products need a collective
-//!   relinearization key, not built yet).
+//!   evaluator works unchanged.
+//! * [`RelinKeyGeneration`]: two rounds; the result is an ordinary
+//!   [`RelinKey`](crate::rlwe::RelinKey) of `s` (RNS decomposition or
+//!   hybrid), for products of ciphertexts under the collective key.
 //! * [`CollectiveDecryption`]: one round; each party's
 //!   [`DecryptionShare`] carries smudging noise ([`Smudging`]) so that it
 //!   reveals neither its key share nor the ciphertext's noise; every party
@@ -26,6 +27,8 @@
 //! ```text
 //!  party i                          aggregator (anyone)
 //!  p_i = −a·s_i + e_i    ──p_i──▶    pk = (Σ p_i, a)      (a from the CRS)
+//!  h_i (round 1)         ──h_i──▶    h = Σ h_i            (a_j from the CRS)
+//!  h'_i (round 2, uses h) ──h'_i─▶   rlk = (Σ h'_i, h1)
 //!  d_i = s_i·c_1 + e'_i  ──d_i──▶    (c_0 + Σ d_i, 0) → decrypt with the zero key
 //! ```
 
@@ -33,6 +36,8 @@ pub mod crs;
 pub mod decryption;
 pub mod parties;
 pub mod public_key;
+pub mod relin_key;
+mod sample;
 
 pub use crs::CommonReferenceString;
 pub use decryption::{
@@ -40,3 +45,4 @@ pub use decryption::{
 };
 pub use parties::ShareTag;
 pub use public_key::{PublicKeyGeneration, PublicKeyShare};
+pub use relin_key::{RelinKeyEphemeral, RelinKeyGeneration, RelinKeyRound1, RelinKeyShare};

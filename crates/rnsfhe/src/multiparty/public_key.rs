@@ -9,11 +9,11 @@ use std::sync::Arc;
 use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::sampling::rng_from_os;
 use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
-use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
 use crate::multiparty::crs::CommonReferenceString;
 use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
+use crate::multiparty::sample::gaussian;
 use crate::rlwe::context::{RlweContext, SchemeContext};
 use crate::rlwe::keys::{PublicKey, SecretKey};
 
@@ -89,11 +89,8 @@ impl<C: SchemeContext> PublicKeyGeneration<C> {
         sk.check(core)?;
         check_party(party, self.parties)?;
         let ring = key_ring(core)?;
-        let mut e = vec![0i64; ring.n()];
-        core.gaussian().sample_into(rng, &mut e);
-        let mut share = ring.to_ntt(ring.from_signed(&e)?)?;
-        e.zeroize();
-        let mut s = secret_over(core, sk, ring)?;
+        let mut share = gaussian(core, ring, rng)?;
+        let mut s = sk.s_ntt_over(ring)?;
         let r = ring.mul_add_assign(&mut share, &self.a, &s);
         s.zeroize();
         r?;
@@ -144,20 +141,4 @@ fn key_ring(core: &RlweContext) -> Result<&RnsRing> {
     } else {
         Ok(core.ring())
     }
-}
-
-/// `s` of `sk` in NTT form over `ring` (`Q`, or `Q·P`: the limbs over `Q`
-/// then those over `P`). Secret: the caller zeroizes it.
-fn secret_over(core: &RlweContext, sk: &SecretKey, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
-    let q = sk.s_ntt();
-    if ring.limbs() == q.limbs() {
-        return Ok(q.clone());
-    }
-    let p = sk.s_ntt_p().ok_or_else(|| {
-        Error::InvalidArgument("the secret key has no part over the key-switching primes".into())
-    })?;
-    let mut data = Vec::with_capacity(ring.limbs() * core.degree());
-    data.extend_from_slice(q.data());
-    data.extend_from_slice(p.data());
-    Ok(RnsPoly::from_data(core.degree(), ring.limbs(), data)?)
 }

@@ -72,29 +72,20 @@ impl KeySwitchingKey {
         rng: &mut ChaCha20Rng,
     ) -> Result<Self> {
         let ctx = ctx.rlwe();
-        let ring = ctx.ring();
-        ring.check(target)?;
-        if let Some(sp) = ctx.special_primes() {
-            return Self::generate_hybrid(ctx, sp, sk, target, rng);
+        ctx.ring().check(target)?;
+        if ctx.special_primes().is_some() {
+            return Self::generate_hybrid(ctx, sk, target, rng);
         }
         let digit_bits = ctx.key_switching().digit_bits();
         let digits_per_limb = digits_per_limb(ctx, digit_bits);
         let total: usize = digits_per_limb.iter().sum();
         let mut keys = Vec::with_capacity(total);
         let mut seeds = Vec::with_capacity(total);
-        for (i, (&count, m)) in digits_per_limb.iter().zip(ring.moduli()).enumerate() {
-            for j in 0..count {
-                let (mut k0, k1, seed) = rlwe_zero_sample(ctx, sk, rng)?;
-                seeds.push(seed);
-                let shift = digit_bits.map_or(0, |w| w as u64 * j as u64);
-                let factor = m.pow(2, shift);
-                let fs = m.shoup(factor);
-                let row = k0.limb_mut(i);
-                for (x, &y) in row.iter_mut().zip(target.limb(i)) {
-                    *x = m.add(*x, m.mul_shoup(y, factor, fs));
-                }
-                keys.push((k0, k1));
-            }
+        for digit in 0..total {
+            let (mut k0, k1, seed) = rlwe_zero_sample(ctx, sk, rng)?;
+            seeds.push(seed);
+            Self::add_gadget_term(ctx, digit, target, &mut k0)?;
+            keys.push((k0, k1));
         }
         Ok(Self {
             params_id: ctx.id(),
@@ -111,26 +102,17 @@ impl KeySwitchingKey {
     /// Draws `(seed, e)` per digit in order.
     fn generate_hybrid(
         ctx: &RlweContext,
-        sp: &SpecialPrimes,
         sk: &SecretKey,
         target: &RnsPoly<Ntt>,
         rng: &mut ChaCha20Rng,
     ) -> Result<Self> {
-        let ring = ctx.ring();
-        let ranges = sp.digit_ranges();
-        let mut keys = Vec::with_capacity(ranges.len());
-        let mut seeds = Vec::with_capacity(ranges.len());
-        for range in &ranges {
+        let total = Self::pairs_for(ctx);
+        let mut keys = Vec::with_capacity(total);
+        let mut seeds = Vec::with_capacity(total);
+        for digit in 0..total {
             let (mut k0, k1, seed) = rlwe_zero_sample_qp(ctx, sk, rng)?;
             seeds.push(seed);
-            for i in range.clone() {
-                let m = ring.moduli()[i];
-                let factor = sp.p_mod_q()[i];
-                let fs = m.shoup(factor);
-                for (x, &y) in k0.limb_mut(i).iter_mut().zip(target.limb(i)) {
-                    *x = m.add(*x, m.mul_shoup(y, factor, fs));
-                }
-            }
+            Self::add_gadget_term(ctx, digit, target, &mut k0)?;
             keys.push((k0, k1));
         }
         Ok(Self {
@@ -141,6 +123,65 @@ impl KeySwitchingKey {
             keys,
             seeds: Some(seeds),
         })
+    }
+
+    /// `k_0 ← k_0 + g_j·s'`: the gadget term of pair `digit` for the
+    /// target `s'` (NTT form over `q`), on the limbs the digit covers. RNS
+    /// decomposition: `2^{w·j}·s'` on limb `i` for the `j`-th digit of
+    /// `q_i` (003 §2.3); hybrid: `[P]_{q_i}·s'` on the limbs `q_i` of the
+    /// digit's range (Han–Ki 2020). `k_0` is over [`Self::key_ring`].
+    pub(crate) fn add_gadget_term(
+        ctx: &RlweContext,
+        digit: usize,
+        target: &RnsPoly<Ntt>,
+        k0: &mut RnsPoly<Ntt>,
+    ) -> Result<()> {
+        let ring = ctx.ring();
+        ring.check(target)?;
+        // (limb, factor) pairs of this digit.
+        let terms: Vec<(usize, u64)> = match ctx.special_primes() {
+            Some(sp) => {
+                let range = sp.digit_ranges().get(digit).cloned().ok_or_else(|| {
+                    Error::InvalidArgument(format!("no key-switching digit {digit}"))
+                })?;
+                range.map(|i| (i, sp.p_mod_q()[i])).collect()
+            }
+            None => {
+                let digit_bits = ctx.key_switching().digit_bits();
+                let mut left = digit;
+                let mut found = None;
+                for (i, &count) in digits_per_limb(ctx, digit_bits).iter().enumerate() {
+                    if left < count {
+                        let shift = digit_bits.map_or(0, |w| w as u64 * left as u64);
+                        found = Some((i, ring.moduli()[i].pow(2, shift)));
+                        break;
+                    }
+                    left -= count;
+                }
+                vec![found.ok_or_else(|| {
+                    Error::InvalidArgument(format!("no key-switching digit {digit}"))
+                })?]
+            }
+        };
+        for (i, factor) in terms {
+            let m = ring.moduli()[i];
+            let fs = m.shoup(factor);
+            for (x, &y) in k0.limb_mut(i).iter_mut().zip(target.limb(i)) {
+                *x = m.add(*x, m.mul_shoup(y, factor, fs));
+            }
+        }
+        Ok(())
+    }
+
+    /// A key assembled from pairs over [`Self::key_ring`] that no single
+    /// secret generated (the collective keys of
+    /// [`crate::multiparty`]): no seeds, `k_1` not uniform.
+    pub(crate) fn from_collective(
+        ctx: &RlweContext,
+        key_id: u64,
+        keys: Vec<(RnsPoly<Ntt>, RnsPoly<Ntt>)>,
+    ) -> Result<Self> {
+        Self::from_parts(ctx, key_id, keys, None)
     }
 
     /// Erases every part of a hybrid key that a switch at level 0 does not

@@ -117,6 +117,26 @@ impl SecretKey {
         self.s_ntt_p.as_ref()
     }
 
+    /// `s` in NTT form over `ring`: `q` (its limbs), or `Q·P` (the limbs
+    /// over `q`, then those over the key-switching primes). **Secret**:
+    /// the caller zeroizes it.
+    pub(crate) fn s_ntt_over(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
+        let q = &self.s_ntt;
+        let n = q.n();
+        if let Some(rows) = q.data().get(..ring.limbs() * n) {
+            return Ok(RnsPoly::from_data(n, ring.limbs(), rows.to_vec())?);
+        }
+        let p = self.s_ntt_p.as_ref().ok_or_else(|| {
+            Error::InvalidArgument(
+                "the secret key has no part over the key-switching primes".into(),
+            )
+        })?;
+        let mut data = Vec::with_capacity(ring.limbs() * n);
+        data.extend_from_slice(q.data());
+        data.extend_from_slice(p.data());
+        Ok(RnsPoly::from_data(n, ring.limbs(), data)?)
+    }
+
     /// Errors unless the key belongs to `ctx`.
     pub(crate) fn check(&self, ctx: &RlweContext) -> Result<()> {
         ctx.check_id(self.params_id)

@@ -1,0 +1,280 @@
+//! Collective relinearization-key generation, two rounds (Mouchet et al.
+//! 2021 §4.2, Protocol 2; Lattigo's `RelinearizationKeyGenProtocol`),
+//! for both key-switching methods (the gadget `g_j` of each digit is the
+//! context's: RNS decomposition or hybrid with `P`).
+//!
+//! With `a_j` from the common reference string and an ephemeral ternary
+//! `u_i` per party, over the key ring (`Q`, or `Q·P`):
+//!
+//! 1. party `i` sends `h0_i[j] = −u_i·a_j + g_j·s_i + e0` and
+//!    `h1_i[j] = s_i·a_j + e1`; the sums are `h0 = −u·a + g·s + e0`,
+//!    `h1 = s·a + e1` (`u = Σ u_i`, `s = Σ s_i`);
+//! 2. party `i` sends `h0'_i[j] = s_i·h0[j] + e2` and
+//!    `h1'_i[j] = (u_i − s_i)·h1[j] + e3`;
+//!
+//! and the key is `(Σ h0'_i + Σ h1'_i, h1)`: its phase
+//! `k_0 + k_1·s = g·s² + s·e0 + u·e1 + e2 + e3`, a key from `s²` to `s`
+//! whose noise is about `N·√n` times a single key's (divided by `P` in a
+//! hybrid switch). `u_i` is a secret of party `i` between the rounds
+//! ([`RelinKeyEphemeral`], zeroized on drop).
+
+use std::sync::Arc;
+
+use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::sampling::rng_from_os;
+use rnsfhe_math::{Ntt, RnsPoly};
+
+use crate::error::Result;
+use crate::multiparty::crs::CommonReferenceString;
+use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
+use crate::multiparty::sample::gaussian;
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::key_switching::KeySwitchingKey;
+use crate::rlwe::keys::{PublicKey, RelinKey, SecretKey};
+
+/// One polynomial pair per digit: `(h0, h1)`.
+type DigitPairs = (Vec<RnsPoly<Ntt>>, Vec<RnsPoly<Ntt>>);
+
+/// The protocol names in share tags.
+const ROUND_1: &str = "relinearization key, round 1";
+const ROUND_2: &str = "relinearization key, round 2";
+
+/// Party `i`'s secret between the rounds: the ephemeral `u_i`. Never send
+/// it; drop it after round 2.
+pub struct RelinKeyEphemeral {
+    u: SecretKey,
+    party: u32,
+}
+
+impl core::fmt::Debug for RelinKeyEphemeral {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "RelinKeyEphemeral {{ party: {}, .. }}", self.party)
+    }
+}
+
+/// A share of one round: one pair of polynomials per digit (NTT form,
+/// over the key ring).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelinKeyShare {
+    tag: ShareTag,
+    h0: Vec<RnsPoly<Ntt>>,
+    h1: Vec<RnsPoly<Ntt>>,
+}
+
+impl RelinKeyShare {
+    /// The party that made the share.
+    pub fn party(&self) -> u32 {
+        self.tag.party
+    }
+
+    /// The round, 1 or 2.
+    pub fn round(&self) -> u32 {
+        if self.tag.protocol == ROUND_1 {
+            1
+        } else {
+            2
+        }
+    }
+}
+
+/// The public result of round 1: `(h0, h1)` summed over the parties.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelinKeyRound1 {
+    h0: Vec<RnsPoly<Ntt>>,
+    h1: Vec<RnsPoly<Ntt>>,
+}
+
+/// One run of collective relinearization-key generation among `parties`
+/// parties.
+#[derive(Clone, Debug)]
+pub struct RelinKeyGeneration<C: SchemeContext> {
+    ctx: Arc<C>,
+    crs: CommonReferenceString,
+    key_id: u64,
+    parties: u32,
+    a: Vec<RnsPoly<Ntt>>,
+}
+
+impl<C: SchemeContext> RelinKeyGeneration<C> {
+    /// The run of `crs` for `parties ≥ 1` parties making the
+    /// relinearization key of the collective public key `pk` (same key
+    /// id; every party builds the same run; use a fresh string per key).
+    pub fn new(
+        ctx: &Arc<C>,
+        crs: CommonReferenceString,
+        pk: &PublicKey,
+        parties: u32,
+    ) -> Result<Self> {
+        check_parties(parties)?;
+        let core = ctx.rlwe();
+        core.check_id(pk.params_id())?;
+        let a = crs.polynomials(
+            KeySwitchingKey::key_ring(core),
+            KeySwitchingKey::pairs_for(core),
+        )?;
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            crs,
+            key_id: pk.key_id(),
+            parties,
+            a,
+        })
+    }
+
+    /// Round 1 of party `party` with its key share `sk` (OS randomness):
+    /// its ephemeral secret (keep it) and its share (send it).
+    pub fn round1(&self, sk: &SecretKey, party: u32) -> Result<(RelinKeyEphemeral, RelinKeyShare)> {
+        self.round1_with_rng(sk, party, &mut rng_from_os()?)
+    }
+
+    /// [`RelinKeyGeneration::round1`] drawing `u_i`, then per digit `e0`,
+    /// `e1`, from `rng`.
+    pub fn round1_with_rng(
+        &self,
+        sk: &SecretKey,
+        party: u32,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<(RelinKeyEphemeral, RelinKeyShare)> {
+        let core = self.ctx.rlwe();
+        sk.check(core)?;
+        check_party(party, self.parties)?;
+        let u = SecretKey::generate_with_rng(core, rng)?;
+        let ring = KeySwitchingKey::key_ring(core);
+        let mut s = sk.s_ntt_over(ring)?;
+        let mut us = u.s_ntt_over(ring)?;
+        let r: Result<DigitPairs> = (|| {
+            let mut h0 = Vec::with_capacity(self.a.len());
+            let mut h1 = Vec::with_capacity(self.a.len());
+            for (j, a) in self.a.iter().enumerate() {
+                // −u_i·a_j + g_j·s_i + e0
+                let mut x = gaussian(core, ring, rng)?;
+                ring.mul_add_assign(&mut x, a, &us)?;
+                ring.neg_assign(&mut x)?;
+                KeySwitchingKey::add_gadget_term(core, j, sk.s_ntt(), &mut x)?;
+                h0.push(x);
+                // s_i·a_j + e1
+                let mut y = gaussian(core, ring, rng)?;
+                ring.mul_add_assign(&mut y, a, &s)?;
+                h1.push(y);
+            }
+            Ok((h0, h1))
+        })();
+        s.zeroize();
+        us.zeroize();
+        let (h0, h1) = r?;
+        let tag = self.tag(ROUND_1, party);
+        Ok((
+            RelinKeyEphemeral { u, party },
+            RelinKeyShare { tag, h0, h1 },
+        ))
+    }
+
+    /// The sums of the round-1 shares of every party. Errors with
+    /// [`crate::error::protocol::ProtocolError`] for a missing, duplicated
+    /// or unknown party or a share of another round or run.
+    pub fn aggregate_round1(&self, shares: &[RelinKeyShare]) -> Result<RelinKeyRound1> {
+        let (h0, h1) = self.sum(ROUND_1, shares)?;
+        Ok(RelinKeyRound1 { h0, h1 })
+    }
+
+    /// Round 2 of party `party` (OS randomness).
+    pub fn round2(
+        &self,
+        sk: &SecretKey,
+        ephemeral: &RelinKeyEphemeral,
+        round1: &RelinKeyRound1,
+    ) -> Result<RelinKeyShare> {
+        self.round2_with_rng(sk, ephemeral, round1, &mut rng_from_os()?)
+    }
+
+    /// [`RelinKeyGeneration::round2`] drawing per digit `e2`, `e3` from
+    /// `rng`.
+    pub fn round2_with_rng(
+        &self,
+        sk: &SecretKey,
+        ephemeral: &RelinKeyEphemeral,
+        round1: &RelinKeyRound1,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<RelinKeyShare> {
+        let core = self.ctx.rlwe();
+        sk.check(core)?;
+        check_party(ephemeral.party, self.parties)?;
+        let ring = KeySwitchingKey::key_ring(core);
+        let mut s = sk.s_ntt_over(ring)?;
+        let mut u_minus_s = ephemeral.u.s_ntt_over(ring)?;
+        let r: Result<DigitPairs> = (|| {
+            ring.sub_assign(&mut u_minus_s, &s)?;
+            let mut h0 = Vec::with_capacity(self.a.len());
+            let mut h1 = Vec::with_capacity(self.a.len());
+            for (x0, x1) in round1.h0.iter().zip(&round1.h1) {
+                // s_i·h0[j] + e2
+                let mut y0 = gaussian(core, ring, rng)?;
+                ring.mul_add_assign(&mut y0, x0, &s)?;
+                h0.push(y0);
+                // (u_i − s_i)·h1[j] + e3
+                let mut y1 = gaussian(core, ring, rng)?;
+                ring.mul_add_assign(&mut y1, x1, &u_minus_s)?;
+                h1.push(y1);
+            }
+            Ok((h0, h1))
+        })();
+        s.zeroize();
+        u_minus_s.zeroize();
+        let (h0, h1) = r?;
+        Ok(RelinKeyShare {
+            tag: self.tag(ROUND_2, ephemeral.party),
+            h0,
+            h1,
+        })
+    }
+
+    /// The relinearization key `(Σ h0'_i + Σ h1'_i, h1)` from round 1's
+    /// sums and one round-2 share of every party, with the collective
+    /// public key's key id.
+    pub fn finish(&self, round1: &RelinKeyRound1, shares: &[RelinKeyShare]) -> Result<RelinKey> {
+        let (mut k0, k1) = self.sum(ROUND_2, shares)?;
+        let ring = KeySwitchingKey::key_ring(self.ctx.rlwe());
+        for (x, y) in k0.iter_mut().zip(&k1) {
+            ring.add_assign(x, y)?;
+        }
+        let keys = k0.into_iter().zip(round1.h1.iter().cloned()).collect();
+        let ksk = KeySwitchingKey::from_collective(self.ctx.rlwe(), self.key_id, keys)?;
+        Ok(RelinKey::from_key_switching_key(ksk))
+    }
+
+    /// The digit-wise sums of the shares of `protocol`, after checking that
+    /// every party sent exactly one.
+    fn sum(&self, protocol: &'static str, shares: &[RelinKeyShare]) -> Result<DigitPairs> {
+        check_complete(
+            self.tag(protocol, 0),
+            self.parties,
+            shares.iter().map(|s| s.tag),
+        )?;
+        let ring = KeySwitchingKey::key_ring(self.ctx.rlwe());
+        let digits = self.a.len();
+        let mut h0: Vec<RnsPoly<Ntt>> = (0..digits).map(|_| ring.zero()).collect();
+        let mut h1: Vec<RnsPoly<Ntt>> = (0..digits).map(|_| ring.zero()).collect();
+        for s in shares {
+            if s.h0.len() != digits || s.h1.len() != digits {
+                return Err(crate::Error::InvalidArgument(format!(
+                    "a share of party {} has {} digits, the key has {digits}",
+                    s.tag.party,
+                    s.h0.len()
+                )));
+            }
+            for (acc, x) in h0.iter_mut().zip(&s.h0).chain(h1.iter_mut().zip(&s.h1)) {
+                ring.add_assign(acc, x)?;
+            }
+        }
+        Ok((h0, h1))
+    }
+
+    fn tag(&self, protocol: &'static str, party: u32) -> ShareTag {
+        ShareTag {
+            params_id: self.ctx.rlwe().id(),
+            protocol,
+            instance: self.crs.instance_id(),
+            party,
+        }
+    }
+}
