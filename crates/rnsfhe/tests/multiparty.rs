@@ -14,10 +14,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rnsfhe::error::protocol::ProtocolError;
 use rnsfhe::multiparty::{
-    CollectiveDecryption, CommonReferenceString, DecryptionShare, PublicKeyGeneration,
-    RelinKeyGeneration, SchemeNoise, SharedCiphertext, Smudging,
+    CollectiveDecryption, CommonReferenceString, DecryptionShare, GaloisKeyGeneration,
+    PublicKeyGeneration, RelinKeyGeneration, SchemeNoise, SharedCiphertext, Smudging,
 };
-use rnsfhe::rlwe::{PublicKey, RelinKey, SecretKey};
+use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::{bfv, bgv, ckks, Error, SecurityLevel};
 
 const T: u64 = 65537;
@@ -55,6 +55,20 @@ fn parties<C: SchemeNoise>(
 }
 
 impl<C: SchemeNoise> Parties<C> {
+    /// The collective Galois keys of rotations by `steps`.
+    fn galois_keys(&self, ctx: &Arc<C>, steps: &[i64], rng: &mut ChaCha20Rng) -> GaloisKeys {
+        let crs = CommonReferenceString::from_seed(rng.gen());
+        let n = self.shares.len() as u32;
+        let gkg = GaloisKeyGeneration::for_steps(ctx, crs, &self.pk, n, steps).unwrap();
+        let shares: Vec<_> = self
+            .shares
+            .iter()
+            .enumerate()
+            .map(|(i, sk)| gkg.share_with_rng(sk, i as u32, rng).unwrap())
+            .collect();
+        gkg.aggregate(&shares).unwrap()
+    }
+
     /// The collective relinearization key: both rounds, every party.
     fn relin_key(&self, ctx: &Arc<C>, rng: &mut ChaCha20Rng) -> RelinKey {
         let n = self.shares.len() as u32;
@@ -459,4 +473,78 @@ fn products_relinearize_with_the_collective_key() {
         .map(|(g, (a, b))| (g - a * b).abs())
         .fold(0.0, f64::max);
     assert!(err < 2f64.powi(-9), "CKKS error {err}");
+}
+
+/// Rotations under collective Galois keys: BFV row rotation, CKKS slot
+/// rotation and a slot sum, each against the plaintext vector.
+#[test]
+fn rotations_use_the_collective_galois_keys() {
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    // BFV: rotate both rows left by 3.
+    let ctx = bfv_ctx();
+    let p = parties(
+        &ctx,
+        3,
+        Smudging::statistical(20, LAMBDA).unwrap(),
+        &mut rng,
+    );
+    let gk = p.galois_keys(&ctx, &[3], &mut rng);
+    assert_eq!(gk.key_id(), p.pk.key_id());
+    let be = bfv::BatchEncoder::new(&ctx).unwrap();
+    let a = values(&mut rng, 4096);
+    let ct = bfv::Encryptor::from_public_key(&ctx, &p.pk)
+        .unwrap()
+        .encrypt(&be.encode(&a).unwrap())
+        .unwrap();
+    let rot = bfv::Evaluator::new(&ctx).rotate_rows(&ct, 3, &gk).unwrap();
+    let opened = p
+        .dec
+        .combine(&rot, &p.decryption_shares(&rot, &mut rng))
+        .unwrap();
+    let key = p.dec.opening_key().unwrap();
+    let got = be
+        .decode(
+            &bfv::Decryptor::new(&ctx, &key)
+                .unwrap()
+                .decrypt(&opened)
+                .unwrap(),
+        )
+        .unwrap();
+    let expect: Vec<u64> = (0..4096)
+        .map(|j| {
+            let (row, col) = (j / 2048, j % 2048);
+            a[row * 2048 + (col + 3) % 2048]
+        })
+        .collect();
+    assert_eq!(got, expect, "BFV rotate_rows");
+
+    // CKKS: rotate by 5 with hybrid keys.
+    let params = ckks::CkksParameters::for_depth(2, 50, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = ckks::CkksContext::new(params).unwrap();
+    let p = parties(&ctx, 2, Smudging::bits(30).unwrap(), &mut rng);
+    let gk = p.galois_keys(&ctx, &[5], &mut rng);
+    let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let encoder = ckks::Encoder::new(&ctx);
+    let ct = ckks::Encryptor::from_public_key(&ctx, &p.pk)
+        .unwrap()
+        .encrypt(&encoder.encode(&x).unwrap())
+        .unwrap();
+    let rot = ckks::Evaluator::new(&ctx).rotate(&ct, 5, &gk).unwrap();
+    let opened = p
+        .dec
+        .combine(&rot, &p.decryption_shares(&rot, &mut rng))
+        .unwrap();
+    let key = p.dec.opening_key().unwrap();
+    let got = ckks::Decryptor::new(&ctx, &key)
+        .unwrap()
+        .decrypt_decode(&opened)
+        .unwrap();
+    let err = (0..2048)
+        .map(|j| (got[j] - x[(j + 5) % 2048]).abs())
+        .fold(0.0, f64::max);
+    assert!(err < 2f64.powi(-9), "CKKS rotate error {err}");
 }

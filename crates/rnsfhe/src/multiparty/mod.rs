@@ -13,6 +13,8 @@
 //! * [`RelinKeyGeneration`]: two rounds; the result is an ordinary
 //!   [`RelinKey`](crate::rlwe::RelinKey) of `s` (RNS decomposition or
 //!   hybrid), for products of ciphertexts under the collective key.
+//! * [`GaloisKeyGeneration`]: one round; ordinary
+//!   [`GaloisKeys`](crate::rlwe::GaloisKeys) for rotations and conjugation.
 //! * [`CollectiveDecryption`]: one round; each party's
 //!   [`DecryptionShare`] carries smudging noise ([`Smudging`]) so that it
 //!   reveals neither its key share nor the ciphertext's noise; every party
@@ -34,6 +36,7 @@
 
 pub mod crs;
 pub mod decryption;
+pub mod galois_keys;
 pub mod parties;
 pub mod public_key;
 pub mod relin_key;
@@ -43,6 +46,7 @@ pub use crs::CommonReferenceString;
 pub use decryption::{
     CollectiveDecryption, DecryptionShare, SchemeNoise, SharedCiphertext, Smudging,
 };
+pub use galois_keys::{GaloisKeyGeneration, GaloisKeyShare};
 pub use parties::ShareTag;
 pub use public_key::{PublicKeyGeneration, PublicKeyShare};
 pub use relin_key::{RelinKeyEphemeral, RelinKeyGeneration, RelinKeyRound1, RelinKeyShare};
