@@ -14,8 +14,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rnsfhe::error::protocol::ProtocolError;
 use rnsfhe::multiparty::{
-    CollectiveDecryption, CommonReferenceString, DecryptionShare, GaloisKeyGeneration,
-    PublicKeyGeneration, RelinKeyGeneration, SchemeNoise, SharedCiphertext, Smudging,
+    ActiveShare, CollectiveDecryption, CommonReferenceString, DecryptionShare, GaloisKeyGeneration,
+    PublicKeyGeneration, RelinKeyGeneration, SchemeNoise, ShamirShare, SharedCiphertext, Smudging,
+    ThresholdKeyShare, Thresholdizer,
 };
 use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::{bfv, bgv, ckks, Error, SecurityLevel};
@@ -547,4 +548,108 @@ fn rotations_use_the_collective_galois_keys() {
         .map(|j| (got[j] - x[(j + 5) % 2048]).abs())
         .fold(0.0, f64::max);
     assert!(err < 2f64.powi(-9), "CKKS rotate error {err}");
+}
+
+/// t-out-of-N: after the 3-party key generation, any 2 (and all 3) of the
+/// parties decrypt exactly with their active shares, for (t, N) = (1, 3),
+/// (2, 3) and (3, 3); an active set below the threshold, duplicated or
+/// unknown parties, and a set without the party are refused.
+#[test]
+fn any_t_of_n_parties_decrypt_with_threshold_shares() {
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let ctx = bfv_ctx();
+    let p = parties(
+        &ctx,
+        3,
+        Smudging::statistical(20, LAMBDA).unwrap(),
+        &mut rng,
+    );
+    let be = bfv::BatchEncoder::new(&ctx).unwrap();
+    let a = values(&mut rng, 4096);
+    let ct = bfv::Encryptor::from_public_key(&ctx, &p.pk)
+        .unwrap()
+        .encrypt(&be.encode(&a).unwrap())
+        .unwrap();
+    for t in 1..=3u32 {
+        let th = Thresholdizer::new(&ctx, t, 3).unwrap();
+        // Every party deals; party j combines what it received.
+        let dealt: Vec<Vec<ShamirShare>> = p
+            .shares
+            .iter()
+            .enumerate()
+            .map(|(i, sk)| th.deal_with_rng(sk, i as u32, &mut rng).unwrap())
+            .collect();
+        let mut inbox: Vec<Vec<ShamirShare>> = (0..3).map(|_| Vec::new()).collect();
+        for from in dealt {
+            for s in from {
+                inbox[s.to() as usize].push(s);
+            }
+        }
+        let tsk: Vec<ThresholdKeyShare> = inbox
+            .iter()
+            .enumerate()
+            .map(|(j, r)| th.combine(j as u32, r).unwrap())
+            .collect();
+        let sets: Vec<Vec<u32>> = match t {
+            1 => vec![vec![0], vec![2], vec![0, 1, 2]],
+            2 => vec![vec![0, 1], vec![1, 2], vec![2, 0]],
+            _ => vec![vec![0, 1, 2]],
+        };
+        for set in sets {
+            let active: Vec<ActiveShare> = set
+                .iter()
+                .map(|&j| tsk[j as usize].active(ctx.as_ref(), &set).unwrap())
+                .collect();
+            let smudging = Smudging::statistical(20, LAMBDA).unwrap();
+            let dec = CollectiveDecryption::new(&ctx, &p.pk, set.len() as u32, smudging).unwrap();
+            let shares: Vec<DecryptionShare> = active
+                .iter()
+                .enumerate()
+                .map(|(k, s)| dec.share_with_rng(s, k as u32, &ct, &mut rng).unwrap())
+                .collect();
+            let opened = dec.combine(&ct, &shares).unwrap();
+            let key = dec.opening_key().unwrap();
+            let got = be
+                .decode(
+                    &bfv::Decryptor::new(&ctx, &key)
+                        .unwrap()
+                        .decrypt(&opened)
+                        .unwrap(),
+                )
+                .unwrap();
+            assert_eq!(got, a, "t = {t}, active {set:?}");
+        }
+        if t >= 2 {
+            assert!(matches!(
+                tsk[0].active(ctx.as_ref(), &[0]),
+                Err(Error::Protocol(ProtocolError::BelowThreshold { .. }))
+            ));
+        }
+        assert!(matches!(
+            tsk[0].active(ctx.as_ref(), &[0, 0, 1]),
+            Err(Error::Protocol(ProtocolError::DuplicateParty(0)))
+        ));
+        assert!(matches!(
+            tsk[0].active(ctx.as_ref(), &[0, 1, 7]),
+            Err(Error::Protocol(ProtocolError::UnknownParty {
+                party: 7,
+                ..
+            }))
+        ));
+        assert!(tsk[0].active(ctx.as_ref(), &[1, 2]).is_err());
+    }
+    // A dealer missing from a party's inbox, or a share for someone else.
+    let th = Thresholdizer::new(&ctx, 2, 3).unwrap();
+    let d0 = th.deal_with_rng(&p.shares[0], 0, &mut rng).unwrap();
+    let d1 = th.deal_with_rng(&p.shares[1], 1, &mut rng).unwrap();
+    let inbox: Vec<ShamirShare> = d0.into_iter().chain(d1).filter(|s| s.to() == 0).collect();
+    assert!(matches!(
+        th.combine(0, &inbox),
+        Err(Error::Protocol(ProtocolError::MissingParty {
+            missing: 2,
+            ..
+        }))
+    ));
+    assert!(Thresholdizer::new(&ctx, 4, 3).is_err());
+    assert!(Thresholdizer::new(&ctx, 0, 3).is_err());
 }

@@ -41,6 +41,15 @@ pub enum ProtocolError {
         parties: u32,
     },
 
+    /// Fewer active parties than the threshold.
+    #[error("{active} active parties, the threshold is {threshold}")]
+    BelowThreshold {
+        /// The size of the active set.
+        active: u32,
+        /// The threshold.
+        threshold: u32,
+    },
+
     /// A party index outside `0..parties`.
     #[error("party {party} is not one of the {parties} parties")]
     UnknownParty {

@@ -26,6 +26,7 @@ use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
+use crate::multiparty::key_share::KeyShare;
 use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::keys::{PublicKey, SecretKey};
@@ -158,7 +159,7 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
     /// randomness).
     pub fn share<T: SharedCiphertext>(
         &self,
-        sk: &SecretKey,
+        sk: &impl KeyShare,
         party: u32,
         ct: &T,
     ) -> Result<DecryptionShare> {
@@ -169,13 +170,13 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
     /// `rng`.
     pub fn share_with_rng<T: SharedCiphertext>(
         &self,
-        sk: &SecretKey,
+        sk: &impl KeyShare,
         party: u32,
         ct: &T,
         rng: &mut ChaCha20Rng,
     ) -> Result<DecryptionShare> {
         let core = self.ctx.rlwe();
-        sk.check(core)?;
+        core.check_id(sk.params_id())?;
         check_party(party, self.parties)?;
         let ring = self.level_ring(ct)?;
         let c1 = ct.c1_ntt(&ring)?;
@@ -184,7 +185,7 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
         e.zeroize();
         ring.mul_scalar_assign(&mut share, self.ctx.noise_factor())?;
         let mut share = ring.to_ntt(share)?;
-        let mut s = sk.s_ntt_over(&ring)?;
+        let mut s = sk.share_over(&ring)?;
         let r = ring.mul_add_assign(&mut share, &c1, &s);
         s.zeroize();
         r?;

@@ -16,12 +16,13 @@ use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::error::{Error, Result};
 use crate::multiparty::crs::CommonReferenceString;
+use crate::multiparty::key_share::KeyShare;
 use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
 use crate::multiparty::sample::gaussian;
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::galois_keys::{element_for_step, GaloisKeys};
 use crate::rlwe::key_switching::KeySwitchingKey;
-use crate::rlwe::keys::{PublicKey, SecretKey};
+use crate::rlwe::keys::PublicKey;
 
 /// The protocol name in share tags.
 const PROTOCOL: &str = "Galois keys";
@@ -120,7 +121,7 @@ impl<C: SchemeContext> GaloisKeyGeneration<C> {
     }
 
     /// Party `party`'s share for its key share `sk` (OS randomness).
-    pub fn share(&self, sk: &SecretKey, party: u32) -> Result<GaloisKeyShare> {
+    pub fn share(&self, sk: &impl KeyShare, party: u32) -> Result<GaloisKeyShare> {
         self.share_with_rng(sk, party, &mut rng_from_os()?)
     }
 
@@ -128,19 +129,20 @@ impl<C: SchemeContext> GaloisKeyGeneration<C> {
     /// element then digit.
     pub fn share_with_rng(
         &self,
-        sk: &SecretKey,
+        sk: &impl KeyShare,
         party: u32,
         rng: &mut ChaCha20Rng,
     ) -> Result<GaloisKeyShare> {
         let core = self.ctx.rlwe();
-        sk.check(core)?;
+        core.check_id(sk.params_id())?;
         check_party(party, self.parties)?;
         let ring = KeySwitchingKey::key_ring(core);
-        let mut s = sk.s_ntt_over(ring)?;
+        let mut s = sk.share_over(ring)?;
+        let mut sq = sk.share_over(core.ring())?;
         let r: Result<Vec<Vec<RnsPoly<Ntt>>>> = (|| {
             let mut keys = Vec::with_capacity(self.elements.len());
             for (&g, a_g) in self.elements.iter().zip(&self.a) {
-                let mut target = GaloisTable::new(core.degree(), g)?.apply_ntt(sk.s_ntt())?;
+                let mut target = GaloisTable::new(core.degree(), g)?.apply_ntt(&sq)?;
                 let mut rows = Vec::with_capacity(a_g.len());
                 for (j, a) in a_g.iter().enumerate() {
                     let mut h = gaussian(core, ring, rng)?;
@@ -155,6 +157,7 @@ impl<C: SchemeContext> GaloisKeyGeneration<C> {
             Ok(keys)
         })();
         s.zeroize();
+        sq.zeroize();
         Ok(GaloisKeyShare {
             tag: self.tag(party),
             keys: r?,

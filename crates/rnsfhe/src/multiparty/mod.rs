@@ -19,6 +19,9 @@
 //!   [`DecryptionShare`] carries smudging noise ([`Smudging`]) so that it
 //!   reveals neither its key share nor the ciphertext's noise; every party
 //!   must contribute.
+//! * [`Thresholdizer`]: t-out-of-N sharing of the collective secret after
+//!   key generation; any `t` parties decrypt (or run any protocol above)
+//!   with their [`ActiveShare`]s, fewer learn nothing.
 //!
 //! Security model: honest-but-curious parties (they follow the protocol
 //! and may pool what they see), a fresh [`CommonReferenceString`] per
@@ -37,16 +40,20 @@
 pub mod crs;
 pub mod decryption;
 pub mod galois_keys;
+pub mod key_share;
 pub mod parties;
 pub mod public_key;
 pub mod relin_key;
 mod sample;
+pub mod threshold;
 
 pub use crs::CommonReferenceString;
 pub use decryption::{
     CollectiveDecryption, DecryptionShare, SchemeNoise, SharedCiphertext, Smudging,
 };
 pub use galois_keys::{GaloisKeyGeneration, GaloisKeyShare};
+pub use key_share::KeyShare;
 pub use parties::ShareTag;
 pub use public_key::{PublicKeyGeneration, PublicKeyShare};
 pub use relin_key::{RelinKeyEphemeral, RelinKeyGeneration, RelinKeyRound1, RelinKeyShare};
+pub use threshold::{ActiveShare, ShamirShare, ThresholdKeyShare, Thresholdizer};

@@ -12,10 +12,11 @@ use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 
 use crate::error::{Error, Result};
 use crate::multiparty::crs::CommonReferenceString;
+use crate::multiparty::key_share::KeyShare;
 use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
 use crate::multiparty::sample::gaussian;
 use crate::rlwe::context::{RlweContext, SchemeContext};
-use crate::rlwe::keys::{PublicKey, SecretKey};
+use crate::rlwe::keys::PublicKey;
 
 /// The protocol name in share tags.
 const PROTOCOL: &str = "public key";
@@ -74,23 +75,23 @@ impl<C: SchemeContext> PublicKeyGeneration<C> {
     }
 
     /// Party `party`'s share for its secret-key share `sk` (OS randomness).
-    pub fn share(&self, sk: &SecretKey, party: u32) -> Result<PublicKeyShare> {
+    pub fn share(&self, sk: &impl KeyShare, party: u32) -> Result<PublicKeyShare> {
         self.share_with_rng(sk, party, &mut rng_from_os()?)
     }
 
     /// [`PublicKeyGeneration::share`] drawing the error `e_i` from `rng`.
     pub fn share_with_rng(
         &self,
-        sk: &SecretKey,
+        sk: &impl KeyShare,
         party: u32,
         rng: &mut ChaCha20Rng,
     ) -> Result<PublicKeyShare> {
         let core = self.ctx.rlwe();
-        sk.check(core)?;
+        core.check_id(sk.params_id())?;
         check_party(party, self.parties)?;
         let ring = key_ring(core)?;
         let mut share = gaussian(core, ring, rng)?;
-        let mut s = sk.s_ntt_over(ring)?;
+        let mut s = sk.share_over(ring)?;
         let r = ring.mul_add_assign(&mut share, &self.a, &s);
         s.zeroize();
         r?;

@@ -26,6 +26,7 @@ use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::error::Result;
 use crate::multiparty::crs::CommonReferenceString;
+use crate::multiparty::key_share::KeyShare;
 use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
 use crate::multiparty::sample::gaussian;
 use crate::rlwe::context::SchemeContext;
@@ -123,7 +124,11 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
 
     /// Round 1 of party `party` with its key share `sk` (OS randomness):
     /// its ephemeral secret (keep it) and its share (send it).
-    pub fn round1(&self, sk: &SecretKey, party: u32) -> Result<(RelinKeyEphemeral, RelinKeyShare)> {
+    pub fn round1(
+        &self,
+        sk: &impl KeyShare,
+        party: u32,
+    ) -> Result<(RelinKeyEphemeral, RelinKeyShare)> {
         self.round1_with_rng(sk, party, &mut rng_from_os()?)
     }
 
@@ -131,17 +136,18 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
     /// `e1`, from `rng`.
     pub fn round1_with_rng(
         &self,
-        sk: &SecretKey,
+        sk: &impl KeyShare,
         party: u32,
         rng: &mut ChaCha20Rng,
     ) -> Result<(RelinKeyEphemeral, RelinKeyShare)> {
         let core = self.ctx.rlwe();
-        sk.check(core)?;
+        core.check_id(sk.params_id())?;
         check_party(party, self.parties)?;
         let u = SecretKey::generate_with_rng(core, rng)?;
         let ring = KeySwitchingKey::key_ring(core);
-        let mut s = sk.s_ntt_over(ring)?;
+        let mut s = sk.share_over(ring)?;
         let mut us = u.s_ntt_over(ring)?;
+        let mut sq = sk.share_over(core.ring())?;
         let r: Result<DigitPairs> = (|| {
             let mut h0 = Vec::with_capacity(self.a.len());
             let mut h1 = Vec::with_capacity(self.a.len());
@@ -150,7 +156,7 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
                 let mut x = gaussian(core, ring, rng)?;
                 ring.mul_add_assign(&mut x, a, &us)?;
                 ring.neg_assign(&mut x)?;
-                KeySwitchingKey::add_gadget_term(core, j, sk.s_ntt(), &mut x)?;
+                KeySwitchingKey::add_gadget_term(core, j, &sq, &mut x)?;
                 h0.push(x);
                 // s_i·a_j + e1
                 let mut y = gaussian(core, ring, rng)?;
@@ -161,6 +167,7 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
         })();
         s.zeroize();
         us.zeroize();
+        sq.zeroize();
         let (h0, h1) = r?;
         let tag = self.tag(ROUND_1, party);
         Ok((
@@ -180,7 +187,7 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
     /// Round 2 of party `party` (OS randomness).
     pub fn round2(
         &self,
-        sk: &SecretKey,
+        sk: &impl KeyShare,
         ephemeral: &RelinKeyEphemeral,
         round1: &RelinKeyRound1,
     ) -> Result<RelinKeyShare> {
@@ -191,16 +198,16 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
     /// `rng`.
     pub fn round2_with_rng(
         &self,
-        sk: &SecretKey,
+        sk: &impl KeyShare,
         ephemeral: &RelinKeyEphemeral,
         round1: &RelinKeyRound1,
         rng: &mut ChaCha20Rng,
     ) -> Result<RelinKeyShare> {
         let core = self.ctx.rlwe();
-        sk.check(core)?;
+        core.check_id(sk.params_id())?;
         check_party(ephemeral.party, self.parties)?;
         let ring = KeySwitchingKey::key_ring(core);
-        let mut s = sk.s_ntt_over(ring)?;
+        let mut s = sk.share_over(ring)?;
         let mut u_minus_s = ephemeral.u.s_ntt_over(ring)?;
         let r: Result<DigitPairs> = (|| {
             ring.sub_assign(&mut u_minus_s, &s)?;
