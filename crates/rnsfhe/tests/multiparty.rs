@@ -15,8 +15,8 @@ use rand_chacha::ChaCha20Rng;
 use rnsfhe::error::protocol::ProtocolError;
 use rnsfhe::multiparty::{
     ActiveShare, CollectiveDecryption, CommonReferenceString, DecryptionShare, GaloisKeyGeneration,
-    PublicKeyGeneration, RelinKeyGeneration, SchemeNoise, ShamirShare, SharedCiphertext, Smudging,
-    ThresholdKeyShare, Thresholdizer,
+    PublicKeyGeneration, PublicKeySwitch, RelinKeyGeneration, SchemeNoise, ShamirShare,
+    SharedCiphertext, Smudging, ThresholdKeyShare, Thresholdizer,
 };
 use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::{bfv, bgv, ckks, Error, SecurityLevel};
@@ -652,4 +652,110 @@ fn any_t_of_n_parties_decrypt_with_threshold_shares() {
     ));
     assert!(Thresholdizer::new(&ctx, 4, 3).is_err());
     assert!(Thresholdizer::new(&ctx, 0, 3).is_err());
+}
+
+/// Public-key switching: the parties re-encrypt to a recipient's own key
+/// pair, who decrypts alone with an ordinary decryptor (BFV, BGV exact;
+/// CKKS within the smudging bound of the tests above).
+#[test]
+fn ciphertexts_switch_to_a_recipient_public_key() {
+    let mut rng = ChaCha20Rng::seed_from_u64(10);
+    let smudging = Smudging::statistical(20, LAMBDA).unwrap();
+    // BFV.
+    let ctx = bfv_ctx();
+    let p = parties(&ctx, 3, smudging, &mut rng);
+    let be = bfv::BatchEncoder::new(&ctx).unwrap();
+    let a = values(&mut rng, 4096);
+    let ct = bfv::Encryptor::from_public_key(&ctx, &p.pk)
+        .unwrap()
+        .encrypt(&be.encode(&a).unwrap())
+        .unwrap();
+    let bob = SecretKey::generate_with_rng(ctx.as_ref(), &mut rng).unwrap();
+    let bob_pk = PublicKey::generate_with_rng(ctx.as_ref(), &bob, &mut rng).unwrap();
+    let pcks = PublicKeySwitch::new(&ctx, &p.pk, &bob_pk, 3, smudging).unwrap();
+    let shares: Vec<_> = p
+        .shares
+        .iter()
+        .enumerate()
+        .map(|(i, sk)| pcks.share_with_rng(sk, i as u32, &ct, &mut rng).unwrap())
+        .collect();
+    let switched = pcks.combine(&ct, &shares).unwrap();
+    let dec = bfv::Decryptor::new(&ctx, &bob).unwrap();
+    assert_eq!(
+        be.decode(&dec.decrypt(&switched).unwrap()).unwrap(),
+        a,
+        "BFV"
+    );
+    assert!(matches!(
+        pcks.combine(&ct, &shares[1..]),
+        Err(Error::Protocol(ProtocolError::MissingParty {
+            missing: 0,
+            ..
+        }))
+    ));
+
+    // BGV (noise factor t).
+    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = bgv::BgvContext::new(params).unwrap();
+    let p = parties(&ctx, 2, smudging, &mut rng);
+    let be = bgv::BatchEncoder::new(&ctx).unwrap();
+    let ct = bgv::Encryptor::from_public_key(&ctx, &p.pk)
+        .unwrap()
+        .encrypt(&be.encode(&a).unwrap())
+        .unwrap();
+    let bob = SecretKey::generate_with_rng(ctx.as_ref(), &mut rng).unwrap();
+    let bob_pk = PublicKey::generate_with_rng(ctx.as_ref(), &bob, &mut rng).unwrap();
+    let pcks = PublicKeySwitch::new(&ctx, &p.pk, &bob_pk, 2, smudging).unwrap();
+    let shares: Vec<_> = p
+        .shares
+        .iter()
+        .enumerate()
+        .map(|(i, sk)| pcks.share_with_rng(sk, i as u32, &ct, &mut rng).unwrap())
+        .collect();
+    let switched = pcks.combine(&ct, &shares).unwrap();
+    let dec = bgv::Decryptor::new(&ctx, &bob).unwrap();
+    assert_eq!(
+        be.decode(&dec.decrypt(&switched).unwrap()).unwrap(),
+        a,
+        "BGV"
+    );
+
+    // CKKS.
+    let params = ckks::CkksParameters::for_depth(2, 50, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = ckks::CkksContext::new(params).unwrap();
+    let small = Smudging::bits(30).unwrap();
+    let p = parties(&ctx, 2, small, &mut rng);
+    let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
+    let ct = ckks::Encryptor::from_public_key(&ctx, &p.pk)
+        .unwrap()
+        .encrypt(&ckks::Encoder::new(&ctx).encode(&x).unwrap())
+        .unwrap();
+    let bob = SecretKey::generate_with_rng(ctx.as_ref(), &mut rng).unwrap();
+    let bob_pk = PublicKey::generate_with_rng(ctx.as_ref(), &bob, &mut rng).unwrap();
+    let pcks = PublicKeySwitch::new(&ctx, &p.pk, &bob_pk, 2, small).unwrap();
+    let shares: Vec<_> = p
+        .shares
+        .iter()
+        .enumerate()
+        .map(|(i, sk)| pcks.share_with_rng(sk, i as u32, &ct, &mut rng).unwrap())
+        .collect();
+    let switched = pcks.combine(&ct, &shares).unwrap();
+    let got = ckks::Decryptor::new(&ctx, &bob)
+        .unwrap()
+        .decrypt_decode(&switched)
+        .unwrap();
+    let err = got
+        .iter()
+        .zip(&x)
+        .map(|(g, v)| (g - v).abs())
+        .fold(0.0, f64::max);
+    assert!(err < 2f64.powi(-9), "CKKS error {err}");
 }

@@ -103,8 +103,15 @@ pub trait SharedCiphertext: Clone + sealed::Sealed {
     /// `c_1` in NTT form over `ring` (its level ring). Errors unless the
     /// ciphertext has size 2.
     fn c1_ntt(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>>;
-    /// `(c_0 + d, 0)` with the ciphertext's metadata.
-    fn opened(&self, ring: &RnsRing, d: &RnsPoly<Ntt>) -> Result<Self>;
+    /// `(c_0 + d, c_1')` under the key `key_id`, with the ciphertext's
+    /// other metadata (NTT form).
+    fn rekeyed(
+        &self,
+        ring: &RnsRing,
+        d: &RnsPoly<Ntt>,
+        c1: RnsPoly<Ntt>,
+        key_id: u64,
+    ) -> Result<Self>;
 }
 
 mod sealed {
@@ -207,7 +214,7 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
         for s in shares {
             ring.add_assign(&mut d, &s.share)?;
         }
-        ct.opened(&ring, &d)
+        ct.rekeyed(&ring, &d, ring.zero(), self.key_id)
     }
 
     /// The all-zero key with the collective key id: it decrypts the
@@ -242,14 +249,14 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
 
 /// `n` samples uniform in `[−2^bits, 2^bits]` (rejection sampling inside
 /// `gen_range`: its branches depend on the random words, not on secrets).
-fn smudging_noise(rng: &mut ChaCha20Rng, n: usize, smudging: Smudging) -> Vec<i64> {
+pub(crate) fn smudging_noise(rng: &mut ChaCha20Rng, n: usize, smudging: Smudging) -> Vec<i64> {
     let b = 1i64 << smudging.bits;
     (0..n).map(|_| rng.gen_range(-b..=b)).collect()
 }
 
 /// The fingerprint of a ciphertext's `c_1` (public): the instance id of
 /// its decryption, so that shares of two ciphertexts never mix.
-fn fingerprint(c1: &RnsPoly<Ntt>) -> u64 {
+pub(crate) fn fingerprint(c1: &RnsPoly<Ntt>) -> u64 {
     let mut h = xxhash_rust::xxh64::Xxh64::new(0x6465_6372_7970_7431);
     for w in c1.data() {
         h.update(&w.to_le_bytes());
@@ -272,18 +279,21 @@ impl SharedCiphertext for crate::bfv::Ciphertext {
             None => Err(size_error(self.polys.len())),
         }
     }
-    fn opened(&self, ring: &RnsRing, d: &RnsPoly<Ntt>) -> Result<Self> {
+    fn rekeyed(
+        &self,
+        ring: &RnsRing,
+        d: &RnsPoly<Ntt>,
+        c1: RnsPoly<Ntt>,
+        key_id: u64,
+    ) -> Result<Self> {
+        size_two(self.polys.len())?;
         let mut c0 = match self.polys.get(0) {
             Some(crate::bfv::ciphertext::PolyRef::Ntt(p)) => p.clone(),
             Some(crate::bfv::ciphertext::PolyRef::Coeff(p)) => ring.to_ntt(p.clone())?,
             None => return Err(size_error(self.polys.len())),
         };
         ring.add_assign(&mut c0, d)?;
-        Ok(Self::new_ntt(
-            self.params_id,
-            self.key_id,
-            vec![c0, ring.zero()],
-        ))
+        Ok(Self::new_ntt(self.params_id, key_id, vec![c0, c1]))
     }
 }
 
@@ -298,18 +308,25 @@ impl<M: Clone> SharedCiphertext for crate::leveled::Ciphertext<M> {
         size_two(self.polys.len())?;
         Ok(self.polys[1].clone())
     }
-    fn opened(&self, ring: &RnsRing, d: &RnsPoly<Ntt>) -> Result<Self> {
+    fn rekeyed(
+        &self,
+        ring: &RnsRing,
+        d: &RnsPoly<Ntt>,
+        c1: RnsPoly<Ntt>,
+        key_id: u64,
+    ) -> Result<Self> {
         size_two(self.polys.len())?;
         let mut out = self.clone();
         ring.add_assign(&mut out.polys[0], d)?;
-        out.polys[1] = ring.zero();
+        out.polys[1] = c1;
+        out.key_id = key_id;
         out.seed = None;
         Ok(out)
     }
 }
 
 /// Errors unless a ciphertext has size 2 (relinearize first).
-fn size_two(size: usize) -> Result<()> {
+pub(crate) fn size_two(size: usize) -> Result<()> {
     if size == 2 {
         Ok(())
     } else {

@@ -19,6 +19,8 @@
 //!   [`DecryptionShare`] carries smudging noise ([`Smudging`]) so that it
 //!   reveals neither its key share nor the ciphertext's noise; every party
 //!   must contribute.
+//! * [`PublicKeySwitch`]: one round; re-encrypts a ciphertext under the
+//!   collective key to a recipient's public key, nobody decrypting.
 //! * [`Thresholdizer`]: t-out-of-N sharing of the collective secret after
 //!   key generation; any `t` parties decrypt (or run any protocol above)
 //!   with their [`ActiveShare`]s, fewer learn nothing.
@@ -43,6 +45,7 @@ pub mod galois_keys;
 pub mod key_share;
 pub mod parties;
 pub mod public_key;
+pub mod public_key_switch;
 pub mod relin_key;
 mod sample;
 pub mod threshold;
@@ -55,5 +58,6 @@ pub use galois_keys::{GaloisKeyGeneration, GaloisKeyShare};
 pub use key_share::KeyShare;
 pub use parties::ShareTag;
 pub use public_key::{PublicKeyGeneration, PublicKeyShare};
+pub use public_key_switch::{PublicKeySwitch, PublicKeySwitchShare};
 pub use relin_key::{RelinKeyEphemeral, RelinKeyGeneration, RelinKeyRound1, RelinKeyShare};
 pub use threshold::{ActiveShare, ShamirShare, ThresholdKeyShare, Thresholdizer};

@@ -1,0 +1,174 @@
+//! Collective public-key switching (Mouchet et al. 2021 §4.3, "PCKS";
+//! Lattigo's `PublicKeySwitchProtocol`): the parties re-encrypt a
+//! ciphertext under the collective key to a recipient's public key
+//! `pk' = (p'_0, p'_1)` without anyone decrypting. With a ternary `u_i`,
+//! party `i` sends
+//!
+//! `h0_i = s_i·c_1 + f·(u_i·p'_0 + e0_i)`, `h1_i = f·(u_i·p'_1 + e1_i)`
+//!
+//! (`e0_i` smudging noise, `e1_i` Gaussian, `f` the scheme's noise factor:
+//! `t` for BGV); the result `(c_0 + Σ h0_i, Σ h1_i)` is an encryption of
+//! the same message under the recipient's secret `s'`, with noise
+//! `f·(u·e' + Σ e0_i + s'·Σ e1_i)` added.
+
+use std::sync::Arc;
+
+use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::sampling::{rng_from_os, sample_ternary};
+use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
+use zeroize::Zeroize;
+
+use crate::error::Result;
+use crate::multiparty::decryption::Smudging;
+use crate::multiparty::decryption::{fingerprint, smudging_noise, SchemeNoise, SharedCiphertext};
+use crate::multiparty::key_share::KeyShare;
+use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
+use crate::multiparty::sample::gaussian;
+use crate::rlwe::keys::{check_key_id, PublicKey};
+
+/// The protocol name in share tags.
+const PROTOCOL: &str = "public-key switch";
+
+/// One party's share `(h0_i, h1_i)` of the switch of one ciphertext.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PublicKeySwitchShare {
+    tag: ShareTag,
+    h0: RnsPoly<Ntt>,
+    h1: RnsPoly<Ntt>,
+}
+
+impl PublicKeySwitchShare {
+    /// The party that made the share.
+    pub fn party(&self) -> u32 {
+        self.tag.party
+    }
+}
+
+/// Switching ciphertexts under the collective key `from` to the public
+/// key `to` of a recipient, among `parties` parties.
+#[derive(Clone, Debug)]
+pub struct PublicKeySwitch<C: SchemeNoise> {
+    ctx: Arc<C>,
+    parties: u32,
+    from_key_id: u64,
+    to: PublicKey,
+    smudging: Smudging,
+}
+
+impl<C: SchemeNoise> PublicKeySwitch<C> {
+    /// The switch from the collective public key `from` to `to` (both of
+    /// `ctx`), with smudging noise `smudging` in each share.
+    pub fn new(
+        ctx: &Arc<C>,
+        from: &PublicKey,
+        to: &PublicKey,
+        parties: u32,
+        smudging: Smudging,
+    ) -> Result<Self> {
+        check_parties(parties)?;
+        let core = ctx.rlwe();
+        core.check_id(from.params_id())?;
+        core.check_id(to.params_id())?;
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            parties,
+            from_key_id: from.key_id(),
+            to: to.clone(),
+            smudging,
+        })
+    }
+
+    /// Party `party`'s share for `ct` (OS randomness).
+    pub fn share<T: SharedCiphertext>(
+        &self,
+        sk: &impl KeyShare,
+        party: u32,
+        ct: &T,
+    ) -> Result<PublicKeySwitchShare> {
+        self.share_with_rng(sk, party, ct, &mut rng_from_os()?)
+    }
+
+    /// [`PublicKeySwitch::share`] drawing `u_i`, the smudging noise and
+    /// `e1_i` from `rng`.
+    pub fn share_with_rng<T: SharedCiphertext>(
+        &self,
+        sk: &impl KeyShare,
+        party: u32,
+        ct: &T,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<PublicKeySwitchShare> {
+        let core = self.ctx.rlwe();
+        core.check_id(sk.params_id())?;
+        check_party(party, self.parties)?;
+        let ring = self.level_ring(ct)?;
+        let c1 = ct.c1_ntt(&ring)?;
+        let f = self.ctx.noise_factor();
+        let (p0, p1) = (prefix(self.to.pk0(), &ring)?, prefix(self.to.pk1(), &ring)?);
+        let mut u_coeffs = sample_ternary(rng, ring.n());
+        let mut u = ring.to_ntt(ring.from_signed(&u_coeffs)?)?;
+        u_coeffs.zeroize();
+        let mut e0 = smudging_noise(rng, ring.n(), self.smudging);
+        let mut h0 = ring.to_ntt(ring.from_signed(&e0)?)?;
+        e0.zeroize();
+        let mut h1 = gaussian(core, &ring, rng)?;
+        let r = (|| -> Result<()> {
+            ring.mul_add_assign(&mut h0, &u, &p0)?;
+            ring.mul_add_assign(&mut h1, &u, &p1)?;
+            ring.mul_scalar_assign(&mut h0, f)?;
+            ring.mul_scalar_assign(&mut h1, f)?;
+            let mut s = sk.share_over(&ring)?;
+            let r = ring.mul_add_assign(&mut h0, &c1, &s);
+            s.zeroize();
+            Ok(r?)
+        })();
+        u.zeroize();
+        r?;
+        Ok(PublicKeySwitchShare {
+            tag: self.tag(party, &c1),
+            h0,
+            h1,
+        })
+    }
+
+    /// `(c_0 + Σ h0_i, Σ h1_i)`, under the recipient's key. Errors with
+    /// [`crate::error::protocol::ProtocolError`] for a missing, duplicated
+    /// or unknown party or a share of another ciphertext.
+    pub fn combine<T: SharedCiphertext>(
+        &self,
+        ct: &T,
+        shares: &[PublicKeySwitchShare],
+    ) -> Result<T> {
+        let ring = self.level_ring(ct)?;
+        let c1 = ct.c1_ntt(&ring)?;
+        check_complete(self.tag(0, &c1), self.parties, shares.iter().map(|s| s.tag))?;
+        let (mut d0, mut d1) = (ring.zero(), ring.zero());
+        for s in shares {
+            ring.add_assign(&mut d0, &s.h0)?;
+            ring.add_assign(&mut d1, &s.h1)?;
+        }
+        ct.rekeyed(&ring, &d0, d1, self.to.key_id())
+    }
+
+    fn level_ring<T: SharedCiphertext>(&self, ct: &T) -> Result<RnsRing> {
+        let core = self.ctx.rlwe();
+        let (params_id, key_id) = ct.ids();
+        core.check_id(params_id)?;
+        check_key_id(self.from_key_id, key_id)?;
+        Ok(core.ring().sub_ring(0..ct.limbs())?)
+    }
+
+    fn tag(&self, party: u32, c1: &RnsPoly<Ntt>) -> ShareTag {
+        ShareTag {
+            params_id: self.ctx.rlwe().id(),
+            protocol: PROTOCOL,
+            instance: fingerprint(c1),
+            party,
+        }
+    }
+}
+
+/// The first `ring.limbs()` limbs of a public-key polynomial (over `Q` or
+/// `Q·P`, the limbs of `Q` first).
+fn prefix(p: &RnsPoly<Ntt>, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
+    crate::rlwe::encryption::prefix(p, ring.limbs())
+}
