@@ -96,6 +96,44 @@ impl<C: SchemeNoise> Parties<C> {
         rkg.finish(&h, &round2).unwrap()
     }
 
+    /// `ct` opened by every party, and the key that decrypts it.
+    fn open<T: SharedCiphertext>(&self, ct: &T, rng: &mut ChaCha20Rng) -> (T, SecretKey) {
+        let opened = self
+            .dec
+            .combine(ct, &self.decryption_shares(ct, rng))
+            .unwrap();
+        (opened, self.dec.opening_key().unwrap())
+    }
+
+    /// `ct` switched by every party to a fresh recipient's public key, and
+    /// the recipient's secret key.
+    fn switch_to_recipient<T: SharedCiphertext>(
+        &self,
+        ctx: &Arc<C>,
+        ct: &T,
+        smudging: Smudging,
+        rng: &mut ChaCha20Rng,
+    ) -> (T, SecretKey) {
+        let bob = SecretKey::generate_with_rng(ctx.as_ref(), rng).unwrap();
+        let bob_pk = PublicKey::generate_with_rng(ctx.as_ref(), &bob, rng).unwrap();
+        let n = self.shares.len() as u32;
+        let pcks = PublicKeySwitch::new(ctx, &self.pk, &bob_pk, n, smudging).unwrap();
+        let shares: Vec<_> = self
+            .shares
+            .iter()
+            .enumerate()
+            .map(|(i, sk)| pcks.share_with_rng(sk, i as u32, ct, rng).unwrap())
+            .collect();
+        assert!(matches!(
+            pcks.combine(ct, &shares[1..]),
+            Err(Error::Protocol(ProtocolError::MissingParty {
+                missing: 0,
+                ..
+            }))
+        ));
+        (pcks.combine(ct, &shares).unwrap(), bob)
+    }
+
     /// Every party's decryption share of `ct`.
     fn decryption_shares<T: SharedCiphertext>(
         &self,
@@ -119,6 +157,77 @@ fn bfv_ctx() -> Arc<bfv::BfvContext> {
         .build()
         .unwrap();
     bfv::BfvContext::new(params).unwrap()
+}
+
+/// The collective decryption of `ct` by every party, decoded.
+fn bfv_open(
+    ctx: &Arc<bfv::BfvContext>,
+    p: &Parties<bfv::BfvContext>,
+    ct: &bfv::Ciphertext,
+    rng: &mut ChaCha20Rng,
+) -> Vec<u64> {
+    let (opened, key) = p.open(ct, rng);
+    let pt = bfv::Decryptor::new(ctx, &key)
+        .unwrap()
+        .decrypt(&opened)
+        .unwrap();
+    bfv::BatchEncoder::new(ctx).unwrap().decode(&pt).unwrap()
+}
+
+/// [`bfv_open`] for BGV.
+fn bgv_open(
+    ctx: &Arc<bgv::BgvContext>,
+    p: &Parties<bgv::BgvContext>,
+    ct: &bgv::Ciphertext,
+    rng: &mut ChaCha20Rng,
+) -> Vec<u64> {
+    let (opened, key) = p.open(ct, rng);
+    let pt = bgv::Decryptor::new(ctx, &key)
+        .unwrap()
+        .decrypt(&opened)
+        .unwrap();
+    bgv::BatchEncoder::new(ctx).unwrap().decode(&pt).unwrap()
+}
+
+/// [`bfv_open`] for CKKS.
+fn ckks_open(
+    ctx: &Arc<ckks::CkksContext>,
+    p: &Parties<ckks::CkksContext>,
+    ct: &ckks::Ciphertext,
+    rng: &mut ChaCha20Rng,
+) -> Vec<f64> {
+    let (opened, key) = p.open(ct, rng);
+    ckks::Decryptor::new(ctx, &key)
+        .unwrap()
+        .decrypt_decode(&opened)
+        .unwrap()
+}
+
+/// The largest `|got_j − expect_j|`.
+fn max_error(got: &[f64], expect: impl IntoIterator<Item = f64>) -> f64 {
+    got.iter()
+        .zip(expect)
+        .map(|(g, e)| (g - e).abs())
+        .fold(0.0, f64::max)
+}
+
+fn bgv_ctx() -> Arc<bgv::BgvContext> {
+    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    bgv::BgvContext::new(params).unwrap()
+}
+
+/// Scale 2^50, two rescalings.
+fn ckks_ctx() -> Arc<ckks::CkksContext> {
+    let params = ckks::CkksParameters::for_depth(2, 50, 60)
+        .degree(4096)
+        .security(SecurityLevel::None)
+        .build()
+        .unwrap();
+    ckks::CkksContext::new(params).unwrap()
 }
 
 fn values(rng: &mut ChaCha20Rng, n: usize) -> Vec<u64> {
@@ -149,19 +258,7 @@ fn bfv_collective_key_sums_and_products_decrypt_exactly() {
             sum = ev.add(&sum, &ct).unwrap();
         }
         let prod = ev.multiply_plain(&sum, &be.encode(&w).unwrap()).unwrap();
-        let opened = p
-            .dec
-            .combine(&prod, &p.decryption_shares(&prod, &mut rng))
-            .unwrap();
-        let key = p.dec.opening_key().unwrap();
-        let got = be
-            .decode(
-                &bfv::Decryptor::new(&ctx, &key)
-                    .unwrap()
-                    .decrypt(&opened)
-                    .unwrap(),
-            )
-            .unwrap();
+        let got = bfv_open(&ctx, &p, &prod, &mut rng);
         let expect: Vec<u64> = (0..4096)
             .map(|j| {
                 let s = data.iter().map(|d| d[j]).sum::<u64>() % T;
@@ -175,12 +272,7 @@ fn bfv_collective_key_sums_and_products_decrypt_exactly() {
 #[test]
 fn bgv_collective_key_decrypts_exactly_at_two_levels() {
     let mut rng = ChaCha20Rng::seed_from_u64(2);
-    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = bgv::BgvContext::new(params).unwrap();
+    let ctx = bgv_ctx();
     let p = parties(
         &ctx,
         3,
@@ -221,12 +313,7 @@ fn bgv_collective_key_decrypts_exactly_at_two_levels() {
 #[test]
 fn ckks_collective_key_decrypts_within_the_smudging_precision() {
     let mut rng = ChaCha20Rng::seed_from_u64(3);
-    let params = ckks::CkksParameters::for_depth(2, 50, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = ckks::CkksContext::new(params).unwrap();
+    let ctx = ckks_ctx();
     let p = parties(&ctx, 3, Smudging::bits(30).unwrap(), &mut rng);
     let enc = ckks::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
     let encoder = ckks::Encoder::new(&ctx);
@@ -236,20 +323,8 @@ fn ckks_collective_key_decrypts_within_the_smudging_precision() {
     let cx = enc.encrypt(&encoder.encode(&x).unwrap()).unwrap();
     let cy = enc.encrypt(&encoder.encode(&y).unwrap()).unwrap();
     let sum = ev.add(&cx, &cy).unwrap();
-    let opened = p
-        .dec
-        .combine(&sum, &p.decryption_shares(&sum, &mut rng))
-        .unwrap();
-    let key = p.dec.opening_key().unwrap();
-    let got = ckks::Decryptor::new(&ctx, &key)
-        .unwrap()
-        .decrypt_decode(&opened)
-        .unwrap();
-    let err = got
-        .iter()
-        .zip(x.iter().zip(&y))
-        .map(|(g, (a, b))| (g - (a + b)).abs())
-        .fold(0.0, f64::max);
+    let got = ckks_open(&ctx, &p, &sum, &mut rng);
+    let err = max_error(&got, x.iter().zip(&y).map(|(a, b)| a + b));
     assert!(err < 2f64.powi(-9), "error {err}");
 }
 
@@ -389,29 +464,12 @@ fn products_relinearize_with_the_collective_key() {
     let ca = enc.encrypt(&be.encode(&a).unwrap()).unwrap();
     let cb = enc.encrypt(&be.encode(&b).unwrap()).unwrap();
     let prod = ev.multiply_relin(&ca, &cb, &rk).unwrap();
-    let opened = p
-        .dec
-        .combine(&prod, &p.decryption_shares(&prod, &mut rng))
-        .unwrap();
-    let key = p.dec.opening_key().unwrap();
-    let got = be
-        .decode(
-            &bfv::Decryptor::new(&ctx, &key)
-                .unwrap()
-                .decrypt(&opened)
-                .unwrap(),
-        )
-        .unwrap();
+    let got = bfv_open(&ctx, &p, &prod, &mut rng);
     let expect: Vec<u64> = a.iter().zip(&b).map(|(x, y)| x * y % T).collect();
     assert_eq!(got, expect, "BFV");
 
     // BGV: hybrid key switching, product then modulus switch.
-    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = bgv::BgvContext::new(params).unwrap();
+    let ctx = bgv_ctx();
     let p = parties(
         &ctx,
         3,
@@ -427,28 +485,11 @@ fn products_relinearize_with_the_collective_key() {
     let prod = ev
         .mod_switch_to_next(&ev.multiply_relin(&ca, &cb, &rk).unwrap())
         .unwrap();
-    let opened = p
-        .dec
-        .combine(&prod, &p.decryption_shares(&prod, &mut rng))
-        .unwrap();
-    let key = p.dec.opening_key().unwrap();
-    let got = be
-        .decode(
-            &bgv::Decryptor::new(&ctx, &key)
-                .unwrap()
-                .decrypt(&opened)
-                .unwrap(),
-        )
-        .unwrap();
+    let got = bgv_open(&ctx, &p, &prod, &mut rng);
     assert_eq!(got, expect, "BGV");
 
     // CKKS: hybrid key switching, product then rescaling.
-    let params = ckks::CkksParameters::for_depth(2, 50, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = ckks::CkksContext::new(params).unwrap();
+    let ctx = ckks_ctx();
     let p = parties(&ctx, 3, Smudging::bits(30).unwrap(), &mut rng);
     let rk = p.relin_key(&ctx, &mut rng);
     let enc = ckks::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
@@ -459,20 +500,8 @@ fn products_relinearize_with_the_collective_key() {
     let cx = enc.encrypt(&encoder.encode(&x).unwrap()).unwrap();
     let cy = enc.encrypt(&encoder.encode(&y).unwrap()).unwrap();
     let prod = ev.multiply_relin_rescale(&cx, &cy, &rk).unwrap();
-    let opened = p
-        .dec
-        .combine(&prod, &p.decryption_shares(&prod, &mut rng))
-        .unwrap();
-    let key = p.dec.opening_key().unwrap();
-    let got = ckks::Decryptor::new(&ctx, &key)
-        .unwrap()
-        .decrypt_decode(&opened)
-        .unwrap();
-    let err = got
-        .iter()
-        .zip(x.iter().zip(&y))
-        .map(|(g, (a, b))| (g - a * b).abs())
-        .fold(0.0, f64::max);
+    let got = ckks_open(&ctx, &p, &prod, &mut rng);
+    let err = max_error(&got, x.iter().zip(&y).map(|(a, b)| a * b));
     assert!(err < 2f64.powi(-9), "CKKS error {err}");
 }
 
@@ -498,19 +527,7 @@ fn rotations_use_the_collective_galois_keys() {
         .encrypt(&be.encode(&a).unwrap())
         .unwrap();
     let rot = bfv::Evaluator::new(&ctx).rotate_rows(&ct, 3, &gk).unwrap();
-    let opened = p
-        .dec
-        .combine(&rot, &p.decryption_shares(&rot, &mut rng))
-        .unwrap();
-    let key = p.dec.opening_key().unwrap();
-    let got = be
-        .decode(
-            &bfv::Decryptor::new(&ctx, &key)
-                .unwrap()
-                .decrypt(&opened)
-                .unwrap(),
-        )
-        .unwrap();
+    let got = bfv_open(&ctx, &p, &rot, &mut rng);
     let expect: Vec<u64> = (0..4096)
         .map(|j| {
             let (row, col) = (j / 2048, j % 2048);
@@ -520,12 +537,7 @@ fn rotations_use_the_collective_galois_keys() {
     assert_eq!(got, expect, "BFV rotate_rows");
 
     // CKKS: rotate by 5 with hybrid keys.
-    let params = ckks::CkksParameters::for_depth(2, 50, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = ckks::CkksContext::new(params).unwrap();
+    let ctx = ckks_ctx();
     let p = parties(&ctx, 2, Smudging::bits(30).unwrap(), &mut rng);
     let gk = p.galois_keys(&ctx, &[5], &mut rng);
     let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
@@ -535,18 +547,8 @@ fn rotations_use_the_collective_galois_keys() {
         .encrypt(&encoder.encode(&x).unwrap())
         .unwrap();
     let rot = ckks::Evaluator::new(&ctx).rotate(&ct, 5, &gk).unwrap();
-    let opened = p
-        .dec
-        .combine(&rot, &p.decryption_shares(&rot, &mut rng))
-        .unwrap();
-    let key = p.dec.opening_key().unwrap();
-    let got = ckks::Decryptor::new(&ctx, &key)
-        .unwrap()
-        .decrypt_decode(&opened)
-        .unwrap();
-    let err = (0..2048)
-        .map(|j| (got[j] - x[(j + 5) % 2048]).abs())
-        .fold(0.0, f64::max);
+    let got = ckks_open(&ctx, &p, &rot, &mut rng);
+    let err = max_error(&got, (0..2048).map(|j| x[(j + 5) % 2048]));
     assert!(err < 2f64.powi(-9), "CKKS rotate error {err}");
 }
 
@@ -670,53 +672,23 @@ fn ciphertexts_switch_to_a_recipient_public_key() {
         .unwrap()
         .encrypt(&be.encode(&a).unwrap())
         .unwrap();
-    let bob = SecretKey::generate_with_rng(ctx.as_ref(), &mut rng).unwrap();
-    let bob_pk = PublicKey::generate_with_rng(ctx.as_ref(), &bob, &mut rng).unwrap();
-    let pcks = PublicKeySwitch::new(&ctx, &p.pk, &bob_pk, 3, smudging).unwrap();
-    let shares: Vec<_> = p
-        .shares
-        .iter()
-        .enumerate()
-        .map(|(i, sk)| pcks.share_with_rng(sk, i as u32, &ct, &mut rng).unwrap())
-        .collect();
-    let switched = pcks.combine(&ct, &shares).unwrap();
+    let (switched, bob) = p.switch_to_recipient(&ctx, &ct, smudging, &mut rng);
     let dec = bfv::Decryptor::new(&ctx, &bob).unwrap();
     assert_eq!(
         be.decode(&dec.decrypt(&switched).unwrap()).unwrap(),
         a,
         "BFV"
     );
-    assert!(matches!(
-        pcks.combine(&ct, &shares[1..]),
-        Err(Error::Protocol(ProtocolError::MissingParty {
-            missing: 0,
-            ..
-        }))
-    ));
 
     // BGV (noise factor t).
-    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = bgv::BgvContext::new(params).unwrap();
+    let ctx = bgv_ctx();
     let p = parties(&ctx, 2, smudging, &mut rng);
     let be = bgv::BatchEncoder::new(&ctx).unwrap();
     let ct = bgv::Encryptor::from_public_key(&ctx, &p.pk)
         .unwrap()
         .encrypt(&be.encode(&a).unwrap())
         .unwrap();
-    let bob = SecretKey::generate_with_rng(ctx.as_ref(), &mut rng).unwrap();
-    let bob_pk = PublicKey::generate_with_rng(ctx.as_ref(), &bob, &mut rng).unwrap();
-    let pcks = PublicKeySwitch::new(&ctx, &p.pk, &bob_pk, 2, smudging).unwrap();
-    let shares: Vec<_> = p
-        .shares
-        .iter()
-        .enumerate()
-        .map(|(i, sk)| pcks.share_with_rng(sk, i as u32, &ct, &mut rng).unwrap())
-        .collect();
-    let switched = pcks.combine(&ct, &shares).unwrap();
+    let (switched, bob) = p.switch_to_recipient(&ctx, &ct, smudging, &mut rng);
     let dec = bgv::Decryptor::new(&ctx, &bob).unwrap();
     assert_eq!(
         be.decode(&dec.decrypt(&switched).unwrap()).unwrap(),
@@ -725,12 +697,7 @@ fn ciphertexts_switch_to_a_recipient_public_key() {
     );
 
     // CKKS.
-    let params = ckks::CkksParameters::for_depth(2, 50, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    let ctx = ckks::CkksContext::new(params).unwrap();
+    let ctx = ckks_ctx();
     let small = Smudging::bits(30).unwrap();
     let p = parties(&ctx, 2, small, &mut rng);
     let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
@@ -738,24 +705,8 @@ fn ciphertexts_switch_to_a_recipient_public_key() {
         .unwrap()
         .encrypt(&ckks::Encoder::new(&ctx).encode(&x).unwrap())
         .unwrap();
-    let bob = SecretKey::generate_with_rng(ctx.as_ref(), &mut rng).unwrap();
-    let bob_pk = PublicKey::generate_with_rng(ctx.as_ref(), &bob, &mut rng).unwrap();
-    let pcks = PublicKeySwitch::new(&ctx, &p.pk, &bob_pk, 2, small).unwrap();
-    let shares: Vec<_> = p
-        .shares
-        .iter()
-        .enumerate()
-        .map(|(i, sk)| pcks.share_with_rng(sk, i as u32, &ct, &mut rng).unwrap())
-        .collect();
-    let switched = pcks.combine(&ct, &shares).unwrap();
-    let got = ckks::Decryptor::new(&ctx, &bob)
-        .unwrap()
-        .decrypt_decode(&switched)
-        .unwrap();
-    let err = got
-        .iter()
-        .zip(&x)
-        .map(|(g, v)| (g - v).abs())
-        .fold(0.0, f64::max);
+    let (switched, bob) = p.switch_to_recipient(&ctx, &ct, small, &mut rng);
+    let dec = ckks::Decryptor::new(&ctx, &bob).unwrap();
+    let err = max_error(&dec.decrypt_decode(&switched).unwrap(), x.iter().copied());
     assert!(err < 2f64.powi(-9), "CKKS error {err}");
 }

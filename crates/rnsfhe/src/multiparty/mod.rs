@@ -48,16 +48,16 @@ pub mod public_key;
 pub mod public_key_switch;
 pub mod relin_key;
 mod sample;
+pub mod shared_ciphertext;
 pub mod threshold;
 
 pub use crs::CommonReferenceString;
-pub use decryption::{
-    CollectiveDecryption, DecryptionShare, SchemeNoise, SharedCiphertext, Smudging,
-};
+pub use decryption::{CollectiveDecryption, DecryptionShare};
 pub use galois_keys::{GaloisKeyGeneration, GaloisKeyShare};
 pub use key_share::KeyShare;
 pub use parties::ShareTag;
 pub use public_key::{PublicKeyGeneration, PublicKeyShare};
 pub use public_key_switch::{PublicKeySwitch, PublicKeySwitchShare};
 pub use relin_key::{RelinKeyEphemeral, RelinKeyGeneration, RelinKeyRound1, RelinKeyShare};
+pub use shared_ciphertext::{SchemeNoise, SharedCiphertext, Smudging};
 pub use threshold::{ActiveShare, ShamirShare, ThresholdKeyShare, Thresholdizer};

@@ -19,12 +19,13 @@ use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 use zeroize::Zeroize;
 
 use crate::error::Result;
-use crate::multiparty::decryption::Smudging;
-use crate::multiparty::decryption::{fingerprint, smudging_noise, SchemeNoise, SharedCiphertext};
 use crate::multiparty::key_share::KeyShare;
-use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
+use crate::multiparty::parties::ShareTag;
 use crate::multiparty::sample::gaussian;
-use crate::rlwe::keys::{check_key_id, PublicKey};
+use crate::multiparty::shared_ciphertext::{
+    CiphertextRun, SchemeNoise, SharedCiphertext, Smudging,
+};
+use crate::rlwe::keys::PublicKey;
 
 /// The protocol name in share tags.
 const PROTOCOL: &str = "public-key switch";
@@ -48,11 +49,8 @@ impl PublicKeySwitchShare {
 /// key `to` of a recipient, among `parties` parties.
 #[derive(Clone, Debug)]
 pub struct PublicKeySwitch<C: SchemeNoise> {
-    ctx: Arc<C>,
-    parties: u32,
-    from_key_id: u64,
+    run: CiphertextRun<C>,
     to: PublicKey,
-    smudging: Smudging,
 }
 
 impl<C: SchemeNoise> PublicKeySwitch<C> {
@@ -65,16 +63,10 @@ impl<C: SchemeNoise> PublicKeySwitch<C> {
         parties: u32,
         smudging: Smudging,
     ) -> Result<Self> {
-        check_parties(parties)?;
-        let core = ctx.rlwe();
-        core.check_id(from.params_id())?;
-        core.check_id(to.params_id())?;
+        ctx.rlwe().check_id(to.params_id())?;
         Ok(Self {
-            ctx: Arc::clone(ctx),
-            parties,
-            from_key_id: from.key_id(),
+            run: CiphertextRun::new(ctx, from, parties, smudging, PROTOCOL)?,
             to: to.clone(),
-            smudging,
         })
     }
 
@@ -88,7 +80,7 @@ impl<C: SchemeNoise> PublicKeySwitch<C> {
         self.share_with_rng(sk, party, ct, &mut rng_from_os()?)
     }
 
-    /// [`PublicKeySwitch::share`] drawing `u_i`, the smudging noise and
+    /// [`PublicKeySwitch::share`] drawing the smudging noise, `u_i` and
     /// `e1_i` from `rng`.
     pub fn share_with_rng<T: SharedCiphertext>(
         &self,
@@ -97,34 +89,28 @@ impl<C: SchemeNoise> PublicKeySwitch<C> {
         ct: &T,
         rng: &mut ChaCha20Rng,
     ) -> Result<PublicKeySwitchShare> {
-        let core = self.ctx.rlwe();
-        core.check_id(sk.params_id())?;
-        check_party(party, self.parties)?;
-        let ring = self.level_ring(ct)?;
-        let c1 = ct.c1_ntt(&ring)?;
-        let f = self.ctx.noise_factor();
+        let (ring, c1, mut h0) = self.run.start(sk, party, ct, rng)?;
+        let f = self.run.ctx.noise_factor();
         let (p0, p1) = (prefix(self.to.pk0(), &ring)?, prefix(self.to.pk1(), &ring)?);
         let mut u_coeffs = sample_ternary(rng, ring.n());
-        let mut u = ring.to_ntt(ring.from_signed(&u_coeffs)?)?;
+        let u = ring.from_signed(&u_coeffs);
         u_coeffs.zeroize();
-        let mut e0 = smudging_noise(rng, ring.n(), self.smudging);
-        let mut h0 = ring.to_ntt(ring.from_signed(&e0)?)?;
-        e0.zeroize();
-        let mut h1 = gaussian(core, &ring, rng)?;
+        let mut u = ring.to_ntt(u?)?;
+        let mut h1 = gaussian(self.run.ctx.rlwe(), &ring, rng)?;
+        // h0 = f·e0 + f·u·p'_0 + s_i·c_1, h1 = f·(e1 + u·p'_1).
         let r = (|| -> Result<()> {
-            ring.mul_add_assign(&mut h0, &u, &p0)?;
+            let mut up0 = ring.zero();
+            ring.mul_add_assign(&mut up0, &u, &p0)?;
+            ring.mul_scalar_assign(&mut up0, f)?;
+            ring.add_assign(&mut h0, &up0)?;
             ring.mul_add_assign(&mut h1, &u, &p1)?;
-            ring.mul_scalar_assign(&mut h0, f)?;
             ring.mul_scalar_assign(&mut h1, f)?;
-            let mut s = sk.share_over(&ring)?;
-            let r = ring.mul_add_assign(&mut h0, &c1, &s);
-            s.zeroize();
-            Ok(r?)
+            self.run.add_share_times(&ring, sk, &c1, &mut h0)
         })();
         u.zeroize();
         r?;
         Ok(PublicKeySwitchShare {
-            tag: self.tag(party, &c1),
+            tag: self.run.tag(party, &c1),
             h0,
             h1,
         })
@@ -138,32 +124,14 @@ impl<C: SchemeNoise> PublicKeySwitch<C> {
         ct: &T,
         shares: &[PublicKeySwitchShare],
     ) -> Result<T> {
-        let ring = self.level_ring(ct)?;
-        let c1 = ct.c1_ntt(&ring)?;
-        check_complete(self.tag(0, &c1), self.parties, shares.iter().map(|s| s.tag))?;
+        let (ring, c1) = self.run.open(ct)?;
+        self.run.check_shares(&c1, shares.iter().map(|s| s.tag))?;
         let (mut d0, mut d1) = (ring.zero(), ring.zero());
         for s in shares {
             ring.add_assign(&mut d0, &s.h0)?;
             ring.add_assign(&mut d1, &s.h1)?;
         }
         ct.rekeyed(&ring, &d0, d1, self.to.key_id())
-    }
-
-    fn level_ring<T: SharedCiphertext>(&self, ct: &T) -> Result<RnsRing> {
-        let core = self.ctx.rlwe();
-        let (params_id, key_id) = ct.ids();
-        core.check_id(params_id)?;
-        check_key_id(self.from_key_id, key_id)?;
-        Ok(core.ring().sub_ring(0..ct.limbs())?)
-    }
-
-    fn tag(&self, party: u32, c1: &RnsPoly<Ntt>) -> ShareTag {
-        ShareTag {
-            params_id: self.ctx.rlwe().id(),
-            protocol: PROTOCOL,
-            instance: fingerprint(c1),
-            party,
-        }
     }
 }
 

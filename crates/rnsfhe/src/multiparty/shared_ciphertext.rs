@@ -1,0 +1,297 @@
+//! What the protocols on one ciphertext share (collective decryption,
+//! public-key switching): the ciphertexts they accept
+//! ([`SharedCiphertext`]), the scheme's noise factor ([`SchemeNoise`]),
+//! the smudging noise ([`Smudging`]) and the run bookkeeping (level ring,
+//! `c_1`, share tags bound to the ciphertext's fingerprint).
+
+use std::sync::Arc;
+
+use rand::Rng;
+use rand_chacha::ChaCha20Rng;
+use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
+use zeroize::Zeroize;
+
+use crate::error::{Error, Result};
+use crate::multiparty::key_share::KeyShare;
+use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
+use crate::rlwe::context::SchemeContext;
+use crate::rlwe::keys::{check_key_id, PublicKey};
+
+/// Largest smudging width: `2^62` keeps every sample an `i64`.
+pub const MAX_SMUDGING_BITS: u32 = 62;
+
+/// The smudging noise of a decryption share: uniform in `[−2^bits, 2^bits]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Smudging {
+    bits: u32,
+}
+
+impl Smudging {
+    /// Noise of `bits` bits (at most [`MAX_SMUDGING_BITS`]).
+    pub fn bits(bits: u32) -> Result<Self> {
+        if bits > MAX_SMUDGING_BITS {
+            return Err(Error::InvalidArgument(format!(
+                "smudging noise of {bits} bits: at most {MAX_SMUDGING_BITS}"
+            )));
+        }
+        Ok(Self { bits })
+    }
+
+    /// Noise that hides a ciphertext noise of `noise_bits` bits with
+    /// statistical security `lambda` (e.g. 40): `noise_bits + lambda` bits.
+    pub fn statistical(noise_bits: u32, lambda: u32) -> Result<Self> {
+        Self::bits(noise_bits.saturating_add(lambda))
+    }
+
+    /// The width in bits.
+    pub fn width_bits(&self) -> u32 {
+        self.bits
+    }
+}
+
+/// What collective decryption needs from a scheme's context beyond the
+/// RLWE core: the factor of the noise in a decryption phase (BGV keeps
+/// its noise a multiple of `t`, so its smudging noise is `t·e`; BFV and
+/// CKKS use `e`).
+pub trait SchemeNoise: SchemeContext {
+    /// `t` for BGV, 1 for BFV and CKKS.
+    fn noise_factor(&self) -> u64;
+}
+
+impl SchemeNoise for crate::bfv::BfvContext {
+    fn noise_factor(&self) -> u64 {
+        1
+    }
+}
+
+impl SchemeNoise for crate::ckks::CkksContext {
+    fn noise_factor(&self) -> u64 {
+        1
+    }
+}
+
+impl SchemeNoise for crate::bgv::BgvContext {
+    fn noise_factor(&self) -> u64 {
+        self.plain_modulus().value()
+    }
+}
+
+/// A ciphertext the parties can decrypt together: a BFV, BGV or CKKS
+/// ciphertext of size 2 under the collective key.
+pub trait SharedCiphertext: Clone + sealed::Sealed {
+    /// `(parameter id, key id)`.
+    fn ids(&self) -> (u64, u64);
+    /// The number of limbs (level + 1).
+    fn limbs(&self) -> usize;
+    /// `c_1` in NTT form over `ring` (its level ring). Errors unless the
+    /// ciphertext has size 2.
+    fn c1_ntt(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>>;
+    /// `(c_0 + d, c_1')` under the key `key_id`, with the ciphertext's
+    /// other metadata (NTT form).
+    fn rekeyed(
+        &self,
+        ring: &RnsRing,
+        d: &RnsPoly<Ntt>,
+        c1: RnsPoly<Ntt>,
+        key_id: u64,
+    ) -> Result<Self>;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for crate::bfv::Ciphertext {}
+    impl<M: Clone> Sealed for crate::leveled::Ciphertext<M> {}
+}
+
+/// `n` samples uniform in `[−2^bits, 2^bits]` (rejection sampling inside
+/// `gen_range`: its branches depend on the random words, not on secrets).
+fn smudging_noise(rng: &mut ChaCha20Rng, n: usize, smudging: Smudging) -> Vec<i64> {
+    let b = 1i64 << smudging.bits;
+    (0..n).map(|_| rng.gen_range(-b..=b)).collect()
+}
+
+/// The fingerprint of a ciphertext's `c_1` (public): the instance id of
+/// its decryption, so that shares of two ciphertexts never mix.
+fn fingerprint(c1: &RnsPoly<Ntt>) -> u64 {
+    let mut h = xxhash_rust::xxh64::Xxh64::new(0x6465_6372_7970_7431);
+    for w in c1.data() {
+        h.update(&w.to_le_bytes());
+    }
+    h.digest()
+}
+
+impl SharedCiphertext for crate::bfv::Ciphertext {
+    fn ids(&self) -> (u64, u64) {
+        (self.params_id, self.key_id)
+    }
+    fn limbs(&self) -> usize {
+        self.polys.limbs()
+    }
+    fn c1_ntt(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
+        size_two(self.polys.len())?;
+        match self.polys.get(1) {
+            Some(crate::bfv::ciphertext::PolyRef::Ntt(p)) => Ok(p.clone()),
+            Some(crate::bfv::ciphertext::PolyRef::Coeff(p)) => Ok(ring.to_ntt(p.clone())?),
+            None => Err(size_error(self.polys.len())),
+        }
+    }
+    fn rekeyed(
+        &self,
+        ring: &RnsRing,
+        d: &RnsPoly<Ntt>,
+        c1: RnsPoly<Ntt>,
+        key_id: u64,
+    ) -> Result<Self> {
+        size_two(self.polys.len())?;
+        let mut c0 = match self.polys.get(0) {
+            Some(crate::bfv::ciphertext::PolyRef::Ntt(p)) => p.clone(),
+            Some(crate::bfv::ciphertext::PolyRef::Coeff(p)) => ring.to_ntt(p.clone())?,
+            None => return Err(size_error(self.polys.len())),
+        };
+        ring.add_assign(&mut c0, d)?;
+        Ok(Self::new_ntt(self.params_id, key_id, vec![c0, c1]))
+    }
+}
+
+impl<M: Clone> SharedCiphertext for crate::leveled::Ciphertext<M> {
+    fn ids(&self) -> (u64, u64) {
+        (self.params_id, self.key_id)
+    }
+    fn limbs(&self) -> usize {
+        self.level() + 1
+    }
+    fn c1_ntt(&self, _ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
+        size_two(self.polys.len())?;
+        Ok(self.polys[1].clone())
+    }
+    fn rekeyed(
+        &self,
+        ring: &RnsRing,
+        d: &RnsPoly<Ntt>,
+        c1: RnsPoly<Ntt>,
+        key_id: u64,
+    ) -> Result<Self> {
+        size_two(self.polys.len())?;
+        let mut out = self.clone();
+        ring.add_assign(&mut out.polys[0], d)?;
+        out.polys[1] = c1;
+        out.key_id = key_id;
+        out.seed = None;
+        Ok(out)
+    }
+}
+
+/// Errors unless a ciphertext has size 2 (relinearize first).
+pub(crate) fn size_two(size: usize) -> Result<()> {
+    if size == 2 {
+        Ok(())
+    } else {
+        Err(size_error(size))
+    }
+}
+
+fn size_error(size: usize) -> Error {
+    Error::WrongCiphertextSize {
+        operation: "collective decryption",
+        expected: "2",
+        got: size,
+    }
+}
+
+/// One protocol on ciphertexts under the collective key `key_id`, among
+/// `parties` parties, with smudging noise.
+#[derive(Clone, Debug)]
+pub(crate) struct CiphertextRun<C: SchemeNoise> {
+    pub(crate) ctx: Arc<C>,
+    pub(crate) parties: u32,
+    pub(crate) key_id: u64,
+    smudging: Smudging,
+    protocol: &'static str,
+}
+
+impl<C: SchemeNoise> CiphertextRun<C> {
+    /// The run of `protocol` for ciphertexts under `pk`.
+    pub(crate) fn new(
+        ctx: &Arc<C>,
+        pk: &PublicKey,
+        parties: u32,
+        smudging: Smudging,
+        protocol: &'static str,
+    ) -> Result<Self> {
+        check_parties(parties)?;
+        ctx.rlwe().check_id(pk.params_id())?;
+        Ok(Self {
+            ctx: Arc::clone(ctx),
+            parties,
+            key_id: pk.key_id(),
+            smudging,
+            protocol,
+        })
+    }
+
+    /// The level ring of `ct` and its `c_1` (NTT form), after checking its
+    /// parameter and key ids and its size.
+    pub(crate) fn open<T: SharedCiphertext>(&self, ct: &T) -> Result<(RnsRing, RnsPoly<Ntt>)> {
+        let core = self.ctx.rlwe();
+        let (params_id, key_id) = ct.ids();
+        core.check_id(params_id)?;
+        check_key_id(self.key_id, key_id)?;
+        let ring = core.ring().sub_ring(0..ct.limbs())?;
+        let c1 = ct.c1_ntt(&ring)?;
+        Ok((ring, c1))
+    }
+
+    /// [`CiphertextRun::open`] for party `party`'s share with `sk`, and
+    /// `f·e` with `e` the smudging noise (NTT form, `f` the noise factor).
+    pub(crate) fn start<T: SharedCiphertext>(
+        &self,
+        sk: &impl KeyShare,
+        party: u32,
+        ct: &T,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<(RnsRing, RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+        self.ctx.rlwe().check_id(sk.params_id())?;
+        check_party(party, self.parties)?;
+        let (ring, c1) = self.open(ct)?;
+        let mut e = smudging_noise(rng, ring.n(), self.smudging);
+        let noise = ring.from_signed(&e);
+        e.zeroize();
+        let mut noise = noise?;
+        ring.mul_scalar_assign(&mut noise, self.ctx.noise_factor())?;
+        let noise = ring.to_ntt(noise)?;
+        Ok((ring, c1, noise))
+    }
+
+    /// `acc ← acc + s_i·c_1` for the key share `sk`.
+    pub(crate) fn add_share_times(
+        &self,
+        ring: &RnsRing,
+        sk: &impl KeyShare,
+        c1: &RnsPoly<Ntt>,
+        acc: &mut RnsPoly<Ntt>,
+    ) -> Result<()> {
+        let mut s = sk.share_over(ring)?;
+        let r = ring.mul_add_assign(acc, c1, &s);
+        s.zeroize();
+        Ok(r?)
+    }
+
+    /// The tag of party `party`'s share of the ciphertext with `c1`.
+    pub(crate) fn tag(&self, party: u32, c1: &RnsPoly<Ntt>) -> ShareTag {
+        ShareTag {
+            params_id: self.ctx.rlwe().id(),
+            protocol: self.protocol,
+            instance: fingerprint(c1),
+            party,
+        }
+    }
+
+    /// Errors unless `tags` hold one share of every party for `c1`.
+    pub(crate) fn check_shares(
+        &self,
+        c1: &RnsPoly<Ntt>,
+        tags: impl IntoIterator<Item = ShareTag>,
+    ) -> Result<()> {
+        check_complete(self.tag(0, c1), self.parties, tags)
+    }
+}
