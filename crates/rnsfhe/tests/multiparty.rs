@@ -710,3 +710,27 @@ fn ciphertexts_switch_to_a_recipient_public_key() {
     let err = max_error(&dec.decrypt_decode(&switched).unwrap(), x.iter().copied());
     assert!(err < 2f64.powi(-9), "CKKS error {err}");
 }
+
+/// Smudging noise that would overflow a ciphertext's room (`N·2^bits`
+/// against `Q_l/(2t)`) is refused, never a wrong result: BGV with
+/// `t = 65537` at level 0 (one 60-bit prime) has 42 bits of room, so 3
+/// parties at 45 bits are refused there and accepted at the top level
+/// (140 bits).
+#[test]
+fn smudging_beyond_the_room_of_a_level_is_refused() {
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let ctx = bgv_ctx();
+    let p = parties(&ctx, 3, Smudging::bits(45).unwrap(), &mut rng);
+    let be = bgv::BatchEncoder::new(&ctx).unwrap();
+    let a = values(&mut rng, 4096);
+    let top = bgv::Encryptor::from_public_key(&ctx, &p.pk)
+        .unwrap()
+        .encrypt(&be.encode(&a).unwrap())
+        .unwrap();
+    assert_eq!(bgv_open(&ctx, &p, &top, &mut rng), a);
+    let bottom = bgv::Evaluator::new(&ctx).mod_switch_to(&top, 0).unwrap();
+    assert!(matches!(
+        p.dec.share_with_rng(&p.shares[0], 0, &bottom, &mut rng),
+        Err(Error::ValueOutOfRange(_))
+    ));
+}

@@ -56,11 +56,19 @@ impl Smudging {
 pub trait SchemeNoise: SchemeContext {
     /// `t` for BGV, 1 for BFV and CKKS.
     fn noise_factor(&self) -> u64;
+    /// `log2 t` for BFV and BGV (the noise of a phase must stay below
+    /// `Q/(2t)`, BGV's noise being `t` times its `e`), 0 for CKKS (below
+    /// `Q/2`, where the result still wraps around; precision goes long
+    /// before).
+    fn message_bits(&self) -> f64;
 }
 
 impl SchemeNoise for crate::bfv::BfvContext {
     fn noise_factor(&self) -> u64 {
         1
+    }
+    fn message_bits(&self) -> f64 {
+        (self.plain_modulus().value() as f64).log2()
     }
 }
 
@@ -68,11 +76,17 @@ impl SchemeNoise for crate::ckks::CkksContext {
     fn noise_factor(&self) -> u64 {
         1
     }
+    fn message_bits(&self) -> f64 {
+        0.0
+    }
 }
 
 impl SchemeNoise for crate::bgv::BgvContext {
     fn noise_factor(&self) -> u64 {
         self.plain_modulus().value()
+    }
+    fn message_bits(&self) -> f64 {
+        (self.plain_modulus().value() as f64).log2()
     }
 }
 
@@ -253,6 +267,7 @@ impl<C: SchemeNoise> CiphertextRun<C> {
         self.ctx.rlwe().check_id(sk.params_id())?;
         check_party(party, self.parties)?;
         let (ring, c1) = self.open(ct)?;
+        self.check_room(&ring)?;
         let mut e = smudging_noise(rng, ring.n(), self.smudging);
         let noise = ring.from_signed(&e);
         e.zeroize();
@@ -260,6 +275,30 @@ impl<C: SchemeNoise> CiphertextRun<C> {
         ring.mul_scalar_assign(&mut noise, self.ctx.noise_factor())?;
         let noise = ring.to_ntt(noise)?;
         Ok((ring, c1, noise))
+    }
+
+    /// Errors with [`Error::ValueOutOfRange`] unless the smudging noise of
+    /// all parties, `N·2^bits`, stays below the room of a phase at this
+    /// level, `Q_l/(2t)` (`Q_l/2` for CKKS): beyond it the result would
+    /// be wrong, not just noisy.
+    fn check_room(&self, ring: &RnsRing) -> Result<()> {
+        let log2_q: f64 = ring
+            .moduli()
+            .iter()
+            .map(|m| (m.value() as f64).log2())
+            .sum();
+        let room = log2_q - self.ctx.message_bits() - 1.0;
+        let need = f64::from(self.smudging.bits) + f64::from(self.parties).log2();
+        if need >= room {
+            return Err(Error::ValueOutOfRange(format!(
+                "smudging noise of {} bits from {} parties needs {need:.1} bits, the \
+                 ciphertext at level {} has {room:.1}: use fewer bits or a higher level",
+                self.smudging.bits,
+                self.parties,
+                ring.limbs() - 1
+            )));
+        }
+        Ok(())
     }
 
     /// `acc ← acc + s_i·c_1` for the key share `sk`.
