@@ -36,7 +36,7 @@ use crate::bgv::ciphertext::{BgvMeta, Ciphertext};
 use crate::bgv::context::BgvContext;
 use crate::bgv::kernels::{
     add_scaled_assign, lift_centered_ntt, mod_switch_poly, mul_scalars_shoup_assign,
-    mul_signed_assign,
+    mul_scalars_shoup_into, mul_signed_assign,
 };
 use crate::bgv::plaintext::Plaintext;
 use crate::error::{Error, Result};
@@ -282,8 +282,7 @@ impl Evaluator {
         let tinv = self.ctx.t_inv_q(ring.limbs());
         let n = ring.n();
         let mut y = RnsPoly::<Ntt>::from_data(n, x.limbs(), scratch.take_owned(x.data().len()))?;
-        y.data_mut().copy_from_slice(x.data());
-        mul_scalars_shoup_assign(ring, &mut y, tinv)?;
+        mul_scalars_shoup_into(ring, x, &mut y, tinv)?;
         let mut yc = RnsPoly::<Ntt>::from_data(n, x.limbs(), scratch.take_owned(x.data().len()))?;
         yc.data_mut().copy_from_slice(y.data());
         Ok((y, ring.to_coeff(yc)?))

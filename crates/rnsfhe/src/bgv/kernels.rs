@@ -98,6 +98,24 @@ pub(crate) fn mul_scalars_shoup_assign(
     })
 }
 
+/// `out ← x·w_i` per limb `i` (one pass; `w` as in
+/// [`mul_scalars_shoup_assign`]).
+pub(crate) fn mul_scalars_shoup_into(
+    ring: &RnsRing,
+    x: &RnsPoly<Ntt>,
+    out: &mut RnsPoly<Ntt>,
+    w: &[(u64, u64)],
+) -> Result<()> {
+    ring.check(x)?;
+    check_scalars(ring, w)?;
+    for_each_row(ring, out, |i, m, row| {
+        let (c, cs) = w[i];
+        for (d, &v) in row.iter_mut().zip(x.limb(i)) {
+            *d = m.mul_shoup(v, c, cs);
+        }
+    })
+}
+
 /// `acc ← acc + x·w_i` per limb `i` (`w` as in
 /// [`mul_scalars_shoup_assign`]).
 pub(crate) fn add_scaled_assign(

@@ -12,8 +12,6 @@ use crate::error::Result;
 
 /// The ChaCha20 stream of the instance id (stream 0 expands `a`).
 const INSTANCE_STREAM: u64 = u64::from_le_bytes(*b"rnsfheID");
-/// The ChaCha20 stream of the per-digit seeds of key-switching protocols.
-const DIGIT_STREAM: u64 = u64::from_le_bytes(*b"rnsfheKS");
 
 /// A public seed shared by all parties of one protocol run. Never reuse
 /// one for two runs: the shares of both would use the same `a`.
@@ -59,12 +57,19 @@ impl CommonReferenceString {
     }
 
     /// `count` uniform polynomials over `ring` in NTT form, one per
-    /// key-switching digit: polynomial `j` expands the `j`-th 32-byte seed
-    /// of this string's digit stream (independent of
-    /// [`CommonReferenceString::polynomial`]).
-    pub fn polynomials(&self, ring: &RnsRing, count: usize) -> Result<Vec<RnsPoly<Ntt>>> {
+    /// key-switching digit, from the ChaCha20 stream `stream` of the seed
+    /// (one stream per protocol, so that two protocols run on the same
+    /// string never share an `a_j`; independent of
+    /// [`CommonReferenceString::polynomial`], stream 0): polynomial `j`
+    /// expands the `j`-th 32-byte seed of that stream.
+    pub(crate) fn polynomials(
+        &self,
+        ring: &RnsRing,
+        count: usize,
+        stream: u64,
+    ) -> Result<Vec<RnsPoly<Ntt>>> {
         let mut rng = ChaCha20Rng::from_seed(self.seed);
-        rng.set_stream(DIGIT_STREAM);
+        rng.set_stream(stream);
         (0..count)
             .map(|_| {
                 let mut seed = [0u8; 32];

@@ -24,6 +24,9 @@ use crate::rlwe::galois_keys::{element_for_step, GaloisKeys};
 use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::PublicKey;
 
+/// The common reference string's stream of the `a_{g,j}`.
+const CRS_STREAM: u64 = u64::from_le_bytes(*b"rnsfheGK");
+
 /// The protocol name in share tags.
 const PROTOCOL: &str = "Galois keys";
 
@@ -80,7 +83,11 @@ impl<C: SchemeContext> GaloisKeyGeneration<C> {
         elements.sort_unstable();
         elements.dedup();
         let digits = KeySwitchingKey::pairs_for(core);
-        let mut all = crs.polynomials(KeySwitchingKey::key_ring(core), digits * elements.len())?;
+        let mut all = crs.polynomials(
+            KeySwitchingKey::key_ring(core),
+            digits * elements.len(),
+            CRS_STREAM,
+        )?;
         let mut a = Vec::with_capacity(elements.len());
         for _ in &elements {
             let rest = all.split_off(digits);

@@ -36,6 +36,9 @@ use crate::rlwe::keys::{PublicKey, RelinKey, SecretKey};
 /// One polynomial pair per digit: `(h0, h1)`.
 type DigitPairs = (Vec<RnsPoly<Ntt>>, Vec<RnsPoly<Ntt>>);
 
+/// The common reference string's stream of the `a_j`.
+const CRS_STREAM: u64 = u64::from_le_bytes(*b"rnsfheRK");
+
 /// The protocol names in share tags.
 const ROUND_1: &str = "relinearization key, round 1";
 const ROUND_2: &str = "relinearization key, round 2";
@@ -112,6 +115,7 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
         let a = crs.polynomials(
             KeySwitchingKey::key_ring(core),
             KeySwitchingKey::pairs_for(core),
+            CRS_STREAM,
         )?;
         Ok(Self {
             ctx: Arc::clone(ctx),

@@ -142,12 +142,7 @@ impl SharedCiphertext for crate::bfv::Ciphertext {
         self.polys.limbs()
     }
     fn c1_ntt(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
-        size_two(self.polys.len())?;
-        match self.polys.get(1) {
-            Some(crate::bfv::ciphertext::PolyRef::Ntt(p)) => Ok(p.clone()),
-            Some(crate::bfv::ciphertext::PolyRef::Coeff(p)) => Ok(ring.to_ntt(p.clone())?),
-            None => Err(size_error(self.polys.len())),
-        }
+        bfv_part_ntt(self, 1, ring)
     }
     fn rekeyed(
         &self,
@@ -156,14 +151,19 @@ impl SharedCiphertext for crate::bfv::Ciphertext {
         c1: RnsPoly<Ntt>,
         key_id: u64,
     ) -> Result<Self> {
-        size_two(self.polys.len())?;
-        let mut c0 = match self.polys.get(0) {
-            Some(crate::bfv::ciphertext::PolyRef::Ntt(p)) => p.clone(),
-            Some(crate::bfv::ciphertext::PolyRef::Coeff(p)) => ring.to_ntt(p.clone())?,
-            None => return Err(size_error(self.polys.len())),
-        };
+        let mut c0 = bfv_part_ntt(self, 0, ring)?;
         ring.add_assign(&mut c0, d)?;
         Ok(Self::new_ntt(self.params_id, key_id, vec![c0, c1]))
+    }
+}
+
+/// Polynomial `i` of a size-2 BFV ciphertext in NTT form (a copy).
+fn bfv_part_ntt(ct: &crate::bfv::Ciphertext, i: usize, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
+    size_two(ct.polys.len())?;
+    match ct.polys.get(i) {
+        Some(crate::bfv::ciphertext::PolyRef::Ntt(p)) => Ok(p.clone()),
+        Some(crate::bfv::ciphertext::PolyRef::Coeff(p)) => Ok(ring.to_ntt(p.clone())?),
+        None => Err(size_error(ct.polys.len())),
     }
 }
 
