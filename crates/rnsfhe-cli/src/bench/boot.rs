@@ -15,11 +15,11 @@ use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{CkksContext, Decryptor, Encoder, Encryptor, PublicKey, SecretKey};
 use serde::Serialize;
 
-use super::ckks::ChainColumns;
+use super::ckks::{ChainColumns, ChainVariant};
 use super::driver::{thread_list, Bench, Measure, Progress, Report};
 use super::peers::OpRecord;
 use crate::bench_args::{stats, time_op, BenchArgs, Timing};
-use crate::common::{fmt_ms, moduli_bits, outln, rng_from_clock, CliError, CliResult};
+use crate::common::{fmt_ms, outln, rng_from_clock, CliError, CliResult};
 
 /// Ops in table order.
 pub const OPS: [&str; 4] = ["boot_eval_setup", "keygen", "boot_keygen", "bootstrap"];
@@ -60,23 +60,19 @@ pub struct SetInfo {
 
 type Record = OpRecord<SetInfo>;
 
-/// One `variants` record.
+/// The bootstrapping benchmark's own `variants` fields.
 #[derive(Clone, Debug, Serialize)]
-pub struct VariantRecord {
-    #[serde(flatten)]
-    info: SetInfo,
-    moduli_bits: Vec<u32>,
-    special_moduli_bits: Vec<u32>,
-    params: serde_json::Value,
-    precision_bits: serde_json::Value,
+pub struct BootExtra {
     levels_after_bootstrap: usize,
     automorphism_keys: usize,
     keys_mb: f64,
     setup_keygen_s: f64,
     peak_rss_mb: Option<f64>,
     peak_rss_mb_by_phase: serde_json::Value,
-    version: &'static str,
 }
+
+/// One `variants` record.
+pub type VariantRecord = ChainVariant<SetInfo, BootExtra>;
 
 /// What the thread counts of a set share.
 pub struct Setup {
@@ -256,33 +252,30 @@ impl Bench for BootBench {
             ("bootstrap", timing),
         ];
         let recs = OpRecord::all(&info, timed);
-        let v = VariantRecord {
-            info,
-            moduli_bits: moduli_bits(p.coeff_moduli()),
-            special_moduli_bits: moduli_bits(p.key_switching_moduli()),
-            params: serde_json::json!({
-                "scheme": "CKKS bootstrapping (rnsfhe)",
-                "secret": format!("dense ternary, sparse-secret encapsulation with h = {}", bp.secret_weight),
-                "level_budget": [bp.cts_budget, bp.stc_budget],
-                "eval_mod": format!("Chebyshev degree {} of a cosine, {} double angles, K = {}", bp.eval_mod_degree, bp.double_angle, bp.k()),
-                "message_ratio": format!("2^{}", bp.message_ratio_bits),
-                "boot_prime_bits": bp.boot_prime_bits,
-                "depth": bp.depth(),
-            }),
-            precision_bits: serde_json::json!({
-                "bootstrap": last,
-                "bootstrap_min": worst,
-                "bootstrap_calls": calls,
-                "fresh": (fresh * 100.0).round() / 100.0,
-            }),
+        let params = serde_json::json!({
+            "scheme": "CKKS bootstrapping (rnsfhe)",
+            "secret": format!("dense ternary, sparse-secret encapsulation with h = {}", bp.secret_weight),
+            "level_budget": [bp.cts_budget, bp.stc_budget],
+            "eval_mod": format!("Chebyshev degree {} of a cosine, {} double angles, K = {}", bp.eval_mod_degree, bp.double_angle, bp.k()),
+            "message_ratio": format!("2^{}", bp.message_ratio_bits),
+            "boot_prime_bits": bp.boot_prime_bits,
+            "depth": bp.depth(),
+        });
+        let precision = serde_json::json!({
+            "bootstrap": last,
+            "bootstrap_min": worst,
+            "bootstrap_calls": calls,
+            "fresh": (fresh * 100.0).round() / 100.0,
+        });
+        let extra = BootExtra {
             levels_after_bootstrap: s.boot.output_level(),
             automorphism_keys: keys.galois_key_count(),
             keys_mb: (keys.size_bytes() as f64 / 1e5).round() / 10.0,
             setup_keygen_s: ((s.setup_ms + keygen_ms + boot_keygen_ms) / 10.0).round() / 100.0,
             peak_rss_mb: peak_rss_mb(),
             peak_rss_mb_by_phase: serde_json::Value::Object(rss),
-            version: env!("CARGO_PKG_VERSION"),
         };
+        let v = VariantRecord::new(info, p, params, precision, extra);
         Ok((v, recs))
     }
 
@@ -299,7 +292,7 @@ impl Bench for BootBench {
                 v.info.boot_set,
                 v.info.logn,
                 v.info.threads,
-                v.levels_after_bootstrap,
+                v.extra.levels_after_bootstrap,
                 v.info.chain.logq_total,
                 v.info.chain.dnum,
                 v.info.chain.security
@@ -322,12 +315,12 @@ impl Bench for BootBench {
             );
             outln!(
                 "| keys: {} Galois keys, MB | {} | |",
-                v.automorphism_keys,
-                v.keys_mb
+                v.extra.automorphism_keys,
+                v.extra.keys_mb
             );
             outln!(
                 "| peak memory (MB) | {} | |",
-                v.peak_rss_mb.map_or("-".into(), |m| m.to_string())
+                v.extra.peak_rss_mb.map_or("-".into(), |m| m.to_string())
             );
             report.variants.push(v);
             report.results.extend(recs);

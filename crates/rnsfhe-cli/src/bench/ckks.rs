@@ -103,18 +103,51 @@ impl ChainColumns {
 /// A `results` record: the set's fields, the op and its timing.
 type Record = OpRecord<SetInfo>;
 
-/// One `variants` record: the set, its moduli, parameters and precision.
+/// One `variants` record of a CKKS-chain benchmark (CKKS and
+/// bootstrapping alike): the set's columns `I`, its moduli, parameters and
+/// precision, then the benchmark's own fields `X`.
 #[derive(Clone, Debug, Serialize)]
-pub struct VariantRecord {
+pub struct ChainVariant<I, X> {
     #[serde(flatten)]
-    info: SetInfo,
+    pub(crate) info: I,
     moduli_bits: Vec<u32>,
     special_moduli_bits: Vec<u32>,
     params: serde_json::Value,
-    precision_bits: serde_json::Value,
-    setup_s: f64,
+    pub(crate) precision_bits: serde_json::Value,
+    #[serde(flatten)]
+    pub(crate) extra: X,
     version: &'static str,
 }
+
+impl<I, X> ChainVariant<I, X> {
+    /// The record of a set with parameters `p`.
+    pub fn new(
+        info: I,
+        p: &CkksParameters,
+        params: serde_json::Value,
+        precision_bits: serde_json::Value,
+        extra: X,
+    ) -> Self {
+        ChainVariant {
+            info,
+            moduli_bits: moduli_bits(p.coeff_moduli()),
+            special_moduli_bits: moduli_bits(p.key_switching_moduli()),
+            params,
+            precision_bits,
+            extra,
+            version: env!("CARGO_PKG_VERSION"),
+        }
+    }
+}
+
+/// The CKKS benchmark's own `variants` field.
+#[derive(Clone, Debug, Serialize)]
+pub struct SetupTime {
+    setup_s: f64,
+}
+
+/// One `variants` record: the set, its moduli, parameters and precision.
+pub type VariantRecord = ChainVariant<SetInfo, SetupTime>;
 
 fn log2_exact(v: &[u64]) -> f64 {
     let s: f64 = v.iter().map(|&q| (q as f64).log2()).sum();
@@ -281,22 +314,16 @@ fn bench_set(
         _ => None,
     })?;
     let recs = OpRecord::all(&info, timed_ops);
-    let v = VariantRecord {
-        info,
-        moduli_bits: moduli_bits(p.coeff_moduli()),
-        special_moduli_bits: moduli_bits(p.key_switching_moduli()),
-        params: serde_json::json!({
-            "scheme": "CKKS (rnsfhe)",
-            "key_switching": "HYBRID",
-            "dnum": p.dnum(),
-            "limbs_per_digit": p.digit_limbs(),
-            "scale": format!("2^{}", p.scale_bits()),
-            "security_used": if p.security_level().is_secure() { format!("{}-bit", p.security_level().bits()) } else { "off (the chain plus special primes exceeds the 128-bit bound at this n, as for the peers)".into() },
-        }),
-        precision_bits: precision,
-        setup_s: (setup_s * 1000.0).round() / 1000.0,
-        version: env!("CARGO_PKG_VERSION"),
-    };
+    let params = serde_json::json!({
+        "scheme": "CKKS (rnsfhe)",
+        "key_switching": "HYBRID",
+        "dnum": p.dnum(),
+        "limbs_per_digit": p.digit_limbs(),
+        "scale": format!("2^{}", p.scale_bits()),
+        "security_used": if p.security_level().is_secure() { format!("{}-bit", p.security_level().bits()) } else { "off (the chain plus special primes exceeds the 128-bit bound at this n, as for the peers)".into() },
+    });
+    let setup_s = (setup_s * 1000.0).round() / 1000.0;
+    let v = VariantRecord::new(info, p, params, precision, SetupTime { setup_s });
     Ok((v, recs))
 }
 
