@@ -377,3 +377,37 @@ pub enum DeviceChoice {
     /// NVIDIA driver and NVRTC).
     Cuda,
 }
+
+/// A secret key with its public, relinearization and Galois keys, drawn
+/// from one generator in that order (the order every CLI run used, so
+/// seeded runs keep their keys).
+pub struct KeySet {
+    /// The secret key.
+    pub sk: rnsfhe::rlwe::SecretKey,
+    /// Its public key.
+    pub pk: rnsfhe::rlwe::PublicKey,
+    /// Its relinearization key.
+    pub rk: rnsfhe::rlwe::RelinKey,
+    /// Its Galois keys.
+    pub gk: rnsfhe::rlwe::GaloisKeys,
+}
+
+impl KeySet {
+    /// Keys of `ctx` with Galois keys for the rotation `steps`, or for the
+    /// default rotations (powers of two and the column swap) when `None`.
+    pub fn generate<C: rnsfhe::rlwe::SchemeContext + ?Sized>(
+        ctx: &C,
+        steps: Option<&[i64]>,
+        rng: &mut ChaCha20Rng,
+    ) -> rnsfhe::Result<Self> {
+        use rnsfhe::rlwe::{GaloisKeys, PublicKey, RelinKey, SecretKey};
+        let sk = SecretKey::generate_with_rng(ctx, rng)?;
+        let pk = PublicKey::generate_with_rng(ctx, &sk, rng)?;
+        let rk = RelinKey::generate_with_rng(ctx, &sk, rng)?;
+        let gk = match steps {
+            Some(steps) => GaloisKeys::generate_for_steps_with_rng(ctx, &sk, steps, rng)?,
+            None => GaloisKeys::generate_default_with_rng(ctx, &sk, rng)?,
+        };
+        Ok(KeySet { sk, pk, rk, gk })
+    }
+}

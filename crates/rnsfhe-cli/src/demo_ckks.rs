@@ -18,13 +18,12 @@ use rnsfhe::circuits::{Bootstrapper, BootstrappingParameters};
 use rnsfhe::ckks::polynomial::ChebyshevApprox;
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
-    CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys, PublicKey,
-    RelinKey, SecretKey,
+    CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, Evaluator, SecretKey,
 };
 use rnsfhe::security::modulus_bits;
 use rnsfhe::SecurityLevel;
 
-use crate::common::{outln, rng, rng_from_clock, CliResult};
+use crate::common::{outln, rng, rng_from_clock, CliResult, KeySet};
 
 /// Bits of precision each result must reach for the demo to count it as
 /// correct (the measured values are printed; they are 5-15 bits higher).
@@ -61,10 +60,7 @@ pub fn run(security: SecurityLevel, seed: Option<u64>) -> CliResult<bool> {
         None => rng_from_clock(),
     };
     let t0 = Instant::now();
-    let sk = SecretKey::generate_with_rng(&ctx, &mut r)?;
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut r)?;
-    let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut r)?;
-    let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut r)?;
+    let KeySet { sk, pk, rk, gk } = KeySet::generate(&*ctx, None, &mut r)?;
     step("keys (secret, public, relinearization, Galois)", t0);
 
     // A data set: N daily temperature readings (°C), one per slot.

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use rand::Rng;
 use rnsfhe::bgv::{
-    BatchEncoder, BgvContext, BgvParameters, Decryptor, Encryptor, Evaluator, GaloisKeys,
-    PublicKey, RelinKey, SecretKey,
+    BatchEncoder, BgvContext, BgvParameters, Decryptor, Encryptor, Evaluator, PublicKey, RelinKey,
+    SecretKey,
 };
 use rnsfhe::security::modulus_bits;
 
@@ -24,7 +24,9 @@ use super::peers::{
     file_set, print_checks, print_op_table, Checks, Columns, OpRecord, SetResult, VariantRecord,
 };
 use crate::bench_args::{BenchArgs, PLAIN_MODULUS};
-use crate::common::{compress_bits, moduli_bits, outln, rng_from_clock, CliError, CliResult};
+use crate::common::{
+    compress_bits, moduli_bits, outln, rng_from_clock, CliError, CliResult, KeySet,
+};
 
 /// The BGV sets `(log2 n, depth, prime bits, first prime bits)`.
 pub const SETS: [(u32, usize, u32, u32); 3] = [(13, 3, 36, 45), (14, 8, 40, 50), (15, 16, 40, 50)];
@@ -155,10 +157,7 @@ fn bench_set(
         .map(|i| a[(i / half) * half + (i % half + 1) % half])
         .collect();
     let be = BatchEncoder::new(ctx)?;
-    let sk = SecretKey::generate_with_rng(ctx, &mut rng)?;
-    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng)?;
-    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng)?;
-    let gk = GaloisKeys::generate_for_steps_with_rng(ctx, &sk, &[1], &mut rng)?;
+    let KeySet { sk, pk, rk, gk } = KeySet::generate(&**ctx, Some(&[1]), &mut rng)?;
     let enc = Encryptor::from_public_key(ctx, &pk)?;
     let dec = Decryptor::new(ctx, &sk)?;
     let ev = Evaluator::new(ctx);

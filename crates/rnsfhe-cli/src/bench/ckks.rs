@@ -20,7 +20,7 @@ use serde::Serialize;
 use super::driver::{resolve_ops, thread_list, timed, Bench, Measure, Progress, Report};
 use super::peers::OpRecord;
 use crate::bench_args::BenchArgs;
-use crate::common::{fmt_ms, moduli_bits, outln, rng_from_clock, CliError, CliResult};
+use crate::common::{fmt_ms, moduli_bits, outln, rng_from_clock, CliError, CliResult, KeySet};
 
 /// Ops in table order (names as in the CKKS harness).
 pub const OPS: [&str; 11] = [
@@ -264,10 +264,7 @@ fn bench_set(
     let half = n / 2;
     let x: Vec<f64> = (0..half).map(|_| rng.gen_range(-1.0..1.0)).collect();
     let y: Vec<f64> = (0..half).map(|_| rng.gen_range(-1.0..1.0)).collect();
-    let sk = SecretKey::generate_with_rng(ctx, &mut rng)?;
-    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng)?;
-    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng)?;
-    let gk = GaloisKeys::generate_for_steps_with_rng(ctx, &sk, &[1], &mut rng)?;
+    let KeySet { sk, pk, rk, gk } = KeySet::generate(&**ctx, Some(&[1]), &mut rng)?;
     let gk8 = if bench.ops.contains(&"rotate_hoisted_8") {
         GaloisKeys::generate_for_steps_with_rng(ctx, &sk, &HOISTED_STEPS, &mut rng)?
     } else {
