@@ -12,20 +12,16 @@ use pyo3::prelude::*;
 use rnsfhe::bfv::{BfvContext, BfvParameters, Evaluator, Variant};
 use rnsfhe::rlwe::RelinKey;
 
-use crate::convert::Chain;
 use crate::integer::{impl_batched, integer_ciphertext_class, Integer};
-use crate::scheme::{impl_core, Cipher};
+use crate::scheme::impl_core;
 
 /// The BFV scheme (marker of the generic layer).
 pub struct Bfv;
 
 impl_core!(Bfv, bfv, BfvContext, BfvParameters, Bfv);
-impl_batched!(Bfv, bfv);
+impl_batched!(Bfv, bfv, "BFV", invariant_noise_budget);
 
 impl Integer for Bfv {
-    const NAME: &'static str = "bfv";
-    const TITLE: &'static str = "BFV";
-
     /// BFV keeps the level (the leveled technique drops one by itself).
     fn finish_product(
         _: &Evaluator,
@@ -53,10 +49,6 @@ impl Integer for Bfv {
         rk: &RelinKey,
     ) -> rnsfhe::Result<Self::Ciphertext> {
         ev.exponentiate(ct, e, rk)
-    }
-
-    fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32> {
-        dec.invariant_noise_budget(ct)
     }
 }
 
@@ -93,15 +85,13 @@ crate::classes::context_class!(Context, Ciphertext, Bfv, {
     ) -> PyResult<Self> {
         let level = crate::convert::security(security)?;
         let v = self::variant(variant)?;
-        let mut b = BfvParameters::builder()
-            .degree(n)
-            .plain_modulus(t)
-            .variant(v)
-            .security(level);
-        b = match crate::convert::chain(moduli, moduli_bits)? {
-            Chain::Primes(m) => b.coeff_moduli(&m),
-            Chain::Bits(bits) => b.coeff_moduli_bits(&bits),
-        };
+        let b = crate::convert::chain(moduli, moduli_bits)?.apply(
+            BfvParameters::builder()
+                .degree(n)
+                .plain_modulus(t)
+                .variant(v)
+                .security(level),
+        );
         Self::build(py, || BfvContext::new(b.build()?))
     }
 
@@ -167,12 +157,14 @@ crate::classes::context_class!(Context, Ciphertext, Bfv, {
     }
 });
 
-/// A BFV ciphertext of a vector of integers modulo `t`, with the public
-/// keys it was made with (for `*`, `rotate`, `sum`).
-#[pyclass(module = "rnsfhe.bfv", name = "Ciphertext", frozen)]
-pub struct Ciphertext(pub(crate) Cipher<Bfv>);
-
-integer_ciphertext_class!(Context, Ciphertext, Bfv, {
+integer_ciphertext_class!(
+    /// A BFV ciphertext of a vector of integers modulo `t`, with the public
+    /// keys it was made with (for `*`, `rotate`, `sum`).
+    "rnsfhe.bfv",
+    Context,
+    Ciphertext,
+    Bfv,
+    {
     /// `self * other`; with `relinearize=False` the product of two
     /// ciphertexts keeps its third part (`size == 3`) until
     /// `relinearize()`.

@@ -15,20 +15,16 @@ use pyo3::prelude::*;
 use rnsfhe::bgv::{BgvContext, BgvParameters, Evaluator};
 use rnsfhe::rlwe::RelinKey;
 
-use crate::convert::Chain;
 use crate::integer::{impl_batched, integer_ciphertext_class, Batched, Integer};
-use crate::scheme::{impl_core, Cipher, Core, Op, Scheme};
+use crate::scheme::{impl_core, Core, Op, Scheme};
 
 /// The BGV scheme (marker of the generic layer).
 pub struct Bgv;
 
 impl_core!(Bgv, bgv, BgvContext, BgvParameters, Bgv);
-impl_batched!(Bgv, bgv);
+impl_batched!(Bgv, bgv, "BGV", noise_budget);
 
 impl Integer for Bgv {
-    const NAME: &'static str = "bgv";
-    const TITLE: &'static str = "BGV";
-
     /// A product's noise is about the product of its operands'; switching
     /// one level down divides it by `q_l`, back near the floor `t·√n`.
     fn finish_product(
@@ -84,10 +80,6 @@ impl Integer for Bgv {
     ) -> rnsfhe::Result<Vec<Self::Ciphertext>> {
         ev.rotate_rows_hoisted(ct, steps, gk)
     }
-
-    fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32> {
-        dec.noise_budget(ct)
-    }
 }
 
 pub use crate::contexts::PyBgvContext as Context;
@@ -110,14 +102,12 @@ crate::classes::context_class!(Context, Ciphertext, Bgv, {
         security: u32,
     ) -> PyResult<Self> {
         let level = crate::convert::security(security)?;
-        let b = BgvParameters::builder()
-            .degree(n)
-            .plain_modulus(t)
-            .security(level);
-        let b = match crate::convert::chain(moduli, moduli_bits)? {
-            Chain::Primes(m) => b.coeff_moduli(&m),
-            Chain::Bits(bits) => b.coeff_moduli_bits(&bits),
-        };
+        let b = crate::convert::chain(moduli, moduli_bits)?.apply(
+            BgvParameters::builder()
+                .degree(n)
+                .plain_modulus(t)
+                .security(level),
+        );
         Self::build(py, || BgvContext::new(b.build()?))
     }
 
@@ -173,12 +163,14 @@ crate::classes::context_class!(Context, Ciphertext, Bgv, {
     }
 });
 
-/// A BGV ciphertext of a vector of integers modulo `t`, with the public
-/// keys it was made with (for `*`, `rotate`, `sum`).
-#[pyclass(module = "rnsfhe.bgv", name = "Ciphertext", frozen)]
-pub struct Ciphertext(pub(crate) Cipher<Bgv>);
-
-integer_ciphertext_class!(Context, Ciphertext, Bgv, {
+integer_ciphertext_class!(
+    /// A BGV ciphertext of a vector of integers modulo `t`, with the public
+    /// keys it was made with (for `*`, `rotate`, `sum`).
+    "rnsfhe.bgv",
+    Context,
+    Ciphertext,
+    Bgv,
+    {
     /// `self * other` with the steps chosen: `relinearize=False` keeps the
     /// third part of a ciphertext product (`size == 3`) until
     /// `relinearize()`, `mod_switch=False` keeps the level of a ciphertext

@@ -349,12 +349,14 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
     }
 });
 
-/// A CKKS ciphertext of a vector of real (or complex) numbers, with the
-/// public keys it was made with (for `*`, `rotate`, `sum`).
-#[pyclass(module = "rnsfhe.ckks", name = "Ciphertext", frozen)]
-pub struct Ciphertext(pub(crate) Cipher<Ckks>);
-
-crate::classes::ciphertext_class!(Context, Ciphertext, Ckks, {
+crate::classes::ciphertext_class!(
+    /// A CKKS ciphertext of a vector of real (or complex) numbers, with the
+    /// public keys it was made with (for `*`, `rotate`, `sum`).
+    "rnsfhe.ckks",
+    Context,
+    Ciphertext,
+    Ckks,
+    {
     /// An estimate of the bits of precision of the decrypted values
     /// (needs the secret): for a real-valued ciphertext the imaginary parts
     /// of the slots carry only the error, of the same size as that of the

@@ -156,10 +156,15 @@ macro_rules! context_class {
 }
 pub(crate) use context_class;
 
-/// The shared methods of a ciphertext class `$ct` of scheme `$s` whose
-/// context class is `$ctx`, then the items in braces.
+/// The ciphertext class `$ct` of scheme `$s` (Python class `Ciphertext`
+/// of module `$module`, documented by the leading doc comments) whose
+/// context class is `$ctx`: its shared methods, then the items in braces.
 macro_rules! ciphertext_class {
-    ($ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
+    ($(#[$doc:meta])* $module:literal, $ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
+        $(#[$doc])*
+        #[pyo3::pyclass(module = $module, name = "Ciphertext", frozen)]
+        pub struct $ct(pub(crate) $crate::scheme::Cipher<$s>);
+
         impl $ct {
             /// `self op other`, `other` a ciphertext of this class or a
             /// plaintext operand ([`crate::scheme::Cipher::binary`]).

@@ -292,6 +292,42 @@ pub fn chain(moduli: Option<Vec<u64>>, moduli_bits: Option<Vec<u32>>) -> PyResul
     }
 }
 
+impl Chain {
+    /// `b` with this chain as its ciphertext moduli.
+    pub fn apply<B: ChainBuilder>(self, b: B) -> B {
+        match self {
+            Chain::Primes(m) => b.primes(&m),
+            Chain::Bits(bits) => b.bits(&bits),
+        }
+    }
+}
+
+/// A parameter builder that takes its ciphertext chain as primes or as
+/// bit sizes.
+pub trait ChainBuilder {
+    /// The chain as explicit primes.
+    fn primes(self, moduli: &[u64]) -> Self;
+    /// The chain as bit sizes.
+    fn bits(self, bits: &[u32]) -> Self;
+}
+
+macro_rules! chain_builder {
+    ($($b:ty),*) => {$(
+        impl ChainBuilder for $b {
+            fn primes(self, moduli: &[u64]) -> Self {
+                self.coeff_moduli(moduli)
+            }
+            fn bits(self, bits: &[u32]) -> Self {
+                self.coeff_moduli_bits(bits)
+            }
+        }
+    )*};
+}
+chain_builder!(
+    rnsfhe::bfv::BfvParametersBuilder,
+    rnsfhe::bgv::BgvParametersBuilder
+);
+
 /// Whether `obj` is an instance of the class with the fully qualified
 /// `name` (e.g. `rnsfhe.ckks.Ciphertext`), checked by name so that one
 /// scheme's module needs no import of the other's (for the "cannot combine

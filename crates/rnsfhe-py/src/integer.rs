@@ -21,6 +21,10 @@ use crate::scheme::{Cipher, Core, Op, Plain, Rows, Scheme};
 /// The batching and level operations the core names alike in BFV and
 /// BGV. Implemented by `impl_batched!` only.
 pub trait Batched: Core {
+    /// The module name (`bfv`).
+    const NAME: &'static str;
+    /// The name in messages (`BFV`).
+    const TITLE: &'static str;
     /// The batch encoder.
     type Encoder: Send + Sync + 'static;
     /// The batch encoder of a context.
@@ -68,13 +72,17 @@ pub trait Batched: Core {
         ct: &Self::Ciphertext,
         level: usize,
     ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// The remaining noise budget in bits.
+    fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32>;
 }
 
 /// Implements [`Batched`] for the marker type `$s` of the core module
 /// `rnsfhe::$m`.
 macro_rules! impl_batched {
-    ($s:ty, $m:ident) => {
+    ($s:ty, $m:ident, $title:literal, $noise_budget:ident) => {
         impl $crate::integer::Batched for $s {
+            const NAME: &'static str = stringify!($m);
+            const TITLE: &'static str = $title;
             type Encoder = rnsfhe::$m::BatchEncoder;
 
             fn encoder(ctx: &std::sync::Arc<Self::Context>) -> rnsfhe::Result<Self::Encoder> {
@@ -89,6 +97,7 @@ macro_rules! impl_batched {
                 multiply_relin(ev: &Self::Evaluator, a: &Self::Ciphertext, b: &Self::Ciphertext, rk: &rnsfhe::rlwe::RelinKey) -> rnsfhe::Result<Self::Ciphertext> => multiply_relin;
                 mod_switch_to_next(ev: &Self::Evaluator, ct: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => mod_switch_to_next;
                 mod_switch_to(ev: &Self::Evaluator, ct: &Self::Ciphertext, level: usize) -> rnsfhe::Result<Self::Ciphertext> => mod_switch_to;
+                noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32> => $noise_budget;
             }
             fn plain_modulus(ctx: &Self::Context) -> u64 {
                 ctx.plain_modulus().value()
@@ -100,10 +109,6 @@ pub(crate) use impl_batched;
 
 /// What an integer scheme does its own way.
 pub trait Integer: Batched {
-    /// The module name (`bfv`).
-    const NAME: &'static str;
-    /// The name in messages (`BFV`).
-    const TITLE: &'static str;
     /// A product of two ciphertexts, `reduce`d as [`Scheme::multiply`]
     /// says.
     fn finish_product(
@@ -137,8 +142,6 @@ pub trait Integer: Batched {
         e: u64,
         rk: &RelinKey,
     ) -> rnsfhe::Result<Self::Ciphertext>;
-    /// The remaining noise budget in bits.
-    fn noise_budget(dec: &Self::Decryptor, ct: &Self::Ciphertext) -> rnsfhe::Result<u32>;
 }
 
 /// The batch encoder of `ctx`, built once per context and process (its
@@ -155,8 +158,8 @@ fn encode<S: Integer>(ctx: &Arc<S::Context>, vals: &[i128]) -> rnsfhe::Result<S:
 }
 
 impl<S: Integer> Scheme for S {
-    const NAME: &'static str = <S as Integer>::NAME;
-    const TITLE: &'static str = <S as Integer>::TITLE;
+    const NAME: &'static str = <S as Batched>::NAME;
+    const TITLE: &'static str = <S as Batched>::TITLE;
     type Value = i128;
     type Decoded = i64;
     type Extra = ();
@@ -177,11 +180,11 @@ impl<S: Integer> Scheme for S {
     }
 
     fn read_values(obj: &Bound<'_, PyAny>) -> PyResult<(Vec<i128>, ())> {
-        Ok((to_int_vec(obj, <S as Integer>::TITLE)?, ()))
+        Ok((to_int_vec(obj, <S as Batched>::TITLE)?, ()))
     }
 
     fn read_rows(obj: &Bound<'_, PyAny>) -> PyResult<Rows<Self>> {
-        Ok((to_int_rows(obj, <S as Integer>::TITLE)?, ()))
+        Ok((to_int_rows(obj, <S as Batched>::TITLE)?, ()))
     }
 
     fn encode(ctx: &Arc<Self::Context>, vals: &[i128]) -> rnsfhe::Result<Self::Plaintext> {
@@ -242,11 +245,11 @@ impl<S: Integer> Scheme for S {
             Some(_) => {
                 return Err(ValueRangeError::new_err(format!(
                     "{} computes on integers: the scalar must be an integer",
-                    <S as Integer>::TITLE
+                    <S as Batched>::TITLE
                 )))
             }
             None => {
-                let v = to_int_vec(other, <S as Integer>::TITLE)?;
+                let v = to_int_vec(other, <S as Batched>::TITLE)?;
                 let len = c.len.max(v.len());
                 (v, len)
             }
@@ -291,8 +294,8 @@ pub fn noise_budget<S: Integer>(
 /// share (noise budget, powers, squares, level switches, the row swap),
 /// then the items in braces.
 macro_rules! integer_ciphertext_class {
-    ($ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
-        $crate::classes::ciphertext_class!($ctx, $ct, $s, {
+    ($(#[$doc:meta])* $module:literal, $ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
+        $crate::classes::ciphertext_class!($(#[$doc])* $module, $ctx, $ct, $s, {
             /// The remaining noise budget in bits (needs the secret); 0
             /// means the ciphertext no longer decrypts correctly.
             fn noise_budget(
@@ -365,7 +368,7 @@ macro_rules! integer_ciphertext_class {
             fn __repr__(&self) -> String {
                 format!(
                     "<rnsfhe.{}.Ciphertext of {} values, level {}, size {}>",
-                    <$s as $crate::integer::Integer>::NAME,
+                    <$s as $crate::integer::Batched>::NAME,
                     self.0.len,
                     <$s as $crate::scheme::Core>::level(&self.0.ct),
                     <$s as $crate::scheme::Core>::size(&self.0.ct)

@@ -17,6 +17,7 @@ mod out_of_place;
 pub mod rlwe;
 pub mod security;
 pub mod serialization;
+mod setters;
 pub mod thread_safety;
 
 pub use error::{Error, Result};

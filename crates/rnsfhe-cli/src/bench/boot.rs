@@ -15,11 +15,11 @@ use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{CkksContext, Decryptor, Encoder, Encryptor, PublicKey, SecretKey};
 use serde::Serialize;
 
-use super::ckks::{ChainColumns, ChainVariant};
+use super::ckks::{print_heading_and_ops, ChainColumns, ChainVariant};
 use super::driver::{thread_list, Bench, Measure, Progress, Report};
 use super::peers::OpRecord;
 use crate::bench_args::{stats, time_op, BenchArgs, Timing};
-use crate::common::{fmt_ms, outln, rng_from_clock, CliError, CliResult};
+use crate::common::{outln, rng_from_clock, CliError, CliResult};
 
 /// Ops in table order.
 pub const OPS: [&str; 4] = ["boot_eval_setup", "keygen", "boot_keygen", "bootstrap"];
@@ -286,28 +286,19 @@ impl Bench for BootBench {
         report: &mut Report<Record, VariantRecord>,
     ) {
         for (v, recs) in outs {
-            outln!();
-            outln!(
-                "### {} set, n = 2^{}, {} thread(s): {} levels after bootstrapping, log2 QP = {}, dnum = {}, security {}",
-                v.info.boot_set,
-                v.info.logn,
-                v.info.threads,
-                v.extra.levels_after_bootstrap,
-                v.info.chain.logq_total,
-                v.info.chain.dnum,
-                v.info.chain.security
+            print_heading_and_ops(
+                &format!(
+                    "{} set, n = 2^{}, {} thread(s): {} levels after bootstrapping, log2 QP = {}, dnum = {}, security {}",
+                    v.info.boot_set,
+                    v.info.logn,
+                    v.info.threads,
+                    v.extra.levels_after_bootstrap,
+                    v.info.chain.logq_total,
+                    v.info.chain.dnum,
+                    v.info.chain.security
+                ),
+                &recs,
             );
-            outln!();
-            outln!("| op | median ms | min ms |");
-            outln!("|---|---|---|");
-            for r in &recs {
-                outln!(
-                    "| {} | {} | {} |",
-                    r.op,
-                    fmt_ms(r.timing.median_ms),
-                    fmt_ms(r.timing.min_ms)
-                );
-            }
             outln!(
                 "| precision after bootstrapping (bits) | {} | {} |",
                 v.precision_bits["bootstrap"],

@@ -325,18 +325,35 @@ fn bench_set(
 }
 
 fn print_table(v: &VariantRecord, recs: &[Record]) {
-    outln!();
-    outln!(
-        "### n = 2^{}, L = {}, scale 2^{} ({} thread(s)): log2 Q = {}, log2 P = {}, dnum = {}, security {}",
-        v.info.logn,
-        v.info.levels,
-        v.info.scale_bits,
-        v.info.threads,
-        v.info.chain.logq,
-        v.info.chain.logp,
-        v.info.chain.dnum,
-        v.info.chain.security
+    print_heading_and_ops(
+        &format!(
+            "n = 2^{}, L = {}, scale 2^{} ({} thread(s)): log2 Q = {}, log2 P = {}, dnum = {}, security {}",
+            v.info.logn,
+            v.info.levels,
+            v.info.scale_bits,
+            v.info.threads,
+            v.info.chain.logq,
+            v.info.chain.logp,
+            v.info.chain.dnum,
+            v.info.chain.security
+        ),
+        recs,
     );
+    for k in ["mult_relin_rescale", "fresh", "add", "rotate"] {
+        outln!(
+            "| precision {k} (bits) | {} | |",
+            v.precision_bits
+                .get(k)
+                .map_or("-".into(), |b| b.to_string())
+        );
+    }
+}
+
+/// A `### heading` and the table of median and minimum times of `recs`
+/// (rows for other figures may follow).
+pub(crate) fn print_heading_and_ops<I>(heading: &str, recs: &[OpRecord<I>]) {
+    outln!();
+    outln!("### {heading}");
     outln!();
     outln!("| op | median ms | min ms |");
     outln!("|---|---|---|");
@@ -346,14 +363,6 @@ fn print_table(v: &VariantRecord, recs: &[Record]) {
             r.op,
             fmt_ms(r.timing.median_ms),
             fmt_ms(r.timing.min_ms)
-        );
-    }
-    for k in ["mult_relin_rescale", "fresh", "add", "rotate"] {
-        outln!(
-            "| precision {k} (bits) | {} | |",
-            v.precision_bits
-                .get(k)
-                .map_or("-".into(), |b| b.to_string())
         );
     }
 }

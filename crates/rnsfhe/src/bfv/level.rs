@@ -217,12 +217,7 @@ impl BfvLevel {
             delta_shoup.push(m.shoup(d));
             t_mod_q.push(m.reduce(t_val));
         }
-        let t_mod_q_shoup = ring
-            .moduli()
-            .iter()
-            .zip(&t_mod_q)
-            .map(|(m, &w)| m.shoup(w))
-            .collect();
+        let t_mod_q_shoup = shoup_quotients(ring.moduli(), &t_mod_q);
         let q_mod_t = big_mod(&q_big, t_val);
         let log2_q = base_q.log2_product();
 
@@ -261,22 +256,12 @@ impl BfvLevel {
             .iter()
             .map(|m| big_mod(&p_big, m.value()))
             .collect();
-        let p_mod_q_shoup = ring
-            .moduli()
-            .iter()
-            .zip(&p_mod_q)
-            .map(|(m, &w)| m.shoup(w))
-            .collect();
+        let p_mod_q_shoup = shoup_quotients(ring.moduli(), &p_mod_q);
         let mut neg_q_inv_p = Vec::with_capacity(count_pq);
         for m in base_pq.moduli() {
             neg_q_inv_p.push(m.neg(m.inv(big_mod(&q_big, m.value()))?));
         }
-        let neg_q_inv_p_shoup = base_pq
-            .moduli()
-            .iter()
-            .zip(&neg_q_inv_p)
-            .map(|(m, &w)| m.shoup(w))
-            .collect();
+        let neg_q_inv_p_shoup = shoup_quotients(base_pq.moduli(), &neg_q_inv_p);
         let poverq = POverQTables {
             conv_q_to_p: BaseConverter::new(&base_q, &base_pq)?,
             conv_p_to_q: BaseConverter::new(&base_pq, &base_q)?,
@@ -305,19 +290,9 @@ impl BfvLevel {
         let base_bsk_mtilde = RnsBase::new(&bskm_vals)?;
         let ring_bsk = RnsRing::new(n, base_bsk.clone())?;
         let m_tilde_mod_q: Vec<u64> = ring.moduli().iter().map(|m| m.reduce(M_TILDE)).collect();
-        let m_tilde_mod_q_shoup = ring
-            .moduli()
-            .iter()
-            .zip(&m_tilde_mod_q)
-            .map(|(m, &w)| m.shoup(w))
-            .collect();
+        let m_tilde_mod_q_shoup = shoup_quotients(ring.moduli(), &m_tilde_mod_q);
         let t_mod_bsk: Vec<u64> = base_bsk.moduli().iter().map(|m| m.reduce(t_val)).collect();
-        let t_mod_bsk_shoup = base_bsk
-            .moduli()
-            .iter()
-            .zip(&t_mod_bsk)
-            .map(|(m, &w)| m.shoup(w))
-            .collect();
+        let t_mod_bsk_shoup = shoup_quotients(base_bsk.moduli(), &t_mod_bsk);
         let dec = behz_decrypt_tables(&base_q, t, n)?;
         let behz = BehzTables {
             conv_q_to_bsk_mtilde: BaseConverter::new(&base_q, &base_bsk_mtilde)?,
@@ -410,6 +385,11 @@ impl BfvLevel {
 }
 
 /// `x mod m` for a big integer (precomputation only).
+/// The Shoup quotients `⌊w_i·2^64/m_i⌋` of constants `w_i ∈ [0, m_i)`.
+fn shoup_quotients(moduli: &[Modulus], w: &[u64]) -> Vec<u64> {
+    moduli.iter().zip(w).map(|(m, &w)| m.shoup(w)).collect()
+}
+
 fn big_mod(x: &num_bigint::BigUint, m: u64) -> u64 {
     use num_traits::ToPrimitive;
     (x % m).to_u64().unwrap_or(0)

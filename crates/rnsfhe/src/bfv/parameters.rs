@@ -286,16 +286,12 @@ impl Default for BfvParametersBuilder {
 }
 
 impl BfvParametersBuilder {
-    /// Ring degree `n`: a power of two in `[2^10, 2^17]`.
-    pub fn degree(mut self, n: usize) -> Self {
-        self.n = Some(n);
-        self
-    }
+    crate::setters::setters! {
+        /// Ring degree `n`: a power of two in `[2^10, 2^17]`.
+        degree(n: usize) => n = Some(n);
 
-    /// Plaintext modulus `t`, `2 ≤ t < 2^60`, coprime to every `q_i`.
-    pub fn plain_modulus(mut self, t: u64) -> Self {
-        self.t = Some(t);
-        self
+        /// Plaintext modulus `t`, `2 ≤ t < 2^60`, coprime to every `q_i`.
+        plain_modulus(t: u64) => t = Some(t);
     }
 
     /// Explicit ciphertext moduli: distinct primes `q_i ≡ 1 (mod 2n)` of at
@@ -314,17 +310,13 @@ impl BfvParametersBuilder {
         self
     }
 
-    /// Error standard deviation `σ` (default `8/√(2π)`, 000 §VI.C);
-    /// `0 < σ ≤ 64`.
-    pub fn sigma(mut self, sigma: f64) -> Self {
-        self.sigma = sigma;
-        self
-    }
+    crate::setters::setters! {
+        /// Error standard deviation `σ` (default `8/√(2π)`, 000 §VI.C);
+        /// `0 < σ ≤ 64`.
+        sigma(sigma: f64) => sigma = sigma;
 
-    /// Default RNS variant (default [`Variant::Hps`]).
-    pub fn variant(mut self, variant: Variant) -> Self {
-        self.variant = variant;
-        self
+        /// Default RNS variant (default [`Variant::Hps`]).
+        variant(variant: Variant) => variant = variant;
     }
 
     /// Sizes of the key-switching primes for [`KeySwitchingMethod::Hybrid`]
@@ -356,12 +348,11 @@ impl BfvParametersBuilder {
         self.key_switching_moduli(primes)
     }
 
-    /// Key-switching method of relinearization and Galois keys (default:
-    /// the faster of the RNS decomposition and hybrid key switching at the
-    /// requested security, [`fastest_key_switching_method`]).
-    pub fn key_switching_method(mut self, method: KeySwitchingMethod) -> Self {
-        self.relin = Some(method);
-        self
+    crate::setters::setters! {
+        /// Key-switching method of relinearization and Galois keys (default:
+        /// the faster of the RNS decomposition and hybrid key switching at the
+        /// requested security, [`fastest_key_switching_method`]).
+        key_switching_method(method: KeySwitchingMethod) => relin = Some(method);
     }
 
     /// The name before [`BfvParametersBuilder::key_switching_method`].
@@ -370,12 +361,11 @@ impl BfvParametersBuilder {
         self.key_switching_method(method)
     }
 
-    /// Security level to enforce (default [`SecurityLevel::Tc128`]);
-    /// [`SecurityLevel::None`] opts out of the check (tests and
-    /// experiments only) and stays visible in the parameters.
-    pub fn security(mut self, level: SecurityLevel) -> Self {
-        self.security = level;
-        self
+    crate::setters::setters! {
+        /// Security level to enforce (default [`SecurityLevel::Tc128`]);
+        /// [`SecurityLevel::None`] opts out of the check (tests and
+        /// experiments only) and stays visible in the parameters.
+        security(level: SecurityLevel) => security = level;
     }
 
     /// Shorthand: RNS decomposition with second-level digits of `w` bits

@@ -19,9 +19,7 @@
 //! with any `t`).
 
 use crate::error::{Error, Result};
-use crate::leveled::parameters::{
-    chain_deref, chain_setters, smallest_secure_degree, ChainLiteral, ChainParameters,
-};
+use crate::leveled::parameters::{chain_deref, chain_setters, ChainLiteral, ChainParameters};
 
 pub use crate::leveled::parameters::{
     MAX_DEGREE, MAX_MODULI, MAX_MODULUS_BITS, MIN_DEGREE, MIN_MODULUS_BITS,
@@ -90,7 +88,7 @@ pub struct BgvParametersBuilder {
 }
 
 impl BgvParametersBuilder {
-    chain_setters!();
+    chain_setters!(BgvParameters);
 
     /// The plaintext modulus `t` (`2 ≤ t < 2^59`, coprime to every
     /// ciphertext prime, below `q_0`; primes generated from bit sizes are
@@ -98,21 +96,6 @@ impl BgvParametersBuilder {
     pub fn plain_modulus(mut self, t: u64) -> Self {
         self.t = Some(t);
         self
-    }
-
-    /// Validates and builds. Errors with [`Error::InvalidParameters`] for a
-    /// bad degree, plaintext modulus, chain, `σ` or `dnum`, and with
-    /// [`Error::InsecureParameters`] when `log2(Q·P)` exceeds the bound of
-    /// the level. Without a degree, the smallest `n` that passes the
-    /// security check is taken. Without special primes, `α = ⌈(L+1)/dnum⌉`
-    /// primes of [`crate::rlwe::hybrid::default_special_bits`] bits are
-    /// added; without `dnum`, the smallest `dnum` whose `Q·P` meets the
-    /// bound.
-    pub fn build(self) -> Result<BgvParameters> {
-        match self.chain.n {
-            Some(n) => self.build_at(n),
-            None => smallest_secure_degree(|n| self.build_at(n)),
-        }
     }
 
     fn build_at(&self, n: usize) -> Result<BgvParameters> {

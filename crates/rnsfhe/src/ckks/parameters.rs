@@ -19,9 +19,7 @@
 //! within a relative `2^-(Δ - log2(2n) - 8)` of `2^Δ` after rescaling).
 
 use crate::error::{Error, Result};
-use crate::leveled::parameters::{
-    chain_deref, chain_setters, smallest_secure_degree, ChainLiteral, ChainParameters,
-};
+use crate::leveled::parameters::{chain_deref, chain_setters, ChainLiteral, ChainParameters};
 use crate::security::SecurityLevel;
 
 pub use crate::leveled::parameters::{
@@ -126,27 +124,13 @@ pub struct CkksParametersBuilder {
 }
 
 impl CkksParametersBuilder {
-    chain_setters!();
+    chain_setters!(CkksParameters);
 
     /// The default scale `2^bits` (default: the size of `q_1`, or of `q_0`
     /// without scaling primes).
     pub fn scale_bits(mut self, bits: u32) -> Self {
         self.scale_bits = Some(bits);
         self
-    }
-
-    /// Validates and builds. Errors with [`Error::InvalidParameters`] for a
-    /// bad degree, chain, scale, `σ` or `dnum`, and with
-    /// [`Error::InsecureParameters`] when `log2(Q·P)` exceeds the bound of
-    /// the level. Without a degree, the smallest `n` that passes the
-    /// security check is taken. Without special primes, `α = ⌈(L+1)/dnum⌉`
-    /// primes of [`default_special_bits`] bits (at most 60) are added; without `dnum`, the smallest `dnum`
-    /// (fewest transforms per key switch) whose `Q·P` meets the bound.
-    pub fn build(self) -> Result<CkksParameters> {
-        match self.chain.n {
-            Some(n) => self.build_at(n),
-            None => smallest_secure_degree(|n| self.build_at(n)),
-        }
     }
 
     fn build_at(&self, n: usize) -> Result<CkksParameters> {

@@ -370,10 +370,28 @@ fn check_primes(v: &[u64], n: usize, exclude: &[u64], what: &str) -> Result<()> 
     Ok(())
 }
 
-/// The setters every chain builder has, on a builder with a
-/// `chain: ChainLiteral` field (one definition for BGV and CKKS).
+/// The setters and `build` every chain builder has, on a builder with a
+/// `chain: ChainLiteral` field and a `build_at(&self, n)` method that
+/// builds `$params` at degree `n` (one definition for BGV and CKKS).
 macro_rules! chain_setters {
-    () => {
+    ($params:ty) => {
+        /// Validates and builds. Errors with
+        /// [`Error::InvalidParameters`](crate::Error::InvalidParameters) for
+        /// a bad degree, chain, scheme parameter, `σ` or `dnum`, and with
+        /// [`Error::InsecureParameters`](crate::Error::InsecureParameters)
+        /// when `log2(Q·P)` exceeds the bound of the level. Without a
+        /// degree, the smallest `n` that passes the security check is
+        /// taken. Without key-switching primes, `α = ⌈(L+1)/dnum⌉` primes of
+        /// [`default_special_bits`](crate::rlwe::hybrid::default_special_bits)
+        /// bits (at most 60) are added; without `dnum`, the smallest `dnum`
+        /// (fewest transforms per key switch) whose `Q·P` meets the bound.
+        pub fn build(self) -> $crate::error::Result<$params> {
+            match self.chain.n {
+                Some(n) => self.build_at(n),
+                None => $crate::leveled::parameters::smallest_secure_degree(|n| self.build_at(n)),
+            }
+        }
+
         /// Ring degree `n`, a power of two in `[2^10, 2^17]` (default: the
         /// smallest that passes the security check).
         pub fn degree(mut self, n: usize) -> Self {

@@ -110,16 +110,12 @@ pub struct SpecialBfvParametersBuilder {
 }
 
 impl SpecialBfvParametersBuilder {
-    /// Ring degree `n`, a power of two in `[2^10, 2^17]`.
-    pub fn degree(mut self, n: usize) -> Self {
-        self.n = Some(n);
-        self
-    }
+    crate::setters::setters! {
+        /// Ring degree `n`, a power of two in `[2^10, 2^17]`.
+        degree(n: usize) => n = Some(n);
 
-    /// Plaintext modulus `t`, `2 ≤ t < 2^60`, coprime to `q`.
-    pub fn plain_modulus(mut self, t: u64) -> Self {
-        self.t = Some(t);
-        self
+        /// Plaintext modulus `t`, `2 ≤ t < 2^60`, coprime to `q`.
+        plain_modulus(t: u64) => t = Some(t);
     }
 
     /// The ciphertext moduli as a special set (e.g.
@@ -138,16 +134,12 @@ impl SpecialBfvParametersBuilder {
         self
     }
 
-    /// Error width `σ` (default `8/√(2π)`), `0 < σ ≤ 64`.
-    pub fn sigma(mut self, sigma: f64) -> Self {
-        self.sigma = sigma;
-        self
-    }
+    crate::setters::setters! {
+        /// Error width `σ` (default `8/√(2π)`), `0 < σ ≤ 64`.
+        sigma(sigma: f64) => sigma = sigma;
 
-    /// Security level to enforce (default 128 bits; `None` opts out).
-    pub fn security(mut self, level: SecurityLevel) -> Self {
-        self.security = level;
-        self
+        /// Security level to enforce (default 128 bits; `None` opts out).
+        security(level: SecurityLevel) => security = level;
     }
 
     /// Validates and builds. Errors with [`Error::InvalidParameters`] for
