@@ -176,21 +176,20 @@ pub fn run(args: &DepthArgs) -> CliResult<ExitCode> {
     );
     outln!("|---|---|---|---|---|");
     let mut records = Vec::new();
-    for (i, &v) in variants.iter().enumerate() {
-        let max_depth = depths[i].iter().copied().min().unwrap_or(0);
-        let per_run = summarize_runs(&depths[i]);
+    // One table row and one JSON record per variant (and BGV).
+    let mut row = |variant: &'static str,
+                   label: &str,
+                   estimates: &str,
+                   (depths, hit_limit, note): (&[usize], bool, &str),
+                   traces: &[Vec<u32>]| {
+        let max_depth = depths.iter().copied().min().unwrap_or(0);
         outln!(
-            "| {} | {}{} | {estimated} | {textbook} | {per_run} |",
-            variant_upper(v),
-            max_depth,
-            if hit[i] {
-                " (limit reached: raise --max-steps)"
-            } else {
-                ""
-            }
+            "| {label} | {max_depth}{} | {estimates} | {} |",
+            if hit_limit { note } else { "" },
+            summarize_runs(depths)
         );
         records.push(DepthRecord {
-            variant: variant_lower(v),
+            variant,
             logn: log_n,
             logq,
             t: args.t,
@@ -198,37 +197,33 @@ pub fn run(args: &DepthArgs) -> CliResult<ExitCode> {
             max_depth,
             estimated_depth: estimated,
             textbook_depth: textbook,
-            hit_limit: hit[i],
+            hit_limit,
             moduli_bits: bits.clone(),
-            depths: depths[i].clone(),
-            mean_budgets: mean_budgets(&traces[i]),
+            depths: depths.to_vec(),
+            mean_budgets: mean_budgets(traces),
         });
+    };
+    for (i, &v) in variants.iter().enumerate() {
+        row(
+            variant_lower(v),
+            &variant_upper(v),
+            &format!("{estimated} | {textbook}"),
+            (&depths[i], hit[i], " (limit reached: raise --max-steps)"),
+            &traces[i],
+        );
     }
     if bgv_params.is_some() {
-        let max_depth = bgv_depths.iter().copied().min().unwrap_or(0);
-        outln!(
-            "| BGV (same moduli) | {max_depth}{} | – | – | {} |",
-            if bgv_exhausted {
-                " (the chain of moduli ended first)"
-            } else {
-                ""
-            },
-            summarize_runs(&bgv_depths)
+        row(
+            "bgv",
+            "BGV (same moduli)",
+            "– | –",
+            (
+                &bgv_depths,
+                bgv_exhausted,
+                " (the chain of moduli ended first)",
+            ),
+            &bgv_traces,
         );
-        records.push(DepthRecord {
-            variant: "bgv",
-            logn: log_n,
-            logq,
-            t: args.t,
-            runs: args.runs,
-            max_depth,
-            estimated_depth: estimated,
-            textbook_depth: textbook,
-            hit_limit: bgv_exhausted,
-            moduli_bits: bits.clone(),
-            depths: bgv_depths.clone(),
-            mean_budgets: mean_budgets(&bgv_traces),
-        });
     }
     outln!("(000 §VI.E: HPS follows the heuristic δ = 2√n estimate; BEHZ grows faster, fitted by δ ≈ n^0.7)");
 

@@ -508,7 +508,7 @@ impl Evaluator {
             CtPolys::Ntt(v) => {
                 let [mut c0, mut c1] =
                     <[RnsPoly<Ntt>; 2]>::try_from(v).map_err(|v| relin_size(v.len() + 1))?;
-                ksk.switch_add_assign_ntt(ctx.rlwe(), c2, &mut c0, &mut c1)?;
+                ksk.switch_add_assign(ctx.rlwe(), c2, &mut c0, &mut c1)?;
                 Ok(vec![c0, c1])
             }
         }

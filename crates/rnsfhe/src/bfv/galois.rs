@@ -97,7 +97,7 @@ impl Evaluator {
                 let mut c1n = c1.assume_representation::<Ntt>();
                 table.apply_ntt_into(p1, &mut c1n)?;
                 c1 = ring.to_coeff(c1n)?;
-                ksk.switch_add_assign_ntt(ctx.rlwe(), &c1, &mut c0, &mut k1)?;
+                ksk.switch_add_assign(ctx.rlwe(), &c1, &mut c0, &mut k1)?;
                 c0
             }
             CtPolys::Coeff(v) => {

@@ -427,37 +427,21 @@ impl KeySwitchingKey {
     }
 
     /// `out_0 += Σ d_{i,j}·key_{i,j}[0]` and `out_1 += Σ d_{i,j}·key_{i,j}[1]`
-    /// (coefficient form over `q`): [`KeySwitchingKey::switch`] added in
-    /// place (see [`KeySwitchingKey::switch_rows`] for the kernel).
-    pub(crate) fn switch_add_assign(
+    /// over `q`, the outputs in either form (in NTT form with no inverse
+    /// NTT at all): [`KeySwitchingKey::switch`] added in place (see
+    /// [`KeySwitchingKey::switch_rows`] for the kernel).
+    pub(crate) fn switch_add_assign<R: Landing>(
         &self,
         ctx: &RlweContext,
         c: &RnsPoly<Coeff>,
-        out0: &mut RnsPoly<Coeff>,
-        out1: &mut RnsPoly<Coeff>,
+        out0: &mut RnsPoly<R>,
+        out1: &mut RnsPoly<R>,
     ) -> Result<()> {
         self.switch_rows(
             ctx,
             c,
-            (out0.data_mut(), Finish::Coeff),
-            (out1.data_mut(), Finish::Coeff),
-        )
-    }
-
-    /// The key switch with both outputs in NTT form:
-    /// `out_b += Σ NTT(d_{i,j})·key_{i,j}[b]`, with no inverse NTT at all.
-    pub(crate) fn switch_add_assign_ntt(
-        &self,
-        ctx: &RlweContext,
-        c: &RnsPoly<Coeff>,
-        out0: &mut RnsPoly<Ntt>,
-        out1: &mut RnsPoly<Ntt>,
-    ) -> Result<()> {
-        self.switch_rows(
-            ctx,
-            c,
-            (out0.data_mut(), Finish::Ntt),
-            (out1.data_mut(), Finish::Ntt),
+            (out0.data_mut(), R::FINISH),
+            (out1.data_mut(), R::FINISH),
         )
     }
 
@@ -593,6 +577,20 @@ pub(crate) enum Finish {
     CoeffToNtt,
     /// The row is in NTT form: the addition only.
     Ntt,
+}
+
+/// How the key switch lands in an output of this form.
+pub(crate) trait Landing: rnsfhe_math::Representation {
+    /// [`Finish::Coeff`] or [`Finish::Ntt`].
+    const FINISH: Finish;
+}
+
+impl Landing for Coeff {
+    const FINISH: Finish = Finish::Coeff;
+}
+
+impl Landing for Ntt {
+    const FINISH: Finish = Finish::Ntt;
 }
 
 /// Digits transformed and accumulated together (at most the number of
