@@ -234,6 +234,14 @@ pub enum ObjectKind {
     /// key, the Galois keys and the two keys of sparse-secret
     /// encapsulation.
     BootstrappingKeys = 14,
+    /// A public message of a multiparty protocol
+    /// ([`crate::multiparty`]): a party's share (its protocol, run and
+    /// party in the payload) or a round's aggregate.
+    ProtocolShare = 15,
+    /// A party's secret state in a multiparty protocol (a Shamir share, a
+    /// threshold key share, the ephemeral secret between the two rounds of
+    /// relinearization-key generation); flagged secret.
+    SecretShare = 16,
 }
 
 impl ObjectKind {
@@ -254,6 +262,8 @@ impl ObjectKind {
             12 => Self::BgvParameters,
             13 => Self::BgvCiphertext,
             14 => Self::BootstrappingKeys,
+            15 => Self::ProtocolShare,
+            16 => Self::SecretShare,
             _ => return None,
         })
     }
@@ -265,7 +275,7 @@ impl ObjectKind {
 
     /// Whether objects of this kind are secret material.
     pub fn is_secret(self) -> bool {
-        self == Self::SecretKey
+        matches!(self, Self::SecretKey | Self::SecretShare)
     }
 
     /// Whether objects of this kind may be seed-compressed.
@@ -298,6 +308,8 @@ impl ObjectKind {
             Self::BgvParameters => "BGV parameter set",
             Self::BgvCiphertext => "BGV ciphertext",
             Self::BootstrappingKeys => "bootstrapping key set",
+            Self::ProtocolShare => "multiparty protocol share",
+            Self::SecretShare => "multiparty secret share",
         }
     }
 }

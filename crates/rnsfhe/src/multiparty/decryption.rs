@@ -31,14 +31,13 @@ use crate::multiparty::shared_ciphertext::{
 };
 use crate::rlwe::keys::{PublicKey, SecretKey};
 
-/// The protocol name in share tags.
-const PROTOCOL: &str = "decryption";
+use crate::multiparty::parties::DECRYPTION as PROTOCOL;
 
 /// One party's decryption share `d_i = s_i·c_1 + e_i` of one ciphertext.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecryptionShare {
-    tag: ShareTag,
-    share: RnsPoly<Ntt>,
+    pub(crate) tag: ShareTag,
+    pub(crate) share: RnsPoly<Ntt>,
 }
 
 impl DecryptionShare {

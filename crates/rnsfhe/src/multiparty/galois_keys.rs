@@ -27,15 +27,14 @@ use crate::rlwe::keys::PublicKey;
 /// The common reference string's stream of the `a_{g,j}`.
 const CRS_STREAM: u64 = u64::from_le_bytes(*b"rnsfheGK");
 
-/// The protocol name in share tags.
-const PROTOCOL: &str = "Galois keys";
+use crate::multiparty::parties::GALOIS_KEYS as PROTOCOL;
 
 /// One party's share: per element (in increasing order), one polynomial
 /// per digit (NTT form, over the key ring).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GaloisKeyShare {
-    tag: ShareTag,
-    keys: Vec<Vec<RnsPoly<Ntt>>>,
+    pub(crate) tag: ShareTag,
+    pub(crate) keys: Vec<Vec<RnsPoly<Ntt>>>,
 }
 
 impl GaloisKeyShare {

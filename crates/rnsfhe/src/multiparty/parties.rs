@@ -5,6 +5,47 @@
 use crate::error::protocol::ProtocolError;
 use crate::error::{Error, Result};
 
+/// Collective public-key generation ([`crate::multiparty::PublicKeyGeneration`]).
+pub(crate) const PUBLIC_KEY: &str = "public key";
+/// Round 1 of relinearization-key generation.
+pub(crate) const RELIN_ROUND_1: &str = "relinearization key, round 1";
+/// Round 2 of relinearization-key generation.
+pub(crate) const RELIN_ROUND_2: &str = "relinearization key, round 2";
+/// The aggregate of round 1 of relinearization-key generation.
+pub(crate) const RELIN_ROUND_1_SUM: &str = "relinearization key, round 1 sum";
+/// Collective Galois-key generation.
+pub(crate) const GALOIS_KEYS: &str = "Galois keys";
+/// Collective decryption.
+pub(crate) const DECRYPTION: &str = "decryption";
+/// Public-key switching.
+pub(crate) const PUBLIC_KEY_SWITCH: &str = "public-key switch";
+
+/// Every protocol whose shares carry a [`ShareTag`], in the order of their
+/// codes in the file format (code = index + 1).
+const PROTOCOLS: [&str; 7] = [
+    PUBLIC_KEY,
+    RELIN_ROUND_1,
+    RELIN_ROUND_2,
+    GALOIS_KEYS,
+    DECRYPTION,
+    PUBLIC_KEY_SWITCH,
+    RELIN_ROUND_1_SUM,
+];
+
+/// The file-format code of a protocol name (0 for an unknown name, which
+/// no loader accepts).
+pub(crate) fn protocol_code(protocol: &str) -> u8 {
+    PROTOCOLS
+        .iter()
+        .position(|&p| p == protocol)
+        .map_or(0, |i| i as u8 + 1)
+}
+
+/// The protocol name of a file-format code.
+pub(crate) fn protocol_name(code: u8) -> Option<&'static str> {
+    PROTOCOLS.get(usize::from(code).checked_sub(1)?).copied()
+}
+
 /// What a share says about where it belongs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShareTag {

@@ -18,15 +18,14 @@ use crate::multiparty::sample::gaussian;
 use crate::rlwe::context::{RlweContext, SchemeContext};
 use crate::rlwe::keys::PublicKey;
 
-/// The protocol name in share tags.
-const PROTOCOL: &str = "public key";
+use crate::multiparty::parties::PUBLIC_KEY as PROTOCOL;
 
 /// One party's share `p_i = −a·s_i + e_i` (NTT form, over the ring of the
 /// context's public keys: `Q`, or `Q·P` with hybrid key switching).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicKeyShare {
-    tag: ShareTag,
-    share: RnsPoly<Ntt>,
+    pub(crate) tag: ShareTag,
+    pub(crate) share: RnsPoly<Ntt>,
 }
 
 impl PublicKeyShare {

@@ -27,15 +27,14 @@ use crate::multiparty::shared_ciphertext::{
 };
 use crate::rlwe::keys::PublicKey;
 
-/// The protocol name in share tags.
-const PROTOCOL: &str = "public-key switch";
+use crate::multiparty::parties::PUBLIC_KEY_SWITCH as PROTOCOL;
 
 /// One party's share `(h0_i, h1_i)` of the switch of one ciphertext.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicKeySwitchShare {
-    tag: ShareTag,
-    h0: RnsPoly<Ntt>,
-    h1: RnsPoly<Ntt>,
+    pub(crate) tag: ShareTag,
+    pub(crate) h0: RnsPoly<Ntt>,
+    pub(crate) h1: RnsPoly<Ntt>,
 }
 
 impl PublicKeySwitchShare {

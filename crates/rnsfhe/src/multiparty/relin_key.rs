@@ -39,15 +39,15 @@ type DigitPairs = (Vec<RnsPoly<Ntt>>, Vec<RnsPoly<Ntt>>);
 /// The common reference string's stream of the `a_j`.
 const CRS_STREAM: u64 = u64::from_le_bytes(*b"rnsfheRK");
 
-/// The protocol names in share tags.
-const ROUND_1: &str = "relinearization key, round 1";
-const ROUND_2: &str = "relinearization key, round 2";
+use crate::multiparty::parties::{
+    RELIN_ROUND_1 as ROUND_1, RELIN_ROUND_1_SUM as ROUND_1_SUM, RELIN_ROUND_2 as ROUND_2,
+};
 
 /// Party `i`'s secret between the rounds: the ephemeral `u_i`. Never send
 /// it; drop it after round 2.
 pub struct RelinKeyEphemeral {
-    u: SecretKey,
-    party: u32,
+    pub(crate) u: SecretKey,
+    pub(crate) party: u32,
 }
 
 impl core::fmt::Debug for RelinKeyEphemeral {
@@ -60,9 +60,9 @@ impl core::fmt::Debug for RelinKeyEphemeral {
 /// over the key ring).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RelinKeyShare {
-    tag: ShareTag,
-    h0: Vec<RnsPoly<Ntt>>,
-    h1: Vec<RnsPoly<Ntt>>,
+    pub(crate) tag: ShareTag,
+    pub(crate) h0: Vec<RnsPoly<Ntt>>,
+    pub(crate) h1: Vec<RnsPoly<Ntt>>,
 }
 
 impl RelinKeyShare {
@@ -79,13 +79,20 @@ impl RelinKeyShare {
             2
         }
     }
+
+    /// The protocol run (the common reference string's instance id).
+    pub fn instance(&self) -> u64 {
+        self.tag.instance
+    }
 }
 
-/// The public result of round 1: `(h0, h1)` summed over the parties.
+/// The public result of round 1: `(h0, h1)` summed over the parties,
+/// tagged with its run (party 0 stands for the aggregator).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RelinKeyRound1 {
-    h0: Vec<RnsPoly<Ntt>>,
-    h1: Vec<RnsPoly<Ntt>>,
+    pub(crate) tag: ShareTag,
+    pub(crate) h0: Vec<RnsPoly<Ntt>>,
+    pub(crate) h1: Vec<RnsPoly<Ntt>>,
 }
 
 /// One run of collective relinearization-key generation among `parties`
@@ -185,7 +192,11 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
     /// or unknown party or a share of another round or run.
     pub fn aggregate_round1(&self, shares: &[RelinKeyShare]) -> Result<RelinKeyRound1> {
         let (h0, h1) = self.sum(ROUND_1, shares)?;
-        Ok(RelinKeyRound1 { h0, h1 })
+        Ok(RelinKeyRound1 {
+            tag: self.tag(ROUND_1_SUM, 0),
+            h0,
+            h1,
+        })
     }
 
     /// Round 2 of party `party` (OS randomness).
@@ -210,6 +221,7 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
         let core = self.ctx.rlwe();
         core.check_id(sk.params_id())?;
         check_party(ephemeral.party, self.parties)?;
+        self.check_round1(round1)?;
         let ring = KeySwitchingKey::key_ring(core);
         let mut s = sk.share_over(ring)?;
         let mut u_minus_s = ephemeral.u.s_ntt_over(ring)?;
@@ -243,6 +255,7 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
     /// sums and one round-2 share of every party, with the collective
     /// public key's key id.
     pub fn finish(&self, round1: &RelinKeyRound1, shares: &[RelinKeyShare]) -> Result<RelinKey> {
+        self.check_round1(round1)?;
         let (mut k0, k1) = self.sum(ROUND_2, shares)?;
         let ring = KeySwitchingKey::key_ring(self.ctx.rlwe());
         for (x, y) in k0.iter_mut().zip(&k1) {
@@ -278,6 +291,20 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
             }
         }
         Ok((h0, h1))
+    }
+
+    /// Errors unless `round1` is this run's aggregate with one pair per
+    /// digit.
+    fn check_round1(&self, round1: &RelinKeyRound1) -> Result<()> {
+        check_complete(self.tag(ROUND_1_SUM, 0), 1, [round1.tag])?;
+        if round1.h0.len() != self.a.len() || round1.h1.len() != self.a.len() {
+            return Err(crate::Error::InvalidArgument(format!(
+                "a round-1 aggregate of {} digits, the key has {}",
+                round1.h0.len(),
+                self.a.len()
+            )));
+        }
+        Ok(())
     }
 
     fn tag(&self, protocol: &'static str, party: u32) -> ShareTag {

@@ -28,10 +28,10 @@ use crate::rlwe::key_switching::KeySwitchingKey;
 /// One Shamir share `f_i(x_j)` from dealer `i` to party `j`. **Secret**:
 /// send it to party `j` only, over a private channel; zeroized on drop.
 pub struct ShamirShare {
-    params_id: u64,
-    from: u32,
-    to: u32,
-    poly: RnsPoly<Ntt>,
+    pub(crate) params_id: u64,
+    pub(crate) from: u32,
+    pub(crate) to: u32,
+    pub(crate) poly: RnsPoly<Ntt>,
 }
 
 impl ShamirShare {
@@ -65,11 +65,11 @@ impl core::fmt::Debug for ShamirShare {
 /// Party `j`'s threshold share `tsk_j = Σ_i f_i(x_j)`. **Secret**;
 /// zeroized on drop.
 pub struct ThresholdKeyShare {
-    params_id: u64,
-    party: u32,
-    threshold: u32,
-    parties: u32,
-    poly: RnsPoly<Ntt>,
+    pub(crate) params_id: u64,
+    pub(crate) party: u32,
+    pub(crate) threshold: u32,
+    pub(crate) parties: u32,
+    pub(crate) poly: RnsPoly<Ntt>,
 }
 
 impl Drop for ThresholdKeyShare {

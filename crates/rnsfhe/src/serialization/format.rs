@@ -23,7 +23,8 @@ pub const CHECKSUM_LEN: usize = 8;
 /// The seed of the xxHash64 checksum.
 pub const CHECKSUM_SEED: u64 = 0;
 
-/// Flag bit: the object is secret material (set exactly for secret keys).
+/// Flag bit: the object is secret material (set exactly for secret keys
+/// and multiparty secret shares).
 pub const FLAG_SECRET: u8 = 0b01;
 /// Flag bit: the object is seed-compressed (its uniform polynomials are
 /// replaced by the 32-byte seeds they expand from).

@@ -36,7 +36,7 @@ use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
 const SK_CODE_BITS: u32 = 2;
 
 fn secret_key_len(ctx: &RlweContext) -> u64 {
-    (ctx.degree() as u64 * u64::from(SK_CODE_BITS)).div_ceil(8)
+    ternary_len(ctx.degree())
 }
 
 impl SerializedObject for SecretKey {
@@ -50,22 +50,26 @@ fn secret_key_to_bytes(sk: &SecretKey, ctx: &RlweContext) -> Result<Vec<u8>> {
     let len = secret_key_len(ctx);
     let mut out = format::begin(ObjectKind::SecretKey, false, ctx.id(), sk.key_id(), 1, len)?;
     let mut w = BitWriter::new(&mut out);
-    for &c in sk.coefficients() {
-        // Branch-free in the secret value: (c & 3) maps 0, 1, −1 to 0, 1, 3;
-        // clearing bit 0 when bit 1 is set gives 0, 1, 2.
-        let u = (c as u64) & 3;
-        w.write(u & !(u >> 1), SK_CODE_BITS);
-    }
+    write_ternary(&mut w, sk.coefficients());
     w.finish();
     format::finish(out)
 }
 
-fn secret_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<SecretKey> {
-    let (header, payload) = open_for(ctx, bytes, ObjectKind::SecretKey)?;
-    check_count("secret key polynomial count", header.count, 1, 1)?;
-    check_payload_len(&header, secret_key_len(ctx))?;
-    let mut coeffs = Zeroizing::new(vec![0i64; ctx.degree()]);
-    let mut r = BitReader::new(payload);
+/// Appends ternary coefficients in [`SK_CODE_BITS`] bits each, branch-free
+/// in their (secret) values.
+pub(crate) fn write_ternary(w: &mut BitWriter<'_>, coeffs: &[i64]) {
+    for &c in coeffs {
+        // (c & 3) maps 0, 1, −1 to 0, 1, 3; clearing bit 0 when bit 1 is
+        // set gives 0, 1, 2.
+        let u = (c as u64) & 3;
+        w.write(u & !(u >> 1), SK_CODE_BITS);
+    }
+}
+
+/// Reads `n` ternary coefficients of [`write_ternary`] (zeroized on drop).
+/// Errors with [`FormatError::InvalidSecretCoefficient`] for the code 3.
+pub(crate) fn read_ternary(r: &mut BitReader<'_>, n: usize) -> Result<Zeroizing<Vec<i64>>> {
+    let mut coeffs = Zeroizing::new(vec![0i64; n]);
     for (index, c) in coeffs.iter_mut().enumerate() {
         let mut code = r.read(SK_CODE_BITS)?;
         if code == 3 {
@@ -75,6 +79,20 @@ fn secret_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<SecretKey> {
         *c = (code & 1) as i64 - (code >> 1) as i64;
         code.zeroize();
     }
+    Ok(coeffs)
+}
+
+/// Bytes of `n` ternary coefficients of [`write_ternary`].
+pub(crate) fn ternary_len(n: usize) -> u64 {
+    (n as u64 * u64::from(SK_CODE_BITS)).div_ceil(8)
+}
+
+fn secret_key_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<SecretKey> {
+    let (header, payload) = open_for(ctx, bytes, ObjectKind::SecretKey)?;
+    check_count("secret key polynomial count", header.count, 1, 1)?;
+    check_payload_len(&header, secret_key_len(ctx))?;
+    let mut r = BitReader::new(payload);
+    let coeffs = read_ternary(&mut r, ctx.degree())?;
     r.finish()?;
     SecretKey::from_coefficients(ctx, header.key_id, &coeffs)
 }
@@ -85,7 +103,7 @@ impl SerializedObject for PublicKey {
 
 /// The ring of public keys: `Q`, or `Q·P` where the scheme keeps them
 /// there ([`RlweContext::public_key_over_qp`], CKKS).
-fn public_key_ring(ctx: &RlweContext) -> &RnsRing {
+pub(crate) fn public_key_ring(ctx: &RlweContext) -> &RnsRing {
     match ctx.special_primes() {
         Some(sp) if ctx.public_key_over_qp() => sp.ring_qp(),
         _ => ctx.ring(),

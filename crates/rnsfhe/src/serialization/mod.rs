@@ -87,6 +87,8 @@
 //! | [`crate::ckks::Plaintext`] (scale, length, level) | `CkksPlaintext` | no |
 //! | [`crate::ckks::Ciphertext`] (scale, length, level, sizes 2 and 3) | `CkksCiphertext` | fresh secret-key encryptions |
 //! | [`crate::circuits::BootstrappingKeys`] (CKKS context) | `BootstrappingKeys` | generated keys (the key to the sparse secret is always full) |
+//! | the shares and round messages of [`crate::multiparty`] (any context) | `ProtocolShare` | no |
+//! | [`crate::multiparty::ShamirShare`], [`crate::multiparty::ThresholdKeyShare`], [`crate::multiparty::RelinKeyEphemeral`] (flagged secret) | `SecretShare` | no |
 //!
 //! # CKKS
 //!
@@ -134,6 +136,7 @@ mod ckks;
 mod codec;
 mod format;
 mod keys;
+mod multiparty;
 mod traits;
 
 use crate::error::Result;
@@ -147,6 +150,7 @@ pub use format::{
     Header, ObjectKind, CHECKSUM_LEN, CHECKSUM_SEED, FLAG_SECRET, FLAG_SEED_COMPRESSED,
     FORMAT_VERSION, HEADER_LEN, MAGIC,
 };
+pub use multiparty::SHARE_PREFIX_LEN;
 pub use traits::{FromBytes, SerializedObject, ToBytes};
 
 /// Reads and checks the container (magic, version, lengths, checksum,
