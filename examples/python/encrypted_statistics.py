@@ -209,8 +209,8 @@ def run_ckks(data: dict[str, FloatArray], timings: dict[str, float]) -> dict[str
     with timed(timings, "ckks mean+var (server)"):
         results = server_moments(ctx, keys.public(), upload, n)
 
+    secret = keys.secret()
     with timed(timings, "ckks decrypt (client)"):
-        secret = keys.secret()
         per_column: dict[str, dict[str, float]] = {}
         for name, (mean_b, var_b) in zip(STAT_COLUMNS, results):
             mean_ct = rnsfhe.ckks.Ciphertext.from_bytes(ctx, mean_b)

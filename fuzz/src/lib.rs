@@ -115,6 +115,19 @@ fn both_forms<C: ?Sized, T: ToBytes<C>>(
     ]
 }
 
+/// The public, relinearization and Galois keys in both forms: the seeds
+/// `pk_full`, `pk_seed`, `rk_full`, … of the three `targets`.
+fn key_seeds<C: ?Sized, P: ToBytes<C>, R: ToBytes<C>, G: ToBytes<C>>(
+    targets: [&'static str; 3],
+    (pk, rk, gk): (&P, &R, &G),
+    ctx: &C,
+) -> Vec<Seed> {
+    let mut seeds = Vec::from(both_forms(targets[0], ["pk_full", "pk_seed"], pk, ctx));
+    seeds.extend(both_forms(targets[1], ["rk_full", "rk_seed"], rk, ctx));
+    seeds.extend(both_forms(targets[2], ["gk_full", "gk_seed"], gk, ctx));
+    seeds
+}
+
 /// Seed objects for each target: `(target, file name, bytes)`.
 pub fn seed_objects() -> Vec<Seed> {
     let ctx = context();
@@ -147,23 +160,10 @@ pub fn seed_objects() -> Vec<Seed> {
         ),
         seed("load_secret_key", "sk", sk.to_bytes(ctx)),
     ];
-    seeds.extend(both_forms(
-        "load_public_key",
-        ["pk_full", "pk_seed"],
-        &pk,
-        ctx,
-    ));
-    seeds.extend(both_forms(
-        "load_relin_key",
-        ["rk_full", "rk_seed"],
-        &rk,
-        ctx,
-    ));
-    seeds.extend(both_forms(
-        "load_galois_keys",
-        ["gk_full", "gk_seed"],
-        &gk,
-        ctx,
+    seeds.extend(key_seeds(
+        ["load_public_key", "load_relin_key", "load_galois_keys"],
+        (&pk, &rk, &gk),
+        ctx.as_ref(),
     ));
     seeds.extend([
         seed("load_plaintext", "pt", pt.to_bytes(ctx)),
@@ -247,22 +247,13 @@ pub fn ckks_seed_objects() -> Vec<Seed> {
         seed("ckks_load_parameters", "params", ctx.params().to_bytes()),
         seed("ckks_load_secret_key", "sk", sk.to_bytes(c)),
     ];
-    seeds.extend(both_forms(
-        "ckks_load_public_key",
-        ["pk_full", "pk_seed"],
-        &pk,
-        c,
-    ));
-    seeds.extend(both_forms(
-        "ckks_load_relin_key",
-        ["rk_full", "rk_seed"],
-        &rk,
-        c,
-    ));
-    seeds.extend(both_forms(
-        "ckks_load_galois_keys",
-        ["gk_full", "gk_seed"],
-        &gk,
+    seeds.extend(key_seeds(
+        [
+            "ckks_load_public_key",
+            "ckks_load_relin_key",
+            "ckks_load_galois_keys",
+        ],
+        (&pk, &rk, &gk),
         c,
     ));
     seeds.extend([
@@ -294,16 +285,14 @@ pub fn ckks_seed_objects() -> Vec<Seed> {
 /// angles: depth 7, 17 Galois keys at `n = 1024`, `h = 4`).
 fn ckks_bootstrapping_parameters() -> rnsfhe::circuits::BootstrappingParameters {
     rnsfhe::circuits::BootstrappingParameters {
-        cts_budget: 3,
-        stc_budget: 3,
         secret_weight: 4,
         double_angle: 0,
         eval_mod_degree: 1,
         arcsine: false,
-        double_hoisting: false,
         boot_prime_bits: 20,
         first_prime_bits: 21,
         message_ratio_bits: 4,
+        ..Default::default()
     }
 }
 

@@ -33,8 +33,7 @@ def signed(x):
 def test_bfv_round_trip_and_arithmetic(bfv):
     ctx, keys = bfv
     rng = np.random.default_rng(1)
-    a = rng.integers(-1000, 1000, size=64)
-    b = rng.integers(-1000, 1000, size=64)
+    a, b = (rng.integers(-1000, 1000, size=64) for _ in range(2))
     ca = ctx.encrypt(a, keys.public())
     cb = ctx.encrypt(b, keys)
     sk = keys.secret()
@@ -69,10 +68,8 @@ def test_bfv_rotation(bfv):
 def test_ckks_round_trip_and_arithmetic(ckks):
     ctx, keys = ckks
     rng = np.random.default_rng(2)
-    x = rng.uniform(-1, 1, size=32)
-    y = rng.uniform(-1, 1, size=32)
-    cx = ctx.encrypt(x, keys.public())
-    cy = ctx.encrypt(y, keys.public())
+    x, y = (rng.uniform(-1, 1, size=32) for _ in range(2))
+    cx, cy = (ctx.encrypt(v, keys.public()) for v in (x, y))
     sk = keys.secret()
     cases = [
         (cx, x),

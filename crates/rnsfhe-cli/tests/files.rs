@@ -435,14 +435,12 @@ fn ckks_round_trip_within_tolerance() {
         &["decrypt", "--keys", s(&keys), "--in", s(&low), "--bogus"],
         "--bogus",
     );
-    // Too large for the modulus at this scale.
-    bad_inputs_fail(
-        &d,
-        &[
-            ("huge.json", "[1e40]", "out of range"),
-            ("nan.csv", "1\nnan\n", "not a finite number"),
-        ],
-    );
+    // Too large for the modulus at this scale, and not a number.
+    let bad = [
+        ("huge.json", "[1e40]", "out of range"),
+        ("nan.csv", "1\nnan\n", "not a finite number"),
+    ];
+    bad_inputs_fail(&d, &bad);
 }
 
 #[test]

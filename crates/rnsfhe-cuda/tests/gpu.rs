@@ -111,41 +111,36 @@ fn bfv_every_operation_is_bit_identical_to_the_cpu() {
                 let ev = Evaluator::with_variant(&ctx, variant);
                 let dec = Decryptor::with_variant(&ctx, &sk, variant).unwrap();
                 let what = format!("({log_n}, {log_q}) {variant:?} {method:?}");
+                // `gpu.op(device args)`, downloaded, against `ev.op(CPU
+                // args)`, named `op` or `name`.
+                macro_rules! same_op {
+                    ($op:ident, [$($g:expr),*], [$($c:expr),*]) => {
+                        same_op!($op, [$($g),*], [$($c),*], stringify!($op))
+                    };
+                    ($op:ident, [$($g:expr),*], [$($c:expr),*], $name:expr) => {
+                        assert_eq!(
+                            gpu.download(&gpu.$op($($g),*).unwrap()).unwrap(),
+                            ev.$op($($c),*).unwrap(),
+                            "{} {what}",
+                            $name
+                        )
+                    };
+                }
                 assert_eq!(
                     gpu.decrypt(&dsk, &da, variant).unwrap(),
                     dec.decrypt(&a).unwrap(),
                     "decrypt {what}"
                 );
-                assert_eq!(
-                    gpu.download(&gpu.add(&da, &db).unwrap()).unwrap(),
-                    ev.add(&a, &b).unwrap(),
-                    "add {what}"
-                );
-                assert_eq!(
-                    gpu.download(&gpu.sub(&da, &db).unwrap()).unwrap(),
-                    ev.sub(&a, &b).unwrap(),
-                    "sub {what}"
-                );
-                assert_eq!(
-                    gpu.download(&gpu.negate(&da).unwrap()).unwrap(),
-                    ev.negate(&a).unwrap(),
-                    "negate {what}"
-                );
+                same_op!(add, [&da, &db], [&a, &b]);
+                same_op!(sub, [&da, &db], [&a, &b]);
+                same_op!(negate, [&da], [&a]);
                 let m = ev.multiply(&a, &b).unwrap();
                 let dm = gpu.multiply(&da, &db, variant).unwrap();
                 assert_eq!(gpu.download(&dm).unwrap(), m, "multiply {what}");
                 // Mixed forms and sizes: a coefficient-form product minus
                 // an NTT-form ciphertext, and the other way round.
-                assert_eq!(
-                    gpu.download(&gpu.sub(&dm, &da).unwrap()).unwrap(),
-                    ev.sub(&m, &a).unwrap(),
-                    "sub mixed {what}"
-                );
-                assert_eq!(
-                    gpu.download(&gpu.sub(&da, &dm).unwrap()).unwrap(),
-                    ev.sub(&a, &m).unwrap(),
-                    "sub mixed, reversed {what}"
-                );
+                same_op!(sub, [&dm, &da], [&m, &a], "sub mixed");
+                same_op!(sub, [&da, &dm], [&a, &m], "sub mixed, reversed");
                 let r = ev.relinearize(&m, &rk).unwrap();
                 assert_eq!(
                     gpu.download(&gpu.relinearize(&dm, &drk).unwrap()).unwrap(),
@@ -401,34 +396,23 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
         assert_eq!(got.scale(), c.scale(), "{what} scale");
         assert_eq!(got.level(), c.level(), "{what} level");
     };
-    same(&gpu.sub(&da, &db).unwrap(), &ev.sub(&a, &b).unwrap(), "sub");
-    same(&gpu.negate(&da).unwrap(), &ev.negate(&a).unwrap(), "negate");
-    same(
-        &gpu.add_plain(&da, &py).unwrap(),
-        &ev.add_plain(&a, &py).unwrap(),
-        "add_plain",
-    );
-    same(
-        &gpu.sub_plain(&da, &py).unwrap(),
-        &ev.sub_plain(&a, &py).unwrap(),
-        "sub_plain",
-    );
-    same(
-        &gpu.multiply_plain(&da, &py).unwrap(),
-        &ev.multiply_plain(&a, &py).unwrap(),
-        "multiply_plain",
-    );
-    same(
-        &gpu.add_const(&da, 0.625).unwrap(),
-        &ev.add_const(&a, 0.625).unwrap(),
-        "add_const",
-    );
+    // `gpu.op(device args)` against `ev.op(CPU args)`, named `op` or `what`.
+    macro_rules! same_op {
+        ($op:ident, [$($g:expr),*], [$($c:expr),*]) => {
+            same_op!($op, [$($g),*], [$($c),*], stringify!($op))
+        };
+        ($op:ident, [$($g:expr),*], [$($c:expr),*], $what:expr) => {
+            same(&gpu.$op($($g),*).unwrap(), &ev.$op($($c),*).unwrap(), $what)
+        };
+    }
+    same_op!(sub, [&da, &db], [&a, &b]);
+    same_op!(negate, [&da], [&a]);
+    same_op!(add_plain, [&da, &py], [&a, &py]);
+    same_op!(sub_plain, [&da, &py], [&a, &py]);
+    same_op!(multiply_plain, [&da, &py], [&a, &py]);
+    same_op!(add_const, [&da, 0.625], [&a, 0.625]);
     for c in [1.7, -2.3] {
-        same(
-            &gpu.multiply_const(&da, c).unwrap(),
-            &ev.multiply_const(&a, c).unwrap(),
-            "multiply_const",
-        );
+        same_op!(multiply_const, [&da, c], [&a, c]);
     }
     // multiply, relinearize, rescale one at a time.
     let m = ev.multiply(&a, &b).unwrap();
@@ -441,26 +425,10 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
     let ds = gpu.rescale(&dr).unwrap();
     same(&ds, &s, "rescale");
     // A 3-polynomial rescale and a second one lower down.
-    same(
-        &gpu.rescale(&dm).unwrap(),
-        &ev.rescale(&m).unwrap(),
-        "rescale of 3 polynomials",
-    );
-    same(
-        &gpu.rescale(&ds).unwrap(),
-        &ev.rescale(&s).unwrap(),
-        "rescale at a lower level",
-    );
-    same(
-        &gpu.conjugate(&da, &dgk).unwrap(),
-        &ev.conjugate(&a, &gk).unwrap(),
-        "conjugate",
-    );
-    same(
-        &gpu.sum_slots(&ds, &dgk).unwrap(),
-        &ev.sum_slots(&s, &gk).unwrap(),
-        "sum_slots",
-    );
+    same_op!(rescale, [&dm], [&m], "rescale of 3 polynomials");
+    same_op!(rescale, [&ds], [&s], "rescale at a lower level");
+    same_op!(conjugate, [&da, &dgk], [&a, &gk]);
+    same_op!(sum_slots, [&ds, &dgk], [&s, &gk]);
     // Errors: a plaintext at another level, a constant that does not fit.
     let low = ev.drop_plain_to_level(&py, 1).unwrap();
     assert!(gpu.add_plain(&da, &low).is_err());

@@ -9,8 +9,6 @@ mod common;
 use common::assert_err;
 mod ser_common;
 
-use std::sync::Arc;
-
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rnsfhe::bgv::{
@@ -28,36 +26,31 @@ fn params() -> BgvParameters {
 }
 
 struct Setup {
-    ctx: Arc<BgvContext>,
-    sk: SecretKey,
-    pk: PublicKey,
-    rk: RelinKey,
-    gk: GaloisKeys,
+    keys: common::KeySet<BgvContext>,
     cts: Vec<(&'static str, Ciphertext, Vec<u64>)>,
 }
 
 /// Keys and ciphertexts of every kind (fresh, size 3, switched down with a
 /// correction factor ≠ 1, at level 0) with the slots they decrypt to.
 fn setup() -> Setup {
-    let ctx = BgvContext::new(params()).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(12);
-    let common::Keys { sk, pk, rk } = common::keys(&ctx, &mut rng);
-    let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1], &mut rng).unwrap();
-    let be = BatchEncoder::new(&ctx).unwrap();
+    let keys = common::key_set(BgvContext::new(params()).unwrap(), &mut rng, &[1]);
+    let (ctx, pk, rk) = (&keys.ctx, &keys.pk, &keys.rk);
+    let be = BatchEncoder::new(ctx).unwrap();
     let n = ctx.degree();
     let x: Vec<u64> = (0..n).map(|_| rng.gen_range(0..T)).collect();
     let y: Vec<u64> = (0..n).map(|_| rng.gen_range(0..T)).collect();
-    let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+    let enc = Encryptor::from_public_key(ctx, pk).unwrap();
     let a = enc
         .encrypt_with_rng(&be.encode(&x).unwrap(), &mut rng)
         .unwrap();
     let b = enc
         .encrypt_with_rng(&be.encode(&y).unwrap(), &mut rng)
         .unwrap();
-    let ev = Evaluator::new(&ctx);
+    let ev = Evaluator::new(ctx);
     let xy: Vec<u64> = x.iter().zip(&y).map(|(p, q)| p * q % T).collect();
     let m = ev.multiply(&a, &b).unwrap();
-    let r = ev.relinearize(&m, &rk).unwrap();
+    let r = ev.relinearize(&m, rk).unwrap();
     let sw = ev.mod_switch_to_next(&r).unwrap();
     let low = ev.mod_switch_to(&a, 0).unwrap();
     assert_ne!(
@@ -71,19 +64,12 @@ fn setup() -> Setup {
         ("switched", sw, xy),
         ("level 0", low, x),
     ];
-    Setup {
-        ctx,
-        sk,
-        pk,
-        rk,
-        gk,
-        cts,
-    }
+    Setup { keys, cts }
 }
 
 fn decrypt(s: &Setup, c: &Ciphertext) -> Vec<u64> {
-    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
-    BatchEncoder::new(&s.ctx)
+    let dec = Decryptor::new(&s.keys.ctx, &s.keys.sk).unwrap();
+    BatchEncoder::new(&s.keys.ctx)
         .unwrap()
         .decode(&dec.decrypt(c).unwrap())
         .unwrap()
@@ -125,19 +111,19 @@ fn parameters_round_trip_and_are_validated() {
 #[test]
 fn keys_and_ciphertexts_round_trip_exactly() {
     let s = setup();
-    let ctx = &s.ctx;
-    let sk = SecretKey::from_bytes(ctx, &s.sk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
-    assert_eq!(sk.coefficients(), s.sk.coefficients());
+    let ctx = &s.keys.ctx;
+    let sk = SecretKey::from_bytes(ctx, &s.keys.sk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
+    assert_eq!(sk.coefficients(), s.keys.sk.coefficients());
     for bytes in [
-        s.pk.to_bytes(ctx.as_ref()).unwrap(),
-        s.pk.to_bytes_compressed(ctx.as_ref()).unwrap(),
+        s.keys.pk.to_bytes(ctx.as_ref()).unwrap(),
+        s.keys.pk.to_bytes_compressed(ctx.as_ref()).unwrap(),
     ] {
-        assert_eq!(PublicKey::from_bytes(ctx, &bytes).unwrap(), s.pk);
+        assert_eq!(PublicKey::from_bytes(ctx, &bytes).unwrap(), s.keys.pk);
     }
-    let rk = RelinKey::from_bytes(ctx, &s.rk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
-    assert_eq!(rk, s.rk);
-    let gk = GaloisKeys::from_bytes(ctx, &s.gk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
-    assert_eq!(gk.elements(), s.gk.elements());
+    let rk = RelinKey::from_bytes(ctx, &s.keys.rk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
+    assert_eq!(rk, s.keys.rk);
+    let gk = GaloisKeys::from_bytes(ctx, &s.keys.gk.to_bytes(ctx.as_ref()).unwrap()).unwrap();
+    assert_eq!(gk.elements(), s.keys.gk.elements());
     for (what, c, want) in &s.cts {
         let bytes = c.to_bytes(ctx.as_ref()).unwrap();
         let back = Ciphertext::from_bytes(ctx, &bytes).unwrap();
@@ -154,15 +140,19 @@ fn keys_and_ciphertexts_round_trip_exactly() {
     let rot = ev.rotate_rows(&prod, 1, &gk).unwrap();
     assert_eq!(
         rot,
-        ev.rotate_rows(&ev.multiply_relin(&x.1, &y.1, &s.rk).unwrap(), 1, &s.gk)
-            .unwrap()
+        ev.rotate_rows(
+            &ev.multiply_relin(&x.1, &y.1, &s.keys.rk).unwrap(),
+            1,
+            &s.keys.gk
+        )
+        .unwrap()
     );
 }
 
 #[test]
 fn hostile_ciphertext_bytes_are_errors() {
     let s = setup();
-    let ctx = &s.ctx;
+    let ctx = &s.keys.ctx;
     let bytes = s.cts[2].1.to_bytes(ctx.as_ref()).unwrap();
     // Every truncation.
     for len in (0..bytes.len()).step_by(97) {

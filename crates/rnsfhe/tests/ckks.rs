@@ -16,20 +16,13 @@ use common::assert_err;
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
     Ciphertext, CkksContext, Complex64, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys,
-    PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::Error;
 
 use rand::Rng;
 
-struct Setup {
-    ctx: std::sync::Arc<CkksContext>,
-    sk: SecretKey,
-    pk: PublicKey,
-    rk: RelinKey,
-    gk: GaloisKeys,
-}
+type Setup = common::KeySet<CkksContext>;
 
 fn setup(log_n: u32, levels: usize, dnum: Option<usize>) -> Setup {
     let mut b = common::ckks_builder(levels, log_n);
@@ -37,16 +30,7 @@ fn setup(log_n: u32, levels: usize, dnum: Option<usize>) -> Setup {
         b = b.dnum(d);
     }
     let ctx = CkksContext::new(b.build().unwrap()).unwrap();
-    let (mut rng, common::Keys { sk, pk, rk }) = common::seeded_keys(&ctx, 5);
-    let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1, -1, 2, 4, 3, 100], &mut rng)
-        .unwrap();
-    Setup {
-        ctx,
-        sk,
-        pk,
-        rk,
-        gk,
-    }
+    common::key_set(ctx, &mut rng_from_seed([5; 32]), &[1, -1, 2, 4, 3, 100])
 }
 
 fn data(n: usize, seed: u64) -> Vec<f64> {

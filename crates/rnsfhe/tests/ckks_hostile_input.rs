@@ -187,27 +187,24 @@ proptest! {
 /// limbs in its first one). Insecure and imprecise on purpose: only the
 /// file matters here.
 fn boot_setup() -> (Arc<CkksContext>, Bootstrapper) {
+    // Both DFTs in three levels (the default), no double hoisting.
     let bp = BootstrappingParameters {
-        cts_budget: 3,
-        stc_budget: 3,
         secret_weight: 4,
         double_angle: 0,
         eval_mod_degree: 1,
         arcsine: false,
-        double_hoisting: false,
         boot_prime_bits: 20,
         first_prime_bits: 30,
         message_ratio_bits: 4,
+        ..BootstrappingParameters::default()
     };
-    let mut chain = vec![30];
-    chain.extend(std::iter::repeat_n(20, bp.depth()));
-    let params = CkksParameters::builder()
-        .degree(1024)
-        .coeff_moduli_bits(&chain)
+    // The chain `[30, 20, …, 20]` of `bp` without residual levels, with
+    // the two digits over two 46-bit special primes in place of its own.
+    let params = bp
+        .chain(10, 0, 20, SecurityLevel::None)
+        .unwrap()
         .key_switching_moduli_bits(&[46, 46])
         .dnum(2)
-        .scale_bits(20)
-        .security(SecurityLevel::None)
         .build()
         .unwrap();
     let ctx = CkksContext::new(params).unwrap();

@@ -81,33 +81,54 @@ fn keys(
     }
 }
 
+/// The operands of one scheme's objects: the plaintexts `$x` and `$y`
+/// encrypted under `$pk`, then `$y` under `$sk` (in that order from
+/// `$rng`), the evaluator and one with automatic level alignment, `a·b`
+/// and its relinearization with `$rk`.
+macro_rules! operands {
+    ($scheme:ident, $ctx:expr, $sk:expr, $pk:expr, $rk:expr, $x:expr, $y:expr, $rng:expr) => {{
+        use rnsfhe::$scheme::{Encryptor, Evaluator};
+        let enc = Encryptor::from_public_key($ctx, $pk).unwrap();
+        let a = enc.encrypt_with_rng($x, $rng).unwrap();
+        let b = enc.encrypt_with_rng($y, $rng).unwrap();
+        let sym = Encryptor::from_secret_key($ctx, $sk).unwrap();
+        let sym = sym.encrypt_symmetric_with_rng($y, $rng).unwrap();
+        let ev = Evaluator::new($ctx);
+        let aligned = Evaluator::new($ctx).with_auto_align(true);
+        let m = ev.multiply(&a, &b).unwrap();
+        let r = ev.relinearize(&m, $rk).unwrap();
+        (a, b, sym, ev, aligned, m, r)
+    }};
+}
+
+impl Lines {
+    /// The line of one ciphertext: its polynomials' hash, its level and
+    /// `meta`.
+    fn ciphertext<'a>(
+        &mut self,
+        name: &str,
+        polys: impl IntoIterator<Item = &'a RnsPoly<Ntt>>,
+        level: usize,
+        meta: &str,
+    ) {
+        self.push(name, format!("{} level={level} {meta}", hash_polys(polys)));
+    }
+}
+
 fn ckks_objects() -> Lines {
-    use rnsfhe::ckks::{Ciphertext, Encoder, Encryptor, Evaluator, GaloisKeys};
+    use rnsfhe::ckks::{Ciphertext, Encoder, GaloisKeys};
     let ctx = common::ckks_context(3, 12);
     let (mut rng, common::Keys { sk, pk, rk }) = common::seeded_keys(&ctx, 0x43);
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1, -3], &mut rng).unwrap();
+    let coder = Encoder::new(&ctx);
     let mut out = Lines(Vec::new());
     keys(&mut out, "ckks", &sk, &pk, &rk, &gk);
-    let coder = Encoder::new(&ctx);
     let xs: Vec<f64> = (0..ctx.slots()).map(|i| (i as f64 * 0.01).sin()).collect();
     let ys: Vec<f64> = (0..ctx.slots())
         .map(|i| 0.5 - (i as f64 * 0.003).cos())
         .collect();
-    let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
-    let a = enc
-        .encrypt_with_rng(&coder.encode(&xs).unwrap(), &mut rng)
-        .unwrap();
-    let b = enc
-        .encrypt_with_rng(&coder.encode(&ys).unwrap(), &mut rng)
-        .unwrap();
-    let sym = Encryptor::from_secret_key(&ctx, &sk)
-        .unwrap()
-        .encrypt_symmetric_with_rng(&coder.encode(&ys).unwrap(), &mut rng)
-        .unwrap();
-    let ev = Evaluator::new(&ctx);
-    let aligned = Evaluator::new(&ctx).with_auto_align(true);
-    let m = ev.multiply(&a, &b).unwrap();
-    let r = ev.relinearize(&m, &rk).unwrap();
+    let (px, py) = (coder.encode(&xs).unwrap(), coder.encode(&ys).unwrap());
+    let (a, b, sym, ev, aligned, m, r) = operands!(ckks, &ctx, &sk, &pk, &rk, &px, &py, &mut rng);
     let s = ev.rescale(&r).unwrap();
     let mrr = ev.multiply_relin_rescale(&a, &b, &rk).unwrap();
     let objs: Vec<(&str, Ciphertext)> = vec![
@@ -128,21 +149,14 @@ fn ckks_objects() -> Lines {
         ("drop_to_level", ev.drop_to_level(&a, 1).unwrap()),
     ];
     for (name, c) in objs {
-        out.push(
-            &format!("ckks/{name}"),
-            format!(
-                "{} level={} scale={:016x}",
-                hash_polys(c.polys()),
-                c.level(),
-                c.scale().to_bits()
-            ),
-        );
+        let scale = format!("scale={:016x}", c.scale().to_bits());
+        out.ciphertext(&format!("ckks/{name}"), c.polys(), c.level(), &scale);
     }
     out
 }
 
 fn bgv_objects() -> Lines {
-    use rnsfhe::bgv::{BatchEncoder, Ciphertext, Encryptor, Evaluator, GaloisKeys};
+    use rnsfhe::bgv::{BatchEncoder, Ciphertext, GaloisKeys};
     let ctx = common::bgv_context(3, 65537);
     let (mut rng, common::Keys { sk, pk, rk }) = common::seeded_keys(&ctx, 0x44);
     let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
@@ -151,21 +165,8 @@ fn bgv_objects() -> Lines {
     let be = BatchEncoder::new(&ctx).unwrap();
     let xs: Vec<u64> = (0..4096u64).map(|i| (i * 7919 + 11) % 65537).collect();
     let ys: Vec<u64> = (0..4096u64).map(|i| (i * i + 5) % 65537).collect();
-    let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
-    let a = enc
-        .encrypt_with_rng(&be.encode(&xs).unwrap(), &mut rng)
-        .unwrap();
-    let b = enc
-        .encrypt_with_rng(&be.encode(&ys).unwrap(), &mut rng)
-        .unwrap();
-    let sym = Encryptor::from_secret_key(&ctx, &sk)
-        .unwrap()
-        .encrypt_symmetric_with_rng(&be.encode(&ys).unwrap(), &mut rng)
-        .unwrap();
-    let ev = Evaluator::new(&ctx);
-    let aligned = Evaluator::new(&ctx).with_auto_align(true);
-    let m = ev.multiply(&a, &b).unwrap();
-    let r = ev.relinearize(&m, &rk).unwrap();
+    let (px, py) = (be.encode(&xs).unwrap(), be.encode(&ys).unwrap());
+    let (a, b, sym, ev, aligned, m, r) = operands!(bgv, &ctx, &sk, &pk, &rk, &px, &py, &mut rng);
     let sw = ev.mod_switch_to_next(&r).unwrap();
     let objs: Vec<(&str, Ciphertext)> = vec![
         ("ct_pk", a.clone()),
@@ -186,15 +187,8 @@ fn bgv_objects() -> Lines {
         ("mod_switch_to_0", ev.mod_switch_to(&a, 0).unwrap()),
     ];
     for (name, c) in objs {
-        out.push(
-            &format!("bgv/{name}"),
-            format!(
-                "{} level={} correction={}",
-                hash_polys(c.polys()),
-                c.level(),
-                c.correction_factor()
-            ),
-        );
+        let correction = format!("correction={}", c.correction_factor());
+        out.ciphertext(&format!("bgv/{name}"), c.polys(), c.level(), &correction);
     }
     out
 }

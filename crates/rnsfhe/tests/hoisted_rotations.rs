@@ -23,8 +23,22 @@ use rnsfhe::ckks::{
 use rnsfhe::Error;
 
 use rand::Rng;
+use rand_chacha::ChaCha20Rng;
+use rnsfhe::rlwe::SchemeContext;
 
 const STEPS: [i64; 6] = [1, 2, 5, -3, 1000, 0];
+
+/// The rng of `seed`, the secret key drawn first from it, then the public
+/// key and the Galois keys of [`STEPS`].
+fn keys<C: SchemeContext + ?Sized>(
+    ctx: &C,
+    seed: u8,
+) -> (ChaCha20Rng, SecretKey, PublicKey, GaloisKeys) {
+    let (mut rng, sk) = common::secret_key(ctx, seed);
+    let pk = PublicKey::generate_with_rng(ctx, &sk, &mut rng).unwrap();
+    let gk = GaloisKeys::generate_for_steps_with_rng(ctx, &sk, &STEPS, &mut rng).unwrap();
+    (rng, sk, pk, gk)
+}
 
 fn rotated(x: &[f64], k: i64) -> Vec<f64> {
     let n = x.len() as i64;
@@ -36,18 +50,12 @@ fn ckks_hoisted_rotations_match_plain_rotations() {
     for dnum in [1usize, 2, 3] {
         let params = common::ckks_builder(2, 12).dnum(dnum).build().unwrap();
         let ctx = CkksContext::new(params).unwrap();
-        let (mut rng, sk) = common::secret_key(&ctx, 9);
-        let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-        let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &STEPS, &mut rng).unwrap();
-        let half = ctx.slots();
-        let x: Vec<f64> = (0..half).map(|_| rng.gen_range(-1.0..1.0)).collect();
-        let enc = Encoder::new(&ctx);
-        let ct = Encryptor::from_public_key(&ctx, &pk)
-            .unwrap()
-            .encrypt_with_rng(&enc.encode(&x).unwrap(), &mut rng)
-            .unwrap();
-        let dec = Decryptor::new(&ctx, &sk).unwrap();
-        let ev = Evaluator::new(&ctx);
+        let (mut rng, sk, pk, gk) = keys(ctx.as_ref(), 9);
+        let (ev, dec) = (Evaluator::new(&ctx), Decryptor::new(&ctx, &sk).unwrap());
+        let x: Vec<f64> = (0..ctx.slots()).map(|_| rng.gen_range(-1.0..1.0)).collect();
+        let pt = Encoder::new(&ctx).encode(&x).unwrap();
+        let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+        let ct = enc.encrypt_with_rng(&pt, &mut rng).unwrap();
         for level in [2usize, 1, 0] {
             let a = ev.drop_to_level(&ct, level).unwrap();
             let hoisted = ev.rotate_hoisted(&a, &STEPS, &gk).unwrap();
@@ -72,9 +80,7 @@ fn ckks_hoisted_rotations_match_plain_rotations() {
 fn bgv_hoisted_rotations_are_exact() {
     const T: u64 = 65537;
     let ctx = common::bgv_context(2, T);
-    let (mut rng, sk) = common::secret_key(&ctx, 3);
-    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &STEPS, &mut rng).unwrap();
+    let (mut rng, sk, pk, gk) = keys(ctx.as_ref(), 3);
     let be = BatchEncoder::new(&ctx).unwrap();
     let n = ctx.degree();
     let x: Vec<u64> = (0..n).map(|_| rng.gen_range(0..T)).collect();

@@ -35,12 +35,12 @@ fn corpus() -> &'static Corpus<Fixture, BfvContext> {
 fn load(kind: ObjectKind, ctx: &Arc<BfvContext>, bytes: &[u8]) -> rnsfhe::Result<Vec<u8>> {
     use hostile_common::reserialize as again;
     hostile_common::load_key(kind, ctx, bytes).unwrap_or_else(|| match kind {
-        ObjectKind::Parameters => BfvParameters::from_bytes(bytes)?.to_bytes(),
         ObjectKind::Plaintext => again::<Plaintext, _>(ctx, bytes),
         ObjectKind::Ciphertext => again::<Ciphertext, _>(ctx, bytes),
         ObjectKind::PlaintextNtt => again::<PlaintextNtt, _>(ctx, bytes),
-        // CKKS objects (tests/ckks_hostile_input.rs): parameters need no
-        // context; plaintexts and ciphertexts have no BFV loader.
+        // Parameters of every scheme need no context; CKKS plaintexts and
+        // ciphertexts (tests/ckks_hostile_input.rs) have no BFV loader.
+        ObjectKind::Parameters => BfvParameters::from_bytes(bytes)?.to_bytes(),
         ObjectKind::CkksParameters => CkksParameters::from_bytes(bytes)?.to_bytes(),
         // Bootstrapping keys are CKKS-only (tests/ckks_hostile_input.rs).
         ObjectKind::CkksPlaintext

@@ -58,6 +58,18 @@ fn small_ctx() -> Arc<BfvContext> {
 
 use common::Keys;
 
+/// [`small_ctx`], the keys of `seed`, an evaluator and the message of
+/// `seed + 1`.
+fn small_setup(seed: u64) -> (Arc<BfvContext>, Keys, Evaluator, Vec<u64>) {
+    let ctx = small_ctx();
+    let (k, ev, m) = (
+        keys(&ctx, seed),
+        Evaluator::new(&ctx),
+        message(&ctx, seed + 1),
+    );
+    (ctx, k, ev, m)
+}
+
 fn keys(ctx: &Arc<BfvContext>, seed: u64) -> Keys {
     common::keys(ctx, &mut common::rng(seed))
 }
@@ -76,6 +88,23 @@ fn big_poly(base: &RnsBase, p: &RnsPoly<Coeff>) -> BigPoly {
         .unwrap()
         .into_iter()
         .map(|x| BigInt::from_biguint(Sign::Plus, x))
+        .collect()
+}
+
+/// The polynomials of `ct` in coefficient form, as integers modulo the
+/// product of `base`.
+fn big_polys(ev: &Evaluator, ct: &Ciphertext, base: &RnsBase) -> Vec<BigPoly> {
+    coeff_polys(ev, ct)
+        .iter()
+        .map(|p| big_poly(base, p))
+        .collect()
+}
+
+/// Every coefficient of `polys` divided by `d` with rounding, modulo `q`.
+fn round_div_mod(polys: &[BigPoly], d: &BigInt, q: &BigInt) -> Vec<BigPoly> {
+    polys
+        .iter()
+        .map(|p| p.iter().map(|x| round_div(x, d).mod_floor(q)).collect())
         .collect()
 }
 
@@ -103,10 +132,7 @@ fn big(base: &RnsBase) -> BigInt {
 
 #[test]
 fn mod_switch_is_the_rounding_formula_bit_for_bit() {
-    let ctx = small_ctx();
-    let k = keys(&ctx, 1);
-    let ev = Evaluator::new(&ctx);
-    let m = message(&ctx, 2);
+    let (ctx, k, ev, m) = small_setup(1);
     let mut ct = ev
         .multiply(&encrypt(&ctx, &k, &m, 3), &encrypt(&ctx, &k, &m, 4))
         .unwrap();
@@ -116,15 +142,7 @@ fn mod_switch_is_the_rounding_formula_bit_for_bit() {
         let base_next = base_at(&ctx, level - 1);
         let q_next = big(&base_next);
         let ql = BigInt::from(*base.values().last().unwrap());
-        let want: Vec<BigPoly> = coeff_polys(&ev, &ct)
-            .iter()
-            .map(|p| {
-                big_poly(&base, p)
-                    .iter()
-                    .map(|x| round_div(x, &ql).mod_floor(&q_next))
-                    .collect()
-            })
-            .collect();
+        let want: Vec<BigPoly> = round_div_mod(&big_polys(&ev, &ct, &base), &ql, &q_next);
         // Coefficient form and NTT form give the same polynomial.
         let from_coeff = ev.mod_switch_to_next(&ct).unwrap();
         let from_ntt = ev
@@ -133,10 +151,7 @@ fn mod_switch_is_the_rounding_formula_bit_for_bit() {
         assert!(from_ntt.is_ntt_form());
         assert_eq!(from_coeff.level(), level - 1);
         for c in [&from_coeff, &from_ntt] {
-            let got: Vec<BigPoly> = coeff_polys(&ev, c)
-                .iter()
-                .map(|p| big_poly(&base_next, p))
-                .collect();
+            let got: Vec<BigPoly> = big_polys(&ev, c, &base_next);
             assert_eq!(got, want, "level {level}");
         }
         ct = from_coeff;
@@ -147,10 +162,7 @@ fn mod_switch_is_the_rounding_formula_bit_for_bit() {
 
 #[test]
 fn mod_switch_to_a_lower_level_is_one_rounding_bit_for_bit() {
-    let ctx = small_ctx();
-    let k = keys(&ctx, 5);
-    let ev = Evaluator::new(&ctx);
-    let m = message(&ctx, 6);
+    let (ctx, k, ev, m) = small_setup(5);
     let ct = encrypt(&ctx, &k, &m, 7);
     let top = ctx.max_level();
     let base = base_at(&ctx, top);
@@ -159,23 +171,12 @@ fn mod_switch_to_a_lower_level_is_one_rounding_bit_for_bit() {
         let base_to = base_at(&ctx, level);
         let q_to = big(&base_to);
         let d = big(&base) / &q_to;
-        let want: Vec<BigPoly> = coeff_polys(&ev, &ct)
-            .iter()
-            .map(|p| {
-                big_poly(&base, p)
-                    .iter()
-                    .map(|x| round_div(x, &d).mod_floor(&q_to))
-                    .collect()
-            })
-            .collect();
+        let want: Vec<BigPoly> = round_div_mod(&big_polys(&ev, &ct, &base), &d, &q_to);
         for c in [ct.clone(), ev.transform_from_ntt(&ct).unwrap()] {
             let low = ev.mod_switch_to(&c, level).unwrap();
             assert_eq!(low.level(), level);
             assert_eq!(low.is_ntt_form(), c.is_ntt_form());
-            let got: Vec<BigPoly> = coeff_polys(&ev, &low)
-                .iter()
-                .map(|p| big_poly(&base_to, p))
-                .collect();
+            let got: Vec<BigPoly> = big_polys(&ev, &low, &base_to);
             assert_eq!(got, want, "to level {level}");
             assert_eq!(dec.decrypt(&low).unwrap().coefficients(), &m[..]);
         }
@@ -264,21 +265,12 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
         let q = big(&base);
         let p = big(&ctx.hps_poverq_base_p_at(level).unwrap());
         assert!(&p * 4 > q, "P' must exceed Q/4");
-        let ba: Vec<BigPoly> = coeff_polys(&ev, &a)
-            .iter()
-            .map(|x| big_poly(&base, x))
-            .collect();
-        let bb: Vec<BigPoly> = coeff_polys(&ev, &b)
-            .iter()
-            .map(|x| big_poly(&base, x))
-            .collect();
+        let ba: Vec<BigPoly> = big_polys(&ev, &a, &base);
+        let bb: Vec<BigPoly> = big_polys(&ev, &b, &base);
         let want = poverq_reference(&ba, &bb, &q, &p, &t);
         let c = ev.multiply(&a, &b).unwrap();
         assert_eq!(c.level(), level);
-        let got: Vec<BigPoly> = coeff_polys(&ev, &c)
-            .iter()
-            .map(|x| big_poly(&base, x))
-            .collect();
+        let got: Vec<BigPoly> = big_polys(&ev, &c, &base);
         assert_eq!(got, want, "level {level}");
         // Against the textbook ⌊t·(a ⊗ b)/Q⌉ (what HPS computes up to ±1):
         // the difference is the rounding term t/P'·(a ⊗ ε), |ε| ≤ 1/2, so
@@ -296,10 +288,7 @@ fn hps_p_over_q_is_its_bigint_formula_at_every_level() {
         // Squaring uses the scaled copy of a as its second operand.
         let sq = ev.square(&a).unwrap();
         let want_sq = poverq_reference(&ba, &ba, &q, &p, &t);
-        let got_sq: Vec<BigPoly> = coeff_polys(&ev, &sq)
-            .iter()
-            .map(|x| big_poly(&base, x))
-            .collect();
+        let got_sq: Vec<BigPoly> = big_polys(&ev, &sq, &base);
         assert_eq!(got_sq, want_sq, "square at level {level}");
         // Decrypted as it is (size 3): at level 0 a single 50-bit prime
         // leaves no room for the key-switching noise of the RNS
@@ -439,10 +428,7 @@ fn level_errors_and_automatic_alignment() {
 
 #[test]
 fn a_switched_ciphertext_serializes_smaller_and_loads_at_its_level() {
-    let ctx = small_ctx();
-    let k = keys(&ctx, 50);
-    let m = message(&ctx, 51);
-    let ev = Evaluator::new(&ctx);
+    let (ctx, k, ev, m) = small_setup(50);
     let ct = encrypt(&ctx, &k, &m, 52);
     let full = ct.to_bytes(&ctx).unwrap();
     let dec = Decryptor::new(&ctx, &k.sk).unwrap();

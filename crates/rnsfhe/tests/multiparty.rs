@@ -8,6 +8,8 @@
 //! Sets without the security check (tests only): BFV and BGV at n = 2^12,
 //! t = 65537; CKKS at n = 2^12 with 50-bit scaling primes.
 
+mod common;
+
 use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
@@ -149,47 +151,98 @@ impl<C: SchemeNoise> Parties<C> {
 }
 
 fn bfv_ctx() -> Arc<bfv::BfvContext> {
-    let params = bfv::BfvParameters::builder()
+    bfv::BfvContext::new(common::bfv_params(4096, T, &[60, 60, 60])).unwrap()
+}
+
+/// Two 40-bit primes over a 60-bit `q_0`.
+fn bgv_ctx() -> Arc<bgv::BgvContext> {
+    common::bgv_context(2, T)
+}
+
+/// Scale 2^50, two rescalings.
+fn ckks_ctx() -> Arc<ckks::CkksContext> {
+    let params = ckks::CkksParameters::for_depth(2, 50, 60)
         .degree(4096)
-        .plain_modulus(T)
-        .coeff_moduli_bits(&[60, 60, 60])
         .security(SecurityLevel::None)
         .build()
         .unwrap();
-    bfv::BfvContext::new(params).unwrap()
+    ckks::CkksContext::new(params).unwrap()
 }
+
+/// `ctx` and `n` parties of it (see [`parties`]).
+fn with_parties<C: SchemeNoise>(
+    ctx: Arc<C>,
+    n: u32,
+    smudging: Smudging,
+    rng: &mut ChaCha20Rng,
+) -> (Arc<C>, Parties<C>) {
+    let p = parties(&ctx, n, smudging, rng);
+    (ctx, p)
+}
+
+/// The smudging of the exact (BFV, BGV) tests: 20 bits of noise plus
+/// [`LAMBDA`].
+fn exact_smudging() -> Smudging {
+    Smudging::statistical(20, LAMBDA).unwrap()
+}
+
+/// Batch encoding and encryption of the exact schemes (BFV and BGV), for
+/// the tests run on both.
+trait Batched: SchemeNoise + Sized {
+    type Ct: SharedCiphertext;
+    /// `x` batch-encoded and encrypted under `pk`.
+    fn encrypt(ctx: &Arc<Self>, pk: &PublicKey, x: &[u64]) -> Self::Ct;
+    /// `ct` decrypted with `key` and decoded.
+    fn decrypt(ctx: &Arc<Self>, key: &SecretKey, ct: &Self::Ct) -> Vec<u64>;
+}
+
+macro_rules! batched {
+    ($scheme:ident, $Context:ident) => {
+        impl Batched for $scheme::$Context {
+            type Ct = $scheme::Ciphertext;
+
+            fn encrypt(ctx: &Arc<Self>, pk: &PublicKey, x: &[u64]) -> Self::Ct {
+                let pt = $scheme::BatchEncoder::new(ctx).unwrap().encode(x).unwrap();
+                let enc = $scheme::Encryptor::from_public_key(ctx, pk).unwrap();
+                enc.encrypt(&pt).unwrap()
+            }
+
+            fn decrypt(ctx: &Arc<Self>, key: &SecretKey, ct: &Self::Ct) -> Vec<u64> {
+                let pt = $scheme::Decryptor::new(ctx, key)
+                    .unwrap()
+                    .decrypt(ct)
+                    .unwrap();
+                $scheme::BatchEncoder::new(ctx)
+                    .unwrap()
+                    .decode(&pt)
+                    .unwrap()
+            }
+        }
+    };
+}
+
+batched!(bfv, BfvContext);
+batched!(bgv, BgvContext);
 
 /// The collective decryption of `ct` by every party, decoded.
-fn bfv_open(
-    ctx: &Arc<bfv::BfvContext>,
-    p: &Parties<bfv::BfvContext>,
-    ct: &bfv::Ciphertext,
+fn open_batched<C: Batched>(
+    ctx: &Arc<C>,
+    p: &Parties<C>,
+    ct: &C::Ct,
     rng: &mut ChaCha20Rng,
 ) -> Vec<u64> {
     let (opened, key) = p.open(ct, rng);
-    let pt = bfv::Decryptor::new(ctx, &key)
-        .unwrap()
-        .decrypt(&opened)
-        .unwrap();
-    bfv::BatchEncoder::new(ctx).unwrap().decode(&pt).unwrap()
+    C::decrypt(ctx, &key, &opened)
 }
 
-/// [`bfv_open`] for BGV.
-fn bgv_open(
-    ctx: &Arc<bgv::BgvContext>,
-    p: &Parties<bgv::BgvContext>,
-    ct: &bgv::Ciphertext,
-    rng: &mut ChaCha20Rng,
-) -> Vec<u64> {
-    let (opened, key) = p.open(ct, rng);
-    let pt = bgv::Decryptor::new(ctx, &key)
-        .unwrap()
-        .decrypt(&opened)
-        .unwrap();
-    bgv::BatchEncoder::new(ctx).unwrap().decode(&pt).unwrap()
+/// `x` encoded at the default scale and encrypted under `pk`.
+fn ckks_encrypt(ctx: &Arc<ckks::CkksContext>, pk: &PublicKey, x: &[f64]) -> ckks::Ciphertext {
+    let pt = ckks::Encoder::new(ctx).encode(x).unwrap();
+    let enc = ckks::Encryptor::from_public_key(ctx, pk).unwrap();
+    enc.encrypt(&pt).unwrap()
 }
 
-/// [`bfv_open`] for CKKS.
+/// [`open_batched`] for CKKS.
 fn ckks_open(
     ctx: &Arc<ckks::CkksContext>,
     p: &Parties<ckks::CkksContext>,
@@ -211,27 +264,13 @@ fn max_error(got: &[f64], expect: impl IntoIterator<Item = f64>) -> f64 {
         .fold(0.0, f64::max)
 }
 
-fn bgv_ctx() -> Arc<bgv::BgvContext> {
-    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    bgv::BgvContext::new(params).unwrap()
-}
-
-/// Scale 2^50, two rescalings.
-fn ckks_ctx() -> Arc<ckks::CkksContext> {
-    let params = ckks::CkksParameters::for_depth(2, 50, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    ckks::CkksContext::new(params).unwrap()
-}
-
 fn values(rng: &mut ChaCha20Rng, n: usize) -> Vec<u64> {
     (0..n).map(|_| rng.gen_range(0..T)).collect()
+}
+
+/// 2048 uniform values in `[-1, 1)`: a full CKKS slot vector.
+fn reals(rng: &mut ChaCha20Rng) -> Vec<f64> {
+    (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect()
 }
 
 #[test]
@@ -239,26 +278,20 @@ fn bfv_collective_key_sums_and_products_decrypt_exactly() {
     let mut rng = ChaCha20Rng::seed_from_u64(1);
     let ctx = bfv_ctx();
     for n in [1u32, 2, 5] {
-        let p = parties(
-            &ctx,
-            n,
-            Smudging::statistical(20, LAMBDA).unwrap(),
-            &mut rng,
-        );
+        let p = parties(&ctx, n, exact_smudging(), &mut rng);
         let be = bfv::BatchEncoder::new(&ctx).unwrap();
-        let enc = bfv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
         let ev = bfv::Evaluator::new(&ctx);
         // Every party encrypts its own vector; the cloud adds them and
         // multiplies by a public weight vector.
         let data: Vec<Vec<u64>> = (0..n).map(|_| values(&mut rng, 4096)).collect();
         let w = values(&mut rng, 4096);
-        let mut sum = enc.encrypt(&be.encode(&data[0]).unwrap()).unwrap();
+        let mut sum = bfv::BfvContext::encrypt(&ctx, &p.pk, &data[0]);
         for d in &data[1..] {
-            let ct = enc.encrypt(&be.encode(d).unwrap()).unwrap();
+            let ct = bfv::BfvContext::encrypt(&ctx, &p.pk, d);
             sum = ev.add(&sum, &ct).unwrap();
         }
         let prod = ev.multiply_plain(&sum, &be.encode(&w).unwrap()).unwrap();
-        let got = bfv_open(&ctx, &p, &prod, &mut rng);
+        let got = open_batched(&ctx, &p, &prod, &mut rng);
         let expect: Vec<u64> = (0..4096)
             .map(|j| {
                 let s = data.iter().map(|d| d[j]).sum::<u64>() % T;
@@ -272,32 +305,22 @@ fn bfv_collective_key_sums_and_products_decrypt_exactly() {
 #[test]
 fn bgv_collective_key_decrypts_exactly_at_two_levels() {
     let mut rng = ChaCha20Rng::seed_from_u64(2);
-    let ctx = bgv_ctx();
-    let p = parties(
-        &ctx,
-        3,
-        Smudging::statistical(20, LAMBDA).unwrap(),
-        &mut rng,
-    );
-    let be = bgv::BatchEncoder::new(&ctx).unwrap();
-    let enc = bgv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
+    let (ctx, p) = with_parties(bgv_ctx(), 3, exact_smudging(), &mut rng);
     let ev = bgv::Evaluator::new(&ctx);
     let a = values(&mut rng, 4096);
     let b = values(&mut rng, 4096);
-    let ca = enc.encrypt(&be.encode(&a).unwrap()).unwrap();
-    let cb = enc.encrypt(&be.encode(&b).unwrap()).unwrap();
+    let [ca, cb] = [&a, &b].map(|x| bgv::BgvContext::encrypt(&ctx, &p.pk, x));
     let top = ev.add(&ca, &cb).unwrap();
     let lower = ev.mod_switch_to_next(&top).unwrap();
     let expect: Vec<u64> = a.iter().zip(&b).map(|(x, y)| (x + y) % T).collect();
     let key = p.dec.opening_key().unwrap();
-    let decryptor = bgv::Decryptor::new(&ctx, &key).unwrap();
     for ct in [&top, &lower] {
         let opened = p
             .dec
             .combine(ct, &p.decryption_shares(ct, &mut rng))
             .unwrap();
         assert_eq!(opened.level(), ct.level());
-        let got = be.decode(&decryptor.decrypt(&opened).unwrap()).unwrap();
+        let got = bgv::BgvContext::decrypt(&ctx, &key, &opened);
         assert_eq!(got, expect, "level {}", ct.level());
     }
 }
@@ -313,16 +336,14 @@ fn bgv_collective_key_decrypts_exactly_at_two_levels() {
 #[test]
 fn ckks_collective_key_decrypts_within_the_smudging_precision() {
     let mut rng = ChaCha20Rng::seed_from_u64(3);
-    let ctx = ckks_ctx();
-    let p = parties(&ctx, 3, Smudging::bits(30).unwrap(), &mut rng);
-    let enc = ckks::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
-    let encoder = ckks::Encoder::new(&ctx);
-    let ev = ckks::Evaluator::new(&ctx);
-    let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
-    let y: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
-    let cx = enc.encrypt(&encoder.encode(&x).unwrap()).unwrap();
-    let cy = enc.encrypt(&encoder.encode(&y).unwrap()).unwrap();
-    let sum = ev.add(&cx, &cy).unwrap();
+    let (ctx, p) = with_parties(ckks_ctx(), 3, Smudging::bits(30).unwrap(), &mut rng);
+    let (x, y) = (reals(&mut rng), reals(&mut rng));
+    let sum = ckks::Evaluator::new(&ctx)
+        .add(
+            &ckks_encrypt(&ctx, &p.pk, &x),
+            &ckks_encrypt(&ctx, &p.pk, &y),
+        )
+        .unwrap();
     let got = ckks_open(&ctx, &p, &sum, &mut rng);
     let err = max_error(&got, x.iter().zip(&y).map(|(a, b)| a + b));
     assert!(err < 2f64.powi(-9), "error {err}");
@@ -331,17 +352,9 @@ fn ckks_collective_key_decrypts_within_the_smudging_precision() {
 #[test]
 fn missing_duplicated_unknown_and_foreign_shares_are_typed_errors() {
     let mut rng = ChaCha20Rng::seed_from_u64(4);
-    let ctx = bfv_ctx();
-    let p = parties(
-        &ctx,
-        3,
-        Smudging::statistical(20, LAMBDA).unwrap(),
-        &mut rng,
-    );
-    let be = bfv::BatchEncoder::new(&ctx).unwrap();
-    let enc = bfv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
-    let ct = enc.encrypt(&be.encode(&[1, 2, 3]).unwrap()).unwrap();
-    let other = enc.encrypt(&be.encode(&[4]).unwrap()).unwrap();
+    let (ctx, p) = with_parties(bfv_ctx(), 3, exact_smudging(), &mut rng);
+    let ct = bfv::BfvContext::encrypt(&ctx, &p.pk, &[1, 2, 3]);
+    let other = bfv::BfvContext::encrypt(&ctx, &p.pk, &[4]);
     let shares = p.decryption_shares(&ct, &mut rng);
     let protocol = |r: rnsfhe::Result<bfv::Ciphertext>| match r {
         Err(Error::Protocol(e)) => e,
@@ -402,24 +415,12 @@ fn missing_duplicated_unknown_and_foreign_shares_are_typed_errors() {
     // A ciphertext under another key, and another parameter set.
     let lone = SecretKey::generate_with_rng(ctx.as_ref(), &mut rng).unwrap();
     let lone_pk = PublicKey::generate_with_rng(ctx.as_ref(), &lone, &mut rng).unwrap();
-    let foreign = bfv::Encryptor::from_public_key(&ctx, &lone_pk)
-        .unwrap()
-        .encrypt(&be.encode(&[5]).unwrap())
-        .unwrap();
+    let foreign = bfv::BfvContext::encrypt(&ctx, &lone_pk, &[5]);
     assert!(matches!(
         p.dec.share_with_rng(&p.shares[0], 0, &foreign, &mut rng),
         Err(Error::KeyMismatch { .. })
     ));
-    let ctx2 = bfv::BfvContext::new(
-        bfv::BfvParameters::builder()
-            .degree(4096)
-            .plain_modulus(T)
-            .coeff_moduli_bits(&[60, 60])
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
+    let ctx2 = bfv::BfvContext::new(common::bfv_params(4096, T, &[60, 60])).unwrap();
     let sk2 = SecretKey::generate_with_rng(ctx2.as_ref(), &mut rng).unwrap();
     assert!(matches!(
         p.dec.share_with_rng(&sk2, 0, &ct, &mut rng),
@@ -448,58 +449,36 @@ fn the_collective_key_is_deterministic_in_the_seeds() {
 fn products_relinearize_with_the_collective_key() {
     let mut rng = ChaCha20Rng::seed_from_u64(6);
     // BFV.
-    let ctx = bfv_ctx();
-    let p = parties(
-        &ctx,
-        3,
-        Smudging::statistical(20, LAMBDA).unwrap(),
-        &mut rng,
-    );
+    let (ctx, p) = with_parties(bfv_ctx(), 3, exact_smudging(), &mut rng);
     let rk = p.relin_key(&ctx, &mut rng);
     assert_eq!(rk.key_id(), p.pk.key_id());
-    let be = bfv::BatchEncoder::new(&ctx).unwrap();
-    let enc = bfv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
-    let ev = bfv::Evaluator::new(&ctx);
     let (a, b) = (values(&mut rng, 4096), values(&mut rng, 4096));
-    let ca = enc.encrypt(&be.encode(&a).unwrap()).unwrap();
-    let cb = enc.encrypt(&be.encode(&b).unwrap()).unwrap();
-    let prod = ev.multiply_relin(&ca, &cb, &rk).unwrap();
-    let got = bfv_open(&ctx, &p, &prod, &mut rng);
+    let [ca, cb] = [&a, &b].map(|x| bfv::BfvContext::encrypt(&ctx, &p.pk, x));
+    let prod = bfv::Evaluator::new(&ctx)
+        .multiply_relin(&ca, &cb, &rk)
+        .unwrap();
+    let got = open_batched(&ctx, &p, &prod, &mut rng);
     let expect: Vec<u64> = a.iter().zip(&b).map(|(x, y)| x * y % T).collect();
     assert_eq!(got, expect, "BFV");
 
     // BGV: hybrid key switching, product then modulus switch.
-    let ctx = bgv_ctx();
-    let p = parties(
-        &ctx,
-        3,
-        Smudging::statistical(20, LAMBDA).unwrap(),
-        &mut rng,
-    );
+    let (ctx, p) = with_parties(bgv_ctx(), 3, exact_smudging(), &mut rng);
     let rk = p.relin_key(&ctx, &mut rng);
-    let be = bgv::BatchEncoder::new(&ctx).unwrap();
-    let enc = bgv::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
     let ev = bgv::Evaluator::new(&ctx);
-    let ca = enc.encrypt(&be.encode(&a).unwrap()).unwrap();
-    let cb = enc.encrypt(&be.encode(&b).unwrap()).unwrap();
+    let [ca, cb] = [&a, &b].map(|x| bgv::BgvContext::encrypt(&ctx, &p.pk, x));
     let prod = ev
         .mod_switch_to_next(&ev.multiply_relin(&ca, &cb, &rk).unwrap())
         .unwrap();
-    let got = bgv_open(&ctx, &p, &prod, &mut rng);
-    assert_eq!(got, expect, "BGV");
+    assert_eq!(open_batched(&ctx, &p, &prod, &mut rng), expect, "BGV");
 
     // CKKS: hybrid key switching, product then rescaling.
-    let ctx = ckks_ctx();
-    let p = parties(&ctx, 3, Smudging::bits(30).unwrap(), &mut rng);
+    let (ctx, p) = with_parties(ckks_ctx(), 3, Smudging::bits(30).unwrap(), &mut rng);
     let rk = p.relin_key(&ctx, &mut rng);
-    let enc = ckks::Encryptor::from_public_key(&ctx, &p.pk).unwrap();
-    let encoder = ckks::Encoder::new(&ctx);
-    let ev = ckks::Evaluator::new(&ctx);
-    let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
-    let y: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
-    let cx = enc.encrypt(&encoder.encode(&x).unwrap()).unwrap();
-    let cy = enc.encrypt(&encoder.encode(&y).unwrap()).unwrap();
-    let prod = ev.multiply_relin_rescale(&cx, &cy, &rk).unwrap();
+    let (x, y) = (reals(&mut rng), reals(&mut rng));
+    let [cx, cy] = [&x, &y].map(|v| ckks_encrypt(&ctx, &p.pk, v));
+    let prod = ckks::Evaluator::new(&ctx)
+        .multiply_relin_rescale(&cx, &cy, &rk)
+        .unwrap();
     let got = ckks_open(&ctx, &p, &prod, &mut rng);
     let err = max_error(&got, x.iter().zip(&y).map(|(a, b)| a * b));
     assert!(err < 2f64.powi(-9), "CKKS error {err}");
@@ -511,23 +490,13 @@ fn products_relinearize_with_the_collective_key() {
 fn rotations_use_the_collective_galois_keys() {
     let mut rng = ChaCha20Rng::seed_from_u64(7);
     // BFV: rotate both rows left by 3.
-    let ctx = bfv_ctx();
-    let p = parties(
-        &ctx,
-        3,
-        Smudging::statistical(20, LAMBDA).unwrap(),
-        &mut rng,
-    );
+    let (ctx, p) = with_parties(bfv_ctx(), 3, exact_smudging(), &mut rng);
     let gk = p.galois_keys(&ctx, &[3], &mut rng);
     assert_eq!(gk.key_id(), p.pk.key_id());
-    let be = bfv::BatchEncoder::new(&ctx).unwrap();
     let a = values(&mut rng, 4096);
-    let ct = bfv::Encryptor::from_public_key(&ctx, &p.pk)
-        .unwrap()
-        .encrypt(&be.encode(&a).unwrap())
-        .unwrap();
+    let ct = bfv::BfvContext::encrypt(&ctx, &p.pk, &a);
     let rot = bfv::Evaluator::new(&ctx).rotate_rows(&ct, 3, &gk).unwrap();
-    let got = bfv_open(&ctx, &p, &rot, &mut rng);
+    let got = open_batched(&ctx, &p, &rot, &mut rng);
     let expect: Vec<u64> = (0..4096)
         .map(|j| {
             let (row, col) = (j / 2048, j % 2048);
@@ -537,15 +506,10 @@ fn rotations_use_the_collective_galois_keys() {
     assert_eq!(got, expect, "BFV rotate_rows");
 
     // CKKS: rotate by 5 with hybrid keys.
-    let ctx = ckks_ctx();
-    let p = parties(&ctx, 2, Smudging::bits(30).unwrap(), &mut rng);
+    let (ctx, p) = with_parties(ckks_ctx(), 2, Smudging::bits(30).unwrap(), &mut rng);
     let gk = p.galois_keys(&ctx, &[5], &mut rng);
-    let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
-    let encoder = ckks::Encoder::new(&ctx);
-    let ct = ckks::Encryptor::from_public_key(&ctx, &p.pk)
-        .unwrap()
-        .encrypt(&encoder.encode(&x).unwrap())
-        .unwrap();
+    let x = reals(&mut rng);
+    let ct = ckks_encrypt(&ctx, &p.pk, &x);
     let rot = ckks::Evaluator::new(&ctx).rotate(&ct, 5, &gk).unwrap();
     let got = ckks_open(&ctx, &p, &rot, &mut rng);
     let err = max_error(&got, (0..2048).map(|j| x[(j + 5) % 2048]));
@@ -559,19 +523,9 @@ fn rotations_use_the_collective_galois_keys() {
 #[test]
 fn any_t_of_n_parties_decrypt_with_threshold_shares() {
     let mut rng = ChaCha20Rng::seed_from_u64(8);
-    let ctx = bfv_ctx();
-    let p = parties(
-        &ctx,
-        3,
-        Smudging::statistical(20, LAMBDA).unwrap(),
-        &mut rng,
-    );
-    let be = bfv::BatchEncoder::new(&ctx).unwrap();
+    let (ctx, p) = with_parties(bfv_ctx(), 3, exact_smudging(), &mut rng);
     let a = values(&mut rng, 4096);
-    let ct = bfv::Encryptor::from_public_key(&ctx, &p.pk)
-        .unwrap()
-        .encrypt(&be.encode(&a).unwrap())
-        .unwrap();
+    let ct = bfv::BfvContext::encrypt(&ctx, &p.pk, &a);
     for t in 1..=3u32 {
         let th = Thresholdizer::new(&ctx, t, 3).unwrap();
         // Every party deals; party j combines what it received.
@@ -602,8 +556,8 @@ fn any_t_of_n_parties_decrypt_with_threshold_shares() {
                 .iter()
                 .map(|&j| tsk[j as usize].active(ctx.as_ref(), &set).unwrap())
                 .collect();
-            let smudging = Smudging::statistical(20, LAMBDA).unwrap();
-            let dec = CollectiveDecryption::new(&ctx, &p.pk, set.len() as u32, smudging).unwrap();
+            let parties = set.len() as u32;
+            let dec = CollectiveDecryption::new(&ctx, &p.pk, parties, exact_smudging()).unwrap();
             let shares: Vec<DecryptionShare> = active
                 .iter()
                 .enumerate()
@@ -611,14 +565,7 @@ fn any_t_of_n_parties_decrypt_with_threshold_shares() {
                 .collect();
             let opened = dec.combine(&ct, &shares).unwrap();
             let key = dec.opening_key().unwrap();
-            let got = be
-                .decode(
-                    &bfv::Decryptor::new(&ctx, &key)
-                        .unwrap()
-                        .decrypt(&opened)
-                        .unwrap(),
-                )
-                .unwrap();
+            let got = bfv::BfvContext::decrypt(&ctx, &key, &opened);
             assert_eq!(got, a, "t = {t}, active {set:?}");
         }
         if t >= 2 {
@@ -662,49 +609,27 @@ fn any_t_of_n_parties_decrypt_with_threshold_shares() {
 #[test]
 fn ciphertexts_switch_to_a_recipient_public_key() {
     let mut rng = ChaCha20Rng::seed_from_u64(10);
-    let smudging = Smudging::statistical(20, LAMBDA).unwrap();
+    let smudging = exact_smudging();
     // BFV.
-    let ctx = bfv_ctx();
-    let p = parties(&ctx, 3, smudging, &mut rng);
-    let be = bfv::BatchEncoder::new(&ctx).unwrap();
+    let (ctx, p) = with_parties(bfv_ctx(), 3, smudging, &mut rng);
     let a = values(&mut rng, 4096);
-    let ct = bfv::Encryptor::from_public_key(&ctx, &p.pk)
-        .unwrap()
-        .encrypt(&be.encode(&a).unwrap())
-        .unwrap();
+    let ct = bfv::BfvContext::encrypt(&ctx, &p.pk, &a);
     let (switched, bob) = p.switch_to_recipient(&ctx, &ct, smudging, &mut rng);
-    let dec = bfv::Decryptor::new(&ctx, &bob).unwrap();
-    assert_eq!(
-        be.decode(&dec.decrypt(&switched).unwrap()).unwrap(),
-        a,
-        "BFV"
-    );
+    let got = bfv::BfvContext::decrypt(&ctx, &bob, &switched);
+    assert_eq!(got, a, "BFV");
 
     // BGV (noise factor t).
-    let ctx = bgv_ctx();
-    let p = parties(&ctx, 2, smudging, &mut rng);
-    let be = bgv::BatchEncoder::new(&ctx).unwrap();
-    let ct = bgv::Encryptor::from_public_key(&ctx, &p.pk)
-        .unwrap()
-        .encrypt(&be.encode(&a).unwrap())
-        .unwrap();
+    let (ctx, p) = with_parties(bgv_ctx(), 2, smudging, &mut rng);
+    let ct = bgv::BgvContext::encrypt(&ctx, &p.pk, &a);
     let (switched, bob) = p.switch_to_recipient(&ctx, &ct, smudging, &mut rng);
-    let dec = bgv::Decryptor::new(&ctx, &bob).unwrap();
-    assert_eq!(
-        be.decode(&dec.decrypt(&switched).unwrap()).unwrap(),
-        a,
-        "BGV"
-    );
+    assert_eq!(bgv::BgvContext::decrypt(&ctx, &bob, &switched), a, "BGV");
 
     // CKKS.
     let ctx = ckks_ctx();
     let small = Smudging::bits(30).unwrap();
     let p = parties(&ctx, 2, small, &mut rng);
-    let x: Vec<f64> = (0..2048).map(|_| rng.gen_range(-1.0..1.0)).collect();
-    let ct = ckks::Encryptor::from_public_key(&ctx, &p.pk)
-        .unwrap()
-        .encrypt(&ckks::Encoder::new(&ctx).encode(&x).unwrap())
-        .unwrap();
+    let x = reals(&mut rng);
+    let ct = ckks_encrypt(&ctx, &p.pk, &x);
     let (switched, bob) = p.switch_to_recipient(&ctx, &ct, small, &mut rng);
     let dec = ckks::Decryptor::new(&ctx, &bob).unwrap();
     let err = max_error(&dec.decrypt_decode(&switched).unwrap(), x.iter().copied());
@@ -719,15 +644,10 @@ fn ciphertexts_switch_to_a_recipient_public_key() {
 #[test]
 fn smudging_beyond_the_room_of_a_level_is_refused() {
     let mut rng = ChaCha20Rng::seed_from_u64(11);
-    let ctx = bgv_ctx();
-    let p = parties(&ctx, 3, Smudging::bits(45).unwrap(), &mut rng);
-    let be = bgv::BatchEncoder::new(&ctx).unwrap();
+    let (ctx, p) = with_parties(bgv_ctx(), 3, Smudging::bits(45).unwrap(), &mut rng);
     let a = values(&mut rng, 4096);
-    let top = bgv::Encryptor::from_public_key(&ctx, &p.pk)
-        .unwrap()
-        .encrypt(&be.encode(&a).unwrap())
-        .unwrap();
-    assert_eq!(bgv_open(&ctx, &p, &top, &mut rng), a);
+    let top = bgv::BgvContext::encrypt(&ctx, &p.pk, &a);
+    assert_eq!(open_batched(&ctx, &p, &top, &mut rng), a);
     let bottom = bgv::Evaluator::new(&ctx).mod_switch_to(&top, 0).unwrap();
     assert!(matches!(
         p.dec.share_with_rng(&p.shares[0], 0, &bottom, &mut rng),

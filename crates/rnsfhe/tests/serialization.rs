@@ -73,17 +73,8 @@ fn parameters_round_trip() {
             .build()
             .unwrap(),
         // Insecure on purpose: the opt-out is recorded and survives.
-        BfvParameters::builder()
-            .degree(1024)
-            .plain_modulus(257)
-            .coeff_moduli_bits(&[40, 40])
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap(),
-        BfvParameters::builder()
-            .degree(4096)
-            .plain_modulus(257)
-            .coeff_moduli_bits(&[37, 38])
+        common::bfv_params(1024, 257, &[40, 40]),
+        common::bfv_builder(4096, 257, &[37, 38])
             .security(SecurityLevel::Tc192)
             .build()
             .unwrap(),
@@ -294,30 +285,23 @@ fn galois_element_lists_are_validated() {
     let ctx = &f.ctx;
     let good = f.gk.to_bytes(ctx).unwrap();
     let n = ctx.degree() as u64;
+    let load = |b: &[u8]| GaloisKeys::from_bytes(ctx, b);
+    // More elements than n: rejected from the count alone.
+    let b = with_u32(&good, 24, n as u32 + 1);
+    assert_format_err!(load(&b), FormatError::InvalidCount { .. });
+    // Fewer elements than the payload holds.
+    let b = with_u32(&good, 24, 3);
+    assert_format_err!(load(&b), FormatError::PayloadLength { .. });
     for (slot, value) in [(0usize, 4u64), (0, 2 * n + 1), (1, 3), (0, 2 * n - 1)] {
         let mut b = good.clone();
         let at = HEADER_LEN + 8 * slot;
         b[at..at + 8].copy_from_slice(&value.to_le_bytes());
         reseal(&mut b);
         assert!(
-            matches!(
-                fmt_err(GaloisKeys::from_bytes(ctx, &b)),
-                FormatError::InvalidField { .. }
-            ),
+            matches!(fmt_err(load(&b)), FormatError::InvalidField { .. }),
             "element {value} at {slot}"
         );
     }
-    // More elements than n: rejected from the count alone.
-    let b = with_u32(&good, 24, n as u32 + 1);
-    assert_format_err!(
-        GaloisKeys::from_bytes(ctx, &b),
-        FormatError::InvalidCount { .. }
-    );
-    let b = with_u32(&good, 24, 3);
-    assert_format_err!(
-        GaloisKeys::from_bytes(ctx, &b),
-        FormatError::PayloadLength { .. }
-    );
 }
 
 // ------------------------------------------------------------- the errors
@@ -504,11 +488,9 @@ fn counts_and_lengths_come_from_the_context() {
         FormatError::InvalidCount { .. }
     );
     // Parameters: at most 64 moduli.
+    let params = |b: &[u8]| BfvParameters::from_bytes(b);
     let b = with_u32(&ctx.params().to_bytes().unwrap(), 24, 65);
-    assert_format_err!(
-        BfvParameters::from_bytes(&b),
-        FormatError::InvalidCount { .. }
-    );
+    assert_format_err!(params(&b), FormatError::InvalidCount { .. });
 }
 
 #[test]
@@ -606,15 +588,13 @@ fn values_out_of_range() {
     );
     b[HEADER_LEN + 26..HEADER_LEN + 28].copy_from_slice(&100u16.to_le_bytes());
     reseal(&mut b);
-    assert_format_err!(
-        BfvParameters::from_bytes(&b),
-        FormatError::InvalidField { .. }
-    );
-    let b = with_byte(&ctx.params().to_bytes().unwrap(), HEADER_LEN + 24, 7);
-    assert_format_err!(
-        BfvParameters::from_bytes(&b),
-        FormatError::InvalidField { .. }
-    );
+    let bad_field = with_byte(&ctx.params().to_bytes().unwrap(), HEADER_LEN + 24, 7);
+    for b in [b, bad_field] {
+        assert_format_err!(
+            BfvParameters::from_bytes(&b),
+            FormatError::InvalidField { .. }
+        );
+    }
 }
 
 #[test]

@@ -106,6 +106,18 @@ fn eval_setup(seed: u64) -> (Arc<BfvContext>, BatchEncoder, ChaCha20Rng, Keys) {
     (ctx, be, rng, k)
 }
 
+/// `K` vectors of `n` uniform values modulo [`T_EVAL`], drawn in order.
+fn eval_values<const K: usize>(rng: &mut ChaCha20Rng, n: usize) -> [Vec<u64>; K] {
+    std::array::from_fn(|_| common::random_plain(rng, n, T_EVAL))
+}
+
+/// `w` encoded, in coefficient and NTT form.
+fn weights(ctx: &Arc<BfvContext>, be: &BatchEncoder, w: &[u64]) -> (Plaintext, PlaintextNtt) {
+    let pw = be.encode(w).unwrap();
+    let pw_ntt = PlaintextNtt::new(ctx, &pw).unwrap();
+    (pw, pw_ntt)
+}
+
 fn encrypt(k: &Keys, be: &BatchEncoder, v: &[u64], rng: &mut ChaCha20Rng) -> Ciphertext {
     k.enc.encrypt_with_rng(&be.encode(v).unwrap(), rng).unwrap()
 }
@@ -304,13 +316,10 @@ fn slot_add_multiply_and_ntt_plaintexts_both_variants() {
     let (ctx, be, mut rng, k) = eval_setup(5);
     let n = ctx.degree();
     let t = T_EVAL;
-    let a = common::random_plain(&mut rng, n, t);
-    let b = common::random_plain(&mut rng, n, t);
-    let w = common::random_plain(&mut rng, n, t);
+    let [a, b, w] = eval_values(&mut rng, n);
     let ca = encrypt(&k, &be, &a, &mut rng);
     let cb = encrypt(&k, &be, &b, &mut rng);
-    let pw = be.encode(&w).unwrap();
-    let pw_ntt = PlaintextNtt::new(&ctx, &pw).unwrap();
+    let (pw, pw_ntt) = weights(&ctx, &be, &w);
     for variant in [Variant::Behz, Variant::Hps] {
         let ev = Evaluator::with_variant(&ctx, variant);
         let dec = Decryptor::with_variant(&ctx, &k.sk, variant).unwrap();
@@ -373,8 +382,7 @@ fn rotations_column_swap_and_sums_both_variants() {
     let half = n as i64 / 2;
     let t = T_EVAL;
     assert_eq!(k.gk.len(), default_galois_elements(n).len());
-    let a = common::random_plain(&mut rng, n, t);
-    let b = common::random_plain(&mut rng, n, t);
+    let [a, b] = eval_values(&mut rng, n);
     let ca = encrypt(&k, &be, &a, &mut rng);
     let cb = encrypt(&k, &be, &b, &mut rng);
     let ab = slot_mul(&a, &b, t);
@@ -540,11 +548,9 @@ fn dot_product_length_4096_both_variants() {
     let (ctx, be, mut rng, k) = eval_setup(8);
     let n = ctx.degree();
     let t = T_EVAL;
-    let x = common::random_plain(&mut rng, n, t);
-    let w = common::random_plain(&mut rng, n, t);
+    let [x, w] = eval_values(&mut rng, n);
     let cx = encrypt(&k, &be, &x, &mut rng);
-    let pw = be.encode(&w).unwrap();
-    let pw_ntt = PlaintextNtt::new(&ctx, &pw).unwrap();
+    let (pw, pw_ntt) = weights(&ctx, &be, &w);
     let want = x.iter().zip(&w).fold(0u64, |s, (&a, &b)| {
         ((s as u128 + a as u128 * b as u128) % t as u128) as u64
     });

@@ -12,7 +12,7 @@ use rand_chacha::ChaCha20Rng;
 use rnsfhe::bfv::{BfvParameters, BfvParametersBuilder, PublicKey, RelinKey, SecretKey};
 use rnsfhe::bgv::{BgvContext, BgvParameters};
 use rnsfhe::ckks::{CkksContext, CkksParameters, CkksParametersBuilder, Complex64};
-use rnsfhe::rlwe::SchemeContext;
+use rnsfhe::rlwe::{GaloisKeys, SchemeContext};
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::SecurityLevel;
 
@@ -200,6 +200,29 @@ pub fn keys<C: SchemeContext + ?Sized>(ctx: &C, rng: &mut ChaCha20Rng) -> Keys {
     let pk = PublicKey::generate_with_rng(ctx, &sk, rng).unwrap();
     let rk = RelinKey::generate_with_rng(ctx, &sk, rng).unwrap();
     Keys { sk, pk, rk }
+}
+
+/// A context with its [`Keys`] and Galois keys.
+pub struct KeySet<C> {
+    pub ctx: Arc<C>,
+    pub sk: SecretKey,
+    pub pk: PublicKey,
+    pub rk: RelinKey,
+    pub gk: GaloisKeys,
+}
+
+/// The [`Keys`] of `ctx` drawn from `rng`, then the Galois keys of the
+/// rotations by `steps`.
+pub fn key_set<C: SchemeContext>(ctx: Arc<C>, rng: &mut ChaCha20Rng, steps: &[i64]) -> KeySet<C> {
+    let Keys { sk, pk, rk } = keys(ctx.as_ref(), rng);
+    let gk = GaloisKeys::generate_for_steps_with_rng(ctx.as_ref(), &sk, steps, rng).unwrap();
+    KeySet {
+        ctx,
+        sk,
+        pk,
+        rk,
+        gk,
+    }
 }
 
 /// The rng `rng_from_seed([seed; 32])` and the [`Keys`] drawn first from
