@@ -46,7 +46,10 @@ fn load(kind: ObjectKind, ctx: &Arc<BfvContext>, bytes: &[u8]) -> rnsfhe::Result
         ObjectKind::CkksPlaintext
         | ObjectKind::CkksCiphertext
         | ObjectKind::BgvCiphertext
-        | ObjectKind::BootstrappingKeys => Err(Error::InvalidArgument(format!(
+        | ObjectKind::BootstrappingKeys
+        // Multiparty shares: tests/multiparty_serialization.rs.
+        | ObjectKind::ProtocolShare
+        | ObjectKind::SecretShare => Err(Error::InvalidArgument(format!(
             "{kind} objects have no BFV loader"
         ))),
         // Keys: load_key.
