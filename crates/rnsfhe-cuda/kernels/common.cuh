@@ -122,6 +122,33 @@ __device__ __forceinline__ u64 acc3_reduce(const Acc3 a, const Mod m) {
     return reduce128(a.lo, r1, m);
 }
 
+// ---------------------------------------------------------------------------
+// Tiles of the conversion kernels (baseconv.cu, behz.cu): TILE_TX
+// coefficients per block (geometry.rs CONV_TX), the per-coefficient words
+// of a tile in shared memory as sh[i * TILE_TX + threadIdx.x].
+#define TILE_TX 32
+
+// First pass of a tiled conversion: y_i = [x_i w_i]_{m_i} (Shoup pair
+// w_i, ws_i; m_i = mods[rows[i]]) of coefficient c into the tile, rows
+// i = threadIdx.y, threadIdx.y + blockDim.y, ... < k; 0 for c >= n.
+__device__ __forceinline__ void tile_load_y(u64* sh, const u64* in, const u32* rows,
+                                            const Mod* mods, const u64* w, const u64* ws,
+                                            u32 k, u32 n, u32 c) {
+    const u32 tx = threadIdx.x;
+    for (u32 i = threadIdx.y; i < k; i += blockDim.y) {
+        u64 y = 0;
+        if (c < n) y = shoup(in[(u64)i * n + c], w[i], ws[i], mods[rows[i]].p);
+        sh[i * TILE_TX + tx] = y;
+    }
+}
+
+// acc + sum_{i < k} col[i * TILE_TX] w[i]: the inner product of one column
+// of a tile (col = sh + threadIdx.x) with a weight row.
+__device__ __forceinline__ Acc3 tile_dot(Acc3 acc, const u64* col, const u64* w, u32 k) {
+    for (u32 i = 0; i < k; ++i) acc3_add_prod(acc, col[i * TILE_TX], w[i]);
+    return acc;
+}
+
 // [c]_p for a small signed c with |c| < p (rlwe::scratch::signed_word).
 __device__ __forceinline__ u64 signed_word(i64 c, u64 p) {
     return (u64)c + (p & (u64)(c >> 63));
