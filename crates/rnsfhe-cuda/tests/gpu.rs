@@ -20,6 +20,18 @@ use rnsfhe_cuda::bfv::CudaBfv;
 use rnsfhe_cuda::ckks::CudaCkks;
 use rnsfhe_cuda::{CudaContext, CudaError};
 
+/// Asserts that `op` gives the same ciphertext on the device (downloaded)
+/// and on the CPU evaluator, each with its own operands.
+macro_rules! assert_same_op {
+    ($gpu:expr, $ev:expr, $op:ident ($($d:expr),*) == ($($c:expr),*), $($msg:tt)+) => {
+        assert_eq!(
+            $gpu.download(&$gpu.$op($($d),*).unwrap()).unwrap(),
+            $ev.$op($($c),*).unwrap(),
+            $($msg)+
+        )
+    };
+}
+
 /// The device, or `None` (with the reason printed) when this machine has
 /// no usable GPU.
 fn device(test: &str) -> Option<CudaContext> {
@@ -116,34 +128,19 @@ fn bfv_every_operation_is_bit_identical_to_the_cpu() {
                     dec.decrypt(&a).unwrap(),
                     "decrypt {what}"
                 );
-                assert_eq!(
-                    gpu.download(&gpu.add(&da, &db).unwrap()).unwrap(),
-                    ev.add(&a, &b).unwrap(),
-                    "add {what}"
-                );
-                assert_eq!(
-                    gpu.download(&gpu.sub(&da, &db).unwrap()).unwrap(),
-                    ev.sub(&a, &b).unwrap(),
-                    "sub {what}"
-                );
-                assert_eq!(
-                    gpu.download(&gpu.negate(&da).unwrap()).unwrap(),
-                    ev.negate(&a).unwrap(),
-                    "negate {what}"
-                );
+                assert_same_op!(gpu, ev, add(&da, &db) == (&a, &b), "add {what}");
+                assert_same_op!(gpu, ev, sub(&da, &db) == (&a, &b), "sub {what}");
+                assert_same_op!(gpu, ev, negate(&da) == (&a), "negate {what}");
                 let m = ev.multiply(&a, &b).unwrap();
                 let dm = gpu.multiply(&da, &db, variant).unwrap();
                 assert_eq!(gpu.download(&dm).unwrap(), m, "multiply {what}");
                 // Mixed forms and sizes: a coefficient-form product minus
                 // an NTT-form ciphertext, and the other way round.
-                assert_eq!(
-                    gpu.download(&gpu.sub(&dm, &da).unwrap()).unwrap(),
-                    ev.sub(&m, &a).unwrap(),
-                    "sub mixed {what}"
-                );
-                assert_eq!(
-                    gpu.download(&gpu.sub(&da, &dm).unwrap()).unwrap(),
-                    ev.sub(&a, &m).unwrap(),
+                assert_same_op!(gpu, ev, sub(&dm, &da) == (&m, &a), "sub mixed {what}");
+                assert_same_op!(
+                    gpu,
+                    ev,
+                    sub(&da, &dm) == (&a, &m),
                     "sub mixed, reversed {what}"
                 );
                 let r = ev.relinearize(&m, &rk).unwrap();
@@ -401,34 +398,20 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
         assert_eq!(got.scale(), c.scale(), "{what} scale");
         assert_eq!(got.level(), c.level(), "{what} level");
     };
-    same(&gpu.sub(&da, &db).unwrap(), &ev.sub(&a, &b).unwrap(), "sub");
-    same(&gpu.negate(&da).unwrap(), &ev.negate(&a).unwrap(), "negate");
-    same(
-        &gpu.add_plain(&da, &py).unwrap(),
-        &ev.add_plain(&a, &py).unwrap(),
-        "add_plain",
-    );
-    same(
-        &gpu.sub_plain(&da, &py).unwrap(),
-        &ev.sub_plain(&a, &py).unwrap(),
-        "sub_plain",
-    );
-    same(
-        &gpu.multiply_plain(&da, &py).unwrap(),
-        &ev.multiply_plain(&a, &py).unwrap(),
-        "multiply_plain",
-    );
-    same(
-        &gpu.add_const(&da, 0.625).unwrap(),
-        &ev.add_const(&a, 0.625).unwrap(),
-        "add_const",
-    );
+    // `op` on the device and on the CPU (each with its own operands) agree.
+    macro_rules! same_op {
+        ($what:expr, $op:ident, ($($d:expr),*), ($($c:expr),*)) => {
+            same(&gpu.$op($($d),*).unwrap(), &ev.$op($($c),*).unwrap(), $what)
+        };
+    }
+    same_op!("sub", sub, (&da, &db), (&a, &b));
+    same_op!("negate", negate, (&da), (&a));
+    same_op!("add_plain", add_plain, (&da, &py), (&a, &py));
+    same_op!("sub_plain", sub_plain, (&da, &py), (&a, &py));
+    same_op!("multiply_plain", multiply_plain, (&da, &py), (&a, &py));
+    same_op!("add_const", add_const, (&da, 0.625), (&a, 0.625));
     for c in [1.7, -2.3] {
-        same(
-            &gpu.multiply_const(&da, c).unwrap(),
-            &ev.multiply_const(&a, c).unwrap(),
-            "multiply_const",
-        );
+        same_op!("multiply_const", multiply_const, (&da, c), (&a, c));
     }
     // multiply, relinearize, rescale one at a time.
     let m = ev.multiply(&a, &b).unwrap();
@@ -441,26 +424,10 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
     let ds = gpu.rescale(&dr).unwrap();
     same(&ds, &s, "rescale");
     // A 3-polynomial rescale and a second one lower down.
-    same(
-        &gpu.rescale(&dm).unwrap(),
-        &ev.rescale(&m).unwrap(),
-        "rescale of 3 polynomials",
-    );
-    same(
-        &gpu.rescale(&ds).unwrap(),
-        &ev.rescale(&s).unwrap(),
-        "rescale at a lower level",
-    );
-    same(
-        &gpu.conjugate(&da, &dgk).unwrap(),
-        &ev.conjugate(&a, &gk).unwrap(),
-        "conjugate",
-    );
-    same(
-        &gpu.sum_slots(&ds, &dgk).unwrap(),
-        &ev.sum_slots(&s, &gk).unwrap(),
-        "sum_slots",
-    );
+    same_op!("rescale of 3 polynomials", rescale, (&dm), (&m));
+    same_op!("rescale at a lower level", rescale, (&ds), (&s));
+    same_op!("conjugate", conjugate, (&da, &dgk), (&a, &gk));
+    same_op!("sum_slots", sum_slots, (&ds, &dgk), (&s, &gk));
     // Errors: a plaintext at another level, a constant that does not fit.
     let low = ev.drop_plain_to_level(&py, 1).unwrap();
     assert!(gpu.add_plain(&da, &low).is_err());
