@@ -41,17 +41,10 @@ __device__ __forceinline__ void conv_i_block(u64* sh, u64* out, const u32* out_m
                                              const u64* qhis, const u64* weights,
                                              const Mod* mods, u32 n, const u32* pass_map) {
     pass_through(out, in, pass_map, k, n, blockIdx.x * CONV_TX + threadIdx.x);
-    const u32 tx = threadIdx.x;
-    const u32 c = blockIdx.x * CONV_TX + tx;
-    tile_load_y(sh, in, in_rows, mods, qhi, qhis, k, n, c);
-    __syncthreads();
+    const u32 c = tile_first_pass(sh, in, in_rows, mods, qhi, qhis, k, n);
     if (c >= n) return;
-    for (u32 j = threadIdx.y; j < kp; j += blockDim.y) {
-        const Mod m = mods[out_rows[j]];
-        const u64* w = weights + (u64)j * (k + 1);
-        Acc3 acc = tile_dot(acc3_zero(), sh + tx, w, k);
-        out[(u64)out_map[j] * n + c] = acc3_reduce(acc, m);
-    }
+    tile_conv_rows<EXTRA_NONE>(out, out_map, out_rows, kp, sh + threadIdx.x, weights, k, 0,
+                               nullptr, mods, n, c);
 }
 
 extern "C" __global__ void conv_i(u64* out, const u32* out_map, const u32* out_rows, u32 kp,
@@ -118,22 +111,14 @@ extern "C" __global__ void conv_f(u64* out, const u32* out_map, const u32* out_r
     pass_through(out, in, pass_map, k, n, blockIdx.x * CONV_TX + threadIdx.x);
     u64* vsh = sh + (u64)k * CONV_TX;
     const u32 tx = threadIdx.x;
-    const u32 c = blockIdx.x * CONV_TX + tx;
-    tile_load_y(sh, in, in_rows, mods, qhi, qhis, k, n, c);
-    __syncthreads();
+    const u32 c = tile_first_pass(sh, in, in_rows, mods, qhi, qhis, k, n);
     if (threadIdx.y == 0) {
         vsh[tx] = conv_f_overflow(sh + tx, k, inv_f, band_lo, band_hi, qhat_words, q_words, words);
     }
     __syncthreads();
     if (c >= n) return;
-    const u64 v = vsh[tx];
-    for (u32 j = threadIdx.y; j < kp; j += blockDim.y) {
-        const Mod m = mods[out_rows[j]];
-        const u64* w = weights + (u64)j * (k + 1);
-        Acc3 acc = tile_dot(acc3_zero(), sh + tx, w, k);
-        acc3_add_prod(acc, v, w[k]);
-        out[(u64)out_map[j] * n + c] = acc3_reduce(acc, m);
-    }
+    tile_conv_rows<EXTRA_COLUMN>(out, out_map, out_rows, kp, sh + tx, weights, k, vsh[tx],
+                                 nullptr, mods, n, c);
 }
 
 // Rounding of sum_i x_i theta_i (theta_i = g_i / q_i) to the nearest integer,

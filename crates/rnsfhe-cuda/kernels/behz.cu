@@ -35,18 +35,10 @@ extern "C" __global__ void behz_floor(u64* out, const u64* x_q, const u32* q_row
                                       const u64* qhi, const u64* qhis, const u64* weights,
                                       const Mod* mods, u32 n) {
     extern __shared__ u64 sh[];
-    const u32 tx = threadIdx.x;
-    const u32 c = blockIdx.x * BZ_TX + tx;
-    tile_load_y(sh, x_q, q_rows, mods, qhi, qhis, k, n, c);
-    __syncthreads();
+    const u32 c = tile_first_pass(sh, x_q, q_rows, mods, qhi, qhis, k, n);
     if (c >= n) return;
-    for (u32 j = threadIdx.y; j < kb; j += blockDim.y) {
-        const Mod m = mods[b_rows[j]];
-        const u64* w = weights + (u64)j * (k + 1);
-        Acc3 acc = tile_dot(acc3_zero(), sh + tx, w, k);
-        acc3_add_prod(acc, x_b[(u64)j * n + c], w[k]);
-        out[(u64)j * n + c] = acc3_reduce(acc, m);
-    }
+    tile_conv_rows<EXTRA_ROWS>(out, nullptr, b_rows, kb, sh + threadIdx.x, weights, k, 0, x_b,
+                               mods, n, c);
 }
 
 // Shenoy-Kumaresan: in has ell + 1 rows (B, then m_sk). y_i = [x_i M^_i^{-1}]_{m_i};
@@ -59,9 +51,7 @@ extern "C" __global__ void behz_sk(u64* out, const u32* q_rows, u32 k, const u64
     extern __shared__ u64 sh[];
     u64* ash = sh + (u64)(ell + 2) * BZ_TX;
     const u32 tx = threadIdx.x;
-    const u32 c = blockIdx.x * BZ_TX + tx;
-    tile_load_y(sh, in, b_rows, mods, bhi, bhis, ell, n, c);
-    __syncthreads();
+    const u32 c = tile_first_pass(sh, in, b_rows, mods, bhi, bhis, ell, n);
     if (threadIdx.y == 0) {
         const Mod msk = mods[msk_index];
         const u64 sum = acc3_reduce(tile_dot(acc3_zero(), sh + tx, bhat_msk, ell), msk);
