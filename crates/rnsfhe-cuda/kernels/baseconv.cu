@@ -19,7 +19,7 @@
 // gridDim.z converts that many polynomials at once: block z reads and
 // writes `z * zs_*` words further (batched operations).
 
-#define CONV_TX 32
+#define CONV_TX TILE_TX
 #define CONV_TY 8
 
 // With a `pass_map`, input row i is also copied unchanged to output row
@@ -33,21 +33,6 @@ __device__ __forceinline__ void pass_through(u64* out, const u64* in, const u32*
     }
 }
 
-// First pass shared by the conversions: y_i = [x_i q^_i^{-1}]_{q_i} into sh.
-__device__ __forceinline__ void load_y(u64* sh, const u64* in, const u32* in_rows,
-                                       const Mod* mods, const u64* qhi, const u64* qhis,
-                                       u32 k, u32 n, u32 c) {
-    const u32 tx = threadIdx.x;
-    for (u32 i = threadIdx.y; i < k; i += blockDim.y) {
-        u64 y = 0;
-        if (c < n) {
-            const Mod m = mods[in_rows[i]];
-            y = shoup(in[(u64)i * n + c], qhi[i], qhis[i], m.p);
-        }
-        sh[i * CONV_TX + tx] = y;
-    }
-}
-
 // The body of FastBaseConv_I for one block (shared by conv_i and
 // conv_i_multi): `sh` holds k * CONV_TX words.
 __device__ __forceinline__ void conv_i_block(u64* sh, u64* out, const u32* out_map,
@@ -56,18 +41,10 @@ __device__ __forceinline__ void conv_i_block(u64* sh, u64* out, const u32* out_m
                                              const u64* qhis, const u64* weights,
                                              const Mod* mods, u32 n, const u32* pass_map) {
     pass_through(out, in, pass_map, k, n, blockIdx.x * CONV_TX + threadIdx.x);
-    const u32 tx = threadIdx.x;
-    const u32 c = blockIdx.x * CONV_TX + tx;
-    load_y(sh, in, in_rows, mods, qhi, qhis, k, n, c);
-    __syncthreads();
+    const u32 c = tile_first_pass(sh, in, in_rows, mods, qhi, qhis, k, n);
     if (c >= n) return;
-    for (u32 j = threadIdx.y; j < kp; j += blockDim.y) {
-        const Mod m = mods[out_rows[j]];
-        const u64* w = weights + (u64)j * (k + 1);
-        Acc3 acc = acc3_zero();
-        for (u32 i = 0; i < k; ++i) acc3_add_prod(acc, sh[i * CONV_TX + tx], w[i]);
-        out[(u64)out_map[j] * n + c] = acc3_reduce(acc, m);
-    }
+    tile_conv_rows<EXTRA_NONE>(out, out_map, out_rows, kp, sh + threadIdx.x, weights, k, 0,
+                               nullptr, mods, n, c);
 }
 
 extern "C" __global__ void conv_i(u64* out, const u32* out_map, const u32* out_rows, u32 kp,
@@ -134,23 +111,14 @@ extern "C" __global__ void conv_f(u64* out, const u32* out_map, const u32* out_r
     pass_through(out, in, pass_map, k, n, blockIdx.x * CONV_TX + threadIdx.x);
     u64* vsh = sh + (u64)k * CONV_TX;
     const u32 tx = threadIdx.x;
-    const u32 c = blockIdx.x * CONV_TX + tx;
-    load_y(sh, in, in_rows, mods, qhi, qhis, k, n, c);
-    __syncthreads();
+    const u32 c = tile_first_pass(sh, in, in_rows, mods, qhi, qhis, k, n);
     if (threadIdx.y == 0) {
         vsh[tx] = conv_f_overflow(sh + tx, k, inv_f, band_lo, band_hi, qhat_words, q_words, words);
     }
     __syncthreads();
     if (c >= n) return;
-    const u64 v = vsh[tx];
-    for (u32 j = threadIdx.y; j < kp; j += blockDim.y) {
-        const Mod m = mods[out_rows[j]];
-        const u64* w = weights + (u64)j * (k + 1);
-        Acc3 acc = acc3_zero();
-        for (u32 i = 0; i < k; ++i) acc3_add_prod(acc, sh[i * CONV_TX + tx], w[i]);
-        acc3_add_prod(acc, v, w[k]);
-        out[(u64)out_map[j] * n + c] = acc3_reduce(acc, m);
-    }
+    tile_conv_rows<EXTRA_COLUMN>(out, out_map, out_rows, kp, sh + tx, weights, k, vsh[tx],
+                                 nullptr, mods, n, c);
 }
 
 // Rounding of sum_i x_i theta_i (theta_i = g_i / q_i) to the nearest integer,
@@ -244,7 +212,7 @@ extern "C" __global__ void hps_scale_base(u64* out, const u32* out_rows, u32 kp,
         acc.lo = rsh[2 * tx];
         acc.hi = rsh[2 * tx + 1];
         acc.top = 0;
-        for (u32 i = 0; i < k; ++i) acc3_add_prod(acc, sh[i * CONV_TX + tx], w[i]);
+        acc = tile_dot(acc, sh + tx, w, k);
         acc3_add_prod(acc, x_p[(u64)j * n + c], own[j]);
         out[(u64)j * n + c] = acc3_reduce(acc, m);
     }

@@ -7,7 +7,7 @@
 //    (rnsfhe::bfv::decrypt::behz_scale).
 // Same tiling as baseconv.cu (CONV_TX coefficients by CONV_TY row groups).
 
-#define BZ_TX 32
+#define BZ_TX TILE_TX
 
 // SmMRq: in has |B_sk| + 1 rows (B_sk, then m~), out |B_sk| rows. r_pos =
 // [-c'' q^{-1}]_{m~}; per b: (c'' m~^{-1} + r_pos q m~^{-1}) - [r_pos >= half] q.
@@ -35,23 +35,10 @@ extern "C" __global__ void behz_floor(u64* out, const u64* x_q, const u32* q_row
                                       const u64* qhi, const u64* qhis, const u64* weights,
                                       const Mod* mods, u32 n) {
     extern __shared__ u64 sh[];
-    const u32 tx = threadIdx.x;
-    const u32 c = blockIdx.x * BZ_TX + tx;
-    for (u32 i = threadIdx.y; i < k; i += blockDim.y) {
-        u64 y = 0;
-        if (c < n) y = shoup(x_q[(u64)i * n + c], qhi[i], qhis[i], mods[q_rows[i]].p);
-        sh[i * BZ_TX + tx] = y;
-    }
-    __syncthreads();
+    const u32 c = tile_first_pass(sh, x_q, q_rows, mods, qhi, qhis, k, n);
     if (c >= n) return;
-    for (u32 j = threadIdx.y; j < kb; j += blockDim.y) {
-        const Mod m = mods[b_rows[j]];
-        const u64* w = weights + (u64)j * (k + 1);
-        Acc3 acc = acc3_zero();
-        for (u32 i = 0; i < k; ++i) acc3_add_prod(acc, sh[i * BZ_TX + tx], w[i]);
-        acc3_add_prod(acc, x_b[(u64)j * n + c], w[k]);
-        out[(u64)j * n + c] = acc3_reduce(acc, m);
-    }
+    tile_conv_rows<EXTRA_ROWS>(out, nullptr, b_rows, kb, sh + threadIdx.x, weights, k, 0, x_b,
+                               mods, n, c);
 }
 
 // Shenoy-Kumaresan: in has ell + 1 rows (B, then m_sk). y_i = [x_i M^_i^{-1}]_{m_i};
@@ -64,18 +51,10 @@ extern "C" __global__ void behz_sk(u64* out, const u32* q_rows, u32 k, const u64
     extern __shared__ u64 sh[];
     u64* ash = sh + (u64)(ell + 2) * BZ_TX;
     const u32 tx = threadIdx.x;
-    const u32 c = blockIdx.x * BZ_TX + tx;
-    for (u32 i = threadIdx.y; i < ell; i += blockDim.y) {
-        u64 y = 0;
-        if (c < n) y = shoup(in[(u64)i * n + c], bhi[i], bhis[i], mods[b_rows[i]].p);
-        sh[i * BZ_TX + tx] = y;
-    }
-    __syncthreads();
+    const u32 c = tile_first_pass(sh, in, b_rows, mods, bhi, bhis, ell, n);
     if (threadIdx.y == 0) {
         const Mod msk = mods[msk_index];
-        Acc3 acc = acc3_zero();
-        for (u32 i = 0; i < ell; ++i) acc3_add_prod(acc, sh[i * BZ_TX + tx], bhat_msk[i]);
-        const u64 sum = acc3_reduce(acc, msk);
+        const u64 sum = acc3_reduce(tile_dot(acc3_zero(), sh + tx, bhat_msk, ell), msk);
         const u64 xs = (c < n) ? in[(u64)ell * n + c] : 0;
         const u64 diff = sum + 2 * msk.p - reduce_lazy(xs, msk);
         const u64 alpha = shoup(diff, m_inv, m_inv_s, msk.p);
@@ -87,8 +66,7 @@ extern "C" __global__ void behz_sk(u64* out, const u32* q_rows, u32 k, const u64
     for (u32 j = threadIdx.y; j < k; j += blockDim.y) {
         const Mod m = mods[q_rows[j]];
         const u64* w = weights + (u64)j * (ell + 2);
-        Acc3 acc = acc3_zero();
-        for (u32 i = 0; i < ell; ++i) acc3_add_prod(acc, sh[i * BZ_TX + tx], w[i]);
+        Acc3 acc = tile_dot(acc3_zero(), sh + tx, w, ell);
         acc3_add_prod(acc, ash[2 * tx], w[ell]);
         acc3_add_prod(acc, ash[2 * tx + 1], w[ell + 1]);
         out[(u64)j * n + c] = acc3_reduce(acc, m);

@@ -122,6 +122,64 @@ __device__ __forceinline__ u64 acc3_reduce(const Acc3 a, const Mod m) {
     return reduce128(a.lo, r1, m);
 }
 
+// ---------------------------------------------------------------------------
+// Tiles of the conversion kernels (baseconv.cu, behz.cu): TILE_TX
+// coefficients per block (geometry.rs CONV_TX), the per-coefficient words
+// of a tile in shared memory as sh[i * TILE_TX + threadIdx.x].
+#define TILE_TX 32
+
+// First pass of a tiled conversion for this thread's coefficient
+// c = blockIdx.x TILE_TX + threadIdx.x: y_i = [x_i w_i]_{m_i} (Shoup pair
+// w_i, ws_i; m_i = mods[rows[i]]) into the tile, rows i = threadIdx.y,
+// threadIdx.y + blockDim.y, ... < k (0 for c >= n), then a block barrier.
+// Returns c.
+__device__ __forceinline__ u32 tile_first_pass(u64* sh, const u64* in, const u32* rows,
+                                               const Mod* mods, const u64* w, const u64* ws,
+                                               u32 k, u32 n) {
+    const u32 tx = threadIdx.x;
+    const u32 c = blockIdx.x * TILE_TX + tx;
+    for (u32 i = threadIdx.y; i < k; i += blockDim.y) {
+        u64 y = 0;
+        if (c < n) y = shoup(in[(u64)i * n + c], w[i], ws[i], mods[rows[i]].p);
+        sh[i * TILE_TX + tx] = y;
+    }
+    __syncthreads();
+    return c;
+}
+
+// acc + sum_{i < k} col[i * TILE_TX] w[i]: the inner product of one column
+// of a tile (col = sh + threadIdx.x) with a weight row.
+__device__ __forceinline__ Acc3 tile_dot(Acc3 acc, const u64* col, const u64* w, u32 k) {
+    for (u32 i = 0; i < k; ++i) acc3_add_prod(acc, col[i * TILE_TX], w[i]);
+    return acc;
+}
+
+// The last term of tile_conv_rows: none (FastBaseConv_I), one word for the
+// whole column (FastBaseConv_F's overflow v), or one word per target row
+// (fastRNSFloor's x_b, and then target j is written to row j).
+enum TileExtra { EXTRA_NONE, EXTRA_COLUMN, EXTRA_ROWS };
+
+// Second pass of a tiled conversion for coefficient c < n: for each target
+// j of this thread (j = threadIdx.y, threadIdx.y + blockDim.y, ... < kp),
+// the tile column `col` times the weight row w_j = weights + j (k + 1), plus
+// the EXTRA term times w_j[k] (v, or x_rows[j n + c]), reduced modulo
+// mods[out_rows[j]] into row out_map[j] of `out` (row j with EXTRA_ROWS).
+template <int EXTRA>
+__device__ __forceinline__ void tile_conv_rows(u64* out, const u32* out_map, const u32* out_rows,
+                                               u32 kp, const u64* col, const u64* weights,
+                                               u32 k, u64 v, const u64* x_rows,
+                                               const Mod* mods, u32 n, u32 c) {
+    for (u32 j = threadIdx.y; j < kp; j += blockDim.y) {
+        const Mod m = mods[out_rows[j]];
+        const u64* w = weights + (u64)j * (k + 1);
+        Acc3 acc = tile_dot(acc3_zero(), col, w, k);
+        if (EXTRA == EXTRA_COLUMN) acc3_add_prod(acc, v, w[k]);
+        if (EXTRA == EXTRA_ROWS) acc3_add_prod(acc, x_rows[(u64)j * n + c], w[k]);
+        const u64 row = (EXTRA == EXTRA_ROWS) ? j : out_map[j];
+        out[row * n + c] = acc3_reduce(acc, m);
+    }
+}
+
 // [c]_p for a small signed c with |c| < p (rlwe::scratch::signed_word).
 __device__ __forceinline__ u64 signed_word(i64 c, u64 p) {
     return (u64)c + (p & (u64)(c >> 63));

@@ -281,6 +281,48 @@ __device__ __forceinline__ void ntt_thread(bool cols, u32 s_log, u32 spb_log, u3
     }
 }
 
+// The shared parts of the two phase kernels (macros, so that each kernel
+// compiles to the same code as when they were written out in it).
+//
+// The block's prime (row blockIdx.y) and its twiddle tables TW, TWS; the
+// shared tile `sh`.
+#define NTT_PHASE_TABLES(TW, TWS)                   \
+    extern __shared__ u64 sh[];                     \
+    const bool cols = cols_flag != 0;               \
+    const u32 n = 1u << log_n;                      \
+    const u32 prime = rows[blockIdx.y];             \
+    const u64 p = mods[prime].p;                    \
+    const u64* w_tab = TW + (u64)prime * n;         \
+    const u64* ws_tab = TWS + (u64)prime * n;
+
+// The polynomials of blockIdx.z, the tile of columns c0.. loaded into `sh`,
+// this thread's sub-problem j, its index u and its column c.
+#define NTT_PHASE_LOAD                                       \
+    NTT_POLY_PROLOGUE                                        \
+    const u32 c0 = blockIdx.x << spb_log;                    \
+    ntt_load(sh, a_in, cols, log_n, s_log, spb_log, c0);     \
+    __syncthreads();                                         \
+    u32 j, u;                                                \
+    ntt_thread(cols, s_log, spb_log, j, u);                  \
+    const u32 c = c0 + j;
+
+// The S = s_log local stages as rounds of 3 stages, then one of 2 or 1:
+// ROUND<R>(args) with the stage `s` the round starts at, a barrier after
+// each round.
+#define NTT_PHASE_ROUNDS(ROUND, ...)           \
+    u32 s = 0;                                 \
+    for (; s + 3 <= s_log; s += 3) {           \
+        ROUND<3>(__VA_ARGS__);                 \
+        __syncthreads();                       \
+    }                                          \
+    if (s_log - s == 2) {                      \
+        ROUND<2>(__VA_ARGS__);                 \
+        __syncthreads();                       \
+    } else if (s_log - s == 1) {               \
+        ROUND<1>(__VA_ARGS__);                 \
+        __syncthreads();                       \
+    }
+
 // Both phase kernels cap registers at 64 (four 256-thread blocks per SM):
 // at 72 the compiler's choice left three, and the transform is latency
 // bound at that occupancy.
@@ -295,32 +337,10 @@ extern "C" __global__ void __launch_bounds__(256, 4) ntt_fwd_phase(NTT_POLY_PARA
                                          const u64* __restrict__ tws, u32 log_n, u32 s_log,
                                          u32 g0, u32 cols_flag, u32 spb_log,
                                          u32 use_src) {
-    extern __shared__ u64 sh[];
-    const bool cols = cols_flag != 0;
-    const u32 n = 1u << log_n;
-    const u32 prime = rows[blockIdx.y];
-    const u64 p = mods[prime].p;
-    const u64* w_tab = tw + (u64)prime * n;
-    const u64* ws_tab = tws + (u64)prime * n;
-    NTT_POLY_PROLOGUE
-    const u32 c0 = blockIdx.x << spb_log;
-    ntt_load(sh, a_in, cols, log_n, s_log, spb_log, c0);
-    __syncthreads();
-    u32 j, u;
-    ntt_thread(cols, s_log, spb_log, j, u);
-    const u32 c = c0 + j;
-    u32 s = 0;
-    for (; s + 3 <= s_log; s += 3) {
-        fwd_round<3>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, p);
-        __syncthreads();
-    }
-    if (s_log - s == 2) {
-        fwd_round<2>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, p);
-        __syncthreads();
-    } else if (s_log - s == 1) {
-        fwd_round<1>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, p);
-        __syncthreads();
-    }
+    NTT_PHASE_TABLES(tw, tws)
+    NTT_PHASE_LOAD
+    NTT_PHASE_ROUNDS(fwd_round, sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab,
+                     p)
     ntt_store(sh, a, cols, log_n, s_log, spb_log, c0);
 }
 
@@ -337,36 +357,11 @@ extern "C" __global__ void __launch_bounds__(256, 4) ntt_inv_phase(NTT_POLY_PARA
                                          const u64* __restrict__ invlasts, u32 log_n,
                                          u32 s_log, u32 g0, u32 cols_flag, u32 spb_log,
                                          u32 use_src) {
-    extern __shared__ u64 sh[];
-    const bool cols = cols_flag != 0;
-    const u32 n = 1u << log_n;
-    const u32 prime = rows[blockIdx.y];
-    const u64 p = mods[prime].p;
-    const u64* w_tab = itw + (u64)prime * n;
-    const u64* ws_tab = itws + (u64)prime * n;
+    NTT_PHASE_TABLES(itw, itws)
     const u64 ni = ninv[prime], nis = ninvs[prime];
     const u64 wl = invlast[prime], wls = invlasts[prime];
-    NTT_POLY_PROLOGUE
-    const u32 c0 = blockIdx.x << spb_log;
-    ntt_load(sh, a_in, cols, log_n, s_log, spb_log, c0);
-    __syncthreads();
-    u32 j, u;
-    ntt_thread(cols, s_log, spb_log, j, u);
-    const u32 c = c0 + j;
-    u32 s = 0;
-    for (; s + 3 <= s_log; s += 3) {
-        inv_round<3>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, ni, nis,
-                     wl, wls, p);
-        __syncthreads();
-    }
-    if (s_log - s == 2) {
-        inv_round<2>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, ni, nis,
-                     wl, wls, p);
-        __syncthreads();
-    } else if (s_log - s == 1) {
-        inv_round<1>(sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab, ni, nis,
-                     wl, wls, p);
-        __syncthreads();
-    }
+    NTT_PHASE_LOAD
+    NTT_PHASE_ROUNDS(inv_round, sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab,
+                     ni, nis, wl, wls, p)
     ntt_store(sh, a, cols, log_n, s_log, spb_log, c0);
 }

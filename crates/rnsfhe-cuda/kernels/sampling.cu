@@ -92,6 +92,45 @@ __device__ u32 block_exclusive_scan(u32 v, u32* sh, u32* total) {
     return incl - v;
 }
 
+// One thread's share of `budget` consecutive draws from *pos_in, for the
+// block-wide rejection samplers: draws d in [d0, d1), draw d at stream
+// word position w0 + 2 d.
+struct Draws {
+    Stream st;
+    u64 w0;
+    u32 d0;
+    u32 d1;
+};
+
+__device__ __forceinline__ void draws_init(Draws& dr, const u32* key, const u64* pos_in,
+                                           u32 budget) {
+    dr.w0 = *pos_in;
+    const u32 per = (budget + blockDim.x - 1) / blockDim.x;
+    dr.d0 = threadIdx.x * per;
+    dr.d1 = min(dr.d0 + per, budget);
+    stream_init(dr.st, key);
+}
+
+// Draw d of the block.
+__device__ __forceinline__ u64 draws_at(Draws& dr, u32 d) {
+    return stream_u64(dr.st, dr.w0 + 2ull * d);
+}
+
+// The stream position after draw d.
+__device__ __forceinline__ u64 draws_after(const Draws& dr, u32 d) {
+    return dr.w0 + 2ull * (d + 1);
+}
+
+// The output index of this thread's first accepted value (the block-wide
+// exclusive scan of `count`, its accepted draws); sets *status to 1 when
+// the whole block accepted fewer than n.
+__device__ __forceinline__ u32 draws_first_pos(u32 count, u32* sh, u32 n, u32* status) {
+    u32 total;
+    const u32 pos = block_exclusive_scan(count, sh, &total);
+    if (threadIdx.x == 0 && total < n) *status = 1;
+    return pos;
+}
+
 // sample_ternary: n values in {-1, 0, 1} from the bytes of `budget` draws
 // starting at *pos_in; byte 255 rejected; value (b mod 3) - 1. *pos_out
 // receives the position after the last draw used; *status is set to 1 when
@@ -99,28 +138,22 @@ __device__ u32 block_exclusive_scan(u32 v, u32* sh, u32* total) {
 extern "C" __global__ void sample_ternary(i64* out, u32 n, const u32* key, const u64* pos_in,
                                           u64* pos_out, u32 budget, u32* status) {
     __shared__ u32 sh[SAMPLER_THREADS];
-    const u64 w0 = *pos_in;
-    const u32 per = (budget + blockDim.x - 1) / blockDim.x;
-    const u32 d0 = threadIdx.x * per;
-    const u32 d1 = min(d0 + per, budget);
-    Stream st;
-    stream_init(st, key);
+    Draws dr;
+    draws_init(dr, key, pos_in, budget);
     u32 count = 0;
-    for (u32 d = d0; d < d1; ++d) {
-        const u64 w = stream_u64(st, w0 + 2ull * d);
+    for (u32 d = dr.d0; d < dr.d1; ++d) {
+        const u64 w = draws_at(dr, d);
         for (int b = 0; b < 8; ++b) count += (((w >> (8 * b)) & 0xff) != 0xff) ? 1u : 0u;
     }
-    u32 total;
-    u32 pos = block_exclusive_scan(count, sh, &total);
-    if (threadIdx.x == 0 && total < n) *status = 1;
-    for (u32 d = d0; d < d1 && pos < n; ++d) {
-        const u64 w = stream_u64(st, w0 + 2ull * d);
+    u32 pos = draws_first_pos(count, sh, n, status);
+    for (u32 d = dr.d0; d < dr.d1 && pos < n; ++d) {
+        const u64 w = draws_at(dr, d);
         for (int b = 0; b < 8 && pos < n; ++b) {
             const u32 byte = (u32)((w >> (8 * b)) & 0xff);
             if (byte == 0xff) continue;
             const u32 r = byte - 3 * ((byte * 171) >> 9);
             out[pos] = (i64)r - 1;
-            if (pos == n - 1) *pos_out = w0 + 2ull * (d + 1);
+            if (pos == n - 1) *pos_out = draws_after(dr, d);
             ++pos;
         }
     }
@@ -160,22 +193,16 @@ extern "C" __global__ void sample_uniform_limb(u64* out, u32 n, const u32* key,
                                                const u64* pos_in, u64* pos_out, u64 p, u64 mask,
                                                u32 budget, u32* status) {
     __shared__ u32 sh[SAMPLER_THREADS];
-    const u64 w0 = *pos_in;
-    const u32 per = (budget + blockDim.x - 1) / blockDim.x;
-    const u32 d0 = threadIdx.x * per;
-    const u32 d1 = min(d0 + per, budget);
-    Stream st;
-    stream_init(st, key);
+    Draws dr;
+    draws_init(dr, key, pos_in, budget);
     u32 count = 0;
-    for (u32 d = d0; d < d1; ++d) count += ((stream_u64(st, w0 + 2ull * d) & mask) < p) ? 1u : 0u;
-    u32 total;
-    u32 pos = block_exclusive_scan(count, sh, &total);
-    if (threadIdx.x == 0 && total < n) *status = 1;
-    for (u32 d = d0; d < d1 && pos < n; ++d) {
-        const u64 w = stream_u64(st, w0 + 2ull * d) & mask;
+    for (u32 d = dr.d0; d < dr.d1; ++d) count += ((draws_at(dr, d) & mask) < p) ? 1u : 0u;
+    u32 pos = draws_first_pos(count, sh, n, status);
+    for (u32 d = dr.d0; d < dr.d1 && pos < n; ++d) {
+        const u64 w = draws_at(dr, d) & mask;
         if (w >= p) continue;
         out[pos] = w;
-        if (pos == n - 1) *pos_out = w0 + 2ull * (d + 1);
+        if (pos == n - 1) *pos_out = draws_after(dr, d);
         ++pos;
     }
 }

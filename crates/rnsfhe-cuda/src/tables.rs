@@ -14,6 +14,7 @@
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use rnsfhe::rnsfhe_math::scaling::ToBaseConstants;
+use rnsfhe::rnsfhe_math::shenoy_kumaresan;
 use rnsfhe::rnsfhe_math::{Modulus, NttTable, RnsBase};
 
 use crate::error::{CudaError, Result};
@@ -388,28 +389,15 @@ pub struct SkTables {
 impl SkTables {
     /// From `B_sk` (`m_sk` last) to `q`.
     pub fn new(b_sk: &RnsBase, q: &RnsBase) -> Result<Self> {
-        let ell = b_sk.len().saturating_sub(1);
-        if ell == 0 {
-            return Err(CudaError::InvalidArgument(
-                "Shenoy-Kumaresan needs |B| ≥ 1".into(),
-            ));
-        }
-        let b = b_sk.sub_base(0..ell)?;
-        let msk = b_sk.moduli()[ell];
+        let (b, msk) = shenoy_kumaresan::split_b_sk(b_sk)
+            .map_err(|_| CudaError::InvalidArgument("Shenoy-Kumaresan needs |B| ≥ 1".into()))?;
         let m_inv = msk.inv(b.product_mod(&msk))?;
-        let mut weights = Vec::with_capacity(q.len() * (ell + 2));
-        for qj in q.moduli() {
-            weights.extend(b.q_hat_mod(qj));
-            let m_mod = b.product_mod(qj);
-            weights.push(qj.neg(m_mod));
-            weights.push(qj.mul(qj.reduce(msk.value()), m_mod));
-        }
         Ok(Self {
             bhi: b.q_hat_inv().to_vec(),
             bhis: b.q_hat_inv_shoup().to_vec(),
             bhat_msk: b.q_hat_mod(&msk),
             m_inv: (m_inv, msk.shoup(m_inv)),
-            weights,
+            weights: shenoy_kumaresan::target_weights(&b, &msk, q),
         })
     }
 }

@@ -117,6 +117,18 @@ impl RnsBase {
         &self.inv_f64
     }
 
+    /// Per `q_i`: `(q_i, [q̂_i^{-1}]_{q_i}, its Shoup word, fl(1/q_i))`, the
+    /// constants of the first pass of the fast conversions from this base.
+    pub(crate) fn first_pass_consts(&self) -> Vec<(Modulus, u64, u64, f64)> {
+        self.moduli()
+            .iter()
+            .zip(self.q_hat_inv())
+            .zip(self.q_hat_inv_shoup())
+            .zip(self.inv_f64())
+            .map(|(((&m, &w), &ws), &inv)| (m, w, ws, inv))
+            .collect()
+    }
+
     /// The weights of the fast base conversion from this base to `to`
     /// (000 eq. 4): for each modulus `p_j` of `to`, the row
     /// `[q̂_0]_{p_j}, …, [q̂_{k−1}]_{p_j}, [−q]_{p_j}` (`k + 1` words).

@@ -108,14 +108,7 @@ impl RnsFloor {
                 .iter()
                 .map(|m| 1.0 / m.value() as f64)
                 .collect(),
-            q_consts: q
-                .moduli()
-                .iter()
-                .zip(q.q_hat_inv())
-                .zip(q.q_hat_inv_shoup())
-                .zip(q.inv_f64())
-                .map(|(((&m, &w), &ws), &inv)| (m, w, ws, inv))
-                .collect(),
+            q_consts: q.first_pass_consts(),
         })
     }
 

@@ -69,6 +69,33 @@ pub struct ShenoyKumaresan {
     b_consts: Vec<(Modulus, u64, u64, f64)>,
 }
 
+/// `B` and `m_sk` of `B_sk = B ∪ {m_sk}` (`m_sk` its last modulus). Errors
+/// with [`MathError::InvalidParameter`] unless `|B| ≥ 1`.
+pub fn split_b_sk(b_sk: &RnsBase) -> Result<(RnsBase, Modulus)> {
+    let ell = b_sk.len().saturating_sub(1);
+    if ell == 0 {
+        return Err(MathError::InvalidParameter(
+            "Shenoy-Kumaresan needs B_sk = B ∪ {m_sk} with |B| ≥ 1".into(),
+        ));
+    }
+    Ok((b_sk.sub_base(0..ell)?, b_sk.moduli()[ell]))
+}
+
+/// The weight rows of the conversion `B_sk → q` (002 Lemma 6), `b` being
+/// `B` (without `m_sk`) and `M = ∏B`: per `q_j` the `ℓ + 2` words
+/// `[M̂_i]_{q_j}` (`i < ℓ`), `[−M]_{q_j}` and `[m_sk·M]_{q_j}`. The GPU
+/// backend uploads the same table.
+pub fn target_weights(b: &RnsBase, msk: &Modulus, q: &RnsBase) -> Vec<u64> {
+    let mut weights = Vec::with_capacity(q.len() * (b.len() + 2));
+    for qj in q.moduli() {
+        weights.extend(b.q_hat_mod(qj));
+        let m_mod = b.product_mod(qj);
+        weights.push(qj.neg(m_mod));
+        weights.push(qj.mul(qj.reduce(msk.value()), m_mod));
+    }
+    weights
+}
+
 impl ShenoyKumaresan {
     /// `b_sk` is `B ∪ {m_sk}` with `m_sk` as its last modulus (`|B| = ℓ ≥ 1`);
     /// `q` the target base (any base; it need not be coprime to `B_sk`).
@@ -77,14 +104,8 @@ impl ShenoyKumaresan {
     /// two moduli or when `⌊(m_sk − 1)/2⌋ < ℓ` (then not even `|x| ≤ M` is
     /// converted exactly; 002 Lemma 6 asks `m_sk ≥ 2(ℓ + ⌈λ⌉)`).
     pub fn new(b_sk: &RnsBase, q: &RnsBase) -> Result<Self> {
-        let ell = b_sk.len().saturating_sub(1);
-        if ell == 0 {
-            return Err(MathError::InvalidParameter(
-                "Shenoy-Kumaresan needs B_sk = B ∪ {m_sk} with |B| ≥ 1".into(),
-            ));
-        }
-        let b_base = b_sk.sub_base(0..ell)?;
-        let msk = b_sk.moduli()[ell];
+        let (b_base, msk) = split_b_sk(b_sk)?;
+        let ell = b_base.len();
         let m_sk = msk.value();
         let half_down = (m_sk - 1) / 2;
         if half_down < ell as u64 {
@@ -99,15 +120,12 @@ impl ShenoyKumaresan {
         let b_hat_mod_msk = b_base.q_hat_mod(&msk);
         let m_inv_msk = msk.inv(b_base.product_mod(&msk))?;
         let a_bits = b_sk.moduli().iter().map(Modulus::bits).max().unwrap_or(61);
-        let mut q_weights = Vec::with_capacity(q.len() * (ell + 2));
-        let mut q_blocks = Vec::with_capacity(q.len());
-        for qj in q.moduli() {
-            q_weights.extend(b_base.q_hat_mod(qj));
-            let m_mod = b_base.product_mod(qj);
-            q_weights.push(qj.neg(m_mod));
-            q_weights.push(qj.mul(qj.reduce(m_sk), m_mod));
-            q_blocks.push(half_block_len(a_bits, qj.bits()));
-        }
+        let q_weights = target_weights(&b_base, &msk, q);
+        let q_blocks: Vec<usize> = q
+            .moduli()
+            .iter()
+            .map(|qj| half_block_len(a_bits, qj.bits()))
+            .collect();
         // AVX-512F: B of at most 60 bits (halves of y_i), α < m_sk ≤ 2^60.
         let avx = avx512_source_ok(&b_base) && msk.bits() <= crate::simd::AVX512_CONV_BITS.1;
         let q_weights30 = if avx {
@@ -133,13 +151,7 @@ impl ShenoyKumaresan {
                 .collect(),
             inv_q: q.moduli().iter().map(|m| 1.0 / m.value() as f64).collect(),
             msk_weights30,
-            b_consts: b
-                .iter()
-                .zip(&b_hat_inv)
-                .zip(&b_hat_inv_shoup)
-                .zip(b_base.inv_f64())
-                .map(|(((&m, &w), &ws), &inv)| (m, w, ws, inv))
-                .collect(),
+            b_consts: b_base.first_pass_consts(),
             m_sk,
             msk,
             b,

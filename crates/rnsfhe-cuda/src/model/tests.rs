@@ -29,6 +29,14 @@ fn column(p: &RnsPoly<Coeff>, c: usize) -> Vec<u64> {
     p.limbs_iter().map(|r| r[c]).collect()
 }
 
+/// Checks the model of every coefficient `c < n`, `model(c)`, against
+/// column `c` of the CPU's output `out`.
+fn check_columns(out: &RnsPoly<Coeff>, what: &str, model: impl Fn(usize) -> Vec<u64>) {
+    for c in 0..out.n() {
+        assert_eq!(model(c), column(out, c), "{what} c={c}");
+    }
+}
+
 /// Residues of a big integer (for edge inputs such as ⌊q/2⌋).
 fn residues(x: &BigUint, base: &RnsBase) -> Vec<u64> {
     base.moduli()
@@ -89,6 +97,12 @@ fn device_modulus_reduces_like_modulus() {
     }
 }
 
+/// One direction of [`NttTable`] (CPU reference).
+type CpuNtt = fn(&NttTable, &mut [u64]) -> rnsfhe::rnsfhe_math::Result<()>;
+
+/// One direction of the staged device NTT model.
+type DevNtt = fn(&crate::geometry::NttPlan, &NttTwiddles, u64, &mut [u64]);
+
 #[test]
 fn staged_ntt_matches_ntt_table_for_every_size() {
     let mut rng = ChaCha20Rng::seed_from_u64(2);
@@ -100,21 +114,21 @@ fn staged_ntt_matches_ntt_table_for_every_size() {
         // Every tile size the plans choose: few words (smallest tiles),
         // many (largest).
         for (limbs, polys) in [(1, 1), (30, 8)] {
-            let fwd = ntt_plan(n, limbs, polys, false).unwrap();
-            let inv = ntt_plan(n, limbs, polys, true).unwrap();
-            // Inputs anywhere in [0, 4p) for the forward transform.
-            let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..4 * p)).collect();
-            let mut cpu = a.clone();
-            table.forward(&mut cpu).unwrap();
-            let mut dev = a;
-            ntt_forward(&fwd, &tw, p, &mut dev);
-            assert_eq!(dev, cpu, "forward n = {n}, {limbs} × {polys}");
-            let b: Vec<u64> = (0..n).map(|_| rng.gen_range(0..2 * p)).collect();
-            let mut cpu = b.clone();
-            table.backward(&mut cpu).unwrap();
-            let mut dev = b;
-            ntt_inverse(&inv, &tw, p, &mut dev);
-            assert_eq!(dev, cpu, "inverse n = {n}, {limbs} × {polys}");
+            // Inputs anywhere in [0, 4p) for the forward transform, [0, 2p)
+            // for the inverse one.
+            let directions: [(&str, bool, u64, CpuNtt, DevNtt); 2] = [
+                ("forward", false, 4, NttTable::forward, ntt_forward),
+                ("inverse", true, 2, NttTable::backward, ntt_inverse),
+            ];
+            for (name, inverse, bound, cpu_ntt, dev_ntt) in directions {
+                let plan = ntt_plan(n, limbs, polys, inverse).unwrap();
+                let a: Vec<u64> = (0..n).map(|_| rng.gen_range(0..bound * p)).collect();
+                let mut cpu = a.clone();
+                cpu_ntt(&table, &mut cpu).unwrap();
+                let mut dev = a;
+                dev_ntt(&plan, &tw, p, &mut dev);
+                assert_eq!(dev, cpu, "{name} n = {n}, {limbs} × {polys}");
+            }
         }
     }
 }
@@ -182,18 +196,8 @@ fn conversions_match_base_converter() {
     conv_cpu.fast_base_conv(&x, &mut out_i).unwrap();
     let mut out_f = RnsPoly::zero(n, p.len());
     conv_cpu.fast_base_conv_exact(&x, &mut out_f).unwrap();
-    for c in 0..n {
-        assert_eq!(
-            conv(&tb, &sq, &sp, &column(&x, c), false),
-            column(&out_i, c),
-            "I c={c}"
-        );
-        assert_eq!(
-            conv(&tb, &sq, &sp, &column(&x, c), true),
-            column(&out_f, c),
-            "F c={c}"
-        );
-    }
+    check_columns(&out_i, "I", |c| conv(&tb, &sq, &sp, &column(&x, c), false));
+    check_columns(&out_f, "F", |c| conv(&tb, &sq, &sp, &column(&x, c), true));
 }
 
 #[test]
@@ -216,13 +220,9 @@ fn hps_scalers_match_cpu() {
     let xp = random_poly(&mut rng, &p, n);
     let mut out_p = RnsPoly::zero(n, p.len());
     s_b.apply(&x, &xp, &mut out_p).unwrap();
-    for c in 0..n {
-        assert_eq!(
-            scale_base(&column(&x, c), &column(&xp, c), &tb, &dm(&p)),
-            column(&out_p, c),
-            "eq. 8 c={c}"
-        );
-    }
+    check_columns(&out_p, "eq. 8", |c| {
+        scale_base(&column(&x, c), &column(&xp, c), &tb, &dm(&p))
+    });
     // Force the exact path: a threshold of 0 sends every coefficient
     // through the multi-word comparison, which must agree.
     let mut forced = tt.clone();
@@ -249,13 +249,9 @@ fn behz_steps_match_cpu() {
     let x = random_poly(&mut rng, &bm, n);
     let mut out = RnsPoly::zero(n, bsk.len());
     sm.sm_mrq(&x, &mut out).unwrap();
-    for c in 0..n {
-        assert_eq!(
-            sm_mrq(&column(&x, c), &tb, &dm(&bsk), mt),
-            column(&out, c),
-            "SmMRq c={c}"
-        );
-    }
+    check_columns(&out, "SmMRq", |c| {
+        sm_mrq(&column(&x, c), &tb, &dm(&bsk), mt)
+    });
     // fastRNSFloor.
     let fl = RnsFloor::new(&q, &bsk).unwrap();
     let w = floor_weights(&q, &bsk).unwrap();
@@ -269,20 +265,10 @@ fn behz_steps_match_cpu() {
         .zip(q.q_hat_inv_shoup())
         .map(|(&a, &b)| (a, b))
         .collect();
-    for c in 0..n {
-        assert_eq!(
-            floor(
-                &column(&xq, c),
-                &column(&xb, c),
-                &qhi,
-                &dm(&q),
-                &w,
-                &dm(&bsk)
-            ),
-            column(&out, c),
-            "floor c={c}"
-        );
-    }
+    check_columns(&out, "floor", |c| {
+        let (xq, xb) = (column(&xq, c), column(&xb, c));
+        floor(&xq, &xb, &qhi, &dm(&q), &w, &dm(&bsk))
+    });
     // Shenoy-Kumaresan B_sk → q (inputs of every size, incl. large ones).
     let skc = ShenoyKumaresan::new(&bsk, &q).unwrap();
     let st = SkTables::new(&bsk, &q).unwrap();
@@ -291,13 +277,9 @@ fn behz_steps_match_cpu() {
     skc.convert(&xs, &mut out).unwrap();
     let ell = bsk.len() - 1;
     let b = dm(&bsk);
-    for c in 0..n {
-        assert_eq!(
-            sk(&column(&xs, c), &st, &b[..ell], &b[ell], &dm(&q)),
-            column(&out, c),
-            "SK c={c}"
-        );
-    }
+    check_columns(&out, "SK", |c| {
+        sk(&column(&xs, c), &st, &b[..ell], &b[ell], &dm(&q))
+    });
 }
 
 #[test]

@@ -113,14 +113,7 @@ impl BaseConverter {
             .iter()
             .map(|m| crate::simd::avx512_conv_modulus_ok(m.value()))
             .collect();
-        let src_consts = from
-            .moduli()
-            .iter()
-            .zip(from.q_hat_inv())
-            .zip(from.q_hat_inv_shoup())
-            .zip(from.inv_f64())
-            .map(|(((&m, &w), &ws), &inv)| (m, w, ws, inv))
-            .collect();
+        let src_consts = from.first_pass_consts();
         // v ≤ k, so it has at most bits(k) bits.
         let v_bits = usize::BITS - k.leading_zeros();
         let eps = Self::estimate_error_bound(k);

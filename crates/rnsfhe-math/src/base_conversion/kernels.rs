@@ -196,9 +196,19 @@ impl BaseConverter {
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
+        self.conv_portable_poly::<false>(input, output)
+    }
+
+    /// [`BaseConverter::conv_portable`] on whole polynomials, shapes
+    /// checked (both `*_portable` references).
+    fn conv_portable_poly<const EXACT: bool>(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
         self.check_shapes(input, output)?;
         let n = input.n();
-        self.conv_portable::<false>(n, input.data(), &mut Self::all_rows(output));
+        self.conv_portable::<EXACT>(n, input.data(), &mut Self::all_rows(output));
         Ok(())
     }
 
@@ -310,10 +320,7 @@ impl BaseConverter {
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        self.check_shapes(input, output)?;
-        let n = input.n();
-        self.conv_portable::<true>(n, input.data(), &mut Self::all_rows(output));
-        Ok(())
+        self.conv_portable_poly::<true>(input, output)
     }
 
     /// The overflow estimate of `FastBaseConv_F` for a single coefficient

@@ -275,10 +275,10 @@ fn check_mod_down(q: &[u64], p: &[u64], n: usize, rng: &mut ChaCha20Rng) {
     }
 }
 
-/// (Q bits, P bits, n) for the key-switching tests: 1 to 6 limbs of Q,
-/// 1 to 3 of P, 40 to 60 bits.
-fn ks_params() -> Vec<(Vec<u32>, Vec<u32>, usize)> {
-    vec![
+/// (Q primes, P primes, n) for the key-switching tests: 1 to 6 limbs of
+/// Q, 1 to 3 of P, 40 to 60 bits, all distinct NTT primes for `n`.
+fn ks_params() -> impl Iterator<Item = (Vec<u64>, Vec<u64>, usize)> {
+    let bits: [(Vec<u32>, Vec<u32>, usize); 7] = [
         (vec![40], vec![60], 16),
         (vec![50, 45], vec![60], 32),
         (vec![60, 40, 50], vec![55, 60], 64),
@@ -286,15 +286,18 @@ fn ks_params() -> Vec<(Vec<u32>, Vec<u32>, usize)> {
         (vec![60; 5], vec![40, 50], 512),
         (vec![50, 60, 40, 60, 50, 60], vec![60, 45, 60], 1024),
         (vec![40; 6], vec![40, 40, 40], 128),
-    ]
+    ];
+    bits.into_iter().map(|(qb, pb, n)| {
+        let q = primes(&qb, n, &[]);
+        let p = primes(&pb, n, &q);
+        (q, p, n)
+    })
 }
 
 #[test]
 fn mod_down_matches_bigint_with_documented_error() {
     let mut rng = ChaCha20Rng::seed_from_u64(903);
-    for (qb, pb, n) in ks_params() {
-        let q = primes(&qb, n, &[]);
-        let p = primes(&pb, n, &q);
+    for (q, p, n) in ks_params() {
         check_mod_down(&q, &p, n, &mut rng);
     }
 }
@@ -346,9 +349,7 @@ fn check_mod_up(q: &[u64], p: &[u64], n: usize, dnum: usize, rng: &mut ChaCha20R
 #[test]
 fn mod_up_matches_bigint_at_every_level() {
     let mut rng = ChaCha20Rng::seed_from_u64(904);
-    for (qb, pb, n) in ks_params() {
-        let q = primes(&qb, n, &[]);
-        let p = primes(&pb, n, &q);
+    for (q, p, n) in ks_params() {
         for dnum in 1..=q.len() {
             check_mod_up(&q, &p, n.min(256), dnum, &mut rng);
         }

@@ -15,8 +15,17 @@ use crate::ring::{
     pointwise_mul_add_with, pointwise_mul_portable, pointwise_mul_with, pointwise_supports,
 };
 
+/// Notes on stderr, when the CPU lacks `feature` (`available` false), that
+/// the test of `what` checks the portable path only.
+fn note_if_missing(available: bool, feature: &str, what: &str) {
+    if !available {
+        eprintln!("note: this CPU lacks {feature}; {what}: checking the portable path only");
+    }
+}
+
+/// [`note_if_missing`] for IFMA52.
 fn note_skip(what: &str) {
-    eprintln!("note: this CPU lacks AVX-512 IFMA52; {what}: checking the portable path only");
+    note_if_missing(ifma_available(), "AVX-512 IFMA52", what);
 }
 
 /// Inputs for one transform: edge cases and random residues; `wide` is the
@@ -50,23 +59,54 @@ fn simd_kernels(t: &NttTable) -> Vec<Kernel> {
         .collect()
 }
 
+/// One direction of an NTT, three ways: the portable reference, the
+/// dispatching entry point and an explicitly chosen kernel.
+struct NttDirection {
+    name: &'static str,
+    portable: fn(&NttTable, &mut [u64]) -> crate::Result<()>,
+    dispatched: fn(&NttTable, &mut [u64]) -> crate::Result<()>,
+    with: fn(&NttTable, Kernel, &mut [u64]) -> crate::Result<()>,
+}
+
+impl NttDirection {
+    /// Checks the dispatching entry point and every SIMD kernel that can
+    /// run with `t` against the portable words of `a`, which it returns.
+    fn check(&self, t: &NttTable, a: &[u64]) -> Vec<u64> {
+        let (n, p, name) = (t.n(), t.modulus().value(), self.name);
+        let mut reference = a.to_vec();
+        (self.portable)(t, &mut reference).unwrap();
+        assert!(reference.iter().all(|&x| x < p));
+        let mut dispatched = a.to_vec();
+        (self.dispatched)(t, &mut dispatched).unwrap();
+        assert_eq!(dispatched, reference, "{name}, n={n} p={p}");
+        for k in simd_kernels(t) {
+            let mut v = a.to_vec();
+            (self.with)(t, k, &mut v).unwrap();
+            assert_eq!(v, reference, "{k:?} {name}, n={n} p={p}");
+        }
+        reference
+    }
+}
+
 /// Checks `forward`/`backward` (dispatching), the IFMA kernel when
 /// available, the AVX-512F kernel when available, and the portable path
 /// against each other, plus round trips.
 fn check_ntt(t: &NttTable, rng: &mut ChaCha20Rng, random: usize) {
     let (n, p) = (t.n(), t.modulus().value());
+    let forward = NttDirection {
+        name: "forward",
+        portable: NttTable::forward_portable,
+        dispatched: NttTable::forward,
+        with: NttTable::forward_with,
+    };
+    let backward = NttDirection {
+        name: "backward",
+        portable: NttTable::backward_portable,
+        dispatched: NttTable::backward,
+        with: NttTable::backward_with,
+    };
     for a in ntt_inputs(rng, n, p, 4 * p, random) {
-        let mut reference = a.clone();
-        t.forward_portable(&mut reference).unwrap();
-        assert!(reference.iter().all(|&x| x < p));
-        let mut dispatched = a.clone();
-        t.forward(&mut dispatched).unwrap();
-        assert_eq!(dispatched, reference, "forward, n={n} p={p}");
-        for k in simd_kernels(t) {
-            let mut v = a.clone();
-            t.forward_with(k, &mut v).unwrap();
-            assert_eq!(v, reference, "{k:?} forward, n={n} p={p}");
-        }
+        let reference = forward.check(t, &a);
         // Round trip from canonical values, when the input was canonical.
         if a.iter().all(|&x| x < p) {
             let mut back = reference.clone();
@@ -75,120 +115,90 @@ fn check_ntt(t: &NttTable, rng: &mut ChaCha20Rng, random: usize) {
         }
     }
     for a in ntt_inputs(rng, n, p, 2 * p, random) {
-        let mut reference = a.clone();
-        t.backward_portable(&mut reference).unwrap();
-        assert!(reference.iter().all(|&x| x < p));
-        let mut dispatched = a.clone();
-        t.backward(&mut dispatched).unwrap();
-        assert_eq!(dispatched, reference, "backward, n={n} p={p}");
-        for k in simd_kernels(t) {
-            let mut v = a.clone();
-            t.backward_with(k, &mut v).unwrap();
-            assert_eq!(v, reference, "{k:?} backward, n={n} p={p}");
+        backward.check(t, &a);
+    }
+}
+
+/// The NTT table of degree `n` over the first NTT prime of `bits` bits.
+fn ntt_table(bits: u32, n: usize) -> NttTable {
+    let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
+    NttTable::new(n, Modulus::new(p).unwrap()).unwrap()
+}
+
+/// [`check_ntt`] with `random` random inputs for every width in `bits` at
+/// every degree `2^log_n`; with `simd = Some((kernel, available))` also
+/// that `kernel` is supported exactly when the CPU has it and `n ≥ 16`.
+fn check_ntt_grid(
+    bits: impl IntoIterator<Item = u32>,
+    log_ns: &[u32],
+    rng: &mut ChaCha20Rng,
+    random: usize,
+    simd: Option<(Kernel, bool)>,
+) {
+    for bits in bits {
+        for &log_n in log_ns {
+            let n = 1usize << log_n;
+            let t = ntt_table(bits, n);
+            if let Some((kernel, available)) = simd {
+                assert_eq!(t.supports(kernel), available && n >= 16);
+            }
+            check_ntt(&t, rng, random);
         }
     }
+}
+
+/// Every degree the tests cover for a few widths: `2^3` to `2^17`.
+const ALL_LOG_N: [u32; 15] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17];
+
+/// [`check_ntt`] for the largest prime of the right shape below 2^61 at
+/// `n = 2^12` (`4p` close to 2^63, where the signed comparisons of the
+/// AVX2 kernel are at their limit).
+fn check_ntt_top_61_bit_prime(rng: &mut ChaCha20Rng) {
+    let n = 1 << 12;
+    let mut top = (1u64 << 61) - 2 * n as u64 + 1;
+    while !is_prime(top) {
+        top -= 2 * n as u64;
+    }
+    check_ntt(
+        &NttTable::new(n, Modulus::new(top).unwrap()).unwrap(),
+        rng,
+        3,
+    );
 }
 
 #[test]
 fn ntt_ifma_matches_portable_for_20_to_50_bit_moduli_and_n_8_to_2_pow_17() {
-    if !ifma_available() {
-        note_skip("NTT");
-    }
+    note_skip("NTT");
     let mut rng = ChaCha20Rng::seed_from_u64(600);
     // Every width from 20 to 50 bits at small and medium sizes.
-    for bits in 20..=50u32 {
-        for log_n in [3u32, 4, 5, 6, 7, 10] {
-            let n = 1usize << log_n;
-            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
-            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
-            assert_eq!(t.supports(Kernel::Ifma52), ifma_available() && n >= 16);
-            check_ntt(&t, &mut rng, 2);
-        }
-    }
+    let ifma = Some((Kernel::Ifma52, ifma_available()));
+    check_ntt_grid(20..=50, &[3, 4, 5, 6, 7, 10], &mut rng, 2, ifma);
     // All sizes up to 2^17 for a few widths, including the largest prime
     // below 2^50 of the right shape.
-    for bits in [20u32, 32, 41, 50] {
-        for log_n in 3..=17u32 {
-            let n = 1usize << log_n;
-            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
-            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
-            check_ntt(&t, &mut rng, 1);
-        }
-    }
+    check_ntt_grid([20, 32, 41, 50], &ALL_LOG_N, &mut rng, 1, None);
 }
 
 #[test]
 fn ntt_avx512_matches_portable_for_51_to_61_bit_moduli_and_n_8_to_2_pow_17() {
-    if !avx512_available() {
-        eprintln!("note: this CPU lacks AVX-512F/DQ; checking the portable path only");
-    }
+    note_skip_avx512("this test");
     let mut rng = ChaCha20Rng::seed_from_u64(602);
-    for bits in 51..=61u32 {
-        for log_n in [3u32, 4, 5, 8, 11] {
-            let n = 1usize << log_n;
-            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
-            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
-            assert_eq!(t.supports(Kernel::Avx512), avx512_available() && n >= 16);
-            check_ntt(&t, &mut rng, 2);
-        }
-    }
+    let avx512 = Some((Kernel::Avx512, avx512_available()));
+    check_ntt_grid(51..=61, &[3, 4, 5, 8, 11], &mut rng, 2, avx512);
     // All sizes for the widths the crate uses most, and the largest prime
     // of the right shape below 2^61 (4p close to 2^63).
-    for bits in [60u32, 61] {
-        for log_n in 3..=17u32 {
-            let n = 1usize << log_n;
-            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
-            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
-            check_ntt(&t, &mut rng, 1);
-        }
-    }
-    let n = 1 << 12;
-    let mut top = (1u64 << 61) - 2 * n as u64 + 1;
-    while !is_prime(top) {
-        top -= 2 * n as u64;
-    }
-    check_ntt(
-        &NttTable::new(n, Modulus::new(top).unwrap()).unwrap(),
-        &mut rng,
-        3,
-    );
+    check_ntt_grid([60, 61], &ALL_LOG_N, &mut rng, 1, None);
+    check_ntt_top_61_bit_prime(&mut rng);
 }
 
 #[test]
 fn ntt_avx2_matches_portable_for_20_to_61_bit_moduli_and_n_8_to_2_pow_17() {
-    if !avx2_available() {
-        eprintln!("note: this CPU lacks AVX2; checking the portable path only");
-    }
+    note_if_missing(avx2_available(), "AVX2", "NTT");
     let mut rng = ChaCha20Rng::seed_from_u64(603);
-    for bits in (20..=61u32).step_by(3).chain([50, 60, 61]) {
-        for log_n in [3u32, 4, 5, 6, 9] {
-            let n = 1usize << log_n;
-            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
-            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
-            assert_eq!(t.supports(Kernel::Avx2), avx2_available() && n >= 16);
-            check_ntt(&t, &mut rng, 2);
-        }
-    }
-    for bits in [30u32, 60, 61] {
-        for log_n in 3..=17u32 {
-            let n = 1usize << log_n;
-            let p = generate_ntt_primes(bits, n, 1, &[]).unwrap()[0];
-            let t = NttTable::new(n, Modulus::new(p).unwrap()).unwrap();
-            check_ntt(&t, &mut rng, 1);
-        }
-    }
-    // The largest prime of the right shape below 2^61 (4p close to 2^63,
-    // where the signed comparisons of the AVX2 kernel are at their limit).
-    let n = 1 << 12;
-    let mut top = (1u64 << 61) - 2 * n as u64 + 1;
-    while !is_prime(top) {
-        top -= 2 * n as u64;
-    }
-    check_ntt(
-        &NttTable::new(n, Modulus::new(top).unwrap()).unwrap(),
-        &mut rng,
-        3,
-    );
+    let widths = (20..=61u32).step_by(3).chain([50, 60, 61]);
+    let avx2 = Some((Kernel::Avx2, avx2_available()));
+    check_ntt_grid(widths, &[3, 4, 5, 6, 9], &mut rng, 2, avx2);
+    check_ntt_grid([30, 60, 61], &ALL_LOG_N, &mut rng, 1, None);
+    check_ntt_top_61_bit_prime(&mut rng);
 }
 
 #[test]
@@ -200,8 +210,8 @@ fn ntt_kernel_selection_follows_modulus_width_and_cpu() {
         (60, false),
         (61, false),
     ] {
-        let p = generate_ntt_primes(bits, 1024, 1, &[]).unwrap()[0];
-        let t = NttTable::new(1024, Modulus::new(p).unwrap()).unwrap();
+        let t = ntt_table(bits, 1024);
+        let p = t.modulus().value();
         let want = if expect_ifma && ifma_available() {
             Kernel::Ifma52
         } else if avx512_available() {
@@ -254,9 +264,7 @@ fn pointwise_moduli(rng: &mut ChaCha20Rng) -> Vec<u64> {
 
 #[test]
 fn pointwise_ifma_matches_portable() {
-    if !ifma_available() {
-        note_skip("point-wise products");
-    }
+    note_skip("point-wise products");
     let mut rng = ChaCha20Rng::seed_from_u64(601);
     for p in pointwise_moduli(&mut rng) {
         let m = Modulus::new(p).unwrap();
@@ -362,11 +370,8 @@ type Fill = Box<dyn Fn(&mut ChaCha20Rng, u64, usize) -> u64>;
 #[test]
 fn fast_base_conv_ifma_matches_portable() {
     use crate::base_conversion::BaseConverter;
-    use crate::poly::{Coeff, RnsPoly};
     use crate::rns_base::RnsBase;
-    if !ifma_available() {
-        note_skip("FastBaseConv");
-    }
+    note_skip("FastBaseConv");
     let mut rng = ChaCha20Rng::seed_from_u64(603);
     let configs: Vec<(Vec<u32>, Vec<u32>)> = vec![
         (vec![50; 8], vec![50; 9]),
@@ -428,24 +433,15 @@ fn fast_base_conv_ifma_matches_portable() {
                 }),
             ];
             for fill in &fills {
-                let data: Vec<u64> = qs
-                    .iter()
-                    .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
-                    .collect();
-                let x = RnsPoly::<Coeff>::from_data(n, qs.len(), data).unwrap();
-                let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
-                conv.fast_base_conv_portable(&x, &mut expect).unwrap();
-                let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
-                conv.fast_base_conv(&x, &mut got).unwrap();
-                assert_eq!(got.data(), expect.data(), "q={qs:?} p={ps:?} n={n}");
-                let mut forced = RnsPoly::<Coeff>::zero(n, ps.len());
-                let r = conv.fast_base_conv_with(Kernel::Ifma52, &x, &mut forced);
-                if conv.fast_base_conv_kernel() == Kernel::Ifma52 {
-                    r.unwrap();
-                    assert_eq!(forced.data(), expect.data());
-                } else {
-                    assert!(r.is_err());
-                }
+                let x = poly_from_fn(&qs, n, |q, c| fill(&mut rng, q, c));
+                check_selected_and_forced(
+                    (n, ps.len()),
+                    conv.fast_base_conv_kernel() == Kernel::Ifma52,
+                    &format!("q={qs:?} p={ps:?} n={n}"),
+                    |o| conv.fast_base_conv_portable(&x, o),
+                    |o| conv.fast_base_conv(&x, o),
+                    |o| conv.fast_base_conv_with(Kernel::Ifma52, &x, o),
+                );
             }
         }
     }
@@ -465,8 +461,9 @@ fn avx512_scale_bits_ok(from_bits: &[u32], to_bits: &[u32]) -> bool {
     from_bits.iter().all(|&b| b <= 60) && to_bits.iter().all(|&b| (46..=60).contains(&b))
 }
 
+/// [`note_if_missing`] for AVX-512F/DQ.
 fn note_skip_avx512(what: &str) {
-    eprintln!("note: this CPU lacks AVX-512F/DQ; {what}: checking the portable path only");
+    note_if_missing(avx512_available(), "AVX-512F/DQ", what);
 }
 
 /// `count` distinct primes for each width in `bits`, none in `used`.
@@ -478,6 +475,34 @@ fn pick_primes(bits: &[u32], used: &mut Vec<u64>) -> Vec<u64> {
             p
         })
         .collect()
+}
+
+/// Source and target widths for the conversion and scaling tests: the
+/// 6- and 10-limb 60-bit bases (one target limb more), then `extra`, then
+/// 60-bit bases of 1 to 20 source limbs and 1 to 4 target limbs.
+fn conv_configs(extra: Vec<(Vec<u32>, Vec<u32>)>) -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut configs = vec![(vec![60; 6], vec![60; 7]), (vec![60; 10], vec![60; 11])];
+    configs.extend(extra);
+    configs.extend((1..=20usize).map(|k| (vec![60; k], vec![60; 1 + k % 4])));
+    configs
+}
+
+/// The moduli of two bases and the bases: `(from, to, from base, to base)`.
+type Bases = (
+    Vec<u64>,
+    Vec<u64>,
+    crate::rns_base::RnsBase,
+    crate::rns_base::RnsBase,
+);
+
+/// Two bases of distinct primes of the widths `from_bits` and `to_bits`
+/// (none in `used`): their moduli and the bases.
+fn pick_bases(from_bits: &[u32], to_bits: &[u32], mut used: Vec<u64>) -> Bases {
+    use crate::rns_base::RnsBase;
+    let from = pick_primes(from_bits, &mut used);
+    let to = pick_primes(to_bits, &mut used);
+    let (a, b) = (RnsBase::new(&from).unwrap(), RnsBase::new(&to).unwrap());
+    (from, to, a, b)
 }
 
 /// Input words for a conversion or scaling test: random residues and the
@@ -501,19 +526,69 @@ fn poly_of_big(
     crate::base_conversion::test_util::poly_of(xs, base)
 }
 
+/// The polynomial over `moduli` (one limb each) whose coefficient `c` of
+/// limb `m` is `word(m, c)`, filled limb by limb.
+fn poly_from_fn(
+    moduli: &[u64],
+    n: usize,
+    mut word: impl FnMut(u64, usize) -> u64,
+) -> crate::poly::RnsPoly<crate::poly::Coeff> {
+    let data: Vec<u64> = moduli
+        .iter()
+        .flat_map(|&m| (0..n).map(|c| word(m, c)).collect::<Vec<_>>())
+        .collect();
+    crate::poly::RnsPoly::from_data(n, moduli.len(), data).unwrap()
+}
+
+/// Runs an operation three ways into fresh `n × rows` outputs — the
+/// portable reference, the kernel it selects and a forced SIMD kernel — and
+/// checks that the words agree; forcing must succeed exactly when
+/// `eligible`.
+fn check_selected_and_forced(
+    (n, rows): (usize, usize),
+    eligible: bool,
+    ctx: &str,
+    portable: impl FnOnce(&mut crate::poly::RnsPoly<crate::poly::Coeff>) -> crate::Result<()>,
+    selected: impl FnOnce(&mut crate::poly::RnsPoly<crate::poly::Coeff>) -> crate::Result<()>,
+    forced: impl FnOnce(&mut crate::poly::RnsPoly<crate::poly::Coeff>) -> crate::Result<()>,
+) {
+    use crate::poly::RnsPoly;
+    let mut expect = RnsPoly::zero(n, rows);
+    portable(&mut expect).unwrap();
+    let mut got = RnsPoly::zero(n, rows);
+    selected(&mut got).unwrap();
+    assert_eq!(got.data(), expect.data(), "{ctx}");
+    let mut forced_out = RnsPoly::zero(n, rows);
+    let r = forced(&mut forced_out);
+    assert_eq!(r.is_ok(), eligible, "{ctx}");
+    if eligible {
+        assert_eq!(forced_out.data(), expect.data(), "forced: {ctx}");
+    }
+}
+
+/// A checked conversion of [`crate::base_conversion::BaseConverter`].
+type Conv = fn(
+    &crate::base_conversion::BaseConverter,
+    &crate::poly::RnsPoly<crate::poly::Coeff>,
+    &mut crate::poly::RnsPoly<crate::poly::Coeff>,
+) -> crate::Result<()>;
+
+/// A checked conversion with an explicit kernel.
+type ConvWith = fn(
+    &crate::base_conversion::BaseConverter,
+    Kernel,
+    &crate::poly::RnsPoly<crate::poly::Coeff>,
+    &mut crate::poly::RnsPoly<crate::poly::Coeff>,
+) -> crate::Result<()>;
+
 #[test]
 fn fast_base_conv_avx512_matches_portable() {
     use crate::base_conversion::BaseConverter;
     use crate::poly::{Coeff, RnsPoly};
-    use crate::rns_base::RnsBase;
     use num_bigint::{BigUint, RandBigInt};
-    if !avx512_available() {
-        note_skip_avx512("FastBaseConv_I/F");
-    }
+    note_skip_avx512("FastBaseConv_I/F");
     let mut rng = ChaCha20Rng::seed_from_u64(604);
-    let mut configs: Vec<(Vec<u32>, Vec<u32>)> = vec![
-        (vec![60; 6], vec![60; 7]),
-        (vec![60; 10], vec![60; 11]),
+    let configs = conv_configs(vec![
         (vec![59; 3], vec![60, 59, 50, 46]),
         (vec![30, 50, 59, 60], vec![50; 2]),
         (vec![50; 8], vec![50; 9]),
@@ -525,15 +600,9 @@ fn fast_base_conv_avx512_matches_portable() {
         (vec![61, 60], vec![60]),
         (vec![60; 2], vec![61]),
         (vec![60; 3], vec![45, 30]),
-    ];
-    for k in 1..=20usize {
-        configs.push((vec![60; k], vec![60; 1 + k % 4]));
-    }
+    ]);
     for (from_bits, to_bits) in configs {
-        let mut used = Vec::new();
-        let qs = pick_primes(&from_bits, &mut used);
-        let ps = pick_primes(&to_bits, &mut used);
-        let (from, to) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+        let (qs, ps, from, to) = pick_bases(&from_bits, &to_bits, Vec::new());
         let conv = BaseConverter::new(&from, &to).unwrap();
         let eligible = avx512_conv_bits_ok(&from_bits, &to_bits) && avx512_available();
         assert_eq!(
@@ -556,13 +625,7 @@ fn fast_base_conv_avx512_matches_portable() {
         for &n in sizes {
             let mut inputs: Vec<RnsPoly<Coeff>> = conv_fills()
                 .iter()
-                .map(|fill| {
-                    let data: Vec<u64> = qs
-                        .iter()
-                        .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
-                        .collect();
-                    RnsPoly::<Coeff>::from_data(n, qs.len(), data).unwrap()
-                })
+                .map(|fill| poly_from_fn(&qs, n, |q, c| fill(&mut rng, q, c)))
                 .collect();
             // Centered edges as integers: 0, 1, q − 1, ⌊q/2⌋, ⌊q/2⌋ + 1,
             // (q ± 1)/2 ± 2 (the ambiguous band of FastBaseConv_F), random.
@@ -585,34 +648,31 @@ fn fast_base_conv_avx512_matches_portable() {
             }
             xs.truncate(n);
             inputs.push(poly_of_big(&xs, &from));
-            for x in &inputs {
-                let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
-                conv.fast_base_conv_exact_portable(x, &mut expect).unwrap();
-                let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
-                conv.fast_base_conv_exact(x, &mut got).unwrap();
-                assert_eq!(got.data(), expect.data(), "F: q={qs:?} p={ps:?} n={n}");
-                let mut forced = RnsPoly::<Coeff>::zero(n, ps.len());
-                let r = conv.fast_base_conv_exact_with(Kernel::Avx512, x, &mut forced);
-                assert_eq!(r.is_ok(), eligible);
-                if eligible {
-                    assert_eq!(
-                        forced.data(),
-                        expect.data(),
-                        "F forced: q={qs:?} p={ps:?} n={n}"
-                    );
-                }
-                let mut expect_i = RnsPoly::<Coeff>::zero(n, ps.len());
-                conv.fast_base_conv_portable(x, &mut expect_i).unwrap();
-                let mut forced_i = RnsPoly::<Coeff>::zero(n, ps.len());
-                let r = conv.fast_base_conv_with(Kernel::Avx512, x, &mut forced_i);
-                assert_eq!(r.is_ok(), eligible);
-                if eligible {
-                    assert_eq!(
-                        forced_i.data(),
-                        expect_i.data(),
-                        "I: q={qs:?} p={ps:?} n={n}"
-                    );
-                }
+            let variants: [(&str, Conv, Conv, ConvWith); 2] = [
+                (
+                    "F",
+                    BaseConverter::fast_base_conv_exact_portable,
+                    BaseConverter::fast_base_conv_exact,
+                    BaseConverter::fast_base_conv_exact_with,
+                ),
+                (
+                    "I",
+                    BaseConverter::fast_base_conv_portable,
+                    BaseConverter::fast_base_conv,
+                    BaseConverter::fast_base_conv_with,
+                ),
+            ];
+            for (x, (name, portable, selected, with)) in
+                inputs.iter().flat_map(|x| variants.map(|v| (x, v)))
+            {
+                check_selected_and_forced(
+                    (n, ps.len()),
+                    eligible,
+                    &format!("{name}: q={qs:?} p={ps:?} n={n}"),
+                    |o| portable(&conv, x, o),
+                    |o| selected(&conv, x, o),
+                    |o| with(&conv, Kernel::Avx512, x, o),
+                );
             }
         }
     }
@@ -627,9 +687,7 @@ fn fast_base_conv_avx512_mixed_targets_match_portable() {
     use crate::base_conversion::BaseConverter;
     use crate::poly::{Coeff, RnsPoly};
     use crate::rns_base::RnsBase;
-    if !avx512_available() {
-        note_skip_avx512("FastBaseConv with mixed targets");
-    }
+    note_skip_avx512("FastBaseConv with mixed targets");
     let mut rng = ChaCha20Rng::seed_from_u64(607);
     let mut used = Vec::new();
     let q60 = pick_primes(&[60; 10], &mut used);
@@ -666,11 +724,7 @@ fn fast_base_conv_avx512_mixed_targets_match_portable() {
         assert_eq!(conv.fast_base_conv_exact_kernel(), expect_kernel);
         for n in [1usize, 7, 9, 128, 131, 300] {
             for fill in conv_fills() {
-                let data: Vec<u64> = qs
-                    .iter()
-                    .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
-                    .collect();
-                let x = RnsPoly::<Coeff>::from_data(n, qs.len(), data).unwrap();
+                let x = poly_from_fn(&qs, n, |q, c| fill(&mut rng, q, c));
                 let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
                 let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
                 conv.fast_base_conv_portable(&x, &mut expect).unwrap();
@@ -691,9 +745,7 @@ fn fast_base_conv_exact_avx512_hits_fallback_band() {
     use crate::rns_base::RnsBase;
     use num_bigint::BigUint;
     use std::sync::atomic::Ordering;
-    if !avx512_available() {
-        note_skip_avx512("FastBaseConv_F band");
-    }
+    note_skip_avx512("FastBaseConv_F band");
     for (bits, k) in [(60u32, 2usize), (60, 6), (59, 10), (60, 20), (50, 8)] {
         let mut used = Vec::new();
         let qs = pick_primes(&vec![bits; k], &mut used);
@@ -736,31 +788,20 @@ fn fast_base_conv_exact_avx512_hits_fallback_band() {
 #[test]
 fn scale_round_to_base_avx512_matches_portable() {
     use crate::poly::{Coeff, RnsPoly};
-    use crate::rns_base::RnsBase;
     use crate::scaling::{ScaleRoundToBase, AVX512_ROUND_FALLBACKS};
     use num_bigint::{BigUint, RandBigInt};
     use std::sync::atomic::Ordering;
-    if !avx512_available() {
-        note_skip_avx512("ScaleRoundToBase");
-    }
+    note_skip_avx512("ScaleRoundToBase");
     let mut rng = ChaCha20Rng::seed_from_u64(605);
-    let mut configs: Vec<(Vec<u32>, Vec<u32>)> = vec![
-        (vec![60; 6], vec![60; 7]),
-        (vec![60; 10], vec![60; 11]),
+    let configs = conv_configs(vec![
         (vec![30, 50, 59, 60], vec![59, 50, 46]),
         (vec![50; 8], vec![50; 9]),
         (vec![61, 60], vec![60; 3]),
         (vec![60; 2], vec![45, 60]),
-    ];
-    for k in 1..=20usize {
-        configs.push((vec![60; k], vec![60; 1 + k % 4]));
-    }
+    ]);
     let mut band_hits = 0;
     for (from_bits, to_bits) in configs {
-        let mut used = Vec::new();
-        let qs = pick_primes(&from_bits, &mut used);
-        let ps = pick_primes(&to_bits, &mut used);
-        let (q, p) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
+        let (qs, ps, q, p) = pick_bases(&from_bits, &to_bits, Vec::new());
         let qp = q.extend(&p).unwrap();
         let eligible = avx512_scale_bits_ok(&from_bits, &to_bits) && avx512_available();
         for t in [65537u64, 2, (1 << 61) - 1] {
@@ -774,14 +815,9 @@ fn scale_round_to_base_avx512_matches_portable() {
             for &n in sizes {
                 let mut inputs: Vec<(RnsPoly<Coeff>, RnsPoly<Coeff>)> = Vec::new();
                 for fill in conv_fills() {
-                    let mut poly = |m: &[u64]| {
-                        let data: Vec<u64> = m
-                            .iter()
-                            .flat_map(|&q| (0..n).map(|c| fill(&mut rng, q, c)).collect::<Vec<_>>())
-                            .collect();
-                        RnsPoly::<Coeff>::from_data(n, m.len(), data).unwrap()
-                    };
-                    inputs.push((poly(&qs), poly(&ps)));
+                    let xq = poly_from_fn(&qs, n, |q, c| fill(&mut rng, q, c));
+                    let xp = poly_from_fn(&ps, n, |q, c| fill(&mut rng, q, c));
+                    inputs.push((xq, xp));
                 }
                 // Integers near the rounding points: x ≈ (2m+1)·q/(2t) ± 1,
                 // and near ±qP/2; plus words ≥ 2^60 in x_q and in x_p.
@@ -805,23 +841,19 @@ fn scale_round_to_base_avx512_matches_portable() {
                 wide_p.limb_mut(p.len() - 1)[0] = 1 << 60;
                 inputs.push((xq, wide_p));
                 for (xq, xp) in &inputs {
-                    let mut expect = RnsPoly::<Coeff>::zero(n, ps.len());
-                    s.apply_portable(xq, xp, &mut expect).unwrap();
-                    let mut got = RnsPoly::<Coeff>::zero(n, ps.len());
-                    s.apply(xq, xp, &mut got).unwrap();
-                    assert_eq!(got.data(), expect.data(), "q={qs:?} p={ps:?} t={t} n={n}");
-                    let mut forced = RnsPoly::<Coeff>::zero(n, ps.len());
-                    let before = AVX512_ROUND_FALLBACKS.load(Ordering::Relaxed);
-                    let r = s.apply_with(Kernel::Avx512, xq, xp, &mut forced);
-                    band_hits += AVX512_ROUND_FALLBACKS.load(Ordering::Relaxed) - before;
-                    assert_eq!(r.is_ok(), eligible);
-                    if eligible {
-                        assert_eq!(
-                            forced.data(),
-                            expect.data(),
-                            "forced q={qs:?} p={ps:?} t={t} n={n}"
-                        );
-                    }
+                    check_selected_and_forced(
+                        (n, ps.len()),
+                        eligible,
+                        &format!("q={qs:?} p={ps:?} t={t} n={n}"),
+                        |o| s.apply_portable(xq, xp, o),
+                        |o| s.apply(xq, xp, o),
+                        |o| {
+                            let before = AVX512_ROUND_FALLBACKS.load(Ordering::Relaxed);
+                            let r = s.apply_with(Kernel::Avx512, xq, xp, o);
+                            band_hits += AVX512_ROUND_FALLBACKS.load(Ordering::Relaxed) - before;
+                            r
+                        },
+                    );
                 }
             }
         }
@@ -840,22 +872,15 @@ fn conversions_and_scaler_avx512_match_portable_at_n_2_pow_14() {
     use crate::poly::{Coeff, RnsPoly};
     use crate::rns_base::RnsBase;
     use crate::scaling::ScaleRoundToBase;
-    if !avx512_available() {
-        note_skip_avx512("n = 2^14");
-    }
+    note_skip_avx512("n = 2^14");
     let mut rng = ChaCha20Rng::seed_from_u64(606);
     let n = 1 << 14;
     let mut used = Vec::new();
     let qs = pick_primes(&[60; 6], &mut used);
     let ps = pick_primes(&[60; 7], &mut used);
     let (q, p) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&ps).unwrap());
-    let rand_poly = |m: &[u64], rng: &mut ChaCha20Rng| {
-        let data: Vec<u64> = m
-            .iter()
-            .flat_map(|&q| (0..n).map(|_| rng.gen_range(0..q)).collect::<Vec<_>>())
-            .collect();
-        RnsPoly::<Coeff>::from_data(n, m.len(), data).unwrap()
-    };
+    let rand_poly =
+        |m: &[u64], rng: &mut ChaCha20Rng| poly_from_fn(m, n, |q, _| rng.gen_range(0..q));
     let (x_q, x_p) = (rand_poly(&qs, &mut rng), rand_poly(&ps, &mut rng));
     let conv = BaseConverter::new(&q, &p).unwrap();
     let mut expect = RnsPoly::<Coeff>::zero(n, 7);
@@ -881,9 +906,7 @@ fn pointwise_shoup_and_add_avx512_match_portable() {
     use crate::ring::{
         pointwise_add, pointwise_add_portable, pointwise_mul_shoup, pointwise_mul_shoup_portable,
     };
-    if !avx512_available() {
-        eprintln!("note: this CPU lacks AVX-512F/DQ; checking the portable path only");
-    }
+    note_skip_avx512("this test");
     let mut rng = ChaCha20Rng::seed_from_u64(602);
     let mut moduli = pointwise_moduli(&mut rng);
     moduli.extend([(1 << 61) - 1, 1 << 60, 1 << 40]);
@@ -953,6 +976,15 @@ fn behz_configs() -> Vec<(Vec<u32>, Vec<u32>)> {
     ]
 }
 
+/// [`behz_configs`] with fresh primes for each: `((q bits, B_sk bits),
+/// (q moduli, B_sk moduli, q, B_sk))`.
+fn behz_bases() -> impl Iterator<Item = ((Vec<u32>, Vec<u32>), Bases)> {
+    behz_configs().into_iter().map(|(q_bits, b_bits)| {
+        let bases = pick_bases(&q_bits, &b_bits, Vec::new());
+        ((q_bits, b_bits), bases)
+    })
+}
+
 /// Edge and random words for residues modulo `m`: 0, 1, m − 1, ⌊m/2⌋,
 /// random, and words at or above 2^60 (accepted by the portable code).
 fn behz_fill(rng: &mut ChaCha20Rng, m: u64, c: usize, kind: usize) -> u64 {
@@ -977,17 +1009,10 @@ fn behz_fill(rng: &mut ChaCha20Rng, m: u64, c: usize, kind: usize) -> u64 {
 #[test]
 fn rns_floor_avx512_matches_portable() {
     use crate::poly::{Coeff, RnsPoly};
-    use crate::rns_base::RnsBase;
     use crate::rns_floor::RnsFloor;
-    if !avx512_available() {
-        note_skip_avx512("fastRNSFloor");
-    }
+    note_skip_avx512("fastRNSFloor");
     let mut rng = ChaCha20Rng::seed_from_u64(608);
-    for (q_bits, b_bits) in behz_configs() {
-        let mut used = Vec::new();
-        let qs = pick_primes(&q_bits, &mut used);
-        let bs = pick_primes(&b_bits, &mut used);
-        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+    for ((q_bits, b_bits), (qs, bs, q, b)) in behz_bases() {
         let fl = RnsFloor::new(&q, &b).unwrap();
         let eligible = avx512_conv_bits_ok(&q_bits, &b_bits) && avx512_available();
         assert_eq!(fl.kernel() == Kernel::Avx512, eligible, "q={qs:?} b={bs:?}");
@@ -1015,27 +1040,16 @@ fn rns_floor_avx512_matches_portable() {
                         row
                     })
                     .collect();
-                let xb: Vec<u64> = bs
-                    .iter()
-                    .flat_map(|&m| {
-                        (0..n)
-                            .map(|c| behz_fill(&mut rng, m, c + 1, kind))
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
+                let xb = poly_from_fn(&bs, n, |m, c| behz_fill(&mut rng, m, c + 1, kind));
                 let xq = RnsPoly::<Coeff>::from_data(n, qs.len(), xq).unwrap();
-                let xb = RnsPoly::<Coeff>::from_data(n, bs.len(), xb).unwrap();
-                let mut expect = RnsPoly::<Coeff>::zero(n, bs.len());
-                fl.fast_rns_floor_portable(&xq, &xb, &mut expect).unwrap();
-                let mut got = RnsPoly::<Coeff>::zero(n, bs.len());
-                fl.fast_rns_floor(&xq, &xb, &mut got).unwrap();
-                assert_eq!(got.data(), expect.data(), "q={qs:?} b={bs:?} n={n}");
-                let mut forced = RnsPoly::<Coeff>::zero(n, bs.len());
-                let r = fl.fast_rns_floor_with(Kernel::Avx512, &xq, &xb, &mut forced);
-                assert_eq!(r.is_ok(), eligible);
-                if eligible {
-                    assert_eq!(forced.data(), expect.data(), "forced q={qs:?} n={n}");
-                }
+                check_selected_and_forced(
+                    (n, bs.len()),
+                    eligible,
+                    &format!("q={qs:?} b={bs:?} n={n}"),
+                    |o| fl.fast_rns_floor_portable(&xq, &xb, o),
+                    |o| fl.fast_rns_floor(&xq, &xb, o),
+                    |o| fl.fast_rns_floor_with(Kernel::Avx512, &xq, &xb, o),
+                );
             }
         }
     }
@@ -1048,20 +1062,13 @@ fn rns_floor_avx512_matches_portable() {
 #[test]
 fn shenoy_kumaresan_avx512_matches_portable() {
     use crate::poly::{Coeff, RnsPoly};
-    use crate::rns_base::RnsBase;
     use crate::shenoy_kumaresan::test_support::{product, residues};
     use crate::shenoy_kumaresan::ShenoyKumaresan;
     use num_bigint::BigInt;
-    if !avx512_available() {
-        note_skip_avx512("Shenoy-Kumaresan");
-    }
+    note_skip_avx512("Shenoy-Kumaresan");
     let mut rng = ChaCha20Rng::seed_from_u64(609);
     // (B_sk bits, q bits): SK converts B_sk → q.
-    for (q_bits, b_bits) in behz_configs() {
-        let mut used = Vec::new();
-        let qs = pick_primes(&q_bits, &mut used);
-        let bs = pick_primes(&b_bits, &mut used);
-        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+    for ((q_bits, b_bits), (qs, bs, q, b)) in behz_bases() {
         let Ok(sk) = ShenoyKumaresan::new(&b, &q) else {
             continue;
         };
@@ -1100,17 +1107,14 @@ fn shenoy_kumaresan_avx512_matches_portable() {
                     }
                 }
                 let x = RnsPoly::<Coeff>::from_data(n, bs.len(), data).unwrap();
-                let mut expect = RnsPoly::<Coeff>::zero(n, qs.len());
-                sk.convert_portable(&x, &mut expect).unwrap();
-                let mut got = RnsPoly::<Coeff>::zero(n, qs.len());
-                sk.convert(&x, &mut got).unwrap();
-                assert_eq!(got.data(), expect.data(), "b={bs:?} q={qs:?} n={n}");
-                let mut forced = RnsPoly::<Coeff>::zero(n, qs.len());
-                let r = sk.convert_with(Kernel::Avx512, &x, &mut forced);
-                assert_eq!(r.is_ok(), eligible);
-                if eligible {
-                    assert_eq!(forced.data(), expect.data(), "forced b={bs:?} n={n}");
-                }
+                check_selected_and_forced(
+                    (n, qs.len()),
+                    eligible,
+                    &format!("b={bs:?} q={qs:?} n={n}"),
+                    |o| sk.convert_portable(&x, o),
+                    |o| sk.convert(&x, o),
+                    |o| sk.convert_with(Kernel::Avx512, &x, o),
+                );
             }
         }
     }
@@ -1121,13 +1125,9 @@ fn shenoy_kumaresan_avx512_matches_portable() {
 /// 30- to 61-bit `B_sk`, edge and non-canonical words, lengths with tails.
 #[test]
 fn sm_mrq_and_scalar_shoup_avx512_match_portable() {
-    use crate::poly::{Coeff, RnsPoly};
     use crate::ring::{scalar_mul_shoup, scalar_mul_shoup_portable};
-    use crate::rns_base::RnsBase;
     use crate::small_montgomery::SmallMontgomery;
-    if !avx512_available() {
-        note_skip_avx512("SmMRq");
-    }
+    note_skip_avx512("SmMRq");
     let mut rng = ChaCha20Rng::seed_from_u64(610);
     let configs: Vec<(Vec<u32>, Vec<u32>, u64)> = vec![
         (vec![60; 6], vec![60; 7], 1 << 32),
@@ -1136,35 +1136,22 @@ fn sm_mrq_and_scalar_shoup_avx512_match_portable() {
         (vec![50; 3], vec![50; 4], 65537),
     ];
     for (q_bits, b_bits, mt) in configs {
-        let mut used = vec![mt];
-        let qs = pick_primes(&q_bits, &mut used);
-        let bs = pick_primes(&b_bits, &mut used);
-        let (q, b) = (RnsBase::new(&qs).unwrap(), RnsBase::new(&bs).unwrap());
+        let (_, bs, q, b) = pick_bases(&q_bits, &b_bits, vec![mt]);
         let Ok(sm) = SmallMontgomery::new(&q, &b, mt) else {
             continue;
         };
         let moduli: Vec<u64> = bs.iter().copied().chain([mt]).collect();
         for n in [1usize, 7, 8, 9, 100, 1024] {
             for kind in 0..4 {
-                let data: Vec<u64> = moduli
-                    .iter()
-                    .flat_map(|&m| {
-                        (0..n)
-                            .map(|c| behz_fill(&mut rng, m, c, kind))
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
-                let x = RnsPoly::<Coeff>::from_data(n, moduli.len(), data).unwrap();
-                let mut expect = RnsPoly::<Coeff>::zero(n, bs.len());
-                sm.sm_mrq_portable(&x, &mut expect).unwrap();
-                let mut got = RnsPoly::<Coeff>::zero(n, bs.len());
-                sm.sm_mrq(&x, &mut got).unwrap();
-                assert_eq!(got.data(), expect.data(), "b={bs:?} mt={mt} n={n}");
-                let r = sm.sm_mrq_with(Kernel::Avx512, &x, &mut got);
-                assert_eq!(r.is_ok(), avx512_available());
-                if r.is_ok() {
-                    assert_eq!(got.data(), expect.data());
-                }
+                let x = poly_from_fn(&moduli, n, |m, c| behz_fill(&mut rng, m, c, kind));
+                check_selected_and_forced(
+                    (n, bs.len()),
+                    avx512_available(),
+                    &format!("b={bs:?} mt={mt} n={n}"),
+                    |o| sm.sm_mrq_portable(&x, o),
+                    |o| sm.sm_mrq(&x, o),
+                    |o| sm.sm_mrq_with(Kernel::Avx512, &x, o),
+                );
                 for (row, &m) in x.limbs_iter().zip(&moduli) {
                     let m = Modulus::new(m).unwrap();
                     for c in [
@@ -1193,9 +1180,7 @@ fn sm_mrq_and_scalar_shoup_avx512_match_portable() {
 /// with tails; powers of two are refused.
 #[test]
 fn pointwise_barrett_avx512_matches_portable() {
-    if !avx512_available() {
-        eprintln!("note: this CPU lacks AVX-512F/DQ; checking the portable path only");
-    }
+    note_skip_avx512("this test");
     let mut rng = ChaCha20Rng::seed_from_u64(604);
     let mut moduli = pointwise_moduli(&mut rng);
     for bits in [51u32, 55, 59, 60, 61] {

@@ -242,6 +242,31 @@ impl SpecialBaseConverter {
         Ok(r)
     }
 
+    /// The checked conversion of whole polynomials ([`Self::fast_base_conv`]
+    /// without `EXACT`, [`Self::fast_base_conv_exact`] with it).
+    fn conv_poly<const EXACT: bool>(
+        &self,
+        input: &RnsPoly<Coeff>,
+        output: &mut RnsPoly<Coeff>,
+    ) -> Result<()> {
+        self.check_poly_shapes(input, output)?;
+        self.conv::<EXACT>(input.n(), input.data(), output.data_mut());
+        Ok(())
+    }
+
+    /// The checked conversion of raw rows ([`Self::fast_base_conv_rows`],
+    /// [`Self::fast_base_conv_exact_rows`]).
+    fn conv_rows<const EXACT: bool>(
+        &self,
+        n: usize,
+        input: &[u64],
+        output: &mut [u64],
+    ) -> Result<()> {
+        self.check_rows(n, input, output)?;
+        self.conv::<EXACT>(n, input, output);
+        Ok(())
+    }
+
     /// FastBConv (003 eq. 1, `FastBaseConv_I`): for each coefficient of
     /// `x ∈ [0, q)` (canonical residues), writes `(x + v·q) mod p_j` with
     /// `0 ≤ v < k`, canonical. Shapes as [`crate::BaseConverter::fast_base_conv`].
@@ -250,19 +275,14 @@ impl SpecialBaseConverter {
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        self.check_poly_shapes(input, output)?;
-        let n = input.n();
-        self.conv::<false>(n, input.data(), output.data_mut());
-        Ok(())
+        self.conv_poly::<false>(input, output)
     }
 
     /// [`SpecialBaseConverter::fast_base_conv`] on raw rows: `input` the
     /// `k·n` source words, `output` the first `r` target rows (`r·n`
     /// words, `1 ≤ r ≤ k'`).
     pub fn fast_base_conv_rows(&self, n: usize, input: &[u64], output: &mut [u64]) -> Result<()> {
-        self.check_rows(n, input, output)?;
-        self.conv::<false>(n, input, output);
-        Ok(())
+        self.conv_rows::<false>(n, input, output)
     }
 
     /// Exact centered conversion (`FastBaseConv_F`, 000 eq. 5): writes
@@ -276,10 +296,7 @@ impl SpecialBaseConverter {
         input: &RnsPoly<Coeff>,
         output: &mut RnsPoly<Coeff>,
     ) -> Result<()> {
-        self.check_poly_shapes(input, output)?;
-        let n = input.n();
-        self.conv::<true>(n, input.data(), output.data_mut());
-        Ok(())
+        self.conv_poly::<true>(input, output)
     }
 
     /// [`SpecialBaseConverter::fast_base_conv_exact`] on raw rows (a prefix
@@ -290,9 +307,7 @@ impl SpecialBaseConverter {
         input: &[u64],
         output: &mut [u64],
     ) -> Result<()> {
-        self.check_rows(n, input, output)?;
-        self.conv::<true>(n, input, output);
-        Ok(())
+        self.conv_rows::<true>(n, input, output)
     }
 
     /// Fast floor (002 §4.3, Lemma 5) from `q ∪ p`: for `x` given by its
