@@ -206,7 +206,7 @@ pub fn run(args: &DepthArgs) -> CliResult<ExitCode> {
     for (i, &v) in variants.iter().enumerate() {
         row(
             variant_lower(v),
-            &variant_upper(v),
+            variant_upper(v),
             &format!("{estimated} | {textbook}"),
             (&depths[i], hit[i], " (limit reached: raise --max-steps)"),
             &traces[i],

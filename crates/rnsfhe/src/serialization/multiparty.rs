@@ -316,13 +316,16 @@ fn relin_pairs_to_bytes(
     )
 }
 
+/// A relinearization-key message: its tag, `h0` and `h1`.
+type TaggedPairs = (ShareTag, Vec<RnsPoly<Ntt>>, Vec<RnsPoly<Ntt>>);
+
 /// The tag and `(h0, h1)` of a relinearization-key message whose code is
 /// one of `protocols`.
 fn relin_pairs_from_bytes(
     ctx: &RlweContext,
     bytes: &[u8],
     protocols: &[&'static str],
-) -> Result<(ShareTag, Vec<RnsPoly<Ntt>>, Vec<RnsPoly<Ntt>>)> {
+) -> Result<TaggedPairs> {
     let o = Opened::open(ctx, bytes, ObjectKind::ProtocolShare)?;
     let protocol = protocols
         .iter()
