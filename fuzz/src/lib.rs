@@ -10,6 +10,7 @@ use rnsfhe::bfv::{
     PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::ckks::{self, CkksContext, CkksParameters};
+use rnsfhe::multiparty;
 use rnsfhe::rnsfhe_math::sampling::rng_from_seed;
 use rnsfhe::serialization::{inspect, FromBytes, ToBytes, CHECKSUM_LEN};
 use rnsfhe::SecurityLevel;
@@ -404,4 +405,98 @@ pub fn bgv_seed_objects() -> Vec<Seed> {
         seed("bgv_load_ciphertext", "ct3", ct3.to_bytes(c)),
         seed("bgv_load_ciphertext", "ct2_level1", low.to_bytes(c)),
     ]
+}
+
+/// Loads `data` (as is and resealed) as every multiparty object of the
+/// context `ctx` (shares, round messages, secret shares): no panic, and
+/// whatever one loader accepts writes the same bytes.
+pub fn check_multiparty_in<C>(ctx: &Arc<C>, data: &[u8])
+where
+    multiparty::PublicKeyShare: FromBytes<C> + ToBytes<C>,
+    multiparty::RelinKeyShare: FromBytes<C> + ToBytes<C>,
+    multiparty::RelinKeyRound1: FromBytes<C> + ToBytes<C>,
+    multiparty::RelinKeyEphemeral: FromBytes<C> + ToBytes<C>,
+    multiparty::GaloisKeyShare: FromBytes<C> + ToBytes<C>,
+    multiparty::DecryptionShare: FromBytes<C> + ToBytes<C>,
+    multiparty::PublicKeySwitchShare: FromBytes<C> + ToBytes<C>,
+    multiparty::ShamirShare: FromBytes<C> + ToBytes<C>,
+    multiparty::ThresholdKeyShare: FromBytes<C> + ToBytes<C>,
+{
+    check_in::<C, multiparty::PublicKeyShare>(ctx, data);
+    check_in::<C, multiparty::RelinKeyShare>(ctx, data);
+    check_in::<C, multiparty::RelinKeyRound1>(ctx, data);
+    check_in::<C, multiparty::RelinKeyEphemeral>(ctx, data);
+    check_in::<C, multiparty::GaloisKeyShare>(ctx, data);
+    check_in::<C, multiparty::DecryptionShare>(ctx, data);
+    check_in::<C, multiparty::PublicKeySwitchShare>(ctx, data);
+    check_in::<C, multiparty::ShamirShare>(ctx, data);
+    check_in::<C, multiparty::ThresholdKeyShare>(ctx, data);
+}
+
+/// One object of every multiparty kind from a 2-of-2 run in `ctx`, as the
+/// seeds of `target`.
+fn multiparty_seeds_in<C>(target: &'static str, ctx: &Arc<C>, seed_byte: u8) -> Vec<Seed>
+where
+    C: multiparty::SchemeNoise,
+    multiparty::PublicKeyShare: ToBytes<C>,
+    multiparty::RelinKeyShare: ToBytes<C>,
+    multiparty::RelinKeyRound1: ToBytes<C>,
+    multiparty::RelinKeyEphemeral: ToBytes<C>,
+    multiparty::GaloisKeyShare: ToBytes<C>,
+    multiparty::ShamirShare: ToBytes<C>,
+    multiparty::ThresholdKeyShare: ToBytes<C>,
+{
+    use multiparty::{CommonReferenceString as Crs, *};
+    let mut rng = rng_from_seed([seed_byte; 32]);
+    let c = ctx.as_ref();
+    let sks: Vec<rnsfhe::rlwe::SecretKey> = (0..2)
+        .map(|_| rnsfhe::rlwe::SecretKey::generate_with_rng(c, &mut rng).expect("sk"))
+        .collect();
+    let ckg = PublicKeyGeneration::new(ctx, Crs::from_seed([1; 32]), 2).expect("ckg");
+    let pk_shares: Vec<_> = (0..2)
+        .map(|i| ckg.share_with_rng(&sks[i], i as u32, &mut rng).expect("pk share"))
+        .collect();
+    let pk = ckg.aggregate(&pk_shares).expect("pk");
+    let rkg = RelinKeyGeneration::new(ctx, Crs::from_seed([2; 32]), &pk, 2).expect("rkg");
+    let (us, r1): (Vec<_>, Vec<_>) = (0..2)
+        .map(|i| rkg.round1_with_rng(&sks[i], i as u32, &mut rng).expect("round 1"))
+        .unzip();
+    let h = rkg.aggregate_round1(&r1).expect("round-1 sum");
+    let r2 = rkg
+        .round2_with_rng(&sks[0], &us[0], &h, &mut rng)
+        .expect("round 2");
+    let gkg = GaloisKeyGeneration::for_steps(ctx, Crs::from_seed([3; 32]), &pk, 2, &[1])
+        .expect("gkg");
+    let gk = gkg.share_with_rng(&sks[0], 0, &mut rng).expect("gk share");
+    let th = Thresholdizer::new(ctx, 2, 2).expect("thresholdizer");
+    let shamir = th.deal_with_rng(&sks[0], 0, &mut rng).expect("deal");
+    let mine = [
+        shamir.into_iter().next().expect("share to 0"),
+        th.deal_with_rng(&sks[1], 1, &mut rng)
+            .expect("deal")
+            .into_iter()
+            .next()
+            .expect("share to 0"),
+    ];
+    let tsk = th.combine(0, &mine).expect("combine");
+    vec![
+        seed(target, "pk_share", pk_shares[0].to_bytes(c)),
+        seed(target, "rk_round1", r1[0].to_bytes(c)),
+        seed(target, "rk_round1_sum", h.to_bytes(c)),
+        seed(target, "rk_round2", r2.to_bytes(c)),
+        seed(target, "rk_ephemeral", us[0].to_bytes(c)),
+        seed(target, "gk_share", gk.to_bytes(c)),
+        seed(target, "shamir", mine[0].to_bytes(c)),
+        seed(target, "threshold_key", tsk.to_bytes(c)),
+    ]
+}
+
+/// Seeds of the `load_multiparty` and `ckks_load_multiparty` targets
+/// (the decryption and key-switch shares share their layout with the
+/// public-key share; the BFV and CKKS contexts cover rings over `Q` and
+/// over `Q·P`).
+pub fn multiparty_seed_objects() -> Vec<Seed> {
+    let mut seeds = multiparty_seeds_in("load_multiparty", context(), 7);
+    seeds.extend(multiparty_seeds_in("ckks_load_multiparty", ckks_context(), 8));
+    seeds
 }

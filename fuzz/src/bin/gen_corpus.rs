@@ -7,6 +7,7 @@ fn main() -> std::io::Result<()> {
         .chain(rnsfhe_fuzz::ckks_seed_objects())
         .chain(rnsfhe_fuzz::ckks_bootstrapping_seed_objects())
         .chain(rnsfhe_fuzz::bgv_seed_objects())
+        .chain(rnsfhe_fuzz::multiparty_seed_objects())
     {
         let dir = std::path::Path::new("corpus").join(target);
         std::fs::create_dir_all(&dir)?;
