@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use rnsfhe::serialization::{inspect, ObjectKind};
 
 pub use args::{DecryptArgs, EncryptArgs, EvalArgs, FileScheme, KeygenArgs};
+pub use party::PartyArgs;
 use workflow::{file_error, read, PARAMS_FILE};
 
 use crate::common::{CliError, CliResult};
@@ -19,6 +20,7 @@ mod args;
 mod bfv;
 mod bgv;
 mod ckks;
+mod party;
 mod workflow;
 
 /// The scheme of a parameter file, from its header.
@@ -77,4 +79,19 @@ pub fn eval(args: &EvalArgs) -> CliResult<ExitCode> {
 /// `rnsfhe decrypt`.
 pub fn decrypt(args: &DecryptArgs) -> CliResult<ExitCode> {
     dispatch!(scheme_of(&args.keys.join(PARAMS_FILE))?, decrypt, args)
+}
+
+/// `rnsfhe party`: the multiparty protocols over files.
+pub fn party(args: &PartyArgs) -> CliResult<ExitCode> {
+    use party::{Party, Step};
+    let params = match &args.step {
+        Step::Crs { out } => return party::write_crs(out),
+        Step::Init { params, .. } | Step::Combine { params, .. } => params.clone(),
+        Step::KeygenShare { dir, .. } | Step::DecryptShare { dir, .. } => dir.join(PARAMS_FILE),
+    };
+    match scheme_of(&params)? {
+        FileScheme::Bfv => Party::<bfv::Bfv>::run(&args.step),
+        FileScheme::Ckks => Party::<ckks::Ckks>::run(&args.step),
+        FileScheme::Bgv => Party::<bgv::Bgv>::run(&args.step),
+    }
 }

@@ -65,6 +65,10 @@ enum Command {
     Eval(files::EvalArgs),
     /// Decrypt a ciphertext file (client side).
     Decrypt(files::DecryptArgs),
+    /// Multiparty keys and decryption over files: one party's steps
+    /// (`crs`, `init`, `keygen-share`, `decrypt-share`) and the public
+    /// aggregation (`combine`).
+    Party(files::PartyArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
         Command::Encrypt(a) => files::encrypt(&a),
         Command::Eval(a) => files::eval(&a),
         Command::Decrypt(a) => files::decrypt(&a),
+        Command::Party(a) => files::party(&a),
     };
     match result {
         Ok(code) => code,

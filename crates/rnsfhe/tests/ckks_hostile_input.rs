@@ -433,8 +433,8 @@ fn bootstrapping_keys_of_the_wrong_kind_or_checksum_are_rejected() {
             found: ObjectKind::BootstrappingKeys
         })
     );
-    let b = with_byte(&c.full, 6, 15);
-    assert_eq!(boot_err(&b), FormatError::UnknownKind { code: 15 });
+    let b = with_byte(&c.full, 6, 17);
+    assert_eq!(boot_err(&b), FormatError::UnknownKind { code: 17 });
     let mut b = c.compressed.clone();
     b[7] |= FLAG_SECRET;
     reseal(&mut b);

@@ -156,6 +156,12 @@ pub trait Scheme {
         let _ = ev;
         Ok(p)
     }
+    /// `log2` of a ciphertext's scale, where the scheme has one (CKKS:
+    /// decryption noise must stay well below it).
+    fn scale_bits(ct: &Self::Ct) -> Option<f64> {
+        let _ = ct;
+        None
+    }
     /// Divides by the last prime of the level.
     fn rescale(ev: &Self::Ev, a: &Self::Ct) -> CliResult<Self::Ct> {
         let _ = (ev, a);
@@ -531,7 +537,7 @@ pub fn read(path: &Path) -> CliResult<Vec<u8>> {
 }
 
 /// Writes a file; secret files are created with mode 0600 on Unix.
-fn write(path: &Path, bytes: &[u8], secret: bool) -> CliResult<()> {
+pub(super) fn write(path: &Path, bytes: &[u8], secret: bool) -> CliResult<()> {
     use std::io::Write;
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create(true).truncate(true);
@@ -548,7 +554,7 @@ fn write(path: &Path, bytes: &[u8], secret: bool) -> CliResult<()> {
 }
 
 /// The context of a key directory (`params.bin`).
-fn load_context<S: Scheme>(keys: &Path) -> CliResult<Arc<S::Ctx>> {
+pub(super) fn load_context<S: Scheme>(keys: &Path) -> CliResult<Arc<S::Ctx>> {
     let path = keys.join(PARAMS_FILE);
     let bytes = read(&path)?;
     let params = S::params_from_bytes(&bytes).map_err(|e| file_error(&path, e))?;
@@ -556,7 +562,7 @@ fn load_context<S: Scheme>(keys: &Path) -> CliResult<Arc<S::Ctx>> {
 }
 
 /// Loads an object of `ctx` from `path`, naming the file in errors.
-fn load<C, T: FromBytes<C>>(ctx: &Arc<C>, path: &Path) -> CliResult<T> {
+pub(super) fn load<C, T: FromBytes<C>>(ctx: &Arc<C>, path: &Path) -> CliResult<T> {
     let bytes = read(path)?;
     T::from_bytes(ctx, &bytes).map_err(|e| {
         // Name the kind found when it is not the one expected.
