@@ -8,6 +8,8 @@
 
 use std::sync::Arc;
 
+mod common;
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rnsfhe::error::protocol::ProtocolError;
@@ -19,7 +21,7 @@ use rnsfhe::multiparty::{
 };
 use rnsfhe::rlwe::{PublicKey, SecretKey};
 use rnsfhe::serialization::{inspect, FormatError, FromBytes, ObjectKind, ToBytes};
-use rnsfhe::{bfv, bgv, ckks, Error, SecurityLevel};
+use rnsfhe::{bfv, bgv, ckks, Error};
 
 const T: u64 = 65537;
 
@@ -28,32 +30,7 @@ fn rng(seed: u64) -> ChaCha20Rng {
 }
 
 fn bfv_ctx(bits: &[u32]) -> Arc<bfv::BfvContext> {
-    let params = bfv::BfvParameters::builder()
-        .degree(4096)
-        .plain_modulus(T)
-        .coeff_moduli_bits(bits)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    bfv::BfvContext::new(params).unwrap()
-}
-
-fn bgv_ctx() -> Arc<bgv::BgvContext> {
-    let params = bgv::BgvParameters::for_depth(2, T, 40, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    bgv::BgvContext::new(params).unwrap()
-}
-
-fn ckks_ctx() -> Arc<ckks::CkksContext> {
-    let params = ckks::CkksParameters::for_depth(2, 50, 60)
-        .degree(4096)
-        .security(SecurityLevel::None)
-        .build()
-        .unwrap();
-    ckks::CkksContext::new(params).unwrap()
+    bfv::BfvContext::new(common::bfv_params(4096, T, bits)).unwrap()
 }
 
 /// `x` written and loaded again: the loaded object writes the same bytes,
@@ -218,7 +195,7 @@ fn every_message_round_trips_for_bfv_bgv_and_ckks() {
     let ct = enc.encrypt(&bfv::Plaintext::zero(&ctx)).unwrap();
     assert!(!ciphertext_shares_over_bytes(&ctx, &run, &ct, &mut r).is_empty());
 
-    let ctx = bgv_ctx();
+    let ctx = common::bgv_context(2, T);
     let run = run_over_bytes(&ctx, &mut r);
     let be = bgv::BatchEncoder::new(&ctx).unwrap();
     let enc = bgv::Encryptor::from_public_key(&ctx, &run.pk).unwrap();
@@ -227,7 +204,7 @@ fn every_message_round_trips_for_bfv_bgv_and_ckks() {
     let down = bgv::Evaluator::new(&ctx).mod_switch_to_next(&ct).unwrap();
     ciphertext_shares_over_bytes(&ctx, &run, &down, &mut r);
 
-    let ctx = ckks_ctx();
+    let ctx = common::ckks_context(2, 12);
     let run = run_over_bytes(&ctx, &mut r);
     let enc = ckks::Encryptor::from_public_key(&ctx, &run.pk).unwrap();
     let ct = enc

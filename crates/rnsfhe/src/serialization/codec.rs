@@ -81,12 +81,13 @@ pub(crate) fn add(a: u64, b: u64, what: &'static str) -> Result<u64> {
 
 /// Errors unless the header's payload length is `expected`.
 pub(crate) fn check_payload_len(header: &Header, expected: u64) -> Result<()> {
-    if header.payload_len != expected {
-        return Err(FormatError::PayloadLength {
-            expected,
-            found: header.payload_len,
-        }
-        .into());
+    check_len(header.payload_len, expected)
+}
+
+/// Errors unless a payload of `found` bytes is `expected` bytes long.
+pub(crate) fn check_len(found: u64, expected: u64) -> Result<()> {
+    if found != expected {
+        return Err(FormatError::PayloadLength { expected, found }.into());
     }
     Ok(())
 }

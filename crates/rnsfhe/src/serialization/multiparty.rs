@@ -46,8 +46,8 @@ use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::SecretKey;
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::codec::{
-    add, check_count, check_prefix_len, check_reserved32, count_u32, mul, open_for, read_ntt_polys,
-    ring_poly_bits, word32, write_ntt_polys,
+    add, check_count, check_len, check_prefix_len, check_reserved32, count_u32, mul, open_for,
+    read_ntt_polys, ring_poly_bits, word32, write_ntt_polys,
 };
 use crate::serialization::format::{self, ObjectKind};
 use crate::serialization::keys::{public_key_ring, read_ternary, ternary_len, write_ternary};
@@ -79,6 +79,21 @@ impl Prefix {
         for w in [self.party, self.aux0, self.aux1, self.limbs, 0] {
             out.extend_from_slice(&w.to_le_bytes());
         }
+    }
+
+    /// Errors unless the aux fields are `(aux0, aux1)`.
+    fn expect_aux(&self, aux0: u32, aux1: u32) -> Result<()> {
+        if (self.aux0, self.aux1) != (aux0, aux1) {
+            return Err(FormatError::InvalidField {
+                field: "share aux",
+                reason: format!(
+                    "found ({}, {}), expected ({aux0}, {aux1})",
+                    self.aux0, self.aux1
+                ),
+            }
+            .into());
+        }
+        Ok(())
     }
 
     /// The prefix of a payload known to hold at least
@@ -175,17 +190,7 @@ impl Opened<'_> {
 
     /// Errors unless the aux fields are `(aux0, aux1)`.
     fn expect_aux(&self, aux0: u32, aux1: u32) -> Result<()> {
-        if (self.prefix.aux0, self.prefix.aux1) != (aux0, aux1) {
-            return Err(FormatError::InvalidField {
-                field: "share aux",
-                reason: format!(
-                    "found ({}, {}), expected ({aux0}, {aux1})",
-                    self.prefix.aux0, self.prefix.aux1
-                ),
-            }
-            .into());
-        }
-        Ok(())
+        self.prefix.expect_aux(aux0, aux1)
     }
 
     /// Checks the limbs against `ring`, the polynomial count against
@@ -210,14 +215,7 @@ impl Opened<'_> {
 
     /// Errors unless the payload is `expected` bytes long.
     fn expect_len(&self, expected: u64) -> Result<()> {
-        if self.payload_len != expected {
-            return Err(FormatError::PayloadLength {
-                expected,
-                found: self.payload_len,
-            }
-            .into());
-        }
-        Ok(())
+        check_len(self.payload_len, expected)
     }
 
     /// The share tag of a public share of `protocol`.
@@ -475,35 +473,28 @@ fn key_switch_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<Public
 /// polynomial over the key ring. Secret: the caller must protect (and
 /// zeroize) the bytes.
 fn shamir_share_to_bytes(s: &ShamirShare, ctx: &RlweContext) -> Result<Vec<u8>> {
-    ctx.check_id(s.params_id)?;
     let prefix = Prefix {
         code: SHAMIR,
         party: s.to,
         aux0: s.from,
         ..Prefix::default()
     };
-    let ring = KeySwitchingKey::key_ring(ctx);
-    write_share(ctx, ObjectKind::SecretShare, 0, prefix, ring, &[&s.poly])
+    write_key_ring_secret(ctx, s.params_id, prefix, &s.poly)
 }
 
 fn shamir_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<ShamirShare> {
-    let o = Opened::open(ctx, bytes, ObjectKind::SecretShare)?;
-    o.expect_code(SHAMIR)?;
-    check_zero_instance(&o)?;
-    o.expect_aux(o.prefix.aux0, 0)?;
-    let mut polys = o.polys(KeySwitchingKey::key_ring(ctx), 1)?;
+    let (prefix, poly) = read_key_ring_secret(ctx, bytes, SHAMIR, |p| p.expect_aux(p.aux0, 0))?;
     Ok(ShamirShare {
         params_id: ctx.id(),
-        from: o.prefix.aux0,
-        to: o.prefix.party,
-        poly: polys.remove(0),
+        from: prefix.aux0,
+        to: prefix.party,
+        poly,
     })
 }
 
 /// A threshold key share: `party`, `aux0` = the threshold, `aux1` = the
 /// number of parties; one polynomial over the key ring.
 fn threshold_key_share_to_bytes(s: &ThresholdKeyShare, ctx: &RlweContext) -> Result<Vec<u8>> {
-    ctx.check_id(s.params_id)?;
     let prefix = Prefix {
         code: THRESHOLD_KEY,
         party: s.party,
@@ -511,31 +502,50 @@ fn threshold_key_share_to_bytes(s: &ThresholdKeyShare, ctx: &RlweContext) -> Res
         aux1: s.parties,
         ..Prefix::default()
     };
-    let ring = KeySwitchingKey::key_ring(ctx);
-    write_share(ctx, ObjectKind::SecretShare, 0, prefix, ring, &[&s.poly])
+    write_key_ring_secret(ctx, s.params_id, prefix, &s.poly)
 }
 
 fn threshold_key_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<ThresholdKeyShare> {
-    let o = Opened::open(ctx, bytes, ObjectKind::SecretShare)?;
-    o.expect_code(THRESHOLD_KEY)?;
-    check_zero_instance(&o)?;
-    let Prefix {
-        party,
-        aux0: threshold,
-        aux1: parties,
-        ..
-    } = o.prefix;
-    check_count("number of parties", parties, 1, u64::from(u32::MAX))?;
-    check_count("threshold", threshold, 1, u64::from(parties))?;
-    check_count("party", party, 0, u64::from(parties) - 1)?;
-    let mut polys = o.polys(KeySwitchingKey::key_ring(ctx), 1)?;
+    let (prefix, poly) = read_key_ring_secret(ctx, bytes, THRESHOLD_KEY, |p| {
+        check_count("number of parties", p.aux1, 1, u64::from(u32::MAX))?;
+        check_count("threshold", p.aux0, 1, u64::from(p.aux1))?;
+        check_count("party", p.party, 0, u64::from(p.aux1) - 1)
+    })?;
     Ok(ThresholdKeyShare {
         params_id: ctx.id(),
-        party,
-        threshold,
-        parties,
-        poly: polys.remove(0),
+        party: prefix.party,
+        threshold: prefix.aux0,
+        parties: prefix.aux1,
+        poly,
     })
+}
+
+/// A secret share of one polynomial over the key ring (key-id field 0).
+fn write_key_ring_secret(
+    ctx: &RlweContext,
+    params_id: u64,
+    prefix: Prefix,
+    poly: &RnsPoly<Ntt>,
+) -> Result<Vec<u8>> {
+    ctx.check_id(params_id)?;
+    let ring = KeySwitchingKey::key_ring(ctx);
+    write_share(ctx, ObjectKind::SecretShare, 0, prefix, ring, &[poly])
+}
+
+/// The prefix (checked by `check_prefix`) and polynomial of a secret
+/// share of `code` written by [`write_key_ring_secret`].
+fn read_key_ring_secret(
+    ctx: &RlweContext,
+    bytes: &[u8],
+    code: u8,
+    check_prefix: impl FnOnce(&Prefix) -> Result<()>,
+) -> Result<(Prefix, RnsPoly<Ntt>)> {
+    let o = Opened::open(ctx, bytes, ObjectKind::SecretShare)?;
+    o.expect_code(code)?;
+    check_zero_instance(&o)?;
+    check_prefix(&o.prefix)?;
+    let mut polys = o.polys(KeySwitchingKey::key_ring(ctx), 1)?;
+    Ok((o.prefix, polys.remove(0)))
 }
 
 /// The ephemeral secret `u_i` between the rounds of relinearization-key
