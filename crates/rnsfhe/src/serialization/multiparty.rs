@@ -46,10 +46,10 @@ use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::SecretKey;
 use crate::serialization::bits::{BitReader, BitWriter};
 use crate::serialization::codec::{
-    add, check_count, check_len, check_prefix_len, check_reserved32, count_u32, mul, open_for,
-    read_ntt_polys, ring_poly_bits, word32, write_ntt_polys,
+    add, check_count, check_payload_len, check_prefix_len, check_reserved32, check_zero_key_id,
+    count_u32, mul, open_for, read_ntt_polys, ring_poly_bits, word32, write_ntt_polys,
 };
-use crate::serialization::format::{self, ObjectKind};
+use crate::serialization::format::{self, Header, ObjectKind};
 use crate::serialization::keys::{public_key_ring, read_ternary, ternary_len, write_ternary};
 use crate::serialization::traits::{FromBytes, SerializedObject, ToBytes};
 
@@ -149,11 +149,9 @@ fn write_share(
 /// An opened share file: header fields and prefix, not yet its
 /// polynomials.
 struct Opened<'a> {
-    instance: u64,
-    count: u32,
+    header: Header,
     prefix: Prefix,
     payload: &'a [u8],
-    payload_len: u64,
 }
 
 impl Opened<'_> {
@@ -163,11 +161,9 @@ impl Opened<'_> {
         check_prefix_len(&header, SHARE_PREFIX_LEN)?;
         let prefix = Prefix::read(payload)?;
         Ok(Opened {
-            instance: header.key_id,
-            count: header.count,
+            header,
             prefix,
             payload,
-            payload_len: header.payload_len,
         })
     }
 
@@ -203,7 +199,7 @@ impl Opened<'_> {
             ring.limbs() as u64,
             ring.limbs() as u64,
         )?;
-        check_count("share polynomial count", self.count, count, count)?;
+        check_count("share polynomial count", self.header.count, count, count)?;
         let bits = mul(ring_poly_bits(ring), count, "share payload")?;
         let len = add(SHARE_PREFIX_LEN as u64, bits.div_ceil(8), "share payload")?;
         self.expect_len(len)?;
@@ -215,7 +211,7 @@ impl Opened<'_> {
 
     /// Errors unless the payload is `expected` bytes long.
     fn expect_len(&self, expected: u64) -> Result<()> {
-        check_len(self.payload_len, expected)
+        check_payload_len(&self.header, expected)
     }
 
     /// The share tag of a public share of `protocol`.
@@ -223,7 +219,7 @@ impl Opened<'_> {
         ShareTag {
             params_id: ctx.id(),
             protocol,
-            instance: self.instance,
+            instance: self.header.key_id,
             party: self.prefix.party,
         }
     }
@@ -259,23 +255,45 @@ fn public_prefix(tag: &ShareTag, aux0: u32) -> Prefix {
     }
 }
 
-/// Errors unless a share's tag belongs to `ctx`.
-fn check_tag(ctx: &RlweContext, tag: &ShareTag) -> Result<()> {
-    ctx.check_id(tag.params_id)
-}
-
-fn public_key_share_to_bytes(s: &PublicKeyShare, ctx: &RlweContext) -> Result<Vec<u8>> {
-    check_tag(ctx, &s.tag)?;
-    let ring = public_key_ring(ctx);
-    let prefix = public_prefix(&s.tag, 0);
+/// A public share with tag `tag` (checked to belong to `ctx`): `polys`
+/// over `ring`.
+fn write_public(
+    ctx: &RlweContext,
+    tag: &ShareTag,
+    aux0: u32,
+    ring: &RnsRing,
+    polys: &[&RnsPoly<Ntt>],
+) -> Result<Vec<u8>> {
+    ctx.check_id(tag.params_id)?;
+    let prefix = public_prefix(tag, aux0);
     write_share(
         ctx,
         ObjectKind::ProtocolShare,
-        s.tag.instance,
+        tag.instance,
         prefix,
         ring,
-        &[&s.share],
+        polys,
     )
+}
+
+/// The tag and `count` polynomials of a public share of `protocol` (no
+/// aux fields) over the level ring of its limbs.
+fn read_level_share(
+    ctx: &RlweContext,
+    bytes: &[u8],
+    protocol: &'static str,
+    count: u64,
+) -> Result<(ShareTag, Vec<RnsPoly<Ntt>>)> {
+    let o = Opened::open(ctx, bytes, ObjectKind::ProtocolShare)?;
+    o.expect_code(protocol_code(protocol))?;
+    o.expect_aux(0, 0)?;
+    let polys = o.polys(&level_ring(ctx, o.prefix.limbs)?, count)?;
+    Ok((o.tag(ctx, protocol), polys))
+}
+
+fn public_key_share_to_bytes(s: &PublicKeyShare, ctx: &RlweContext) -> Result<Vec<u8>> {
+    let ring = public_key_ring(ctx);
+    write_public(ctx, &s.tag, 0, ring, &[&s.share])
 }
 
 fn public_key_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<PublicKeyShare> {
@@ -291,7 +309,6 @@ fn public_key_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<Public
 
 /// `h0` then `h1`, one polynomial per digit each.
 fn relin_key_share_to_bytes(s: &RelinKeyShare, ctx: &RlweContext) -> Result<Vec<u8>> {
-    check_tag(ctx, &s.tag)?;
     relin_pairs_to_bytes(ctx, &s.tag, &s.h0, &s.h1)
 }
 
@@ -303,15 +320,7 @@ fn relin_pairs_to_bytes(
 ) -> Result<Vec<u8>> {
     let ring = KeySwitchingKey::key_ring(ctx);
     let polys: Vec<&RnsPoly<Ntt>> = h0.iter().chain(h1).collect();
-    let prefix = public_prefix(tag, 0);
-    write_share(
-        ctx,
-        ObjectKind::ProtocolShare,
-        tag.instance,
-        prefix,
-        ring,
-        &polys,
-    )
+    write_public(ctx, tag, 0, ring, &polys)
 }
 
 /// A relinearization-key message: its tag, `h0` and `h1`.
@@ -351,7 +360,6 @@ fn relin_key_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<RelinKe
 }
 
 fn relin_round1_to_bytes(s: &RelinKeyRound1, ctx: &RlweContext) -> Result<Vec<u8>> {
-    check_tag(ctx, &s.tag)?;
     relin_pairs_to_bytes(ctx, &s.tag, &s.h0, &s.h1)
 }
 
@@ -370,19 +378,10 @@ fn relin_round1_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<RelinKeyRo
 /// `aux0` = the number of Galois elements; per element one polynomial per
 /// digit.
 fn galois_key_share_to_bytes(s: &GaloisKeyShare, ctx: &RlweContext) -> Result<Vec<u8>> {
-    check_tag(ctx, &s.tag)?;
     let ring = KeySwitchingKey::key_ring(ctx);
     let elements = count_u32(s.keys.len(), "Galois elements")?;
     let polys: Vec<&RnsPoly<Ntt>> = s.keys.iter().flatten().collect();
-    let prefix = public_prefix(&s.tag, elements);
-    write_share(
-        ctx,
-        ObjectKind::ProtocolShare,
-        s.tag.instance,
-        prefix,
-        ring,
-        &polys,
-    )
+    write_public(ctx, &s.tag, elements, ring, &polys)
 }
 
 fn galois_key_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<GaloisKeyShare> {
@@ -406,65 +405,31 @@ fn galois_key_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<Galois
 }
 
 fn decryption_share_to_bytes(s: &DecryptionShare, ctx: &RlweContext) -> Result<Vec<u8>> {
-    check_tag(ctx, &s.tag)?;
     let ring = level_ring(ctx, count_u32(s.share.limbs(), "share limbs")?)?;
-    let prefix = public_prefix(&s.tag, 0);
-    write_share(
-        ctx,
-        ObjectKind::ProtocolShare,
-        s.tag.instance,
-        prefix,
-        &ring,
-        &[&s.share],
-    )
+    write_public(ctx, &s.tag, 0, &ring, &[&s.share])
 }
 
 fn decryption_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<DecryptionShare> {
-    let o = Opened::open(ctx, bytes, ObjectKind::ProtocolShare)?;
-    o.expect_code(protocol_code(DECRYPTION))?;
-    o.expect_aux(0, 0)?;
-    let mut polys = o.polys(&level_ring(ctx, o.prefix.limbs)?, 1)?;
+    let (tag, mut polys) = read_level_share(ctx, bytes, DECRYPTION, 1)?;
     Ok(DecryptionShare {
-        tag: o.tag(ctx, DECRYPTION),
+        tag,
         share: polys.remove(0),
     })
 }
 
 fn key_switch_share_to_bytes(s: &PublicKeySwitchShare, ctx: &RlweContext) -> Result<Vec<u8>> {
-    check_tag(ctx, &s.tag)?;
     let ring = level_ring(ctx, count_u32(s.h0.limbs(), "share limbs")?)?;
-    let prefix = public_prefix(&s.tag, 0);
-    write_share(
-        ctx,
-        ObjectKind::ProtocolShare,
-        s.tag.instance,
-        prefix,
-        &ring,
-        &[&s.h0, &s.h1],
-    )
+    write_public(ctx, &s.tag, 0, &ring, &[&s.h0, &s.h1])
 }
 
 fn key_switch_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<PublicKeySwitchShare> {
-    let o = Opened::open(ctx, bytes, ObjectKind::ProtocolShare)?;
-    o.expect_code(protocol_code(PUBLIC_KEY_SWITCH))?;
-    o.expect_aux(0, 0)?;
-    let mut polys = o.polys(&level_ring(ctx, o.prefix.limbs)?, 2)?;
-    let h1 = polys.pop();
-    let h0 = polys.pop();
-    match (h0, h1) {
-        (Some(h0), Some(h1)) => Ok(PublicKeySwitchShare {
-            tag: o.tag(ctx, PUBLIC_KEY_SWITCH),
-            h0,
-            h1,
-        }),
-        _ => Err(FormatError::InvalidCount {
-            what: "share polynomial count",
-            found: 0,
-            min: 2,
-            max: 2,
-        }
-        .into()),
-    }
+    let (tag, mut polys) = read_level_share(ctx, bytes, PUBLIC_KEY_SWITCH, 2)?;
+    let h1 = polys.remove(1);
+    Ok(PublicKeySwitchShare {
+        tag,
+        h0: polys.remove(0),
+        h1,
+    })
 }
 
 // ------------------------------------------------------------ secret shares
@@ -542,7 +507,7 @@ fn read_key_ring_secret(
 ) -> Result<(Prefix, RnsPoly<Ntt>)> {
     let o = Opened::open(ctx, bytes, ObjectKind::SecretShare)?;
     o.expect_code(code)?;
-    check_zero_instance(&o)?;
+    check_zero_key_id(&o.header)?;
     check_prefix(&o.prefix)?;
     let mut polys = o.polys(KeySwitchingKey::key_ring(ctx), 1)?;
     Ok((o.prefix, polys.remove(0)))
@@ -579,27 +544,15 @@ fn ephemeral_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<RelinKeyEphem
     o.expect_code(EPHEMERAL)?;
     o.expect_aux(0, 0)?;
     check_count("share limbs", o.prefix.limbs, 0, 0)?;
-    check_count("share polynomial count", o.count, 1, 1)?;
+    check_count("share polynomial count", o.header.count, 1, 1)?;
     o.expect_len(SHARE_PREFIX_LEN as u64 + ternary_len(ctx.degree()))?;
     let mut r = BitReader::new(o.payload.get(SHARE_PREFIX_LEN..).unwrap_or(&[]));
     let coeffs = read_ternary(&mut r, ctx.degree())?;
     r.finish()?;
     Ok(RelinKeyEphemeral {
-        u: SecretKey::from_coefficients(ctx, o.instance, &coeffs)?,
+        u: SecretKey::from_coefficients(ctx, o.header.key_id, &coeffs)?,
         party: o.prefix.party,
     })
-}
-
-/// Errors unless a secret share's key-id field is 0.
-fn check_zero_instance(o: &Opened<'_>) -> Result<()> {
-    if o.instance != 0 {
-        return Err(FormatError::NonZeroReserved {
-            field: "key id",
-            value: o.instance,
-        }
-        .into());
-    }
-    Ok(())
 }
 
 // ------------------------------------------------------------- the traits
