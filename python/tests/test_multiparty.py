@@ -201,6 +201,17 @@ def test_misuse_raises_protocol_errors(bfv_run: Run) -> None:
     # Round 2 without round 1 of that run.
     with pytest.raises(rnsfhe.ProtocolError, match="round 1"):
         parties[0].relin_key_round2(other, bfv_run.pk, b"")
+    # A failed round 2 keeps the ephemeral secret: the retry succeeds,
+    # and a second round 2 of the same run is refused.
+    crs_rk = mp.CommonReferenceString()
+    round1 = [p.relin_key_round1(crs_rk, pk) for p in parties]
+    h = mp.aggregate_relin_round1(ctx, crs_rk, pk, N, round1)
+    with pytest.raises(rnsfhe.FormatError):
+        parties[0].relin_key_round2(crs_rk, pk, b"garbage")
+    round2 = [p.relin_key_round2(crs_rk, pk, h) for p in parties]
+    assert mp.finish_relin_key(ctx, crs_rk, pk, N, h, round2)
+    with pytest.raises(rnsfhe.ProtocolError, match="round 1"):
+        parties[0].relin_key_round2(crs_rk, pk, h)
     # Unknown party index, bad seed, bad arguments.
     with pytest.raises(rnsfhe.ProtocolError, match="not one of the 3 parties"):
         mp.Party(ctx, 3, N)

@@ -433,28 +433,45 @@ impl Party {
         round1_sum: &[u8],
     ) -> PyResult<Bound<'py, PyBytes>> {
         let (crs, n, sk) = (crs.crs, self.parties, &*self.sk);
-        let mut state = self.state();
-        let u = match &state.ephemeral {
-            Some((id, u)) if *id == crs.instance_id() => u,
-            _ => {
-                return Err(ProtocolError::new_err(format!(
-                    "party {} has no round 1 of the relinearization-key run {:#018x}: \
-                     call relin_key_round1 with the same common reference string first",
-                    self.index,
-                    crs.instance_id()
-                )))
+        // Taken out of the state (no lock held while the GIL is released:
+        // another thread may wait for the lock holding the GIL), and put
+        // back if round 2 fails.
+        let taken = {
+            let mut state = self.state();
+            match state.ephemeral.take() {
+                Some((id, u)) if id == crs.instance_id() => Some(u),
+                other => {
+                    state.ephemeral = other;
+                    None
+                }
             }
         };
-        let b = detach(py, || {
+        let Some(u) = taken else {
+            return Err(ProtocolError::new_err(format!(
+                "party {} has no round 1 of the relinearization-key run {:#018x}: \
+                 call relin_key_round1 with the same common reference string first",
+                self.index,
+                crs.instance_id()
+            )));
+        };
+        let r = detach(py, || {
             each_context!(&self.scheme, c => {
                 let pk = PublicKey::from_bytes(c, public_key)?;
                 let g = RelinKeyGeneration::new(c, crs, &pk, n)?;
                 let h = RelinKeyRound1::from_bytes(c, round1_sum)?;
-                write(c, &g.round2(sk, u, &h)?)
+                write(c, &g.round2(sk, &u, &h)?)
             })
-        })
-        .py()?;
-        state.ephemeral = None;
+        });
+        let b = match r {
+            Ok(b) => b,
+            Err(e) => {
+                let mut state = self.state();
+                if state.ephemeral.is_none() {
+                    state.ephemeral = Some((crs.instance_id(), u));
+                }
+                return Err(crate::errors::to_py(e));
+            }
+        };
         Ok(PyBytes::new(py, &b))
     }
 
