@@ -8,7 +8,7 @@
 [1, 2, 5, 10]
 """
 
-from . import bfv, bgv, ckks
+from . import bfv, bgv, ckks, multiparty
 from ._rnsfhe import (
     Error,
     FormatError,
@@ -19,6 +19,7 @@ from ._rnsfhe import (
     MismatchError,
     MissingKeyError,
     ParameterError,
+    ProtocolError,
     PublicKeys,
     SecretKey,
     SecurityError,
@@ -33,6 +34,7 @@ __all__ = [
     "bfv",
     "bgv",
     "ckks",
+    "multiparty",
     "Error",
     "FormatError",
     "KeySet",
@@ -42,6 +44,7 @@ __all__ = [
     "MismatchError",
     "MissingKeyError",
     "ParameterError",
+    "ProtocolError",
     "PublicKeys",
     "SecretKey",
     "SecurityError",

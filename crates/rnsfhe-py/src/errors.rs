@@ -10,6 +10,7 @@
 //! │   ├── LevelMismatch   operands at different levels or scales
 //! │   └── LevelExhausted  no level left (e.g. rescaling at level 0)
 //! ├── MissingKeyError     a relinearization or Galois key is missing
+//! ├── ProtocolError       multiparty shares that do not belong together
 //! └── ValueRangeError     values or arguments out of range
 //! ```
 
@@ -68,6 +69,13 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     rnsfhe,
+    ProtocolError,
+    RnsfheError,
+    "Multiparty shares that do not belong together (a duplicated, missing or unknown party, \
+     a share of another protocol, run or ciphertext, fewer parties than the threshold)."
+);
+pyo3::create_exception!(
+    rnsfhe,
     ValueRangeError,
     RnsfheError,
     "A value or argument is outside its range."
@@ -86,6 +94,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::LevelMismatch { .. } | Error::ScaleMismatch(_) => LevelMismatch::new_err(msg),
         Error::LevelExhausted(_) => LevelExhausted::new_err(msg),
         Error::MissingKey(_) | Error::MissingGaloisKey { .. } => MissingKeyError::new_err(msg),
+        Error::Protocol(_) => ProtocolError::new_err(msg),
         _ => ValueRangeError::new_err(msg),
     }
 }
@@ -114,6 +123,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LevelMismatch", py.get_type::<LevelMismatch>())?;
     m.add("LevelExhausted", py.get_type::<LevelExhausted>())?;
     m.add("MissingKeyError", py.get_type::<MissingKeyError>())?;
+    m.add("ProtocolError", py.get_type::<ProtocolError>())?;
     m.add("ValueRangeError", py.get_type::<ValueRangeError>())?;
     Ok(())
 }

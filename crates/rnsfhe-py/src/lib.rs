@@ -24,6 +24,7 @@ pub mod convert;
 pub mod errors;
 pub mod integer;
 pub mod keys;
+pub mod multiparty;
 pub mod operand;
 pub mod runtime;
 pub mod scheme;
@@ -44,6 +45,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     bfv::register(m)?;
     ckks::register(m)?;
     bgv::register(m)?;
+    multiparty::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,745 @@
+//! `rnsfhe.multiparty`: the N-out-of-N and t-of-N protocols of
+//! `rnsfhe::multiparty` for Python, written once for BFV, BGV and CKKS.
+//!
+//! A [`Party`] holds one party's secret-key share (and, between the two
+//! rounds of relinearization-key generation, its ephemeral secret; after
+//! threshold sharing, its threshold share) and refuses to pickle. Every
+//! message it produces is `bytes` in the binary format (kind
+//! `ProtocolShare`, public; Shamir shares: kind `SecretShare`, flagged
+//! secret). The aggregations are free functions of public data only, so
+//! they run anywhere (a Dask worker, a coordinator).
+//!
+//! The scheme is chosen at run time from the context ([`Ctx`], the key
+//! registry's enum) or the ciphertext class; [`each_context!`] and
+//! [`with_cipher!`] expand one generic body per scheme.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use rnsfhe::multiparty::{
+    CollectiveDecryption, CommonReferenceString as Crs, DecryptionShare, GaloisKeyGeneration,
+    GaloisKeyShare, KeyShare, PublicKeyGeneration, PublicKeyShare, RelinKeyEphemeral,
+    RelinKeyGeneration, RelinKeyRound1, RelinKeyShare, SchemeNoise, ShamirShare, SharedCiphertext,
+    Smudging, ThresholdKeyShare, Thresholdizer,
+};
+use rnsfhe::rlwe::{self, PublicKey};
+use rnsfhe::serialization::{FromBytes, ToBytes};
+
+use crate::errors::{IntoPyResult, MissingKeyError, ProtocolError};
+use crate::keys::{registered, secret_of, EvalKeys, Scheme as Ctx};
+use crate::runtime::detach;
+use crate::scheme::{Cipher, Scheme};
+
+/// `$body` once per scheme, with `$c` the `Arc` of the scheme's context.
+macro_rules! each_context {
+    ($scheme:expr, $c:ident => $body:expr) => {
+        match $scheme {
+            Ctx::Bfv($c) => $body,
+            Ctx::Ckks($c) => $body,
+            Ctx::Bgv($c) => $body,
+        }
+    };
+}
+
+/// `$body` with `$c` the [`Cipher`] of a Python ciphertext of any scheme
+/// (a `TypeError` for anything else).
+macro_rules! with_cipher {
+    ($obj:expr, $c:ident => $body:expr) => {{
+        let obj: &Bound<'_, PyAny> = $obj;
+        if let Ok(x) = obj.cast::<crate::bfv::Ciphertext>() {
+            let $c = &x.get().0;
+            $body
+        } else if let Ok(x) = obj.cast::<crate::ckks::Ciphertext>() {
+            let $c = &x.get().0;
+            $body
+        } else if let Ok(x) = obj.cast::<crate::bgv::Ciphertext>() {
+            let $c = &x.get().0;
+            $body
+        } else {
+            Err(PyTypeError::new_err(
+                "expected an rnsfhe.bfv, rnsfhe.ckks or rnsfhe.bgv Ciphertext",
+            ))
+        }
+    }};
+}
+
+/// `x` in the binary format.
+fn write<C, T: ToBytes<C>>(ctx: &Arc<C>, x: &T) -> rnsfhe::Result<Vec<u8>> {
+    x.to_bytes(&**ctx)
+}
+
+/// Loads every item of `items`.
+fn read_all<C, T: FromBytes<C>>(ctx: &Arc<C>, items: &[Vec<u8>]) -> rnsfhe::Result<Vec<T>> {
+    items.iter().map(|b| T::from_bytes(ctx, b)).collect()
+}
+
+/// The items of a Python iterable of `bytes`, copied (so that the work
+/// runs without the GIL).
+fn bytes_list(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
+    if obj.cast::<PyBytes>().is_ok() {
+        return Err(PyTypeError::new_err(
+            "expected a list of bytes (one share per party), got bytes",
+        ));
+    }
+    obj.try_iter()?
+        .map(|item| {
+            let item = item?;
+            item.cast::<PyBytes>()
+                .map(|b| b.as_bytes().to_vec())
+                .map_err(|_| PyTypeError::new_err("every share must be bytes"))
+        })
+        .collect()
+}
+
+/// A list of Python `bytes`.
+fn py_bytes_list<'py>(py: Python<'py>, items: &[Vec<u8>]) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, items.iter().map(|b| PyBytes::new(py, b)))
+}
+
+/// Errors unless `index < parties` and `parties ≥ 1`.
+fn check_index(index: u32, parties: u32) -> PyResult<()> {
+    if parties == 0 {
+        return Err(PyValueError::new_err("a protocol needs at least one party"));
+    }
+    if index >= parties {
+        return Err(ProtocolError::new_err(format!(
+            "party {index} is not one of the {parties} parties"
+        )));
+    }
+    Ok(())
+}
+
+/// The public seed of one protocol run (32 bytes), shared by all parties.
+/// Use a fresh one for every key generation. Public: pickles as its seed.
+#[pyclass(module = "rnsfhe.multiparty", name = "CommonReferenceString", frozen)]
+pub struct CommonReferenceString {
+    crs: Crs,
+}
+
+#[pymethods]
+impl CommonReferenceString {
+    /// The string of an agreed 32-byte `seed`; None draws one from the
+    /// operating system.
+    #[new]
+    #[pyo3(signature = (seed = None))]
+    fn new(seed: Option<&[u8]>) -> PyResult<Self> {
+        let crs = match seed {
+            None => Crs::generate().py()?,
+            Some(s) => Crs::from_seed(s.try_into().map_err(|_| {
+                PyValueError::new_err(format!("the seed must be 32 bytes, got {}", s.len()))
+            })?),
+        };
+        Ok(Self { crs })
+    }
+
+    /// The 32-byte seed.
+    #[getter]
+    fn seed<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.crs.seed())
+    }
+
+    /// The id of the run (tags every share; the collective key's key id).
+    #[getter]
+    fn instance_id(&self) -> u64 {
+        self.crs.instance_id()
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        Ok((
+            py.get_type::<Self>(),
+            (PyBytes::new(py, slf.get().crs.seed()),),
+        ))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Self>().is_ok_and(|o| o.get().crs == self.crs)
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.crs.instance_id()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<rnsfhe.multiparty.CommonReferenceString {:#018x}>",
+            self.crs.instance_id()
+        )
+    }
+}
+
+/// The collective public key of a ciphertext: its attached keys, else the
+/// keys registered in this process for its key id.
+fn collective_keys<S: Scheme>(c: &Cipher<S>) -> PyResult<Arc<EvalKeys>> {
+    if let Some(k) = &c.keys {
+        return Ok(k.clone());
+    }
+    registered(S::id(&c.ctx), S::key_id(&c.ct)).ok_or_else(|| {
+        MissingKeyError::new_err(
+            "collective decryption needs the collective public key: use \
+             ct.with_keys(public_keys) or rnsfhe.register_keys(public_keys)",
+        )
+    })
+}
+
+/// The default smudging width of a scheme.
+pub trait Smudge: Scheme
+where
+    Self::Context: SchemeNoise,
+{
+    /// The smudging bits used when the caller gives none, for `ct`
+    /// decrypted by `parties` parties.
+    fn default_bits(ctx: &Self::Context, ct: &Self::Ciphertext, parties: u32) -> u32;
+}
+
+/// The bits of room a phase has at `ct`'s level, less the `parties`'
+/// sum and a 2-bit margin (what `CollectiveDecryption` accepts).
+fn room_bits<S: Scheme>(ctx: &S::Context, ct: &S::Ciphertext, parties: u32) -> f64
+where
+    S::Context: SchemeNoise,
+{
+    let log_q: f64 = S::moduli(ctx)
+        .iter()
+        .take(S::level(ct) + 1)
+        .map(|&q| (q as f64).log2())
+        .sum();
+    log_q - ctx.message_bits() - 1.0 - f64::from(parties.max(1)).log2() - 2.0
+}
+
+/// BFV and BGV: 60 bits (hides a ciphertext noise of 20 bits with
+/// λ = 40), less where the level has no room for it.
+fn integer_default<S: Scheme>(ctx: &S::Context, ct: &S::Ciphertext, parties: u32) -> u32
+where
+    S::Context: SchemeNoise,
+{
+    room_bits::<S>(ctx, ct, parties).clamp(0.0, 60.0) as u32
+}
+
+impl Smudge for crate::bfv::Bfv {
+    fn default_bits(ctx: &Self::Context, ct: &Self::Ciphertext, parties: u32) -> u32 {
+        integer_default::<Self>(ctx, ct, parties)
+    }
+}
+
+impl Smudge for crate::bgv::Bgv {
+    fn default_bits(ctx: &Self::Context, ct: &Self::Ciphertext, parties: u32) -> u32 {
+        integer_default::<Self>(ctx, ct, parties)
+    }
+}
+
+impl Smudge for crate::ckks::Ckks {
+    /// CKKS: `log2(scale) − 30` (precision first: about 2^−20 of
+    /// absolute error at n = 2^12 and few parties).
+    fn default_bits(ctx: &Self::Context, ct: &Self::Ciphertext, parties: u32) -> u32 {
+        let bits = (ct.scale().log2() - 30.0).max(0.0);
+        bits.min(room_bits::<Self>(ctx, ct, parties).max(0.0)) as u32
+    }
+}
+
+/// A party's decryption share of `c` with the key share `key`, as party
+/// `party` of `parties`.
+fn decryption_share<S: Smudge>(
+    py: Python<'_>,
+    c: &Cipher<S>,
+    key: &(impl KeyShare + Sync),
+    party: u32,
+    parties: u32,
+    bits: Option<u32>,
+) -> PyResult<Vec<u8>>
+where
+    S::Context: SchemeNoise,
+    S::Ciphertext: SharedCiphertext,
+    DecryptionShare: ToBytes<S::Context>,
+{
+    let keys = collective_keys(c)?;
+    let bits = bits.unwrap_or_else(|| S::default_bits(&c.ctx, &c.ct, parties));
+    detach(py, || {
+        let dec = CollectiveDecryption::new(&c.ctx, &keys.pk, parties, Smudging::bits(bits)?)?;
+        write(&c.ctx, &dec.share(key, party, &*c.ct)?)
+    })
+    .py()
+}
+
+/// The values of `c` from one decryption share of each of `parties`.
+fn combine<'py, S: Scheme>(
+    py: Python<'py>,
+    c: &Cipher<S>,
+    shares: Vec<Vec<u8>>,
+    parties: u32,
+) -> PyResult<Bound<'py, PyAny>>
+where
+    S::Context: SchemeNoise,
+    S::Ciphertext: SharedCiphertext,
+    DecryptionShare: FromBytes<S::Context>,
+{
+    let keys = collective_keys(c)?;
+    let vals = detach(py, || -> rnsfhe::Result<Vec<S::Decoded>> {
+        let dec = CollectiveDecryption::new(&c.ctx, &keys.pk, parties, Smudging::bits(0)?)?;
+        let shares: Vec<DecryptionShare> = read_all(&c.ctx, &shares)?;
+        let opened = dec.combine(&*c.ct, &shares)?;
+        let d = S::decryptor(&c.ctx, &dec.opening_key()?)?;
+        let mut all = S::decode(&c.ctx, &S::decrypt(&d, &opened)?)?;
+        all.truncate(c.len);
+        Ok(all)
+    })
+    .py()?;
+    S::array(py, &vals, c.extra)
+}
+
+/// What a party keeps between calls.
+#[derive(Default)]
+struct State {
+    /// The ephemeral secret of round 1 of a relinearization-key run, with
+    /// the run's instance id.
+    ephemeral: Option<(u64, RelinKeyEphemeral)>,
+    /// The threshold share, after `combine_shamir`.
+    threshold: Option<ThresholdKeyShare>,
+}
+
+/// One party of a multiparty protocol: holds its secret-key share (never
+/// pickled, never shown) and produces its shares as `bytes`.
+#[pyclass(module = "rnsfhe.multiparty", name = "Party", frozen)]
+pub struct Party {
+    scheme: Ctx,
+    index: u32,
+    parties: u32,
+    sk: Arc<rlwe::SecretKey>,
+    state: Mutex<State>,
+}
+
+impl Party {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn with_key(scheme: Ctx, index: u32, parties: u32, sk: Arc<rlwe::SecretKey>) -> Self {
+        Self {
+            scheme,
+            index,
+            parties,
+            sk,
+            state: Mutex::new(State::default()),
+        }
+    }
+}
+
+#[pymethods]
+impl Party {
+    /// Party `index` of `parties` in `context`, with a fresh secret-key
+    /// share.
+    #[new]
+    fn new(py: Python<'_>, context: &Bound<'_, PyAny>, index: u32, parties: u32) -> PyResult<Self> {
+        check_index(index, parties)?;
+        let scheme = Ctx::of(context)?;
+        let sk = detach(
+            py,
+            || each_context!(&scheme, c => rlwe::SecretKey::generate(&**c)),
+        )
+        .py()?;
+        Ok(Self::with_key(scheme, index, parties, Arc::new(sk)))
+    }
+
+    /// Party `index` of `parties` whose share is `secret_key` (an
+    /// `rnsfhe.SecretKey` or `KeySet` of `context`).
+    #[staticmethod]
+    fn from_secret(
+        context: &Bound<'_, PyAny>,
+        index: u32,
+        parties: u32,
+        secret_key: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        check_index(index, parties)?;
+        let scheme = Ctx::of(context)?;
+        let sk = secret_of(secret_key, scheme.id())?.get().sk.clone();
+        Ok(Self::with_key(scheme, index, parties, sk))
+    }
+
+    /// This party's index, in `0..parties`.
+    #[getter]
+    fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The number of parties.
+    #[getter]
+    fn parties(&self) -> u32 {
+        self.parties
+    }
+
+    /// The context.
+    #[getter]
+    fn context<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.scheme.to_object(py)
+    }
+
+    /// Whether the party holds a threshold share (`combine_shamir`).
+    #[getter]
+    fn is_threshold(&self) -> bool {
+        self.state().threshold.is_some()
+    }
+
+    /// This party's share of the collective public key of the run `crs`.
+    fn public_key_share<'py>(
+        &self,
+        py: Python<'py>,
+        crs: &CommonReferenceString,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (crs, n, i, sk) = (crs.crs, self.parties, self.index, &*self.sk);
+        let b = detach(py, || {
+            each_context!(&self.scheme, c => {
+                let g = PublicKeyGeneration::new(c, crs, n)?;
+                write(c, &g.share(sk, i)?)
+            })
+        })
+        .py()?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// Round 1 of the relinearization key of the collective public key
+    /// `public_key` (its bytes) for the run `crs`: the share to send. The
+    /// ephemeral secret stays in this party until round 2.
+    fn relin_key_round1<'py>(
+        &self,
+        py: Python<'py>,
+        crs: &CommonReferenceString,
+        public_key: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (crs, n, i, sk) = (crs.crs, self.parties, self.index, &*self.sk);
+        let (u, b) = detach(py, || {
+            each_context!(&self.scheme, c => {
+                let pk = PublicKey::from_bytes(c, public_key)?;
+                let g = RelinKeyGeneration::new(c, crs, &pk, n)?;
+                let (u, share) = g.round1(sk, i)?;
+                Ok::<_, rnsfhe::Error>((u, write(c, &share)?))
+            })
+        })
+        .py()?;
+        self.state().ephemeral = Some((crs.instance_id(), u));
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// Round 2 of the run `crs`, from the aggregate of round 1
+    /// (`aggregate_relin_round1`): the share to send. Consumes the
+    /// ephemeral secret of round 1.
+    fn relin_key_round2<'py>(
+        &self,
+        py: Python<'py>,
+        crs: &CommonReferenceString,
+        public_key: &[u8],
+        round1_sum: &[u8],
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (crs, n, sk) = (crs.crs, self.parties, &*self.sk);
+        // Taken out of the state (no lock held while the GIL is released:
+        // another thread may wait for the lock holding the GIL), and put
+        // back if round 2 fails.
+        let taken = {
+            let mut state = self.state();
+            match state.ephemeral.take() {
+                Some((id, u)) if id == crs.instance_id() => Some(u),
+                other => {
+                    state.ephemeral = other;
+                    None
+                }
+            }
+        };
+        let Some(u) = taken else {
+            return Err(ProtocolError::new_err(format!(
+                "party {} has no round 1 of the relinearization-key run {:#018x}: \
+                 call relin_key_round1 with the same common reference string first",
+                self.index,
+                crs.instance_id()
+            )));
+        };
+        let r = detach(py, || {
+            each_context!(&self.scheme, c => {
+                let pk = PublicKey::from_bytes(c, public_key)?;
+                let g = RelinKeyGeneration::new(c, crs, &pk, n)?;
+                let h = RelinKeyRound1::from_bytes(c, round1_sum)?;
+                write(c, &g.round2(sk, &u, &h)?)
+            })
+        });
+        let b = match r {
+            Ok(b) => b,
+            Err(e) => {
+                let mut state = self.state();
+                if state.ephemeral.is_none() {
+                    state.ephemeral = Some((crs.instance_id(), u));
+                }
+                return Err(crate::errors::to_py(e));
+            }
+        };
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// This party's share of the Galois keys for rotations by `steps`
+    /// under the collective public key `public_key`, run `crs`.
+    fn galois_key_share<'py>(
+        &self,
+        py: Python<'py>,
+        crs: &CommonReferenceString,
+        public_key: &[u8],
+        steps: Vec<i64>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let (crs, n, i, sk) = (crs.crs, self.parties, self.index, &*self.sk);
+        let b = detach(py, || {
+            each_context!(&self.scheme, c => {
+                let pk = PublicKey::from_bytes(c, public_key)?;
+                let g = GaloisKeyGeneration::for_steps(c, crs, &pk, n, &steps)?;
+                write(c, &g.share(sk, i)?)
+            })
+        })
+        .py()?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// This party's decryption share of `ciphertext` (size 2, under the
+    /// collective key, which must be attached or registered), with
+    /// smudging noise of `smudging_bits` bits (None: BFV/BGV 60 bits, or
+    /// less where the level has no room; CKKS `log2(scale) − 30`).
+    /// `active`: the parties taking part in a threshold decryption (this
+    /// one among them, at least the threshold); the share is then that of
+    /// party `active.index(self.index)` of `len(active)`.
+    #[pyo3(signature = (ciphertext, smudging_bits = None, active = None))]
+    fn decryption_share<'py>(
+        &self,
+        py: Python<'py>,
+        ciphertext: &Bound<'py, PyAny>,
+        smudging_bits: Option<u32>,
+        active: Option<Vec<u32>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let b = match active {
+            None => with_cipher!(ciphertext, c => decryption_share(
+                py, c, &*self.sk, self.index, self.parties, smudging_bits
+            ))?,
+            Some(active) => {
+                let share = {
+                    let state = self.state();
+                    let tsk = state.threshold.as_ref().ok_or_else(|| {
+                        ProtocolError::new_err(format!(
+                            "party {} holds no threshold share: call deal and combine_shamir first",
+                            self.index
+                        ))
+                    })?;
+                    each_context!(&self.scheme, c => tsk.active(&**c, &active)).py()?
+                };
+                let pos = active
+                    .iter()
+                    .position(|&k| k == self.index)
+                    .unwrap_or_default() as u32;
+                let n = active.len() as u32;
+                with_cipher!(ciphertext, c => decryption_share(
+                    py, c, &share, pos, n, smudging_bits
+                ))?
+            }
+        };
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// Deals this party's key share for a `threshold`-of-`parties`
+    /// sharing: one Shamir share per party (index = recipient), each
+    /// **secret** (flagged so): send share `j` to party `j` only, over a
+    /// private channel.
+    fn deal<'py>(&self, py: Python<'py>, threshold: u32) -> PyResult<Bound<'py, PyList>> {
+        let (n, i, sk) = (self.parties, self.index, &*self.sk);
+        let items = detach(py, || {
+            each_context!(&self.scheme, c => {
+                let t = Thresholdizer::new(c, threshold, n)?;
+                t.deal(sk, i)?.iter().map(|s: &ShamirShare| write(c, s)).collect::<rnsfhe::Result<Vec<_>>>()
+            })
+        })
+        .py()?;
+        py_bytes_list(py, &items)
+    }
+
+    /// Combines the Shamir shares `received` (one from every dealer,
+    /// addressed to this party) into this party's threshold share.
+    fn combine_shamir(
+        &self,
+        py: Python<'_>,
+        threshold: u32,
+        received: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let received = bytes_list(received)?;
+        let (n, i) = (self.parties, self.index);
+        let tsk = detach(py, || {
+            each_context!(&self.scheme, c => {
+                let t = Thresholdizer::new(c, threshold, n)?;
+                let shares: Vec<ShamirShare> = read_all(c, &received)?;
+                t.combine(i, &shares)
+            })
+        })
+        .py()?;
+        self.state().threshold = Some(tsk);
+        Ok(())
+    }
+
+    /// Refuses: a party holds secrets and is never pickled.
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "an rnsfhe.multiparty.Party holds a secret-key share and is never pickled \
+             (it would leak into caches, queues and logs): keep each party in its \
+             owner's process and send only the bytes of its shares",
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<rnsfhe.multiparty.Party {} of {} ({}), secret hidden>",
+            self.index,
+            self.parties,
+            self.scheme.name()
+        )
+    }
+}
+
+/// The collective public key (bytes) of the run `crs` from one share of
+/// each of `parties`.
+#[pyfunction]
+pub fn aggregate_public_key<'py>(
+    py: Python<'py>,
+    context: &Bound<'py, PyAny>,
+    crs: &CommonReferenceString,
+    parties: u32,
+    shares: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let scheme = Ctx::of(context)?;
+    let shares = bytes_list(shares)?;
+    let crs = crs.crs;
+    let b = detach(py, || {
+        each_context!(&scheme, c => {
+            let g = PublicKeyGeneration::new(c, crs, parties)?;
+            let shares: Vec<PublicKeyShare> = read_all(c, &shares)?;
+            g.aggregate(&shares)?.to_bytes_smallest(&**c)
+        })
+    })
+    .py()?;
+    Ok(PyBytes::new(py, &b))
+}
+
+/// The aggregate of round 1 of the relinearization-key run `crs` (bytes,
+/// public), from one round-1 share of each of `parties`.
+#[pyfunction]
+pub fn aggregate_relin_round1<'py>(
+    py: Python<'py>,
+    context: &Bound<'py, PyAny>,
+    crs: &CommonReferenceString,
+    public_key: &[u8],
+    parties: u32,
+    shares: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let scheme = Ctx::of(context)?;
+    let shares = bytes_list(shares)?;
+    let crs = crs.crs;
+    let b = detach(py, || {
+        each_context!(&scheme, c => {
+            let pk = PublicKey::from_bytes(c, public_key)?;
+            let g = RelinKeyGeneration::new(c, crs, &pk, parties)?;
+            let shares: Vec<RelinKeyShare> = read_all(c, &shares)?;
+            write(c, &g.aggregate_round1(&shares)?)
+        })
+    })
+    .py()?;
+    Ok(PyBytes::new(py, &b))
+}
+
+/// The relinearization key (bytes) of the run `crs` from round 1's
+/// aggregate and one round-2 share of each of `parties`.
+#[pyfunction]
+pub fn finish_relin_key<'py>(
+    py: Python<'py>,
+    context: &Bound<'py, PyAny>,
+    crs: &CommonReferenceString,
+    public_key: &[u8],
+    parties: u32,
+    round1_sum: &[u8],
+    shares: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let scheme = Ctx::of(context)?;
+    let shares = bytes_list(shares)?;
+    let crs = crs.crs;
+    let b = detach(py, || {
+        each_context!(&scheme, c => {
+            let pk = PublicKey::from_bytes(c, public_key)?;
+            let g = RelinKeyGeneration::new(c, crs, &pk, parties)?;
+            let h = RelinKeyRound1::from_bytes(c, round1_sum)?;
+            let shares: Vec<RelinKeyShare> = read_all(c, &shares)?;
+            g.finish(&h, &shares)?.to_bytes_smallest(&**c)
+        })
+    })
+    .py()?;
+    Ok(PyBytes::new(py, &b))
+}
+
+/// The Galois keys (bytes) for rotations by `steps` of the run `crs` from
+/// one share of each of `parties`.
+#[pyfunction]
+pub fn aggregate_galois_keys<'py>(
+    py: Python<'py>,
+    context: &Bound<'py, PyAny>,
+    crs: &CommonReferenceString,
+    public_key: &[u8],
+    parties: u32,
+    steps: Vec<i64>,
+    shares: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let scheme = Ctx::of(context)?;
+    let shares = bytes_list(shares)?;
+    let crs = crs.crs;
+    let b = detach(py, || {
+        each_context!(&scheme, c => {
+            let pk = PublicKey::from_bytes(c, public_key)?;
+            let g = GaloisKeyGeneration::for_steps(c, crs, &pk, parties, &steps)?;
+            let shares: Vec<GaloisKeyShare> = read_all(c, &shares)?;
+            g.aggregate(&shares)?.to_bytes_smallest(&**c)
+        })
+    })
+    .py()?;
+    Ok(PyBytes::new(py, &b))
+}
+
+/// The values of `ciphertext` from one decryption share of each of
+/// `parties` (for a threshold decryption: of each active party, `parties
+/// = len(active)`), decoded as the scheme's `decrypt` does.
+#[pyfunction]
+pub fn combine_decryption<'py>(
+    py: Python<'py>,
+    ciphertext: &Bound<'py, PyAny>,
+    shares: &Bound<'py, PyAny>,
+    parties: u32,
+) -> PyResult<Bound<'py, PyAny>> {
+    let shares = bytes_list(shares)?;
+    with_cipher!(ciphertext, c => combine(py, c, shares, parties))
+}
+
+/// The header of serialized bytes: `version`, `kind` (the code),
+/// `kind_name`, `secret`, `seed_compressed`, `params_id`. Raises
+/// `FormatError` for bytes that are no rnsfhe object.
+#[pyfunction]
+pub fn inspect<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyDict>> {
+    let h = rnsfhe::serialization::inspect(data).py()?;
+    let d = PyDict::new(py);
+    d.set_item("version", h.version)?;
+    d.set_item("kind", h.kind as u8)?;
+    d.set_item("kind_name", format!("{:?}", h.kind))?;
+    d.set_item("secret", h.secret)?;
+    d.set_item("seed_compressed", h.seed_compressed)?;
+    d.set_item("params_id", h.params_id)?;
+    Ok(d)
+}
+
+/// Adds the classes and functions of `rnsfhe.multiparty`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<CommonReferenceString>()?;
+    m.add_class::<Party>()?;
+    m.add_function(wrap_pyfunction!(aggregate_public_key, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate_relin_round1, m)?)?;
+    m.add_function(wrap_pyfunction!(finish_relin_key, m)?)?;
+    m.add_function(wrap_pyfunction!(aggregate_galois_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(combine_decryption, m)?)?;
+    m.add_function(wrap_pyfunction!(inspect, m)?)?;
+    Ok(())
+}
