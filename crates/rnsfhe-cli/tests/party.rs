@@ -222,63 +222,43 @@ fn values(json: &str) -> Vec<f64> {
         .collect()
 }
 
+/// `values` (a JSON list) encrypted under the key directory `keys`.
+fn encrypt(root: &Path, keys: &Path, name: &str, values: &str) -> PathBuf {
+    let input = root.join(format!("{name}.json"));
+    std::fs::write(&input, values).unwrap();
+    let out = root.join(format!("{name}.ct"));
+    ok(&[
+        "encrypt",
+        "--keys",
+        s(keys),
+        "--in",
+        s(&input),
+        "--out",
+        s(&out),
+    ]);
+    out
+}
+
+/// `rnsfhe eval --op OP [EXTRA…] --in INPUTS…` into `root/name.ct`.
+fn eval(root: &Path, keys: &Path, name: &str, op_and_extra: &[&str], inputs: &[&Path]) -> PathBuf {
+    let out = root.join(format!("{name}.ct"));
+    let mut args = vec!["eval", "--keys", s(keys), "--op"];
+    args.extend(op_and_extra);
+    args.push("--in");
+    args.extend(inputs.iter().map(|p| s(p)));
+    args.extend(["--out", s(&out)]);
+    ok(&args);
+    out
+}
+
 #[test]
 fn three_bfv_parties_compute_and_decrypt_together() {
     let root = tempdir("bfv");
     let (keys, parties) = collective_keys(&root, &["--params", "12,109"]);
-    let a = root.join("a.json");
-    let b = root.join("b.json");
-    std::fs::write(&a, "[1, 2, 3, 40000]").unwrap();
-    std::fs::write(&b, "[5, 6, 7, 2]").unwrap();
-    let (ca, cb, prod, rot) = (
-        root.join("a.ct"),
-        root.join("b.ct"),
-        root.join("prod.ct"),
-        root.join("rot.ct"),
-    );
-    ok(&[
-        "encrypt",
-        "--keys",
-        s(&keys),
-        "--in",
-        s(&a),
-        "--out",
-        s(&ca),
-    ]);
-    ok(&[
-        "encrypt",
-        "--keys",
-        s(&keys),
-        "--in",
-        s(&b),
-        "--out",
-        s(&cb),
-    ]);
-    ok(&[
-        "eval",
-        "--keys",
-        s(&keys),
-        "--op",
-        "mul",
-        "--in",
-        s(&ca),
-        s(&cb),
-        "--out",
-        s(&prod),
-    ]);
-    ok(&[
-        "eval",
-        "--keys",
-        s(&keys),
-        "--op",
-        "rotate",
-        "--steps",
-        "1",
-        "--in",
-        s(&prod),
-        "--out",
-        s(&rot),
-    ]);
+    let ca = encrypt(&root, &keys, "a", "[1, 2, 3, 40000]");
+    let cb = encrypt(&root, &keys, "b", "[5, 6, 7, 2]");
+    let prod = eval(&root, &keys, "prod", &["mul"], &[&ca, &cb]);
+    let rot = eval(&root, &keys, "rot", &["rotate", "--steps", "1"], &[&prod]);
     let got = values(&decrypt_together(&root, &keys, &parties, &prod));
     assert_eq!(got, vec![5.0, 12.0, 21.0, (40000u64 * 2 % 65537) as f64]);
     // Both rows rotate left by one: slot 0 goes to the end of row 0.
@@ -297,40 +277,9 @@ fn three_ckks_parties_compute_and_decrypt_together() {
         &root,
         &["--scheme", "ckks", "--params", "12,2", "--security", "none"],
     );
-    let a = root.join("a.json");
-    std::fs::write(&a, "[0.5, -1.25, 2.0]").unwrap();
-    let (ca, sq, rs) = (root.join("a.ct"), root.join("sq.ct"), root.join("rs.ct"));
-    ok(&[
-        "encrypt",
-        "--keys",
-        s(&keys),
-        "--in",
-        s(&a),
-        "--out",
-        s(&ca),
-    ]);
-    ok(&[
-        "eval",
-        "--keys",
-        s(&keys),
-        "--op",
-        "square",
-        "--in",
-        s(&ca),
-        "--out",
-        s(&sq),
-    ]);
-    ok(&[
-        "eval",
-        "--keys",
-        s(&keys),
-        "--op",
-        "rescale",
-        "--in",
-        s(&sq),
-        "--out",
-        s(&rs),
-    ]);
+    let ca = encrypt(&root, &keys, "a", "[0.5, -1.25, 2.0]");
+    let sq = eval(&root, &keys, "sq", &["square"], &[&ca]);
+    let rs = eval(&root, &keys, "rs", &["rescale"], &[&sq]);
     let got = values(&decrypt_together(&root, &keys, &parties, &rs));
     for (g, want) in got.iter().zip([0.25, 1.5625, 4.0]) {
         assert!((g - want).abs() < 1e-4, "{got:?}");

@@ -43,6 +43,18 @@ macro_rules! each_context {
     };
 }
 
+/// An aggregation of public shares: `$body` with `$c` the context of
+/// `$context`'s scheme and `$sh` the share bytes of `$shares`, run with
+/// the GIL released; its bytes as Python `bytes`.
+macro_rules! aggregation {
+    ($py:expr, $context:expr, $shares:expr, $c:ident, $sh:ident => $body:expr) => {{
+        let scheme = Ctx::of($context)?;
+        let $sh = bytes_list($shares)?;
+        let b = detach($py, || each_context!(&scheme, $c => { $body })).py()?;
+        Ok(PyBytes::new($py, &b))
+    }};
+}
+
 /// `$body` with `$c` the [`Cipher`] of a Python ciphertext of any scheme
 /// (a `TypeError` for anything else).
 macro_rules! with_cipher {
@@ -606,18 +618,11 @@ pub fn aggregate_public_key<'py>(
     parties: u32,
     shares: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let scheme = Ctx::of(context)?;
-    let shares = bytes_list(shares)?;
-    let crs = crs.crs;
-    let b = detach(py, || {
-        each_context!(&scheme, c => {
-            let g = PublicKeyGeneration::new(c, crs, parties)?;
-            let shares: Vec<PublicKeyShare> = read_all(c, &shares)?;
-            g.aggregate(&shares)?.to_bytes_smallest(&**c)
-        })
+    aggregation!(py, context, shares, c, sh => {
+        let g = PublicKeyGeneration::new(c, crs.crs, parties)?;
+        let shares: Vec<PublicKeyShare> = read_all(c, &sh)?;
+        g.aggregate(&shares)?.to_bytes_smallest(&**c)
     })
-    .py()?;
-    Ok(PyBytes::new(py, &b))
 }
 
 /// The aggregate of round 1 of the relinearization-key run `crs` (bytes,
@@ -631,19 +636,12 @@ pub fn aggregate_relin_round1<'py>(
     parties: u32,
     shares: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let scheme = Ctx::of(context)?;
-    let shares = bytes_list(shares)?;
-    let crs = crs.crs;
-    let b = detach(py, || {
-        each_context!(&scheme, c => {
-            let pk = PublicKey::from_bytes(c, public_key)?;
-            let g = RelinKeyGeneration::new(c, crs, &pk, parties)?;
-            let shares: Vec<RelinKeyShare> = read_all(c, &shares)?;
-            write(c, &g.aggregate_round1(&shares)?)
-        })
+    aggregation!(py, context, shares, c, sh => {
+        let pk = PublicKey::from_bytes(c, public_key)?;
+        let g = RelinKeyGeneration::new(c, crs.crs, &pk, parties)?;
+        let shares: Vec<RelinKeyShare> = read_all(c, &sh)?;
+        write(c, &g.aggregate_round1(&shares)?)
     })
-    .py()?;
-    Ok(PyBytes::new(py, &b))
 }
 
 /// The relinearization key (bytes) of the run `crs` from round 1's
@@ -658,20 +656,13 @@ pub fn finish_relin_key<'py>(
     round1_sum: &[u8],
     shares: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let scheme = Ctx::of(context)?;
-    let shares = bytes_list(shares)?;
-    let crs = crs.crs;
-    let b = detach(py, || {
-        each_context!(&scheme, c => {
-            let pk = PublicKey::from_bytes(c, public_key)?;
-            let g = RelinKeyGeneration::new(c, crs, &pk, parties)?;
-            let h = RelinKeyRound1::from_bytes(c, round1_sum)?;
-            let shares: Vec<RelinKeyShare> = read_all(c, &shares)?;
-            g.finish(&h, &shares)?.to_bytes_smallest(&**c)
-        })
+    aggregation!(py, context, shares, c, sh => {
+        let pk = PublicKey::from_bytes(c, public_key)?;
+        let g = RelinKeyGeneration::new(c, crs.crs, &pk, parties)?;
+        let h = RelinKeyRound1::from_bytes(c, round1_sum)?;
+        let shares: Vec<RelinKeyShare> = read_all(c, &sh)?;
+        g.finish(&h, &shares)?.to_bytes_smallest(&**c)
     })
-    .py()?;
-    Ok(PyBytes::new(py, &b))
 }
 
 /// The Galois keys (bytes) for rotations by `steps` of the run `crs` from
@@ -686,19 +677,12 @@ pub fn aggregate_galois_keys<'py>(
     steps: Vec<i64>,
     shares: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let scheme = Ctx::of(context)?;
-    let shares = bytes_list(shares)?;
-    let crs = crs.crs;
-    let b = detach(py, || {
-        each_context!(&scheme, c => {
-            let pk = PublicKey::from_bytes(c, public_key)?;
-            let g = GaloisKeyGeneration::for_steps(c, crs, &pk, parties, &steps)?;
-            let shares: Vec<GaloisKeyShare> = read_all(c, &shares)?;
-            g.aggregate(&shares)?.to_bytes_smallest(&**c)
-        })
+    aggregation!(py, context, shares, c, sh => {
+        let pk = PublicKey::from_bytes(c, public_key)?;
+        let g = GaloisKeyGeneration::for_steps(c, crs.crs, &pk, parties, &steps)?;
+        let shares: Vec<GaloisKeyShare> = read_all(c, &sh)?;
+        g.aggregate(&shares)?.to_bytes_smallest(&**c)
     })
-    .py()?;
-    Ok(PyBytes::new(py, &b))
 }
 
 /// The values of `ciphertext` from one decryption share of each of
