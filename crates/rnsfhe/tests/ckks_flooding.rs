@@ -297,7 +297,9 @@ fn bad_flooding_parameters_are_typed_errors() {
         assert_err!(f.plan(&ctx, 0, scale), Error::InvalidArgument(_));
     }
     assert!(f.plan(&ctx, ctx.max_level() + 1, BIG_SCALE).is_err());
-    assert!(MAX_FLOODING_BITS == 62);
+    let max = f64::from(MAX_FLOODING_BITS);
+    assert!(f.with_noise_bits(max).is_ok());
+    assert_err!(f.with_noise_bits(max + 0.5), Error::InvalidArgument(_));
 }
 
 /// CKKS collective decryption floods by default (`λ = 40` over the fresh
