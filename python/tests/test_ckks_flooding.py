@@ -20,7 +20,9 @@ import pytest
 
 import rnsfhe
 
-BOUND = 2.0 ** -(59 - 32 - 6 - 3.74)
+# FLOODING_TAIL_BITS = ½·log2(256·ln 2) ≈ 3.7356 (Hoeffding's tail factor).
+TAIL = 0.5 * np.log2(256 * np.log(2))
+BOUND = 2.0 ** -(59 - 32 - 6 - TAIL)
 RMS = 2.0**32 * np.sqrt(4096 / 6) / 2.0**59
 
 

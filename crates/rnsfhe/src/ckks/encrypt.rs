@@ -209,7 +209,15 @@ impl Decryptor {
         let plan = self.flooding_plan(ct)?;
         let ring = self.ctx.ring_at(ct.level())?;
         let mut poly = phase(self.ctx.rlwe(), ring, &self.sk, &ct.polys)?;
-        if let (Some(plan), Some(rng)) = (plan, rng) {
+        if let Some(plan) = plan {
+            // Unreachable through the public methods (`decrypt` passes an
+            // rng whenever flooding is on): refuse rather than skip it.
+            let Some(rng) = rng else {
+                poly.zeroize();
+                return Err(Error::InvalidArgument(
+                    "flooded decryption without a random source".into(),
+                ));
+            };
             let mut u = flooding_noise(rng, ring.n(), plan.flood_bits);
             let noise = ring.from_signed(&u);
             u.zeroize();

@@ -63,7 +63,7 @@ pub const MAX_FLOODING_BITS: u32 = 62;
 
 /// `½·log2(256·ln 2)` ≈ 3.74: the tail factor of the Hoeffding bound on a
 /// slot's flooding error (failure probability `≤ 2^−63` per real part).
-pub const FLOODING_TAIL_BITS: f64 = 3.736_966_711_983_226;
+pub const FLOODING_TAIL_BITS: f64 = 3.735_616_813_527_551;
 
 /// Bits of noise growth per consumed level in [`default_noise_bits`]:
 /// a product of two ciphertexts with slots in `[−1, 1]` at most doubles
