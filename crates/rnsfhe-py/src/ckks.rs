@@ -14,7 +14,9 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rnsfhe::circuits::{BootstrappingParameters, LinearTransform};
-use rnsfhe::ckks::{ChebyshevApprox, CkksContext, CkksParameters, Complex64, Encoder, Evaluator};
+use rnsfhe::ckks::{
+    ChebyshevApprox, CkksContext, CkksParameters, Complex64, Encoder, Evaluator, FloodingDecryption,
+};
 use rnsfhe::rlwe::{GaloisKeys, RelinKey};
 
 use crate::convert::{c64_array, f64_array, rows_array, scalar, to_c64_rows, to_c64_vec, Scalar};
@@ -68,6 +70,23 @@ impl Scheme for Ckks {
     fn encode(ctx: &Arc<CkksContext>, vals: &[Complex64]) -> rnsfhe::Result<Self::Plaintext> {
         let level = fresh_level(ctx);
         Encoder::new(ctx).encode_complex_at(vals, ctx.params().default_scale(), level)
+    }
+
+    /// A decryption with noise flooding ([`FloodingDecryption`]: `lambda`
+    /// over `noise_bits`, or the fresh-encryption noise model), fresh OS
+    /// randomness each call.
+    fn decrypt_flooded(
+        ctx: &Arc<CkksContext>,
+        sk: &rnsfhe::rlwe::SecretKey,
+        ct: &Self::Ciphertext,
+        lambda: f64,
+        noise_bits: Option<f64>,
+    ) -> rnsfhe::Result<Self::Plaintext> {
+        let mut f = FloodingDecryption::new(lambda)?;
+        if let Some(bits) = noise_bits {
+            f = f.with_noise_bits(bits)?;
+        }
+        rnsfhe::ckks::Decryptor::with_flooding(ctx, sk, f)?.decrypt(ct)
     }
 
     fn decode(ctx: &Arc<CkksContext>, pt: &Self::Plaintext) -> rnsfhe::Result<Vec<Complex64>> {

@@ -193,13 +193,27 @@ macro_rules! ciphertext_class {
             /// Decrypts with `secret` (a `SecretKey` or `KeySet`) into a
             /// NumPy array (BFV and BGV: `int64`, the signed values in
             /// `(−t/2, t/2]`; CKKS: `float64`, or `complex128` for a complex
-            /// ciphertext).
+            /// ciphertext). CKKS with `flooding=True` adds fresh flooding
+            /// noise of `⌈noise_bits + statistical_security⌉` bits to
+            /// every coefficient (`noise_bits`: the caller's bound on the
+            /// ciphertext noise, else the fresh-encryption model of
+            /// `rnsfhe::ckks::flooding`) so that the result can be shared
+            /// (IND-CPA^D, Li–Micciancio 2021); it raises
+            /// `rnsfhe.ValueRangeError` when that would leave no precision
+            /// at the ciphertext's scale, or for bad parameters. BFV and BGV
+            /// decrypt exactly and raise `rnsfhe.ValueRangeError` for
+            /// `flooding=True`.
+            #[pyo3(signature = (secret, *, flooding = false, statistical_security = 40.0, noise_bits = None))]
             fn decrypt<'py>(
                 &self,
                 py: pyo3::Python<'py>,
                 secret: &pyo3::Bound<'py, pyo3::PyAny>,
+                flooding: bool,
+                statistical_security: f64,
+                noise_bits: Option<f64>,
             ) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::PyAny>> {
-                self.0.decrypt(py, secret)
+                let flooding = flooding.then_some((statistical_security, noise_bits));
+                self.0.decrypt(py, secret, flooding)
             }
 
             fn __add__(&self, py: pyo3::Python<'_>, other: &pyo3::Bound<'_, pyo3::PyAny>) -> pyo3::PyResult<Self> {

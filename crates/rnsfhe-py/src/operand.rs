@@ -156,14 +156,41 @@ impl<S: Scheme> Cipher<S> {
         detach(py, || self.decode(&dec)).py()
     }
 
-    /// [`Cipher::decrypt_values`] as a NumPy array.
+    /// [`Cipher::decrypt_values`] as a NumPy array; with `flooding`
+    /// (`Some((λ, noise_bits))`), the noise-flooded decryption of
+    /// [`Scheme::decrypt_flooded`] instead.
     pub fn decrypt<'py>(
         &self,
         py: Python<'py>,
         secret: &Bound<'py, PyAny>,
+        flooding: Option<(f64, Option<f64>)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let vals = self.decrypt_values(py, secret)?;
+        let vals = if let Some((lambda, noise_bits)) = flooding {
+            self.decrypt_values_flooded(py, secret, lambda, noise_bits)?
+        } else {
+            self.decrypt_values(py, secret)?
+        };
         S::array(py, &vals, self.extra)
+    }
+
+    /// The first `len` slot values of a noise-flooded decryption with
+    /// `secret` ([`Scheme::decrypt_flooded`]).
+    fn decrypt_values_flooded(
+        &self,
+        py: Python<'_>,
+        secret: &Bound<'_, PyAny>,
+        lambda: f64,
+        noise_bits: Option<f64>,
+    ) -> PyResult<Vec<S::Decoded>> {
+        let sk = secret_of(secret, S::id(&self.ctx))?;
+        let sk = &sk.get().sk;
+        detach(py, || {
+            let pt = S::decrypt_flooded(&self.ctx, sk, &self.ct, lambda, noise_bits)?;
+            let mut all = S::decode(&self.ctx, &pt)?;
+            all.truncate(self.len);
+            Ok(all)
+        })
+        .py()
     }
 
     /// The first `len` decrypted slots.

@@ -228,6 +228,23 @@ pub type Rows<S> = (Vec<Vec<<S as Scheme>::Value>>, <S as Scheme>::Extra);
 pub trait Scheme: Core {
     /// The module name (`bfv`): `rnsfhe.bfv`, loaders `bfv_context`, ….
     const NAME: &'static str;
+    /// Decrypts with noise flooding (`decrypt(secret, flooding=True)`) of
+    /// statistical security `lambda` over a ciphertext noise of
+    /// `noise_bits` (the scheme's model when `None`), safe to share (CKKS:
+    /// `rnsfhe::ckks::flooding`). BFV and BGV decrypt exactly and reveal
+    /// no noise: they refuse the keyword.
+    fn decrypt_flooded(
+        _ctx: &Arc<Self::Context>,
+        _sk: &rlwe::SecretKey,
+        _ct: &Self::Ciphertext,
+        _lambda: f64,
+        _noise_bits: Option<f64>,
+    ) -> rnsfhe::Result<Self::Plaintext> {
+        Err(rnsfhe::Error::InvalidArgument(format!(
+            "flooding applies to CKKS decryption only ({} decrypts exactly)",
+            Self::TITLE
+        )))
+    }
     /// The name in messages (`BFV`).
     const TITLE: &'static str;
     /// A value as read from Python (before encoding).

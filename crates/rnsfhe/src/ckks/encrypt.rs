@@ -13,6 +13,7 @@ use rnsfhe_math::{Ntt, RnsPoly};
 use crate::ckks::ciphertext::{Ciphertext, CkksMeta, Plaintext};
 use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::{decode_poly, Encoder};
+use crate::ckks::flooding::{flooding_noise, FloodingDecryption, FloodingPlan};
 use crate::error::{Error, Result};
 use crate::leveled::encryptor::encryptor_constructors;
 use crate::rlwe::context::SchemeContext;
@@ -20,6 +21,7 @@ use crate::rlwe::encryption::{
     encrypt_public_coeff, encrypt_zero_public, encrypt_zero_secret, phase,
 };
 use crate::rlwe::keys::{check_key_id, PublicKey, SecretKey};
+use zeroize::Zeroize;
 
 /// Encrypts CKKS plaintexts under a public key, a secret key, or both.
 #[derive(Clone, Debug)]
@@ -125,31 +127,107 @@ impl Encryptor {
     }
 }
 
-/// Decrypts CKKS ciphertexts and decodes them.
+/// Decrypts CKKS ciphertexts and decodes them, optionally with noise
+/// flooding ([`Decryptor::with_flooding`], [`crate::ckks::flooding`]): the
+/// defence of Li–Micciancio 2021 ("On the security of homomorphic
+/// encryption on approximate numbers") against key recovery from shared
+/// decryptions (IND-CPA^D).
 #[derive(Clone, Debug)]
 pub struct Decryptor {
     ctx: Arc<CkksContext>,
     sk: SecretKey,
+    flooding: Option<FloodingDecryption>,
 }
 
 impl Decryptor {
-    /// A decryptor for `sk`.
+    /// A decryptor for `sk` without flooding: its results reveal the
+    /// ciphertext noise, so keep them private (see
+    /// [`Decryptor::with_flooding`]).
     pub fn new(ctx: &Arc<CkksContext>, sk: &SecretKey) -> Result<Self> {
         ctx.check_id(sk.params_id())?;
         Ok(Self {
             ctx: ctx.clone(),
             sk: sk.clone(),
+            flooding: None,
         })
     }
 
-    /// The plaintext `c_0 + c_1·s (+ c_2·s²)` at the ciphertext's level
-    /// and scale. Errors for another context or key, or a size other than
-    /// 2 or 3.
+    /// A decryptor for `sk` whose every decryption adds fresh flooding
+    /// noise to the phase before decoding, so that its results can be
+    /// shared (IND-CPA^D, Li–Micciancio 2021): see
+    /// [`crate::ckks::flooding`] for the noise, the bound it assumes and
+    /// its precision cost. Decryption then errors with
+    /// [`Error::ValueOutOfRange`] when the flooding would leave no
+    /// precision ([`Decryptor::flooding_plan`]).
+    pub fn with_flooding(
+        ctx: &Arc<CkksContext>,
+        sk: &SecretKey,
+        flooding: FloodingDecryption,
+    ) -> Result<Self> {
+        Ok(Self {
+            flooding: Some(flooding),
+            ..Self::new(ctx, sk)?
+        })
+    }
+
+    /// The flooding of this decryptor, if any.
+    pub fn flooding(&self) -> Option<&FloodingDecryption> {
+        self.flooding.as_ref()
+    }
+
+    /// The flooding a decryption of `ct` would add (public data only):
+    /// `None` without flooding, the error of [`FloodingDecryption::plan`]
+    /// when it would not leave the message intact.
+    pub fn flooding_plan(&self, ct: &Ciphertext) -> Result<Option<FloodingPlan>> {
+        self.flooding
+            .as_ref()
+            .map(|f| f.plan(&self.ctx, ct.level(), ct.meta.scale))
+            .transpose()
+    }
+
+    /// The plaintext `c_0 + c_1·s (+ c_2·s²)` (plus the flooding noise,
+    /// drawn from the OS-seeded CSPRNG, with flooding) at the ciphertext's
+    /// level and scale. Errors for another context or key, a size other
+    /// than 2 or 3, or a flooding that would leave no precision.
     pub fn decrypt(&self, ct: &Ciphertext) -> Result<Plaintext> {
+        if self.flooding.is_some() {
+            self.decrypt_with_rng(ct, &mut rng_from_os()?)
+        } else {
+            self.decrypt_inner(ct, None)
+        }
+    }
+
+    /// [`Decryptor::decrypt`] drawing the flooding noise from `rng`
+    /// (`rng` is unused without flooding).
+    pub fn decrypt_with_rng(&self, ct: &Ciphertext, rng: &mut ChaCha20Rng) -> Result<Plaintext> {
+        self.decrypt_inner(ct, Some(rng))
+    }
+
+    fn decrypt_inner(&self, ct: &Ciphertext, rng: Option<&mut ChaCha20Rng>) -> Result<Plaintext> {
         self.ctx.check_id(ct.params_id)?;
         check_key_id(self.sk.key_id(), ct.key_id)?;
+        let plan = self.flooding_plan(ct)?;
         let ring = self.ctx.ring_at(ct.level())?;
-        let poly = phase(self.ctx.rlwe(), ring, &self.sk, &ct.polys)?;
+        let mut poly = phase(self.ctx.rlwe(), ring, &self.sk, &ct.polys)?;
+        if let Some(plan) = plan {
+            // Unreachable through the public methods (`decrypt` passes an
+            // rng whenever flooding is on): refuse rather than skip it.
+            let Some(rng) = rng else {
+                poly.zeroize();
+                return Err(Error::InvalidArgument(
+                    "flooded decryption without a random source".into(),
+                ));
+            };
+            let mut u = flooding_noise(rng, ring.n(), plan.flood_bits);
+            let noise = ring.from_signed(&u);
+            u.zeroize();
+            let noise = ring.to_ntt(noise?)?;
+            let r = ring.add_assign(&mut poly, &noise);
+            if let Err(e) = r {
+                poly.zeroize();
+                return Err(e.into());
+            }
+        }
         Ok(Plaintext {
             params_id: ct.params_id,
             scale: ct.meta.scale,
@@ -159,7 +237,8 @@ impl Decryptor {
     }
 
     /// Decrypts and decodes the real parts of the first `ct.len()` slots
-    /// (one inverse NTT, the exact centred conversion, the FFT).
+    /// (one inverse NTT, the exact centred conversion, the FFT), with the
+    /// flooding of [`Decryptor::decrypt`].
     pub fn decrypt_decode(&self, ct: &Ciphertext) -> Result<Vec<f64>> {
         Ok(self
             .decrypt_decode_complex(ct)?
@@ -168,9 +247,37 @@ impl Decryptor {
             .collect())
     }
 
+    /// [`Decryptor::decrypt_decode`] drawing the flooding noise from `rng`.
+    pub fn decrypt_decode_with_rng(
+        &self,
+        ct: &Ciphertext,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Vec<f64>> {
+        Ok(self
+            .decrypt_decode_complex_with_rng(ct, rng)?
+            .into_iter()
+            .map(|c| c.re)
+            .collect())
+    }
+
     /// Decrypts and decodes the first `ct.len()` complex slots.
     pub fn decrypt_decode_complex(&self, ct: &Ciphertext) -> Result<Vec<Complex64>> {
         let pt = self.decrypt(ct)?;
+        self.decode(ct, pt)
+    }
+
+    /// [`Decryptor::decrypt_decode_complex`] drawing the flooding noise
+    /// from `rng`.
+    pub fn decrypt_decode_complex_with_rng(
+        &self,
+        ct: &Ciphertext,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Vec<Complex64>> {
+        let pt = self.decrypt_with_rng(ct, rng)?;
+        self.decode(ct, pt)
+    }
+
+    fn decode(&self, ct: &Ciphertext, pt: Plaintext) -> Result<Vec<Complex64>> {
         let ring = self.ctx.ring_at(pt.level())?;
         let coeff = ring.to_coeff(pt.poly)?;
         let mut out = decode_poly(&self.ctx, &coeff, pt.scale, ct.level())?;

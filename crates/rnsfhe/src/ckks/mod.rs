@@ -7,6 +7,7 @@
 //! rescaling tables), [`encoder`] (canonical embedding, exact rounding into
 //! RNS), [`ciphertext`] (plaintexts and ciphertexts with scale and level),
 //! [`encrypt`] (public/secret-key encryption, decryption and decoding),
+//! [`flooding`] (noise-flooded decryption whose results can be shared),
 //! [`evaluator`] (arithmetic, relinearization, rescaling, rotations),
 //! [`polynomial`] (Chebyshev approximations and baby-step giant-step
 //! polynomial evaluation) and [`precision`]. Keys are the RLWE core's ([`crate::rlwe`]), generated with
@@ -18,6 +19,7 @@ pub mod encoder;
 pub mod encrypt;
 pub mod evaluator;
 pub(crate) mod extended;
+pub mod flooding;
 pub mod parameters;
 pub mod polynomial;
 pub mod precision;
@@ -28,6 +30,7 @@ pub use context::CkksContext;
 pub use encoder::Encoder;
 pub use encrypt::{Decryptor, Encryptor};
 pub use evaluator::Evaluator;
+pub use flooding::{FloodingDecryption, FloodingPlan};
 pub use parameters::{CkksParameters, CkksParametersBuilder};
 pub use polynomial::{depth_for_degree, ChebyshevApprox};
 pub use rnsfhe_math::embedding::Complex64;

@@ -16,6 +16,22 @@
 //! price: `N·B` of noise in the decrypted phase, so the ciphertext needs
 //! that much room (BFV/BGV: below `Δ/2`; CKKS: it costs `bits − log2 Δ`
 //! bits of precision when it exceeds the scale).
+//!
+//! # CKKS: flooding on by default
+//!
+//! Every share carries smudging noise, so a combined CKKS decryption is
+//! always flooded; [`CollectiveDecryption::ckks`] picks the default width
+//! [`Smudging::ckks_default`]: statistical security `λ = 40` bits
+//! ([`crate::ckks::flooding::DEFAULT_STATISTICAL_SECURITY`]) over the
+//! modelled noise of a fresh public-key encryption
+//! ([`crate::ckks::flooding::default_noise_bits`]); ciphertexts that went
+//! through a circuit need [`Smudging::statistical`] with their own bound
+//! (as the single-key [`crate::ckks::Decryptor::with_flooding`]). The
+//! combined phase carries the sum of `N` parties' uniform noises, so by
+//! Hoeffding's inequality every decoded slot moves by at most
+//! `2^(bits + ½·log2(N·n) + FLOODING_TAIL_BITS − log2 Δ)` except with
+//! probability `≤ n·2^−63`: [`CollectiveDecryption::precision_bits`]
+//! states the bits that remain.
 
 use std::sync::Arc;
 
@@ -115,6 +131,41 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
     pub fn opening_key(&self) -> Result<SecretKey> {
         let ctx = self.run.ctx.as_ref();
         SecretKey::from_coefficients(ctx, self.run.key_id, &vec![0; ctx.rlwe().degree()])
+    }
+}
+
+impl CollectiveDecryption<crate::ckks::CkksContext> {
+    /// CKKS collective decryption among `parties` parties with the
+    /// default flooding [`Smudging::ckks_default`] (`λ = 40`, fresh
+    /// ciphertext noise; see the [module docs](self)).
+    pub fn ckks(ctx: &Arc<crate::ckks::CkksContext>, pk: &PublicKey, parties: u32) -> Result<Self> {
+        Self::new(ctx, pk, parties, Smudging::ckks_default(ctx)?)
+    }
+
+    /// The bits of precision a combined decryption of `ct` keeps despite
+    /// the parties' smudging: `log2 Δ − bits − ½·log2(N·n) −`
+    /// [`crate::ckks::flooding::FLOODING_TAIL_BITS`] (every slot moves by
+    /// at most `2^−precision` except with probability `≤ n·2^−63`; see the
+    /// [module docs](self)). Errors with
+    /// [`crate::Error::ValueOutOfRange`] when it is `≤ 0`: the combined
+    /// result would carry no correct bit.
+    pub fn precision_bits(&self, ct: &crate::ckks::Ciphertext) -> Result<f64> {
+        let n = self.run.ctx.params().degree() as f64;
+        let bits = f64::from(self.run.smudging().width_bits());
+        let terms = f64::from(self.run.parties) * n;
+        let p = ct.scale().log2()
+            - bits
+            - 0.5 * terms.log2()
+            - crate::ckks::flooding::FLOODING_TAIL_BITS;
+        if p <= 0.0 {
+            return Err(crate::Error::ValueOutOfRange(format!(
+                "smudging of {bits} bits from {} parties leaves {p:.1} bits of precision at \
+                 scale 2^{:.1}",
+                self.run.parties,
+                ct.scale().log2()
+            )));
+        }
+        Ok(p)
     }
 }
 

@@ -47,6 +47,18 @@ impl Smudging {
     pub fn width_bits(&self) -> u32 {
         self.bits
     }
+
+    /// The default smudging of CKKS collective decryption: statistical
+    /// security `λ =` [`crate::ckks::flooding::DEFAULT_STATISTICAL_SECURITY`]
+    /// (40 bits) over the noise bound of a fresh public-key encryption,
+    /// [`crate::ckks::flooding::default_noise_bits`] at the top level,
+    /// i.e. `⌈log2(B_clean + 2·B_rs) + 40⌉` bits. Ciphertexts that went
+    /// through a circuit carry more noise: state their bound with
+    /// [`Smudging::statistical`]. Errors with [`Error::ValueOutOfRange`]
+    /// when that exceeds [`MAX_SMUDGING_BITS`] (large rings).
+    pub fn ckks_default(ctx: &crate::ckks::CkksContext) -> Result<Self> {
+        Self::bits(crate::ckks::flooding::default_fresh_flood_bits(ctx)?)
+    }
 }
 
 /// What collective decryption needs from a scheme's context beyond the
@@ -241,6 +253,11 @@ impl<C: SchemeNoise> CiphertextRun<C> {
             smudging,
             protocol,
         })
+    }
+
+    /// The smudging noise of each share.
+    pub(crate) fn smudging(&self) -> Smudging {
+        self.smudging
     }
 
     /// The level ring of `ct` and its `c_1` (NTT form), after checking its
