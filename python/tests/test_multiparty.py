@@ -75,9 +75,24 @@ def bfv_run() -> Run:
     return keygen(CONTEXTS["bfv"]())
 
 
+def smudging(ctx: Any) -> int | None:
+    """The library's default for BFV and BGV; for CKKS a narrow explicit
+    width: the default (statistical security 40) needs a scale above the
+    2^40 of these tests (test_ckks_default_smudging_needs_room)."""
+    return 10 if isinstance(ctx, rnsfhe.ckks.Context) else None
+
+
 def decrypt(run: Run, ct: Ciphertext) -> npt.NDArray[Any]:
-    shares = [p.decryption_share(ct) for p in run.parties]
+    bits = smudging(run.ctx)
+    shares = [p.decryption_share(ct, smudging_bits=bits) for p in run.parties]
     return mp.combine_decryption(ct, shares, N)
+
+
+def test_ckks_default_smudging_needs_room() -> None:
+    run = keygen(CONTEXTS["ckks"]())
+    ct = run.ctx.encrypt(np.linspace(-1, 1, LENGTH), run.keys)
+    with pytest.raises(rnsfhe.ValueRangeError, match="statistical security 40"):
+        run.parties[0].decryption_share(ct)
 
 
 def shifted(x: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -139,7 +154,10 @@ def test_two_of_three_threshold_decryption(run: Run) -> None:
     x = np.linspace(-0.5, 0.5, LENGTH) if ckks else np.arange(LENGTH) - 4
     ct: Any = run.ctx.encrypt(x, run.keys) * 3
     for active in ([0, 1], [0, 2], [2, 1], [0, 1, 2]):
-        shares = [parties[i].decryption_share(ct, active=active) for i in active]
+        bits = smudging(run.ctx)
+        shares = [
+            parties[i].decryption_share(ct, smudging_bits=bits, active=active) for i in active
+        ]
         got = mp.combine_decryption(ct, shares, len(active))
         if ckks:
             assert np.max(np.abs(got - 3 * x)) < 2.0**-20, active

@@ -164,15 +164,22 @@ fn collective_keys(root: &Path, keygen_args: &[&str]) -> (PathBuf, Vec<PathBuf>)
     (keys, parties)
 }
 
-/// Every party's decryption share of `ct`, combined.
-fn decrypt_together(root: &Path, keys: &Path, parties: &[PathBuf], ct: &Path) -> String {
+/// Every party's decryption share of `ct` (with `extra` arguments),
+/// combined.
+fn decrypt_together(
+    root: &Path,
+    keys: &Path,
+    parties: &[PathBuf],
+    ct: &Path,
+    extra: &[&str],
+) -> String {
     let pk = keys.join("public.key");
     let shares: Vec<PathBuf> = parties
         .iter()
         .enumerate()
         .map(|(i, dir)| {
             let out = root.join(format!("dec-{i}.share"));
-            ok(&[
+            let mut args = vec![
                 "party",
                 "decrypt-share",
                 "--dir",
@@ -183,7 +190,9 @@ fn decrypt_together(root: &Path, keys: &Path, parties: &[PathBuf], ct: &Path) ->
                 s(ct),
                 "--out",
                 s(&out),
-            ]);
+            ];
+            args.extend(extra);
+            ok(&args);
             out
         })
         .collect();
@@ -259,10 +268,10 @@ fn three_bfv_parties_compute_and_decrypt_together() {
     let cb = encrypt(&root, &keys, "b", "[5, 6, 7, 2]");
     let prod = eval(&root, &keys, "prod", &["mul"], &[&ca, &cb]);
     let rot = eval(&root, &keys, "rot", &["rotate", "--steps", "1"], &[&prod]);
-    let got = values(&decrypt_together(&root, &keys, &parties, &prod));
+    let got = values(&decrypt_together(&root, &keys, &parties, &prod, &[]));
     assert_eq!(got, vec![5.0, 12.0, 21.0, (40000u64 * 2 % 65537) as f64]);
     // Both rows rotate left by one: slot 0 goes to the end of row 0.
-    let got = values(&decrypt_together(&root, &keys, &parties, &rot));
+    let got = values(&decrypt_together(&root, &keys, &parties, &rot, &[]));
     assert_eq!(got.len(), 2048, "the last non-zero value ends row 0");
     assert_eq!(got[..3], [12.0, 21.0, (40000u64 * 2 % 65537) as f64]);
     assert_eq!(got[2047], 5.0);
@@ -280,7 +289,28 @@ fn three_ckks_parties_compute_and_decrypt_together() {
     let ca = encrypt(&root, &keys, "a", "[0.5, -1.25, 2.0]");
     let sq = eval(&root, &keys, "sq", &["square"], &[&ca]);
     let rs = eval(&root, &keys, "rs", &["rescale"], &[&sq]);
-    let got = values(&decrypt_together(&root, &keys, &parties, &rs));
+    // The default smudging (statistical security 40) does not fit a
+    // scale of 2^40: refused, never a wrong result.
+    let err = fails(&[
+        "party",
+        "decrypt-share",
+        "--dir",
+        s(&parties[0]),
+        "--public-key",
+        s(&keys.join("public.key")),
+        "--in",
+        s(&rs),
+        "--out",
+        s(&root.join("refused.share")),
+    ]);
+    assert!(err.contains("statistical security 40"), "{err}");
+    let got = values(&decrypt_together(
+        &root,
+        &keys,
+        &parties,
+        &rs,
+        &["--smudging-bits", "10"],
+    ));
     for (g, want) in got.iter().zip([0.25, 1.5625, 4.0]) {
         assert!((g - want).abs() < 1e-4, "{got:?}");
     }

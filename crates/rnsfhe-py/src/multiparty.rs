@@ -198,63 +198,9 @@ fn collective_keys<S: Scheme>(c: &Cipher<S>) -> PyResult<Arc<EvalKeys>> {
     })
 }
 
-/// The default smudging width of a scheme.
-pub trait Smudge: Scheme
-where
-    Self::Context: SchemeNoise,
-{
-    /// The smudging bits used when the caller gives none, for `ct`
-    /// decrypted by `parties` parties.
-    fn default_bits(ctx: &Self::Context, ct: &Self::Ciphertext, parties: u32) -> u32;
-}
-
-/// The bits of room a phase has at `ct`'s level, less the `parties`'
-/// sum and a 2-bit margin (what `CollectiveDecryption` accepts).
-fn room_bits<S: Scheme>(ctx: &S::Context, ct: &S::Ciphertext, parties: u32) -> f64
-where
-    S::Context: SchemeNoise,
-{
-    let log_q: f64 = S::moduli(ctx)
-        .iter()
-        .take(S::level(ct) + 1)
-        .map(|&q| (q as f64).log2())
-        .sum();
-    log_q - ctx.message_bits() - 1.0 - f64::from(parties.max(1)).log2() - 2.0
-}
-
-/// BFV and BGV: 60 bits (hides a ciphertext noise of 20 bits with
-/// λ = 40), less where the level has no room for it.
-fn integer_default<S: Scheme>(ctx: &S::Context, ct: &S::Ciphertext, parties: u32) -> u32
-where
-    S::Context: SchemeNoise,
-{
-    room_bits::<S>(ctx, ct, parties).clamp(0.0, 60.0) as u32
-}
-
-impl Smudge for crate::bfv::Bfv {
-    fn default_bits(ctx: &Self::Context, ct: &Self::Ciphertext, parties: u32) -> u32 {
-        integer_default::<Self>(ctx, ct, parties)
-    }
-}
-
-impl Smudge for crate::bgv::Bgv {
-    fn default_bits(ctx: &Self::Context, ct: &Self::Ciphertext, parties: u32) -> u32 {
-        integer_default::<Self>(ctx, ct, parties)
-    }
-}
-
-impl Smudge for crate::ckks::Ckks {
-    /// CKKS: `log2(scale) − 30` (precision first: about 2^−20 of
-    /// absolute error at n = 2^12 and few parties).
-    fn default_bits(ctx: &Self::Context, ct: &Self::Ciphertext, parties: u32) -> u32 {
-        let bits = (ct.scale().log2() - 30.0).max(0.0);
-        bits.min(room_bits::<Self>(ctx, ct, parties).max(0.0)) as u32
-    }
-}
-
 /// A party's decryption share of `c` with the key share `key`, as party
 /// `party` of `parties`.
-fn decryption_share<S: Smudge>(
+fn decryption_share<S: Scheme>(
     py: Python<'_>,
     c: &Cipher<S>,
     key: &(impl KeyShare + Sync),
@@ -268,9 +214,12 @@ where
     DecryptionShare: ToBytes<S::Context>,
 {
     let keys = collective_keys(c)?;
-    let bits = bits.unwrap_or_else(|| S::default_bits(&c.ctx, &c.ct, parties));
     detach(py, || {
-        let dec = CollectiveDecryption::new(&c.ctx, &keys.pk, parties, Smudging::bits(bits)?)?;
+        let smudging = match bits {
+            Some(b) => Smudging::bits(b)?,
+            None => Smudging::default_for(&*c.ctx, &*c.ct, parties)?,
+        };
+        let dec = CollectiveDecryption::new(&c.ctx, &keys.pk, parties, smudging)?;
         write(&c.ctx, &dec.share(key, party, &*c.ct)?)
     })
     .py()
@@ -510,8 +459,11 @@ impl Party {
 
     /// This party's decryption share of `ciphertext` (size 2, under the
     /// collective key, which must be attached or registered), with
-    /// smudging noise of `smudging_bits` bits (None: BFV/BGV 60 bits, or
-    /// less where the level has no room; CKKS `log2(scale) − 30`).
+    /// smudging noise of `smudging_bits` bits (None: the library's
+    /// default, `Smudging::default_for`: BFV/BGV the widest within a
+    /// quarter of the ciphertext's room; CKKS statistical security 40
+    /// over a fresh encryption's noise, refused with `ValueRangeError`
+    /// where the scale is too small for it).
     /// `active`: the parties taking part in a threshold decryption (this
     /// one among them, at least the threshold); the share is then that of
     /// party `active.index(self.index)` of `len(active)`.

@@ -19,10 +19,6 @@ use crate::common::CliResult;
 pub struct Ckks;
 
 impl Scheme for Ckks {
-    fn scale_bits(ct: &Ciphertext) -> Option<f64> {
-        Some(ct.scale().log2())
-    }
-
     common_ops!("CKKS", CkksContext, CkksParameters, f64);
 
     /// `LOGN,DEPTH`: `DEPTH` scaling primes of `--prime-bits` bits (the

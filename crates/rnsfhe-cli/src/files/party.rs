@@ -18,7 +18,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
-use rnsfhe::multiparty::shared_ciphertext::MAX_SMUDGING_BITS;
 use rnsfhe::multiparty::{
     CollectiveDecryption, CommonReferenceString, DecryptionShare, GaloisKeyGeneration,
     GaloisKeyShare, PublicKeyGeneration, PublicKeyShare, RelinKeyEphemeral, RelinKeyGeneration,
@@ -120,11 +119,11 @@ pub enum Step {
         /// The ciphertext (size 2: relinearized).
         #[arg(long = "in")]
         input: PathBuf,
-        /// Bits of the smudging noise (default: the largest that keeps
-        /// the sum of all parties' noise within a quarter of the
-        /// ciphertext's room, which gives the most statistical hiding of
-        /// the key share; CKKS: also at most 2^-25 of the scale, so that
-        /// about 25 bits of precision remain).
+        /// Bits of the smudging noise (default: BFV and BGV the widest
+        /// whose sum over the parties stays within a quarter of the
+        /// ciphertext's room; CKKS statistical security 40 over a fresh
+        /// encryption's noise, refused where the scale is too small for
+        /// it).
         #[arg(long)]
         smudging_bits: Option<u32>,
         /// Output share file (public).
@@ -309,11 +308,12 @@ where
         let sk: SecretKey = load(&ctx, &dir.join(SHARE_FILE))?;
         let pk: PublicKey = load(&ctx, public_key)?;
         let ct: S::Ct = load(&ctx, input)?;
-        let bits = match smudging_bits {
-            Some(b) => b,
-            None => largest_smudging::<S>(&ctx, &ct, parties)?,
+        let smudging = match smudging_bits {
+            Some(b) => Smudging::bits(b)?,
+            None => Smudging::default_for(ctx.as_ref(), &ct, parties)?,
         };
-        let dec = CollectiveDecryption::new(&ctx, &pk, parties, Smudging::bits(bits)?)?;
+        let bits = smudging.width_bits();
+        let dec = CollectiveDecryption::new(&ctx, &pk, parties, smudging)?;
         write(out, &dec.share(&sk, index, &ct)?.to_bytes(&ctx)?, false)?;
         outln!("decryption share of party {index} with {bits}-bit smudging noise");
         Ok(ExitCode::SUCCESS)
@@ -452,39 +452,4 @@ fn load_all<C, T: rnsfhe::serialization::FromBytes<C>>(
 fn default_elements<S: Scheme>(ctx: &Arc<S::Ctx>) -> Vec<u64> {
     let core = rnsfhe::rlwe::SchemeContext::rlwe(ctx.as_ref());
     rnsfhe::rlwe::galois_keys::default_elements(core.degree(), core.rotation_generator())
-}
-
-/// Bits of precision CKKS decryption keeps under the default smudging.
-const CKKS_KEPT_BITS: f64 = 25.0;
-
-/// The largest smudging width whose sum over `parties` parties stays
-/// within a quarter of the room of `ct`'s phase (and at most
-/// [`MAX_SMUDGING_BITS`]) (`Q_l/(2t)`, `Q_l/2` for
-/// CKKS), leaving the rest to the ciphertext's own noise.
-fn largest_smudging<S: Scheme>(ctx: &Arc<S::Ctx>, ct: &S::Ct, parties: u32) -> CliResult<u32>
-where
-    S::Ctx: SchemeNoise,
-    S::Ct: SharedCiphertext,
-{
-    let core = rnsfhe::rlwe::SchemeContext::rlwe(ctx.as_ref());
-    let log2_q: f64 = core
-        .ring()
-        .moduli()
-        .iter()
-        .take(ct.limbs())
-        .map(|m| (m.value() as f64).log2())
-        .sum();
-    let room = log2_q - ctx.message_bits() - 1.0;
-    let mut bits = (room - 2.0 - f64::from(parties).log2()).floor();
-    if let Some(scale) = S::scale_bits(ct) {
-        // CKKS: the noise of all shares at most 2^-CKKS_KEPT_BITS of the
-        // scale, so that the values keep about that many bits.
-        bits = bits.min((scale - CKKS_KEPT_BITS - f64::from(parties).log2()).floor());
-    }
-    if bits < 1.0 {
-        return Err(CliError(format!(
-            "the ciphertext has {room:.1} bits of room: too little to smudge a decryption share"
-        )));
-    }
-    Ok(bits.min(f64::from(MAX_SMUDGING_BITS)) as u32)
 }

@@ -156,12 +156,6 @@ pub trait Scheme {
         let _ = ev;
         Ok(p)
     }
-    /// `log2` of a ciphertext's scale, where the scheme has one (CKKS:
-    /// decryption noise must stay well below it).
-    fn scale_bits(ct: &Self::Ct) -> Option<f64> {
-        let _ = ct;
-        None
-    }
     /// Divides by the last prime of the level.
     fn rescale(ev: &Self::Ev, a: &Self::Ct) -> CliResult<Self::Ct> {
         let _ = (ev, a);

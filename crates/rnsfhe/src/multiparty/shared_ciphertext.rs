@@ -59,6 +59,67 @@ impl Smudging {
     pub fn ckks_default(ctx: &crate::ckks::CkksContext) -> Result<Self> {
         Self::bits(crate::ckks::flooding::default_fresh_flood_bits(ctx)?)
     }
+
+    /// The smudging every front end (the CLI's `party decrypt-share`,
+    /// Python's `Party.decryption_share`) uses when the caller names none,
+    /// for a share of `ct` among `parties` parties:
+    ///
+    /// * BFV and BGV: the widest noise whose sum over the parties stays
+    ///   within a quarter of the room of `ct`'s phase (`Q_l/(2t)`), which
+    ///   hides the key share best and leaves three quarters of the room to
+    ///   the ciphertext's own noise (`λ` is then the room's bits minus
+    ///   about 2 + `log2 N` minus the ciphertext's noise bits);
+    /// * CKKS: [`Smudging::ckks_default`] (`λ = 40` over a fresh
+    ///   encryption's noise), refused with [`Error::ValueOutOfRange`] when
+    ///   the combined result would keep no bit of precision at `ct`'s
+    ///   scale (see [`crate::ckks::flooding`]: decrypt at a larger scale,
+    ///   or state a narrower width knowing it hides less).
+    ///
+    /// Errors with [`Error::ValueOutOfRange`] when `ct` has too little
+    /// room for any smudging.
+    pub fn default_for<C: SchemeNoise, T: SharedCiphertext>(
+        ctx: &C,
+        ct: &T,
+        parties: u32,
+    ) -> Result<Self> {
+        let core = ctx.rlwe();
+        let log2_q: f64 = core
+            .ring()
+            .moduli()
+            .iter()
+            .take(ct.limbs())
+            .map(|m| (m.value() as f64).log2())
+            .sum();
+        let room = log2_q - ctx.message_bits() - 1.0;
+        let parties_bits = f64::from(parties.max(1)).log2();
+        let widest = (room - 2.0 - parties_bits).floor();
+        if widest < 1.0 {
+            return Err(Error::ValueOutOfRange(format!(
+                "the ciphertext has {room:.1} bits of room: too little to smudge a decryption share"
+            )));
+        }
+        let bits = match (ctx.fresh_flood_bits()?, ct.scale()) {
+            (Some(flood), Some(scale)) => {
+                let n = core.degree() as f64;
+                let precision = scale.log2()
+                    - f64::from(flood)
+                    - 0.5 * (f64::from(parties.max(1)) * n).log2()
+                    - crate::ckks::flooding::FLOODING_TAIL_BITS;
+                if precision <= 0.0 || f64::from(flood) > widest {
+                    return Err(Error::ValueOutOfRange(format!(
+                        "the default smudging ({flood} bits: statistical security 40 over a \
+                         fresh encryption's noise) leaves {precision:.1} bits of precision at \
+                         scale 2^{:.1}: decrypt at a larger scale (before rescaling) or give \
+                         the width explicitly (a narrower one hides the key share less)",
+                        scale.log2()
+                    )));
+                }
+                flood
+            }
+            _ => widest.min(f64::from(MAX_SMUDGING_BITS)) as u32,
+        };
+        Self::bits(bits)
+    }
 }
 
 /// What collective decryption needs from a scheme's context beyond the
@@ -73,6 +134,11 @@ pub trait SchemeNoise: SchemeContext {
     /// `Q/2`, where the result still wraps around; precision goes long
     /// before).
     fn message_bits(&self) -> f64;
+    /// CKKS: the default flooding width ([`Smudging::ckks_default`]);
+    /// `None` for the exact schemes.
+    fn fresh_flood_bits(&self) -> Result<Option<u32>> {
+        Ok(None)
+    }
 }
 
 impl SchemeNoise for crate::bfv::BfvContext {
@@ -90,6 +156,9 @@ impl SchemeNoise for crate::ckks::CkksContext {
     }
     fn message_bits(&self) -> f64 {
         0.0
+    }
+    fn fresh_flood_bits(&self) -> Result<Option<u32>> {
+        Ok(Some(Smudging::ckks_default(self)?.bits))
     }
 }
 
@@ -109,6 +178,10 @@ pub trait SharedCiphertext: Clone + sealed::Sealed {
     fn ids(&self) -> (u64, u64);
     /// The number of limbs (level + 1).
     fn limbs(&self) -> usize;
+    /// The scale `Δ` of a CKKS ciphertext; `None` for BFV and BGV.
+    fn scale(&self) -> Option<f64> {
+        None
+    }
     /// `c_1` in NTT form over `ring` (its level ring). Errors unless the
     /// ciphertext has size 2.
     fn c1_ntt(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>>;
@@ -127,6 +200,27 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for crate::bfv::Ciphertext {}
     impl<M: Clone> Sealed for crate::leveled::Ciphertext<M> {}
+    impl Sealed for crate::bgv::BgvMeta {}
+    impl Sealed for crate::ckks::CkksMeta {}
+}
+
+/// The scale a leveled scheme's ciphertext metadata carries (CKKS), if
+/// any.
+pub trait MetaScale: Clone + sealed::Sealed {
+    /// `Δ`, or `None`.
+    fn scale(&self) -> Option<f64>;
+}
+
+impl MetaScale for crate::bgv::BgvMeta {
+    fn scale(&self) -> Option<f64> {
+        None
+    }
+}
+
+impl MetaScale for crate::ckks::CkksMeta {
+    fn scale(&self) -> Option<f64> {
+        Some(self.scale)
+    }
 }
 
 /// `n` samples uniform in `[−2^bits, 2^bits]` (rejection sampling inside
@@ -179,12 +273,15 @@ fn bfv_part_ntt(ct: &crate::bfv::Ciphertext, i: usize, ring: &RnsRing) -> Result
     }
 }
 
-impl<M: Clone> SharedCiphertext for crate::leveled::Ciphertext<M> {
+impl<M: MetaScale> SharedCiphertext for crate::leveled::Ciphertext<M> {
     fn ids(&self) -> (u64, u64) {
         (self.params_id, self.key_id)
     }
     fn limbs(&self) -> usize {
         self.level() + 1
+    }
+    fn scale(&self) -> Option<f64> {
+        self.meta.scale()
     }
     fn c1_ntt(&self, _ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
         size_two(self.polys.len())?;
