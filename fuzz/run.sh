@@ -17,7 +17,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     load_plaintext load_plaintext_ntt load_ciphertext
     ckks_load_parameters ckks_load_secret_key ckks_load_public_key ckks_load_relin_key
     ckks_load_galois_keys ckks_load_plaintext ckks_load_ciphertext ckks_load_bootstrapping_keys
-    bgv_load_parameters bgv_load_ciphertext)
+    bgv_load_parameters bgv_load_ciphertext load_multiparty ckks_load_multiparty)
 fi
 
 if ! cargo +nightly fuzz --help >/dev/null 2>&1; then

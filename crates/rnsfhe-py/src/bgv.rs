@@ -16,7 +16,7 @@ use rnsfhe::bgv::{BgvContext, BgvParameters, Evaluator};
 use rnsfhe::rlwe::RelinKey;
 
 use crate::integer::{impl_batched, integer_ciphertext_class, Batched, Integer};
-use crate::scheme::{impl_core, Core, Op, Scheme};
+use crate::scheme::{impl_core, Core, Scheme};
 
 /// The BGV scheme (marker of the generic layer).
 pub struct Bgv;
@@ -170,22 +170,15 @@ integer_ciphertext_class!(
     Context,
     Ciphertext,
     Bgv,
+    multiply(
+        /// `self * other` with the steps chosen: `relinearize=False` keeps the
+        /// third part of a ciphertext product (`size == 3`) until
+        /// `relinearize()`, `mod_switch=False` keeps the level of a ciphertext
+        /// product (call `mod_switch_to_next()` before the next product);
+        /// products with plaintexts always keep the level.
+        mod_switch
+    ),
     {
-    /// `self * other` with the steps chosen: `relinearize=False` keeps the
-    /// third part of a ciphertext product (`size == 3`) until
-    /// `relinearize()`, `mod_switch=False` keeps the level of a ciphertext
-    /// product (call `mod_switch_to_next()` before the next product);
-    /// products with plaintexts always keep the level.
-    #[pyo3(signature = (other, relinearize = true, mod_switch = true))]
-    fn multiply(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        relinearize: bool,
-        mod_switch: bool,
-    ) -> PyResult<Self> {
-        self.binary(py, other, Op::Mul, relinearize, mod_switch)
-    }
 });
 
 /// Adds the classes of this module (as `BgvContext`, …).

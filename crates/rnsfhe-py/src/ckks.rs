@@ -375,6 +375,12 @@ crate::classes::ciphertext_class!(
     Context,
     Ciphertext,
     Ckks,
+    multiply(
+        /// `self * other` with the steps chosen: `relinearize=False` keeps the
+        /// third part of a ciphertext product (`size == 3`), `rescale=False`
+        /// keeps the scale `Δ·Δ'` and the level (call `rescale()` later).
+        rescale
+    ),
     {
     /// An estimate of the bits of precision of the decrypted values
     /// (needs the secret): for a real-valued ciphertext the imaginary parts
@@ -415,19 +421,6 @@ crate::classes::ciphertext_class!(
         }
     }
 
-    /// `self * other` with the steps chosen: `relinearize=False` keeps the
-    /// third part of a ciphertext product (`size == 3`), `rescale=False`
-    /// keeps the scale `Δ·Δ'` and the level (call `rescale()` later).
-    #[pyo3(signature = (other, relinearize = true, rescale = true))]
-    fn multiply(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        relinearize: bool,
-        rescale: bool,
-    ) -> PyResult<Self> {
-        self.binary(py, other, Op::Mul, relinearize, rescale)
-    }
 
     /// Refreshes the ciphertext by CKKS bootstrapping: a ciphertext of the
     /// same values (up to the bootstrapping error, about 2^-25 for values

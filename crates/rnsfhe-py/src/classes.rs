@@ -158,9 +158,15 @@ pub(crate) use context_class;
 
 /// The ciphertext class `$ct` of scheme `$s` (Python class `Ciphertext`
 /// of module `$module`, documented by the leading doc comments) whose
-/// context class is `$ctx`: its shared methods, then the items in braces.
+/// context class is `$ctx`: its shared methods, `multiply(other,
+/// relinearize=True, $reduce=True)` where `multiply($reduce)` is given
+/// (the second flag: BGV's `mod_switch`, CKKS's `rescale`), then the
+/// items in braces.
 macro_rules! ciphertext_class {
-    ($(#[$doc:meta])* $module:literal, $ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
+    (
+        $(#[$doc:meta])* $module:literal, $ctx:ident, $ct:ident, $s:ty,
+        $(multiply($(#[$mdoc:meta])* $reduce:ident),)? { $($own:tt)* }
+    ) => {
         $(#[$doc])*
         #[pyo3::pyclass(module = $module, name = "Ciphertext", frozen)]
         pub struct $ct(pub(crate) $crate::scheme::Cipher<$s>);
@@ -357,6 +363,20 @@ macro_rules! ciphertext_class {
                 let c = pyo3::Py::new(py, self.context())?.into_bound(py).into_any();
                 self.0.reduce(py, c)
             }
+
+            $(
+                $(#[$mdoc])*
+                #[pyo3(signature = (other, relinearize = true, $reduce = true))]
+                fn multiply(
+                    &self,
+                    py: pyo3::Python<'_>,
+                    other: &pyo3::Bound<'_, pyo3::PyAny>,
+                    relinearize: bool,
+                    $reduce: bool,
+                ) -> pyo3::PyResult<Self> {
+                    self.binary(py, other, $crate::scheme::Op::Mul, relinearize, $reduce)
+                }
+            )?
 
             $($own)*
         }

@@ -294,8 +294,12 @@ pub fn noise_budget<S: Integer>(
 /// share (noise budget, powers, squares, level switches, the row swap),
 /// then the items in braces.
 macro_rules! integer_ciphertext_class {
-    ($(#[$doc:meta])* $module:literal, $ctx:ident, $ct:ident, $s:ty, { $($own:tt)* }) => {
-        $crate::classes::ciphertext_class!($(#[$doc])* $module, $ctx, $ct, $s, {
+    (
+        $(#[$doc:meta])* $module:literal, $ctx:ident, $ct:ident, $s:ty,
+        $(multiply($(#[$mdoc:meta])* $reduce:ident),)? { $($own:tt)* }
+    ) => {
+        $crate::classes::ciphertext_class!(
+            $(#[$doc])* $module, $ctx, $ct, $s, $(multiply($(#[$mdoc])* $reduce),)? {
             /// The remaining noise budget in bits (needs the secret); 0
             /// means the ciphertext no longer decrypts correctly.
             fn noise_budget(
