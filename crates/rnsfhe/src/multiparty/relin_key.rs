@@ -56,8 +56,8 @@ impl core::fmt::Debug for RelinKeyEphemeral {
     }
 }
 
-/// A share of one round: one pair of polynomials per digit (NTT form,
-/// over the key ring).
+/// A share of one round (NTT form, over the key ring): round 1 one pair
+/// `(h0_j, h1_j)` per digit, round 2 one polynomial per digit (in `h0`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RelinKeyShare {
     pub(crate) tag: ShareTag,
@@ -225,49 +225,45 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
         let ring = KeySwitchingKey::key_ring(core);
         let mut s = sk.share_over(ring)?;
         let mut u_minus_s = ephemeral.u.s_ntt_over(ring)?;
-        let r: Result<DigitPairs> = (|| {
+        let r: Result<Vec<RnsPoly<Ntt>>> = (|| {
             ring.sub_assign(&mut u_minus_s, &s)?;
-            let mut h0 = Vec::with_capacity(self.a.len());
-            let mut h1 = Vec::with_capacity(self.a.len());
+            let mut h = Vec::with_capacity(self.a.len());
             for (x0, x1) in round1.h0.iter().zip(&round1.h1) {
-                // s_i·h0[j] + e2
-                let mut y0 = gaussian(core, ring, rng)?;
-                ring.mul_add_assign(&mut y0, x0, &s)?;
-                h0.push(y0);
-                // (u_i − s_i)·h1[j] + e3
+                // s_i·h0[j] + e2 + (u_i − s_i)·h1[j] + e3: only the sum
+                // enters the key, so only the sum is sent (half the bytes
+                // of the two terms).
+                let mut y = gaussian(core, ring, rng)?;
+                ring.mul_add_assign(&mut y, x0, &s)?;
                 let mut y1 = gaussian(core, ring, rng)?;
                 ring.mul_add_assign(&mut y1, x1, &u_minus_s)?;
-                h1.push(y1);
+                ring.add_assign(&mut y, &y1)?;
+                h.push(y);
             }
-            Ok((h0, h1))
+            Ok(h)
         })();
         s.zeroize();
         u_minus_s.zeroize();
-        let (h0, h1) = r?;
         Ok(RelinKeyShare {
             tag: self.tag(ROUND_2, ephemeral.party),
-            h0,
-            h1,
+            h0: r?,
+            h1: Vec::new(),
         })
     }
 
-    /// The relinearization key `(Σ h0'_i + Σ h1'_i, h1)` from round 1's
-    /// sums and one round-2 share of every party, with the collective
-    /// public key's key id.
+    /// The relinearization key `(Σ h'_i, h1)` from round 1's sums and one
+    /// round-2 share of every party, with the collective public key's key
+    /// id.
     pub fn finish(&self, round1: &RelinKeyRound1, shares: &[RelinKeyShare]) -> Result<RelinKey> {
         self.check_round1(round1)?;
-        let (mut k0, k1) = self.sum(ROUND_2, shares)?;
-        let ring = KeySwitchingKey::key_ring(self.ctx.rlwe());
-        for (x, y) in k0.iter_mut().zip(&k1) {
-            ring.add_assign(x, y)?;
-        }
+        let (k0, _) = self.sum(ROUND_2, shares)?;
         let keys = k0.into_iter().zip(round1.h1.iter().cloned()).collect();
         let ksk = KeySwitchingKey::from_collective(self.ctx.rlwe(), self.key_id, keys)?;
         Ok(RelinKey::from_key_switching_key(ksk))
     }
 
-    /// The digit-wise sums of the shares of `protocol`, after checking that
-    /// every party sent exactly one.
+    /// The digit-wise sums of the shares of `protocol` (round 1: `h0` and
+    /// `h1`; round 2: `h0` only), after checking that every party sent
+    /// exactly one.
     fn sum(&self, protocol: &'static str, shares: &[RelinKeyShare]) -> Result<DigitPairs> {
         check_complete(
             self.tag(protocol, 0),
@@ -276,10 +272,11 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
         )?;
         let ring = KeySwitchingKey::key_ring(self.ctx.rlwe());
         let digits = self.a.len();
+        let second = if protocol == ROUND_1 { digits } else { 0 };
         let mut h0: Vec<RnsPoly<Ntt>> = (0..digits).map(|_| ring.zero()).collect();
-        let mut h1: Vec<RnsPoly<Ntt>> = (0..digits).map(|_| ring.zero()).collect();
+        let mut h1: Vec<RnsPoly<Ntt>> = (0..second).map(|_| ring.zero()).collect();
         for s in shares {
-            if s.h0.len() != digits || s.h1.len() != digits {
+            if s.h0.len() != digits || s.h1.len() != second {
                 return Err(crate::Error::InvalidArgument(format!(
                     "a share of party {} has {} digits, the key has {digits}",
                     s.tag.party,

@@ -307,7 +307,7 @@ fn public_key_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<Public
     })
 }
 
-/// `h0` then `h1`, one polynomial per digit each.
+/// `h0` then `h1`, one polynomial per digit each (round 2: `h0` only).
 fn relin_key_share_to_bytes(s: &RelinKeyShare, ctx: &RlweContext) -> Result<Vec<u8>> {
     relin_pairs_to_bytes(ctx, &s.tag, &s.h0, &s.h1)
 }
@@ -349,8 +349,10 @@ fn relin_pairs_from_bytes(
         })?;
     o.expect_aux(0, 0)?;
     let digits = KeySwitchingKey::pairs_for(ctx) as u64;
-    let mut h0 = o.polys(KeySwitchingKey::key_ring(ctx), 2 * digits)?;
-    let h1 = h0.split_off(digits as usize);
+    // Round 2 sends one polynomial per digit, the others a pair.
+    let parts = if protocol == RELIN_ROUND_2 { 1 } else { 2 };
+    let mut h0 = o.polys(KeySwitchingKey::key_ring(ctx), parts * digits)?;
+    let h1 = h0.split_off(digits.min(h0.len() as u64) as usize);
     Ok((o.tag(ctx, protocol), h0, h1))
 }
 
