@@ -153,8 +153,8 @@ def test_two_of_three_threshold_decryption(run: Run) -> None:
     ckks = isinstance(run.ctx, rnsfhe.ckks.Context)
     x = np.linspace(-0.5, 0.5, LENGTH) if ckks else np.arange(LENGTH) - 4
     ct: Any = run.ctx.encrypt(x, run.keys) * 3
+    bits = smudging(run.ctx)
     for active in ([0, 1], [0, 2], [2, 1], [0, 1, 2]):
-        bits = smudging(run.ctx)
         shares = [
             parties[i].decryption_share(ct, smudging_bits=bits, active=active) for i in active
         ]
@@ -164,9 +164,11 @@ def test_two_of_three_threshold_decryption(run: Run) -> None:
         else:
             np.testing.assert_array_equal(got, 3 * x, err_msg=str(active))
     with pytest.raises(rnsfhe.ProtocolError, match="threshold"):
-        parties[0].decryption_share(ct, active=[0])
+        parties[0].decryption_share(ct, smudging_bits=bits, active=[0])
     # One active share short of the committee it was made for.
-    shares = [parties[i].decryption_share(ct, active=[0, 1, 2]) for i in (0, 1)]
+    shares = [
+        parties[i].decryption_share(ct, smudging_bits=bits, active=[0, 1, 2]) for i in (0, 1)
+    ]
     with pytest.raises(rnsfhe.ProtocolError, match="missing"):
         mp.combine_decryption(ct, shares, 3)
 
