@@ -273,8 +273,6 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
         let ring = KeySwitchingKey::key_ring(self.ctx.rlwe());
         let digits = self.a.len();
         let second = if protocol == ROUND_1 { digits } else { 0 };
-        let mut h0: Vec<RnsPoly<Ntt>> = (0..digits).map(|_| ring.zero()).collect();
-        let mut h1: Vec<RnsPoly<Ntt>> = (0..second).map(|_| ring.zero()).collect();
         for s in shares {
             if s.h0.len() != digits || s.h1.len() != second {
                 return Err(crate::Error::InvalidArgument(format!(
@@ -283,6 +281,15 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
                     s.h0.len()
                 )));
             }
+        }
+        // check_complete saw one share per party, so there is a first one:
+        // start from a copy of it rather than from zeros (one pass less
+        // over the memory, which is what bounds this sum).
+        let (first, rest) = shares
+            .split_first()
+            .ok_or_else(|| crate::Error::InvalidArgument("no shares".into()))?;
+        let (mut h0, mut h1) = (first.h0.clone(), first.h1.clone());
+        for s in rest {
             for (acc, x) in h0.iter_mut().zip(&s.h0).chain(h1.iter_mut().zip(&s.h1)) {
                 ring.add_assign(acc, x)?;
             }
