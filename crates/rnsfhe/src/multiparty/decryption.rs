@@ -118,8 +118,12 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
     pub fn combine<T: SharedCiphertext>(&self, ct: &T, shares: &[DecryptionShare]) -> Result<T> {
         let (ring, c1) = self.run.open(ct)?;
         self.run.check_shares(&c1, shares.iter().map(|s| s.tag))?;
-        let mut d = ring.zero();
-        for s in shares {
+        // check_shares saw one share per party: start from the first.
+        let (first, rest) = shares
+            .split_first()
+            .ok_or_else(|| crate::Error::InvalidArgument("no shares".into()))?;
+        let mut d = first.share.clone();
+        for s in rest {
             ring.add_assign(&mut d, &s.share)?;
         }
         ct.rekeyed(&ring, &d, ring.zero(), self.run.key_id)

@@ -234,8 +234,15 @@ fn smudging_noise(rng: &mut ChaCha20Rng, n: usize, smudging: Smudging) -> Vec<i6
 /// its decryption, so that shares of two ciphertexts never mix.
 fn fingerprint(c1: &RnsPoly<Ntt>) -> u64 {
     let mut h = xxhash_rust::xxh64::Xxh64::new(0x6465_6372_7970_7431);
-    for w in c1.data() {
-        h.update(&w.to_le_bytes());
+    // The little-endian bytes of the words, fed in blocks: the digest of a
+    // stream does not depend on how it is cut, and one update per block
+    // instead of per word is what makes hashing a ciphertext cheap.
+    let mut block = [0u8; 8 * 512];
+    for words in c1.data().chunks(512) {
+        for (b, w) in block.chunks_exact_mut(8).zip(words) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        h.update(&block[..8 * words.len()]);
     }
     h.digest()
 }
@@ -295,12 +302,15 @@ impl<M: MetaScale> SharedCiphertext for crate::leveled::Ciphertext<M> {
         key_id: u64,
     ) -> Result<Self> {
         size_two(self.polys.len())?;
-        let mut out = self.clone();
-        ring.add_assign(&mut out.polys[0], d)?;
-        out.polys[1] = c1;
-        out.key_id = key_id;
-        out.seed = None;
-        Ok(out)
+        let mut c0 = self.polys[0].clone();
+        ring.add_assign(&mut c0, d)?;
+        Ok(Self {
+            params_id: self.params_id,
+            key_id,
+            polys: vec![c0, c1],
+            seed: None,
+            meta: self.meta.clone(),
+        })
     }
 }
 
