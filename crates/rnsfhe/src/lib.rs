@@ -10,6 +10,7 @@ pub mod circuits;
 pub mod ckks;
 pub mod error;
 mod ids;
+mod rng_twins;
 pub mod integer;
 pub mod leveled;
 pub mod multiparty;
