@@ -29,6 +29,7 @@ use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::ckks::{Ciphertext, CkksContext, Encoder, Evaluator, GaloisKeys, Plaintext};
 use crate::error::{Error, Result};
+use crate::leveled::evaluator::check_levels;
 use crate::rlwe::context::SchemeContext;
 
 /// One encoded diagonal: its baby step, the plaintext over `Q_l` and, in
@@ -259,13 +260,7 @@ impl LinearTransform {
     /// [`LinearTransform::rotations`].
     pub fn evaluate(&self, ev: &Evaluator, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
         ev.context().check_id(self.params_id)?;
-        if ct.level() != self.level {
-            return Err(Error::LevelMismatch {
-                operation: "linear_transform",
-                left: ct.level(),
-                right: self.level,
-            });
-        }
+        check_levels("linear_transform", ct.level(), self.level)?;
         let babies = self.used_babies();
         // Hoisted when every baby step has its own key; otherwise each
         // rotation is composed from the keys held (e.g. the default ±2^i).

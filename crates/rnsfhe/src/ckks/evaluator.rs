@@ -33,7 +33,7 @@ use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::Encoder;
 use crate::error::{Error, Result};
 use crate::leveled::evaluator::{
-    self as leveled, leveled_evaluator_methods, leveled_rotations, KeySwitch,
+    self as leveled, check_levels, leveled_evaluator_methods, leveled_rotations, KeySwitch,
 };
 use crate::out_of_place::out_of_place;
 use crate::rlwe::context::SchemeContext;
@@ -238,14 +238,7 @@ impl Evaluator {
     fn check_plain(&self, ct: &Ciphertext, pt: &Plaintext, op: &'static str) -> Result<()> {
         self.check(ct)?;
         self.ctx.check_id(pt.params_id)?;
-        if ct.level() != pt.level() {
-            return Err(Error::LevelMismatch {
-                operation: op,
-                left: ct.level(),
-                right: pt.level(),
-            });
-        }
-        Ok(())
+        check_levels(op, ct.level(), pt.level())
     }
 
     /// `ct + pt` (equal level and scale).
