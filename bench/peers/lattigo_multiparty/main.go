@@ -208,23 +208,14 @@ func main() {
 		var params rlwe.Parameters
 		if s == "BFV" {
 			logQ := []int{60, 60, 60, 60, 60, 60}
-			logP := make([]int, *bfvP)
-			for i := range logP {
-				logP[i] = 60
-			}
+			logP := repeated(*bfvP, 60)
 			p, err := bgv.NewParametersFromLiteral(bgv.ParametersLiteral{
 				LogN: 14, LogQ: logQ, LogP: logP, PlaintextModulus: 65537})
 			fatal(err)
 			params = *p.GetRLWEParameters()
 		} else {
-			logQ := []int{60}
-			for i := 0; i < 16; i++ {
-				logQ = append(logQ, 40)
-			}
-			logP := make([]int, *ckksP)
-			for i := range logP {
-				logP[i] = 60
-			}
+			logQ := append([]int{60}, repeated(16, 40)...)
+			logP := repeated(*ckksP, 60)
 			p, err := ckks.NewParametersFromLiteral(ckks.ParametersLiteral{
 				LogN: 15, LogQ: logQ, LogP: logP, LogDefaultScale: 40})
 			fatal(err)
@@ -240,6 +231,15 @@ func main() {
 		}
 		bench(s, params, ct, sk, *reps, sigma, info)
 	}
+}
+
+// repeated is n copies of v.
+func repeated(n, v int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
 }
 
 func contains(list, s string) bool {

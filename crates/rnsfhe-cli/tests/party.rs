@@ -39,6 +39,47 @@ fn s(p: &Path) -> &str {
 
 const N: u32 = 3;
 
+/// Every party's share file `{name}-{i}.share`, written by
+/// `rnsfhe party <cmd> --dir <party dir> <args> --out <file> <extra>`.
+fn party_shares(
+    root: &Path,
+    parties: &[PathBuf],
+    name: &str,
+    cmd: &str,
+    args: &[&str],
+    extra: &[&str],
+) -> Vec<PathBuf> {
+    parties
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            let out = root.join(format!("{name}-{i}.share"));
+            let mut all = vec!["party", cmd, "--dir", s(dir)];
+            all.extend(args);
+            all.extend(["--out", s(&out)]);
+            all.extend(extra);
+            ok(&all);
+            out
+        })
+        .collect()
+}
+
+/// `party combine --params <params> --parties <n> --what <what>` then `rest`.
+fn combine_args<'a>(params: &'a Path, n: &'a str, what: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "party",
+        "combine",
+        "--params",
+        s(params),
+        "--parties",
+        n,
+        "--what",
+        what,
+    ];
+    args.extend(rest);
+    args
+}
+
 /// The key directory (params, collective public, relinearization and
 /// Galois keys) and the party directories of a 3-party run for the
 /// parameters of `keygen_args`.
@@ -72,43 +113,14 @@ fn collective_keys(root: &Path, keygen_args: &[&str]) -> (PathBuf, Vec<PathBuf>)
     let pk = keys.join("public.key");
     // One run of each protocol: its CRS, one share per party, the aggregate.
     let run = |what: &str, out: &Path, extra: &[&str], crs: &Path| -> Vec<PathBuf> {
-        let shares: Vec<PathBuf> = parties
-            .iter()
-            .enumerate()
-            .map(|(i, dir)| {
-                let share = root.join(format!("{what}-{i}.share"));
-                let mut args = vec![
-                    "party",
-                    "keygen-share",
-                    "--dir",
-                    s(dir),
-                    "--what",
-                    what,
-                    "--crs",
-                    s(crs),
-                    "--out",
-                    s(&share),
-                ];
-                args.extend(extra);
-                ok(&args);
-                share
-            })
-            .collect();
-        let mut args = vec![
-            "party",
-            "combine",
-            "--params",
-            s(&params),
-            "--parties",
+        let with_crs = ["--what", what, "--crs", s(crs)];
+        let shares = party_shares(root, &parties, what, "keygen-share", &with_crs, extra);
+        let mut args = combine_args(
+            &params,
             &n,
-            "--what",
             what,
-            "--crs",
-            s(crs),
-            "--out",
-            s(out),
-            "--in",
-        ];
+            &["--crs", s(crs), "--out", s(out), "--in"],
+        );
         args.extend(shares.iter().map(|p| s(p)));
         args.extend(extra);
         ok(&args);
@@ -137,21 +149,8 @@ fn collective_keys(root: &Path, keygen_args: &[&str]) -> (PathBuf, Vec<PathBuf>)
     // Misuse of the aggregation: one line each, no panic.
     let bad = root.join("bad.key");
     let combine_pk = |inputs: &[&Path], crs: &Path| {
-        let mut args = vec![
-            "party",
-            "combine",
-            "--params",
-            s(&params),
-            "--parties",
-            &n,
-            "--what",
-            "public-key",
-            "--crs",
-            s(crs),
-            "--out",
-            s(&bad),
-            "--in",
-        ];
+        let rest = ["--crs", s(crs), "--out", s(&bad), "--in"];
+        let mut args = combine_args(&params, &n, "public-key", &rest);
         args.extend(inputs.iter().map(|p| s(p)));
         fails(&args)
     };
@@ -174,39 +173,11 @@ fn decrypt_together(
     extra: &[&str],
 ) -> String {
     let pk = keys.join("public.key");
-    let shares: Vec<PathBuf> = parties
-        .iter()
-        .enumerate()
-        .map(|(i, dir)| {
-            let out = root.join(format!("dec-{i}.share"));
-            let mut args = vec![
-                "party",
-                "decrypt-share",
-                "--dir",
-                s(dir),
-                "--public-key",
-                s(&pk),
-                "--in",
-                s(ct),
-                "--out",
-                s(&out),
-            ];
-            args.extend(extra);
-            ok(&args);
-            out
-        })
-        .collect();
+    let inputs = ["--public-key", s(&pk), "--in", s(ct)];
+    let shares = party_shares(root, parties, "dec", "decrypt-share", &inputs, extra);
     let n = N.to_string();
     let params = keys.join("params.bin");
-    let mut args = vec![
-        "party",
-        "combine",
-        "--params",
-        s(&params),
-        "--parties",
-        &n,
-        "--what",
-        "decryption",
+    let rest = [
         "--public-key",
         s(&pk),
         "--ciphertext",
@@ -214,6 +185,7 @@ fn decrypt_together(
         "--json",
         "--in",
     ];
+    let mut args = combine_args(&params, &n, "decryption", &rest);
     args.extend(shares.iter().map(|p| s(p)));
     let missing = args[..args.len() - 1].to_vec();
     let err = fails(&missing);

@@ -1,6 +1,7 @@
 //! The two public tags every key and ciphertext carries: the parameter id
 //! of its context and the key id of the secret key it belongs to (a
-//! random tag, not key material), with one pair of accessors for all.
+//! random tag, not key material), with one pair of accessors for all and
+//! an equality that compares them first.
 
 /// `params_id()` and `key_id()` for a type with fields `params_id` and
 /// `key_id`.
@@ -21,3 +22,21 @@ macro_rules! id_accessors {
     };
 }
 pub(crate) use id_accessors;
+
+/// `PartialEq` and `Eq` for a type with fields `params_id` and `key_id`,
+/// comparing those and then the given fields only (a seed it may carry is
+/// not part of its value).
+macro_rules! eq_on_ids_and {
+    ($ty:ty: $($field:ident),+) => {
+        impl PartialEq for $ty {
+            fn eq(&self, other: &Self) -> bool {
+                self.params_id == other.params_id
+                    && self.key_id == other.key_id
+                    $(&& self.$field == other.$field)+
+            }
+        }
+
+        impl Eq for $ty {}
+    };
+}
+pub(crate) use eq_on_ids_and;

@@ -30,21 +30,17 @@ use crate::bfv::{
 /// Compile-time check that `T` is `Send + Sync`.
 const fn assert_send_sync<T: Send + Sync>() {}
 
-const _: () = {
-    assert_send_sync::<BfvParameters>();
-    assert_send_sync::<BfvContext>();
-    assert_send_sync::<std::sync::Arc<BfvContext>>();
-    assert_send_sync::<SecretKey>();
-    assert_send_sync::<PublicKey>();
-    assert_send_sync::<RelinKey>();
-    assert_send_sync::<KeySwitchingKey>();
-    assert_send_sync::<GaloisKeys>();
-    assert_send_sync::<PlaintextNtt>();
-    assert_send_sync::<BatchEncoder>();
-    assert_send_sync::<Plaintext>();
-    assert_send_sync::<Ciphertext>();
-    assert_send_sync::<Encryptor>();
-    assert_send_sync::<Decryptor>();
-    assert_send_sync::<Evaluator>();
-    assert_send_sync::<crate::Error>();
-};
+/// [`assert_send_sync`] for each type, at compile time.
+macro_rules! assert_all_send_sync {
+    ($($ty:ty),* $(,)?) => {
+        const _: () = {
+            $(assert_send_sync::<$ty>();)*
+        };
+    };
+}
+
+assert_all_send_sync! {
+    BfvParameters, BfvContext, std::sync::Arc<BfvContext>, SecretKey, PublicKey, RelinKey,
+    KeySwitchingKey, GaloisKeys, PlaintextNtt, BatchEncoder, Plaintext, Ciphertext, Encryptor,
+    Decryptor, Evaluator, crate::Error,
+}

@@ -175,15 +175,7 @@ pub struct Ciphertext {
     pub(crate) seed: Option<[u8; 32]>,
 }
 
-impl PartialEq for Ciphertext {
-    fn eq(&self, other: &Self) -> bool {
-        self.params_id == other.params_id
-            && self.key_id == other.key_id
-            && self.polys == other.polys
-    }
-}
-
-impl Eq for Ciphertext {}
+crate::ids::eq_on_ids_and!(Ciphertext: polys);
 
 impl Ciphertext {
     /// A coefficient-form ciphertext.

@@ -196,39 +196,24 @@ pub struct HomomorphicDft {
 }
 
 impl HomomorphicDft {
-    /// Encodes `factor·F` ([`DftKind::SlotsToCoeffs`]) or `factor·F^{-1}`
-    /// ([`DftKind::CoeffsToSlots`]) on the `n/2` slots for inputs at
-    /// `level` and scale `input_scale`, in `budget` levels (`1 ≤ budget ≤
-    /// log2(n/2)`). The output is at `level − budget` with scale
-    /// `output_scale` (the last transform's diagonals are encoded at
-    /// `q·output_scale/input_scale`, the others at their prime `q`).
-    /// Errors with [`Error::InvalidArgument`] for a budget out of range or
-    /// more levels than `level`, and [`Error::ValueOutOfRange`] for a
-    /// non-finite or non-positive factor or scale.
-    pub fn new(
-        ctx: &Arc<CkksContext>,
-        kind: DftKind,
-        level: usize,
-        budget: usize,
-        factor: f64,
-        scales: (f64, f64),
-    ) -> Result<Self> {
-        Self::build(ctx, kind, level, budget, factor, scales, false)
-    }
+    crate::constructors::flagged_constructors! {
+        build(ctx: &Arc<CkksContext>, kind: DftKind, level: usize, budget: usize, factor: f64, scales: (f64, f64));
+        /// Encodes `factor·F` ([`DftKind::SlotsToCoeffs`]) or `factor·F^{-1}`
+        /// ([`DftKind::CoeffsToSlots`]) on the `n/2` slots for inputs at
+        /// `level` and scale `input_scale`, in `budget` levels (`1 ≤ budget ≤
+        /// log2(n/2)`). The output is at `level − budget` with scale
+        /// `output_scale` (the last transform's diagonals are encoded at
+        /// `q·output_scale/input_scale`, the others at their prime `q`).
+        /// Errors with [`Error::InvalidArgument`] for a budget out of range or
+        /// more levels than `level`, and [`Error::ValueOutOfRange`] for a
+        /// non-finite or non-positive factor or scale.
+        new => false;
 
-    /// [`HomomorphicDft::new`] with every level a double-hoisted linear
-    /// transform ([`LinearTransform::from_diagonals_double_hoisted`]): one
-    /// rounding per giant step instead of one per rotation, a few more
-    /// Galois keys.
-    pub fn new_double_hoisted(
-        ctx: &Arc<CkksContext>,
-        kind: DftKind,
-        level: usize,
-        budget: usize,
-        factor: f64,
-        scales: (f64, f64),
-    ) -> Result<Self> {
-        Self::build(ctx, kind, level, budget, factor, scales, true)
+        /// [`HomomorphicDft::new`] with every level a double-hoisted linear
+        /// transform ([`LinearTransform::from_diagonals_double_hoisted`]): one
+        /// rounding per giant step instead of one per rotation, a few more
+        /// Galois keys.
+        new_double_hoisted => true;
     }
 
     fn build(

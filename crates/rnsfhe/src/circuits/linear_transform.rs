@@ -29,6 +29,7 @@ use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::ckks::{Ciphertext, CkksContext, Encoder, Evaluator, GaloisKeys, Plaintext};
 use crate::error::{Error, Result};
+use crate::leveled::evaluator::check_levels;
 use crate::rlwe::context::SchemeContext;
 
 /// One encoded diagonal: its baby step, the plaintext over `Q_l` and, in
@@ -97,47 +98,36 @@ impl LinearTransform {
         Ok(lt)
     }
 
-    /// Encodes the `n/2 × n/2` complex matrix `Σ_k diag(d_k)·rot_k` given
-    /// by its generalised diagonals `k ↦ d_k` (`d_k[i] = M[i][(i + k) mod
-    /// n/2]`; `k` taken modulo `n/2`, each `d_k` of length `n/2`, finite),
-    /// for inputs at `level ≥ 1`, the diagonals encoded at `scale`: the
-    /// result of [`LinearTransform::evaluate`] then has scale
-    /// `Δ_in·scale/q_level` (the input's scale when `scale = q_level`).
-    ///
-    /// Baby-step giant-step runs over the stride `g` of the diagonals (the
-    /// gcd of their indices and `n/2`): `k = g·(j·n_1 + i)`, so that the
-    /// sparse diagonals of a factored DFT stage (`0, ±2^t`) share baby
-    /// steps. Errors as [`LinearTransform::from_matrix`], and with
-    /// [`Error::InvalidArgument`] for no diagonal or a diagonal of another
-    /// length.
-    pub fn from_diagonals(
-        ctx: &Arc<CkksContext>,
-        diagonals: &BTreeMap<i64, Vec<Complex64>>,
-        level: usize,
-        scale: f64,
-    ) -> Result<Self> {
-        Self::encode(ctx, diagonals, level, scale, false)
-    }
+    crate::constructors::flagged_constructors! {
+        encode(ctx: &Arc<CkksContext>, diagonals: &BTreeMap<i64, Vec<Complex64>>, level: usize, scale: f64);
+        /// Encodes the `n/2 × n/2` complex matrix `Σ_k diag(d_k)·rot_k` given
+        /// by its generalised diagonals `k ↦ d_k` (`d_k[i] = M[i][(i + k) mod
+        /// n/2]`; `k` taken modulo `n/2`, each `d_k` of length `n/2`, finite),
+        /// for inputs at `level ≥ 1`, the diagonals encoded at `scale`: the
+        /// result of [`LinearTransform::evaluate`] then has scale
+        /// `Δ_in·scale/q_level` (the input's scale when `scale = q_level`).
+        ///
+        /// Baby-step giant-step runs over the stride `g` of the diagonals (the
+        /// gcd of their indices and `n/2`): `k = g·(j·n_1 + i)`, so that the
+        /// sparse diagonals of a factored DFT stage (`0, ±2^t`) share baby
+        /// steps. Errors as [`LinearTransform::from_matrix`], and with
+        /// [`Error::InvalidArgument`] for no diagonal or a diagonal of another
+        /// length.
+        from_diagonals => false;
 
-    /// [`LinearTransform::from_diagonals`] for double hoisting (Bossuat
-    /// et al. 2021, §3.3; Lattigo's `lintrans`): the diagonals are also
-    /// encoded modulo the key-switching primes, and
-    /// [`LinearTransform::evaluate`] keeps the baby-step rotations over
-    /// `Q_l·P`, sums them there and divides by `P` once per giant step.
-    /// The split uses twice the baby steps (cheap here) and half the giant
-    /// steps, so it needs a few more Galois keys
-    /// ([`LinearTransform::rotations`]). Measured at the small
-    /// bootstrapping chain (n = 2^12): about 4 % faster than single
-    /// hoisting, with 3 more keys and the key-switching primes' residues
-    /// of every diagonal; not the default. Without hybrid key switching it
-    /// is [`LinearTransform::from_diagonals`].
-    pub fn from_diagonals_double_hoisted(
-        ctx: &Arc<CkksContext>,
-        diagonals: &BTreeMap<i64, Vec<Complex64>>,
-        level: usize,
-        scale: f64,
-    ) -> Result<Self> {
-        Self::encode(ctx, diagonals, level, scale, true)
+        /// [`LinearTransform::from_diagonals`] for double hoisting (Bossuat
+        /// et al. 2021, §3.3; Lattigo's `lintrans`): the diagonals are also
+        /// encoded modulo the key-switching primes, and
+        /// [`LinearTransform::evaluate`] keeps the baby-step rotations over
+        /// `Q_l·P`, sums them there and divides by `P` once per giant step.
+        /// The split uses twice the baby steps (cheap here) and half the giant
+        /// steps, so it needs a few more Galois keys
+        /// ([`LinearTransform::rotations`]). Measured at the small
+        /// bootstrapping chain (n = 2^12): about 4 % faster than single
+        /// hoisting, with 3 more keys and the key-switching primes' residues
+        /// of every diagonal; not the default. Without hybrid key switching it
+        /// is [`LinearTransform::from_diagonals`].
+        from_diagonals_double_hoisted => true;
     }
 
     fn encode(
@@ -270,13 +260,7 @@ impl LinearTransform {
     /// [`LinearTransform::rotations`].
     pub fn evaluate(&self, ev: &Evaluator, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
         ev.context().check_id(self.params_id)?;
-        if ct.level() != self.level {
-            return Err(Error::LevelMismatch {
-                operation: "linear_transform",
-                left: ct.level(),
-                right: self.level,
-            });
-        }
+        check_levels("linear_transform", ct.level(), self.level)?;
         let babies = self.used_babies();
         // Hoisted when every baby step has its own key; otherwise each
         // rotation is composed from the keys held (e.g. the default ±2^i).

@@ -33,7 +33,7 @@ use crate::ckks::context::CkksContext;
 use crate::ckks::encoder::Encoder;
 use crate::error::{Error, Result};
 use crate::leveled::evaluator::{
-    self as leveled, leveled_evaluator_methods, leveled_rotations, KeySwitch,
+    self as leveled, check_levels, leveled_evaluator_methods, leveled_rotations, KeySwitch,
 };
 use crate::out_of_place::out_of_place;
 use crate::rlwe::context::SchemeContext;
@@ -185,26 +185,48 @@ impl Evaluator {
 
     /// `a + b`. Equal levels and scales (or auto-alignment).
     pub fn add(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        let (a, b) = self.align(a, b)?;
-        self.check_pair(&a, &b, "add")?;
-        let mut out = a.into_owned();
-        self.add_polys(&mut out, &b, false)?;
-        Ok(out)
+        self.aligned_add(a, b, "add", false)
     }
 
     /// `a − b`.
     pub fn sub(&self, a: &Ciphertext, b: &Ciphertext) -> Result<Ciphertext> {
-        let (a, b) = self.align(a, b)?;
-        self.check_pair(&a, &b, "sub")?;
-        let mut out = a.into_owned();
-        self.add_polys(&mut out, &b, true)?;
-        Ok(out)
+        self.aligned_add(a, b, "sub", true)
     }
 
     /// `a ← a + b` (strict checks).
     pub fn add_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
         self.check_pair(a, b, "add")?;
         self.add_polys(a, b, false)
+    }
+
+    /// The level `l ≥ 1` of `ct` (checked) and its prime `q_l`, which the
+    /// next rescaling removes; [`Error::LevelExhausted`] ("`what` needs a
+    /// level to rescale") at level 0.
+    fn rescale_prime(&self, ct: &Ciphertext, what: &str) -> Result<(usize, f64)> {
+        self.check(ct)?;
+        let l = ct.level();
+        if l == 0 {
+            return Err(Error::LevelExhausted(format!(
+                "{what} needs a level to rescale"
+            )));
+        }
+        Ok((l, self.ctx.params().coeff_moduli()[l] as f64))
+    }
+
+    /// `a ± b` (`b` negated when `negate`) after auto-alignment, checked as
+    /// the operation `op`.
+    fn aligned_add(
+        &self,
+        a: &Ciphertext,
+        b: &Ciphertext,
+        op: &'static str,
+        negate: bool,
+    ) -> Result<Ciphertext> {
+        let (a, b) = self.align(a, b)?;
+        self.check_pair(&a, &b, op)?;
+        let mut out = a.into_owned();
+        self.add_polys(&mut out, &b, negate)?;
+        Ok(out)
     }
 
     fn add_polys(&self, a: &mut Ciphertext, b: &Ciphertext, negate: bool) -> Result<()> {
@@ -216,14 +238,7 @@ impl Evaluator {
     fn check_plain(&self, ct: &Ciphertext, pt: &Plaintext, op: &'static str) -> Result<()> {
         self.check(ct)?;
         self.ctx.check_id(pt.params_id)?;
-        if ct.level() != pt.level() {
-            return Err(Error::LevelMismatch {
-                operation: op,
-                left: ct.level(),
-                right: pt.level(),
-            });
-        }
-        Ok(())
+        check_levels(op, ct.level(), pt.level())
     }
 
     /// `ct + pt` (equal level and scale).
@@ -287,14 +302,7 @@ impl Evaluator {
     /// [`Evaluator::rescale`] the scale is back to `ct.scale()`, within
     /// a relative `2^-50`). Uses a level once rescaled.
     pub fn multiply_const(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
-        self.check(ct)?;
-        let l = ct.level();
-        if l == 0 {
-            return Err(Error::LevelExhausted(
-                "multiplying by a constant needs a level to rescale".into(),
-            ));
-        }
-        let q = self.ctx.params().coeff_moduli()[l] as f64;
+        let (l, q) = self.rescale_prime(ct, "multiplying by a constant")?;
         let scaled = (c * q).round();
         if !scaled.is_finite() || scaled.abs() >= (1u64 << 62) as f64 {
             return Err(Error::ValueOutOfRange(format!(
@@ -600,14 +608,7 @@ impl Evaluator {
         weights: &[f64],
         gk: &GaloisKeys,
     ) -> Result<Ciphertext> {
-        self.check(a)?;
-        let l = a.level();
-        if l == 0 {
-            return Err(Error::LevelExhausted(
-                "a plaintext product needs a level to rescale".into(),
-            ));
-        }
-        let q = self.ctx.params().coeff_moduli()[l] as f64;
+        let (l, q) = self.rescale_prime(a, "a plaintext product")?;
         let pt = Encoder::new(&self.ctx).encode_at(weights, q, l)?;
         let mut p = self.multiply_plain(a, &pt)?;
         self.rescale_assign(&mut p)?;

@@ -124,11 +124,16 @@ pub(crate) fn check_same_level<C: ChainContext, M>(
     op: &'static str,
 ) -> Result<()> {
     check_operands(ctx, a, b)?;
-    if a.level() != b.level() {
+    check_levels(op, a.level(), b.level())
+}
+
+/// [`Error::LevelMismatch`] for the operation `op` unless `left == right`.
+pub(crate) fn check_levels(op: &'static str, left: usize, right: usize) -> Result<()> {
+    if left != right {
         return Err(Error::LevelMismatch {
             operation: op,
-            left: a.level(),
-            right: b.level(),
+            left,
+            right,
         });
     }
     Ok(())

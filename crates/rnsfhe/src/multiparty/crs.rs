@@ -9,6 +9,7 @@ use rnsfhe_math::sampling::{expand_uniform, rng_from_os};
 use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 
 use crate::error::Result;
+use crate::multiparty::parties::ShareTag;
 
 /// The ChaCha20 stream of the instance id (stream 0 expands `a`).
 const INSTANCE_STREAM: u64 = u64::from_le_bytes(*b"rnsfheID");
@@ -46,6 +47,12 @@ impl CommonReferenceString {
         let mut rng = ChaCha20Rng::from_seed(self.seed);
         rng.set_stream(INSTANCE_STREAM);
         rng.next_u64()
+    }
+
+    /// The tag of `party`'s share in this run of `protocol` under the
+    /// parameter id `params_id`.
+    pub(crate) fn share_tag(&self, params_id: u64, protocol: &'static str, party: u32) -> ShareTag {
+        ShareTag::new(params_id, protocol, self.instance_id(), party)
     }
 
     /// `a = expand_uniform(seed)` over `ring`, in NTT form: the `a` of a

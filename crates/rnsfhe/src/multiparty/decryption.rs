@@ -35,13 +35,11 @@
 
 use std::sync::Arc;
 
-use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::sampling::rng_from_os;
 use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::error::Result;
 use crate::multiparty::key_share::KeyShare;
-use crate::multiparty::parties::ShareTag;
+use crate::multiparty::parties::{share_accessors, ShareTag};
 use crate::multiparty::shared_ciphertext::{
     CiphertextRun, SchemeNoise, SharedCiphertext, Smudging,
 };
@@ -56,17 +54,11 @@ pub struct DecryptionShare {
     pub(crate) share: RnsPoly<Ntt>,
 }
 
-impl DecryptionShare {
-    /// The party that made the share.
-    pub fn party(&self) -> u32 {
-        self.tag.party
-    }
-
+share_accessors!(
+    DecryptionShare,
     /// The fingerprint of the ciphertext it decrypts.
-    pub fn instance(&self) -> u64 {
-        self.tag.instance
-    }
-}
+    instance: instance -> u64,
+);
 
 /// Collective decryption among `parties` parties of ciphertexts under the
 /// collective key ([`crate::multiparty::PublicKeyGeneration`]).
@@ -83,32 +75,20 @@ impl<C: SchemeNoise> CollectiveDecryption<C> {
         })
     }
 
-    /// Party `party`'s share for `ct` with its key share `sk` (OS
-    /// randomness).
-    pub fn share<T: SharedCiphertext>(
-        &self,
-        sk: &impl KeyShare,
-        party: u32,
-        ct: &T,
-    ) -> Result<DecryptionShare> {
-        self.share_with_rng(sk, party, ct, &mut rng_from_os()?)
-    }
-
-    /// [`CollectiveDecryption::share`] drawing the smudging noise from
-    /// `rng`.
-    pub fn share_with_rng<T: SharedCiphertext>(
-        &self,
-        sk: &impl KeyShare,
-        party: u32,
-        ct: &T,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<DecryptionShare> {
-        let (ring, c1, mut share) = self.run.start(sk, party, ct, rng)?;
-        self.run.add_share_times(&ring, sk, &c1, &mut share)?;
-        Ok(DecryptionShare {
-            tag: self.run.tag(party, &c1),
-            share,
-        })
+    crate::rng_twins::rng_twins! {
+        /// Party `party`'s share for `ct` with its key share `sk` (OS
+        /// randomness).
+        share;
+        /// [`CollectiveDecryption::share`] drawing the smudging noise from
+        /// `rng`.
+        pub fn share_with_rng[T: SharedCiphertext](&self, sk: &impl KeyShare, party: u32, ct: &T; rng) -> Result<DecryptionShare> {
+            let (ring, c1, mut share) = self.run.start(sk, party, ct, rng)?;
+            self.run.add_share_times(&ring, sk, &c1, &mut share)?;
+            Ok(DecryptionShare {
+                tag: self.run.tag(party, &c1),
+                share,
+            })
+        }
     }
 
     /// `(c_0 + Σ d_i, 0)`: decrypt it with the scheme's decryptor and
@@ -180,6 +160,7 @@ mod tests {
     use crate::multiparty::{CommonReferenceString, PublicKeyGeneration};
     use crate::rlwe::context::SchemeContext;
     use rand::SeedableRng;
+    use rand_chacha::ChaCha20Rng;
 
     /// The noise a share carries, `d_i − s_i·c_1`, is uniform in
     /// `[−2^bits, 2^bits]`: every sample within the bound, and the sample

@@ -9,18 +9,16 @@
 
 use std::sync::Arc;
 
-use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::galois::{is_galois_element, GaloisTable};
-use rnsfhe_math::sampling::rng_from_os;
+use rnsfhe_math::galois::GaloisTable;
 use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::error::{Error, Result};
 use crate::multiparty::crs::CommonReferenceString;
-use crate::multiparty::key_share::KeyShare;
-use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
-use crate::multiparty::sample::gaussian;
+use crate::multiparty::key_share::{checked_core, KeyShare};
+use crate::multiparty::parties::{check_complete, check_parties, share_accessors, ShareTag};
+use crate::multiparty::sample::gaussian_plus_product;
 use crate::rlwe::context::SchemeContext;
-use crate::rlwe::galois_keys::{element_for_step, GaloisKeys};
+use crate::rlwe::galois_keys::{check_galois_elements, element_for_step, GaloisKeys};
 use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::PublicKey;
 
@@ -37,12 +35,7 @@ pub struct GaloisKeyShare {
     pub(crate) keys: Vec<Vec<RnsPoly<Ntt>>>,
 }
 
-impl GaloisKeyShare {
-    /// The party that made the share.
-    pub fn party(&self) -> u32 {
-        self.tag.party
-    }
-}
+share_accessors!(GaloisKeyShare);
 
 /// One run of collective Galois-key generation among `parties` parties,
 /// for a fixed set of Galois elements.
@@ -72,12 +65,7 @@ impl<C: SchemeContext> GaloisKeyGeneration<C> {
         let core = ctx.rlwe();
         core.check_id(pk.params_id())?;
         let n = core.degree();
-        if let Some(&bad) = elements.iter().find(|&&g| !is_galois_element(n, g)) {
-            return Err(Error::InvalidArgument(format!(
-                "{bad} is not a Galois element for n = {n} (needs an odd value below {})",
-                2 * n
-            )));
-        }
+        check_galois_elements(n, elements)?;
         let mut elements = elements.to_vec();
         elements.sort_unstable();
         elements.dedup();
@@ -126,48 +114,39 @@ impl<C: SchemeContext> GaloisKeyGeneration<C> {
         &self.elements
     }
 
-    /// Party `party`'s share for its key share `sk` (OS randomness).
-    pub fn share(&self, sk: &impl KeyShare, party: u32) -> Result<GaloisKeyShare> {
-        self.share_with_rng(sk, party, &mut rng_from_os()?)
-    }
-
-    /// [`GaloisKeyGeneration::share`] drawing the errors from `rng`, per
-    /// element then digit.
-    pub fn share_with_rng(
-        &self,
-        sk: &impl KeyShare,
-        party: u32,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<GaloisKeyShare> {
-        let core = self.ctx.rlwe();
-        core.check_id(sk.params_id())?;
-        check_party(party, self.parties)?;
-        let ring = KeySwitchingKey::key_ring(core);
-        let mut s = sk.share_over(ring)?;
-        let mut sq = sk.share_over(core.ring())?;
-        let r: Result<Vec<Vec<RnsPoly<Ntt>>>> = (|| {
-            let mut keys = Vec::with_capacity(self.elements.len());
-            for (&g, a_g) in self.elements.iter().zip(&self.a) {
-                let mut target = GaloisTable::new(core.degree(), g)?.apply_ntt(&sq)?;
-                let mut rows = Vec::with_capacity(a_g.len());
-                for (j, a) in a_g.iter().enumerate() {
-                    let mut h = gaussian(core, ring, rng)?;
-                    ring.mul_add_assign(&mut h, a, &s)?;
-                    ring.neg_assign(&mut h)?;
-                    KeySwitchingKey::add_gadget_term(core, j, &target, &mut h)?;
-                    rows.push(h);
+    crate::rng_twins::rng_twins! {
+        /// Party `party`'s share for its key share `sk` (OS randomness).
+        share;
+        /// [`GaloisKeyGeneration::share`] drawing the errors from `rng`, per
+        /// element then digit.
+        pub fn share_with_rng(&self, sk: &impl KeyShare, party: u32; rng) -> Result<GaloisKeyShare> {
+            let core = checked_core(self.ctx.rlwe(), sk, party, self.parties)?;
+            let ring = KeySwitchingKey::key_ring(core);
+            let mut s = sk.share_over(ring)?;
+            let mut sq = sk.share_over(core.ring())?;
+            let r: Result<Vec<Vec<RnsPoly<Ntt>>>> = (|| {
+                let mut keys = Vec::with_capacity(self.elements.len());
+                for (&g, a_g) in self.elements.iter().zip(&self.a) {
+                    let mut target = GaloisTable::new(core.degree(), g)?.apply_ntt(&sq)?;
+                    let mut rows = Vec::with_capacity(a_g.len());
+                    for (j, a) in a_g.iter().enumerate() {
+                        let mut h = gaussian_plus_product(core, ring, rng, a, &s)?;
+                        ring.neg_assign(&mut h)?;
+                        KeySwitchingKey::add_gadget_term(core, j, &target, &mut h)?;
+                        rows.push(h);
+                    }
+                    target.zeroize();
+                    keys.push(rows);
                 }
-                target.zeroize();
-                keys.push(rows);
-            }
-            Ok(keys)
-        })();
-        s.zeroize();
-        sq.zeroize();
-        Ok(GaloisKeyShare {
-            tag: self.tag(party),
-            keys: r?,
-        })
+                Ok(keys)
+            })();
+            s.zeroize();
+            sq.zeroize();
+            Ok(GaloisKeyShare {
+                tag: self.tag(party),
+                keys: r?,
+            })
+        }
     }
 
     /// The Galois keys from one share of every party, with the collective
@@ -203,11 +182,6 @@ impl<C: SchemeContext> GaloisKeyGeneration<C> {
     }
 
     fn tag(&self, party: u32) -> ShareTag {
-        ShareTag {
-            params_id: self.ctx.rlwe().id(),
-            protocol: PROTOCOL,
-            instance: self.crs.instance_id(),
-            party,
-        }
+        self.crs.share_tag(self.ctx.rlwe().id(), PROTOCOL, party)
     }
 }

@@ -7,7 +7,9 @@
 use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 
 use crate::error::Result;
+use crate::multiparty::parties::check_party;
 use crate::rlwe::keys::SecretKey;
+use crate::rlwe::RlweContext;
 
 /// A party's additive share of the collective secret.
 pub trait KeyShare: sealed::Sealed {
@@ -32,4 +34,17 @@ impl KeyShare for SecretKey {
     fn share_over(&self, ring: &RnsRing) -> Result<RnsPoly<Ntt>> {
         self.s_ntt_over(ring)
     }
+}
+
+/// `core` once `sk` is checked to belong to it and `party` to be one of
+/// `parties` (the checks every party's share starts with).
+pub(crate) fn checked_core<'a>(
+    core: &'a RlweContext,
+    sk: &impl KeyShare,
+    party: u32,
+    parties: u32,
+) -> Result<&'a RlweContext> {
+    core.check_id(sk.params_id())?;
+    check_party(party, parties)?;
+    Ok(core)
 }

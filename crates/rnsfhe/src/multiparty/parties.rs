@@ -60,6 +60,38 @@ pub struct ShareTag {
     pub party: u32,
 }
 
+/// `party()` (the party that made the share) for a share type with a
+/// field `tag: ShareTag`, then each `$name()` returning `tag.$field`.
+macro_rules! share_accessors {
+    ($ty:ty $(, $(#[$doc:meta])* $name:ident: $field:ident -> $out:ty)* $(,)?) => {
+        impl $ty {
+            /// The party that made the share.
+            pub fn party(&self) -> u32 {
+                self.tag.party
+            }
+            $(
+                $(#[$doc])*
+                pub fn $name(&self) -> $out {
+                    self.tag.$field
+                }
+            )*
+        }
+    };
+}
+pub(crate) use share_accessors;
+
+impl ShareTag {
+    /// The tag of `party`'s share in the run `instance` of `protocol`.
+    pub(crate) fn new(params_id: u64, protocol: &'static str, instance: u64, party: u32) -> Self {
+        Self {
+            params_id,
+            protocol,
+            instance,
+            party,
+        }
+    }
+}
+
 /// Errors unless `tags` hold exactly one share of each of the `parties`
 /// parties, all with `expected`'s parameter id, protocol and instance
 /// (the first offence found, in share order, then the first missing

@@ -6,14 +6,12 @@
 
 use std::sync::Arc;
 
-use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::sampling::rng_from_os;
 use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 
 use crate::error::{Error, Result};
 use crate::multiparty::crs::CommonReferenceString;
-use crate::multiparty::key_share::KeyShare;
-use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
+use crate::multiparty::key_share::{checked_core, KeyShare};
+use crate::multiparty::parties::{check_complete, check_parties, share_accessors, ShareTag};
 use crate::multiparty::sample::gaussian;
 use crate::rlwe::context::{RlweContext, SchemeContext};
 use crate::rlwe::keys::PublicKey;
@@ -28,22 +26,13 @@ pub struct PublicKeyShare {
     pub(crate) share: RnsPoly<Ntt>,
 }
 
-impl PublicKeyShare {
-    /// The party that made the share.
-    pub fn party(&self) -> u32 {
-        self.tag.party
-    }
-
+share_accessors!(
+    PublicKeyShare,
     /// The protocol run (the common reference string's instance id).
-    pub fn instance(&self) -> u64 {
-        self.tag.instance
-    }
-
+    instance: instance -> u64,
     /// The parameter id of the context.
-    pub fn params_id(&self) -> u64 {
-        self.tag.params_id
-    }
-}
+    params_id: params_id -> u64,
+);
 
 /// One run of collective public-key generation among `parties` parties.
 #[derive(Clone, Debug)]
@@ -73,32 +62,24 @@ impl<C: SchemeContext> PublicKeyGeneration<C> {
         self.crs.instance_id()
     }
 
-    /// Party `party`'s share for its secret-key share `sk` (OS randomness).
-    pub fn share(&self, sk: &impl KeyShare, party: u32) -> Result<PublicKeyShare> {
-        self.share_with_rng(sk, party, &mut rng_from_os()?)
-    }
-
-    /// [`PublicKeyGeneration::share`] drawing the error `e_i` from `rng`.
-    pub fn share_with_rng(
-        &self,
-        sk: &impl KeyShare,
-        party: u32,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<PublicKeyShare> {
-        let core = self.ctx.rlwe();
-        core.check_id(sk.params_id())?;
-        check_party(party, self.parties)?;
-        let ring = key_ring(core)?;
-        let mut share = gaussian(core, ring, rng)?;
-        let mut s = sk.share_over(ring)?;
-        let r = ring.mul_add_assign(&mut share, &self.a, &s);
-        s.zeroize();
-        r?;
-        ring.neg_assign(&mut share)?;
-        Ok(PublicKeyShare {
-            tag: self.tag(party),
-            share,
-        })
+    crate::rng_twins::rng_twins! {
+        /// Party `party`'s share for its secret-key share `sk` (OS randomness).
+        share;
+        /// [`PublicKeyGeneration::share`] drawing the error `e_i` from `rng`.
+        pub fn share_with_rng(&self, sk: &impl KeyShare, party: u32; rng) -> Result<PublicKeyShare> {
+            let core = checked_core(self.ctx.rlwe(), sk, party, self.parties)?;
+            let ring = key_ring(core)?;
+            let mut share = gaussian(core, ring, rng)?;
+            let mut s = sk.share_over(ring)?;
+            let r = ring.mul_add_assign(&mut share, &self.a, &s);
+            s.zeroize();
+            r?;
+            ring.neg_assign(&mut share)?;
+            Ok(PublicKeyShare {
+                tag: self.tag(party),
+                share,
+            })
+        }
     }
 
     /// The collective public key `(Σ p_i, a)` from one share of every
@@ -122,12 +103,7 @@ impl<C: SchemeContext> PublicKeyGeneration<C> {
     }
 
     fn tag(&self, party: u32) -> ShareTag {
-        ShareTag {
-            params_id: self.ctx.rlwe().id(),
-            protocol: PROTOCOL,
-            instance: self.crs.instance_id(),
-            party,
-        }
+        self.crs.share_tag(self.ctx.rlwe().id(), PROTOCOL, party)
     }
 }
 

@@ -13,14 +13,13 @@
 
 use std::sync::Arc;
 
-use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::sampling::{rng_from_os, sample_ternary};
+use rnsfhe_math::sampling::sample_ternary;
 use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 use zeroize::Zeroize;
 
 use crate::error::Result;
 use crate::multiparty::key_share::KeyShare;
-use crate::multiparty::parties::ShareTag;
+use crate::multiparty::parties::{share_accessors, ShareTag};
 use crate::multiparty::sample::gaussian;
 use crate::multiparty::shared_ciphertext::{
     CiphertextRun, SchemeNoise, SharedCiphertext, Smudging,
@@ -37,12 +36,7 @@ pub struct PublicKeySwitchShare {
     pub(crate) h1: RnsPoly<Ntt>,
 }
 
-impl PublicKeySwitchShare {
-    /// The party that made the share.
-    pub fn party(&self) -> u32 {
-        self.tag.party
-    }
-}
+share_accessors!(PublicKeySwitchShare);
 
 /// Switching ciphertexts under the collective key `from` to the public
 /// key `to` of a recipient, among `parties` parties.
@@ -69,50 +63,38 @@ impl<C: SchemeNoise> PublicKeySwitch<C> {
         })
     }
 
-    /// Party `party`'s share for `ct` (OS randomness).
-    pub fn share<T: SharedCiphertext>(
-        &self,
-        sk: &impl KeyShare,
-        party: u32,
-        ct: &T,
-    ) -> Result<PublicKeySwitchShare> {
-        self.share_with_rng(sk, party, ct, &mut rng_from_os()?)
-    }
-
-    /// [`PublicKeySwitch::share`] drawing the smudging noise, `u_i` and
-    /// `e1_i` from `rng`.
-    pub fn share_with_rng<T: SharedCiphertext>(
-        &self,
-        sk: &impl KeyShare,
-        party: u32,
-        ct: &T,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<PublicKeySwitchShare> {
-        let (ring, c1, mut h0) = self.run.start(sk, party, ct, rng)?;
-        let f = self.run.ctx.noise_factor();
-        let (p0, p1) = (prefix(self.to.pk0(), &ring)?, prefix(self.to.pk1(), &ring)?);
-        let mut u_coeffs = sample_ternary(rng, ring.n());
-        let u = ring.from_signed(&u_coeffs);
-        u_coeffs.zeroize();
-        let mut u = ring.to_ntt(u?)?;
-        let mut h1 = gaussian(self.run.ctx.rlwe(), &ring, rng)?;
-        // h0 = f·e0 + f·u·p'_0 + s_i·c_1, h1 = f·(e1 + u·p'_1).
-        let r = (|| -> Result<()> {
-            let mut up0 = ring.zero();
-            ring.mul_add_assign(&mut up0, &u, &p0)?;
-            ring.mul_scalar_assign(&mut up0, f)?;
-            ring.add_assign(&mut h0, &up0)?;
-            ring.mul_add_assign(&mut h1, &u, &p1)?;
-            ring.mul_scalar_assign(&mut h1, f)?;
-            self.run.add_share_times(&ring, sk, &c1, &mut h0)
-        })();
-        u.zeroize();
-        r?;
-        Ok(PublicKeySwitchShare {
-            tag: self.run.tag(party, &c1),
-            h0,
-            h1,
-        })
+    crate::rng_twins::rng_twins! {
+        /// Party `party`'s share for `ct` (OS randomness).
+        share;
+        /// [`PublicKeySwitch::share`] drawing the smudging noise, `u_i` and
+        /// `e1_i` from `rng`.
+        pub fn share_with_rng[T: SharedCiphertext](&self, sk: &impl KeyShare, party: u32, ct: &T; rng) -> Result<PublicKeySwitchShare> {
+            let (ring, c1, mut h0) = self.run.start(sk, party, ct, rng)?;
+            let f = self.run.ctx.noise_factor();
+            let (p0, p1) = (prefix(self.to.pk0(), &ring)?, prefix(self.to.pk1(), &ring)?);
+            let mut u_coeffs = sample_ternary(rng, ring.n());
+            let u = ring.from_signed(&u_coeffs);
+            u_coeffs.zeroize();
+            let mut u = ring.to_ntt(u?)?;
+            let mut h1 = gaussian(self.run.ctx.rlwe(), &ring, rng)?;
+            // h0 = f·e0 + f·u·p'_0 + s_i·c_1, h1 = f·(e1 + u·p'_1).
+            let r = (|| -> Result<()> {
+                let mut up0 = ring.zero();
+                ring.mul_add_assign(&mut up0, &u, &p0)?;
+                ring.mul_scalar_assign(&mut up0, f)?;
+                ring.add_assign(&mut h0, &up0)?;
+                ring.mul_add_assign(&mut h1, &u, &p1)?;
+                ring.mul_scalar_assign(&mut h1, f)?;
+                self.run.add_share_times(&ring, sk, &c1, &mut h0)
+            })();
+            u.zeroize();
+            r?;
+            Ok(PublicKeySwitchShare {
+                tag: self.run.tag(party, &c1),
+                h0,
+                h1,
+            })
+        }
     }
 
     /// `(c_0 + Σ h0_i, Σ h1_i)`, under the recipient's key. Errors with

@@ -26,9 +26,9 @@ use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::error::Result;
 use crate::multiparty::crs::CommonReferenceString;
-use crate::multiparty::key_share::KeyShare;
-use crate::multiparty::parties::{check_complete, check_parties, check_party, ShareTag};
-use crate::multiparty::sample::gaussian;
+use crate::multiparty::key_share::{checked_core, KeyShare};
+use crate::multiparty::parties::{check_complete, check_parties, ShareTag};
+use crate::multiparty::sample::gaussian_plus_product;
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::key_switching::KeySwitchingKey;
 use crate::rlwe::keys::{PublicKey, RelinKey, SecretKey};
@@ -151,31 +151,20 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
         party: u32,
         rng: &mut ChaCha20Rng,
     ) -> Result<(RelinKeyEphemeral, RelinKeyShare)> {
-        let core = self.ctx.rlwe();
-        core.check_id(sk.params_id())?;
-        check_party(party, self.parties)?;
+        let core = checked_core(self.ctx.rlwe(), sk, party, self.parties)?;
         let u = SecretKey::generate_with_rng(core, rng)?;
         let ring = KeySwitchingKey::key_ring(core);
         let mut s = sk.share_over(ring)?;
         let mut us = u.s_ntt_over(ring)?;
         let mut sq = sk.share_over(core.ring())?;
-        let r: Result<DigitPairs> = (|| {
-            let mut h0 = Vec::with_capacity(self.a.len());
-            let mut h1 = Vec::with_capacity(self.a.len());
-            for (j, a) in self.a.iter().enumerate() {
-                // −u_i·a_j + g_j·s_i + e0
-                let mut x = gaussian(core, ring, rng)?;
-                ring.mul_add_assign(&mut x, a, &us)?;
-                ring.neg_assign(&mut x)?;
-                KeySwitchingKey::add_gadget_term(core, j, &sq, &mut x)?;
-                h0.push(x);
-                // s_i·a_j + e1
-                let mut y = gaussian(core, ring, rng)?;
-                ring.mul_add_assign(&mut y, a, &s)?;
-                h1.push(y);
-            }
-            Ok((h0, h1))
-        })();
+        let r = self.digit_pairs(|j, a| {
+            // −u_i·a_j + g_j·s_i + e0
+            let mut x = gaussian_plus_product(core, ring, rng, a, &us)?;
+            ring.neg_assign(&mut x)?;
+            KeySwitchingKey::add_gadget_term(core, j, &sq, &mut x)?;
+            // s_i·a_j + e1
+            Ok((x, gaussian_plus_product(core, ring, rng, a, &s)?))
+        });
         s.zeroize();
         us.zeroize();
         sq.zeroize();
@@ -218,9 +207,7 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
         round1: &RelinKeyRound1,
         rng: &mut ChaCha20Rng,
     ) -> Result<RelinKeyShare> {
-        let core = self.ctx.rlwe();
-        core.check_id(sk.params_id())?;
-        check_party(ephemeral.party, self.parties)?;
+        let core = checked_core(self.ctx.rlwe(), sk, ephemeral.party, self.parties)?;
         self.check_round1(round1)?;
         let ring = KeySwitchingKey::key_ring(core);
         let mut s = sk.share_over(ring)?;
@@ -232,10 +219,8 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
                 // s_i·h0[j] + e2 + (u_i − s_i)·h1[j] + e3: only the sum
                 // enters the key, so only the sum is sent (half the bytes
                 // of the two terms).
-                let mut y = gaussian(core, ring, rng)?;
-                ring.mul_add_assign(&mut y, x0, &s)?;
-                let mut y1 = gaussian(core, ring, rng)?;
-                ring.mul_add_assign(&mut y1, x1, &u_minus_s)?;
+                let mut y = gaussian_plus_product(core, ring, rng, x0, &s)?;
+                let y1 = gaussian_plus_product(core, ring, rng, x1, &u_minus_s)?;
                 ring.add_assign(&mut y, &y1)?;
                 h.push(y);
             }
@@ -299,6 +284,21 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
 
     /// Errors unless `round1` is this run's aggregate with one pair per
     /// digit.
+    /// `(h0, h1)`: per digit `j` in order, the pair `pair(j, a_j)`.
+    fn digit_pairs(
+        &self,
+        mut pair: impl FnMut(usize, &RnsPoly<Ntt>) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)>,
+    ) -> Result<DigitPairs> {
+        let mut h0 = Vec::with_capacity(self.a.len());
+        let mut h1 = Vec::with_capacity(self.a.len());
+        for (j, a) in self.a.iter().enumerate() {
+            let (x, y) = pair(j, a)?;
+            h0.push(x);
+            h1.push(y);
+        }
+        Ok((h0, h1))
+    }
+
     fn check_round1(&self, round1: &RelinKeyRound1) -> Result<()> {
         check_complete(self.tag(ROUND_1_SUM, 0), 1, [round1.tag])?;
         if round1.h0.len() != self.a.len() || round1.h1.len() != self.a.len() {
@@ -312,11 +312,6 @@ impl<C: SchemeContext> RelinKeyGeneration<C> {
     }
 
     fn tag(&self, protocol: &'static str, party: u32) -> ShareTag {
-        ShareTag {
-            params_id: self.ctx.rlwe().id(),
-            protocol,
-            instance: self.crs.instance_id(),
-            party,
-        }
+        self.crs.share_tag(self.ctx.rlwe().id(), protocol, party)
     }
 }

@@ -22,3 +22,16 @@ pub(crate) fn gaussian(
     e.zeroize();
     Ok(ring.to_ntt(p?)?)
 }
+
+/// `e + a·s` over `ring` in NTT form, `e` a fresh [`gaussian`] error.
+pub(crate) fn gaussian_plus_product(
+    core: &RlweContext,
+    ring: &RnsRing,
+    rng: &mut ChaCha20Rng,
+    a: &RnsPoly<Ntt>,
+    s: &RnsPoly<Ntt>,
+) -> Result<RnsPoly<Ntt>> {
+    let mut e = gaussian(core, ring, rng)?;
+    ring.mul_add_assign(&mut e, a, s)?;
+    Ok(e)
+}

@@ -20,10 +20,28 @@ use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 
 use crate::error::protocol::ProtocolError;
 use crate::error::{Error, Result};
-use crate::multiparty::key_share::KeyShare;
+use crate::multiparty::key_share::{checked_core, KeyShare};
 use crate::multiparty::parties::{check_parties, check_party};
 use crate::rlwe::context::SchemeContext;
 use crate::rlwe::key_switching::KeySwitchingKey;
+
+/// `Drop` zeroizing the secret `poly` of share type `$ty`, and a `Debug`
+/// that prints `$fmt` with the public `$field`s only.
+macro_rules! secret_share_impls {
+    ($ty:ident, $fmt:literal, $($field:ident),*) => {
+        impl Drop for $ty {
+            fn drop(&mut self) {
+                self.poly.zeroize();
+            }
+        }
+
+        impl core::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                write!(f, $fmt, $(self.$field),*)
+            }
+        }
+    };
+}
 
 /// One Shamir share `f_i(x_j)` from dealer `i` to party `j`. **Secret**:
 /// send it to party `j` only, over a private channel; zeroized on drop.
@@ -46,21 +64,12 @@ impl ShamirShare {
     }
 }
 
-impl Drop for ShamirShare {
-    fn drop(&mut self) {
-        self.poly.zeroize();
-    }
-}
-
-impl core::fmt::Debug for ShamirShare {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "ShamirShare {{ from: {}, to: {}, .. }}",
-            self.from, self.to
-        )
-    }
-}
+secret_share_impls!(
+    ShamirShare,
+    "ShamirShare {{ from: {}, to: {}, .. }}",
+    from,
+    to
+);
 
 /// Party `j`'s threshold share `tsk_j = Σ_i f_i(x_j)`. **Secret**;
 /// zeroized on drop.
@@ -72,21 +81,13 @@ pub struct ThresholdKeyShare {
     pub(crate) poly: RnsPoly<Ntt>,
 }
 
-impl Drop for ThresholdKeyShare {
-    fn drop(&mut self) {
-        self.poly.zeroize();
-    }
-}
-
-impl core::fmt::Debug for ThresholdKeyShare {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "ThresholdKeyShare {{ party: {}, threshold: {} of {}, .. }}",
-            self.party, self.threshold, self.parties
-        )
-    }
-}
+secret_share_impls!(
+    ThresholdKeyShare,
+    "ThresholdKeyShare {{ party: {}, threshold: {} of {}, .. }}",
+    party,
+    threshold,
+    parties
+);
 
 /// Party `j`'s additive share `λ_j^T·tsk_j` for the active set `T`: the
 /// shares of `T` sum to the collective secret. **Secret**; zeroized on
@@ -157,9 +158,7 @@ impl<C: SchemeContext> Thresholdizer<C> {
         party: u32,
         rng: &mut ChaCha20Rng,
     ) -> Result<Vec<ShamirShare>> {
-        let core = self.ctx.rlwe();
-        core.check_id(sk.params_id())?;
-        check_party(party, self.parties)?;
+        let core = checked_core(self.ctx.rlwe(), sk, party, self.parties)?;
         let ring = KeySwitchingKey::key_ring(core);
         let mut s = sk.share_over(ring)?;
         // f(X) = s + c_1 X + … + c_{t−1} X^{t−1}, highest coefficient first

@@ -131,81 +131,56 @@ impl GaloisKeys {
         Some(out)
     }
 
-    /// Keys for the given Galois elements (each odd and in `[1, 2n)`,
-    /// duplicates ignored), with an OS-seeded rng. Errors with
-    /// [`Error::InvalidArgument`] for an invalid element.
-    pub fn generate<C: SchemeContext + ?Sized>(
-        ctx: &C,
-        sk: &SecretKey,
-        elements: &[u64],
-    ) -> Result<Self> {
-        Self::generate_with_rng(ctx, sk, elements, &mut rng_from_os()?)
-    }
-
-    /// Keys for the given Galois elements from `rng`: elements in the order
-    /// given (first occurrences), each drawing its key-switching key as
-    /// [`KeySwitchingKey::generate`] does.
-    pub fn generate_with_rng<C: SchemeContext + ?Sized>(
-        ctx: &C,
-        sk: &SecretKey,
-        elements: &[u64],
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        ctx.check_id(sk.params_id())?;
-        let n = ctx.degree();
-        if let Some(&bad) = elements.iter().find(|&&g| !is_galois_element(n, g)) {
-            return Err(Error::InvalidArgument(format!(
-                "{bad} is not a Galois element for n = {n} (needs an odd value below {})",
-                2 * n
-            )));
-        }
-        let mut keys = BTreeMap::new();
-        for &g in elements {
-            if keys.contains_key(&g) {
-                continue;
+    crate::rng_twins::rng_twins! {
+        /// Keys for the given Galois elements (each odd and in `[1, 2n)`,
+        /// duplicates ignored), with an OS-seeded rng. Errors with
+        /// [`Error::InvalidArgument`] for an invalid element.
+        generate;
+        /// Keys for the given Galois elements from `rng`: elements in the order
+        /// given (first occurrences), each drawing its key-switching key as
+        /// [`KeySwitchingKey::generate`] does.
+        pub fn generate_with_rng[C: SchemeContext + ?Sized](ctx: &C, sk: &SecretKey, elements: &[u64]; rng) -> Result<Self> {
+            let ctx = ctx.rlwe();
+            ctx.check_id(sk.params_id())?;
+            let n = ctx.degree();
+            check_galois_elements(n, elements)?;
+            let mut keys = BTreeMap::new();
+            for &g in elements {
+                if keys.contains_key(&g) {
+                    continue;
+                }
+                let table = GaloisTable::new(n, g)?;
+                let mut target = table.apply_ntt(sk.s_ntt())?;
+                let ksk = KeySwitchingKey::generate(ctx, sk, &target, rng);
+                target.zeroize();
+                keys.insert(g, GaloisKey { table, ksk: ksk? });
             }
-            let table = GaloisTable::new(n, g)?;
-            let mut target = table.apply_ntt(sk.s_ntt())?;
-            let ksk = KeySwitchingKey::generate(ctx, sk, &target, rng);
-            target.zeroize();
-            keys.insert(g, GaloisKey { table, ksk: ksk? });
+            Ok(Self {
+                params_id: ctx.id(),
+                key_id: sk.key_id(),
+                keys,
+            })
         }
-        Ok(Self {
-            params_id: ctx.id(),
-            key_id: sk.key_id(),
-            keys,
-        })
     }
 
-    /// Keys for slot rotations by the given steps (positive = left,
-    /// negative = right; [`element_for_step`] with the context's rotation
-    /// generator), with an OS-seeded rng. Steps that are multiples of `n/2`
-    /// need no key and are skipped.
-    pub fn generate_for_steps<C: SchemeContext + ?Sized>(
-        ctx: &C,
-        sk: &SecretKey,
-        steps: &[i64],
-    ) -> Result<Self> {
-        Self::generate_for_steps_with_rng(ctx, sk, steps, &mut rng_from_os()?)
-    }
-
-    /// [`GaloisKeys::generate_for_steps`] from `rng`.
-    pub fn generate_for_steps_with_rng<C: SchemeContext + ?Sized>(
-        ctx: &C,
-        sk: &SecretKey,
-        steps: &[i64],
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        let n = ctx.degree();
-        let g = ctx.rotation_generator();
-        let elements: Vec<u64> = steps
-            .iter()
-            .map(|&s| element_for_step(n, g, s))
-            .filter(|&g| g != 1)
-            .collect();
-        Self::generate_with_rng(ctx, sk, &elements, rng)
+    crate::rng_twins::rng_twins! {
+        /// Keys for slot rotations by the given steps (positive = left,
+        /// negative = right; [`element_for_step`] with the context's rotation
+        /// generator), with an OS-seeded rng. Steps that are multiples of `n/2`
+        /// need no key and are skipped.
+        generate_for_steps;
+        /// [`GaloisKeys::generate_for_steps`] from `rng`.
+        pub fn generate_for_steps_with_rng[C: SchemeContext + ?Sized](ctx: &C, sk: &SecretKey, steps: &[i64]; rng) -> Result<Self> {
+            let ctx = ctx.rlwe();
+            let n = ctx.degree();
+            let g = ctx.rotation_generator();
+            let elements: Vec<u64> = steps
+                .iter()
+                .map(|&s| element_for_step(n, g, s))
+                .filter(|&g| g != 1)
+                .collect();
+            Self::generate_with_rng(ctx, sk, &elements, rng)
+        }
     }
 
     /// The default keys ([`default_elements`] with the context's rotation
@@ -318,6 +293,18 @@ fn binary(s: u64, negative: bool) -> Vec<(bool, u64)> {
         .filter(|i| (s >> i) & 1 == 1)
         .map(|i| (negative, 1u64 << i))
         .collect()
+}
+
+/// Errors with [`Error::InvalidArgument`] for the first of `elements` that
+/// is not a Galois element for degree `n` (odd, below `2n`).
+pub(crate) fn check_galois_elements(n: usize, elements: &[u64]) -> Result<()> {
+    match elements.iter().find(|&&g| !is_galois_element(n, g)) {
+        Some(&bad) => Err(Error::InvalidArgument(format!(
+            "{bad} is not a Galois element for n = {n} (needs an odd value below {})",
+            2 * n
+        ))),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

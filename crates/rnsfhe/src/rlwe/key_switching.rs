@@ -48,17 +48,7 @@ pub struct KeySwitchingKey {
     seeds: Option<Vec<[u8; 32]>>,
 }
 
-impl PartialEq for KeySwitchingKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.params_id == other.params_id
-            && self.key_id == other.key_id
-            && self.digit_bits == other.digit_bits
-            && self.digits_per_limb == other.digits_per_limb
-            && self.keys == other.keys
-    }
-}
-
-impl Eq for KeySwitchingKey {}
+crate::ids::eq_on_ids_and!(KeySwitchingKey: digit_bits, digits_per_limb, keys);
 
 impl KeySwitchingKey {
     /// Generates a key switching from `target` (NTT form over `q`) to `sk`,
@@ -79,14 +69,7 @@ impl KeySwitchingKey {
         let digit_bits = ctx.key_switching().digit_bits();
         let digits_per_limb = digits_per_limb(ctx, digit_bits);
         let total: usize = digits_per_limb.iter().sum();
-        let mut keys = Vec::with_capacity(total);
-        let mut seeds = Vec::with_capacity(total);
-        for digit in 0..total {
-            let (mut k0, k1, seed) = rlwe_zero_sample(ctx, sk, rng)?;
-            seeds.push(seed);
-            Self::add_gadget_term(ctx, digit, target, &mut k0)?;
-            keys.push((k0, k1));
-        }
+        let (keys, seeds) = Self::sample_digits(ctx, sk, target, rng, total, rlwe_zero_sample)?;
         Ok(Self {
             params_id: ctx.id(),
             key_id: sk.key_id(),
@@ -95,6 +78,32 @@ impl KeySwitchingKey {
             keys,
             seeds: Some(seeds),
         })
+    }
+
+    /// `total` digits in order: per digit one RLWE sample from `sample`
+    /// with its gadget term of `target` added; the pairs and their seeds.
+    #[allow(clippy::type_complexity)]
+    fn sample_digits(
+        ctx: &RlweContext,
+        sk: &SecretKey,
+        target: &RnsPoly<Ntt>,
+        rng: &mut ChaCha20Rng,
+        total: usize,
+        sample: fn(
+            &RlweContext,
+            &SecretKey,
+            &mut ChaCha20Rng,
+        ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>, [u8; 32])>,
+    ) -> Result<(Vec<(RnsPoly<Ntt>, RnsPoly<Ntt>)>, Vec<[u8; 32]>)> {
+        let mut keys = Vec::with_capacity(total);
+        let mut seeds = Vec::with_capacity(total);
+        for digit in 0..total {
+            let (mut k0, k1, seed) = sample(ctx, sk, rng)?;
+            seeds.push(seed);
+            Self::add_gadget_term(ctx, digit, target, &mut k0)?;
+            keys.push((k0, k1));
+        }
+        Ok((keys, seeds))
     }
 
     /// The hybrid key (see [`crate::rlwe::hybrid`]): per digit `j`, an RLWE
@@ -107,14 +116,7 @@ impl KeySwitchingKey {
         rng: &mut ChaCha20Rng,
     ) -> Result<Self> {
         let total = Self::pairs_for(ctx);
-        let mut keys = Vec::with_capacity(total);
-        let mut seeds = Vec::with_capacity(total);
-        for digit in 0..total {
-            let (mut k0, k1, seed) = rlwe_zero_sample_qp(ctx, sk, rng)?;
-            seeds.push(seed);
-            Self::add_gadget_term(ctx, digit, target, &mut k0)?;
-            keys.push((k0, k1));
-        }
+        let (keys, seeds) = Self::sample_digits(ctx, sk, target, rng, total, rlwe_zero_sample_qp)?;
         Ok(Self {
             params_id: ctx.id(),
             key_id: sk.key_id(),

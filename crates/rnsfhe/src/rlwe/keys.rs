@@ -20,8 +20,6 @@
 //!
 //! [`DiscreteGaussian::sample_into`]: rnsfhe_math::DiscreteGaussian::sample_into
 
-use rand_chacha::ChaCha20Rng;
-use rnsfhe_math::sampling::rng_from_os;
 use rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::error::Result;
@@ -44,46 +42,31 @@ pub struct PublicKey {
     seed: Option<[u8; 32]>,
 }
 
-impl PartialEq for PublicKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.params_id == other.params_id
-            && self.key_id == other.key_id
-            && self.pk0 == other.pk0
-            && self.pk1 == other.pk1
-    }
-}
-
-impl Eq for PublicKey {}
+crate::ids::eq_on_ids_and!(PublicKey: pk0, pk1);
 
 impl PublicKey {
-    /// Generates a public key for `sk` with an OS-seeded rng.
-    pub fn generate<C: SchemeContext + ?Sized>(ctx: &C, sk: &SecretKey) -> Result<Self> {
-        Self::generate_with_rng(ctx, sk, &mut rng_from_os()?)
-    }
-
-    /// Generates a public key for `sk`, drawing `a` then `e` from `rng`.
-    pub fn generate_with_rng<C: SchemeContext + ?Sized>(
-        ctx: &C,
-        sk: &SecretKey,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        sk.check(ctx)?;
-        // With special primes the public key lives over Q·P, so that
-        // encryption can divide its noise by P (SEAL's choice; see
-        // `rlwe::encryption::encrypt_zero_public`).
-        let (pk0, pk1, seed) = if ctx.public_key_over_qp() {
-            rlwe_zero_sample_qp(ctx, sk, rng)?
-        } else {
-            rlwe_zero_sample(ctx, sk, rng)?
-        };
-        Ok(Self {
-            params_id: ctx.id(),
-            key_id: sk.key_id(),
-            pk0,
-            pk1,
-            seed: Some(seed),
-        })
+    crate::rng_twins::rng_twins! {
+        /// Generates a public key for `sk` with an OS-seeded rng.
+        generate;
+        /// Generates a public key for `sk`, drawing `a` then `e` from `rng`.
+        pub fn generate_with_rng[C: SchemeContext + ?Sized](ctx: &C, sk: &SecretKey; rng) -> Result<Self> {
+            let ctx = sk.checked(ctx.rlwe())?;
+            // With special primes the public key lives over Q·P, so that
+            // encryption can divide its noise by P (SEAL's choice; see
+            // `rlwe::encryption::encrypt_zero_public`).
+            let (pk0, pk1, seed) = if ctx.public_key_over_qp() {
+                rlwe_zero_sample_qp(ctx, sk, rng)?
+            } else {
+                rlwe_zero_sample(ctx, sk, rng)?
+            };
+            Ok(Self {
+                params_id: ctx.id(),
+                key_id: sk.key_id(),
+                pk0,
+                pk1,
+                seed: Some(seed),
+            })
+        }
     }
 
     /// Assembles a key from validated parts (deserialization).
@@ -132,25 +115,19 @@ pub struct RelinKey {
 }
 
 impl RelinKey {
-    /// Generates a relinearization key for `sk` with an OS-seeded rng.
-    pub fn generate<C: SchemeContext + ?Sized>(ctx: &C, sk: &SecretKey) -> Result<Self> {
-        Self::generate_with_rng(ctx, sk, &mut rng_from_os()?)
-    }
-
-    /// Generates a relinearization key for `sk` from `rng`.
-    pub fn generate_with_rng<C: SchemeContext + ?Sized>(
-        ctx: &C,
-        sk: &SecretKey,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        let ctx = ctx.rlwe();
-        sk.check(ctx)?;
-        let ring = ctx.ring();
-        let mut s2 = sk.s_ntt().clone();
-        ring.mul_assign(&mut s2, sk.s_ntt())?;
-        let ksk = KeySwitchingKey::generate(ctx, sk, &s2, rng);
-        s2.zeroize();
-        Ok(Self { ksk: ksk? })
+    crate::rng_twins::rng_twins! {
+        /// Generates a relinearization key for `sk` with an OS-seeded rng.
+        generate;
+        /// Generates a relinearization key for `sk` from `rng`.
+        pub fn generate_with_rng[C: SchemeContext + ?Sized](ctx: &C, sk: &SecretKey; rng) -> Result<Self> {
+            let ctx = sk.checked(ctx.rlwe())?;
+            let ring = ctx.ring();
+            let mut s2 = sk.s_ntt().clone();
+            ring.mul_assign(&mut s2, sk.s_ntt())?;
+            let ksk = KeySwitchingKey::generate(ctx, sk, &s2, rng);
+            s2.zeroize();
+            Ok(Self { ksk: ksk? })
+        }
     }
 
     /// The parameter id of the context the key was made for.

@@ -141,6 +141,12 @@ impl SecretKey {
     pub(crate) fn check(&self, ctx: &RlweContext) -> Result<()> {
         ctx.check_id(self.params_id)
     }
+
+    /// `ctx` once [`SecretKey::check`] passes.
+    pub(crate) fn checked<'a>(&self, ctx: &'a RlweContext) -> Result<&'a RlweContext> {
+        self.check(ctx)?;
+        Ok(ctx)
+    }
 }
 
 crate::ids::id_accessors!(SecretKey);

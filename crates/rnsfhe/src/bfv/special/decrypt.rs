@@ -20,8 +20,9 @@ use rnsfhe_math::{Coeff, RnsPoly};
 use crate::bfv::special::arith::{add_assign, check_q, mul_prefix_assign, mul_scalars_assign};
 use crate::bfv::special::ciphertext::SpecialCiphertext;
 use crate::bfv::special::context::SpecialBfvContext;
-use crate::bfv::special::keys::{check_key, SpecialSecretKey};
+use crate::bfv::special::keys::SpecialSecretKey;
 use crate::error::{Error, Result};
+use crate::rlwe::secret_key::check_key_id;
 
 /// Decrypts special-moduli ciphertexts of size 2 or 3.
 #[derive(Clone, Debug)]
@@ -44,7 +45,7 @@ impl SpecialDecryptor {
     pub fn phase(&self, ct: &SpecialCiphertext) -> Result<RnsPoly<Coeff>> {
         let ctx = &*self.ctx;
         ctx.check_id(ct.params_id)?;
-        check_key(self.sk.key_id(), ct.key_id)?;
+        check_key_id(self.sk.key_id(), ct.key_id)?;
         let q = ctx.base();
         let n = ctx.degree();
         for p in &ct.polys {

@@ -42,9 +42,10 @@ use crate::bfv::special::arith::{
 };
 use crate::bfv::special::ciphertext::SpecialCiphertext;
 use crate::bfv::special::context::SpecialBfvContext;
-use crate::bfv::special::keys::{check_key, SpecialRelinKey};
+use crate::bfv::special::keys::SpecialRelinKey;
 use crate::error::{Error, Result};
 use crate::integer::plaintext::check_coefficients;
+use crate::rlwe::secret_key::check_key_id;
 
 /// How [`SpecialEvaluator::multiply`] extends the operands to the
 /// auxiliary base (see the module docs).
@@ -105,7 +106,7 @@ impl SpecialEvaluator {
     fn check_pair(&self, a: &SpecialCiphertext, b: &SpecialCiphertext) -> Result<()> {
         self.check(a)?;
         self.check(b)?;
-        check_key(a.key_id, b.key_id)
+        check_key_id(a.key_id, b.key_id)
     }
 
     /// `a + b` (sizes may differ; the shorter is padded with zeros).
@@ -194,7 +195,7 @@ impl SpecialEvaluator {
         self.check(ct)?;
         let ctx = &*self.ctx;
         ctx.check_id(rk.params_id())?;
-        check_key(rk.key_id(), ct.key_id)?;
+        check_key_id(rk.key_id(), ct.key_id)?;
         if ct.len() != 3 {
             return Err(Error::WrongCiphertextSize {
                 operation: "relinearize",

@@ -18,7 +18,7 @@ use zeroize::Zeroize;
 
 use crate::bfv::special::arith::{add_assign, mul_prefix_assign, prefix, sub_assign};
 use crate::bfv::special::context::SpecialBfvContext;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// A ternary secret key with its NTT forms over the bridge primes.
 #[derive(Clone)]
@@ -58,16 +58,15 @@ pub(crate) fn os_rng() -> Result<ChaCha20Rng> {
 }
 
 impl SpecialSecretKey {
-    /// A uniformly ternary secret (OS randomness).
-    pub fn generate(ctx: &Arc<SpecialBfvContext>) -> Result<Self> {
-        Self::generate_with_rng(ctx, &mut os_rng()?)
-    }
-
-    /// A uniformly ternary secret from `rng`.
-    pub fn generate_with_rng(ctx: &Arc<SpecialBfvContext>, rng: &mut ChaCha20Rng) -> Result<Self> {
-        let n = ctx.degree();
-        let s = sampling::sample_ternary(rng, n);
-        Self::from_coefficients_inner(ctx, s, rng.next_u64())
+    crate::rng_twins::rng_twins! {
+        /// A uniformly ternary secret (OS randomness).
+        generate;
+        /// A uniformly ternary secret from `rng`.
+        pub fn generate_with_rng(ctx: &Arc<SpecialBfvContext>; rng) -> Result<Self> {
+            let n = ctx.degree();
+            let s = sampling::sample_ternary(rng, n);
+            Self::from_coefficients_inner(ctx, s, rng.next_u64())
+        }
     }
 
     fn from_coefficients_inner(ctx: &SpecialBfvContext, s: Vec<i64>, key_id: u64) -> Result<Self> {
@@ -145,30 +144,25 @@ pub struct SpecialPublicKey {
 }
 
 impl SpecialPublicKey {
-    /// `([−(a⋆s) + e]_q, a)` (OS randomness).
-    pub fn generate(ctx: &Arc<SpecialBfvContext>, sk: &SpecialSecretKey) -> Result<Self> {
-        Self::generate_with_rng(ctx, sk, &mut os_rng()?)
-    }
-
-    /// [`SpecialPublicKey::generate`] with randomness from `rng`.
-    pub fn generate_with_rng(
-        ctx: &Arc<SpecialBfvContext>,
-        sk: &SpecialSecretKey,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        ctx.check_id(sk.params_id())?;
-        let (p0, p1) = zero_sample(ctx, sk, rng)?;
-        let bridge = ctx.bridge();
-        let p_ntt = [
-            bridge.lift_ntt(&p0, ctx.r_ternary)?,
-            bridge.lift_ntt(&p1, ctx.r_ternary)?,
-        ];
-        Ok(Self {
-            params_id: ctx.id(),
-            key_id: sk.key_id(),
-            p: [p0, p1],
-            p_ntt,
-        })
+    crate::rng_twins::rng_twins! {
+        /// `([−(a⋆s) + e]_q, a)` (OS randomness).
+        generate;
+        /// [`SpecialPublicKey::generate`] with randomness from `rng`.
+        pub fn generate_with_rng(ctx: &Arc<SpecialBfvContext>, sk: &SpecialSecretKey; rng) -> Result<Self> {
+            ctx.check_id(sk.params_id())?;
+            let (p0, p1) = zero_sample(ctx, sk, rng)?;
+            let bridge = ctx.bridge();
+            let p_ntt = [
+                bridge.lift_ntt(&p0, ctx.r_ternary)?,
+                bridge.lift_ntt(&p1, ctx.r_ternary)?,
+            ];
+            Ok(Self {
+                params_id: ctx.id(),
+                key_id: sk.key_id(),
+                p: [p0, p1],
+                p_ntt,
+            })
+        }
     }
 
     /// `(p_0, p_1)` over `q`.
@@ -190,52 +184,38 @@ pub struct SpecialRelinKey {
 }
 
 impl SpecialRelinKey {
-    /// Generates the key (OS randomness).
-    pub fn generate(ctx: &Arc<SpecialBfvContext>, sk: &SpecialSecretKey) -> Result<Self> {
-        Self::generate_with_rng(ctx, sk, &mut os_rng()?)
-    }
-
-    /// [`SpecialRelinKey::generate`] with randomness from `rng`.
-    pub fn generate_with_rng(
-        ctx: &Arc<SpecialBfvContext>,
-        sk: &SpecialSecretKey,
-        rng: &mut ChaCha20Rng,
-    ) -> Result<Self> {
-        ctx.check_id(sk.params_id())?;
-        let q = ctx.base();
-        let n = ctx.degree();
-        let bridge = ctx.bridge();
-        let mut k_ntt = Vec::with_capacity(q.len());
-        for (i, m) in q.moduli().iter().enumerate() {
-            let (mut b, a) = zero_sample(ctx, sk, rng)?;
-            // + q̂_i·s²: zero modulo every q_j, j ≠ i.
-            let mut t = RnsPoly::<Coeff>::zero(n, q.len());
-            let w = ctx.q_hat_mod_qi[i];
-            let g = m.generic();
-            for (x, &v) in t.limb_mut(i).iter_mut().zip(&sk.s2) {
-                *x = m.mul(g.reduce_i64(v), w);
+    crate::rng_twins::rng_twins! {
+        /// Generates the key (OS randomness).
+        generate;
+        /// [`SpecialRelinKey::generate`] with randomness from `rng`.
+        pub fn generate_with_rng(ctx: &Arc<SpecialBfvContext>, sk: &SpecialSecretKey; rng) -> Result<Self> {
+            ctx.check_id(sk.params_id())?;
+            let q = ctx.base();
+            let n = ctx.degree();
+            let bridge = ctx.bridge();
+            let mut k_ntt = Vec::with_capacity(q.len());
+            for (i, m) in q.moduli().iter().enumerate() {
+                let (mut b, a) = zero_sample(ctx, sk, rng)?;
+                // + q̂_i·s²: zero modulo every q_j, j ≠ i.
+                let mut t = RnsPoly::<Coeff>::zero(n, q.len());
+                let w = ctx.q_hat_mod_qi[i];
+                let g = m.generic();
+                for (x, &v) in t.limb_mut(i).iter_mut().zip(&sk.s2) {
+                    *x = m.mul(g.reduce_i64(v), w);
+                }
+                add_assign(q, &mut b, &t);
+                k_ntt.push([
+                    bridge.lift_ntt(&b, ctx.r_relin)?,
+                    bridge.lift_ntt(&a, ctx.r_relin)?,
+                ]);
             }
-            add_assign(q, &mut b, &t);
-            k_ntt.push([
-                bridge.lift_ntt(&b, ctx.r_relin)?,
-                bridge.lift_ntt(&a, ctx.r_relin)?,
-            ]);
+            Ok(Self {
+                params_id: ctx.id(),
+                key_id: sk.key_id(),
+                k_ntt,
+            })
         }
-        Ok(Self {
-            params_id: ctx.id(),
-            key_id: sk.key_id(),
-            k_ntt,
-        })
     }
 }
 
 crate::ids::id_accessors!(SpecialRelinKey);
-
-/// Errors with [`Error::KeyMismatch`] unless the key ids agree.
-pub(crate) fn check_key(expected: u64, found: u64) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(Error::KeyMismatch { expected, found })
-    }
-}
