@@ -10,8 +10,8 @@
 //! they run anywhere (a Dask worker, a coordinator).
 //!
 //! The scheme is chosen at run time from the context ([`Ctx`], the key
-//! registry's enum) or the ciphertext class; [`each_context!`] and
-//! [`with_cipher!`] expand one generic body per scheme.
+//! registry's enum) or the ciphertext class; `each_context!` and
+//! `with_cipher!` expand one generic body per scheme.
 
 use std::sync::{Arc, Mutex};
 
