@@ -28,7 +28,7 @@ else
 fi
 echo "== building new (working tree)" >&2
 cargo build --release -q -p rnsfhe-cli
-bins=("$base_bin" "./target/release/rnsfhe")
+bins=("$base_bin" "${CARGO_TARGET_DIR:-target}/release/rnsfhe")
 names=(base new)
 bench() { # bin name round scheme extra-args...
   local bin=$1 name=$2 r=$3 scheme=$4
