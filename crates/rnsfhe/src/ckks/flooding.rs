@@ -65,6 +65,15 @@ pub const MAX_FLOODING_BITS: u32 = 62;
 /// slot's flooding error (failure probability `≤ 2^−63` per real part).
 pub const FLOODING_TAIL_BITS: f64 = 3.735_616_813_527_551;
 
+/// `log2 Δ − b − ½·log2 terms −` [`FLOODING_TAIL_BITS`]: the bits of
+/// precision a decoded slot keeps when `terms` independent uniform
+/// integers in `[−2^b, 2^b]` are added to each coefficient of its phase
+/// (`terms = n` for one decryptor, `N·n` for `N` parties' smudging), except
+/// with probability `≤ n·2^−63` (see the [module docs](self)).
+pub fn precision_after_flooding(log2_scale: f64, bits: f64, terms: f64) -> f64 {
+    log2_scale - bits - 0.5 * terms.log2() - FLOODING_TAIL_BITS
+}
+
 /// Bits of noise growth per consumed level in [`default_noise_bits`]:
 /// a product of two ciphertexts with slots in `[−1, 1]` at most doubles
 /// the canonical noise (`‖m_1 e_2 + m_2 e_1‖ ≤ ‖e_1‖ + ‖e_2‖`), and one
@@ -158,7 +167,7 @@ impl FloodingDecryption {
         let flood_bits = b as u32;
         let n = ctx.params().degree() as f64;
         let log2_scale = scale.log2();
-        let precision_bits = log2_scale - b - 0.5 * n.log2() - FLOODING_TAIL_BITS;
+        let precision_bits = precision_after_flooding(log2_scale, b, n);
         if precision_bits <= 0.0 {
             return Err(Error::ValueOutOfRange(format!(
                 "flooding noise of {b} bits leaves {precision_bits:.1} bits of precision at \

@@ -137,10 +137,7 @@ impl CollectiveDecryption<crate::ckks::CkksContext> {
         let n = self.run.ctx.params().degree() as f64;
         let bits = f64::from(self.run.smudging().width_bits());
         let terms = f64::from(self.run.parties) * n;
-        let p = ct.scale().log2()
-            - bits
-            - 0.5 * terms.log2()
-            - crate::ckks::flooding::FLOODING_TAIL_BITS;
+        let p = crate::ckks::flooding::precision_after_flooding(ct.scale().log2(), bits, terms);
         if p <= 0.0 {
             return Err(crate::Error::ValueOutOfRange(format!(
                 "smudging of {bits} bits from {} parties leaves {p:.1} bits of precision at \

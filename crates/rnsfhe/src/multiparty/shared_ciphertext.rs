@@ -101,10 +101,11 @@ impl Smudging {
         let bits = match (ctx.fresh_flood_bits()?, ct.scale()) {
             (Some(flood), Some(scale)) => {
                 let n = core.degree() as f64;
-                let precision = scale.log2()
-                    - f64::from(flood)
-                    - 0.5 * (f64::from(parties.max(1)) * n).log2()
-                    - crate::ckks::flooding::FLOODING_TAIL_BITS;
+                let precision = crate::ckks::flooding::precision_after_flooding(
+                    scale.log2(),
+                    f64::from(flood),
+                    f64::from(parties.max(1)) * n,
+                );
                 if precision <= 0.0 || f64::from(flood) > widest {
                     return Err(Error::ValueOutOfRange(format!(
                         "the default smudging ({flood} bits: statistical security 40 over a \
