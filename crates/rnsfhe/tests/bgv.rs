@@ -618,6 +618,28 @@ fn depth_of_repeated_squaring() {
 }
 
 #[test]
+fn exponentiate_matches_powers_mod_t() {
+    let s = setup();
+    let (mut rng, [x]) = random_inputs::<1>(41);
+    let ct = s.encrypt_slots(&x, &mut rng);
+    let ev = Evaluator::new(&s.ctx);
+    // e = 5: square, square, multiply — three of the four levels.
+    for e in [1u64, 2, 3, 5] {
+        let p = ev.exponentiate(&ct, e, &s.rk).unwrap();
+        let levels = (63 - e.leading_zeros() + e.count_ones() - 1) as usize;
+        assert_eq!(p.level(), ct.level() - levels, "e = {e}");
+        let want: Vec<u64> = x
+            .iter()
+            .map(|&v| (0..e).fold(1, |acc, _| mulm(acc, v)))
+            .collect();
+        assert_eq!(decrypt_slots(&s, &p), want, "e = {e}");
+    }
+    assert_err!(ev.exponentiate(&ct, 0, &s.rk), Error::InvalidArgument(_));
+    // x^31 needs 8 levels: refused, not wrong.
+    assert_err!(ev.exponentiate(&ct, 31, &s.rk), Error::LevelExhausted(_));
+}
+
+#[test]
 fn zero_and_sign_sanity() {
     let s = setup();
     let z = Plaintext::zero(&s.ctx);

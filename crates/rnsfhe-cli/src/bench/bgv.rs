@@ -156,14 +156,15 @@ fn bench_set(
     let rot: Vec<u64> = (0..n)
         .map(|i| a[(i / half) * half + (i % half + 1) % half])
         .collect();
-    let be = BatchEncoder::new(ctx)?;
+    // Encoding and evaluation need no key: the operands are encoded first.
+    let (be, ev) = (BatchEncoder::new(ctx)?, Evaluator::new(ctx));
+    let (pt_a, pt_b) = (be.encode(&a)?, be.encode(&b)?);
     let KeySet { sk, pk, rk, gk } = KeySet::generate(&**ctx, Some(&[1]), &mut rng)?;
-    let enc = Encryptor::from_public_key(ctx, &pk)?;
-    let dec = Decryptor::new(ctx, &sk)?;
-    let ev = Evaluator::new(ctx);
-    let pt_a = be.encode(&a)?;
-    let ct_a = enc.encrypt(&pt_a)?;
-    let ct_b = enc.encrypt(&be.encode(&b)?)?;
+    let (enc, dec) = (
+        Encryptor::from_public_key(ctx, &pk)?,
+        Decryptor::new(ctx, &sk)?,
+    );
+    let (ct_a, ct_b) = (enc.encrypt(&pt_a)?, enc.encrypt(&pt_b)?);
     let ct3 = ev.multiply(&ct_a, &ct_b)?;
     let decode =
         |c: &rnsfhe::bgv::Ciphertext| -> rnsfhe::Result<Vec<u64>> { be.decode(&dec.decrypt(c)?) };

@@ -15,7 +15,7 @@ use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{CkksContext, Decryptor, Encoder, Encryptor, PublicKey, SecretKey};
 use serde::Serialize;
 
-use super::ckks::{print_heading_and_ops, ChainColumns, ChainVariant};
+use super::ckks::{chain_bench_types, file_chain_outs, print_heading_and_ops, ChainVariant};
 use super::driver::{thread_list, Bench, Measure, Progress, Report};
 use super::peers::OpRecord;
 use crate::bench_args::{stats, time_op, BenchArgs, Timing};
@@ -42,19 +42,13 @@ impl BootSet {
     }
 }
 
-/// The columns of every record (the peers' bootstrapping layout).
+/// The columns of every record (the peers' bootstrapping layout): the
+/// CKKS columns, the slots and the set's name.
 #[derive(Clone, Debug, Serialize)]
 pub struct SetInfo {
-    library: &'static str,
-    variant: String,
-    threads: usize,
-    logn: u32,
-    n: usize,
-    slots: usize,
-    levels: usize,
-    scale_bits: u32,
     #[serde(flatten)]
-    chain: ChainColumns,
+    ckks: super::ckks::SetInfo,
+    slots: usize,
     boot_set: &'static str,
 }
 
@@ -137,19 +131,17 @@ fn once(ms: f64) -> Timing {
 impl Bench for BootBench {
     type Set = BootSet;
     type Setup = Setup;
-    type Out = (VariantRecord, Vec<Record>);
-    type Record = Record;
-    type Variant = VariantRecord;
-
-    fn sets(&self) -> &[BootSet] {
-        &self.sets
-    }
+    chain_bench_types!(SetInfo, BootExtra);
 
     fn log_n(&self, set: &BootSet) -> u32 {
         match set {
             BootSet::Small => 12,
             BootSet::Default => 16,
         }
+    }
+
+    fn sets(&self) -> &[BootSet] {
+        &self.sets
     }
 
     fn heading(&self, threads: &[usize]) {
@@ -230,19 +222,13 @@ impl Bench for BootBench {
             "  bootstrap median {:.1} ms, precision {last:.2} bits (worst {worst:.2})",
             timing.median_ms
         ));
+        let variant = format!(
+            "boot-encapsulated-h{}-[{},{}]",
+            bp.secret_weight, bp.cts_budget, bp.stc_budget
+        );
         let info = SetInfo {
-            library: "rnsfhe",
-            variant: format!(
-                "boot-encapsulated-h{}-[{},{}]",
-                bp.secret_weight, bp.cts_budget, bp.stc_budget
-            ),
-            threads: m.threads,
-            logn: self.log_n(set),
-            n: p.degree(),
+            ckks: super::ckks::SetInfo::new(variant, m.threads, p, s.boot.output_level()),
             slots,
-            levels: s.boot.output_level(),
-            scale_bits: p.scale_bits(),
-            chain: ChainColumns::of(p),
             boot_set: set.name(),
         };
         let timed = vec![
@@ -285,19 +271,19 @@ impl Bench for BootBench {
         outs: Vec<Self::Out>,
         report: &mut Report<Record, VariantRecord>,
     ) {
-        for (v, recs) in outs {
+        file_chain_outs(outs, report, |v, recs| {
             print_heading_and_ops(
                 &format!(
                     "{} set, n = 2^{}, {} thread(s): {} levels after bootstrapping, log2 QP = {}, dnum = {}, security {}",
                     v.info.boot_set,
-                    v.info.logn,
-                    v.info.threads,
+                    v.info.ckks.logn,
+                    v.info.ckks.threads,
                     v.extra.levels_after_bootstrap,
-                    v.info.chain.logq_total,
-                    v.info.chain.dnum,
-                    v.info.chain.security
+                    v.info.ckks.chain.logq_total,
+                    v.info.ckks.chain.dnum,
+                    v.info.ckks.chain.security
                 ),
-                &recs,
+                recs,
             );
             outln!(
                 "| precision after bootstrapping (bits) | {} | {} |",
@@ -313,9 +299,7 @@ impl Bench for BootBench {
                 "| peak memory (MB) | {} | |",
                 v.extra.peak_rss_mb.map_or("-".into(), |m| m.to_string())
             );
-            report.variants.push(v);
-            report.results.extend(recs);
-        }
+        });
     }
 
     fn meta(&self, _args: &BenchArgs, _threads: &[usize]) -> serde_json::Value {

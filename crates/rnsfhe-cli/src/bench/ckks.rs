@@ -44,15 +44,15 @@ const HOISTED_STEPS: [i64; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
 /// The fields every CKKS record starts with (as in the CKKS harness).
 #[derive(Clone, Debug, Serialize)]
 pub struct SetInfo {
-    library: &'static str,
+    pub(crate) library: &'static str,
     variant: String,
-    threads: usize,
-    logn: u32,
+    pub(crate) threads: usize,
+    pub(crate) logn: u32,
     n: usize,
     levels: usize,
     scale_bits: u32,
     #[serde(flatten)]
-    chain: ChainColumns,
+    pub(crate) chain: ChainColumns,
 }
 
 /// The modulus-chain columns of every CKKS record (CKKS and bootstrapping
@@ -100,8 +100,53 @@ impl ChainColumns {
     }
 }
 
+impl SetInfo {
+    /// The columns of rnsfhe's run of `p` with `threads` threads, named
+    /// `variant`, whose ciphertexts are at `levels`.
+    pub fn new(variant: String, threads: usize, p: &CkksParameters, levels: usize) -> Self {
+        SetInfo {
+            library: "rnsfhe",
+            variant,
+            threads,
+            logn: p.degree().trailing_zeros(),
+            n: p.degree(),
+            levels,
+            scale_bits: p.scale_bits(),
+            chain: ChainColumns::of(p),
+        }
+    }
+}
+
 /// A `results` record: the set's fields, the op and its timing.
 type Record = OpRecord<SetInfo>;
+
+/// What one thread count of a CKKS-chain benchmark yields: its `variants`
+/// record and its `results` records.
+pub type ChainOut<I, X> = (ChainVariant<I, X>, Vec<OpRecord<I>>);
+
+/// The output, `results` and `variants` types of a [`Bench`] over CKKS
+/// chains with columns `$info` and own fields `$extra`.
+macro_rules! chain_bench_types {
+    ($info:ty, $extra:ty) => {
+        type Out = $crate::bench::ckks::ChainOut<$info, $extra>;
+        type Record = $crate::bench::peers::OpRecord<$info>;
+        type Variant = $crate::bench::ckks::ChainVariant<$info, $extra>;
+    };
+}
+pub(crate) use chain_bench_types;
+
+/// Prints each thread count's table with `print` and files its records.
+pub fn file_chain_outs<I, X>(
+    outs: Vec<ChainOut<I, X>>,
+    report: &mut Report<OpRecord<I>, ChainVariant<I, X>>,
+    print: impl Fn(&ChainVariant<I, X>, &[OpRecord<I>]),
+) {
+    for (v, recs) in outs {
+        print(&v, &recs);
+        report.variants.push(v);
+        report.results.extend(recs);
+    }
+}
 
 /// One `variants` record of a CKKS-chain benchmark (CKKS and
 /// bootstrapping alike): the set's columns `I`, its moduli, parameters and
@@ -187,9 +232,7 @@ impl CkksBench {
 impl Bench for CkksBench {
     type Set = u32;
     type Setup = Arc<CkksContext>;
-    type Out = (VariantRecord, Vec<Record>);
-    type Record = Record;
-    type Variant = VariantRecord;
+    chain_bench_types!(SetInfo, SetupTime);
 
     fn sets(&self) -> &[u32] {
         &self.sets
@@ -221,11 +264,7 @@ impl Bench for CkksBench {
         outs: Vec<Self::Out>,
         report: &mut Report<Record, VariantRecord>,
     ) {
-        for (v, recs) in outs {
-            print_table(&v, &recs);
-            report.variants.push(v);
-            report.results.extend(recs);
-        }
+        file_chain_outs(outs, report, print_table);
     }
 
     fn meta(&self, _args: &BenchArgs, _threads: &[usize]) -> serde_json::Value {
@@ -246,16 +285,7 @@ fn bench_set(
     let (threads, setup_s, progress) = (m.threads, m.setup_s, m.progress);
     let p = ctx.params();
     let n = p.degree();
-    let info = SetInfo {
-        library: "rnsfhe",
-        variant: "HYBRID".into(),
-        threads,
-        logn: log_n,
-        n,
-        levels: p.max_level(),
-        scale_bits: p.scale_bits(),
-        chain: ChainColumns::of(p),
-    };
+    let info = SetInfo::new("HYBRID".into(), threads, p, p.max_level());
     progress(format!(
         "2^{log_n}, L = {}: log2 Q = {}, log2 P = {} ({} primes), dnum = {}, security {}, {threads} thread(s)",
         info.levels, info.chain.logq, info.chain.logp, info.chain.limbs_p, info.chain.dnum, info.chain.security

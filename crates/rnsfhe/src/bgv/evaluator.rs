@@ -288,6 +288,37 @@ impl Evaluator {
         Ok((y, ring.to_coeff(yc)?))
     }
 
+    /// `relinearize(square(a))`: `(c_0², 2 c_0 c_1)` plus the key switch of
+    /// `c_1²`, correction `σ²` (no modulus switch, as
+    /// [`Evaluator::multiply_relin`]).
+    pub fn square_relin(&self, a: &Ciphertext, rk: &RelinKey) -> Result<Ciphertext> {
+        self.square(a)
+            .and_then(|mut out| self.relinearize_assign(&mut out, rk).map(|()| out))
+    }
+
+    /// `a^e` for `e ≥ 1` by left-to-right square-and-multiply, every
+    /// product relinearized and switched one level down (as BGV circuits
+    /// do; `a` is switched down to the running power's level before each
+    /// multiplication): `⌊log2 e⌋ + popcount(e) − 1` levels are used.
+    /// Errors with [`Error::InvalidArgument`] for `e = 0` and
+    /// [`Error::LevelExhausted`] when the levels run out.
+    pub fn exponentiate(&self, a: &Ciphertext, e: u64, rk: &RelinKey) -> Result<Ciphertext> {
+        if e == 0 {
+            return Err(Error::InvalidArgument(
+                "the exponent must be at least 1".into(),
+            ));
+        }
+        let mut acc = a.clone();
+        for bit in (0..63 - e.leading_zeros()).rev() {
+            acc = self.mod_switch_to_next(&self.square_relin(&acc, rk)?)?;
+            if (e >> bit) & 1 == 1 {
+                let base = self.mod_switch_to(a, acc.level())?;
+                acc = self.mod_switch_to_next(&self.multiply_relin(&acc, &base, rk)?)?;
+            }
+        }
+        Ok(acc)
+    }
+
     /// `relinearize(multiply(a, b))` (no modulus switch: call
     /// [`Evaluator::mod_switch_to_next`] after it, as BGV circuits do
     /// before the next multiplication).
@@ -297,9 +328,8 @@ impl Evaluator {
         b: &Ciphertext,
         rk: &RelinKey,
     ) -> Result<Ciphertext> {
-        let mut out = self.multiply(a, b)?;
-        self.relinearize_assign(&mut out, rk)?;
-        Ok(out)
+        self.multiply(a, b)
+            .and_then(|mut out| self.relinearize_assign(&mut out, rk).map(|()| out))
     }
 
     /// Modulus switch from level `l` to `l − 1` (see [`crate::bgv`]):

@@ -76,5 +76,5 @@ pub use context::BgvContext;
 pub use encoding::BatchEncoder;
 pub use encrypt::{Decryptor, Encryptor};
 pub use evaluator::Evaluator;
-pub use parameters::{BgvParameters, BgvParametersBuilder};
+pub use parameters::{BgvLiteral, BgvParameters, BgvParametersBuilder};
 pub use plaintext::Plaintext;

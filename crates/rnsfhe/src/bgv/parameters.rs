@@ -19,7 +19,8 @@
 //! with any `t`).
 
 use crate::error::{Error, Result};
-use crate::leveled::parameters::{chain_deref, chain_setters, ChainLiteral, ChainParameters};
+use crate::leveled::builder::{ParametersBuilder, SchemeLiteral};
+use crate::leveled::parameters::{chain_deref, ChainParameters};
 
 pub use crate::leveled::parameters::{
     MAX_DEGREE, MAX_MODULI, MAX_MODULUS_BITS, MIN_DEGREE, MIN_MODULUS_BITS,
@@ -41,7 +42,7 @@ chain_deref!(BgvParameters);
 
 impl BgvParameters {
     /// A builder with `σ = 3.19`, 128-bit security and the key-switching
-    /// defaults of [`BgvParametersBuilder::build`].
+    /// defaults of [`ParametersBuilder::build`].
     pub fn builder() -> BgvParametersBuilder {
         BgvParametersBuilder::default()
     }
@@ -80,61 +81,62 @@ impl BgvParameters {
 }
 
 /// Builder for [`BgvParameters`]; setters in any order,
-/// [`BgvParametersBuilder::build`] validates.
+/// [`ParametersBuilder::build`] validates.
+pub type BgvParametersBuilder = ParametersBuilder<BgvLiteral>;
+
+/// BGV's part of the parameter literal: the plaintext modulus.
 #[derive(Clone, Debug, Default)]
-pub struct BgvParametersBuilder {
-    chain: ChainLiteral,
+pub struct BgvLiteral {
     t: Option<u64>,
 }
 
-impl BgvParametersBuilder {
-    chain_setters!(BgvParameters);
-
+impl ParametersBuilder<BgvLiteral> {
     /// The plaintext modulus `t` (`2 ≤ t < 2^59`, coprime to every
     /// ciphertext prime, below `q_0`; primes generated from bit sizes are
     /// never `t`).
     pub fn plain_modulus(mut self, t: u64) -> Self {
-        self.t = Some(t);
+        self.scheme_mut().t = Some(t);
         self
     }
+}
 
-    fn build_at(&self, n: usize) -> Result<BgvParameters> {
-        let (chain, ()) = self.chain.build_at(
-            n,
-            || {
-                let t = self.t.ok_or_else(|| {
-                    Error::InvalidParameters("the plaintext modulus t is not set".into())
-                })?;
-                if t < 2 || t >> MAX_PLAIN_BITS != 0 {
-                    return Err(Error::InvalidParameters(format!(
-                        "plaintext modulus t = {t} must be in [2, 2^{MAX_PLAIN_BITS})"
-                    )));
-                }
-                Ok(vec![t])
-            },
-            |moduli| {
-                let t = self.t.unwrap_or(0);
-                if let Some(&q) = moduli
-                    .iter()
-                    .find(|&&q| q.is_multiple_of(t) || t.is_multiple_of(q))
-                {
-                    return Err(Error::InvalidParameters(format!(
-                        "plaintext modulus t = {t} is not coprime to the ciphertext prime {q}"
-                    )));
-                }
-                if t >= moduli[0] {
-                    return Err(Error::InvalidParameters(format!(
-                        "plaintext modulus t = {t} must be below the first prime q_0 = {}",
-                        moduli[0]
-                    )));
-                }
-                Ok(())
-            },
-        )?;
-        Ok(BgvParameters {
-            chain,
-            t: self.t.unwrap_or(0),
-        })
+impl SchemeLiteral for BgvLiteral {
+    type Parameters = BgvParameters;
+    type Derived = u64;
+
+    fn primes_to_avoid(&self) -> Result<Vec<u64>> {
+        let t = self
+            .t
+            .ok_or_else(|| Error::InvalidParameters("the plaintext modulus t is not set".into()))?;
+        if t < 2 || t >> MAX_PLAIN_BITS != 0 {
+            return Err(Error::InvalidParameters(format!(
+                "plaintext modulus t = {t} must be in [2, 2^{MAX_PLAIN_BITS})"
+            )));
+        }
+        Ok(vec![t])
+    }
+
+    fn check_chain(&self, moduli: &[u64]) -> Result<u64> {
+        let t = self.t.unwrap_or(0);
+        if let Some(&q) = moduli
+            .iter()
+            .find(|&&q| q.is_multiple_of(t) || t.is_multiple_of(q))
+        {
+            return Err(Error::InvalidParameters(format!(
+                "plaintext modulus t = {t} is not coprime to the ciphertext prime {q}"
+            )));
+        }
+        if t >= moduli[0] {
+            return Err(Error::InvalidParameters(format!(
+                "plaintext modulus t = {t} must be below the first prime q_0 = {}",
+                moduli[0]
+            )));
+        }
+        Ok(t)
+    }
+
+    fn assemble(chain: ChainParameters, t: u64) -> BgvParameters {
+        BgvParameters { chain, t }
     }
 }
 

@@ -31,6 +31,6 @@ pub use encoder::Encoder;
 pub use encrypt::{Decryptor, Encryptor};
 pub use evaluator::Evaluator;
 pub use flooding::{FloodingDecryption, FloodingPlan};
-pub use parameters::{CkksParameters, CkksParametersBuilder};
+pub use parameters::{CkksLiteral, CkksParameters, CkksParametersBuilder};
 pub use polynomial::{depth_for_degree, ChebyshevApprox};
 pub use rnsfhe_math::embedding::Complex64;

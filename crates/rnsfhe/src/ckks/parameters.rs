@@ -19,7 +19,8 @@
 //! within a relative `2^-(Δ - log2(2n) - 8)` of `2^Δ` after rescaling).
 
 use crate::error::{Error, Result};
-use crate::leveled::parameters::{chain_deref, chain_setters, ChainLiteral, ChainParameters};
+use crate::leveled::builder::{ParametersBuilder, SchemeLiteral};
+use crate::leveled::parameters::{chain_deref, ChainParameters};
 use crate::security::SecurityLevel;
 
 pub use crate::leveled::parameters::{
@@ -49,7 +50,7 @@ chain_deref!(CkksParameters);
 
 impl CkksParameters {
     /// A builder with `σ = 3.19`, 128-bit security and the key-switching
-    /// defaults of [`CkksParametersBuilder::build`].
+    /// defaults of [`ParametersBuilder::build`].
     pub fn builder() -> CkksParametersBuilder {
         CkksParametersBuilder::default()
     }
@@ -116,42 +117,44 @@ impl CkksParameters {
 }
 
 /// Builder for [`CkksParameters`]; setters in any order,
-/// [`CkksParametersBuilder::build`] validates.
+/// [`ParametersBuilder::build`] validates.
+pub type CkksParametersBuilder = ParametersBuilder<CkksLiteral>;
+
+/// CKKS's part of the parameter literal: the default scale.
 #[derive(Clone, Debug, Default)]
-pub struct CkksParametersBuilder {
-    chain: ChainLiteral,
+pub struct CkksLiteral {
     scale_bits: Option<u32>,
 }
 
-impl CkksParametersBuilder {
-    chain_setters!(CkksParameters);
+impl SchemeLiteral for CkksLiteral {
+    type Parameters = CkksParameters;
+    type Derived = u32;
 
+    fn check_chain(&self, moduli: &[u64]) -> Result<u32> {
+        let bits_of = |q: u64| 64 - q.leading_zeros();
+        let scale_bits = self
+            .scale_bits
+            .unwrap_or_else(|| bits_of(*moduli.get(1).unwrap_or(&moduli[0])));
+        let first_bits = bits_of(moduli[0]);
+        if scale_bits < 10 || scale_bits >= first_bits || scale_bits > 60 {
+            return Err(Error::InvalidParameters(format!(
+                "scale 2^{scale_bits} must be at least 2^10 and below the first prime ({first_bits} bits)"
+            )));
+        }
+        Ok(scale_bits)
+    }
+
+    fn assemble(chain: ChainParameters, scale_bits: u32) -> CkksParameters {
+        CkksParameters { chain, scale_bits }
+    }
+}
+
+impl ParametersBuilder<CkksLiteral> {
     /// The default scale `2^bits` (default: the size of `q_1`, or of `q_0`
     /// without scaling primes).
     pub fn scale_bits(mut self, bits: u32) -> Self {
-        self.scale_bits = Some(bits);
+        self.scheme_mut().scale_bits = Some(bits);
         self
-    }
-
-    fn build_at(&self, n: usize) -> Result<CkksParameters> {
-        let (chain, scale_bits) = self.chain.build_at(
-            n,
-            || Ok(Vec::new()),
-            |moduli| {
-                let bits_of = |q: u64| 64 - q.leading_zeros();
-                let scale_bits = self
-                    .scale_bits
-                    .unwrap_or_else(|| bits_of(*moduli.get(1).unwrap_or(&moduli[0])));
-                let first_bits = bits_of(moduli[0]);
-                if scale_bits < 10 || scale_bits >= first_bits || scale_bits > 60 {
-                    return Err(Error::InvalidParameters(format!(
-                        "scale 2^{scale_bits} must be at least 2^10 and below the first prime ({first_bits} bits)"
-                    )));
-                }
-                Ok(scale_bits)
-            },
-        )?;
-        Ok(CkksParameters { chain, scale_bits })
     }
 }
 

@@ -11,11 +11,13 @@
 //! A scheme adds only its own fields and rules (CKKS its scale, BGV its
 //! plaintext modulus and correction factors).
 
+pub mod builder;
 pub(crate) mod chain;
 pub mod ciphertext;
 pub(crate) mod encryptor;
 pub(crate) mod evaluator;
 pub mod parameters;
 
+pub use builder::{ParametersBuilder, SchemeLiteral};
 pub use ciphertext::Ciphertext;
 pub use parameters::ChainParameters;

@@ -142,7 +142,7 @@ impl BgvParameters {
     }
 
     /// Loads parameters written by [`BgvParameters::to_bytes`], validating
-    /// them like [`crate::bgv::BgvParametersBuilder::build`] does
+    /// them like [`crate::leveled::ParametersBuilder::build`] does
     /// ([`crate::Error::InvalidParameters`], [`crate::Error::InsecureParameters`]),
     /// checking that the recorded `dnum` is the one the builder settles on
     /// ([`FormatError::InvalidField`]) and that they hash to the id in the

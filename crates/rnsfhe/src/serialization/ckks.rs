@@ -333,7 +333,7 @@ impl CkksParameters {
     }
 
     /// Loads parameters written by [`CkksParameters::to_bytes`], validating
-    /// them like [`crate::ckks::CkksParametersBuilder::build`] does
+    /// them like [`crate::leveled::ParametersBuilder::build`] does
     /// ([`Error::InvalidParameters`], [`Error::InsecureParameters`] above
     /// the bound of the recorded security level on `log2(Q·P)`), checking
     /// that the recorded `dnum` is the one the builder settles on
