@@ -9,46 +9,55 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rnsfhe::bfv::{BfvContext, BfvParameters, Evaluator, Variant};
-use rnsfhe::rlwe::RelinKey;
+use rnsfhe::bfv::{BfvContext, BfvParameters, Variant};
 
-use crate::integer::{impl_batched, integer_ciphertext_class, Integer};
+use std::sync::Arc;
+
+use rnsfhe::SecurityLevel;
+
+use crate::convert::Chain;
+use crate::integer::{impl_batched, integer_ciphertext_class, integer_context_class, Integer};
 use crate::scheme::impl_core;
 
 /// The BFV scheme (marker of the generic layer).
 pub struct Bfv;
 
-impl_core!(Bfv, bfv, BfvContext, BfvParameters, Bfv);
+impl_core!(Bfv, bfv, BfvContext, BfvParameters, Bfv, f64);
 impl_batched!(Bfv, bfv, "BFV", invariant_noise_budget);
 
 impl Integer for Bfv {
-    /// BFV keeps the level (the leveled technique drops one by itself).
-    fn finish_product(
-        _: &Evaluator,
-        ct: Self::Ciphertext,
-        _reduce: bool,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        Ok(ct)
+    const SWITCHES_AFTER_PRODUCT: bool = false;
+    type Options = Variant;
+
+    fn explicit_context(
+        n: usize,
+        t: u64,
+        chain: Chain,
+        level: SecurityLevel,
+        variant: Variant,
+    ) -> rnsfhe::Result<Arc<BfvContext>> {
+        let b = BfvParameters::builder()
+            .degree(n)
+            .plain_modulus(t)
+            .variant(variant)
+            .security(level);
+        BfvContext::new(chain.apply(b).build()?)
     }
 
-    fn square(
-        ev: &Evaluator,
-        ct: &Self::Ciphertext,
-        rk: Option<&RelinKey>,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        match rk {
-            Some(k) => ev.square_relin(ct, k),
-            None => ev.square(ct),
-        }
-    }
-
-    fn power(
-        ev: &Evaluator,
-        ct: &Self::Ciphertext,
-        e: u64,
-        rk: &RelinKey,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        ev.exponentiate(ct, e, rk)
+    fn depth_context(
+        depth: usize,
+        t: u64,
+        level: SecurityLevel,
+        moduli_bits: u32,
+        variant: Variant,
+    ) -> rnsfhe::Result<Arc<BfvContext>> {
+        BfvContext::new(BfvParameters::for_depth(
+            t,
+            depth,
+            level,
+            variant,
+            moduli_bits,
+        )?)
     }
 }
 
@@ -67,54 +76,23 @@ fn variant(name: &str) -> PyResult<Variant> {
 
 pub use crate::contexts::PyBfvContext as Context;
 
-crate::classes::context_class!(Context, Ciphertext, Bfv, {
-    /// Explicit parameters: degree `n` (a power of two), plaintext modulus
-    /// `t`, and the ciphertext moduli as primes (`moduli`) or as bit sizes
-    /// (`moduli_bits`, NTT-friendly primes chosen for you). Refused with
-    /// `SecurityError` below `security` bits (0: no check, tests only).
-    #[new]
-    #[pyo3(signature = (n, t, moduli_bits = None, moduli = None, security = 128, variant = "hps"))]
-    fn new(
-        py: Python<'_>,
-        n: usize,
-        t: u64,
-        moduli_bits: Option<Vec<u32>>,
-        moduli: Option<Vec<u64>>,
-        security: u32,
-        variant: &str,
-    ) -> PyResult<Self> {
-        let level = crate::convert::security(security)?;
-        let v = self::variant(variant)?;
-        let b = crate::convert::chain(moduli, moduli_bits)?.apply(
-            BfvParameters::builder()
-                .degree(n)
-                .plain_modulus(t)
-                .variant(v)
-                .security(level),
-        );
-        Self::build(py, || BfvContext::new(b.build()?))
-    }
-
-    /// The smallest parameters for `depth` multiplications at plaintext
-    /// modulus `t` (`security` bits: 128, 192, 256, or 0 for none;
-    /// primes of `moduli_bits` bits).
-    #[staticmethod]
-    #[pyo3(signature = (depth = 1, t = 65537, security = 128, moduli_bits = 60, variant = "hps"))]
-    fn for_depth(
-        py: Python<'_>,
-        depth: usize,
-        t: u64,
-        security: u32,
-        moduli_bits: u32,
-        variant: &str,
-    ) -> PyResult<Self> {
-        let level = crate::convert::security(security)?;
-        let v = self::variant(variant)?;
-        Self::build(py, || {
-            BfvContext::new(BfvParameters::for_depth(t, depth, level, v, moduli_bits)?)
-        })
-    }
-
+integer_context_class!(
+    Context,
+    Ciphertext,
+    Bfv,
+    new(
+        /// Explicit parameters: degree `n` (a power of two), plaintext modulus
+        /// `t`, and the ciphertext moduli as primes (`moduli`) or as bit sizes
+        /// (`moduli_bits`, NTT-friendly primes chosen for you). Refused with
+        /// `SecurityError` below `security` bits (0: no check, tests only).
+    ),
+    for_depth(
+        /// The smallest parameters for `depth` multiplications at plaintext
+        /// modulus `t` (`security` bits: 128, 192, 256, or 0 for none;
+        /// primes of `moduli_bits` bits).
+    ),
+    options(variant: &str = "hps") => { self::variant(variant) },
+    {
     /// A preset: `n = 2^log_n`, `log2 q = log_q` bits (60-bit primes),
     /// 128-bit security checked.
     #[staticmethod]
@@ -124,18 +102,6 @@ crate::classes::context_class!(Context, Ciphertext, Bfv, {
         Self::build(py, || {
             BfvContext::new(BfvParameters::preset(log_n, log_q, t, v)?)
         })
-    }
-
-    /// The plaintext modulus `t`.
-    #[getter]
-    fn plain_modulus(&self) -> u64 {
-        self.ctx.plain_modulus().value()
-    }
-
-    /// `log2 q`.
-    #[getter]
-    fn log2_q(&self) -> f64 {
-        self.ctx.params().log2_q()
     }
 
     /// The multiplication technique (`BEHZ`, `HPS`, `HPSPOVERQ`,

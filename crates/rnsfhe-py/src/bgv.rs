@@ -13,62 +13,50 @@
 
 use pyo3::prelude::*;
 use rnsfhe::bgv::{BgvContext, BgvParameters, Evaluator};
-use rnsfhe::rlwe::RelinKey;
 
-use crate::integer::{impl_batched, integer_ciphertext_class, Batched, Integer};
-use crate::scheme::{impl_core, Core, Scheme};
+use std::sync::Arc;
+
+use rnsfhe::SecurityLevel;
+
+use crate::convert::Chain;
+use crate::integer::{
+    impl_batched, integer_ciphertext_class, integer_context_class, Batched, Integer,
+};
+use crate::scheme::{impl_core, Core};
 
 /// The BGV scheme (marker of the generic layer).
 pub struct Bgv;
 
-impl_core!(Bgv, bgv, BgvContext, BgvParameters, Bgv);
+impl_core!(Bgv, bgv, BgvContext, BgvParameters, Bgv, u32);
 impl_batched!(Bgv, bgv, "BGV", noise_budget);
 
 impl Integer for Bgv {
-    /// A product's noise is about the product of its operands'; switching
-    /// one level down divides it by `q_l`, back near the floor `t·√n`.
-    fn finish_product(
-        ev: &Evaluator,
-        ct: Self::Ciphertext,
-        mod_switch: bool,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        if mod_switch {
-            ev.mod_switch_to_next(&ct)
-        } else {
-            Ok(ct)
-        }
+    const SWITCHES_AFTER_PRODUCT: bool = true;
+    type Options = ();
+
+    fn explicit_context(
+        n: usize,
+        t: u64,
+        chain: Chain,
+        level: SecurityLevel,
+        (): (),
+    ) -> rnsfhe::Result<Arc<BgvContext>> {
+        let b = BgvParameters::builder().degree(n).plain_modulus(t);
+        BgvContext::new(chain.apply(b).security(level).build()?)
     }
 
-    fn square(
-        ev: &Evaluator,
-        ct: &Self::Ciphertext,
-        rk: Option<&RelinKey>,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        let mut p = ev.square(ct)?;
-        if let Some(k) = rk {
-            ev.relinearize_assign(&mut p, k)?;
-        }
-        ev.mod_switch_to_next(&p)
-    }
-
-    /// Left-to-right square-and-multiply, each product relinearized and
-    /// switched down (the base is aligned to the running power's level by
-    /// the evaluator).
-    fn power(
-        ev: &Evaluator,
-        ct: &Self::Ciphertext,
-        e: u64,
-        rk: &RelinKey,
-    ) -> rnsfhe::Result<Self::Ciphertext> {
-        let mut acc = ct.clone();
-        let top = 63 - e.leading_zeros();
-        for bit in (0..top).rev() {
-            acc = Self::square(ev, &acc, Some(rk))?;
-            if (e >> bit) & 1 == 1 {
-                acc = <Self as Scheme>::multiply(ev, &acc, ct, Some(rk), true)?;
-            }
-        }
-        Ok(acc)
+    fn depth_context(
+        depth: usize,
+        t: u64,
+        level: SecurityLevel,
+        moduli_bits: u32,
+        (): (),
+    ) -> rnsfhe::Result<Arc<BgvContext>> {
+        BgvContext::new(
+            BgvParameters::for_depth(depth, t, moduli_bits, moduli_bits)
+                .security(level)
+                .build()?,
+        )
     }
 
     /// Hoisted: one decomposition shared by all the rotations.
@@ -84,68 +72,25 @@ impl Integer for Bgv {
 
 pub use crate::contexts::PyBgvContext as Context;
 
-crate::classes::context_class!(Context, Ciphertext, Bgv, {
-    /// Explicit parameters: degree `n` (a power of two), plaintext modulus
-    /// `t` (a prime `≡ 1 mod 2n`, for the batching slots), and the
-    /// ciphertext moduli as primes (`moduli`) or as bit sizes
-    /// (`moduli_bits`, NTT-friendly primes chosen for you), one per level
-    /// plus the first; the key-switching primes are added. Refused with
-    /// `SecurityError` below `security` bits (0: no check, tests only).
-    #[new]
-    #[pyo3(signature = (n, t, moduli_bits = None, moduli = None, security = 128))]
-    fn new(
-        py: Python<'_>,
-        n: usize,
-        t: u64,
-        moduli_bits: Option<Vec<u32>>,
-        moduli: Option<Vec<u64>>,
-        security: u32,
-    ) -> PyResult<Self> {
-        let level = crate::convert::security(security)?;
-        let b = crate::convert::chain(moduli, moduli_bits)?.apply(
-            BgvParameters::builder()
-                .degree(n)
-                .plain_modulus(t)
-                .security(level),
-        );
-        Self::build(py, || BgvContext::new(b.build()?))
-    }
-
-    /// Parameters for `depth` products in a row at plaintext modulus `t`:
-    /// `depth + 1` primes of `moduli_bits` bits, at the smallest degree
-    /// that keeps `security` bits (128, 192, 256, or 0 for none).
-    #[staticmethod]
-    #[pyo3(signature = (depth = 1, t = 65537, security = 128, moduli_bits = 60))]
-    fn for_depth(
-        py: Python<'_>,
-        depth: usize,
-        t: u64,
-        security: u32,
-        moduli_bits: u32,
-    ) -> PyResult<Self> {
-        let level = crate::convert::security(security)?;
-        Self::build(py, || {
-            BgvContext::new(
-                BgvParameters::for_depth(depth, t, moduli_bits, moduli_bits)
-                    .security(level)
-                    .build()?,
-            )
-        })
-    }
-
-    /// The plaintext modulus `t`.
-    #[getter]
-    fn plain_modulus(&self) -> u64 {
-        Bgv::plain_modulus(&self.ctx)
-    }
-
-    /// `log2 q` of the ciphertext modulus (without the key-switching
-    /// primes).
-    #[getter]
-    fn log2_q(&self) -> u32 {
-        self.ctx.params().log2_q()
-    }
-
+integer_context_class!(
+    Context,
+    Ciphertext,
+    Bgv,
+    new(
+        /// Explicit parameters: degree `n` (a power of two), plaintext modulus
+        /// `t` (a prime `≡ 1 mod 2n`, for the batching slots), and the
+        /// ciphertext moduli as primes (`moduli`) or as bit sizes
+        /// (`moduli_bits`, NTT-friendly primes chosen for you), one per level
+        /// plus the first; the key-switching primes are added. Refused with
+        /// `SecurityError` below `security` bits (0: no check, tests only).
+    ),
+    for_depth(
+        /// Parameters for `depth` products in a row at plaintext modulus `t`:
+        /// `depth + 1` primes of `moduli_bits` bits, at the smallest degree
+        /// that keeps `security` bits (128, 192, 256, or 0 for none).
+    ),
+    options() => { Ok::<(), PyErr>(()) },
+    {
     /// The key-switching primes `P` of hybrid key switching.
     #[getter]
     fn key_switching_moduli(&self) -> Vec<u64> {

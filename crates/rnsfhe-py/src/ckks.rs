@@ -26,7 +26,7 @@ use crate::scheme::{impl_core, Cipher, Core, Op, Plain, Rows, Scheme};
 /// The CKKS scheme (marker of the generic layer).
 pub struct Ckks;
 
-impl_core!(Ckks, ckks, CkksContext, CkksParameters, Ckks);
+impl_core!(Ckks, ckks, CkksContext, CkksParameters, Ckks, u32);
 
 /// A plaintext operand of CKKS.
 pub enum CkksPlain {
@@ -349,12 +349,6 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
     #[getter]
     fn scale_bits(&self) -> u32 {
         self.ctx.params().scale_bits()
-    }
-
-    /// `log2 q` of the ciphertext modulus (without the special primes).
-    #[getter]
-    fn log2_q(&self) -> u32 {
-        self.ctx.params().log2_q()
     }
 
     fn __repr__(&self) -> String {

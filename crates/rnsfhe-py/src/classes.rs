@@ -66,6 +66,13 @@ macro_rules! context_class {
                 <$s as $crate::scheme::Core>::degree(&self.ctx)
             }
 
+            /// `log2 q` of the ciphertext modulus (without the key-switching
+            /// primes).
+            #[getter]
+            fn log2_q(&self) -> <$s as $crate::scheme::Core>::Log2Q {
+                <$s as $crate::scheme::Core>::log2_q(&self.ctx)
+            }
+
             /// The number of slots (BFV and BGV: `n`, two rows of `n/2`;
             /// CKKS: `n/2`).
             #[getter]

@@ -10,8 +10,9 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use rnsfhe::rlwe::{GaloisKeys, RelinKey};
+use rnsfhe::SecurityLevel;
 
-use crate::convert::{i64_array, rows_array, scalar, to_int_rows, to_int_vec, Scalar};
+use crate::convert::{i64_array, rows_array, scalar, to_int_rows, to_int_vec, Chain, Scalar};
 use crate::errors::{IntoPyResult, ValueRangeError};
 use crate::keys::secret_of;
 use crate::operand::decryptor;
@@ -54,6 +55,25 @@ pub trait Batched: Core {
         a: &Self::Ciphertext,
         b: &Self::Ciphertext,
     ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `a²` (3 parts).
+    fn square_tensor(
+        ev: &Self::Evaluator,
+        a: &Self::Ciphertext,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `a²` relinearized.
+    fn square_relin(
+        ev: &Self::Evaluator,
+        a: &Self::Ciphertext,
+        rk: &RelinKey,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `a^e` for `e ≥ 1` by square-and-multiply, every product finished as
+    /// `*` finishes it (BGV: switched one level down).
+    fn power(
+        ev: &Self::Evaluator,
+        a: &Self::Ciphertext,
+        e: u64,
+        rk: &RelinKey,
+    ) -> rnsfhe::Result<Self::Ciphertext>;
     /// `a · b` relinearized.
     fn multiply_relin(
         ev: &Self::Evaluator,
@@ -94,6 +114,9 @@ macro_rules! impl_batched {
                 rotate_rows(ev: &Self::Evaluator, ct: &Self::Ciphertext, k: i64, gk: &rnsfhe::rlwe::GaloisKeys) -> rnsfhe::Result<Self::Ciphertext> => rotate_rows;
                 rotate_columns(ev: &Self::Evaluator, ct: &Self::Ciphertext, gk: &rnsfhe::rlwe::GaloisKeys) -> rnsfhe::Result<Self::Ciphertext> => rotate_columns;
                 tensor(ev: &Self::Evaluator, a: &Self::Ciphertext, b: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => multiply;
+                power(ev: &Self::Evaluator, a: &Self::Ciphertext, e: u64, rk: &rnsfhe::rlwe::RelinKey) -> rnsfhe::Result<Self::Ciphertext> => exponentiate;
+                square_tensor(ev: &Self::Evaluator, a: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => square;
+                square_relin(ev: &Self::Evaluator, a: &Self::Ciphertext, rk: &rnsfhe::rlwe::RelinKey) -> rnsfhe::Result<Self::Ciphertext> => square_relin;
                 multiply_relin(ev: &Self::Evaluator, a: &Self::Ciphertext, b: &Self::Ciphertext, rk: &rnsfhe::rlwe::RelinKey) -> rnsfhe::Result<Self::Ciphertext> => multiply_relin;
                 mod_switch_to_next(ev: &Self::Evaluator, ct: &Self::Ciphertext) -> rnsfhe::Result<Self::Ciphertext> => mod_switch_to_next;
                 mod_switch_to(ev: &Self::Evaluator, ct: &Self::Ciphertext, level: usize) -> rnsfhe::Result<Self::Ciphertext> => mod_switch_to;
@@ -107,15 +130,50 @@ macro_rules! impl_batched {
 }
 pub(crate) use impl_batched;
 
-/// What an integer scheme does its own way.
+/// What an integer scheme does its own way; the defaults are BGV's
+/// leveled rules, written in terms of [`Batched`].
 pub trait Integer: Batched {
+    /// Whether a product of two ciphertexts, when `reduce`d, switches one
+    /// level down (BGV: a product's noise is about the product of its
+    /// operands', and switching divides it by `q_l`, back near the floor
+    /// `t·√n`; BFV keeps the level, its leveled technique drops one by
+    /// itself).
+    const SWITCHES_AFTER_PRODUCT: bool;
+    /// The scheme's own constructor options (BFV: its multiplication
+    /// technique).
+    type Options: Send;
+    /// The context of degree `n`, plaintext modulus `t` and ciphertext
+    /// chain `chain`, checked at `level` (the key-switching primes added).
+    fn explicit_context(
+        n: usize,
+        t: u64,
+        chain: Chain,
+        level: SecurityLevel,
+        options: Self::Options,
+    ) -> rnsfhe::Result<Arc<Self::Context>>;
+    /// The context for `depth` products in a row at plaintext modulus `t`
+    /// with primes of `moduli_bits` bits, at the smallest degree that
+    /// keeps `level`.
+    fn depth_context(
+        depth: usize,
+        t: u64,
+        level: SecurityLevel,
+        moduli_bits: u32,
+        options: Self::Options,
+    ) -> rnsfhe::Result<Arc<Self::Context>>;
     /// A product of two ciphertexts, `reduce`d as [`Scheme::multiply`]
     /// says.
     fn finish_product(
         ev: &Self::Evaluator,
         ct: Self::Ciphertext,
         reduce: bool,
-    ) -> rnsfhe::Result<Self::Ciphertext>;
+    ) -> rnsfhe::Result<Self::Ciphertext> {
+        if Self::SWITCHES_AFTER_PRODUCT && reduce {
+            Self::mod_switch_to_next(ev, &ct)
+        } else {
+            Ok(ct)
+        }
+    }
     /// Both rows rotated by each of `steps` (one by one unless the scheme
     /// hoists).
     fn rotate_rows_many(
@@ -134,14 +192,13 @@ pub trait Integer: Batched {
         ev: &Self::Evaluator,
         ct: &Self::Ciphertext,
         rk: Option<&RelinKey>,
-    ) -> rnsfhe::Result<Self::Ciphertext>;
-    /// `ct^e` for `e ≥ 1`, relinearized.
-    fn power(
-        ev: &Self::Evaluator,
-        ct: &Self::Ciphertext,
-        e: u64,
-        rk: &RelinKey,
-    ) -> rnsfhe::Result<Self::Ciphertext>;
+    ) -> rnsfhe::Result<Self::Ciphertext> {
+        let p = match rk {
+            Some(k) => Self::square_relin(ev, ct, k)?,
+            None => Self::square_tensor(ev, ct)?,
+        };
+        Self::finish_product(ev, p, true)
+    }
 }
 
 /// The batch encoder of `ctx`, built once per context and process (its
@@ -321,7 +378,7 @@ macro_rules! integer_ciphertext_class {
             ) -> pyo3::PyResult<Self> {
                 $crate::operand::check_power(e, modulo)?;
                 self.0
-                    .apply_keyed(py, |ev, ct, k| <$s as $crate::integer::Integer>::power(ev, ct, e, &k.rk))
+                    .apply_keyed(py, |ev, ct, k| <$s as $crate::integer::Batched>::power(ev, ct, e, &k.rk))
                     .map(Self)
             }
 
@@ -384,3 +441,68 @@ macro_rules! integer_ciphertext_class {
     };
 }
 pub(crate) use integer_ciphertext_class;
+
+/// [`crate::classes::context_class!`] with what the BFV and BGV contexts
+/// share: the constructors `Context(n, t, moduli_bits=None, moduli=None,
+/// security=128, …)` and `Context.for_depth(depth=1, t=65537,
+/// security=128, moduli_bits=60, …)` with the scheme's own keyword
+/// `options` after them (converted to [`Integer::Options`] by the block),
+/// and the `plain_modulus` getter; then the items in braces.
+macro_rules! integer_context_class {
+    (
+        $ctx:ident, $ct:ident, $s:ty,
+        new($(#[$ndoc:meta])*),
+        for_depth($(#[$ddoc:meta])*),
+        options($($opt:ident: $oty:ty = $odef:tt),*) => $conv:block,
+        { $($own:tt)* }
+    ) => {
+        $crate::classes::context_class!($ctx, $ct, $s, {
+            $(#[$ndoc])*
+            #[new]
+            #[pyo3(signature = (n, t, moduli_bits = None, moduli = None, security = 128 $(, $opt = $odef)*))]
+            fn new(
+                py: pyo3::Python<'_>,
+                n: usize,
+                t: u64,
+                moduli_bits: Option<Vec<u32>>,
+                moduli: Option<Vec<u64>>,
+                security: u32,
+                $($opt: $oty,)*
+            ) -> pyo3::PyResult<Self> {
+                let level = $crate::convert::security(security)?;
+                let chain = $crate::convert::chain(moduli, moduli_bits)?;
+                let options = $conv?;
+                Self::build(py, || {
+                    <$s as $crate::integer::Integer>::explicit_context(n, t, chain, level, options)
+                })
+            }
+
+            $(#[$ddoc])*
+            #[staticmethod]
+            #[pyo3(signature = (depth = 1, t = 65537, security = 128, moduli_bits = 60 $(, $opt = $odef)*))]
+            fn for_depth(
+                py: pyo3::Python<'_>,
+                depth: usize,
+                t: u64,
+                security: u32,
+                moduli_bits: u32,
+                $($opt: $oty,)*
+            ) -> pyo3::PyResult<Self> {
+                let level = $crate::convert::security(security)?;
+                let options = $conv?;
+                Self::build(py, || {
+                    <$s as $crate::integer::Integer>::depth_context(depth, t, level, moduli_bits, options)
+                })
+            }
+
+            /// The plaintext modulus `t`.
+            #[getter]
+            fn plain_modulus(&self) -> u64 {
+                <$s as $crate::integer::Batched>::plain_modulus(&self.ctx)
+            }
+
+            $($own)*
+        });
+    };
+}
+pub(crate) use integer_context_class;

@@ -48,6 +48,12 @@ pub trait Core: Sized + Send + Sync + 'static {
     fn max_level(ctx: &Self::Context) -> usize;
     /// The ciphertext primes.
     fn moduli(ctx: &Self::Context) -> Vec<u64>;
+    /// What `log2 q` is reported as (BFV: the exact `f64`; BGV and CKKS:
+    /// the sum of the prime sizes).
+    type Log2Q;
+    /// `log2 q` of the ciphertext modulus (without the key-switching
+    /// primes).
+    fn log2_q(ctx: &Self::Context) -> Self::Log2Q;
     /// The parameters in the binary format.
     fn params_to_bytes(ctx: &Self::Context) -> rnsfhe::Result<Vec<u8>>;
     /// A context of serialized parameters.
@@ -108,11 +114,13 @@ pub trait Core: Sized + Send + Sync + 'static {
 
 /// Implements [`Core`] for the marker type `$s` of the core module
 /// `rnsfhe::$m`, whose context, parameters and key-registry variant are
-/// named `$ctx`, `$params` and `$variant`: the core names these objects
+/// named `$ctx`, `$params` and `$variant` (`log2 q` reported as
+/// `$log2_q`): the core names these objects
 /// and operations alike in every scheme.
 macro_rules! impl_core {
-    ($s:ty, $m:ident, $ctx:ident, $params:ident, $variant:ident) => {
+    ($s:ty, $m:ident, $ctx:ident, $params:ident, $variant:ident, $log2_q:ty) => {
         impl $crate::scheme::Core for $s {
+            type Log2Q = $log2_q;
             type Context = rnsfhe::$m::$ctx;
             type Ciphertext = rnsfhe::$m::Ciphertext;
             type Plaintext = rnsfhe::$m::Plaintext;
@@ -137,6 +145,9 @@ macro_rules! impl_core {
             }
             fn moduli(ctx: &Self::Context) -> Vec<u64> {
                 ctx.params().coeff_moduli().to_vec()
+            }
+            fn log2_q(ctx: &Self::Context) -> $log2_q {
+                ctx.params().log2_q()
             }
             fn params_to_bytes(ctx: &Self::Context) -> rnsfhe::Result<Vec<u8>> {
                 ctx.params().to_bytes()
