@@ -5,7 +5,7 @@ The public names are re-exported by ``rnsfhe``, ``rnsfhe.bfv``,
 """
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Callable, ClassVar, NoReturn, final
+from typing import Any, Callable, ClassVar, NoReturn, TypeVar, final
 
 import numpy as np
 import numpy.typing as npt
@@ -431,6 +431,13 @@ class Party:
         smudging_bits: int | None = None,
         active: Sequence[int] | None = None,
     ) -> bytes: ...
+    def public_key_switch_share(
+        self,
+        ciphertext: _Ciphertext,
+        recipient: PublicKeys | KeySet,
+        smudging_bits: int | None = None,
+        active: Sequence[int] | None = None,
+    ) -> bytes: ...
     def deal(self, threshold: int) -> list[bytes]: ...
     def combine_shamir(self, threshold: int, received: Iterable[bytes]) -> None: ...
     def __reduce__(self) -> NoReturn: ...
@@ -464,6 +471,9 @@ def aggregate_galois_keys(
 def combine_decryption(
     ciphertext: _Ciphertext, shares: Iterable[bytes], parties: int
 ) -> npt.NDArray[Any]: ...
+def combine_public_key_switch(
+    ciphertext: _CT, shares: Iterable[bytes], recipient: PublicKeys | KeySet, parties: int
+) -> _CT: ...
 def inspect(data: bytes) -> dict[str, Any]: ...
 
 # Argument types (aliases at the end: they name the classes above).
@@ -471,6 +481,7 @@ _Context = BfvContext | CkksContext | BgvContext
 _Keys = KeySet | PublicKeys
 _Secret = SecretKey | KeySet
 _Ciphertext = BfvCiphertext | CkksCiphertext | BgvCiphertext
+_CT = TypeVar("_CT", BfvCiphertext, CkksCiphertext, BgvCiphertext)
 _IntArray = npt.ArrayLike | Sequence[int]
 _Array = npt.ArrayLike
 _BfvOperand = BfvCiphertext | int | _IntArray

@@ -4,7 +4,8 @@ CKKS alike).
 Each :class:`Party` holds its own secret-key share, which never leaves it
 (a party refuses to pickle); everything it sends is ``bytes`` in the
 binary format. The aggregations (``aggregate_*``, ``finish_relin_key``,
-``combine_decryption``) take public bytes only and run anywhere::
+``combine_decryption``, ``combine_public_key_switch``) take public bytes
+only and run anywhere::
 
     crs = CommonReferenceString()                 # a fresh one per key
     parties = [Party(ctx, i, 3) for i in range(3)]
@@ -14,6 +15,13 @@ binary format. The aggregations (``aggregate_*``, ``finish_relin_key``,
     ct = ctx.encrypt(values, keys)
     shares = [p.decryption_share(ct) for p in parties]
     combine_decryption(ct, shares, 3)             # the values, as ct.decrypt would
+
+or re-encrypt a result to a recipient's own keys without anyone
+decrypting (public-key switching)::
+
+    shares = [p.public_key_switch_share(ct, recipient_keys) for p in parties]
+    out = combine_public_key_switch(ct, shares, recipient_keys, 3)
+    out.decrypt(recipient_secret)
 
 Shares that do not belong together (a duplicated, missing or unknown
 party, another run or ciphertext) raise :class:`rnsfhe.ProtocolError`.
@@ -35,6 +43,7 @@ from ._rnsfhe import (
     aggregate_public_key,
     aggregate_relin_round1,
     combine_decryption,
+    combine_public_key_switch,
     finish_relin_key,
     inspect,
     register_keys,
@@ -48,6 +57,7 @@ __all__ = [
     "aggregate_public_key",
     "aggregate_relin_round1",
     "combine_decryption",
+    "combine_public_key_switch",
     "finish_relin_key",
     "inspect",
     "is_secret",

@@ -173,6 +173,53 @@ def test_two_of_three_threshold_decryption(run: Run) -> None:
         mp.combine_decryption(ct, shares, 3)
 
 
+def test_public_key_switch_to_a_recipient(run: Run) -> None:
+    """The parties re-encrypt a result under a recipient's own keys; the
+    recipient decrypts it alone (exactly in BFV/BGV, within 2^-20 in CKKS),
+    also from a threshold committee; nobody else's key opens it."""
+    ckks = isinstance(run.ctx, rnsfhe.ckks.Context)
+    x = np.linspace(-0.5, 0.5, LENGTH) if ckks else np.arange(LENGTH) - 4
+    ct: Any = run.ctx.encrypt(x, run.keys) * 2
+    recipient = run.ctx.keygen()
+    bits = smudging(run.ctx)
+
+    def check(out: Any) -> None:
+        assert type(out) is type(ct) and len(out) == len(ct)
+        got = out.decrypt(recipient)
+        if ckks:
+            assert np.max(np.abs(got - 2 * x)) < 2.0**-20
+        else:
+            np.testing.assert_array_equal(got, 2 * x)
+
+    shares = [
+        p.public_key_switch_share(ct, recipient.public(), smudging_bits=bits)
+        for p in run.parties
+    ]
+    out = mp.combine_public_key_switch(ct, shares, recipient.public(), N)
+    check(out)
+    # The recipient's keys are attached: it can go on computing.
+    check((out + out) - out)
+    # Another key set does not decrypt it.
+    with pytest.raises(rnsfhe.MismatchError):
+        out.decrypt(run.ctx.keygen())
+    # Shares of another ciphertext, a missing party.
+    fresh = run.ctx.encrypt(x, run.keys)
+    other = [p.public_key_switch_share(fresh, recipient, smudging_bits=bits) for p in run.parties]
+    with pytest.raises(rnsfhe.ProtocolError):
+        mp.combine_public_key_switch(ct, shares[:2] + other[2:], recipient, N)
+    with pytest.raises(rnsfhe.ProtocolError, match="missing"):
+        mp.combine_public_key_switch(ct, shares[:2], recipient, N)
+    # A threshold committee of two.
+    dealt = [p.deal(2) for p in run.parties]
+    for j, p in enumerate(run.parties):
+        p.combine_shamir(2, [d[j] for d in dealt])
+    shares = [
+        run.parties[i].public_key_switch_share(ct, recipient, smudging_bits=bits, active=[2, 0])
+        for i in (2, 0)
+    ]
+    check(mp.combine_public_key_switch(ct, shares, recipient, 2))
+
+
 def test_shamir_shares_are_secret_and_protocol_shares_public(bfv_run: Run) -> None:
     dealt = bfv_run.parties[0].deal(2)
     assert all(mp.is_secret(s) for s in dealt)

@@ -19,16 +19,17 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rnsfhe::multiparty::{
-    CollectiveDecryption, CommonReferenceString as Crs, DecryptionShare, GaloisKeyGeneration,
-    GaloisKeyShare, KeyShare, PublicKeyGeneration, PublicKeyShare, RelinKeyEphemeral,
-    RelinKeyGeneration, RelinKeyRound1, RelinKeyShare, SchemeNoise, ShamirShare, SharedCiphertext,
-    Smudging, ThresholdKeyShare, Thresholdizer,
+    ActiveShare, CollectiveDecryption, CommonReferenceString as Crs, DecryptionShare,
+    GaloisKeyGeneration, GaloisKeyShare, KeyShare, PublicKeyGeneration, PublicKeyShare,
+    PublicKeySwitch, PublicKeySwitchShare, RelinKeyEphemeral, RelinKeyGeneration, RelinKeyRound1,
+    RelinKeyShare, SchemeNoise, ShamirShare, SharedCiphertext, Smudging, ThresholdKeyShare,
+    Thresholdizer,
 };
 use rnsfhe::rlwe::{self, PublicKey};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 
 use crate::errors::{IntoPyResult, MissingKeyError, ProtocolError};
-use crate::keys::{registered, secret_of, EvalKeys, Scheme as Ctx};
+use crate::keys::{public_of, registered, secret_of, EvalKeys, Scheme as Ctx};
 use crate::runtime::detach;
 use crate::scheme::{Cipher, Scheme};
 
@@ -75,6 +76,53 @@ macro_rules! with_cipher {
             ))
         }
     }};
+}
+
+/// `$body` (a `PyResult<Cipher<S>>`) with `$c` the [`Cipher`] of a
+/// Python ciphertext of any scheme, the result as a ciphertext of the same
+/// class.
+macro_rules! map_cipher {
+    ($py:expr, $obj:expr, $c:ident => $body:expr) => {{
+        let obj: &Bound<'_, PyAny> = $obj;
+        if let Ok(x) = obj.cast::<crate::bfv::Ciphertext>() {
+            let $c = &x.get().0;
+            Ok(Bound::new($py, crate::bfv::Ciphertext($body?))?.into_any())
+        } else if let Ok(x) = obj.cast::<crate::ckks::Ciphertext>() {
+            let $c = &x.get().0;
+            Ok(Bound::new($py, crate::ckks::Ciphertext($body?))?.into_any())
+        } else if let Ok(x) = obj.cast::<crate::bgv::Ciphertext>() {
+            let $c = &x.get().0;
+            Ok(Bound::new($py, crate::bgv::Ciphertext($body?))?.into_any())
+        } else {
+            Err(PyTypeError::new_err(
+                "expected an rnsfhe.bfv, rnsfhe.ckks or rnsfhe.bgv Ciphertext",
+            ))
+        }
+    }};
+}
+
+/// `$body` with `$key` the key share `$party` acts with and `$pos`, `$n`
+/// its position and the number of parties: its own share as party
+/// `index` of `parties`, or, in a threshold run among `$active`, its
+/// share for that set as party `active.index(index)` of `len(active)`.
+macro_rules! acting {
+    ($party:expr, $active:expr, $key:ident, $pos:ident, $n:ident => $body:expr) => {
+        match $active {
+            None => {
+                let ($key, $pos, $n) = (&*$party.sk, $party.index, $party.parties);
+                $body
+            }
+            Some(active) => {
+                let share = $party.active_share(&active)?;
+                let $pos = active
+                    .iter()
+                    .position(|&k| k == $party.index)
+                    .unwrap_or_default() as u32;
+                let ($key, $n) = (&share, active.len() as u32);
+                $body
+            }
+        }
+    };
 }
 
 /// `x` in the binary format.
@@ -215,14 +263,78 @@ where
 {
     let keys = collective_keys(c)?;
     detach(py, || {
-        let smudging = match bits {
-            Some(b) => Smudging::bits(b)?,
-            None => Smudging::default_for(&*c.ctx, &*c.ct, parties)?,
-        };
-        let dec = CollectiveDecryption::new(&c.ctx, &keys.pk, parties, smudging)?;
+        let dec =
+            CollectiveDecryption::new(&c.ctx, &keys.pk, parties, smudging(c, parties, bits)?)?;
         write(&c.ctx, &dec.share(key, party, &*c.ct)?)
     })
     .py()
+}
+
+/// `bits` of smudging noise, or the library's default for `c` among
+/// `parties`.
+fn smudging<S: Scheme>(c: &Cipher<S>, parties: u32, bits: Option<u32>) -> rnsfhe::Result<Smudging>
+where
+    S::Context: SchemeNoise,
+    S::Ciphertext: SharedCiphertext,
+{
+    match bits {
+        Some(b) => Smudging::bits(b),
+        None => Smudging::default_for(&*c.ctx, &*c.ct, parties),
+    }
+}
+
+/// A party's share of the switch of `c` to the public key `to`, with the
+/// key share `key`, as party `party` of `parties`.
+fn switch_share<S: Scheme>(
+    py: Python<'_>,
+    c: &Cipher<S>,
+    to: &PublicKey,
+    key: &(impl KeyShare + Sync),
+    party: u32,
+    parties: u32,
+    bits: Option<u32>,
+) -> PyResult<Vec<u8>>
+where
+    S::Context: SchemeNoise,
+    S::Ciphertext: SharedCiphertext,
+    PublicKeySwitchShare: ToBytes<S::Context>,
+{
+    let keys = collective_keys(c)?;
+    detach(py, || {
+        let sw = PublicKeySwitch::new(&c.ctx, &keys.pk, to, parties, smudging(c, parties, bits)?)?;
+        write(&c.ctx, &sw.share(key, party, &*c.ct)?)
+    })
+    .py()
+}
+
+/// `c` switched to the recipient's keys `to` from one share of each of
+/// `parties`, with `to` attached.
+fn switch_combine<S: Scheme>(
+    py: Python<'_>,
+    c: &Cipher<S>,
+    shares: Vec<Vec<u8>>,
+    to: Arc<EvalKeys>,
+    parties: u32,
+) -> PyResult<Cipher<S>>
+where
+    S::Context: SchemeNoise,
+    S::Ciphertext: SharedCiphertext,
+    PublicKeySwitchShare: FromBytes<S::Context>,
+{
+    let keys = collective_keys(c)?;
+    let ct = detach(py, || {
+        let sw = PublicKeySwitch::new(&c.ctx, &keys.pk, &to.pk, parties, Smudging::bits(0)?)?;
+        let shares: Vec<PublicKeySwitchShare> = read_all(&c.ctx, &shares)?;
+        sw.combine(&*c.ct, &shares)
+    })
+    .py()?;
+    Ok(Cipher {
+        ctx: c.ctx.clone(),
+        ct: Arc::new(ct),
+        len: c.len,
+        extra: c.extra,
+        keys: Some(to),
+    })
 }
 
 /// The values of `c` from one decryption share of each of `parties`.
@@ -275,6 +387,18 @@ pub struct Party {
 impl Party {
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// This party's threshold share for the `active` set.
+    fn active_share(&self, active: &[u32]) -> PyResult<ActiveShare> {
+        let state = self.state();
+        let tsk = state.threshold.as_ref().ok_or_else(|| {
+            ProtocolError::new_err(format!(
+                "party {} holds no threshold share: call deal and combine_shamir first",
+                self.index
+            ))
+        })?;
+        each_context!(&self.scheme, c => tsk.active(&**c, active)).py()
     }
 
     fn with_key(scheme: Ctx, index: u32, parties: u32, sk: Arc<rlwe::SecretKey>) -> Self {
@@ -475,31 +599,31 @@ impl Party {
         smudging_bits: Option<u32>,
         active: Option<Vec<u32>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let b = match active {
-            None => with_cipher!(ciphertext, c => decryption_share(
-                py, c, &*self.sk, self.index, self.parties, smudging_bits
-            ))?,
-            Some(active) => {
-                let share = {
-                    let state = self.state();
-                    let tsk = state.threshold.as_ref().ok_or_else(|| {
-                        ProtocolError::new_err(format!(
-                            "party {} holds no threshold share: call deal and combine_shamir first",
-                            self.index
-                        ))
-                    })?;
-                    each_context!(&self.scheme, c => tsk.active(&**c, &active)).py()?
-                };
-                let pos = active
-                    .iter()
-                    .position(|&k| k == self.index)
-                    .unwrap_or_default() as u32;
-                let n = active.len() as u32;
-                with_cipher!(ciphertext, c => decryption_share(
-                    py, c, &share, pos, n, smudging_bits
-                ))?
-            }
-        };
+        let b = acting!(self, active, key, pos, n => with_cipher!(ciphertext, c => decryption_share(
+            py, c, key, pos, n, smudging_bits
+        )))?;
+        Ok(PyBytes::new(py, &b))
+    }
+
+    /// This party's share of the switch of `ciphertext` (size 2, under
+    /// the collective key, which must be attached or registered) to the
+    /// `recipient`'s public keys (a `PublicKeys` or `KeySet` of the same
+    /// context): nobody decrypts, and the combined ciphertext decrypts
+    /// under the recipient's secret key. `smudging_bits` and `active` as
+    /// for `decryption_share`.
+    #[pyo3(signature = (ciphertext, recipient, smudging_bits = None, active = None))]
+    fn public_key_switch_share<'py>(
+        &self,
+        py: Python<'py>,
+        ciphertext: &Bound<'py, PyAny>,
+        recipient: &Bound<'py, PyAny>,
+        smudging_bits: Option<u32>,
+        active: Option<Vec<u32>>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let to = public_of(recipient, self.scheme.id())?;
+        let b = acting!(self, active, key, pos, n => with_cipher!(ciphertext, c => switch_share(
+            py, c, &to.pk, key, pos, n, smudging_bits
+        )))?;
         Ok(PyBytes::new(py, &b))
     }
 
@@ -651,6 +775,26 @@ pub fn combine_decryption<'py>(
     with_cipher!(ciphertext, c => combine(py, c, shares, parties))
 }
 
+/// `ciphertext` switched to the `recipient`'s public keys (a `PublicKeys`
+/// or `KeySet` of its context) from one share of each of `parties` (of
+/// each active party in a threshold run), with the recipient's keys
+/// attached: a ciphertext of the same class that the recipient decrypts
+/// with its own secret key.
+#[pyfunction]
+pub fn combine_public_key_switch<'py>(
+    py: Python<'py>,
+    ciphertext: &Bound<'py, PyAny>,
+    shares: &Bound<'py, PyAny>,
+    recipient: &Bound<'py, PyAny>,
+    parties: u32,
+) -> PyResult<Bound<'py, PyAny>> {
+    let shares = bytes_list(shares)?;
+    map_cipher!(py, ciphertext, c => {
+        let to = public_of(recipient, c.ctx.id())?;
+        switch_combine(py, c, shares, to, parties)
+    })
+}
+
 /// The header of serialized bytes: `version`, `kind` (the code),
 /// `kind_name`, `secret`, `seed_compressed`, `params_id`. Raises
 /// `FormatError` for bytes that are no rnsfhe object.
@@ -676,6 +820,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(finish_relin_key, m)?)?;
     m.add_function(wrap_pyfunction!(aggregate_galois_keys, m)?)?;
     m.add_function(wrap_pyfunction!(combine_decryption, m)?)?;
+    m.add_function(wrap_pyfunction!(combine_public_key_switch, m)?)?;
     m.add_function(wrap_pyfunction!(inspect, m)?)?;
     Ok(())
 }
