@@ -417,13 +417,25 @@ class Party:
     def context(self) -> _Context: ...
     @property
     def is_threshold(self) -> bool: ...
-    def public_key_share(self, crs: CommonReferenceString) -> bytes: ...
-    def relin_key_round1(self, crs: CommonReferenceString, public_key: bytes) -> bytes: ...
+    def public_key_share(
+        self, crs: CommonReferenceString, active: Sequence[int] | None = None
+    ) -> bytes: ...
+    def relin_key_round1(
+        self, crs: CommonReferenceString, public_key: bytes, active: Sequence[int] | None = None
+    ) -> bytes: ...
     def relin_key_round2(
-        self, crs: CommonReferenceString, public_key: bytes, round1_sum: bytes
+        self,
+        crs: CommonReferenceString,
+        public_key: bytes,
+        round1_sum: bytes,
+        active: Sequence[int] | None = None,
     ) -> bytes: ...
     def galois_key_share(
-        self, crs: CommonReferenceString, public_key: bytes, steps: Sequence[int]
+        self,
+        crs: CommonReferenceString,
+        public_key: bytes,
+        steps: Sequence[int],
+        active: Sequence[int] | None = None,
     ) -> bytes: ...
     def decryption_share(
         self,

@@ -220,6 +220,51 @@ def test_public_key_switch_to_a_recipient(run: Run) -> None:
     check(mp.combine_public_key_switch(ct, shares, recipient, 2))
 
 
+def test_threshold_committee_generates_keys(run: Run) -> None:
+    """With one party away, a 2-of-3 committee generates new Galois keys
+    (a rotation the first run lacked) and a relinearization key for the
+    same collective secret; a product and the new rotation decrypt
+    correctly under the original public key."""
+    dealt = [p.deal(2) for p in run.parties]
+    for j, p in enumerate(run.parties):
+        p.combine_shamir(2, [d[j] for d in dealt])
+    ctx, committee = run.ctx, [2, 0]
+    members = [run.parties[i] for i in committee]
+    crs_rk, crs_gk = mp.CommonReferenceString(), mp.CommonReferenceString()
+    round1 = [p.relin_key_round1(crs_rk, run.pk, active=committee) for p in members]
+    h = mp.aggregate_relin_round1(ctx, crs_rk, run.pk, 2, round1)
+    round2 = [p.relin_key_round2(crs_rk, run.pk, h, active=committee) for p in members]
+    rk = mp.finish_relin_key(ctx, crs_rk, run.pk, 2, h, round2)
+    gk_shares = [p.galois_key_share(crs_gk, run.pk, [2], active=committee) for p in members]
+    gk = mp.aggregate_galois_keys(ctx, crs_gk, run.pk, 2, [2], gk_shares)
+    keys = mp.public_keys(ctx, run.pk, rk, gk)
+    ckks = isinstance(ctx, rnsfhe.ckks.Context)
+    x = np.linspace(-0.5, 0.5, LENGTH) if ckks else np.arange(LENGTH) - 4
+    ct: Any = ctx.encrypt(x, keys)
+    got = {"product": ct * ct, "rotation": ct.rotate(2)}
+    want = {"product": x * x, "rotation": np.concatenate([x[2:], np.zeros(2, dtype=x.dtype)])}
+    bits = smudging(ctx)
+    for name, c in got.items():
+        shares = [p.decryption_share(c, smudging_bits=bits, active=committee) for p in members]
+        out = mp.combine_decryption(c, shares, 2)
+        if ckks:
+            assert np.max(np.abs(out - want[name])) < 2.0**-20, name
+        else:
+            np.testing.assert_array_equal(out, want[name], err_msg=name)
+    # The committee's public-key share aggregates to a key of the same secret.
+    crs = mp.CommonReferenceString()
+    pk2 = mp.aggregate_public_key(
+        ctx, crs, 2, [p.public_key_share(crs, active=committee) for p in members]
+    )
+    ct2: Any = ctx.encrypt(x, mp.public_keys(ctx, pk2, rk))
+    shares = [p.decryption_share(ct2, smudging_bits=bits, active=committee) for p in members]
+    out = mp.combine_decryption(ct2, shares, 2)
+    if ckks:
+        assert np.max(np.abs(out - x)) < 2.0**-20
+    else:
+        np.testing.assert_array_equal(out, x)
+
+
 def test_shamir_shares_are_secret_and_protocol_shares_public(bfv_run: Run) -> None:
     dealt = bfv_run.parties[0].deal(2)
     assert all(mp.is_secret(s) for s in dealt)

@@ -468,40 +468,48 @@ impl Party {
     }
 
     /// This party's share of the collective public key of the run `crs`.
+    /// `active`: the committee generating it in a threshold setting (as
+    /// for `decryption_share`; aggregate with `parties = len(active)`).
+    #[pyo3(signature = (crs, active = None))]
     fn public_key_share<'py>(
         &self,
         py: Python<'py>,
         crs: &CommonReferenceString,
+        active: Option<Vec<u32>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (crs, n, i, sk) = (crs.crs, self.parties, self.index, &*self.sk);
-        let b = detach(py, || {
+        let crs = crs.crs;
+        let b = acting!(self, active, sk, i, n => detach(py, || {
             each_context!(&self.scheme, c => {
                 let g = PublicKeyGeneration::new(c, crs, n)?;
                 write(c, &g.share(sk, i)?)
             })
-        })
+        }))
         .py()?;
         Ok(PyBytes::new(py, &b))
     }
 
     /// Round 1 of the relinearization key of the collective public key
     /// `public_key` (its bytes) for the run `crs`: the share to send. The
-    /// ephemeral secret stays in this party until round 2.
+    /// ephemeral secret stays in this party until round 2. `active`: the
+    /// committee generating it in a threshold setting (the same in both
+    /// rounds).
+    #[pyo3(signature = (crs, public_key, active = None))]
     fn relin_key_round1<'py>(
         &self,
         py: Python<'py>,
         crs: &CommonReferenceString,
         public_key: &[u8],
+        active: Option<Vec<u32>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (crs, n, i, sk) = (crs.crs, self.parties, self.index, &*self.sk);
-        let (u, b) = detach(py, || {
+        let crs = crs.crs;
+        let (u, b) = acting!(self, active, sk, i, n => detach(py, || {
             each_context!(&self.scheme, c => {
                 let pk = PublicKey::from_bytes(c, public_key)?;
                 let g = RelinKeyGeneration::new(c, crs, &pk, n)?;
                 let (u, share) = g.round1(sk, i)?;
                 Ok::<_, rnsfhe::Error>((u, write(c, &share)?))
             })
-        })
+        }))
         .py()?;
         self.state().ephemeral = Some((crs.instance_id(), u));
         Ok(PyBytes::new(py, &b))
@@ -510,14 +518,16 @@ impl Party {
     /// Round 2 of the run `crs`, from the aggregate of round 1
     /// (`aggregate_relin_round1`): the share to send. Consumes the
     /// ephemeral secret of round 1.
+    #[pyo3(signature = (crs, public_key, round1_sum, active = None))]
     fn relin_key_round2<'py>(
         &self,
         py: Python<'py>,
         crs: &CommonReferenceString,
         public_key: &[u8],
         round1_sum: &[u8],
+        active: Option<Vec<u32>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (crs, n, sk) = (crs.crs, self.parties, &*self.sk);
+        let crs = crs.crs;
         // Taken out of the state (no lock held while the GIL is released:
         // another thread may wait for the lock holding the GIL), and put
         // back if round 2 fails.
@@ -539,14 +549,17 @@ impl Party {
                 crs.instance_id()
             )));
         };
-        let r = detach(py, || {
-            each_context!(&self.scheme, c => {
-                let pk = PublicKey::from_bytes(c, public_key)?;
-                let g = RelinKeyGeneration::new(c, crs, &pk, n)?;
-                let h = RelinKeyRound1::from_bytes(c, round1_sum)?;
-                write(c, &g.round2(sk, &u, &h)?)
-            })
-        });
+        let r = (|| -> PyResult<Vec<u8>> {
+            acting!(self, active, sk, _i, n => detach(py, || {
+                each_context!(&self.scheme, c => {
+                    let pk = PublicKey::from_bytes(c, public_key)?;
+                    let g = RelinKeyGeneration::new(c, crs, &pk, n)?;
+                    let h = RelinKeyRound1::from_bytes(c, round1_sum)?;
+                    write(c, &g.round2(sk, &u, &h)?)
+                })
+            }))
+            .py()
+        })();
         let b = match r {
             Ok(b) => b,
             Err(e) => {
@@ -554,29 +567,33 @@ impl Party {
                 if state.ephemeral.is_none() {
                     state.ephemeral = Some((crs.instance_id(), u));
                 }
-                return Err(crate::errors::to_py(e));
+                return Err(e);
             }
         };
         Ok(PyBytes::new(py, &b))
     }
 
     /// This party's share of the Galois keys for rotations by `steps`
-    /// under the collective public key `public_key`, run `crs`.
+    /// under the collective public key `public_key`, run `crs`. `active`:
+    /// the committee generating them in a threshold setting (e.g. keys for
+    /// a new rotation while some parties are away).
+    #[pyo3(signature = (crs, public_key, steps, active = None))]
     fn galois_key_share<'py>(
         &self,
         py: Python<'py>,
         crs: &CommonReferenceString,
         public_key: &[u8],
         steps: Vec<i64>,
+        active: Option<Vec<u32>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let (crs, n, i, sk) = (crs.crs, self.parties, self.index, &*self.sk);
-        let b = detach(py, || {
+        let crs = crs.crs;
+        let b = acting!(self, active, sk, i, n => detach(py, || {
             each_context!(&self.scheme, c => {
                 let pk = PublicKey::from_bytes(c, public_key)?;
                 let g = GaloisKeyGeneration::for_steps(c, crs, &pk, n, &steps)?;
                 write(c, &g.share(sk, i)?)
             })
-        })
+        }))
         .py()?;
         Ok(PyBytes::new(py, &b))
     }
