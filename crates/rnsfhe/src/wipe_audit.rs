@@ -68,7 +68,7 @@ pub fn record<R>(f: impl FnOnce() -> R) -> (R, Vec<Wiped>) {
 
 /// Zeroizes every word of `v` up to its capacity (volatile), writes the
 /// zero words back in the same allocation and reports them as `what`.
-pub(crate) fn wipe_vec<T>(what: &'static str, v: &mut Vec<T>)
+pub fn wipe_vec<T>(what: &'static str, v: &mut Vec<T>)
 where
     T: zeroize::Zeroize + Copy + Default + PartialEq,
 {
@@ -82,7 +82,7 @@ where
 
 /// Zeroizes a polynomial in place (shape and allocation kept) and reports
 /// it as `what`.
-pub(crate) fn wipe_poly<R: rnsfhe_math::Representation>(
+pub fn wipe_poly<R: rnsfhe_math::Representation>(
     what: &'static str,
     p: &mut rnsfhe_math::RnsPoly<R>,
 ) {
@@ -91,7 +91,7 @@ pub(crate) fn wipe_poly<R: rnsfhe_math::Representation>(
 }
 
 /// Reports `words` (already wiped) as `what`.
-pub(crate) fn wiped<T: Copy + Default + PartialEq>(what: &'static str, words: &[T]) {
+pub fn wiped<T: Copy + Default + PartialEq>(what: &'static str, words: &[T]) {
     if RECORDING.load(Ordering::Relaxed) == 0 {
         return;
     }

@@ -370,3 +370,23 @@ fn lower_bfv_levels_count_against_the_limit() {
     let low = ev.mod_switch_to(&ct, 0).unwrap();
     assert!(ev.multiply(&low, &low).is_ok());
 }
+
+/// The parameter file the Python tests unpickle as a hostile context
+/// (`python/tests/data/hostile_bfv_params_2p17.bin`): `n = 2^17` with the
+/// largest chain the format allows (64 primes of 60 bits), whose context
+/// would take gigabytes. Rewritten with `RNSFHE_WRITE_GOLDEN=1`.
+#[test]
+fn the_python_hostile_fixture_is_this_parameter_file() {
+    let _g = serial();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../python/tests/data/hostile_bfv_params_2p17.bin"
+    );
+    let params = bfv_params(1 << 17, 64, 60);
+    let bytes = params.to_bytes().unwrap();
+    if std::env::var_os("RNSFHE_WRITE_GOLDEN").is_some() {
+        std::fs::write(path, &bytes).unwrap();
+    }
+    assert_eq!(std::fs::read(path).unwrap(), bytes);
+    assert!(params.estimated_context_bytes() > 1 << 30);
+}
