@@ -31,10 +31,15 @@
 //!   BFV's lower-level tables, built on first use, count against the same
 //!   bound together with the tables already built.
 //! * Loading key-switching keys (relinearization, Galois, bootstrapping
-//!   keys): `count × pairs × 2` polynomials over the key ring, computed
-//!   from the header before any polynomial is decoded.
+//!   keys) and Galois key shares: `count × pairs × 2` polynomials over the
+//!   key ring, computed from the header before any polynomial is decoded.
 //! * Generating Galois keys: the same product for the requested elements.
-//! * Loading ciphertexts: their polynomials, from the header.
+//! * The command-line tool: a file's size, before it is read.
+//!
+//! Other objects (ciphertexts of at most a few polynomials, public keys,
+//! plaintexts, shares of one polynomial) are bounded by the context's own
+//! size and by the input, whose length the loaders check against the
+//! header before decoding.
 //!
 //! Estimates are conservative (at least what is allocated; the tests
 //! measure the real peak with a counting allocator) and cheap (no
