@@ -183,9 +183,11 @@ impl ResourceLimits {
     }
 
     /// Runs `f` with `self` as this thread's bound (nested scopes restore
-    /// the outer bound on return, also when `f` unwinds). The checks run
-    /// on the calling thread before any parallel work starts, so a scope
-    /// covers the whole call.
+    /// the outer bound on return, also when `f` unwinds). Constructors and
+    /// loaders check on the calling thread before any parallel work
+    /// starts, so a scope covers them; a check made on another thread
+    /// (BFV's lower-level tables built inside parallel work) sees the
+    /// process-wide bound.
     pub fn scope<R>(self, f: impl FnOnce() -> R) -> R {
         /// Restores the outer bound when dropped.
         struct Restore(u64);
