@@ -390,3 +390,36 @@ fn the_python_hostile_fixture_is_this_parameter_file() {
     assert_eq!(std::fs::read(path).unwrap(), bytes);
     assert!(params.estimated_context_bytes() > 1 << 30);
 }
+
+#[test]
+fn multiparty_galois_key_runs_and_shares_are_bounded_too() {
+    use rnsfhe::bfv::PublicKey;
+    use rnsfhe::multiparty::{CommonReferenceString, GaloisKeyGeneration, GaloisKeyShare};
+    let _g = serial();
+    let (ctx, sk, _) = galois_fixture(1);
+    let pk = PublicKey::generate(&ctx, &sk).unwrap();
+    let crs = CommonReferenceString::generate().unwrap();
+    let one = rnsfhe::rlwe::KeySwitchingKey::bytes_for(&*ctx);
+    let steps: Vec<i64> = (1..=6).collect();
+    // The run expands the common half of every key up front: refused
+    // before that under a limit below six keys.
+    let limit = 5 * one;
+    let (r, peak) = peak_of(|| {
+        ResourceLimits::new(limit)
+            .scope(|| GaloisKeyGeneration::for_steps(&ctx, crs, &pk, 2, &steps))
+    });
+    assert_eq!(assert_resource_limit(r, limit), 6 * one);
+    assert!(peak < one, "peak {peak}");
+    // A share (one polynomial per digit and element: half a key each)
+    // loads under a limit that holds it, not below.
+    let run = GaloisKeyGeneration::for_steps(&ctx, crs, &pk, 2, &steps).unwrap();
+    let share = run.share(&sk, 0).unwrap();
+    let file = share.to_bytes(&ctx).unwrap();
+    let half = 6 * one / 2;
+    let r = ResourceLimits::new(half - 1).scope(|| GaloisKeyShare::from_bytes(&ctx, &file));
+    assert_eq!(assert_resource_limit(r, half - 1), half);
+    let loaded = ResourceLimits::new(half)
+        .scope(|| GaloisKeyShare::from_bytes(&ctx, &file))
+        .unwrap();
+    assert_eq!(loaded, share);
+}
