@@ -181,10 +181,15 @@ fn threshold_and_shamir_shares_are_wiped_on_drop() {
         .flat_map(|v| v.into_iter().filter(|s| s.to() == 0))
         .collect();
     let share: ThresholdKeyShare = th.combine(0, &mine).unwrap();
+    let active = share.active(&ctx, &[0, 2]).unwrap();
     let ((), log) = record(|| {
         drop(mine);
         drop(share);
+        drop(active);
     });
+    let additive: Vec<_> = log.iter().filter(|w| w.what == "ActiveShare").collect();
+    assert_eq!(additive.len(), 1, "{log:?}");
+    assert!(additive[0].all_zero && additive[0].bytes > 0);
     let shamir: Vec<_> = log.iter().filter(|w| w.what == "ShamirShare").collect();
     assert_eq!(shamir.len(), 3, "{log:?}");
     assert!(shamir.iter().all(|w| w.all_zero && w.bytes > 0));
