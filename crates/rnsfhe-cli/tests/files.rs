@@ -584,3 +584,47 @@ fn other_schemes_files_are_refused() {
         "LOGN,DEPTH",
     );
 }
+
+#[test]
+fn the_resource_limit_refuses_large_files_and_contexts() {
+    let d = base();
+    let keys = d.join("keys");
+    let run = |limit: u64| {
+        Command::new(env!("CARGO_BIN_EXE_rnsfhe"))
+            .env("RNSFHE_MAX_ALLOC_BYTES", limit.to_string())
+            .args(decrypt_args(&keys, &d.join("a.ct")))
+            .output()
+            .expect("run rnsfhe")
+    };
+    // Below the context's tables: refused before any table is built, with
+    // one line naming the limit.
+    let o = run(1 << 20);
+    let err = stderr(&o);
+    assert!(!o.status.success());
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("resource limit"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // A file larger than the limit is refused before it is read (the
+    // context, about 2.6 MB here, fits the 3 MiB limit).
+    let big = d.join("big.ct");
+    std::fs::write(&big, vec![0u8; 4 << 20]).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rnsfhe"))
+        .env("RNSFHE_MAX_ALLOC_BYTES", (3u64 << 20).to_string())
+        .args(decrypt_args(&keys, &big))
+        .output()
+        .expect("run rnsfhe");
+    let err = stderr(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("resource limit"), "{err}");
+    assert!(
+        err.contains("big.ct") && err.contains("reading the file"),
+        "{err}"
+    );
+    // The default (4 GiB) lets the same commands run.
+    assert!(run(4 << 30).status.success());
+}
+
+/// `decrypt --keys KEYS --in CT`.
+fn decrypt_args<'a>(keys: &'a Path, ct: &'a Path) -> [&'a str; 5] {
+    ["decrypt", "--keys", s(keys), "--in", s(ct)]
+}

@@ -19,7 +19,7 @@ use crate::error::{map_driver, CudaError, Result};
 use crate::geometry::Launch;
 use crate::kernels::{self, MODULES};
 use crate::loader;
-use crate::pool::{Allocator, Pool, PoolStats};
+use crate::pool::{Allocator, Pool, PoolStats, Wipe};
 
 /// A device array with its raw address (kernel arguments are addresses).
 #[derive(Debug)]
@@ -99,6 +99,16 @@ impl Allocator for StreamAlloc {
             len: words,
             slice,
         })
+    }
+}
+
+impl Wipe for StreamAlloc {
+    /// A memset on the allocation stream: ordered before every later use
+    /// of the buffer, which runs on the same stream.
+    fn wipe(&self, buf: &mut DevArray<u64>) -> Result<()> {
+        self.stream
+            .memset_zeros(&mut buf.slice)
+            .map_err(|e| map_driver(e, "zeroing a secret buffer"))
     }
 }
 
@@ -214,6 +224,13 @@ impl Gpu {
     pub(crate) fn give(&self, buf: DevArray<u64>) {
         let words = buf.len;
         self.pool.give(words, buf);
+    }
+
+    /// Returns a pooled buffer that held secret-dependent words, zeroed
+    /// first ([`Pool::give_secret`]).
+    pub(crate) fn give_secret(&self, buf: DevArray<u64>) {
+        let words = buf.len;
+        self.pool.give_secret(words, buf);
     }
 
     /// A non-pooled device copy of `data` (tables).

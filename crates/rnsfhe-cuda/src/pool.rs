@@ -2,6 +2,13 @@
 //! back after use and reused by later operations of the same size, so that
 //! steady-state operations do no `cuMemAlloc` at all. Generic over the
 //! allocator so that its bookkeeping is tested on the CPU.
+//!
+//! Buffers that held secret-dependent words (a secret key's `NTT(s)`, the
+//! phase `c_0 + c_1·s` of a decryption) go back through
+//! [`Pool::give_secret`], which zeroes them with the allocator's [`Wipe`]
+//! (a device memset, ordered on the stream before any later use) before
+//! they are pooled: the next `take` of that size, from any context on the
+//! device, never sees them.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -14,6 +21,13 @@ pub trait Allocator {
     type Buffer;
     /// A new buffer of `words` words (contents unspecified).
     fn allocate(&self, words: usize) -> Result<Self::Buffer>;
+}
+
+/// Allocators whose buffers can be overwritten with zeros (device memory:
+/// a memset on the allocation stream).
+pub trait Wipe: Allocator {
+    /// Overwrites every word of `buf` with zero.
+    fn wipe(&self, buf: &mut Self::Buffer) -> Result<()>;
 }
 
 /// Counters of a pool.
@@ -137,6 +151,21 @@ impl<A: Allocator> Pool<A> {
         }
     }
 
+    /// Returns a buffer of `words` words that held secret-dependent words:
+    /// zeroed first ([`Wipe::wipe`]), then pooled like [`Pool::give`].
+    /// When zeroing fails (a device error) the buffer is not pooled: it is
+    /// dropped, so that it is at least never handed out again by this pool.
+    pub fn give_secret(&self, words: usize, mut buf: A::Buffer)
+    where
+        A: Wipe,
+    {
+        if self.alloc.wipe(&mut buf).is_ok() {
+            self.give(words, buf);
+        } else if let Ok(mut g) = self.lock() {
+            g.stats.live_words = g.stats.live_words.saturating_sub(words as u64);
+        }
+    }
+
     /// The counters.
     pub fn stats(&self) -> PoolStats {
         self.lock().map(|g| g.stats).unwrap_or_default()
@@ -210,6 +239,64 @@ mod tests {
         assert!(pool.take(0).is_err());
         pool.trim();
         assert_eq!(pool.stats().free_words, 0);
+    }
+
+    /// A host model of device memory: buffers are word vectors, and a
+    /// wipe can be made to fail.
+    struct HostMem {
+        fail_wipe: bool,
+    }
+
+    impl Allocator for HostMem {
+        type Buffer = Vec<u64>;
+        fn allocate(&self, words: usize) -> Result<Vec<u64>> {
+            Ok(vec![0; words])
+        }
+    }
+
+    impl Wipe for HostMem {
+        fn wipe(&self, buf: &mut Vec<u64>) -> Result<()> {
+            if self.fail_wipe {
+                return Err(CudaError::Driver("memset failed".into()));
+            }
+            buf.fill(0);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn secret_buffers_are_zeroed_before_they_return_to_the_pool() {
+        let pool = Pool::new(HostMem { fail_wipe: false }, 1000);
+        let mut key = pool.take(64).unwrap();
+        key.fill(0x5eed_5eed);
+        let addr = key.as_ptr();
+        pool.give_secret(64, key);
+        assert_eq!(pool.stats().free_words, 64);
+        // The next user of that size (another context) gets the same
+        // buffer, zeroed.
+        let next = pool.take(64).unwrap();
+        assert_eq!(next.as_ptr(), addr, "the pooled buffer is reused");
+        assert!(next.iter().all(|&w| w == 0));
+        // A plain `give` keeps contents (the hot path of public data).
+        let mut public = next;
+        public.fill(7);
+        pool.give(64, public);
+        assert!(pool.take(64).unwrap().iter().all(|&w| w == 7));
+    }
+
+    #[test]
+    fn a_secret_buffer_that_cannot_be_zeroed_is_not_pooled() {
+        let pool = Pool::new(HostMem { fail_wipe: true }, 1000);
+        let mut key = pool.take(32).unwrap();
+        key.fill(1);
+        pool.give_secret(32, key);
+        let s = pool.stats();
+        assert_eq!((s.free_words, s.live_words), (0, 0));
+        assert!(
+            pool.take(32).unwrap().iter().all(|&w| w == 0),
+            "a fresh one"
+        );
+        assert_eq!(pool.stats().allocations, 2);
     }
 
     #[test]

@@ -15,4 +15,5 @@ pub(crate) use engine::Engine;
 pub use hybrid::DeviceKsk;
 pub(crate) use hybrid::HybridLevel;
 pub use rows::DevPoly;
+pub(crate) use rows::SecretDevPoly;
 pub(crate) use rows::{Consts, ModTable, Rows};

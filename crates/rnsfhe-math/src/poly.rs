@@ -178,15 +178,35 @@ impl<R: Representation> RnsPoly<R> {
         check_shape("limb count", self.limbs, other.limbs)
     }
 
-    /// Overwrites every residue with zero (volatile, not optimised away).
+    /// Overwrites every residue with zero (volatile, not optimised away),
+    /// including words left in the buffer's spare capacity by dropped
+    /// limbs. The polynomial keeps its shape (it becomes the zero
+    /// polynomial) and its allocation, so that a wiped secret can still be
+    /// inspected or reused.
     pub fn zeroize(&mut self) {
+        let len = self.data.len();
+        // Every word up to the capacity (limbs dropped by `drop_limbs`
+        // included); this also empties the vector ...
         self.data.zeroize();
+        // ... so the zero words are written back in the same allocation
+        // (the capacity suffices: no reallocation, no copy elsewhere).
+        self.data.resize(len, 0);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zeroize_keeps_shape_and_allocation() {
+        let mut p = RnsPoly::<Coeff>::from_data(4, 2, vec![7u64; 8]).unwrap();
+        let ptr = p.data().as_ptr();
+        p.zeroize();
+        assert_eq!((p.n(), p.limbs(), p.data().len()), (4, 2, 8));
+        assert!(p.data().iter().all(|&w| w == 0));
+        assert_eq!(p.data().as_ptr(), ptr, "wiped in place, not copied");
+    }
 
     #[test]
     fn layout_is_limb_major() {

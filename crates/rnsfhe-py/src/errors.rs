@@ -11,6 +11,8 @@
 //! │   └── LevelExhausted  no level left (e.g. rescaling at level 0)
 //! ├── MissingKeyError     a relinearization or Galois key is missing
 //! ├── ProtocolError       multiparty shares that do not belong together
+//! ├── ResourceLimitError  a request above the memory limit (refused
+//! │                       before allocating)
 //! └── ValueRangeError     values or arguments out of range
 //! ```
 
@@ -81,6 +83,14 @@ pyo3::create_exception!(
     "A value or argument is outside its range."
 );
 
+pyo3::create_exception!(
+    rnsfhe,
+    ResourceLimitError,
+    RnsfheError,
+    "A context, key set or loaded object would allocate more than the resource limit \
+     (rnsfhe.set_max_alloc_bytes, RNSFHE_MAX_ALLOC_BYTES); refused before allocating."
+);
+
 /// The Python exception for a Rust error, with the Rust message.
 pub fn to_py(e: Error) -> PyErr {
     let msg = e.to_string();
@@ -95,6 +105,7 @@ pub fn to_py(e: Error) -> PyErr {
         Error::LevelExhausted(_) => LevelExhausted::new_err(msg),
         Error::MissingKey(_) | Error::MissingGaloisKey { .. } => MissingKeyError::new_err(msg),
         Error::Protocol(_) => ProtocolError::new_err(msg),
+        Error::ResourceLimit { .. } => ResourceLimitError::new_err(msg),
         _ => ValueRangeError::new_err(msg),
     }
 }
@@ -125,5 +136,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MissingKeyError", py.get_type::<MissingKeyError>())?;
     m.add("ProtocolError", py.get_type::<ProtocolError>())?;
     m.add("ValueRangeError", py.get_type::<ValueRangeError>())?;
+    m.add("ResourceLimitError", py.get_type::<ResourceLimitError>())?;
     Ok(())
 }

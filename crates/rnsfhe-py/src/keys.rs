@@ -367,7 +367,11 @@ impl SecretKey {
     /// The key in the binary format (flagged secret). The caller must
     /// protect these bytes.
     fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(py, &key_bytes(&self.scheme, &*self.sk).py()?))
+        let mut bytes = key_bytes(&self.scheme, &*self.sk).py()?;
+        let out = PyBytes::new(py, &bytes);
+        // The Python bytes are the caller's; the Rust copy is wiped.
+        rnsfhe::wipe_audit::wipe_vec("secret key bytes", &mut bytes);
+        Ok(out)
     }
 
     /// Loads a secret key of `context` (a `bfv.Context`, `ckks.Context` or

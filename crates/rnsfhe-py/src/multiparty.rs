@@ -650,14 +650,19 @@ impl Party {
     /// private channel.
     fn deal<'py>(&self, py: Python<'py>, threshold: u32) -> PyResult<Bound<'py, PyList>> {
         let (n, i, sk) = (self.parties, self.index, &*self.sk);
-        let items = detach(py, || {
+        let mut items = detach(py, || {
             each_context!(&self.scheme, c => {
                 let t = Thresholdizer::new(c, threshold, n)?;
                 t.deal(sk, i)?.iter().map(|s: &ShamirShare| write(c, s)).collect::<rnsfhe::Result<Vec<_>>>()
             })
         })
         .py()?;
-        py_bytes_list(py, &items)
+        let out = py_bytes_list(py, &items);
+        // The Python bytes are the caller's; the Rust copies are wiped.
+        for b in &mut items {
+            rnsfhe::wipe_audit::wipe_vec("Shamir share bytes", b);
+        }
+        out
     }
 
     /// Combines the Shamir shares `received` (one from every dealer,
@@ -668,7 +673,7 @@ impl Party {
         threshold: u32,
         received: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let received = bytes_list(received)?;
+        let mut received = bytes_list(received)?;
         let (n, i) = (self.parties, self.index);
         let tsk = detach(py, || {
             each_context!(&self.scheme, c => {
@@ -676,8 +681,12 @@ impl Party {
                 let shares: Vec<ShamirShare> = read_all(c, &received)?;
                 t.combine(i, &shares)
             })
-        })
-        .py()?;
+        });
+        // The copies of the secret shares are wiped once parsed.
+        for b in &mut received {
+            rnsfhe::wipe_audit::wipe_vec("Shamir share bytes", b);
+        }
+        let tsk = tsk.py()?;
         self.state().threshold = Some(tsk);
         Ok(())
     }

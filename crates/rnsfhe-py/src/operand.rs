@@ -185,8 +185,11 @@ impl<S: Scheme> Cipher<S> {
         let sk = secret_of(secret, S::id(&self.ctx))?;
         let sk = &sk.get().sk;
         detach(py, || {
-            let pt = S::decrypt_flooded(&self.ctx, sk, &self.ct, lambda, noise_bits)?;
-            let mut all = S::decode(&self.ctx, &pt)?;
+            let mut pt = S::decrypt_flooded(&self.ctx, sk, &self.ct, lambda, noise_bits)?;
+            let all = S::decode(&self.ctx, &pt);
+            // The plaintext is secret; only the decoded values leave.
+            rnsfhe::zeroize::Zeroize::zeroize(&mut pt);
+            let mut all = all?;
             all.truncate(self.len);
             Ok(all)
         })
@@ -195,7 +198,11 @@ impl<S: Scheme> Cipher<S> {
 
     /// The first `len` decrypted slots.
     fn decode(&self, dec: &S::Decryptor) -> rnsfhe::Result<Vec<S::Decoded>> {
-        let mut all = S::decode(&self.ctx, &S::decrypt(dec, &self.ct)?)?;
+        let mut pt = S::decrypt(dec, &self.ct)?;
+        let all = S::decode(&self.ctx, &pt);
+        // The plaintext is secret; only the decoded values leave.
+        rnsfhe::zeroize::Zeroize::zeroize(&mut pt);
+        let mut all = all?;
         all.truncate(self.len);
         Ok(all)
     }

@@ -133,9 +133,52 @@ pub fn get_num_threads() -> usize {
     num_threads()
 }
 
-/// Adds `set_num_threads` and `get_num_threads`.
+/// Sets the most bytes one request (a context, a loaded key set or
+/// object, a generated key set) may allocate, for the whole process;
+/// larger requests raise `ResourceLimitError` before allocating. The
+/// default is 4 GiB, or `RNSFHE_MAX_ALLOC_BYTES` when set.
+#[pyfunction]
+pub fn set_max_alloc_bytes(n: u64) -> PyResult<()> {
+    if n == 0 {
+        return Err(PyValueError::new_err(
+            "the resource limit must be at least 1 byte",
+        ));
+    }
+    rnsfhe::limits::ResourceLimits::new(n).set_process_default();
+    Ok(())
+}
+
+/// The most bytes one request may allocate (see `set_max_alloc_bytes`).
+#[pyfunction]
+pub fn get_max_alloc_bytes() -> u64 {
+    rnsfhe::limits::ResourceLimits::process_default().max_alloc_bytes()
+}
+
+/// Starts recording, on this thread, the secret buffers wiped before they
+/// are freed (a test hook: `_wipe_audit_stop` returns the records).
+#[pyfunction]
+pub fn _wipe_audit_start() {
+    rnsfhe::wipe_audit::start();
+}
+
+/// Stops recording and returns `(what, address, bytes, all_zero)` for
+/// every secret buffer wiped on this thread since `_wipe_audit_start`.
+#[pyfunction]
+pub fn _wipe_audit_stop() -> Vec<(String, usize, usize, bool)> {
+    rnsfhe::wipe_audit::stop()
+        .into_iter()
+        .map(|w| (w.what.to_string(), w.addr, w.bytes, w.all_zero))
+        .collect()
+}
+
+/// Adds `set_num_threads`, `get_num_threads`, the resource limit and the
+/// wipe-audit test hook.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(set_max_alloc_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(get_max_alloc_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(_wipe_audit_start, m)?)?;
+    m.add_function(wrap_pyfunction!(_wipe_audit_stop, m)?)?;
     Ok(())
 }

@@ -32,7 +32,7 @@ pub trait Core: Sized + Send + Sync + 'static {
     /// A ciphertext.
     type Ciphertext: Clone + Send + Sync + ToBytes<Self::Context> + FromBytes<Self::Context>;
     /// A plaintext.
-    type Plaintext: Send + Sync;
+    type Plaintext: Send + Sync + rnsfhe::zeroize::Zeroize;
     /// The evaluator (levels aligned automatically).
     type Evaluator: Send + Sync;
     /// A public-key encryptor.

@@ -13,6 +13,7 @@ pub mod error;
 mod ids;
 pub mod integer;
 pub mod leveled;
+pub mod limits;
 pub mod multiparty;
 mod out_of_place;
 pub mod rlwe;
@@ -21,6 +22,8 @@ pub mod security;
 pub mod serialization;
 mod setters;
 pub mod thread_safety;
+#[doc(hidden)]
+pub mod wipe_audit;
 
 pub use error::{Error, Result};
 /// The rng type of every `_with_rng` function.
@@ -29,3 +32,6 @@ pub use rand_chacha::ChaCha20Rng;
 /// (e.g. [`rnsfhe_math::RnsPoly`] in key accessors).
 pub use rnsfhe_math;
 pub use security::SecurityLevel;
+/// The `zeroize` crate, re-exported for `Zeroizing<Plaintext>` and the
+/// [`zeroize::ZeroizeOnDrop`] markers of the secret types.
+pub use zeroize;

@@ -526,7 +526,13 @@ pub fn file_error(path: &Path, e: impl std::fmt::Display) -> CliError {
     CliError(format!("{}: {e}", path.display()))
 }
 
+/// Reads a whole file, after checking its size against the resource limit
+/// in force (`RNSFHE_MAX_ALLOC_BYTES`, default 4 GiB): a huge file is
+/// refused before it is read into memory.
 pub fn read(path: &Path) -> CliResult<Vec<u8>> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        rnsfhe::limits::check("reading the file", meta.len()).map_err(|e| file_error(path, e))?;
+    }
     std::fs::read(path).map_err(|e| CliError(format!("cannot read {}: {e}", path.display())))
 }
 
@@ -557,10 +563,17 @@ pub(super) fn load_context<S: Scheme>(keys: &Path) -> CliResult<Arc<S::Ctx>> {
 
 /// Loads an object of `ctx` from `path`, naming the file in errors.
 pub(super) fn load<C, T: FromBytes<C>>(ctx: &Arc<C>, path: &Path) -> CliResult<T> {
-    let bytes = read(path)?;
-    T::from_bytes(ctx, &bytes).map_err(|e| {
+    let mut bytes = read(path)?;
+    let header = inspect(&bytes);
+    let loaded = T::from_bytes(ctx, &bytes);
+    // The bytes of a secret key or share are wiped once parsed.
+    if header.as_ref().is_ok_and(|h| h.secret) {
+        rnsfhe::zeroize::Zeroize::zeroize(&mut bytes);
+    }
+    loaded.map_err(|e| {
         // Name the kind found when it is not the one expected.
-        let found = inspect(&bytes)
+        let found = header
+            .as_ref()
             .map(|h| format!(" (the file holds a {})", h.kind))
             .unwrap_or_default();
         match e {

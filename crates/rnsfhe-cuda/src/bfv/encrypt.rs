@@ -187,7 +187,8 @@ impl CudaBfv {
         }
         let words = e.gpu.download(&out, n)?;
         e.gpu.give(out);
-        e.free(x);
+        // `x` held the phase `c·s`: zeroed before the pool reuses it.
+        e.free_secret(x);
         Ok(Plaintext::new(&self.base.cpu, &words)?)
     }
 }

@@ -12,7 +12,9 @@ use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
 use crate::ops::Backend;
-use crate::runtime::{Consts, DevConv, DevPoly, Engine, HybridLevel, ModTable, Rows};
+use crate::runtime::{
+    Consts, DevConv, DevPoly, Engine, HybridLevel, ModTable, Rows, SecretDevPoly,
+};
 use crate::tables::{
     big_residue, floor_weights, BehzDecryptTables, ScaleToBaseTables, ScaleToTTables, SkTables,
     SmMrqTables,
@@ -30,12 +32,13 @@ pub struct DevicePublicKey {
     pub(super) pk1: DevPoly,
 }
 
-/// The device copy of a secret key (`NTT(s)` over q).
+/// The device copy of a secret key (`NTT(s)` over q); its device buffer
+/// is zeroed before it returns to the pool when the key is dropped.
 #[derive(Debug)]
 pub struct DeviceSecretKey {
     pub(super) ctx_id: u64,
     pub(super) key_id: u64,
-    pub(super) s: DevPoly,
+    pub(super) s: SecretDevPoly,
 }
 
 pub(super) struct HpsDev {

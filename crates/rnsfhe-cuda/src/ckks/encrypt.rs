@@ -130,8 +130,10 @@ impl CudaCkks {
         for c in ct.polys[..ct.polys.len() - 1].iter().rev() {
             e.mul_add(h.ptr(), h.ptr(), s.ptr(), c.ptr(), rows_q)?;
         }
-        let data = e.download(&h)?;
-        e.free(h);
+        let data = e.download(&h);
+        // `h` held the phase `c_0 + c_1·s`: zeroed before the pool reuses it.
+        e.free_secret(h);
+        let data = data?;
         let poly = RnsPoly::<Ntt>::from_data(e.n(), kl, data)?;
         Ok(Plaintext::from_parts(
             &self.base.cpu,

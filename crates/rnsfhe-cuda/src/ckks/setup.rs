@@ -12,15 +12,16 @@ use crate::device::DevArray;
 use crate::error::{CudaError, Result};
 use crate::geometry;
 use crate::ops::{Backend, DeviceScheme};
-use crate::runtime::{Consts, DevPoly, Engine, HybridLevel, ModTable, Rows};
+use crate::runtime::{Consts, DevPoly, Engine, HybridLevel, ModTable, Rows, SecretDevPoly};
 
-/// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)`.
+/// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)` (its
+/// device buffer zeroed before it returns to the pool on drop).
 #[derive(Debug)]
 pub struct DeviceCkksKeys {
     pub(super) ctx_id: u64,
     pub(super) key_id: u64,
     pub(super) pk: Option<(DevPoly, DevPoly)>,
-    pub(super) s: Option<DevPoly>,
+    pub(super) s: Option<SecretDevPoly>,
 }
 
 /// Device Galois keys of CKKS (the type BFV's are:

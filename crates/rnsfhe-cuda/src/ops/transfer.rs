@@ -4,7 +4,7 @@ use rnsfhe::rlwe::{KeySwitchingKey, SecretKey};
 use rnsfhe::rnsfhe_math::{Representation, RnsPoly, RnsRing};
 
 use crate::error::Result;
-use crate::runtime::{DevPoly, DeviceKsk, Engine};
+use crate::runtime::{DevPoly, DeviceKsk, Engine, SecretDevPoly};
 
 use super::scheme::DeviceScheme;
 
@@ -31,19 +31,20 @@ pub(crate) fn download_polys<R: Representation>(
 }
 
 /// Uploads `NTT(s)` over `ring` (computed here; the host copy of its words
-/// is zeroized) as `limbs` limbs.
+/// is zeroized) as `limbs` limbs, in a device buffer that is zeroed before
+/// it returns to the pool.
 pub(crate) fn upload_secret(
     e: &Engine,
     ring: &RnsRing,
     sk: &SecretKey,
     limbs: usize,
-) -> Result<DevPoly> {
+) -> Result<SecretDevPoly> {
     let mut data = ring
         .to_ntt(ring.from_signed(sk.coefficients())?)?
         .into_data();
     let r = e.upload(&data, limbs);
     zeroize::Zeroize::zeroize(&mut data);
-    r
+    Ok(SecretDevPoly::new(e.gpu.clone(), r?))
 }
 
 /// Uploads a key-switching key (after [`DeviceScheme::check_ksk`]): its

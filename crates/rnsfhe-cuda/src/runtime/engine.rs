@@ -34,6 +34,12 @@ impl Engine {
         self.gpu.give(p.buf);
     }
 
+    /// Returns a polynomial that held secret-dependent words to the pool,
+    /// zeroed first.
+    pub(crate) fn free_secret(&self, p: DevPoly) {
+        self.gpu.give_secret(p.buf);
+    }
+
     /// Zeroes a polynomial.
     pub(crate) fn zero(&self, p: &mut DevPoly) -> Result<()> {
         self.gpu.zero(&mut p.buf)

@@ -30,6 +30,50 @@ impl DevPoly {
     }
 }
 
+/// A device polynomial holding secret words (a secret key's `NTT(s)`):
+/// zeroed on the device and returned to the pool when dropped
+/// ([`crate::pool::Pool::give_secret`]), so that the next user of the
+/// buffer never sees them. Derefs to the [`DevPoly`]; `Debug` shows the
+/// limb count only.
+pub(crate) struct SecretDevPoly {
+    gpu: std::sync::Arc<Gpu>,
+    poly: Option<DevPoly>,
+}
+
+impl SecretDevPoly {
+    /// Takes ownership of `poly`, to be wiped through `gpu` on drop.
+    pub(crate) fn new(gpu: std::sync::Arc<Gpu>, poly: DevPoly) -> Self {
+        Self {
+            gpu,
+            poly: Some(poly),
+        }
+    }
+}
+
+impl std::ops::Deref for SecretDevPoly {
+    type Target = DevPoly;
+    fn deref(&self) -> &DevPoly {
+        // Some until `drop` takes it.
+        self.poly.as_ref().unwrap_or_else(|| unreachable!())
+    }
+}
+
+impl core::fmt::Debug for SecretDevPoly {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SecretDevPoly")
+            .field("limbs", &self.poly.as_ref().map(DevPoly::limbs))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for SecretDevPoly {
+    fn drop(&mut self) {
+        if let Some(p) = self.poly.take() {
+            self.gpu.give_secret(p.buf);
+        }
+    }
+}
+
 /// The moduli of a scheme context in device memory (`struct Mod` records)
 /// with the twiddles of the NTT primes, and the row lists of its bases.
 #[derive(Debug)]

@@ -35,6 +35,7 @@
 //!   working modulo `γt < 2^61`). For larger `t` (about 40 bits and more)
 //!   `γ` is a 61-bit prime and Algorithm 1 is used as written.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rnsfhe_math::crt::PolyCrt;
@@ -67,6 +68,11 @@ pub struct BfvContext {
     /// Per lower level `l < k − 1` (modulus `Q_l = q_0 ⋯ q_l`): the tables
     /// of every variant, built on first use.
     levels: Vec<OnceLock<BfvLevel>>,
+    /// Estimated bytes of the tables built so far (the context's estimate,
+    /// plus each lower level built since): a lower level is built only
+    /// while the total stays within the limit in force, so ciphertexts at
+    /// every level cannot grow the context without bound.
+    table_bytes: AtomicU64,
 }
 
 impl SchemeContext for BfvContext {
@@ -80,6 +86,10 @@ impl BfvContext {
     /// variants. Errors when an auxiliary base cannot be built (not enough
     /// primes, a failed inverse) — never panics.
     pub fn new(params: BfvParameters) -> Result<Arc<Self>> {
+        // Before the first table: a parameter file of a few hundred bytes
+        // must not be able to make the process allocate gigabytes.
+        let estimate = params.estimated_context_bytes();
+        crate::limits::check("a BFV context", estimate)?;
         let n = params.degree();
         let t_val = params.plain_modulus();
         let q_vals = params.coeff_moduli().to_vec();
@@ -133,6 +143,7 @@ impl BfvContext {
             pool,
             top,
             levels,
+            table_bytes: AtomicU64::new(estimate),
         }))
     }
 
@@ -167,9 +178,25 @@ impl BfvContext {
         let lv = match slot.get() {
             Some(lv) => lv,
             None => {
+                let more = crate::limits::bfv_level_bytes(self.degree(), level + 1);
+                let total = self
+                    .table_bytes
+                    .load(Ordering::Relaxed)
+                    .saturating_add(more);
+                crate::limits::check(&format!("the BFV tables of level {level}"), total)?;
                 let ring = self.ring().sub_ring(0..level + 1)?;
                 let built = BfvLevel::new(&ring, &self.t, &self.pool)?;
-                slot.get_or_init(|| built)
+                // Two threads may build the same level at once; only the
+                // one that is kept counts.
+                let mut counted = false;
+                let lv = slot.get_or_init(|| {
+                    counted = true;
+                    built
+                });
+                if counted {
+                    self.table_bytes.fetch_add(more, Ordering::Relaxed);
+                }
+                lv
             }
         };
         Ok(LevelCtx { ctx: self, lv })

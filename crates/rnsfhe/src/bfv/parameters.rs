@@ -229,6 +229,18 @@ impl BfvParameters {
         p
     }
 
+    /// The estimated bytes a context of these parameters allocates when
+    /// built: the top level's tables ([`crate::limits::context_bytes`] with
+    /// the auxiliary bases of multiplication and decryption). Each lower
+    /// level's tables, built on first use, cost about as much again
+    /// ([`crate::limits::bfv_level_bytes`]). Constructors refuse with
+    /// [`crate::Error::ResourceLimit`] above the limit in force.
+    pub fn estimated_context_bytes(&self) -> u64 {
+        let k = self.moduli.len();
+        crate::limits::context_bytes(self.n, k, self.special.len(), 0)
+            .saturating_add(crate::limits::bfv_level_bytes(self.n, k))
+    }
+
     /// 64-bit FNV-1a digest of everything that determines the meaning of
     /// keys and ciphertexts: `n`, `t`, the moduli and the relinearization
     /// decomposition (not σ and not the variant, which change neither).

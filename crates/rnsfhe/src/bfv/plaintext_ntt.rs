@@ -30,6 +30,14 @@ pub struct PlaintextNtt {
     poly: RnsPoly<Ntt>,
 }
 
+/// Overwrites the polynomial with zero (volatile) in place, for a
+/// plaintext that must not outlive its use (`zeroize::Zeroizing`).
+impl zeroize::Zeroize for PlaintextNtt {
+    fn zeroize(&mut self) {
+        crate::wipe_audit::wipe_poly("NTT plaintext", &mut self.poly);
+    }
+}
+
 impl PlaintextNtt {
     /// Lifts and transforms `pt` (one forward NTT per `q_i`). Errors with
     /// [`Error::ParameterMismatch`] when `pt` belongs to another context.

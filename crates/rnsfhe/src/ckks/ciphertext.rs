@@ -16,6 +16,16 @@ pub struct Plaintext {
     pub(crate) poly: RnsPoly<Ntt>,
 }
 
+/// Overwrites the polynomial with zero (volatile) in place: a decrypted
+/// plaintext is secret, and `zeroize::Zeroizing<Plaintext>` (or
+/// [`zeroize::Zeroize::zeroize`] after use) wipes it on request. Scale,
+/// level and length are public and kept.
+impl zeroize::Zeroize for Plaintext {
+    fn zeroize(&mut self) {
+        crate::wipe_audit::wipe_poly("CKKS plaintext", &mut self.poly);
+    }
+}
+
 impl Plaintext {
     /// A plaintext from its NTT-form polynomial over the first `l + 1`
     /// moduli of `ctx` (e.g. a decryption computed by rnsfhe-cuda), its

@@ -279,8 +279,11 @@ impl Decryptor {
 
     fn decode(&self, ct: &Ciphertext, pt: Plaintext) -> Result<Vec<Complex64>> {
         let ring = self.ctx.ring_at(pt.level())?;
-        let coeff = ring.to_coeff(pt.poly)?;
-        let mut out = decode_poly(&self.ctx, &coeff, pt.scale, ct.level())?;
+        let mut coeff = ring.to_coeff(pt.poly)?;
+        let out = decode_poly(&self.ctx, &coeff, pt.scale, ct.level());
+        // The decrypted polynomial is secret: only the values leave.
+        crate::wipe_audit::wipe_poly("decrypted CKKS polynomial", &mut coeff);
+        let mut out = out?;
         out.truncate(ct.meta.len);
         Ok(out)
     }

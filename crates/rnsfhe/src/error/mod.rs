@@ -165,6 +165,19 @@ pub enum Error {
         /// The Galois element, odd and below `2n`.
         element: u64,
     },
+
+    /// A request (a context, a loaded object, a key set) would allocate
+    /// more than the resource limit in force; refused before allocating
+    /// (see [`crate::limits`]).
+    #[error("resource limit: {what} needs about {needed} bytes, above the limit of {limit} bytes (raise it with ResourceLimits or RNSFHE_MAX_ALLOC_BYTES if the request is trusted)")]
+    ResourceLimit {
+        /// What was requested, in words.
+        what: String,
+        /// The estimated bytes it would allocate.
+        needed: u64,
+        /// The limit in force.
+        limit: u64,
+    },
 }
 
 /// Shorthand for results of this crate.

@@ -54,6 +54,16 @@ pub struct Plaintext {
     coeffs: Vec<u64>,
 }
 
+/// Overwrites every coefficient with zero (volatile) in place: a decrypted
+/// plaintext is secret, and `zeroize::Zeroizing<Plaintext>` (or
+/// [`zeroize::Zeroize::zeroize`] after use) wipes it on request. The
+/// plaintext stays a valid zero plaintext of its context.
+impl zeroize::Zeroize for Plaintext {
+    fn zeroize(&mut self) {
+        crate::wipe_audit::wipe_vec("plaintext coefficients", &mut self.coeffs);
+    }
+}
+
 impl Plaintext {
     /// A plaintext with the given coefficients (constant term first),
     /// zero-padded to `n`. Errors with [`Error::PlaintextTooLong`] when more

@@ -34,6 +34,8 @@ impl<L: LevelTables> ModulusChain<L> {
         generator: u64,
         mut tables: impl FnMut(RnsRing) -> Result<L>,
     ) -> Result<Self> {
+        // Before the first table (see `crate::limits`).
+        crate::limits::check("a leveled context", params.estimated_context_bytes())?;
         let ring = RnsRing::from_moduli(params.degree(), params.coeff_moduli())?;
         let mut levels = Vec::with_capacity(ring.limbs());
         for l in 0..ring.limbs() {

@@ -76,6 +76,13 @@ impl ChainParameters {
         self.moduli.len() - 1
     }
 
+    /// The estimated bytes a context of these parameters allocates when
+    /// built ([`crate::limits::context_bytes`]); constructors refuse with
+    /// [`crate::Error::ResourceLimit`] above the limit in force.
+    pub fn estimated_context_bytes(&self) -> u64 {
+        crate::limits::context_bytes(self.n, self.moduli.len(), self.special.len(), 0)
+    }
+
     /// Number of key-switching digits.
     pub fn dnum(&self) -> usize {
         self.dnum

@@ -69,6 +69,9 @@ impl<C: SchemeContext> GaloisKeyGeneration<C> {
         let mut elements = elements.to_vec();
         elements.sort_unstable();
         elements.dedup();
+        // The common polynomials `a` of every key (half of each key) are
+        // expanded here: bounded like a key set of that many keys.
+        KeySwitchingKey::check_count_limit(core, elements.len() as u64, "Galois keys")?;
         let digits = KeySwitchingKey::pairs_for(core);
         let mut all = crs.polynomials(
             KeySwitchingKey::key_ring(core),

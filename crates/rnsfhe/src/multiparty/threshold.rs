@@ -31,9 +31,12 @@ macro_rules! secret_share_impls {
     ($ty:ident, $fmt:literal, $($field:ident),*) => {
         impl Drop for $ty {
             fn drop(&mut self) {
-                self.poly.zeroize();
+                crate::wipe_audit::wipe_poly(stringify!($ty), &mut self.poly);
             }
         }
+
+        /// The share wipes its polynomial when dropped.
+        impl zeroize::ZeroizeOnDrop for $ty {}
 
         impl core::fmt::Debug for $ty {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -99,9 +102,12 @@ pub struct ActiveShare {
 
 impl Drop for ActiveShare {
     fn drop(&mut self) {
-        self.poly.zeroize();
+        crate::wipe_audit::wipe_poly("ActiveShare", &mut self.poly);
     }
 }
+
+/// The share wipes its polynomial when dropped.
+impl zeroize::ZeroizeOnDrop for ActiveShare {}
 
 impl core::fmt::Debug for ActiveShare {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -144,6 +144,8 @@ impl GaloisKeys {
             ctx.check_id(sk.params_id())?;
             let n = ctx.degree();
             check_galois_elements(n, elements)?;
+            let distinct: std::collections::BTreeSet<u64> = elements.iter().copied().collect();
+            KeySwitchingKey::check_count_limit(ctx, distinct.len() as u64, "Galois keys")?;
             let mut keys = BTreeMap::new();
             for &g in elements {
                 if keys.contains_key(&g) {

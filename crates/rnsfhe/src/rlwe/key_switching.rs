@@ -368,6 +368,25 @@ impl KeySwitchingKey {
         }
     }
 
+    /// Bytes of one key-switching key of `ctx` in memory (its pairs, both
+    /// polynomials over [`KeySwitchingKey::key_ring`]).
+    pub fn bytes_for<C: SchemeContext + ?Sized>(ctx: &C) -> u64 {
+        let ring = Self::key_ring(ctx);
+        crate::limits::key_switching_keys_bytes(ring.n(), ring.limbs(), Self::pairs_for(ctx), 1)
+    }
+
+    /// Errors with [`crate::Error::ResourceLimit`] when `count` keys of
+    /// `ctx` (`what`, e.g. "Galois keys") exceed the limit in force;
+    /// checked before generating or decoding any of them.
+    pub(crate) fn check_count_limit<C: SchemeContext + ?Sized>(
+        ctx: &C,
+        count: u64,
+        what: &str,
+    ) -> crate::error::Result<()> {
+        let needed = Self::bytes_for(ctx).saturating_mul(count);
+        crate::limits::check(&format!("{count} {what}"), needed)
+    }
+
     /// The ring the key pairs of `ctx` live in: `R_q` for the RNS
     /// decomposition, `R_{Q·P}` ([`SpecialPrimes::ring_qp`]) for hybrid key
     /// switching.

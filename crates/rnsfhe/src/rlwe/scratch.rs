@@ -17,7 +17,11 @@
 //! words it reads. Buffers that held secret-dependent values (the secret
 //! key's NTT image times a ciphertext in decryption, the ephemeral `u` of
 //! encryption) are taken with [`ScratchPool::take_secret`], whose guard
-//! zeroizes them before they return to the pool.
+//! zeroizes them before they return to the pool. Every buffer still in the
+//! pool is zeroized when the pool (its context) is dropped, and a buffer
+//! the full pool turns away is zeroized before it is freed, so that no
+//! pooled word reaches the allocator — and through it another context —
+//! with its contents.
 //!
 //! # Column chunks
 //!
@@ -66,6 +70,27 @@ impl core::fmt::Debug for ScratchPool {
     }
 }
 
+/// Zeroizes the words of a buffer that leaves the pool for the allocator.
+fn wipe_words(what: &'static str, mut buf: Vec<u64>) {
+    buf.as_mut_slice().zeroize();
+    crate::wipe_audit::wiped(what, &buf);
+}
+
+impl Drop for ScratchPool {
+    /// Zeroizes the pooled buffers before they are freed: a buffer may
+    /// have held secret-dependent words that its user did not mark, and
+    /// freed memory can be handed to any other allocation.
+    fn drop(&mut self) {
+        let bufs = match self.bufs.get_mut() {
+            Ok(b) => core::mem::take(b),
+            Err(poisoned) => core::mem::take(poisoned.into_inner()),
+        };
+        for buf in bufs {
+            wipe_words("pooled scratch buffer", buf);
+        }
+    }
+}
+
 impl ScratchPool {
     /// A buffer of exactly `len` words with **unspecified contents**.
     pub(crate) fn take(&self, len: usize) -> Scratch<'_> {
@@ -103,6 +128,9 @@ impl ScratchPool {
         };
         if guard.len() < MAX_POOLED {
             guard.push(buf);
+        } else {
+            drop(guard);
+            wipe_words("scratch buffer (pool full)", buf);
         }
     }
 
@@ -174,6 +202,7 @@ impl Drop for Scratch<'_> {
             // The words only: `Vec::zeroize` would also clear the spare
             // capacity byte by byte, which costs more than the kernels.
             buf.as_mut_slice().zeroize();
+            crate::wipe_audit::wiped("secret scratch buffer", &buf);
         }
         self.pool.give(buf);
     }
@@ -232,6 +261,7 @@ impl Drop for ShoupWords {
     fn drop(&mut self) {
         if self.secret {
             self.words.as_mut_slice().zeroize();
+            crate::wipe_audit::wiped("Shoup words of a secret", &self.words);
         }
     }
 }
@@ -383,6 +413,49 @@ mod tests {
         // The secret buffer came back zeroized.
         let d = pool.take(10);
         assert!(d.as_slice().iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn secret_buffers_are_wiped_before_reuse_and_the_pool_on_drop() {
+        let pool = ScratchPool::default();
+        let ((addr, plain_addr), log) = crate::wipe_audit::record(|| {
+            let mut s = pool.take_secret(64);
+            s.as_mut_slice().fill(0xdead_beef);
+            let addr = s.as_slice().as_ptr() as usize;
+            drop(s);
+            // A plain buffer is not wiped on return (hot path) ...
+            let mut p = pool.take(32);
+            p.as_mut_slice().fill(5);
+            let plain_addr = p.as_slice().as_ptr() as usize;
+            drop(p);
+            (addr, plain_addr)
+        });
+        let secret: Vec<_> = log.iter().filter(|w| w.addr == addr).collect();
+        assert_eq!(secret.len(), 1, "{log:?}");
+        assert_eq!(secret[0].what, "secret scratch buffer");
+        assert_eq!(secret[0].bytes, 64 * 8);
+        assert!(secret[0].all_zero);
+        // ... but every pooled buffer is wiped when the pool drops.
+        let ((), log) = crate::wipe_audit::record(|| drop(pool));
+        assert!(!log.is_empty());
+        assert!(log
+            .iter()
+            .all(|w| w.what == "pooled scratch buffer" && w.all_zero));
+        assert!(log.iter().any(|w| w.addr == plain_addr || w.addr == addr));
+    }
+
+    #[test]
+    fn a_full_pool_wipes_what_it_turns_away() {
+        let pool = ScratchPool::default();
+        for _ in 0..MAX_POOLED {
+            pool.give(vec![1u64; 4]);
+        }
+        let ((), log) = crate::wipe_audit::record(|| pool.give(vec![9u64; 4]));
+        assert_eq!(log.len(), 1);
+        assert_eq!(
+            (log[0].what, log[0].bytes, log[0].all_zero),
+            ("scratch buffer (pool full)", 32, true)
+        );
     }
 
     #[test]

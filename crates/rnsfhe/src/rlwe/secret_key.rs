@@ -12,6 +12,7 @@ use zeroize::Zeroize;
 
 use crate::error::{Error, Result};
 use crate::rlwe::context::{RlweContext, SchemeContext};
+use crate::wipe_audit::{wipe_poly, wipe_vec};
 
 /// A ternary secret key `s ∈ {−1, 0, 1}^n` (000 §II.E), kept in NTT form
 /// over `q` together with its signed coefficients. Zeroized on drop;
@@ -37,13 +38,16 @@ impl fmt::Debug for SecretKey {
 
 impl Drop for SecretKey {
     fn drop(&mut self) {
-        self.coeffs.zeroize();
-        self.s_ntt.zeroize();
+        wipe_vec("secret key coefficients", &mut self.coeffs);
+        wipe_poly("secret key NTT(s) over q", &mut self.s_ntt);
         if let Some(p) = self.s_ntt_p.as_mut() {
-            p.zeroize();
+            wipe_poly("secret key NTT(s) over P", p);
         }
     }
 }
+
+/// The key wipes its coefficients and both NTT images when dropped.
+impl zeroize::ZeroizeOnDrop for SecretKey {}
 
 impl SecretKey {
     /// Samples a fresh ternary secret key with an OS-seeded ChaCha20 rng.

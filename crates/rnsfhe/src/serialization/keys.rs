@@ -268,6 +268,9 @@ pub(super) fn read_ksks(
 ) -> Result<Vec<KeySwitchingKey>> {
     let ring = KeySwitchingKey::key_ring(ctx);
     let pairs = ksk_pairs(ctx) as usize;
+    // Before any polynomial is decoded: the header's count times the size
+    // of one key in memory (about twice the packed size, more for seeds).
+    KeySwitchingKey::check_count_limit(ctx, count as u64, "key-switching keys")?;
     let seeds_len = if compressed {
         count * pairs * SEED_LEN
     } else {
@@ -418,6 +421,9 @@ fn galois_keys_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<GaloisKeys>
     // At most n distinct odd elements below 2n.
     check_count("Galois element count", header.count, 0, n as u64)?;
     let count = header.count as usize;
+    // The count from the header alone decides: refused before the
+    // lengths are even compared.
+    KeySwitchingKey::check_count_limit(ctx, count as u64, "Galois keys")?;
     let elements_len = 8 * count;
     check_payload_len(
         &header,

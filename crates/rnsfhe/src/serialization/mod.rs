@@ -43,7 +43,10 @@
 //! 3. the parameter id against the context
 //!    ([`crate::Error::ParameterMismatch`]);
 //! 4. counts and the payload length against what the context implies
-//!    ([`FormatError::InvalidCount`], [`FormatError::PayloadLength`]);
+//!    ([`FormatError::InvalidCount`], [`FormatError::PayloadLength`]),
+//!    and for key sets the memory the header's count implies against the
+//!    resource limit ([`crate::Error::ResourceLimit`], see
+//!    [`crate::limits`]);
 //! 5. every value: residues `< q_i` ([`FormatError::ResidueOutOfRange`]),
 //!    plaintext values `< t` ([`crate::Error::PlaintextOutOfRange`]),
 //!    ternary secret codes, zero padding.

@@ -394,7 +394,13 @@ fn galois_key_share_from_bytes(ctx: &RlweContext, bytes: &[u8]) -> Result<Galois
     o.expect_aux(o.prefix.aux0, 0)?;
     let digits = KeySwitchingKey::pairs_for(ctx);
     let total = mul(u64::from(o.prefix.aux0), digits as u64, "Galois share")?;
-    let polys = o.polys(KeySwitchingKey::key_ring(ctx), total)?;
+    let ring = KeySwitchingKey::key_ring(ctx);
+    // From the prefix alone, before any polynomial is decoded.
+    crate::limits::check(
+        "a Galois key share",
+        crate::limits::poly_bytes(ring.n(), ring.limbs()).saturating_mul(total),
+    )?;
+    let polys = o.polys(ring, total)?;
     let mut keys = Vec::with_capacity(o.prefix.aux0 as usize);
     let mut it = polys.into_iter();
     for _ in 0..o.prefix.aux0 {

@@ -14,7 +14,6 @@ use std::sync::Arc;
 use rand::RngCore;
 use rand_chacha::ChaCha20Rng;
 use rnsfhe_math::{sampling, Coeff, Ntt, RnsPoly};
-use zeroize::Zeroize;
 
 use crate::bfv::special::arith::{add_assign, mul_prefix_assign, prefix, sub_assign};
 use crate::bfv::special::context::SpecialBfvContext;
@@ -45,10 +44,10 @@ impl core::fmt::Debug for SpecialSecretKey {
 
 impl Drop for SpecialSecretKey {
     fn drop(&mut self) {
-        self.s.zeroize();
-        self.s2.zeroize();
-        self.s_ntt.zeroize();
-        self.s2_ntt.zeroize();
+        crate::wipe_audit::wipe_vec("special secret key s", &mut self.s);
+        crate::wipe_audit::wipe_vec("special secret key s^2", &mut self.s2);
+        crate::wipe_audit::wipe_poly("special secret key NTT(s)", &mut self.s_ntt);
+        crate::wipe_audit::wipe_poly("special secret key NTT(s^2)", &mut self.s2_ntt);
     }
 }
 
