@@ -39,7 +39,7 @@ from typing import Any, Callable, Union
 import numpy as np
 import numpy.typing as npt
 from dask.sizeof import sizeof
-from distributed import WorkerPlugin  # rnsfhe.distributed needs dask[distributed]
+from distributed import SchedulerPlugin, WorkerPlugin  # needs dask[distributed]
 
 from . import bfv, ckks
 from ._rnsfhe import Error, KeySet, PublicKeys, SecretKey, register_keys
@@ -306,6 +306,41 @@ async def _stop_heartbeat(dask_worker: Any) -> None:
         await asyncio.wait([task], timeout=10)
 
 
+class _RescheduleLoose(SchedulerPlugin):
+    """A Dask scheduler plugin (on the scheduler of a ``LocalCluster`` that
+    :class:`Client` started): when a worker leaves, the tasks that merely
+    *prefer* it (``allow_other_workers``) stop naming it.
+
+    Why: the tasks of an :class:`EncryptedArray` prefer the worker that
+    holds their partition. If every worker is gone at once (the only
+    worker of a one-worker cluster dies, or both of two are killed in a
+    row), a task that becomes ready meanwhile is parked as having no
+    worker, and Dask reschedules a parked task on a joining worker only if
+    the task names that worker, which a restarted worker (new address)
+    never is: the computation waited forever (reproduced: two workers
+    killed during a reduction). A task that names no live worker is free
+    to run anywhere, which is what ``allow_other_workers`` asked for."""
+
+    name = "rnsfhe-reschedule-loose"
+
+    def remove_worker(self, scheduler: Any, worker: str, **kwargs: Any) -> None:
+        for ts in scheduler.tasks.values():
+            named = ts.worker_restrictions
+            if ts.loose_restrictions and named and worker in named:
+                named.discard(worker)
+                if not named:
+                    ts.worker_restrictions = None
+        # Parked tasks that can run now go to the workers still running.
+        if scheduler.running:
+            ready = {
+                ts.key: "processing"
+                for ts in scheduler.unrunnable
+                if scheduler.valid_workers(ts) is None
+            }
+            if ready:
+                scheduler.transitions(ready, stimulus_id=f"rnsfhe-reschedule-{uuid.uuid4().hex}")
+
+
 # --------------------------------------------------------------------------
 # client side
 # --------------------------------------------------------------------------
@@ -349,6 +384,7 @@ class Client:
             self._cluster = LocalCluster(n_workers=n, **cluster_kwargs)  # type: ignore[no-untyped-call]
             self.dask = DaskClient(self._cluster)  # type: ignore[no-untyped-call]
             self.dask.register_plugin(_QuietShutdown(), name=_QuietShutdown.name)
+            self.dask.register_plugin(_RescheduleLoose(), name=_RescheduleLoose.name)
         self._keys: dict[int, tuple[PublicKeys, KeysHandle]] = {}
         self.configure_threads(rnsfhe_threads)
 
