@@ -380,7 +380,15 @@ class Client:
             n = n_workers or os.cpu_count() or 1
             cluster_kwargs.setdefault("threads_per_worker", 1)
             cluster_kwargs.setdefault("processes", True)
-            cluster_kwargs.setdefault("dashboard_address", None)
+            if "dashboard_address" not in cluster_kwargs:
+                # No dashboard, and the scheduler's HTTP server (health
+                # checks) on a free loopback port: Dask's default, 8787, is
+                # often taken (another cluster), and Dask then warns on
+                # stderr; the outcome must not depend on which ports are free.
+                cluster_kwargs["dashboard_address"] = "127.0.0.1:0"
+                scheduler_kwargs = dict(cluster_kwargs.get("scheduler_kwargs") or {})
+                scheduler_kwargs.setdefault("dashboard", False)
+                cluster_kwargs["scheduler_kwargs"] = scheduler_kwargs
             self._cluster = LocalCluster(n_workers=n, **cluster_kwargs)  # type: ignore[no-untyped-call]
             self.dask = DaskClient(self._cluster)  # type: ignore[no-untyped-call]
             self.dask.register_plugin(_QuietShutdown(), name=_QuietShutdown.name)
