@@ -10,6 +10,7 @@ import pickle
 import random
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -174,11 +175,16 @@ def test_secret_key_cannot_reach_a_worker() -> None:
 
 
 def test_the_gil_is_released_during_an_operation() -> None:
-    """A pure-Python counter thread advances during one long call. With a
-    long switch interval the interpreter never takes the GIL from a thread
-    that holds it, so the counter moves during the call only if the call
-    releases the GIL (a GIL-holding call, e.g. ``sorted`` of a long list,
-    leaves it exactly where it was). No timing is asserted."""
+    """A pure-Python counter thread advances during a long call only if the
+    call releases the GIL. The counter thread gives the GIL up after every
+    step (``time.sleep(0)``), and the switch interval is set far beyond the
+    test's length, so the interpreter never takes the GIL from the main
+    thread between its statements: during a GIL-holding call (``sorted`` of
+    a long list, the control) the counter cannot move at all, whatever the
+    machine's load. The GIL-releasing call is repeated until the counter
+    moves (the operating system may not run the counter thread during one
+    short call on a busy machine), at most 200 times: a call that held the
+    GIL would never let it move. No timing is asserted."""
     ctx, keys = ckks()
     ct = ctx.encrypt(np.linspace(-1, 1, 64), keys)
     count = 0
@@ -188,9 +194,10 @@ def test_the_gil_is_released_during_an_operation() -> None:
         nonlocal count
         while not stop.is_set():
             count += 1
+            time.sleep(0)  # releases the GIL
 
     old = sys.getswitchinterval()
-    sys.setswitchinterval(0.2)
+    sys.setswitchinterval(1000.0)
     t = threading.Thread(target=spin)
     t.start()
     try:
@@ -198,12 +205,15 @@ def test_the_gil_is_released_during_an_operation() -> None:
         before = count
         sorted(data)  # holds the GIL: the control
         held = count - before
+        calls = 0
         before = count
-        ct.polyval([1.0] * 16)  # degree 15: many products in one call
+        while count == before and calls < 200:
+            ct.polyval([1.0] * 16)  # degree 15: many products in one call
+            calls += 1
         released = count - before
     finally:
         stop.set()
         t.join()
         sys.setswitchinterval(old)
     assert held == 0
-    assert released > 0
+    assert released > 0, f"the counter did not move during {calls} calls"
