@@ -33,8 +33,14 @@ def signed(x: Any) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    with Client(n_workers=2, rnsfhe_threads=1) as c:
-        yield c
+    import dask
+
+    # A LocalCluster closes for good the nanny of a killed worker that has
+    # not come back within the lost-worker-timeout (15 s), which a loaded
+    # machine can exceed: the tests that wait for the restart would fail.
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "10 minutes"}):
+        with Client(n_workers=2, rnsfhe_threads=1) as c:
+            yield c
 
 
 @pytest.fixture(scope="module")
@@ -342,11 +348,11 @@ def test_workers_killed_during_a_reduction_leave_it_exact(bfv_keys: Any, tmp_pat
     sums: Dask reruns the tasks, recomputing the lost partitions from the
     ciphertext bytes in the graph, and the sum is exact. The deaths are
     triggered by the tasks themselves, not by a timer, so the outcome does
-    not depend on timing. A cluster of its own: a ``LocalCluster`` closes
-    for good the nanny of a worker that is missing when the
-    ``lost-worker-timeout`` (15 s) after an earlier death of the same
-    worker runs out, which a second death can coincide with; the timeout
-    is lengthened here so that the restarts can be checked."""
+    not depend on timing. A cluster of its own, so that no earlier death
+    in the shared one interferes: a ``LocalCluster`` closes for good the
+    nanny of a worker that is missing when the ``lost-worker-timeout``
+    after an earlier death of the same worker runs out, which a second
+    death can coincide with; the timeout is lengthened here too."""
     import dask
 
     ctx, keys = bfv_keys
