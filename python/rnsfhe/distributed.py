@@ -28,6 +28,7 @@ a retried task gives the same decryption).
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
 import uuid
@@ -38,7 +39,7 @@ from typing import Any, Callable, Union
 import numpy as np
 import numpy.typing as npt
 from dask.sizeof import sizeof
-from distributed import WorkerPlugin  # rnsfhe.distributed needs dask[distributed]
+from distributed import SchedulerPlugin, WorkerPlugin  # needs dask[distributed]
 
 from . import bfv, ckks
 from ._rnsfhe import Error, KeySet, PublicKeys, SecretKey, register_keys
@@ -251,6 +252,95 @@ class _WorkerSetup(WorkerPlugin):
         _set_threads(self.threads_per_host.get(host, self.default))
 
 
+#: The heartbeat each worker of this process has in flight (its task), by
+#: worker address; an entry means the worker's heartbeat is tracked.
+_HEARTBEATS: dict[str, asyncio.Future[Any] | None] = {}
+
+
+class _QuietShutdown(WorkerPlugin):
+    """A Dask worker plugin, on the workers of a ``LocalCluster`` that
+    :class:`Client` started: it keeps track of the worker's heartbeat to
+    the scheduler so that :meth:`Client.close` can stop it, and wait for
+    the one in flight, before the cluster closes.
+
+    Why: a closing worker stops its heartbeat callback but does not wait
+    for a heartbeat already sent, and then closes its connections to the
+    scheduler. A heartbeat whose reply is still on its way then fails
+    with ``CommClosedError``, which the worker logs as an error with two
+    chained tracebacks, although nothing went wrong (reproduced by delaying
+    the scheduler's heartbeat replies; a busy client process, which runs a
+    ``LocalCluster``'s scheduler, delays them)."""
+
+    name = "rnsfhe-quiet-shutdown"
+
+    def setup(self, worker: Any) -> None:
+        pc = getattr(worker, "periodic_callbacks", {}).get("heartbeat")
+        if pc is None or worker.address in _HEARTBEATS:
+            return
+        beat = pc.callback
+        address = worker.address
+        _HEARTBEATS[address] = None
+
+        async def tracked() -> None:
+            task = asyncio.ensure_future(beat())
+            _HEARTBEATS[address] = task
+            await task
+
+        pc.callback = tracked
+
+    async def teardown(self, worker: Any) -> None:
+        # A worker closing for another reason (the nanny, a lost
+        # scheduler) gets the same care.
+        await _stop_heartbeat(worker)
+        _HEARTBEATS.pop(worker.address, None)
+
+
+async def _stop_heartbeat(dask_worker: Any) -> None:
+    """Stops the worker's heartbeat and waits (at most 10 s) for the one
+    in flight. Runs on the worker's event loop (``Client.run``)."""
+    pc = getattr(dask_worker, "periodic_callbacks", {}).get("heartbeat")
+    if pc is not None:
+        pc.stop()
+    task = _HEARTBEATS.get(dask_worker.address)
+    if task is not None and not task.done():
+        await asyncio.wait([task], timeout=10)
+
+
+class _RescheduleLoose(SchedulerPlugin):
+    """A Dask scheduler plugin (on the scheduler of a ``LocalCluster`` that
+    :class:`Client` started): when a worker leaves, the tasks that merely
+    *prefer* it (``allow_other_workers``) stop naming it.
+
+    Why: the tasks of an :class:`EncryptedArray` prefer the worker that
+    holds their partition. If every worker is gone at once (the only
+    worker of a one-worker cluster dies, or both of two are killed in a
+    row), a task that becomes ready meanwhile is parked as having no
+    worker, and Dask reschedules a parked task on a joining worker only if
+    the task names that worker, which a restarted worker (new address)
+    never is: the computation waited forever (reproduced: two workers
+    killed during a reduction). A task that names no live worker is free
+    to run anywhere, which is what ``allow_other_workers`` asked for."""
+
+    name = "rnsfhe-reschedule-loose"
+
+    def remove_worker(self, scheduler: Any, worker: str, **kwargs: Any) -> None:
+        for ts in scheduler.tasks.values():
+            named = ts.worker_restrictions
+            if ts.loose_restrictions and named and worker in named:
+                named.discard(worker)
+                if not named:
+                    ts.worker_restrictions = None
+        # Parked tasks that can run now go to the workers still running.
+        if scheduler.running:
+            ready = {
+                ts.key: "processing"
+                for ts in scheduler.unrunnable
+                if scheduler.valid_workers(ts) is None
+            }
+            if ready:
+                scheduler.transitions(ready, stimulus_id=f"rnsfhe-reschedule-{uuid.uuid4().hex}")
+
+
 # --------------------------------------------------------------------------
 # client side
 # --------------------------------------------------------------------------
@@ -290,9 +380,19 @@ class Client:
             n = n_workers or os.cpu_count() or 1
             cluster_kwargs.setdefault("threads_per_worker", 1)
             cluster_kwargs.setdefault("processes", True)
-            cluster_kwargs.setdefault("dashboard_address", None)
+            if "dashboard_address" not in cluster_kwargs:
+                # No dashboard, and the scheduler's HTTP server (health
+                # checks) on a free loopback port: Dask's default, 8787, is
+                # often taken (another cluster), and Dask then warns on
+                # stderr; the outcome must not depend on which ports are free.
+                cluster_kwargs["dashboard_address"] = "127.0.0.1:0"
+                scheduler_kwargs = dict(cluster_kwargs.get("scheduler_kwargs") or {})
+                scheduler_kwargs.setdefault("dashboard", False)
+                cluster_kwargs["scheduler_kwargs"] = scheduler_kwargs
             self._cluster = LocalCluster(n_workers=n, **cluster_kwargs)  # type: ignore[no-untyped-call]
             self.dask = DaskClient(self._cluster)  # type: ignore[no-untyped-call]
+            self.dask.register_plugin(_QuietShutdown(), name=_QuietShutdown.name)
+            self.dask.register_plugin(_RescheduleLoose(), name=_RescheduleLoose.name)
         self._keys: dict[int, tuple[PublicKeys, KeysHandle]] = {}
         self.configure_threads(rnsfhe_threads)
 
@@ -302,22 +402,38 @@ class Client:
         Dask's allocator setting that slows rnsfhe down (``_tune_malloc``),
         through a worker plugin, so that workers that join or restart later
         get the same."""
-        info = self.dask.scheduler_info()["workers"]
+        from distributed.comm.addressing import get_address_host
+
+        hosts = {a: get_address_host(a) for a in self.worker_addresses()}
         per_host: dict[str, int] = {}
-        for w in info.values():
-            per_host[w["host"]] = per_host.get(w["host"], 0) + 1
+        for h in hosts.values():
+            per_host[h] = per_host.get(h, 0) + 1
+        # A worker that left since is missing here: count its host's cores
+        # as one.
         cores = self.dask.run(os.cpu_count)
         threads = {
-            w["host"]: rnsfhe_threads or max(1, (cores[a] or 1) // per_host[w["host"]])
-            for a, w in info.items()
+            h: rnsfhe_threads or max(1, (cores.get(a) or 1) // per_host[h])
+            for a, h in hosts.items()
         }
-        default = rnsfhe_threads or max(1, (os.cpu_count() or 1) // max(1, len(info)))
+        default = rnsfhe_threads or max(1, (os.cpu_count() or 1) // max(1, len(hosts)))
         self.dask.register_plugin(_WorkerSetup(threads, default), name=_WorkerSetup.name)
-        return {a: threads[w["host"]] for a, w in info.items()}
+        return {a: threads[h] for a, h in hosts.items()}
+
+    def worker_addresses(self) -> list[str]:
+        """The addresses of the workers the scheduler holds now, sorted.
+
+        Asked of the scheduler on every call (``Client.nthreads``), never
+        read from ``Client.scheduler_info()``: that returns a cache which
+        the Dask client's own periodic update (every 2 s, on its event-loop
+        thread) overwrites with a summary that lists *no* workers, so a
+        call that races with the update sees an empty cluster."""
+        return sorted(self.dask.nthreads())
 
     @property
     def n_workers(self) -> int:
-        return len(self.dask.scheduler_info()["workers"])
+        """The number of workers the scheduler holds now (see
+        :meth:`worker_addresses`)."""
+        return len(self.worker_addresses())
 
     def keys(self, public: PublicKeys) -> KeysHandle:
         """Installs ``public`` on every worker, present and future, once
@@ -365,7 +481,11 @@ class Client:
         lengths = [slots] * count
         if pad:
             lengths[-1] = slots - pad
-        nparts = min(count, partitions or 4 * self.n_workers)
+        if partitions is not None and partitions < 1:
+            raise ValueError(f"partitions must be at least 1, got {partitions}")
+        # At least one partition, even while no worker has joined yet (a
+        # client on a remote scheduler): the tasks wait for a worker.
+        nparts = min(count, partitions or 4 * max(1, self.n_workers))
         bounds = np.linspace(0, count, nparts + 1).astype(int)
         keys = self.keys(public)
         parts = []
@@ -377,7 +497,7 @@ class Client:
             # partition i of every array encrypted with the same sizes lies
             # on one worker and element-wise work between arrays moves no
             # data (the scheduler runs a task where its inputs are).
-            workers = sorted(self.dask.scheduler_info()["workers"])
+            workers = self.worker_addresses()
             for i, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
                 blobs = [ct.to_bytes() for ct in cts[a:b]]
                 parts.append(
@@ -387,7 +507,8 @@ class Client:
                         blobs,
                         pure=False,
                         workers=[workers[i % len(workers)]] if workers else None,
-                        allow_other_workers=True,
+                        # (Dask refuses allow_other_workers without workers.)
+                        allow_other_workers=bool(workers),
                     )
                 )
         # Wait until the partitions are on the workers, and record where
@@ -451,7 +572,17 @@ class Client:
                 except Exception:  # noqa: BLE001 - best effort: the cluster may be gone
                     pass
             self._keys.clear()
+        if self._cluster is not None:
+            # Heartbeats stopped while the scheduler still runs, so that
+            # none is in flight when the workers close (see _QuietShutdown).
+            try:
+                self.dask.run(_stop_heartbeat)
+            except Exception:  # noqa: BLE001 - best effort: a worker may be gone
+                pass
         if self._own:
+            # The client first, then the cluster (its workers, then the
+            # scheduler): the reverse leaves the client talking to a closed
+            # scheduler.
             self.dask.close()
             if self._cluster is not None:
                 self._cluster.close()
@@ -504,6 +635,9 @@ class EncryptedArray:
         clean: bool = True,
         homes: list[str | None] | None = None,
     ) -> None:
+        if not parts:
+            # A reduction would have no ciphertext to start from.
+            raise ValueError("an EncryptedArray holds at least one partition")
         self.client, self.context, self.public = client, context, public
         self._keys, self.parts, self.lengths, self.size = keys, parts, lengths, size
         # Partition i holds ciphertexts bounds[i]:bounds[i + 1].
@@ -576,7 +710,8 @@ class EncryptedArray:
             *args,
             pure=False,
             workers=[home] if home else None,
-            allow_other_workers=True,
+            # (Dask refuses allow_other_workers without workers.)
+            allow_other_workers=bool(home),
         )
 
     def zip_map(self, fn: Callable[..., Any], *others: EncryptedArray) -> EncryptedArray:
@@ -670,7 +805,7 @@ class EncryptedArray:
                 *ps,
                 pure=False,
                 workers=[home] if home else None,
-                allow_other_workers=True,
+                allow_other_workers=bool(home),
             )
             for home, ps in groups.items()
         ]

@@ -1,10 +1,12 @@
 """rnsfhe.distributed on a LocalCluster of 2 worker processes (loopback):
 every operation against NumPy (BFV exact mod t, CKKS within precision),
-keys sent once, the secret key refused, a worker killed mid-reduction,
-corrupted bytes."""
+keys sent once, the secret key refused, workers killed mid-map and
+mid-reduction, corrupted bytes, the worker count read while Dask updates
+its cached cluster summary, and a shutdown without tracebacks."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import pickle
 import signal
@@ -31,8 +33,14 @@ def signed(x: Any) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Client]:
-    with Client(n_workers=2, rnsfhe_threads=1) as c:
-        yield c
+    import dask
+
+    # A LocalCluster closes for good the nanny of a killed worker that has
+    # not come back within the lost-worker-timeout (15 s), which a loaded
+    # machine can exceed: the tests that wait for the restart would fail.
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "10 minutes"}):
+        with Client(n_workers=2, rnsfhe_threads=1) as c:
+            yield c
 
 
 @pytest.fixture(scope="module")
@@ -253,3 +261,142 @@ def _has_keys(token: str) -> bool:
     from rnsfhe import distributed as d
 
     return token in d._WORKER_KEYS
+
+
+def test_the_worker_count_does_not_come_from_a_stale_cache(
+    client: Client, bfv_keys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Dask's ``Client.scheduler_info()`` answers from a cache that the
+    Dask client's periodic update (every 2 s) overwrites with a summary
+    listing *no* workers; a read racing with the update used to make
+    ``encrypt`` build zero partitions, and the reduction then failed on a
+    worker with ``IndexError: list index out of range``. Here every read
+    of that cache sees the empty summary: the race, made certain."""
+    ctx, keys = bfv_keys
+    real = client.dask.scheduler_info
+
+    def racing(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        info = dict(real(*args, **kwargs))
+        info["workers"] = {}
+        return info
+
+    monkeypatch.setattr(client.dask, "scheduler_info", racing)
+    assert client.n_workers == 2
+    x = np.arange(10_000) % 100  # 3 ciphertexts
+    a = client.encrypt(x, ctx, keys.public())
+    # 4 partitions per worker, at most one per ciphertext; each placed.
+    assert len(a.parts) == 3 and all(a.homes)
+    assert a.sum().decrypt(keys.secret()) == signed(int(x.sum()))
+    assert sorted(client.configure_threads(1)) == client.worker_addresses()
+
+
+def test_the_worker_count_under_a_fast_cache_update(client: Client, bfv_keys: Any) -> None:
+    """The real race, frequent: a Dask client whose cluster summary is
+    refreshed every millisecond (failed 3 runs out of 3 of the
+    aggregation example before the fix)."""
+    import dask
+
+    ctx, keys = bfv_keys
+    with dask.config.set({"distributed.client.scheduler-info-interval": "1ms"}):
+        fast = distributed.Client(client.dask.scheduler.address, set_as_default=False)
+    wrapper = Client(client=fast, rnsfhe_threads=1)
+    try:
+        x = np.arange(10_000) % 100
+        for _ in range(5):
+            assert wrapper.n_workers == 2
+            a = wrapper.encrypt(x, ctx, keys.public())
+            assert len(a.parts) == 3
+            assert a.sum().decrypt(keys.secret()) == signed(int(x.sum()))
+    finally:
+        wrapper.close()
+        fast.close()
+
+
+def test_partitions_must_be_positive(client: Client, bfv_keys: Any) -> None:
+    ctx, keys = bfv_keys
+    with pytest.raises(ValueError, match="at least 1"):
+        client.encrypt([1, 2, 3], ctx, keys.public(), partitions=0)
+    with pytest.raises(ValueError, match="at least one partition"):
+        EncryptedArray(client, ctx, keys.public(), client.keys(keys.public()), [], [], [0], 0)
+
+
+def _die_once(name: str, flag: str) -> None:
+    """Replaces ``rnsfhe.distributed.<name>`` in this worker process by a
+    task that kills the process (SIGKILL, as a crash or the OOM killer
+    would) if it is the first of the cluster to run it: the flag file is
+    created atomically, so exactly one call dies, on whichever worker gets
+    there first, and every other call (the retry included) computes."""
+    from rnsfhe import distributed as d
+
+    real = getattr(d, name)
+
+    def dying(*args: Any) -> Any:
+        try:
+            fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return real(*args)
+        os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("unreachable")
+
+    setattr(d, name, dying)
+
+
+def test_workers_killed_during_a_reduction_leave_it_exact(bfv_keys: Any, tmp_path: Any) -> None:
+    """A worker dies while it runs a partial sum (its partitions and
+    products are lost with it), then another while it adds the partial
+    sums: Dask reruns the tasks, recomputing the lost partitions from the
+    ciphertext bytes in the graph, and the sum is exact. The deaths are
+    triggered by the tasks themselves, not by a timer, so the outcome does
+    not depend on timing. A cluster of its own, so that no earlier death
+    in the shared one interferes: a ``LocalCluster`` closes for good the
+    nanny of a worker that is missing when the ``lost-worker-timeout``
+    after an earlier death of the same worker runs out, which a second
+    death can coincide with; the timeout is lengthened here too."""
+    import dask
+
+    ctx, keys = bfv_keys
+    x = np.arange(40_000) % 97  # 10 ciphertexts in 8 partitions
+    names = ("_sum_parts", "_sum_final")
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "10 minutes"}):
+        with Client(n_workers=2, rnsfhe_threads=1) as client:
+            a = client.encrypt(x, ctx, keys.public(), partitions=8)
+            for name in names:
+                client.dask.run(_die_once, name, str(tmp_path / name))
+            before = set(client.worker_addresses())
+            total = (a * a).sum().decrypt(keys.secret())
+            assert total == signed(int((x * x).sum()))
+            for name in names:
+                assert (tmp_path / name).exists()  # both deaths happened
+            # The nannies restart the killed worker processes (new addresses).
+            client.dask.wait_for_workers(2, timeout=120)
+            assert set(client.worker_addresses()) != before
+
+
+def test_a_local_cluster_shuts_down_without_tracebacks(
+    bfv_keys: Any, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Closing a Client's LocalCluster while worker heartbeats are in
+    flight: the scheduler here answers each heartbeat 1 s late (as a busy
+    client process does), so a heartbeat is pending at almost any moment.
+    Before the fix, a closing worker cut its pending heartbeat off and
+    logged a ``CommClosedError`` with two chained tracebacks (6 per run of
+    this test); its stderr, captured here with the workers' (their
+    processes inherit file descriptor 2), must stay clean."""
+    ctx, keys = bfv_keys
+    with Client(n_workers=2, rnsfhe_threads=1) as c:
+        assert c._cluster is not None
+        scheduler = c._cluster.scheduler
+        reply = scheduler.handlers["heartbeat_worker"]
+
+        async def late(*args: Any, **kwargs: Any) -> Any:
+            await asyncio.sleep(1.0)
+            return reply(*args, **kwargs)
+
+        scheduler.handlers["heartbeat_worker"] = late
+        x = np.arange(5_000) % 10
+        a = c.encrypt(x, ctx, keys.public())
+        assert a.sum().decrypt(keys.secret()) == signed(int(x.sum()))
+        time.sleep(1.5)  # the late heartbeats are under way
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "CommClosedError" not in err, err

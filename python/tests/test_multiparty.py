@@ -124,9 +124,17 @@ def test_collective_keys_sum_product_rotation(run: Run) -> None:
         "product": decrypt(run, product),
         "rotation": decrypt(run, rotated),
     }
+    # CKKS bounds that hold for almost every key set (the keys are fresh on
+    # every run). Measured over 60 key sets, worst slot: sum and product
+    # rms 2^-23.6, so 2^-20 is 12 times it; the rotation (a key switch
+    # under the collective key, whose error grows with the summed key)
+    # rms 2^-21.7 and worst 2^-20.4, so its former 2^-20 (3.2 times the
+    # rms) failed about once in a few hundred runs, and 2^-17 (26 times)
+    # leaves a Gaussian tail far below 1e-30.
+    bound = {"sum": 2.0**-20, "product": 2.0**-20, "rotation": 2.0**-17}
     for name, want in expect.items():
         if ckks:
-            assert np.max(np.abs(got[name] - want)) < 2.0**-20, name
+            assert np.max(np.abs(got[name] - want)) < bound[name], name
         else:
             assert got[name].dtype == np.int64
             np.testing.assert_array_equal(got[name], want, err_msg=name)
