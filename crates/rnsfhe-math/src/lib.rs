@@ -32,6 +32,7 @@
 pub mod barrett;
 pub mod base_conversion;
 pub mod crt;
+pub mod ct;
 pub mod embedding;
 pub mod error;
 pub mod galois;

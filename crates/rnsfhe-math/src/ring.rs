@@ -353,15 +353,8 @@ impl RnsRing {
         check_shape("coefficient count", self.n, coeffs.len())?;
         let mut a = self.zero::<Coeff>();
         for (row, m) in a.limbs_iter_mut().zip(self.moduli()) {
-            let p = m.value();
             for (x, &c) in row.iter_mut().zip(coeffs) {
-                // Small values (errors, ternary secrets) need no division:
-                // c + p·[c < 0], branch-free; others take the Barrett path.
-                *x = if c.unsigned_abs() < p {
-                    (c as u64).wrapping_add(p & ((c >> 63) as u64))
-                } else {
-                    m.reduce_i64(c)
-                };
+                *x = signed_residue(c, m);
             }
         }
         Ok(a)
@@ -656,3 +649,17 @@ pub fn square_rows_portable(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &m
 // Tests may unwrap and panic: a failure is the point.
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests;
+
+/// `[c]_p` for any signed `c`, with no branch on `c` (secrets and errors
+/// pass through here): small values (errors, ternary secrets) as
+/// `c + p·[c < 0]`, others by Barrett reduction, both computed and the
+/// right one picked with a mask.
+#[inline(always)]
+pub fn signed_residue(c: i64, m: &Modulus) -> u64 {
+    let p = m.value();
+    let small = (c as u64).wrapping_add(p & ((c >> 63) as u64));
+    let general = m.reduce_i64(c);
+    // |c| − p is negative (as i128, no overflow) exactly when |c| < p.
+    let is_small = ((i128::from(c.unsigned_abs()) - i128::from(p)) >> 127) as u64;
+    general ^ ((general ^ small) & is_small)
+}
