@@ -554,3 +554,41 @@ mod tests {
         assert_eq!(lazy_block_len(30, 30), usize::MAX);
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod constant_time_tests {
+    use super::Modulus;
+
+    /// The branch-free `shoup`, `neg`, `center` and `reduce_i64` agree with
+    /// their definitions.
+    #[test]
+    fn branch_free_primitives_match_definitions() {
+        for p in [2u64, 3, 4, 65537, 1 << 40, (1 << 40) - 87, (1 << 61) - 1] {
+            let m = Modulus::new(p).unwrap();
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            let mut ws = vec![0, 1, p - 1, p / 2, p / 2 + 1];
+            for _ in 0..1000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                ws.push(x % p);
+            }
+            for w in ws {
+                assert_eq!(m.shoup(w), (((w as u128) << 64) / p as u128) as u64);
+                assert_eq!(m.neg(w), (p - w) % p);
+                let c = if w > p / 2 {
+                    w as i64 - p as i64
+                } else {
+                    w as i64
+                };
+                assert_eq!(m.center(w), c);
+                let v = x as i64 >> (w % 64);
+                assert_eq!(
+                    m.reduce_i64(v),
+                    i128::from(v).rem_euclid(i128::from(p)) as u64
+                );
+            }
+        }
+    }
+}

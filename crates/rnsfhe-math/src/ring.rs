@@ -645,21 +645,50 @@ pub fn square_rows_portable(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &m
     }
 }
 
+/// `[c]_p` for any signed `c`, with no branch on `c` (secrets and errors
+/// pass through here): `|c| mod p` by Barrett reduction, negated under the
+/// sign mask as `(r ⊕ s) − s`, with `p` added back to a negative result by
+/// its own sign mask. Plain arithmetic, so the compiler has no select to
+/// turn back into a branch.
+#[inline(always)]
+pub fn signed_residue(c: i64, m: &Modulus) -> u64 {
+    let p = m.value();
+    let sign = (c >> 63) as u64;
+    let r = m.reduce(c.unsigned_abs());
+    let t = (r ^ sign).wrapping_sub(sign);
+    t.wrapping_add(p & ((t as i64 >> 63) as u64))
+}
+
 #[cfg(test)]
 // Tests may unwrap and panic: a failure is the point.
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests;
 
-/// `[c]_p` for any signed `c`, with no branch on `c` (secrets and errors
-/// pass through here): small values (errors, ternary secrets) as
-/// `c + p·[c < 0]`, others by Barrett reduction, both computed and the
-/// right one picked with a mask.
-#[inline(always)]
-pub fn signed_residue(c: i64, m: &Modulus) -> u64 {
-    let p = m.value();
-    let small = (c as u64).wrapping_add(p & ((c >> 63) as u64));
-    let general = m.reduce_i64(c);
-    // |c| − p is negative (as i128, no overflow) exactly when |c| < p.
-    let is_small = ((i128::from(c.unsigned_abs()) - i128::from(p)) >> 127) as u64;
-    general ^ ((general ^ small) & is_small)
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod signed_residue_tests {
+    use super::signed_residue;
+    use crate::modulus::Modulus;
+
+    /// Same residue as the reference `rem_euclid`, for small, large and
+    /// extreme values.
+    #[test]
+    fn matches_rem_euclid() {
+        for p in [2u64, 3, 65537, (1 << 40) - 87, (1 << 61) - 1] {
+            let m = Modulus::new(p).unwrap();
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            let mut values = vec![0i64, 1, -1, 2, -2, i64::MAX, i64::MIN, i64::MIN + 1];
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                values.push(x as i64);
+                values.push((x as i64) >> (x % 64));
+            }
+            for c in values {
+                let want = i128::from(c).rem_euclid(i128::from(p)) as u64;
+                assert_eq!(signed_residue(c, &m), want, "{c} mod {p}");
+            }
+        }
+    }
 }
