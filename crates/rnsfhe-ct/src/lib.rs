@@ -97,9 +97,13 @@ pub mod checks;
 
 pub use checker::Checker;
 
+/// One check: runs its operations at degree `n`, recording into the
+/// checker.
+pub type Check = fn(&mut Checker, usize) -> rnsfhe::Result<()>;
+
 /// Runs every check at degree `n` (a power of two, at least 1024).
 pub fn run_all(ck: &mut Checker, n: usize) {
-    let steps: [(&str, fn(&mut Checker, usize) -> rnsfhe::Result<()>); 5] = [
+    let steps: [(&str, Check); 5] = [
         ("samplers", checks::samplers::check),
         ("bfv", checks::bfv::check),
         ("bgv", checks::bgv::check),
