@@ -9,7 +9,8 @@ use rnsfhe::ckks::{
     CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, PublicKey, RelinKey, SecretKey,
 };
 use rnsfhe::rnsfhe_math::ct::declassify;
-use rnsfhe::rnsfhe_math::sampling::sample_ternary;
+use rnsfhe::rnsfhe_math::sampling::{sample_ternary, sample_uniform};
+use rnsfhe::rnsfhe_math::{Coeff, F64Crt};
 use rnsfhe::serialization::{FromBytes, ToBytes};
 use rnsfhe::{Result, SecurityLevel};
 
@@ -75,6 +76,23 @@ pub fn check(ck: &mut Checker, n: usize) -> Result<()> {
         // error on purpose (the result determines it exactly).
         ck.expect("ckks precision", public_copy(&bits)[0] > 20.0);
     }
+
+    // Decrypted messages are small, so decoding takes the loop for
+    // coefficients below q_0/2; the general constant-time conversion runs
+    // here on secret uniform residues (values up to Q/2).
+    ck.step("ckks: CRT to f64 of large secret coefficients");
+    let base = ctx.ring_at(ctx.max_level())?.base().clone();
+    let crt = F64Crt::new(&base)?;
+    let big = sample_uniform::<Coeff, _>(&mut secret_rng(46), &base, n);
+    let mut real = vec![0f64; n];
+    crt.to_f64_centered(&big, &mut real)?;
+    ck.expect_secret("ckks CRT to f64 (general path)", &real);
+    let real = public_copy(&real);
+    let half_q = 2f64.powf(base.product_bits() as f64 - 1.0);
+    ck.expect(
+        "ckks CRT to f64 range",
+        real.iter().all(|x| x.abs() <= half_q) && real.iter().any(|x| x.abs() > 2f64.powi(62)),
+    );
 
     ck.step("ckks: secret key serialization");
     let bytes = sk.to_bytes(&ctx)?;
