@@ -32,22 +32,25 @@
 //! * samplers: uniform and fixed-weight ternary, the discrete Gaussian
 //!   (CDT scanned in full) and its lift to RNS;
 //! * secret keys from secret coefficients (range check, lift to every
-//!   prime, NTT), public and relinearization key generation (RLWE samples
-//!   under the secret, the key-switching gadget);
+//!   prime, NTT), public, relinearization and (CKKS) Galois key generation
+//!   (RLWE samples under the secret, the key-switching gadget);
 //! * encoding of secret messages (BFV/BGV batching, CKKS embedding,
 //!   scaling, rounding and reduction to RNS), secret-key and public-key
 //!   encryption;
-//! * decryption (BFV with HPS and BEHZ scaling, BGV, CKKS) and decoding
-//!   (inverse batching; CKKS CRT to `f64` and inverse embedding);
+//! * decryption (BFV with HPS and BEHZ scaling, BGV, CKKS, CKKS with
+//!   noise flooding) and decoding (inverse batching; CKKS CRT to `f64`,
+//!   both the loop for small coefficients and the general one, and the
+//!   inverse embedding);
 //! * BFV's invariant noise budget, BGV's noise budget, CKKS precision
 //!   measurement (up to the maximum error, declassified because the result
 //!   determines it);
 //! * secret-key serialization and parsing (the ternary code, the
 //!   checksum);
-//! * multiparty on BGV: collective public and relinearization key
-//!   generation (including the ephemeral secrets), threshold dealing and
-//!   combination of Shamir shares, collective decryption with smudging, and
-//!   the serialization of every message.
+//! * multiparty on BGV: collective public, relinearization (including the
+//!   ephemeral secrets) and Galois key generation, threshold dealing and
+//!   combination of Shamir shares, collective decryption with smudging,
+//!   public-key switching to a recipient's key, and the serialization of
+//!   every message.
 //!
 //! # SIMD paths
 //!
@@ -76,17 +79,18 @@
 //! CKKS decoding's "all coefficients below q_0/2" bit (one per polynomial,
 //! choosing between two constant-time loops). Suppressed for Valgrind
 //! (`crates/rnsfhe-ct/ct.supp`): rand's `gen_range` rejection step in the
-//! smudging noise, for the same reason as the other rejection samplers.
+//! smudging and flooding noise, for the same reason as the other rejection
+//! samplers.
 //!
 //! # Not covered
 //!
-//! Galois (rotation) key generation and its multiparty protocol (the same
-//! key-switching code as relinearization keys), public-key switching, CKKS
-//! flooding decryption, bootstrapping keys, the special-moduli BFV
-//! variant, the big-integer noise diagnostics that return exact norms
-//! (`bfv::noise::{noise_norm, invariant_noise_norm, noise_log2}`,
-//! `bgv::Decryptor::phase_log2`: variable time, for experiments), the CUDA
-//! backend and the Python bindings (which call the covered Rust code).
+//! BFV and BGV Galois keys (the key-switching code covered through CKKS
+//! and the multiparty protocol), bootstrapping keys (sparse-secret
+//! encapsulation), the special-moduli BFV variant, the big-integer noise
+//! diagnostics that return exact norms (`bfv::noise::{noise_norm,
+//! invariant_noise_norm, noise_log2}`, `bgv::Decryptor::phase_log2`:
+//! variable time, for experiments), the CUDA backend and the Python
+//! bindings (which call the covered Rust code).
 #![cfg_attr(
     not(test),
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)

@@ -4,9 +4,11 @@
 
 use std::sync::Arc;
 
+use rnsfhe::ckks::flooding::FloodingDecryption;
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{
-    CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, PublicKey, RelinKey, SecretKey,
+    CkksContext, CkksParameters, Decryptor, Encoder, Encryptor, GaloisKeys, PublicKey, RelinKey,
+    SecretKey,
 };
 use rnsfhe::rnsfhe_math::ct::declassify;
 use rnsfhe::rnsfhe_math::sampling::{sample_ternary, sample_uniform};
@@ -46,6 +48,9 @@ pub fn check(ck: &mut Checker, n: usize) -> Result<()> {
         declassify(k1.data());
     }
 
+    ck.step("ckks: Galois (rotation) key generation");
+    GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1, -1], &mut secret_rng(47))?;
+
     let values: Vec<f64> = (0..n / 2).map(|i| (i as f64 * 0.37).sin()).collect();
     ck.step("ckks: encoding of secret values");
     let encoder = Encoder::new(&ctx);
@@ -76,6 +81,23 @@ pub fn check(ck: &mut Checker, n: usize) -> Result<()> {
         // error on purpose (the result determines it exactly).
         ck.expect("ckks precision", public_copy(&bits)[0] > 20.0);
     }
+
+    ck.step("ckks: decryption with noise flooding, and decoding");
+    let flooded = Decryptor::with_flooding(
+        &ctx,
+        &sk,
+        FloodingDecryption::new(10.0)?.with_noise_bits(10.0)?,
+    )?
+    .decrypt_decode_with_rng(&ct_sk, &mut secret_rng(48))?;
+    ck.expect_secret("ckks flooded decryption", &flooded);
+    let flooded = public_copy(&flooded);
+    ck.expect(
+        "ckks flooded decryption",
+        flooded
+            .iter()
+            .zip(&values)
+            .all(|(g, w)| (g - w).abs() < 0.01),
+    );
 
     // Decrypted messages are small, so decoding takes the loop for
     // coefficients below q_0/2; the general constant-time conversion runs

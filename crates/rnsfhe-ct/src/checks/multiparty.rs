@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use rnsfhe::bgv::{BatchEncoder, BgvContext, BgvParameters, Decryptor, Encryptor};
 use rnsfhe::multiparty::{
-    CollectiveDecryption, CommonReferenceString, PublicKeyGeneration, RelinKeyGeneration,
-    ShamirShare, Smudging, Thresholdizer,
+    CollectiveDecryption, CommonReferenceString, GaloisKeyGeneration, PublicKeyGeneration,
+    PublicKeySwitch, RelinKeyGeneration, ShamirShare, Smudging, Thresholdizer,
 };
-use rnsfhe::rlwe::SecretKey;
+use rnsfhe::rlwe::{PublicKey, SecretKey};
 use rnsfhe::rnsfhe_math::ct::declassify;
 use rnsfhe::rnsfhe_math::sampling::sample_ternary;
 use rnsfhe::serialization::{FromBytes, ToBytes};
@@ -83,6 +83,21 @@ pub fn check(ck: &mut Checker, n: usize) -> Result<()> {
     rkg.finish(&h, &round2)?;
     drop(ephemeral);
 
+    ck.step("multiparty: collective Galois key generation");
+    let gkg = GaloisKeyGeneration::for_steps(
+        &ctx,
+        CommonReferenceString::from_seed([7; 32]),
+        &pk,
+        PARTIES,
+        &[1],
+    )?;
+    let mut gk_msgs = Vec::new();
+    for (i, s) in shares.iter().enumerate() {
+        let msg = gkg.share_with_rng(s, i as u32, &mut secret_rng(121 + i as u8))?;
+        gk_msgs.push(send(ck, "galois key share", &ctx, &msg)?);
+    }
+    gkg.aggregate(&gk_msgs)?;
+
     ck.step("multiparty: threshold dealing and combination");
     let th = Thresholdizer::new(&ctx, THRESHOLD, PARTIES)?;
     let mut inbox: Vec<Vec<ShamirShare>> = (0..PARTIES).map(|_| Vec::new()).collect();
@@ -113,6 +128,29 @@ pub fn check(ck: &mut Checker, n: usize) -> Result<()> {
         msgs.push(send(ck, "decryption share", &ctx, &msg)?);
     }
     let opened = dec.combine(&ct, &msgs)?;
+
+    ck.step("multiparty: public-key switch to a recipient's key");
+    let c = sample_ternary(&mut secret_rng(131), n);
+    let recipient = SecretKey::from_coefficients(&ctx, 0x7ec, &c)?;
+    let recipient_pk = PublicKey::generate_with_rng(&ctx, &recipient, &mut secret_rng(132))?;
+    declassify(recipient_pk.pk0().data());
+    declassify(recipient_pk.pk1().data());
+    if let Some(seed) = recipient_pk.seed() {
+        declassify(seed);
+    }
+    let pks = PublicKeySwitch::new(&ctx, &pk, &recipient_pk, PARTIES, Smudging::bits(30)?)?;
+    let mut pks_msgs = Vec::new();
+    for (i, s) in shares.iter().enumerate() {
+        let msg = pks.share_with_rng(s, i as u32, &ct, &mut secret_rng(141 + i as u8))?;
+        pks_msgs.push(send(ck, "public-key switch share", &ctx, &msg)?);
+    }
+    let switched = pks.combine(&ct, &pks_msgs)?;
+    let got = be.decode(&Decryptor::new(&ctx, &recipient)?.decrypt(&switched)?)?;
+    ck.expect(
+        "multiparty public-key switch",
+        public_copy(&got[..data.len()]) == data,
+    );
+
     let pt = Decryptor::new(&ctx, &dec.opening_key()?)?.decrypt(&opened)?;
     let got = be.decode(&pt)?;
     ck.expect(
