@@ -197,7 +197,13 @@ impl Modulus {
     /// Reduces a signed 64-bit value; output in `[0, p)`.
     #[inline(always)]
     pub fn reduce_i64(&self, x: i64) -> u64 {
-        self.with_sign(x < 0, self.reduce(x.unsigned_abs()))
+        // |x| mod p negated under the sign mask as (r ⊕ s) − s, with p
+        // added back to a negative result by its own sign mask: plain
+        // arithmetic on a possibly secret value, cheap enough for the
+        // per-coefficient loops of decryption (no opaque mask).
+        let sign = (x >> 63) as u64;
+        let t = (self.reduce(x.unsigned_abs()) ^ sign).wrapping_sub(sign);
+        t.wrapping_add(self.p & ((t as i64 >> 63) as u64))
     }
 
     /// Reduces a signed 128-bit value; output in `[0, p)`.

@@ -652,11 +652,7 @@ pub fn square_rows_portable(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &m
 /// turn back into a branch.
 #[inline(always)]
 pub fn signed_residue(c: i64, m: &Modulus) -> u64 {
-    let p = m.value();
-    let sign = (c >> 63) as u64;
-    let r = m.reduce(c.unsigned_abs());
-    let t = (r ^ sign).wrapping_sub(sign);
-    t.wrapping_add(p & ((t as i64 >> 63) as u64))
+    m.reduce_i64(c)
 }
 
 #[cfg(test)]

@@ -306,12 +306,15 @@ impl F64Crt {
         // and revealed as one bit for the whole polynomial; it chooses
         // between two loops that are constant time per coefficient and
         // give the same values.
+        // Moduli in the outer loop: with the coefficient's sign invariant
+        // in an inner loop over moduli, the optimizer would hoist a branch
+        // on it out of that loop.
         let m0 = &self.moduli[0];
         let mut all_small = 1u64;
-        for j in 0..n {
-            let c = m0.center(m0.reduce(data[j]));
-            for (i, m) in self.moduli.iter().enumerate().skip(1) {
-                all_small &= u64::from(m.reduce_i64(c) == m.reduce(data[i * n + j]));
+        for (i, m) in self.moduli.iter().enumerate().skip(1) {
+            for (&x0, &xi) in data[..n].iter().zip(&data[i * n..(i + 1) * n]) {
+                let c = m0.center(m0.reduce(x0));
+                all_small &= u64::from(m.reduce_i64(c) == m.reduce(xi));
             }
         }
         if crate::ct::declassify_bool(all_small == 1) {
