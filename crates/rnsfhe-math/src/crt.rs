@@ -22,6 +22,7 @@
 use num_bigint::{BigInt, BigUint, Sign};
 use num_traits::Zero;
 
+use crate::ct;
 use crate::error::{check_shape, MathError, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
@@ -233,6 +234,85 @@ impl PolyCrt {
                 BigInt::from_biguint(Sign::Plus, words_to_biguint(x, &mut digits32))
             }
         })
+    }
+
+    /// The bit length of `‖a‖∞` over the centered coefficients of `a` (in
+    /// `(−q/2, q/2]`), i.e. `bits(max_j |x_j|)`, in constant time (see
+    /// [`PolyCrt::centered_norm_words`]).
+    pub fn centered_norm_bits(&self, a: &RnsPoly<Coeff>) -> Result<u64> {
+        let max = self.centered_norm_words(a)?;
+        Ok(bit_length_words(&max))
+    }
+
+    /// `‖a‖∞ = max_j |x_j|` over the centered coefficients of `a` (in
+    /// `(−q/2, q/2]`) as little-endian words: what
+    /// [`PolyCrt::reconstruct_poly_centered`] followed by a maximum gives,
+    /// computed in constant time for secret-derived polynomials (noise
+    /// budgets). No branch, table index or division depends on the
+    /// coefficients: the reduction modulo `q` corrects the `f64` quotient
+    /// estimate (off by at most one, see `reconstruct_words`) with one
+    /// masked addition and one masked subtraction of `q`, and the centering
+    /// and the running maximum are masked selects.
+    ///
+    /// Errors with [`MathError::ShapeMismatch`] when `a` has a different
+    /// limb count and with [`MathError::InvalidParameter`] when a residue of
+    /// row `i` is not below `q_i` (only that verdict depends on the values).
+    pub fn centered_norm_words(&self, a: &RnsPoly<Coeff>) -> Result<Vec<u64>> {
+        let k = self.base.len();
+        let w = self.words;
+        check_shape("limb count", k, a.limbs())?;
+        let n = a.n();
+        let moduli = self.base.moduli();
+        let q_hat_inv = self.base.q_hat_inv();
+        let q_hat_inv_shoup = self.base.q_hat_inv_shoup();
+        let inv_f64 = self.base.inv_f64();
+        let mut ys = vec![0u64; k];
+        let mut acc = vec![0u64; w + 1];
+        let mut scratch = vec![0u64; w + 1];
+        let mut max = vec![0u64; w];
+        let mut unreduced = 0u64;
+        for c in 0..n {
+            for (i, (y, m)) in ys.iter_mut().zip(moduli).enumerate() {
+                let x = a.data()[i * n + c];
+                unreduced |= u64::from(x >= m.value());
+                *y = m.mul_shoup(x, q_hat_inv[i], q_hat_inv_shoup[i]);
+            }
+            row_times_table(&ys, &self.q_hat_cols, &mut acc);
+            let v_est: f64 = ys
+                .iter()
+                .zip(inv_f64)
+                .map(|(&y, &inv)| y as f64 * inv)
+                .sum();
+            let v = (v_est as u64).min(k as u64 - 1);
+            // The masks go through `opaque_mask` so that the optimizer,
+            // knowing them to be 0 or all ones, cannot turn them back into
+            // branches or selected addresses (memcheck caught both).
+            let negative = u64::from(sub_mul_words(&mut acc, &self.q_words, v));
+            masked_add_words(&mut acc, &self.q_words, ct::opaque_mask(negative));
+            scratch.copy_from_slice(&acc);
+            let borrow = masked_sub_words(&mut scratch, &self.q_words, u64::MAX);
+            select_words(&mut acc, &scratch, ct::opaque_mask(borrow ^ 1));
+            // |x| = q − x when x > ⌊q/2⌋ (that difference borrows).
+            let x = &mut acc[..w];
+            scratch[..w].copy_from_slice(&self.half_words);
+            let gt = ct::opaque_mask(masked_sub_words(&mut scratch[..w], x, u64::MAX));
+            scratch[..w].copy_from_slice(&self.q_words);
+            masked_sub_words(&mut scratch[..w], x, u64::MAX);
+            select_words(x, &scratch[..w], gt);
+            // max ← |x| when max < |x| (that difference borrows).
+            scratch[..w].copy_from_slice(&max);
+            let less = ct::opaque_mask(masked_sub_words(&mut scratch[..w], x, u64::MAX));
+            select_words(&mut max, x, less);
+        }
+        acc.fill(0);
+        scratch.fill(0);
+        ys.fill(0);
+        if ct::declassify_bool(unreduced != 0) {
+            return Err(MathError::InvalidParameter(
+                "a residue is not below its modulus".into(),
+            ));
+        }
+        Ok(max)
     }
 
     /// RNS form of `n = coeffs.len()` signed big-integer coefficients of any
@@ -505,6 +585,59 @@ fn add_words(r: &mut [u64], q: &[u64]) -> bool {
 #[inline]
 fn sub_words(r: &mut [u64], q: &[u64]) {
     carry_chain(r, q, u64::overflowing_sub, u64::overflowing_sub);
+}
+
+/// `r += q & mask` over `r.len()` words (missing words of `q` are zero),
+/// with the carries as words (no branch on the values); returns the carry
+/// out of the top word.
+#[inline]
+fn masked_add_words(r: &mut [u64], q: &[u64], mask: u64) -> u64 {
+    let mut carry = 0u64;
+    let qs = q.iter().copied().chain(core::iter::repeat(0));
+    for (ri, qi) in r.iter_mut().zip(qs) {
+        let t = *ri as u128 + (qi & mask) as u128 + carry as u128;
+        *ri = t as u64;
+        carry = (t >> 64) as u64;
+    }
+    carry
+}
+
+/// `r −= q & mask` over `r.len()` words (missing words of `q` are zero),
+/// with the borrows as words (no branch on the values); returns the borrow
+/// out of the top word (1 when the difference is negative).
+#[inline]
+fn masked_sub_words(r: &mut [u64], q: &[u64], mask: u64) -> u64 {
+    let mut borrow = 0u64;
+    let qs = q.iter().copied().chain(core::iter::repeat(0));
+    for (ri, qi) in r.iter_mut().zip(qs) {
+        let t = (*ri as u128)
+            .wrapping_sub((qi & mask) as u128)
+            .wrapping_sub(borrow as u128);
+        *ri = t as u64;
+        borrow = (t >> 127) as u64;
+    }
+    borrow
+}
+
+/// `r ← src` where `mask` is all ones, `r` unchanged where it is zero.
+#[inline]
+fn select_words(r: &mut [u64], src: &[u64], mask: u64) {
+    for (ri, &si) in r.iter_mut().zip(src) {
+        *ri ^= (*ri ^ si) & mask;
+    }
+}
+
+/// The bit length of the little-endian word vector `x`, with no branch on
+/// its value (every word is visited; the highest non-zero one wins by mask).
+#[inline]
+pub(crate) fn bit_length_words(x: &[u64]) -> u64 {
+    let mut bits = 0u64;
+    for (i, &xi) in x.iter().enumerate() {
+        let nonzero = ct::opaque_mask((xi | xi.wrapping_neg()) >> 63);
+        let here = 64 * i as u64 + u64::from(64 - xi.leading_zeros());
+        bits ^= (bits ^ here) & nonzero;
+    }
+    bits
 }
 
 /// `r = q − r` in place, for `r ≤ q` of the same length.

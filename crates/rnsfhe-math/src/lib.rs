@@ -18,6 +18,9 @@
 //! polynomial products ([`special_moduli`], 003 §3.2-3.6, with the
 //! corrected Algs. 5-6; see `docs/special-moduli.md`) and 004's modified
 //! Barrett reduction with its true precondition ([`barrett`], 004 Alg. 2).
+//! The constant-time check of the secret-dependent code (`crates/rnsfhe-ct`)
+//! uses the memcheck client requests and declassification points of
+//! [`ct`].
 //! Hot loops dispatch at run time to AVX-512 kernels ([`simd`]) and split
 //! large polynomials over rayon threads ([`ring`]).
 //!
@@ -32,6 +35,7 @@
 pub mod barrett;
 pub mod base_conversion;
 pub mod crt;
+pub mod ct;
 pub mod embedding;
 pub mod error;
 pub mod galois;

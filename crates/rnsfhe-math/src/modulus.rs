@@ -118,11 +118,11 @@ impl Modulus {
     /// `−a mod p` for `a ∈ [0, p)`; output in `[0, p)`.
     #[inline(always)]
     pub const fn neg(&self, a: u64) -> u64 {
-        if a == 0 {
-            0
-        } else {
-            self.p - a
-        }
+        // p − a, masked to 0 for a = 0: a | −a has its top bit set exactly
+        // when a ≠ 0 (a < 2^63), so the arithmetic shift gives the mask. No
+        // branch: `a` may be a secret coefficient.
+        let nonzero = ((a | a.wrapping_neg()) as i64 >> 63) as u64;
+        (self.p - a) & nonzero
     }
 
     /// `a · b mod p` for any `a, b < 2^64` (the product is reduced with
@@ -196,41 +196,59 @@ impl Modulus {
 
     /// Reduces a signed 64-bit value; output in `[0, p)`.
     #[inline(always)]
-    pub const fn reduce_i64(&self, x: i64) -> u64 {
-        self.with_sign(x < 0, self.reduce(x.unsigned_abs()))
+    pub fn reduce_i64(&self, x: i64) -> u64 {
+        // |x| mod p negated under the sign mask as (r ⊕ s) − s, with p
+        // added back to a negative result by its own sign mask: plain
+        // arithmetic on a possibly secret value, cheap enough for the
+        // per-coefficient loops of decryption (no opaque mask).
+        let sign = (x >> 63) as u64;
+        let t = (self.reduce(x.unsigned_abs()) ^ sign).wrapping_sub(sign);
+        t.wrapping_add(self.p & ((t as i64 >> 63) as u64))
     }
 
     /// Reduces a signed 128-bit value; output in `[0, p)`.
     #[inline(always)]
-    pub const fn reduce_i128(&self, x: i128) -> u64 {
+    pub fn reduce_i128(&self, x: i128) -> u64 {
         self.with_sign(x < 0, self.reduce_u128(x.unsigned_abs()))
     }
 
     /// `−r mod p` when `negative`, else `r`; `r ∈ [0, p)`.
     #[inline(always)]
-    const fn with_sign(&self, negative: bool, r: u64) -> u64 {
-        if negative {
-            self.neg(r)
-        } else {
-            r
-        }
+    fn with_sign(&self, negative: bool, r: u64) -> u64 {
+        // A mask select: the sign of a secret value must not steer a
+        // branch. The mask is opaque to the optimizer, which otherwise
+        // turns the select back into a branch and hoists it out of loops
+        // where the sign is invariant (memcheck caught that).
+        let mask = crate::ct::opaque_mask(u64::from(negative));
+        r ^ ((r ^ self.neg(r)) & mask)
     }
 
     /// Centered representative of `a ∈ [0, p)`: the value in
     /// `(−p/2, p/2]` congruent to `a`, i.e. `a` if `a ≤ ⌊p/2⌋`, else `a − p`.
     #[inline(always)]
     pub const fn center(&self, a: u64) -> i64 {
-        if a > self.p >> 1 {
-            a as i64 - self.p as i64
-        } else {
-            a as i64
-        }
+        // ⌊p/2⌋ − a is negative (both below 2^63) exactly when a > ⌊p/2⌋:
+        // its sign mask selects the subtraction of p, with no branch on the
+        // (possibly secret) residue.
+        let above = ((self.p >> 1).wrapping_sub(a) as i64 >> 63) as u64;
+        a as i64 - (self.p & above) as i64
     }
 
     /// Shoup precomputation `w' = ⌊w · 2^64 / p⌋` for a constant `w ∈ [0, p)`.
     #[inline(always)]
     pub const fn shoup(&self, w: u64) -> u64 {
-        (((w as u128) << 64) / self.p as u128) as u64
+        // Without a 128-bit division (a variable-time library call on
+        // x86-64, and `w` may be a secret-key coefficient): with
+        // R = ⌊2^128/p⌋ = ratio_hi·2^64 + ratio_lo, the estimate
+        // E = ⌊w·R/2^64⌋ = w·ratio_hi + ⌊w·ratio_lo/2^64⌋ is the quotient or
+        // one below it (w·R/2^64 > w·2^64/p − 1 as w < 2^64), so the
+        // remainder w·2^64 − E·p lies in [0, 2p) and one masked increment
+        // finishes. Same value as ⌊w·2^64/p⌋ for every w < p.
+        let e = (w as u128 * self.ratio_hi as u128)
+            .wrapping_add((w as u128 * self.ratio_lo as u128) >> 64) as u64;
+        let r = (((w as u128) << 64).wrapping_sub(e as u128 * self.p as u128)) as u64;
+        // r < 2p < 2^62: p − 1 − r is negative exactly when r ≥ p.
+        e.wrapping_add((self.p - 1).wrapping_sub(r) >> 63)
     }
 
     /// `a · w mod p` with Shoup's method, for any `a < 2^64` and a constant
@@ -540,5 +558,43 @@ mod tests {
         assert_eq!(lazy_block_len(60, 60), 256);
         assert_eq!(lazy_block_len(64, 64), 1);
         assert_eq!(lazy_block_len(30, 30), usize::MAX);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod constant_time_tests {
+    use super::Modulus;
+
+    /// The branch-free `shoup`, `neg`, `center` and `reduce_i64` agree with
+    /// their definitions.
+    #[test]
+    fn branch_free_primitives_match_definitions() {
+        for p in [2u64, 3, 4, 65537, 1 << 40, (1 << 40) - 87, (1 << 61) - 1] {
+            let m = Modulus::new(p).unwrap();
+            let mut x = 0x9e37_79b9_7f4a_7c15u64;
+            let mut ws = vec![0, 1, p - 1, p / 2, p / 2 + 1];
+            for _ in 0..1000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                ws.push(x % p);
+            }
+            for w in ws {
+                assert_eq!(m.shoup(w), (((w as u128) << 64) / p as u128) as u64);
+                assert_eq!(m.neg(w), (p - w) % p);
+                let c = if w > p / 2 {
+                    w as i64 - p as i64
+                } else {
+                    w as i64
+                };
+                assert_eq!(m.center(w), c);
+                let v = x as i64 >> (w % 64);
+                assert_eq!(
+                    m.reduce_i64(v),
+                    i128::from(v).rem_euclid(i128::from(p)) as u64
+                );
+            }
+        }
     }
 }

@@ -353,15 +353,8 @@ impl RnsRing {
         check_shape("coefficient count", self.n, coeffs.len())?;
         let mut a = self.zero::<Coeff>();
         for (row, m) in a.limbs_iter_mut().zip(self.moduli()) {
-            let p = m.value();
             for (x, &c) in row.iter_mut().zip(coeffs) {
-                // Small values (errors, ternary secrets) need no division:
-                // c + p·[c < 0], branch-free; others take the Barrett path.
-                *x = if c.unsigned_abs() < p {
-                    (c as u64).wrapping_add(p & ((c >> 63) as u64))
-                } else {
-                    m.reduce_i64(c)
-                };
+                *x = signed_residue(c, m);
             }
         }
         Ok(a)
@@ -652,7 +645,46 @@ pub fn square_rows_portable(m: &Modulus, a0: &mut [u64], a1: &mut [u64], out: &m
     }
 }
 
+/// `[c]_p` for any signed `c`, with no branch on `c` (secrets and errors
+/// pass through here): `|c| mod p` by Barrett reduction, negated under the
+/// sign mask as `(r ⊕ s) − s`, with `p` added back to a negative result by
+/// its own sign mask. Plain arithmetic, so the compiler has no select to
+/// turn back into a branch.
+#[inline(always)]
+pub fn signed_residue(c: i64, m: &Modulus) -> u64 {
+    m.reduce_i64(c)
+}
+
 #[cfg(test)]
 // Tests may unwrap and panic: a failure is the point.
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod signed_residue_tests {
+    use super::signed_residue;
+    use crate::modulus::Modulus;
+
+    /// Same residue as the reference `rem_euclid`, for small, large and
+    /// extreme values.
+    #[test]
+    fn matches_rem_euclid() {
+        for p in [2u64, 3, 65537, (1 << 40) - 87, (1 << 61) - 1] {
+            let m = Modulus::new(p).unwrap();
+            let mut x = 0x2545_f491_4f6c_dd1du64;
+            let mut values = vec![0i64, 1, -1, 2, -2, i64::MAX, i64::MIN, i64::MIN + 1];
+            for _ in 0..2000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                values.push(x as i64);
+                values.push((x as i64) >> (x % 64));
+            }
+            for c in values {
+                let want = i128::from(c).rem_euclid(i128::from(p)) as u64;
+                assert_eq!(signed_residue(c, &m), want, "{c} mod {p}");
+            }
+        }
+    }
+}

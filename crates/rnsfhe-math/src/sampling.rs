@@ -15,6 +15,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, OsRng, RngCore, SeedableRng};
 use zeroize::Zeroize;
 
+use crate::ct;
 use crate::error::{MathError, Result};
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, Representation, RnsPoly};
@@ -65,8 +66,12 @@ fn fill_uniform<R: Representation, G: RngCore>(rng: &mut G, base: &RnsBase, poly
             // probability exactly 2^-bits per draw, so the output is exactly
             // uniform (no modulo bias). The number of rejections is
             // independent of the accepted value, so the branch leaks nothing.
+            // Variable time on purpose: `a` polynomials are public, and for
+            // secret uniform values the loop reveals only how many words
+            // were rejected, which is independent of the accepted one; the
+            // decision is declassified for the constant-time check.
             let mut w = rng.next_u64() & mask;
-            while w >= p {
+            while ct::declassify_bool(w >= p) {
                 w = rng.next_u64() & mask;
             }
             *x = w;
@@ -131,7 +136,10 @@ pub fn sample_ternary<G: RngCore + CryptoRng>(rng: &mut G, n: usize) -> Vec<i64>
             if out.len() == n {
                 break;
             }
-            if b == u8::MAX {
+            // The rejection reveals only which bytes were 255, independent
+            // of the accepted values (declassified for the constant-time
+            // check).
+            if ct::declassify_bool(b == u8::MAX) {
                 continue;
             }
             let b = u32::from(b);
@@ -175,7 +183,9 @@ pub fn sample_ternary_weight<G: RngCore + CryptoRng>(
         let mask = span.next_power_of_two() - 1;
         let u = loop {
             let x = rng.next_u64() & mask;
-            if x < span {
+            // Rejections reveal nothing about the accepted `u` (declassified
+            // for the constant-time check).
+            if ct::declassify_bool(x < span) {
                 break x as i64;
             }
         };

@@ -16,7 +16,9 @@ fn pow2(e: u32) -> f64 {
 }
 
 /// `2^64` and `2^128` as `f64`.
+#[cfg(test)]
 pub(super) const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+#[cfg(test)]
 pub(super) const TWO_128: f64 = 340_282_366_920_938_463_463_374_607_431_768_211_456.0;
 
 /// Bit length of the integer-valued `a ≥ 0` (`0` for `0`).
@@ -224,8 +226,19 @@ impl F64Crt {
                 "scale {scale} must be finite and positive"
             )));
         }
-        for (j, &x) in coeffs.iter().enumerate() {
-            self.check_value(j, x, scale, x * scale)?;
+        // The coefficients encode the user's (secret) values: validity is
+        // decided for all of them without a branch and revealed as one
+        // bit; only invalid input takes the detailed check that builds the
+        // error (variable time, on the error path only).
+        let mut valid = true;
+        for &x in coeffs {
+            let y = x * scale;
+            valid &= y.is_finite() & self.half_bound.fits(round_half_away(y).abs());
+        }
+        if !crate::ct::declassify_bool(valid) {
+            for (j, &x) in coeffs.iter().enumerate() {
+                self.check_value(j, x, scale, x * scale)?;
+            }
         }
         // Round once per coefficient: the rounded values are parked (as
         // f64 bits) in the last row, which is reduced last, in place.
@@ -233,18 +246,18 @@ impl F64Crt {
         let n = coeffs.len();
         let (rows, last) = out.data_mut().split_at_mut((k - 1) * n);
         for (o, &x) in last.iter_mut().zip(coeffs) {
-            *o = (x * scale).round().to_bits();
+            *o = round_half_away(x * scale).to_bits();
         }
         let pows = self.pow64.chunks_exact(POW64_COUNT);
         for ((row, m), pow64) in rows.chunks_exact_mut(n.max(1)).zip(&self.moduli).zip(pows) {
             for (o, &r) in row.iter_mut().zip(last.iter()) {
-                *o = reduce_integral(m, f64::from_bits(r), pow64);
+                *o = reduce_integral_ct(m, f64::from_bits(r), pow64);
             }
         }
         let m = &self.moduli[k - 1];
         let pow64 = &self.pow64[(k - 1) * POW64_COUNT..];
         for o in last.iter_mut() {
-            *o = reduce_integral(m, f64::from_bits(*o), pow64);
+            *o = reduce_integral_ct(m, f64::from_bits(*o), pow64);
         }
         Ok(())
     }
@@ -287,18 +300,144 @@ impl F64Crt {
         let mut d = vec![0u64; k];
         let mut words = vec![0u64; k + 2];
         let data = poly.data();
+        // The coefficients are secret (a decryption). Whether all of them
+        // are below q_0/2 in magnitude (the usual case: the parameters make
+        // the first prime hold the message) is computed without a branch
+        // and revealed as one bit for the whole polynomial; it chooses
+        // between two loops that are constant time per coefficient and
+        // give the same values.
+        // Moduli in the outer loop: with the coefficient's sign invariant
+        // in an inner loop over moduli, the optimizer would hoist a branch
+        // on it out of that loop.
+        let m0 = &self.moduli[0];
+        let mut all_small = 1u64;
+        for (i, m) in self.moduli.iter().enumerate().skip(1) {
+            for (&x0, &xi) in data[..n].iter().zip(&data[i * n..(i + 1) * n]) {
+                let c = m0.center(m0.reduce(x0));
+                all_small &= u64::from(m.reduce_i64(c) == m.reduce(xi));
+            }
+        }
+        if crate::ct::declassify_bool(all_small == 1) {
+            for (o, &v) in out.iter_mut().zip(poly.limb(0)) {
+                *o = m0.center(m0.reduce(v)) as f64;
+            }
+            return Ok(());
+        }
         for (j, o) in out.iter_mut().enumerate() {
             for (i, (xi, m)) in x.iter_mut().zip(&self.moduli).enumerate() {
                 *xi = m.reduce(data[i * n + j]);
             }
-            *o = self.centered_f64(&x, &mut d, &mut words);
+            *o = self.centered_f64_ct(&x, &mut d, &mut words);
         }
+        x.fill(0);
+        d.fill(0);
+        words.fill(0);
         Ok(())
+    }
+
+    /// [`F64Crt::centered_f64`] with no branch, table index or shift count
+    /// that depends on the residues: Garner's digits, a masked comparison
+    /// with `⌊Q/2⌋` and masked complement, the integer in a fixed number of
+    /// words, and its correct rounding to `f64` with the top 64 bits and
+    /// the sticky bit picked out by masks. Same value for every input.
+    fn centered_f64_ct(&self, x: &[u64], d: &mut [u64], words: &mut [u64]) -> f64 {
+        use crate::ct::opaque_mask;
+        let k = self.moduli.len();
+        self.garner_digits(x, d);
+        // x > ⌊Q/2⌋ ⇔ the highest differing digit is greater.
+        let mut negative = 0u64;
+        for (&di, &hi) in d.iter().zip(&self.half_digits) {
+            let differ = u64::from(di != hi);
+            let greater = u64::from(di > hi);
+            negative = (greater & differ) | (negative & (differ ^ 1));
+        }
+        let neg_mask = opaque_mask(negative);
+        // Q − 1 − x = Σ (q_i − 1 − d_i) W_i; the +1 comes below.
+        for (di, m) in d.iter_mut().zip(&self.moduli) {
+            *di ^= (*di ^ (m.value() - 1 - *di)) & neg_mask;
+        }
+        // Horner over all digits into all k + 2 words (the value is below
+        // Q + 1 < 2^{64k}), then + negative.
+        words.fill(0);
+        for i in (0..k).rev() {
+            let q = self.moduli[i].value() as u128;
+            let mut carry = d[i] as u128;
+            for w in words.iter_mut() {
+                let p = *w as u128 * q + carry;
+                *w = p as u64;
+                carry = p >> 64;
+            }
+        }
+        let mut carry = negative;
+        for w in words.iter_mut() {
+            let t = *w as u128 + carry as u128;
+            *w = t as u64;
+            carry = (t >> 64) as u64;
+        }
+        // Bit length, then the 64 bits below the top (or the low word when
+        // it fits) and the sticky OR of everything under them.
+        let mut bits = 0u64;
+        for (i, &wi) in words.iter().enumerate() {
+            let nonzero = opaque_mask((wi | wi.wrapping_neg()) >> 63);
+            let here = 64 * i as u64 + u64::from(64 - wi.leading_zeros());
+            bits ^= (bits ^ here) & nonzero;
+        }
+        let shift = bits.saturating_sub(64);
+        let (ws, bs) = (shift >> 6, shift & 63);
+        let (mut lo_word, mut hi_word, mut sticky) = (0u64, 0u64, 0u64);
+        for (j, &wj) in words.iter().enumerate() {
+            let j = j as u64;
+            let is_lo = opaque_mask(u64::from(j == ws));
+            let is_hi = opaque_mask(u64::from(j == ws + 1));
+            let below = opaque_mask(u64::from(j < ws));
+            lo_word |= wj & is_lo;
+            hi_word |= wj & is_hi;
+            // Bits of word ws under bs, and all of the words under it.
+            sticky |= (wj & below) | (wj & is_lo & ((1u64 << bs) - 1));
+        }
+        // (hi_word << 1) << (63 − bs) is hi_word << (64 − bs) without the
+        // out-of-range shift by 64 when bs = 0.
+        let top = (lo_word >> bs) | ((hi_word << 1) << (63 - bs));
+        let sticky = (sticky | sticky.wrapping_neg()) >> 63;
+        let f = (top | sticky) as f64;
+        // f · 2^shift, or +∞ from shift 961 on (the value is ≥ 2^1024).
+        let overflow = opaque_mask(u64::from(shift >= 961));
+        let scaled = (f * pow2(shift.min(960) as u32)).to_bits();
+        let magnitude = scaled ^ ((scaled ^ f64::INFINITY.to_bits()) & overflow);
+        f64::from_bits(magnitude ^ (negative << 63))
+    }
+
+    /// Garner's mixed-radix digits of the reduced residues `x`:
+    /// `d_i = (x_i − Σ_{j<i} d_j [W_j]_{q_i}) · [W_i^{-1}]_{q_i}`.
+    fn garner_digits(&self, x: &[u64], d: &mut [u64]) {
+        let k = self.moduli.len();
+        d[0] = x[0];
+        for i in 1..k {
+            let m = &self.moduli[i];
+            let row = &self.garner_w[i * k..i * k + i];
+            let mut acc = 0u64;
+            let mut sum: u128 = 0;
+            // d_j, [W_j]_{q_i} < 2^61: products < 2^122, 32 of them < 2^127.
+            for (c, (&dj, &wj)) in d[..i].iter().zip(row).enumerate() {
+                sum += dj as u128 * wj as u128;
+                if c & 31 == 31 {
+                    acc = m.add(acc, m.reduce_u128(sum));
+                    sum = 0;
+                }
+            }
+            let s = m.add(acc, m.reduce_u128(sum));
+            d[i] = m.mul_shoup(
+                m.sub(x[i], s),
+                self.garner_w_inv[i],
+                self.garner_w_inv_shoup[i],
+            );
+        }
     }
 
     /// The centred value of the reduced residues `x` (length `k ≥ 2`) as
     /// the nearest `f64`; `d` (k words) and `words` (k + 2 words) are
     /// scratch.
+    #[cfg(test)]
     fn centered_f64(&self, x: &[u64], d: &mut [u64], words: &mut [u64]) -> f64 {
         let k = self.moduli.len();
         let m0 = &self.moduli[0];
@@ -396,8 +535,67 @@ impl F64Crt {
 /// every finite `f64` (exponent ≤ 971 after the 53-bit mantissa).
 const POW64_COUNT: usize = 16;
 
+/// [`f64::round`] (halves away from zero) for a finite `y`, without its
+/// branches on the value (a software routine without SSE4.1): for
+/// `|y| < 2^52` the truncation plus one when the exact fraction is at least
+/// one half, else `|y|` itself (already an integer), selected by mask and
+/// given `y`'s sign. Same bits as `y.round()`, `−0.0` included.
+#[inline]
+fn round_half_away(y: f64) -> f64 {
+    use crate::ct::opaque_mask;
+    // On the bits (a float-to-integer cast saturates with branches):
+    // |y| = mant · 2^(e − 52); for e < 52 the integer part is
+    // mant >> (52 − e), plus one when the bit below it (the "fraction ≥
+    // 1/2" bit) is set. Shifts of 63 or more (|y| < 1/2, zero) give 0
+    // either way, so the count is clamped to 63.
+    let abs = y.to_bits() & !(1u64 << 63);
+    let biased = (abs >> 52) as i64;
+    let mant = (abs & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let sh = crate::ct::clamp_shift(1075 - biased, 1, 63);
+    // Adding half a unit first rounds halves up; written this way rather
+    // than as "bit sh − 1" because that compiles to `bt`, which Valgrind
+    // models as a load from a secret address.
+    let int = (mant + (1u64 << (sh - 1))) >> sh;
+    // int ≤ 2^52: exact as i64 → f64 (one instruction, no branch).
+    let small = (int as i64 as f64).to_bits();
+    let is_small = opaque_mask(u64::from(biased < 1075));
+    let bits = abs ^ ((abs ^ small) & is_small);
+    f64::from_bits(bits | (y.to_bits() & (1u64 << 63)))
+}
+
+/// [`reduce_integral`] with no branch, table index or shift count that
+/// depends on `r` (an encoded secret): `|r| = mant · 2^e` with the 53-bit
+/// integer mantissa; for `e < 0` the integer `mant >> −e`, reduced as a
+/// word; for `e = 64t + s ≥ 0`, `[mant · 2^s]_q · [2^{64t}]_q` with the
+/// power picked from all of `pow64` by masks. Zero is masked to zero and the
+/// sign applied by a masked negation. Same value as [`reduce_integral`].
+#[inline]
+fn reduce_integral_ct(m: &Modulus, r: f64, pow64: &[u64]) -> u64 {
+    use crate::ct::opaque_mask;
+    let bits = r.abs().to_bits();
+    let biased = (bits >> 52) & 0x7ff;
+    let nonzero = opaque_mask(u64::from(biased != 0));
+    let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    // e = biased − 1075: negative below 2^52 (then −e ≤ 52 as r ≥ 1).
+    let e = biased as i64 - 1075;
+    let negative_e = opaque_mask((e >> 63) as u64 & 1);
+    let down = e.unsigned_abs() & 63;
+    let small = m.reduce(mant >> down);
+    let up = (e as u64) & 63;
+    let t = ((e as u64) >> 6).min(POW64_COUNT as u64 - 1);
+    let mut pow = 0u64;
+    for (i, &p) in pow64.iter().take(POW64_COUNT).enumerate() {
+        pow |= p & opaque_mask(u64::from(i as u64 == t));
+    }
+    let large = m.mul(m.reduce_u128((mant as u128) << up), pow);
+    let mag = (large ^ ((large ^ small) & negative_e)) & nonzero;
+    let neg = opaque_mask(r.to_bits() >> 63);
+    mag ^ ((mag ^ m.neg(mag)) & neg)
+}
+
 /// `[r]_q` for an integer-valued finite `r` (exact; see
 /// [`F64Crt::round_to_rns`]); `pow64[t] = [2^{64t}]_q`.
+#[cfg(test)]
 #[inline]
 fn reduce_integral(m: &Modulus, r: f64, pow64: &[u64]) -> u64 {
     let a = r.abs();
@@ -424,6 +622,7 @@ fn reduce_integral(m: &Modulus, r: f64, pow64: &[u64]) -> u64 {
 
 /// The nearest `f64` (ties to even) to the unsigned integer with 64-bit
 /// words `w` (least significant first); `+∞` at `2^1024 − 2^970` and above.
+#[cfg(test)]
 pub(super) fn words_to_f64(w: &[u64]) -> f64 {
     let len = w.iter().rposition(|&v| v != 0).map_or(0, |p| p + 1);
     if len == 0 {
@@ -467,4 +666,70 @@ pub fn round_to_rns(
 /// [`F64Crt::to_f64_centered`] with the constants built for this call.
 pub fn rns_to_f64_centered(poly: &RnsPoly<Coeff>, base: &RnsBase, out: &mut [f64]) -> Result<()> {
     F64Crt::new(base)?.to_f64_centered(poly, out)
+}
+
+#[cfg(test)]
+mod ct_tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    fn crt(bits: &[u32]) -> F64Crt {
+        let mut primes: Vec<u64> = Vec::new();
+        for &b in bits {
+            let p = crate::prime::generate_ntt_primes(b, 1024, 1, &primes).unwrap();
+            primes.extend(p);
+        }
+        F64Crt::new(&RnsBase::new(&primes).unwrap()).unwrap()
+    }
+
+    /// The constant-time conversion gives the bits of the reference one,
+    /// on random residues (mostly large values) and on small ones.
+    #[test]
+    fn centered_f64_ct_matches_reference() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(5);
+        for bits in [&[40u32, 40][..], &[60, 50, 60], &[61, 61, 61, 61, 61]] {
+            let c = crt(bits);
+            let k = c.moduli.len();
+            let (mut d, mut w) = (vec![0u64; k], vec![0u64; k + 2]);
+            for round in 0..2000 {
+                let x: Vec<u64> = if round % 2 == 0 {
+                    c.moduli
+                        .iter()
+                        .map(|m| rng.gen_range(0..m.value()))
+                        .collect()
+                } else {
+                    let v: i64 = rng.gen_range(-(1i64 << 40)..(1i64 << 40));
+                    c.moduli.iter().map(|m| m.reduce_i64(v)).collect()
+                };
+                let want = c.centered_f64(&x, &mut d, &mut w);
+                let got = c.centered_f64_ct(&x, &mut d, &mut w);
+                assert_eq!(got.to_bits(), want.to_bits(), "{x:?}");
+            }
+        }
+    }
+
+    /// Rounding and reduction of encoded values agree with `f64::round`
+    /// and the reference reduction, from tiny to huge magnitudes.
+    #[test]
+    fn encoding_helpers_match_reference() {
+        let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(6);
+        let c = crt(&[60, 60]);
+        let mut cases = vec![0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 0.499_999_999_999_999_94];
+        for e in 0..1000 {
+            let v: f64 = rng.gen_range(-1.0..1.0) * 2f64.powi(e - 20);
+            cases.push(v);
+        }
+        for y in cases {
+            let r = round_half_away(y);
+            assert_eq!(r.to_bits(), y.round().to_bits(), "{y}");
+            for (i, m) in c.moduli.iter().enumerate() {
+                let pow = &c.pow64[i * POW64_COUNT..(i + 1) * POW64_COUNT];
+                assert_eq!(
+                    reduce_integral_ct(m, r, pow),
+                    reduce_integral(m, r, pow),
+                    "{r}"
+                );
+            }
+        }
+    }
 }

@@ -36,14 +36,18 @@ pub fn invariant_noise_norm(ctx: &BfvContext, ct: &Ciphertext, sk: &SecretKey) -
 /// SEAL's invariant noise budget in bits:
 /// `max(0, bitlen(q) − bitlen(‖[t·ct(s)]_q‖∞) − 1)`. Zero means decryption
 /// may fail.
+///
+/// Constant time in the secret key and the noise: the norm's bit length
+/// comes from [`rnsfhe_math::PolyCrt::centered_norm_bits`] (no big
+/// integers), and only the returned budget depends on them.
 pub fn invariant_noise_budget(ctx: &BfvContext, ct: &Ciphertext, sk: &SecretKey) -> Result<u32> {
-    let norm = invariant_noise_norm(ctx, ct, sk)?;
-    let q_bits = ctx
-        .level_for_limbs(ct.level() + 1)?
-        .ring()
-        .base()
-        .product_bits() as i64;
-    let budget = q_bits - norm.bits() as i64 - 1;
+    let mut x = dot_with_secret(ctx, ct, sk)?;
+    let lv = ctx.level_for_limbs(x.limbs())?;
+    lv.ring().mul_scalars_assign(&mut x, lv.t_mod_q())?;
+    let bits = lv.crt().centered_norm_bits(&x);
+    x.zeroize();
+    let q_bits = lv.ring().base().product_bits() as i64;
+    let budget = q_bits - bits? as i64 - 1;
     Ok(budget.max(0) as u32)
 }
 

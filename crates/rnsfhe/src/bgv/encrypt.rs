@@ -164,6 +164,13 @@ impl Decryptor {
     /// `Q_l/2` and decryption fails. A modulus switch lowers `Q_l` by
     /// `log2 q_l` bits and the phase by about as much, so the budget
     /// changes only by the switch's rounding noise.
+    ///
+    /// Constant time in the secret key and the noise (unlike
+    /// [`Decryptor::phase_log2`], a big-integer diagnostic): the norm comes
+    /// from [`PolyCrt::centered_norm_words`], its logarithm from
+    /// [`rnsfhe_math::ct::log2_words`] (no table lookup; within about
+    /// `10^-14` of `phase_log2`, so the floor agrees except within that
+    /// distance of an integer), and the clamp and floor are branch-free.
     pub fn noise_budget(&self, ct: &Ciphertext) -> Result<u32> {
         let ring = self.ctx.ring_at(ct.level())?;
         let log_q: f64 = ring
@@ -171,7 +178,13 @@ impl Decryptor {
             .iter()
             .map(|m| (m.value() as f64).log2())
             .sum();
-        let b = log_q - 1.0 - self.phase_log2(ct)?;
-        Ok(if b > 0.0 { b.floor() as u32 } else { 0 })
+        let mut x = self.phase_coeff(ct)?;
+        let norm = PolyCrt::new(ring.base()).centered_norm_words(&x);
+        x.zeroize();
+        let mut norm = norm?;
+        let log_norm = rnsfhe_math::ct::log2_words(&norm);
+        norm.fill(0);
+        let b = (log_q - 1.0 - log_norm).max(0.0);
+        Ok(rnsfhe_math::ct::trunc_nonneg(b) as u32)
     }
 }

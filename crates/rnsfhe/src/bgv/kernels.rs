@@ -250,7 +250,9 @@ pub(crate) fn reduce_centered_mod_t(
                 }
             }
             for ((d, &f), &a) in o.iter_mut().zip(&frac).zip(&acc) {
-                let v = f.round() as u64;
+                // f ∈ [0, k) is secret: rounded without `f64::round`'s
+                // branches (same value).
+                let v = rnsfhe_math::ct::round_nonneg(f);
                 *d = t.sub(t.reduce_u128(a), t.mul(t.reduce(v), q_mod_t));
             }
         });

@@ -100,11 +100,18 @@ impl Encoder {
                 self.ctx.degree()
             )));
         }
-        if let Some((i, v)) = values
+        // The values are secret: finiteness is checked for all of them
+        // without a branch and revealed as one bit; the search for the
+        // culprit runs on the error path only.
+        let finite = values
             .iter()
-            .enumerate()
-            .find(|(_, v)| !(v.re.is_finite() && v.im.is_finite()))
-        {
+            .fold(true, |ok, v| ok & v.re.is_finite() & v.im.is_finite());
+        if rnsfhe_math::ct::declassify_bool(!finite) {
+            let (i, v) = values
+                .iter()
+                .enumerate()
+                .find(|(_, v)| !(v.re.is_finite() && v.im.is_finite()))
+                .unwrap_or((0, &Complex64::ZERO));
             return Err(Error::ValueOutOfRange(format!(
                 "value {i} is not finite ({} + {}i)",
                 v.re, v.im

@@ -15,15 +15,30 @@ pub fn precision_bits(got: &[f64], expected: &[f64]) -> Result<f64> {
             expected.len()
         )));
     }
+    // The values are secret (decrypted data): the loop has no branch on
+    // them (a finiteness flag and a running maximum, both branch-free), and
+    // only the verdict "all finite" is revealed before the error path.
     let mut max = 0f64;
-    for (i, (&g, &e)) in got.iter().zip(expected).enumerate() {
-        if !(g.is_finite() && e.is_finite()) {
-            return Err(Error::ValueOutOfRange(format!(
-                "value {i} is not finite ({g} vs {e})"
-            )));
-        }
+    let mut finite = true;
+    for (&g, &e) in got.iter().zip(expected) {
+        finite &= g.is_finite() & e.is_finite();
         max = max.max((g - e).abs());
     }
+    if !rnsfhe_math::ct::declassify_bool(finite) {
+        let (i, (g, e)) = got
+            .iter()
+            .zip(expected)
+            .enumerate()
+            .find(|(_, (g, e))| !(g.is_finite() && e.is_finite()))
+            .unwrap_or((0, (&f64::NAN, &f64::NAN)));
+        return Err(Error::ValueOutOfRange(format!(
+            "value {i} is not finite ({g} vs {e})"
+        )));
+    }
+    // The result −log2(max) determines `max` exactly, so finishing with
+    // the (variable-time, table-based) `log2` reveals nothing beyond the
+    // result itself: `max` is declassified here.
+    let max = f64::from_bits(rnsfhe_math::ct::declassify_u64(max.to_bits()));
     Ok(if max == 0.0 {
         f64::INFINITY
     } else {
@@ -43,6 +58,9 @@ pub fn precision_bits_rms(got: &[f64], expected: &[f64]) -> Result<f64> {
         .map(|(g, e)| (g - e) * (g - e))
         .sum::<f64>()
         / n;
+    // −½·log2(ms) determines `ms` exactly: declassified as in
+    // `precision_bits`.
+    let ms = f64::from_bits(rnsfhe_math::ct::declassify_u64(ms.to_bits()));
     Ok(if ms == 0.0 {
         f64::INFINITY
     } else {

@@ -5,6 +5,7 @@
 //! modulo `t`. Hence `X ↦ X^{3^k}` rotates both rows left by `k` and
 //! `X ↦ X^{2n−1}` swaps them. Also the checks every integer encoder shares.
 
+use rnsfhe_math::ct::declassify_bool;
 use rnsfhe_math::{Modulus, NttTable};
 
 use crate::error::{Error, Result};
@@ -41,21 +42,23 @@ pub fn default_galois_elements(n: usize) -> Vec<u64> {
 /// [`Error::SignedValueOutOfRange`] otherwise.
 pub(crate) fn signed_to_residue(t: u64, index: usize, value: i64) -> Result<u64> {
     let (tt, w) = (t as i128, value as i128);
-    if 2 * w > tt || 2 * w <= -tt {
-        Err(Error::SignedValueOutOfRange { index, value, t })
-    } else if w < 0 {
-        Ok((w + tt) as u64)
-    } else {
-        Ok(value as u64)
+    // The value may be a secret message: only whether it is in range (which
+    // decides the error anyway) is revealed; its sign is not (`t` added
+    // under a mask).
+    if declassify_bool((2 * w > tt) | (2 * w <= -tt)) {
+        return Err(Error::SignedValueOutOfRange { index, value, t });
     }
+    Ok((value as u64).wrapping_add(t & ((w >> 127) as u64)))
 }
 
 /// Errors with [`Error::PlaintextOutOfRange`] unless `value < t`.
 pub(crate) fn check_unsigned(t: u64, index: usize, value: u64) -> Result<u64> {
-    if value < t {
-        Ok(value)
-    } else {
+    // Only the range check's outcome (the error) is revealed of the
+    // (possibly secret) value.
+    if declassify_bool(value >= t) {
         Err(Error::PlaintextOutOfRange { index, value, t })
+    } else {
+        Ok(value)
     }
 }
 

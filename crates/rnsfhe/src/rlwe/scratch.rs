@@ -351,17 +351,11 @@ pub(crate) fn lift_row(dst: &mut [u64], src: &[u64], bound: u64, m: &Modulus) {
     }
 }
 
-/// `[c]_p` for a small signed `c` (`|c| < p`), branch-free (the sign of
-/// Gaussian or ternary samples is random, so a branch would mispredict
-/// half the time). Larger `|c|` fall back to a Barrett reduction.
+/// `[c]_p` for a signed `c`, with no branch on `c` (Gaussian and ternary
+/// samples are secret): see [`rnsfhe_math::ring::signed_residue`].
 #[inline(always)]
 pub(crate) fn signed_word(c: i64, m: &Modulus) -> u64 {
-    let p = m.value();
-    if c.unsigned_abs() < p {
-        (c as u64).wrapping_add(p & ((c >> 63) as u64))
-    } else {
-        m.reduce_i64(c)
-    }
+    rnsfhe_math::ring::signed_residue(c, m)
 }
 
 /// `dst[j] ← [c_j]_p` for small signed `c_j` (see [`signed_word`]).

@@ -6,6 +6,7 @@
 use core::fmt;
 use rand_chacha::ChaCha20Rng;
 use rand_core::RngCore;
+use rnsfhe_math::ct::{declassify_bool, declassify_u64};
 use rnsfhe_math::sampling::{expand_uniform, rng_from_os, sample_ternary};
 use rnsfhe_math::{Coeff, Ntt, RnsPoly, RnsRing};
 use zeroize::Zeroize;
@@ -62,7 +63,9 @@ impl SecretKey {
         rng: &mut ChaCha20Rng,
     ) -> Result<Self> {
         let ctx = ctx.rlwe();
-        let key_id = rng.next_u64();
+        // The key id is published with every key and ciphertext; it is a
+        // keystream word of its own, independent of the ternary values.
+        let key_id = declassify_u64(rng.next_u64());
         let coeffs = sample_ternary(rng, ctx.degree());
         Self::from_parts(ctx, key_id, coeffs)
     }
@@ -81,7 +84,13 @@ impl SecretKey {
 
     fn from_parts(ctx: &RlweContext, key_id: u64, mut coeffs: Vec<i64>) -> Result<Self> {
         let n = ctx.degree();
-        if coeffs.len() != n || coeffs.iter().any(|&c| !(-1..=1).contains(&c)) {
+        // Range check without a branch per (secret) coefficient: c ∈ {−1, 0,
+        // 1} ⇔ c + 1 ∈ {0, 1, 2} as an unsigned word; only the verdict is
+        // revealed.
+        let out_of_range = coeffs.iter().fold(0u64, |acc, &c| {
+            acc | u64::from(c.wrapping_add(1) as u64 > 2)
+        });
+        if coeffs.len() != n || declassify_bool(out_of_range != 0) {
             coeffs.zeroize();
             return Err(Error::InvalidArgument(format!(
                 "a secret key needs {n} coefficients in {{-1, 0, 1}}"

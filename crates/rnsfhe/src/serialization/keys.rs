@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use rnsfhe_math::ct::declassify_bool;
 use rnsfhe_math::galois::is_galois_element;
 use rnsfhe_math::{Ntt, RnsPoly, RnsRing};
 use zeroize::{Zeroize, Zeroizing};
@@ -70,14 +71,24 @@ pub(crate) fn write_ternary(w: &mut BitWriter<'_>, coeffs: &[i64]) {
 /// Errors with [`FormatError::InvalidSecretCoefficient`] for the code 3.
 pub(crate) fn read_ternary(r: &mut BitReader<'_>, n: usize) -> Result<Zeroizing<Vec<i64>>> {
     let mut coeffs = Zeroizing::new(vec![0i64; n]);
+    // The codes are secret: a bad code is looked for without a branch (its
+    // first index kept under masks), and only "some code was 3" is revealed.
+    let (mut seen, mut first) = (0u64, 0u64);
     for (index, c) in coeffs.iter_mut().enumerate() {
         let mut code = r.read(SK_CODE_BITS)?;
-        if code == 3 {
-            return Err(FormatError::InvalidSecretCoefficient { index, code: 3 }.into());
-        }
+        let bad = code & (code >> 1) & 1;
+        first |= index as u64 & (bad & !seen).wrapping_neg();
+        seen |= bad;
         // 0, 1, 2 ↦ 0, 1, −1 without a branch on the value.
         *c = (code & 1) as i64 - (code >> 1) as i64;
         code.zeroize();
+    }
+    if declassify_bool(seen != 0) {
+        return Err(FormatError::InvalidSecretCoefficient {
+            index: first as usize,
+            code: 3,
+        }
+        .into());
     }
     Ok(coeffs)
 }
