@@ -53,6 +53,9 @@ pub fn check<T: FromBytes + ToBytes>(data: &[u8]) {
 pub fn check_in<C, T: FromBytes<C> + ToBytes<C>>(ctx: &Arc<C>, data: &[u8]) {
     let resealed = resealed(data);
     for input in std::iter::once(data).chain(resealed.as_deref()) {
+        // The context-free header reader (`rnsfhe inspect`) must not panic
+        // either.
+        let _ = inspect(input);
         if let Ok(obj) = T::from_bytes(ctx, input) {
             let compressed = inspect(input).map(|h| h.seed_compressed).unwrap_or(false);
             let again = if compressed {
@@ -382,10 +385,14 @@ pub fn check_bgv_parameters(data: &[u8]) {
     );
 }
 
-/// Seed objects of the `bgv_*` targets: the parameters and ciphertexts of
-/// size 2 and 3, at the top level and switched down (correction ≠ 1).
+/// Seed objects of the `bgv_*` targets: the parameters, the keys (public,
+/// relinearization and Galois keys in full and seed-compressed form) and
+/// ciphertexts of size 2 and 3, at the top level and switched down
+/// (correction ≠ 1).
 pub fn bgv_seed_objects() -> Vec<Seed> {
-    use rnsfhe::bgv::{BatchEncoder, Encryptor, Evaluator, PublicKey, SecretKey};
+    use rnsfhe::bgv::{
+        BatchEncoder, Encryptor, Evaluator, GaloisKeys, PublicKey, RelinKey, SecretKey,
+    };
     let ctx = bgv_context();
     let mut rng = rng_from_seed([6; 32]);
     let sk = SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
@@ -398,13 +405,28 @@ pub fn bgv_seed_objects() -> Vec<Seed> {
     let ev = Evaluator::new(ctx);
     let ct3 = ev.multiply(&ct, &ct).expect("ct3");
     let low = ev.mod_switch_to_next(&ct).expect("switched");
+    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).expect("rk");
+    let gk = GaloisKeys::generate_with_rng(ctx, &sk, &[3], &mut rng).expect("gk");
     let c = ctx.as_ref();
-    vec![
+    let mut seeds = vec![
         seed("bgv_load_parameters", "params", ctx.params().to_bytes()),
+        seed("bgv_load_secret_key", "sk", sk.to_bytes(c)),
+    ];
+    seeds.extend(key_seeds(
+        [
+            "bgv_load_public_key",
+            "bgv_load_relin_key",
+            "bgv_load_galois_keys",
+        ],
+        (&pk, &rk, &gk),
+        c,
+    ));
+    seeds.extend([
         seed("bgv_load_ciphertext", "ct2", ct.to_bytes(c)),
         seed("bgv_load_ciphertext", "ct3", ct3.to_bytes(c)),
         seed("bgv_load_ciphertext", "ct2_level1", low.to_bytes(c)),
-    ]
+    ]);
+    seeds
 }
 
 /// Loads `data` (as is and resealed) as every multiparty object of the
@@ -491,12 +513,13 @@ where
     ]
 }
 
-/// Seeds of the `load_multiparty` and `ckks_load_multiparty` targets
-/// (the decryption and key-switch shares share their layout with the
-/// public-key share; the BFV and CKKS contexts cover rings over `Q` and
-/// over `Q·P`).
+/// Seeds of the `load_multiparty`, `ckks_load_multiparty` and
+/// `bgv_load_multiparty` targets (the decryption and key-switch shares
+/// share their layout with the public-key share; the BFV context covers
+/// rings over `Q`, the CKKS and BGV contexts rings over `Q·P`).
 pub fn multiparty_seed_objects() -> Vec<Seed> {
     let mut seeds = multiparty_seeds_in("load_multiparty", context(), 7);
     seeds.extend(multiparty_seeds_in("ckks_load_multiparty", ckks_context(), 8));
+    seeds.extend(multiparty_seeds_in("bgv_load_multiparty", bgv_context(), 9));
     seeds
 }
