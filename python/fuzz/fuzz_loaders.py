@@ -159,7 +159,16 @@ def mutate(
     data: bytes, rng: random.Random, others: Sequence[bytes] = (), max_len: int = 0
 ) -> bytes:
     """One to four structured mutations of ``data``; then, nine times in
-    ten, the checksum recomputed."""
+    ten, the checksum recomputed. Retries (a few times) mutations that
+    leave ``data`` as it was."""
+    for _ in range(8):
+        out = _mutate_once(data, rng, others, max_len)
+        if out != data:
+            break
+    return out
+
+
+def _mutate_once(data: bytes, rng: random.Random, others: Sequence[bytes], max_len: int) -> bytes:
     b = bytearray(data)
     for _ in range(rng.randint(1, 4)):
         op = rng.randrange(10)
@@ -427,21 +436,28 @@ def fuzz_random(
     target = TARGETS[name]()
     rng = random.Random(seed)
     max_len = 2 * max(len(s) for s in target.seeds) + 64
+
+    def one(data: bytes, what: str) -> None:
+        try:
+            check_one(target, data, hang_seconds)
+        except Exception as e:
+            raise AssertionError(
+                f"{name}: {type(e).__name__}: {e} on {what} {data[:64].hex()}… "
+                f"({len(data)} bytes; --seed {seed})"
+            ) from e
+        except BaseException as e:  # pyo3's PanicException is no Exception
+            if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                raise
+            raise AssertionError(f"{name}: {type(e).__name__}: {e} on {what}") from e
+
     for s in target.seeds:  # the seeds, unmutated, and their checksums
         if s.startswith(b"RNSF"):
             assert resealed(s) == s, f"{name}: a seed's checksum differs from xxHash64"
-        check_one(target, s, hang_seconds)
+        one(s, "seed")
     start = time.monotonic()
     runs = 0
     while (max_runs == 0 or runs < max_runs) and time.monotonic() - start < seconds:
-        data = mutate(rng.choice(target.seeds), rng, target.seeds, max_len)
-        try:
-            check_one(target, data, hang_seconds)
-        except BaseException as e:
-            raise AssertionError(
-                f"{name}: {type(e).__name__}: {e} on input {data[:64].hex()}… "
-                f"({len(data)} bytes; --seed {seed})"
-            ) from e
+        one(mutate(rng.choice(target.seeds), rng, target.seeds, max_len), "input")
         runs += 1
     return Stats(
         time.monotonic() - start,

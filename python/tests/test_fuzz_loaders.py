@@ -33,7 +33,7 @@ def test_mutations_change_inputs_and_reseal_them() -> None:
     seed = fl.schemes()["bfv"].ctx.to_bytes()
     rng = random.Random(1)
     outs = [fl.mutate(seed, rng, [seed]) for _ in range(200)]
-    assert sum(o != seed for o in outs) > 180
+    assert sum(o != seed for o in outs) >= 198
     # Most outputs carry a valid checksum, so they reach the decoders: a
     # resealed input fails (if at all) past the checksum.
     assert sum(len(o) >= 8 and fl.resealed(o) == o for o in outs) > 150
@@ -41,8 +41,10 @@ def test_mutations_change_inputs_and_reseal_them() -> None:
 
 @pytest.mark.parametrize("target", sorted(fl.TARGETS))
 def test_every_target_keeps_the_contract_briefly(target: str) -> None:
-    stats = fl.fuzz_random(target, seconds=30.0, seed=7, max_runs=40)
-    assert stats.executions >= 40 and stats.crashes == 0
+    seeds = len(fl.TARGETS[target]().seeds)
+    stats = fl.fuzz_random(target, seconds=1.5, seed=7, max_runs=40)
+    # The seeds load, then at least one mutated input ran (40 at most).
+    assert seeds < stats.executions <= seeds + 40 and stats.crashes == 0
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
