@@ -68,6 +68,24 @@ pub fn check_in<C, T: FromBytes<C> + ToBytes<C>>(ctx: &Arc<C>, data: &[u8]) {
                 Some(input),
                 "non-canonical encoding accepted"
             );
+            // An object loaded compressed can be written compressed again,
+            // and the smallest form (through the `Arc` and `&` context
+            // impls every caller uses) is the compressed one exactly when
+            // the object is compressible.
+            let compressible = ToBytes::<C>::is_compressible(&obj);
+            assert!(
+                !compressed || compressible,
+                "a compressed load is not compressible"
+            );
+            assert_eq!(compressible, ToBytes::<Arc<C>>::is_compressible(&obj));
+            let smallest = ToBytes::<Arc<C>>::to_bytes_smallest(&obj, ctx).expect("smallest form");
+            let other = if compressible {
+                ToBytes::<&C>::to_bytes_compressed(&obj, &ctx.as_ref())
+            } else {
+                assert!(ToBytes::<Arc<C>>::to_bytes_compressed(&obj, ctx).is_err());
+                ToBytes::<&C>::to_bytes(&obj, &ctx.as_ref())
+            };
+            assert_eq!(other.ok(), Some(smallest), "to_bytes_smallest differs");
         }
     }
 }
