@@ -28,6 +28,9 @@ options:
                        (default: no limit, i.e. until every target has H hours)
   --rounds N           at most N slices (default: no limit)
   --no-cmin            do not minimize the corpora afterwards
+  --max-corpus-kb KB   after minimizing, keep at most this much of a target's
+                       corpus: the named seeds, then the smallest other
+                       inputs (default 2048; 0: no limit)
   --cmin-only          only minimize the given (or all) targets, fuzz nothing
   --status             print cumulative seconds and executions per target, exit
   -h, --help           this text
@@ -44,6 +47,7 @@ until_hours=1
 budget=0
 rounds=0
 do_cmin=1
+max_corpus_kb=2048
 cmin_only=0
 status_only=0
 targets=()
@@ -54,6 +58,7 @@ while [ $# -gt 0 ]; do
     --budget) budget="${2:?--budget needs SECONDS}"; shift 2 ;;
     --rounds) rounds="${2:?--rounds needs N}"; shift 2 ;;
     --no-cmin) do_cmin=0; shift ;;
+    --max-corpus-kb) max_corpus_kb="${2:?--max-corpus-kb needs KB}"; shift 2 ;;
     --cmin-only) cmin_only=1; shift ;;
     --status) status_only=1; shift ;;
     -h | --help) usage; exit 0 ;;
@@ -61,7 +66,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-for v in "$slice" "$budget" "$rounds"; do
+for v in "$slice" "$budget" "$rounds" "$max_corpus_kb"; do
   [[ "$v" =~ ^[0-9]+$ ]] || { echo "campaign.sh: not a whole number: $v" >&2; exit 2; }
 done
 [[ "$until_hours" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "campaign.sh: bad --until-hours $until_hours" >&2; exit 2; }
@@ -119,7 +124,9 @@ goal=$(awk -v h="$until_hours" 'BEGIN { printf "%d", h * 3600 }')
 
 # Minimizes corpus/$1 together with work/$1 (cargo fuzz cmin). The named
 # seeds written by gen_corpus (any file whose name is not a 40-digit hash)
-# are always kept, whatever their coverage.
+# are always kept, whatever their coverage. Then, if the corpus exceeds
+# --max-corpus-kb, its largest hash-named inputs are dropped (from
+# corpus/ only: work/ keeps them) until it fits.
 minimize() {
   local t="$1" keep
   keep=$(mktemp -d)
@@ -137,7 +144,22 @@ minimize() {
   }
   cp "$keep"/* "corpus/$t/" 2>/dev/null || true
   rm -rf "$keep"
-  echo "== cmin $t: $before -> $(find "corpus/$t" -type f | wc -l) files, $(du -sk "corpus/$t" | cut -f1) KiB"
+  local dropped=0
+  if [ "$max_corpus_kb" -gt 0 ]; then
+    local total=0 size f
+    # Named seeds first (always kept), then the hash-named inputs, smallest first.
+    while read -r size f; do
+      total=$((total + size))
+      if [[ "$(basename "$f")" =~ ^[0-9a-f]{40}$ ]] && [ $total -gt $((max_corpus_kb * 1024)) ]; then
+        rm -f "$f"
+        dropped=$((dropped + 1))
+      fi
+    done < <(
+      find "corpus/$t" -maxdepth 1 -type f ! -regex '.*/[0-9a-f]\{40\}' -printf '%s %p\n'
+      find "corpus/$t" -maxdepth 1 -type f -regex '.*/[0-9a-f]\{40\}' -printf '%s %p\n' | sort -n
+    )
+  fi
+  echo "== cmin $t: $before -> $(find "corpus/$t" -type f | wc -l) files, $(du -sk "corpus/$t" | cut -f1) KiB ($dropped over the size cap dropped)"
 }
 
 if [ $cmin_only -eq 1 ]; then

@@ -6,8 +6,8 @@
 use std::sync::{Arc, OnceLock};
 
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Encryptor, Evaluator, GaloisKeys, Plaintext, PlaintextNtt,
-    PublicKey, RelinKey, SecretKey,
+    BfvContext, BfvParameters, Encryptor, Evaluator, GaloisKeys, KeySwitchingMethod, Plaintext,
+    PlaintextNtt, PublicKey, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::ckks::{self, CkksContext, CkksParameters};
 use rnsfhe::multiparty;
@@ -182,6 +182,33 @@ pub fn seed_objects() -> Vec<Seed> {
         ),
         seed("load_secret_key", "sk", sk.to_bytes(ctx)),
     ];
+    // Every multiplication variant and the digit decomposition: a loader
+    // cannot reach them by mutation (the parameter id would not match).
+    for (name, variant, method) in [
+        ("params_behz", Variant::Behz, None),
+        ("params_hps_pq", Variant::HpsPOverQ, None),
+        ("params_hps_pq_leveled", Variant::HpsPOverQLeveled, None),
+        (
+            "params_digits",
+            Variant::Hps,
+            Some(KeySwitchingMethod::RnsDecompositionWithDigits { digit_bits: 12 }),
+        ),
+    ] {
+        let mut b = BfvParameters::builder()
+            .degree(2048)
+            .plain_modulus(65537)
+            .coeff_moduli_bits(&[28, 26])
+            .variant(variant)
+            .security(SecurityLevel::None);
+        if let Some(m) = method {
+            b = b.key_switching_method(m);
+        }
+        seeds.push(seed(
+            "load_parameters",
+            name,
+            b.build().and_then(|p| p.to_bytes()),
+        ));
+    }
     seeds.extend(key_seeds(
         ["load_public_key", "load_relin_key", "load_galois_keys"],
         (&pk, &rk, &gk),
@@ -474,10 +501,19 @@ where
 }
 
 /// One object of every multiparty kind from a 2-of-2 run in `ctx`, as the
-/// seeds of `target`.
-fn multiparty_seeds_in<C>(target: &'static str, ctx: &Arc<C>, seed_byte: u8) -> Vec<Seed>
+/// seeds of `target`; the decryption and key-switch shares are of the
+/// ciphertext that `encrypt` makes under the collective key.
+fn multiparty_seeds_in<C, T>(
+    target: &'static str,
+    ctx: &Arc<C>,
+    seed_byte: u8,
+    encrypt: impl FnOnce(&Arc<C>, &rnsfhe::rlwe::PublicKey, &mut rnsfhe::ChaCha20Rng) -> T,
+) -> Vec<Seed>
 where
     C: multiparty::SchemeNoise,
+    T: multiparty::SharedCiphertext,
+    multiparty::DecryptionShare: ToBytes<C>,
+    multiparty::PublicKeySwitchShare: ToBytes<C>,
     multiparty::PublicKeyShare: ToBytes<C>,
     multiparty::RelinKeyShare: ToBytes<C>,
     multiparty::RelinKeyRound1: ToBytes<C>,
@@ -519,7 +555,19 @@ where
             .expect("share to 0"),
     ];
     let tsk = th.combine(0, &mine).expect("combine");
+    let ct = encrypt(ctx, &pk, &mut rng);
+    let smudging = Smudging::bits(20).expect("smudging");
+    let dec = CollectiveDecryption::new(ctx, &pk, 2, smudging)
+        .and_then(|d| d.share_with_rng(&sks[0], 0, &ct, &mut rng))
+        .expect("decryption share");
+    let to_sk = rnsfhe::rlwe::SecretKey::generate_with_rng(c, &mut rng).expect("sk");
+    let to_pk = rnsfhe::rlwe::PublicKey::generate_with_rng(c, &to_sk, &mut rng).expect("pk");
+    let switch = PublicKeySwitch::new(ctx, &pk, &to_pk, 2, smudging)
+        .and_then(|s| s.share_with_rng(&sks[0], 0, &ct, &mut rng))
+        .expect("key-switch share");
     vec![
+        seed(target, "decryption_share", dec.to_bytes(c)),
+        seed(target, "key_switch_share", switch.to_bytes(c)),
         seed(target, "pk_share", pk_shares[0].to_bytes(c)),
         seed(target, "rk_round1", r1[0].to_bytes(c)),
         seed(target, "rk_round1_sum", h.to_bytes(c)),
@@ -532,12 +580,39 @@ where
 }
 
 /// Seeds of the `load_multiparty`, `ckks_load_multiparty` and
-/// `bgv_load_multiparty` targets (the decryption and key-switch shares
-/// share their layout with the public-key share; the BFV context covers
-/// rings over `Q`, the CKKS and BGV contexts rings over `Q·P`).
+/// `bgv_load_multiparty` targets: every multiparty object (the BFV context
+/// covers rings over `Q`, the CKKS and BGV contexts rings over `Q·P`; the
+/// CKKS shares of a ciphertext are below the top level).
 pub fn multiparty_seed_objects() -> Vec<Seed> {
-    let mut seeds = multiparty_seeds_in("load_multiparty", context(), 7);
-    seeds.extend(multiparty_seeds_in("ckks_load_multiparty", ckks_context(), 8));
-    seeds.extend(multiparty_seeds_in("bgv_load_multiparty", bgv_context(), 9));
+    let mut seeds = multiparty_seeds_in("load_multiparty", context(), 7, |ctx, pk, rng| {
+        Plaintext::new(ctx, &[1, 2, 3])
+            .and_then(|pt| Encryptor::from_public_key(ctx, pk)?.encrypt_with_rng(&pt, rng))
+            .expect("BFV ciphertext")
+    });
+    // CKKS: a ciphertext below the top level (shares over fewer limbs).
+    seeds.extend(multiparty_seeds_in(
+        "ckks_load_multiparty",
+        ckks_context(),
+        8,
+        |ctx, pk, rng| {
+            ckks::Encoder::new(ctx)
+                .encode_at(&[0.5, 1.0], 2f64.powi(20), 1)
+                .and_then(|pt| ckks::Encryptor::from_public_key(ctx, pk)?.encrypt_with_rng(&pt, rng))
+                .expect("CKKS ciphertext")
+        },
+    ));
+    seeds.extend(multiparty_seeds_in(
+        "bgv_load_multiparty",
+        bgv_context(),
+        9,
+        |ctx, pk, rng| {
+            rnsfhe::bgv::BatchEncoder::new(ctx)
+                .and_then(|be| be.encode(&[1, 2, 3]))
+                .and_then(|pt| {
+                    rnsfhe::bgv::Encryptor::from_public_key(ctx, pk)?.encrypt_with_rng(&pt, rng)
+                })
+                .expect("BGV ciphertext")
+        },
+    ));
     seeds
 }

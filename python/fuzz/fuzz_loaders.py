@@ -471,7 +471,7 @@ def fuzz_random(
 
 def _atheris_child(name: str, seconds: int, corpus: Path, hang_seconds: float) -> None:
     """Runs libFuzzer (atheris) on one target in this process; exits."""
-    import atheris  # type: ignore[import-not-found, unused-ignore]
+    import atheris  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
     target = TARGETS[name]()
     corpus.mkdir(parents=True, exist_ok=True)
@@ -638,7 +638,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     engine = a.engine
     if engine is None:
         try:
-            import atheris  # type: ignore[import-not-found, unused-ignore]  # noqa: F401
+            import atheris  # type: ignore[import-not-found, import-untyped, unused-ignore]  # noqa: F401
 
             engine = "atheris"
         except ImportError:
