@@ -131,7 +131,7 @@ minimize() {
   local t="$1" keep
   keep=$(mktemp -d)
   mkdir -p "corpus/$t" "work/$t"
-  find "corpus/$t" -maxdepth 1 -type f ! -regex '.*/[0-9a-f]\{40\}' -exec cp {} "$keep/" \;
+  find "corpus/$t" -maxdepth 1 -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -exec cp {} "$keep/" \;
   cp -n "work/$t"/* "corpus/$t/" 2>/dev/null || true
   local before
   before=$(find "corpus/$t" -type f | wc -l)
@@ -155,8 +155,8 @@ minimize() {
         dropped=$((dropped + 1))
       fi
     done < <(
-      find "corpus/$t" -maxdepth 1 -type f ! -regex '.*/[0-9a-f]\{40\}' -printf '%s %p\n'
-      find "corpus/$t" -maxdepth 1 -type f -regex '.*/[0-9a-f]\{40\}' -printf '%s %p\n' | sort -n
+      find "corpus/$t" -maxdepth 1 -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -printf '%s %p\n'
+      find "corpus/$t" -maxdepth 1 -type f -regextype posix-extended -regex '.*/[0-9a-f]{40}' -printf '%s %p\n' | sort -n
     )
   fi
   echo "== cmin $t: $before -> $(find "corpus/$t" -type f | wc -l) files, $(du -sk "corpus/$t" | cut -f1) KiB ($dropped over the size cap dropped)"
