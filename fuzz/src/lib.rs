@@ -85,7 +85,16 @@ pub fn check_in<C, T: FromBytes<C> + ToBytes<C>>(ctx: &Arc<C>, data: &[u8]) {
                 assert!(ToBytes::<Arc<C>>::to_bytes_compressed(&obj, ctx).is_err());
                 ToBytes::<&C>::to_bytes(&obj, &ctx.as_ref())
             };
-            assert_eq!(other.ok(), Some(smallest), "to_bytes_smallest differs");
+            assert_eq!(other.ok().as_ref(), Some(&smallest), "to_bytes_smallest differs");
+            assert_eq!(
+                ToBytes::<&C>::to_bytes_smallest(&obj, &ctx.as_ref()).ok(),
+                Some(smallest)
+            );
+            assert_eq!(compressible, ToBytes::<&C>::is_compressible(&obj));
+            assert_eq!(
+                ToBytes::<Arc<C>>::to_bytes(&obj, ctx).ok(),
+                ToBytes::<C>::to_bytes(&obj, ctx.as_ref()).ok()
+            );
         }
     }
 }
