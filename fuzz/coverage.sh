@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 
 usage() {
   cat <<'EOF'
-usage: fuzz/coverage.sh [--no-run] [--out FILE] [TARGET...]
+usage: fuzz/coverage.sh [--no-run] [--out FILE] [--min PCT] [TARGET...]
 
 Runs every target (default: all in Cargo.toml) over its committed corpus
 corpus/<target>/ with coverage instrumentation (cargo +nightly fuzz
