@@ -13,11 +13,8 @@ secs="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(load_parameters load_secret_key load_public_key load_relin_key load_galois_keys
-    load_plaintext load_plaintext_ntt load_ciphertext
-    ckks_load_parameters ckks_load_secret_key ckks_load_public_key ckks_load_relin_key
-    ckks_load_galois_keys ckks_load_plaintext ckks_load_ciphertext ckks_load_bootstrapping_keys
-    bgv_load_parameters bgv_load_ciphertext load_multiparty ckks_load_multiparty)
+  # Every target registered in Cargo.toml (the [[bin]]s under fuzz_targets/).
+  mapfile -t targets < <(sed -n 's|^path = "fuzz_targets/\(.*\)\.rs"$|\1|p' Cargo.toml)
 fi
 
 if ! cargo +nightly fuzz --help >/dev/null 2>&1; then

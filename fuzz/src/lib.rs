@@ -6,8 +6,8 @@
 use std::sync::{Arc, OnceLock};
 
 use rnsfhe::bfv::{
-    BfvContext, BfvParameters, Encryptor, Evaluator, GaloisKeys, Plaintext, PlaintextNtt,
-    PublicKey, RelinKey, SecretKey,
+    BfvContext, BfvParameters, Encryptor, Evaluator, GaloisKeys, KeySwitchingMethod, Plaintext,
+    PlaintextNtt, PublicKey, RelinKey, SecretKey, Variant,
 };
 use rnsfhe::ckks::{self, CkksContext, CkksParameters};
 use rnsfhe::multiparty;
@@ -53,6 +53,9 @@ pub fn check<T: FromBytes + ToBytes>(data: &[u8]) {
 pub fn check_in<C, T: FromBytes<C> + ToBytes<C>>(ctx: &Arc<C>, data: &[u8]) {
     let resealed = resealed(data);
     for input in std::iter::once(data).chain(resealed.as_deref()) {
+        // The context-free header reader (`rnsfhe inspect`) must not panic
+        // either.
+        let _ = inspect(input);
         if let Ok(obj) = T::from_bytes(ctx, input) {
             let compressed = inspect(input).map(|h| h.seed_compressed).unwrap_or(false);
             let again = if compressed {
@@ -64,6 +67,33 @@ pub fn check_in<C, T: FromBytes<C> + ToBytes<C>>(ctx: &Arc<C>, data: &[u8]) {
                 again.as_deref().ok(),
                 Some(input),
                 "non-canonical encoding accepted"
+            );
+            // An object loaded compressed can be written compressed again,
+            // and the smallest form (through the `Arc` and `&` context
+            // impls every caller uses) is the compressed one exactly when
+            // the object is compressible.
+            let compressible = ToBytes::<C>::is_compressible(&obj);
+            assert!(
+                !compressed || compressible,
+                "a compressed load is not compressible"
+            );
+            assert_eq!(compressible, ToBytes::<Arc<C>>::is_compressible(&obj));
+            let smallest = ToBytes::<Arc<C>>::to_bytes_smallest(&obj, ctx).expect("smallest form");
+            let other = if compressible {
+                ToBytes::<&C>::to_bytes_compressed(&obj, &ctx.as_ref())
+            } else {
+                assert!(ToBytes::<Arc<C>>::to_bytes_compressed(&obj, ctx).is_err());
+                ToBytes::<&C>::to_bytes(&obj, &ctx.as_ref())
+            };
+            assert_eq!(other.ok().as_ref(), Some(&smallest), "to_bytes_smallest differs");
+            assert_eq!(
+                ToBytes::<&C>::to_bytes_smallest(&obj, &ctx.as_ref()).ok(),
+                Some(smallest)
+            );
+            assert_eq!(compressible, ToBytes::<&C>::is_compressible(&obj));
+            assert_eq!(
+                ToBytes::<Arc<C>>::to_bytes(&obj, ctx).ok(),
+                ToBytes::<C>::to_bytes(&obj, ctx.as_ref()).ok()
             );
         }
     }
@@ -161,6 +191,33 @@ pub fn seed_objects() -> Vec<Seed> {
         ),
         seed("load_secret_key", "sk", sk.to_bytes(ctx)),
     ];
+    // Every multiplication variant and the digit decomposition: a loader
+    // cannot reach them by mutation (the parameter id would not match).
+    for (name, variant, method) in [
+        ("params_behz", Variant::Behz, None),
+        ("params_hps_pq", Variant::HpsPOverQ, None),
+        ("params_hps_pq_leveled", Variant::HpsPOverQLeveled, None),
+        (
+            "params_digits",
+            Variant::Hps,
+            Some(KeySwitchingMethod::RnsDecompositionWithDigits { digit_bits: 12 }),
+        ),
+    ] {
+        let mut b = BfvParameters::builder()
+            .degree(2048)
+            .plain_modulus(65537)
+            .coeff_moduli_bits(&[28, 26])
+            .variant(variant)
+            .security(SecurityLevel::None);
+        if let Some(m) = method {
+            b = b.key_switching_method(m);
+        }
+        seeds.push(seed(
+            "load_parameters",
+            name,
+            b.build().and_then(|p| p.to_bytes()),
+        ));
+    }
     seeds.extend(key_seeds(
         ["load_public_key", "load_relin_key", "load_galois_keys"],
         (&pk, &rk, &gk),
@@ -382,10 +439,14 @@ pub fn check_bgv_parameters(data: &[u8]) {
     );
 }
 
-/// Seed objects of the `bgv_*` targets: the parameters and ciphertexts of
-/// size 2 and 3, at the top level and switched down (correction ≠ 1).
+/// Seed objects of the `bgv_*` targets: the parameters, the keys (public,
+/// relinearization and Galois keys in full and seed-compressed form) and
+/// ciphertexts of size 2 and 3, at the top level and switched down
+/// (correction ≠ 1).
 pub fn bgv_seed_objects() -> Vec<Seed> {
-    use rnsfhe::bgv::{BatchEncoder, Encryptor, Evaluator, PublicKey, SecretKey};
+    use rnsfhe::bgv::{
+        BatchEncoder, Encryptor, Evaluator, GaloisKeys, PublicKey, RelinKey, SecretKey,
+    };
     let ctx = bgv_context();
     let mut rng = rng_from_seed([6; 32]);
     let sk = SecretKey::generate_with_rng(ctx, &mut rng).expect("sk");
@@ -398,13 +459,28 @@ pub fn bgv_seed_objects() -> Vec<Seed> {
     let ev = Evaluator::new(ctx);
     let ct3 = ev.multiply(&ct, &ct).expect("ct3");
     let low = ev.mod_switch_to_next(&ct).expect("switched");
+    let rk = RelinKey::generate_with_rng(ctx, &sk, &mut rng).expect("rk");
+    let gk = GaloisKeys::generate_with_rng(ctx, &sk, &[3], &mut rng).expect("gk");
     let c = ctx.as_ref();
-    vec![
+    let mut seeds = vec![
         seed("bgv_load_parameters", "params", ctx.params().to_bytes()),
+        seed("bgv_load_secret_key", "sk", sk.to_bytes(c)),
+    ];
+    seeds.extend(key_seeds(
+        [
+            "bgv_load_public_key",
+            "bgv_load_relin_key",
+            "bgv_load_galois_keys",
+        ],
+        (&pk, &rk, &gk),
+        c,
+    ));
+    seeds.extend([
         seed("bgv_load_ciphertext", "ct2", ct.to_bytes(c)),
         seed("bgv_load_ciphertext", "ct3", ct3.to_bytes(c)),
         seed("bgv_load_ciphertext", "ct2_level1", low.to_bytes(c)),
-    ]
+    ]);
+    seeds
 }
 
 /// Loads `data` (as is and resealed) as every multiparty object of the
@@ -434,10 +510,19 @@ where
 }
 
 /// One object of every multiparty kind from a 2-of-2 run in `ctx`, as the
-/// seeds of `target`.
-fn multiparty_seeds_in<C>(target: &'static str, ctx: &Arc<C>, seed_byte: u8) -> Vec<Seed>
+/// seeds of `target`; the decryption and key-switch shares are of the
+/// ciphertext that `encrypt` makes under the collective key.
+fn multiparty_seeds_in<C, T>(
+    target: &'static str,
+    ctx: &Arc<C>,
+    seed_byte: u8,
+    encrypt: impl FnOnce(&Arc<C>, &rnsfhe::rlwe::PublicKey, &mut rnsfhe::ChaCha20Rng) -> T,
+) -> Vec<Seed>
 where
     C: multiparty::SchemeNoise,
+    T: multiparty::SharedCiphertext,
+    multiparty::DecryptionShare: ToBytes<C>,
+    multiparty::PublicKeySwitchShare: ToBytes<C>,
     multiparty::PublicKeyShare: ToBytes<C>,
     multiparty::RelinKeyShare: ToBytes<C>,
     multiparty::RelinKeyRound1: ToBytes<C>,
@@ -479,7 +564,19 @@ where
             .expect("share to 0"),
     ];
     let tsk = th.combine(0, &mine).expect("combine");
+    let ct = encrypt(ctx, &pk, &mut rng);
+    let smudging = Smudging::bits(20).expect("smudging");
+    let dec = CollectiveDecryption::new(ctx, &pk, 2, smudging)
+        .and_then(|d| d.share_with_rng(&sks[0], 0, &ct, &mut rng))
+        .expect("decryption share");
+    let to_sk = rnsfhe::rlwe::SecretKey::generate_with_rng(c, &mut rng).expect("sk");
+    let to_pk = rnsfhe::rlwe::PublicKey::generate_with_rng(c, &to_sk, &mut rng).expect("pk");
+    let switch = PublicKeySwitch::new(ctx, &pk, &to_pk, 2, smudging)
+        .and_then(|s| s.share_with_rng(&sks[0], 0, &ct, &mut rng))
+        .expect("key-switch share");
     vec![
+        seed(target, "decryption_share", dec.to_bytes(c)),
+        seed(target, "key_switch_share", switch.to_bytes(c)),
         seed(target, "pk_share", pk_shares[0].to_bytes(c)),
         seed(target, "rk_round1", r1[0].to_bytes(c)),
         seed(target, "rk_round1_sum", h.to_bytes(c)),
@@ -491,12 +588,40 @@ where
     ]
 }
 
-/// Seeds of the `load_multiparty` and `ckks_load_multiparty` targets
-/// (the decryption and key-switch shares share their layout with the
-/// public-key share; the BFV and CKKS contexts cover rings over `Q` and
-/// over `Q·P`).
+/// Seeds of the `load_multiparty`, `ckks_load_multiparty` and
+/// `bgv_load_multiparty` targets: every multiparty object (the BFV context
+/// covers rings over `Q`, the CKKS and BGV contexts rings over `Q·P`; the
+/// CKKS shares of a ciphertext are below the top level).
 pub fn multiparty_seed_objects() -> Vec<Seed> {
-    let mut seeds = multiparty_seeds_in("load_multiparty", context(), 7);
-    seeds.extend(multiparty_seeds_in("ckks_load_multiparty", ckks_context(), 8));
+    let mut seeds = multiparty_seeds_in("load_multiparty", context(), 7, |ctx, pk, rng| {
+        Plaintext::new(ctx, &[1, 2, 3])
+            .and_then(|pt| Encryptor::from_public_key(ctx, pk)?.encrypt_with_rng(&pt, rng))
+            .expect("BFV ciphertext")
+    });
+    // CKKS: a ciphertext below the top level (shares over fewer limbs).
+    seeds.extend(multiparty_seeds_in(
+        "ckks_load_multiparty",
+        ckks_context(),
+        8,
+        |ctx, pk, rng| {
+            ckks::Encoder::new(ctx)
+                .encode_at(&[0.5, 1.0], 2f64.powi(20), 1)
+                .and_then(|pt| ckks::Encryptor::from_public_key(ctx, pk)?.encrypt_with_rng(&pt, rng))
+                .expect("CKKS ciphertext")
+        },
+    ));
+    seeds.extend(multiparty_seeds_in(
+        "bgv_load_multiparty",
+        bgv_context(),
+        9,
+        |ctx, pk, rng| {
+            rnsfhe::bgv::BatchEncoder::new(ctx)
+                .and_then(|be| be.encode(&[1, 2, 3]))
+                .and_then(|pt| {
+                    rnsfhe::bgv::Encryptor::from_public_key(ctx, pk)?.encrypt_with_rng(&pt, rng)
+                })
+                .expect("BGV ciphertext")
+        },
+    ));
     seeds
 }
