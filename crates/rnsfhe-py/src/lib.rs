@@ -13,6 +13,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod aggregation;
 pub mod batch;
 pub mod bfv;
 pub mod bgv;
@@ -46,6 +47,7 @@ fn _rnsfhe(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ckks::register(m)?;
     bgv::register(m)?;
     multiparty::register(m)?;
+    aggregation::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
