@@ -245,12 +245,14 @@ pub fn inspect<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyDict>
 
 /// Adds the functions of `rnsfhe.multiparty`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(aggregate_public_key, m)?)?;
-    m.add_function(wrap_pyfunction!(aggregate_relin_round1, m)?)?;
-    m.add_function(wrap_pyfunction!(finish_relin_key, m)?)?;
-    m.add_function(wrap_pyfunction!(aggregate_galois_keys, m)?)?;
-    m.add_function(wrap_pyfunction!(combine_decryption, m)?)?;
-    m.add_function(wrap_pyfunction!(combine_public_key_switch, m)?)?;
-    m.add_function(wrap_pyfunction!(inspect, m)?)?;
-    Ok(())
+    let functions = [
+        wrap_pyfunction!(aggregate_public_key, m)?,
+        wrap_pyfunction!(aggregate_relin_round1, m)?,
+        wrap_pyfunction!(finish_relin_key, m)?,
+        wrap_pyfunction!(aggregate_galois_keys, m)?,
+        wrap_pyfunction!(combine_decryption, m)?,
+        wrap_pyfunction!(combine_public_key_switch, m)?,
+        wrap_pyfunction!(inspect, m)?,
+    ];
+    functions.into_iter().try_for_each(|f| m.add_function(f))
 }

@@ -20,10 +20,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use rnsfhe::multiparty::{
-    ActiveShare, CollectiveDecryption, CommonReferenceString as Crs, DecryptionShare,
-    GaloisKeyGeneration, KeyShare, PublicKeyGeneration, PublicKeySwitch, PublicKeySwitchShare,
-    RelinKeyEphemeral, RelinKeyGeneration, RelinKeyRound1, SchemeNoise, ShamirShare,
-    SharedCiphertext, Smudging, ThresholdKeyShare, Thresholdizer,
+    ActiveShare, CollectiveDecryption, CommonReferenceString as Crs, GaloisKeyGeneration,
+    PublicKeyGeneration, PublicKeySwitch, RelinKeyEphemeral, RelinKeyGeneration, RelinKeyRound1,
+    SchemeNoise, ShamirShare, SharedCiphertext, Smudging, ThresholdKeyShare, Thresholdizer,
 };
 use rnsfhe::rlwe::{self, PublicKey};
 use rnsfhe::serialization::{FromBytes, ToBytes};
@@ -216,63 +215,28 @@ pub(crate) fn collective_keys<S: Scheme>(c: &Cipher<S>) -> PyResult<Arc<EvalKeys
     })
 }
 
-/// A party's decryption share of `c` with the key share `key`, as party
-/// `party` of `parties`.
-fn decryption_share<S: Scheme>(
+/// A party's share for `c` (size 2, under the collective key, attached
+/// or registered) in a protocol among `parties` with `bits` of smudging
+/// noise (None: the library's default for `c`): `share(pk, smudging)`
+/// runs the protocol's share with the collective public key `pk`.
+fn ciphertext_share<S: Scheme, T: ToBytes<S::Context>>(
     py: Python<'_>,
     c: &Cipher<S>,
-    key: &(impl KeyShare + Sync),
-    party: u32,
     parties: u32,
     bits: Option<u32>,
+    share: impl FnOnce(&PublicKey, Smudging) -> rnsfhe::Result<T> + Send,
 ) -> PyResult<Vec<u8>>
 where
     S::Context: SchemeNoise,
     S::Ciphertext: SharedCiphertext,
-    DecryptionShare: ToBytes<S::Context>,
 {
     let keys = collective_keys(c)?;
     detach(py, || {
-        let dec =
-            CollectiveDecryption::new(&c.ctx, &keys.pk, parties, smudging(c, parties, bits)?)?;
-        write(&c.ctx, &dec.share(key, party, &*c.ct)?)
-    })
-    .py()
-}
-
-/// `bits` of smudging noise, or the library's default for `c` among
-/// `parties`.
-fn smudging<S: Scheme>(c: &Cipher<S>, parties: u32, bits: Option<u32>) -> rnsfhe::Result<Smudging>
-where
-    S::Context: SchemeNoise,
-    S::Ciphertext: SharedCiphertext,
-{
-    match bits {
-        Some(b) => Smudging::bits(b),
-        None => Smudging::default_for(&*c.ctx, &*c.ct, parties),
-    }
-}
-
-/// A party's share of the switch of `c` to the public key `to`, with the
-/// key share `key`, as party `party` of `parties`.
-fn switch_share<S: Scheme>(
-    py: Python<'_>,
-    c: &Cipher<S>,
-    to: &PublicKey,
-    key: &(impl KeyShare + Sync),
-    party: u32,
-    parties: u32,
-    bits: Option<u32>,
-) -> PyResult<Vec<u8>>
-where
-    S::Context: SchemeNoise,
-    S::Ciphertext: SharedCiphertext,
-    PublicKeySwitchShare: ToBytes<S::Context>,
-{
-    let keys = collective_keys(c)?;
-    detach(py, || {
-        let sw = PublicKeySwitch::new(&c.ctx, &keys.pk, to, parties, smudging(c, parties, bits)?)?;
-        write(&c.ctx, &sw.share(key, party, &*c.ct)?)
+        let smudging = match bits {
+            Some(b) => Smudging::bits(b)?,
+            None => Smudging::default_for(&*c.ctx, &*c.ct, parties)?,
+        };
+        write(&c.ctx, &share(&keys.pk, smudging)?)
     })
     .py()
 }
@@ -530,9 +494,11 @@ impl Party {
         smudging_bits: Option<u32>,
         active: Option<Vec<u32>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let b = acting!(self, active, key, pos, n => with_cipher!(ciphertext, c => decryption_share(
-            py, c, key, pos, n, smudging_bits
-        )))?;
+        let b = acting!(self, active, key, pos, n => with_cipher!(ciphertext, c => {
+            ciphertext_share(py, c, n, smudging_bits, |pk, sm| {
+                CollectiveDecryption::new(&c.ctx, pk, n, sm)?.share(key, pos, &*c.ct)
+            })
+        }))?;
         Ok(PyBytes::new(py, &b))
     }
 
@@ -552,9 +518,11 @@ impl Party {
         active: Option<Vec<u32>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let to = public_of(recipient, self.scheme.id())?;
-        let b = acting!(self, active, key, pos, n => with_cipher!(ciphertext, c => switch_share(
-            py, c, &to.pk, key, pos, n, smudging_bits
-        )))?;
+        let b = acting!(self, active, key, pos, n => with_cipher!(ciphertext, c => {
+            ciphertext_share(py, c, n, smudging_bits, |pk, sm| {
+                PublicKeySwitch::new(&c.ctx, pk, &to.pk, n, sm)?.share(key, pos, &*c.ct)
+            })
+        }))?;
         Ok(PyBytes::new(py, &b))
     }
 
