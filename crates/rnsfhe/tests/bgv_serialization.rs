@@ -186,3 +186,18 @@ fn hostile_ciphertext_bytes_are_errors() {
     assert!(Ciphertext::from_bytes(ctx, &params().to_bytes().unwrap()).is_err());
     assert!(BgvParameters::from_bytes(&bytes).is_err());
 }
+
+/// A parameter file with no key-switching primes whose id is that of the
+/// parameters the builder would complete it to (found by fuzzing): refused,
+/// not loaded as something it does not say.
+#[test]
+fn a_parameter_file_without_key_switching_primes_is_refused() {
+    let data: [u8; 120] = [
+        82, 78, 83, 70, 1, 0, 12, 0, 222, 17, 149, 28, 214, 42, 5, 96, 0, 0, 0, 0, 0, 0, 0, 0, 4,
+        0, 0, 0, 0, 0, 0, 0, 72, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 1, 255, 96, 0, 0, 0,
+        0, 0, 82, 51, 212, 51, 69, 136, 9, 64, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+        88, 255, 63, 0, 0, 0, 0, 1, 192, 255, 0, 0, 0, 0, 0, 1, 96, 188, 147, 22, 0, 0, 0, 1, 88,
+        255, 48, 0, 0, 0, 0, 55, 96, 200, 79, 239, 163, 231, 106,
+    ];
+    assert!(BgvParameters::from_bytes(&data).is_err());
+}

@@ -156,7 +156,11 @@ impl BgvParameters {
             payload,
             (PARAMS_FIXED_LEN, PARAMS_FIXED_LEN),
             28,
-            (0, MAX_PRIMES),
+            // Hybrid key switching has at least one special prime, and
+            // `to_bytes` writes them all: an empty list would let the
+            // builder pick defaults, a file that does not say what it
+            // loads (found by fuzzing).
+            (1, MAX_PRIMES),
         )?;
         let reserved = payload.get(34..40).unwrap_or(&[]);
         if reserved.iter().any(|&b| b != 0) {
@@ -173,16 +177,14 @@ impl BgvParameters {
         let security = half(payload, 32);
         let n = degree_field(n)?;
         let level = security_field(security)?;
-        let mut b = BgvParameters::builder()
+        let b = BgvParameters::builder()
             .degree(n)
             .plain_modulus(t)
             .coeff_moduli(&moduli)
             .dnum(dnum as usize)
             .sigma(sigma)
-            .security(level);
-        if !special.is_empty() {
-            b = b.key_switching_moduli(&special);
-        }
+            .security(level)
+            .key_switching_moduli(&special);
         let params = b.build()?;
         check_canonical_dnum(dnum, params.dnum(), moduli.len() as u64)?;
         check_params_id(&header, params.id())?;
