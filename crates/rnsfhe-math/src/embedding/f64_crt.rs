@@ -439,7 +439,6 @@ impl F64Crt {
     /// scratch.
     #[cfg(test)]
     fn centered_f64(&self, x: &[u64], d: &mut [u64], words: &mut [u64]) -> f64 {
-        let k = self.moduli.len();
         let m0 = &self.moduli[0];
         let c = m0.center(x[0]);
         if self.moduli[1..]
@@ -449,28 +448,7 @@ impl F64Crt {
         {
             return c as f64;
         }
-        // Garner: d_i = (x_i − Σ_{j<i} d_j [W_j]_{q_i}) · [W_i^{-1}]_{q_i}.
-        d[0] = x[0];
-        for i in 1..k {
-            let m = &self.moduli[i];
-            let row = &self.garner_w[i * k..i * k + i];
-            let mut acc = 0u64;
-            let mut sum: u128 = 0;
-            // d_j, [W_j]_{q_i} < 2^61: products < 2^122, 32 of them < 2^127.
-            for (c, (&dj, &wj)) in d[..i].iter().zip(row).enumerate() {
-                sum += dj as u128 * wj as u128;
-                if c & 31 == 31 {
-                    acc = m.add(acc, m.reduce_u128(sum));
-                    sum = 0;
-                }
-            }
-            let s = m.add(acc, m.reduce_u128(sum));
-            d[i] = m.mul_shoup(
-                m.sub(x[i], s),
-                self.garner_w_inv[i],
-                self.garner_w_inv_shoup[i],
-            );
-        }
+        self.garner_digits(x, d);
         // x > ⌊Q/2⌋ ⇔ the digits compare greater from the top.
         let mut negative = false;
         for (&di, &hi) in d.iter().zip(&self.half_digits).rev() {
