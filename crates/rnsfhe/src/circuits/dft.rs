@@ -24,6 +24,20 @@
 //! `budget` consecutive products (the level budget), each a
 //! [`LinearTransform`] of at most `2^{k+1} − 1` diagonals for `k` merged
 //! stages, consuming one level: fewer levels cost more rotations.
+//!
+//! # Sparse packing
+//!
+//! With `s < n/2` slots (Lattigo's `LogSlots < LogN − 1`, OpenFHE's
+//! `numSlots`) a plaintext is a polynomial in `Y = X^{n/(2s)}` and its
+//! slot vector repeats with period `s`. The DFTs are then the `s`-point
+//! FFT, its matrices built on `m = 2s` slots (and repeated to `n/2`,
+//! which is exact on `m`-periodic vectors, rotation by `k` acting modulo
+//! `m`): CoeffsToSlots' last matrix is masked to the first `s` of every
+//! `m` slots, so that after the conjugation split the `s` real parts and
+//! the `s` imaginary parts fit one ciphertext (`[a | b]`, one EvalMod
+//! instead of two); SlotsToCoeffs' first matrix is composed with the
+//! repacking `[a | b] ↦ a + i·b` (diagonals `0` and `s`), as Lattigo's
+//! `RepackImag2Real` does.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -111,12 +125,68 @@ pub(crate) fn compose(a: &Diagonals, b: &Diagonals, l: usize) -> Diagonals {
     let mut out = Diagonals::new();
     for (&ka, da) in a {
         for (&kb, db) in b {
-            let d: Vec<Complex64> = (0..l).map(|p| da[p] * db[(p + ka as usize) % l]).collect();
+            let shift = ka.rem_euclid(l as i64) as usize;
+            let d: Vec<Complex64> = (0..l).map(|p| da[p] * db[(p + shift) % l]).collect();
             add_diagonal(&mut out, ka + kb, d, l);
         }
     }
     out.retain(|_, d| d.iter().any(|x| x.abs() > 1e-300));
     out
+}
+
+/// `d` (a matrix on `from`-periodic vectors) on `to` slots (`from | to`):
+/// every diagonal repeated `to/from` times, its index taken in
+/// `(−from/2, from/2]` (the same rotation on `from`-periodic vectors, and
+/// the smallest one).
+fn lift(d: &Diagonals, from: usize, to: usize) -> Diagonals {
+    let f = from as i64;
+    d.iter()
+        .map(|(&k, v)| {
+            let mut k = k.rem_euclid(f);
+            if k > f / 2 {
+                k -= f;
+            }
+            (k, v.iter().cycle().take(to).copied().collect())
+        })
+        .collect()
+}
+
+/// The sparse-packing layout of the `s`-point DFT `groups` on `l = n/2`
+/// slots (see the module's "Sparse packing"): built on `m = 2s` slots,
+/// CoeffsToSlots' last matrix masked to the first `s` of each `m`,
+/// SlotsToCoeffs' first composed with the repacking `[a | b] ↦ a + i·b`,
+/// then repeated to `l`.
+fn sparse_layout(groups: Vec<Diagonals>, s: usize, l: usize, kind: DftKind) -> Vec<Diagonals> {
+    let m = 2 * s;
+    let last = groups.len() - 1;
+    groups
+        .into_iter()
+        .enumerate()
+        .map(|(g, d)| {
+            let mut d = lift(&d, s, m);
+            match kind {
+                DftKind::CoeffsToSlots if g == last => {
+                    for v in d.values_mut() {
+                        v[s..].fill(Complex64::ZERO);
+                    }
+                }
+                DftKind::SlotsToCoeffs if g == 0 => d = compose(&d, &repack(s), m),
+                _ => {}
+            }
+            lift(&d, m, l)
+        })
+        .collect()
+}
+
+/// The repacking `[a | b] ↦ a + i·b` on `m = 2s` slots with an
+/// `s`-periodic result: `x_p + i·x_{p+s}` for `p < s`,
+/// `i·x_p + x_{p−s}` for `p ≥ s` (diagonals `0` and `s`).
+fn repack(s: usize) -> Diagonals {
+    let i = Complex64::new(0.0, 1.0);
+    let (mut d0, mut ds) = (vec![Complex64::ONE; 2 * s], vec![i; 2 * s]);
+    d0[s..].fill(i);
+    ds[s..].fill(Complex64::ONE);
+    Diagonals::from([(0, d0), (s as i64, ds)])
 }
 
 /// `M·v` in plaintext (the reference the tests compare with).
@@ -125,8 +195,9 @@ pub(crate) fn apply(m: &Diagonals, v: &[Complex64]) -> Vec<Complex64> {
     let l = v.len();
     let mut out = vec![Complex64::ZERO; l];
     for (&k, d) in m {
+        let k = k.rem_euclid(l as i64) as usize;
         for p in 0..l {
-            out[p] += d[p] * v[(p + k as usize) % l];
+            out[p] += d[p] * v[(p + k) % l];
         }
     }
     out
@@ -191,13 +262,14 @@ pub(crate) fn factors(
 #[derive(Clone, Debug)]
 pub struct HomomorphicDft {
     kind: DftKind,
+    slots: usize,
     level: usize,
     transforms: Vec<LinearTransform>,
 }
 
 impl HomomorphicDft {
     crate::constructors::flagged_constructors! {
-        build(ctx: &Arc<CkksContext>, kind: DftKind, level: usize, budget: usize, factor: f64, scales: (f64, f64));
+        build_full(ctx: &Arc<CkksContext>, kind: DftKind, level: usize, budget: usize, factor: f64, scales: (f64, f64));
         /// Encodes `factor·F` ([`DftKind::SlotsToCoeffs`]) or `factor·F^{-1}`
         /// ([`DftKind::CoeffsToSlots`]) on the `n/2` slots for inputs at
         /// `level` and scale `input_scale`, in `budget` levels (`1 ≤ budget ≤
@@ -216,9 +288,49 @@ impl HomomorphicDft {
         new_double_hoisted => true;
     }
 
+    crate::constructors::flagged_constructors! {
+        build(ctx: &Arc<CkksContext>, kind: DftKind, slots: usize, level: usize, budget: usize, factor: f64, scales: (f64, f64));
+        /// [`HomomorphicDft::new`] for sparse packing with `slots` slots (a
+        /// power of two in `[2, n/2]`; `n/2` is [`HomomorphicDft::new`]):
+        /// the `slots`-point DFT in the layout of the module's "Sparse
+        /// packing". CoeffsToSlots takes an `slots`-periodic vector and
+        /// returns `(w, 0)` with period `2·slots`; SlotsToCoeffs takes
+        /// `(a, b)` with period `2·slots` (real `a`, `b`) and returns
+        /// `factor·F(a + i·b)`, `slots`-periodic. `budget ≤ log2(slots)`.
+        /// Errors as [`HomomorphicDft::new`], and with
+        /// [`Error::InvalidArgument`] for another number of slots.
+        new_sparse => false;
+
+        /// [`HomomorphicDft::new_sparse`], double-hoisted.
+        new_sparse_double_hoisted => true;
+    }
+
+    fn build_full(
+        ctx: &Arc<CkksContext>,
+        kind: DftKind,
+        level: usize,
+        budget: usize,
+        factor: f64,
+        scales: (f64, f64),
+        double: bool,
+    ) -> Result<Self> {
+        Self::build(
+            ctx,
+            kind,
+            ctx.slots(),
+            level,
+            budget,
+            factor,
+            scales,
+            double,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn build(
         ctx: &Arc<CkksContext>,
         kind: DftKind,
+        slots: usize,
         level: usize,
         budget: usize,
         factor: f64,
@@ -238,7 +350,15 @@ impl HomomorphicDft {
             )));
         }
         let l = ctx.slots();
-        let groups = factors(ctx.embedding().rot_group(), l, kind, budget, factor)?;
+        if !slots.is_power_of_two() || !(2..=l).contains(&slots) {
+            return Err(Error::InvalidArgument(format!(
+                "a DFT on {slots} slots: a power of two in [2, {l}]"
+            )));
+        }
+        let mut groups = factors(ctx.embedding().rot_group(), slots, kind, budget, factor)?;
+        if slots < l {
+            groups = sparse_layout(groups, slots, l, kind);
+        }
         let moduli = ctx.params().coeff_moduli();
         let last = groups.len() - 1;
         let mut transforms = Vec::with_capacity(groups.len());
@@ -258,6 +378,7 @@ impl HomomorphicDft {
         }
         Ok(Self {
             kind,
+            slots,
             level,
             transforms,
         })
@@ -266,6 +387,11 @@ impl HomomorphicDft {
     /// Which DFT this is.
     pub fn kind(&self) -> DftKind {
         self.kind
+    }
+
+    /// The slots (`n/2`, or fewer for sparse packing).
+    pub fn slots(&self) -> usize {
+        self.slots
     }
 
     /// The level inputs must be at.
@@ -348,6 +474,65 @@ mod tests {
         }
         assert!(factors(emb.rot_group(), l, DftKind::CoeffsToSlots, 0, 1.0).is_err());
         assert!(factors(emb.rot_group(), l, DftKind::CoeffsToSlots, 6, 1.0).is_err());
+    }
+
+    /// Sparse packing (`s = 8` slots at `n = 64`): CoeffsToSlots of the
+    /// slots of a polynomial in `X^{n/2s}` gives its packed, bit-reversed
+    /// coefficients in the first `s` of every `2s` slots and zeros in the
+    /// others; after the split into `[2a | 2b]`, SlotsToCoeffs returns the
+    /// slots.
+    #[test]
+    fn sparse_layout_round_trips_through_the_split() {
+        let n = 64usize;
+        let (l, s) = (n / 2, 8usize);
+        let gap = l / s;
+        let emb = CkksEmbedding::new(n).unwrap();
+        let mut coeffs = vec![0f64; n];
+        for j in 0..2 * s {
+            coeffs[j * gap] = ((j * 5 + 2) % 9) as f64 - 4.0;
+        }
+        let mut z = vec![Complex64::ZERO; l];
+        emb.decode(&coeffs, &mut z).unwrap();
+        let bits = s.trailing_zeros();
+        for budget in 1..=bits as usize {
+            let mut cts = factors(emb.rot_group(), s, DftKind::CoeffsToSlots, budget, 1.0).unwrap();
+            cts = sparse_layout(cts, s, l, DftKind::CoeffsToSlots);
+            let mut w = z.clone();
+            for m in &cts {
+                w = apply(m, &w);
+            }
+            for p in 0..l {
+                let k = p % (2 * s);
+                let want = if k < s {
+                    let j = bit_reverse(k, bits);
+                    Complex64::new(coeffs[j * gap], coeffs[(j + s) * gap])
+                } else {
+                    Complex64::ZERO
+                };
+                assert!((w[p] - want).abs() < 1e-9, "budget {budget}, slot {p}");
+            }
+            // re = w + w̄ = [2a | 0], im = −i(w − w̄) = [2b | 0],
+            // v = re + rot_s(im) = [2a | 2b].
+            let v: Vec<Complex64> = (0..l)
+                .map(|p| {
+                    let x = w[(p + s) % l];
+                    Complex64::from_real(2.0 * w[p].re + 2.0 * x.im)
+                })
+                .collect();
+            let mut stc = factors(emb.rot_group(), s, DftKind::SlotsToCoeffs, budget, 0.5).unwrap();
+            stc = sparse_layout(stc, s, l, DftKind::SlotsToCoeffs);
+            let mut y = v;
+            for m in &stc {
+                y = apply(m, &y);
+            }
+            for (a, b) in y.iter().zip(&z) {
+                assert!((*a - *b).abs() < 1e-9, "budget {budget}");
+            }
+            // Every diagonal index is a small rotation.
+            for m in cts.iter().chain(&stc) {
+                assert!(m.keys().all(|k| k.unsigned_abs() as usize <= s));
+            }
+        }
     }
 
     #[test]

@@ -181,12 +181,15 @@ impl LinearTransform {
             .unwrap_or(0)
             + 1;
         let n1 = (span as f64).sqrt().ceil().max(1.0) as usize;
-        // Double hoisting makes baby steps cheap (no ModDown each) and
-        // giant steps dearer (a ModDown each): twice the baby steps.
-        let widen = if double { 2 } else { 1 };
-        let n1 = (n1.next_power_of_two() * widen)
-            .min(s / stride as usize)
-            .max(1);
+        let max_n1 = s / stride as usize;
+        let n1 = if double {
+            // Double hoisting makes baby steps cheap (no ModDown each) and
+            // giant steps dearer (a ModDown each): twice the baby steps.
+            (n1.next_power_of_two() * 2).min(max_n1).max(1)
+        } else {
+            let units: Vec<i64> = diags.keys().map(|k| k / stride).collect();
+            fewest_key_switches(&units, n1.next_power_of_two().min(max_n1).max(1), max_n1)
+        };
         let encoder = Encoder::new(ctx);
         let hybrid = double && ctx.rlwe().special_primes().is_some();
         let mut groups: BTreeMap<i64, Vec<Diagonal>> = BTreeMap::new();
@@ -381,6 +384,36 @@ impl LinearTransform {
         b.dedup();
         b
     }
+}
+
+/// The baby-step count `n_1` (a power of two up to `max`) for diagonal
+/// indices `units` (in strides) with the fewest key switches: non-zero
+/// baby steps `u mod n_1` in use plus non-zero giant steps `⌊u/n_1⌋`.
+/// `√span` is best for a contiguous band; a band and its copy far away
+/// (SlotsToCoeffs' repacking with sparse packing) want a smaller `n_1`.
+/// Ties keep `start`, then the smaller count.
+fn fewest_key_switches(units: &[i64], start: usize, max: usize) -> usize {
+    let cost = |n1: usize| {
+        let n1 = n1 as i64;
+        let mut babies: Vec<i64> = units.iter().map(|u| u.rem_euclid(n1)).collect();
+        let mut giants: Vec<i64> = units.iter().map(|u| u.div_euclid(n1)).collect();
+        for v in [&mut babies, &mut giants] {
+            v.sort_unstable();
+            v.dedup();
+            v.retain(|&x| x != 0);
+        }
+        babies.len() + giants.len()
+    };
+    let mut best = (cost(start), start);
+    let mut n1 = 1;
+    while n1 <= max {
+        let c = cost(n1);
+        if c < best.0 {
+            best = (c, n1);
+        }
+        n1 *= 2;
+    }
+    best.1
 }
 
 /// Greatest common divisor of non-negative `a`, `b` (`gcd(a, 0) = a`).

@@ -83,6 +83,55 @@ impl Encoder {
         })
     }
 
+    /// Encodes up to `slots` real values with sparse packing
+    /// ([`Encoder::encode_sparse_complex_at`]) at the default scale and the
+    /// top level.
+    pub fn encode_sparse(&self, values: &[f64], slots: usize) -> Result<Plaintext> {
+        let c: Vec<Complex64> = values.iter().map(|&x| Complex64::from_real(x)).collect();
+        let (scale, top) = (self.ctx.params().default_scale(), self.ctx.max_level());
+        self.encode_sparse_complex_at(&c, slots, scale, top)
+    }
+
+    /// Sparse packing (Lattigo's `LogSlots`, OpenFHE's `numSlots`): up to
+    /// `slots` complex values (a power of two in `[1, n/2]`), zero-padded
+    /// to `slots` and repeated `n/(2·slots)` times, so that the polynomial
+    /// lies in `Z[X^{n/(2·slots)}]` (the slots of `σ(m(X^k))` repeat with
+    /// period `n/(2k)`). Rotations then act modulo `slots`; the plaintext
+    /// holds `values.len()` values. What a sparse
+    /// [`crate::circuits::Bootstrapper`] takes. Errors as
+    /// [`Encoder::encode_complex_at`], with [`Error::ValueOutOfRange`] for
+    /// more than `slots` values and [`Error::InvalidArgument`] for another
+    /// number of slots.
+    pub fn encode_sparse_complex_at(
+        &self,
+        values: &[Complex64],
+        slots: usize,
+        scale: f64,
+        level: usize,
+    ) -> Result<Plaintext> {
+        let all = self.ctx.slots();
+        if !slots.is_power_of_two() || slots > all {
+            return Err(Error::InvalidArgument(format!(
+                "sparse packing in {slots} slots: a power of two in [1, {all}]"
+            )));
+        }
+        if values.len() > slots {
+            return Err(Error::ValueOutOfRange(format!(
+                "{} values, but the sparse packing holds {slots}",
+                values.len()
+            )));
+        }
+        let padded = values
+            .iter()
+            .copied()
+            .chain(std::iter::repeat(Complex64::ZERO))
+            .take(slots);
+        let repeated: Vec<Complex64> = padded.cycle().take(all).collect();
+        let mut pt = self.encode_complex_at(&repeated, scale, level)?;
+        pt.len = values.len();
+        Ok(pt)
+    }
+
     /// The encoded polynomial `⌊Δ·σ^{-1}(z)⌉` in coefficient form over
     /// `q_0 … q_l` (what [`Encoder::encode_complex_at`] transforms), with
     /// the same checks and errors.

@@ -22,6 +22,13 @@
 //!    `q_0/(2π·Δ)`, which lands on the default scale `Δ` at the top
 //!    residual level: the slots hold the input's values again.
 //!
+//! **Sparse packing** ([`BootstrappingParameters::log_slots`]: `s < n/2`
+//! slots, the message a polynomial in `X^{n/2s}`): after step 1 a trace
+//! (`log2(n/2s)` rotations and additions) keeps the subring's
+//! coefficients, the DFTs are `s`-point ones, and the real and imaginary
+//! parts share one ciphertext and one EvalMod (see
+//! [`crate::circuits::dft`]'s "Sparse packing").
+//!
 //! Levels: CoeffsToSlots, EvalMod and SlotsToCoeffs consume
 //! [`BootstrappingParameters::depth`] levels from the top of the chain,
 //! and the result sits at [`Bootstrapper::output_level`]. Precision:
@@ -96,16 +103,20 @@ impl Bootstrapper {
         let delta = ctx.params().default_scale();
         let message_scale = f64::from(params.first_prime_bits - params.message_ratio_bits).exp2();
         let raise_scale = f64::from(params.boot_prime_bits).exp2();
-        // x = t/(q_0·K): the factor 1/2 undoes the doubling of re = w + w̄.
-        let cts_factor = raise_scale / (2.0 * q0 * params.k());
+        let slots = params.slots(n);
+        // x = t/(q_0·K): the factor 1/2 undoes the doubling of re = w + w̄,
+        // and `slots/(n/2)` the trace's sum of `n/(2·slots)` automorphisms.
+        let trace_gain = (ctx.slots() / slots) as f64;
+        let cts_factor = raise_scale / (2.0 * q0 * params.k() * trace_gain);
         let cts_new = if params.double_hoisting {
-            HomomorphicDft::new_double_hoisted
+            HomomorphicDft::new_sparse_double_hoisted
         } else {
-            HomomorphicDft::new
+            HomomorphicDft::new_sparse
         };
         let cts = cts_new(
             ctx,
             DftKind::CoeffsToSlots,
+            slots,
             top,
             params.cts_budget,
             cts_factor,
@@ -114,20 +125,20 @@ impl Bootstrapper {
         let mod_level = top - params.cts_budget;
         let stc_input_scale = eval_mod.output_scale(raise_scale, mod_level, moduli)?;
         let stc_level = mod_level - params.eval_mod_depth();
-        let stc = HomomorphicDft::new(
+        let stc = HomomorphicDft::new_sparse(
             ctx,
             DftKind::SlotsToCoeffs,
+            slots,
             stc_level,
             params.stc_budget,
             q0 / (2.0 * PI * message_scale),
             (stc_input_scale, delta),
         )?;
         let enc = Encoder::new(ctx);
-        let slots = ctx.slots();
+        let all = ctx.slots();
         let minus_i =
-            enc.encode_complex_at(&vec![Complex64::new(0.0, -1.0); slots], 1.0, mod_level)?;
-        let plus_i =
-            enc.encode_complex_at(&vec![Complex64::new(0.0, 1.0); slots], 1.0, stc_level)?;
+            enc.encode_complex_at(&vec![Complex64::new(0.0, -1.0); all], 1.0, mod_level)?;
+        let plus_i = enc.encode_complex_at(&vec![Complex64::new(0.0, 1.0); all], 1.0, stc_level)?;
         Ok(Self {
             ctx: ctx.clone(),
             params: params.clone(),
@@ -155,11 +166,31 @@ impl Bootstrapper {
         self.ctx.max_level() - self.params.depth()
     }
 
-    /// The rotation steps of the two DFTs (the keys
-    /// [`Bootstrapper::generate_keys`] makes, plus the conjugation).
+    /// The slots of the ciphertexts this circuit bootstraps: `n/2`, or
+    /// `2^log_slots` with sparse packing.
+    pub fn slots(&self) -> usize {
+        self.cts.slots()
+    }
+
+    /// The steps `slots·2^j < n/2` of the trace that projects a sparse
+    /// ciphertext's raised plaintext onto its subring (none at full
+    /// slots); the first also moves the imaginary parts beside the real
+    /// ones.
+    fn trace_steps(&self) -> impl Iterator<Item = i64> {
+        let (s, l) = (self.slots(), self.ctx.slots());
+        (0..)
+            .map(move |j| s << j)
+            .take_while(move |&k| k < l)
+            .map(|k| k as i64)
+    }
+
+    /// The rotation steps of the two DFTs and, with sparse packing, of the
+    /// trace (the keys [`Bootstrapper::generate_keys`] makes, plus the
+    /// conjugation).
     pub fn rotations(&self) -> Vec<i64> {
         let mut r = self.cts.rotations();
         r.extend(self.stc.rotations());
+        r.extend(self.trace_steps());
         r.sort_unstable();
         r.dedup();
         r
@@ -196,9 +227,13 @@ impl Bootstrapper {
     /// with [`Error::ParameterMismatch`]/[`Error::KeyMismatch`] for
     /// another context or key, [`Error::WrongCiphertextSize`] for an
     /// unrelinearized input, [`Error::ScaleMismatch`] for a scale above
-    /// `2·Δ_boot` (`2^{first − ratio + 1}`), and [`Error::MissingGaloisKey`]
-    /// when `keys` hold neither a rotation nor keys it can be composed
-    /// from.
+    /// `2·Δ_boot` (`2^{first − ratio + 1}`), [`Error::InvalidArgument`]
+    /// for more values than [`Bootstrapper::slots`], and
+    /// [`Error::MissingGaloisKey`] when `keys` hold neither a rotation nor
+    /// keys it can be composed from. With sparse packing the input's slots
+    /// must repeat with period [`Bootstrapper::slots`]
+    /// ([`crate::ckks::Encoder::encode_sparse`]; rotations and slot-wise
+    /// operations keep that): the trace sums the `n/(2·slots)` copies.
     pub fn bootstrap(&self, ct: &Ciphertext, keys: &BootstrappingKeys) -> Result<Ciphertext> {
         self.ctx.check_id(ct.params_id())?;
         check_key_id(keys.key_id(), ct.key_id())?;
@@ -208,6 +243,13 @@ impl Bootstrapper {
                 expected: "2",
                 got: ct.polys().len(),
             });
+        }
+        if ct.len() > self.slots() {
+            return Err(Error::InvalidArgument(format!(
+                "a ciphertext of {} values, but this bootstrapping circuit packs {} slots",
+                ct.len(),
+                self.slots()
+            )));
         }
         let ev = Evaluator::new(&self.ctx);
         let delta = self.ctx.params().default_scale();
@@ -230,19 +272,34 @@ impl Bootstrapper {
         raised.key_id = keys.sparse_key_id;
         let mut raised = ev.switch_key(&raised, &keys.to_dense)?;
         raised.meta.scale = self.raise_scale;
+        // Sparse packing: the trace Σ_k σ_{5^{s·k}} keeps the coefficients
+        // of the subring Z[X^{n/2s}] (times n/2s, undone in CoeffsToSlots)
+        // and cancels the others: t's integer part I outside the subring,
+        // and the noise there.
+        for k in self.trace_steps() {
+            let r = ev.rotate(&raised, k, &keys.galois)?;
+            ev.add_assign(&mut raised, &r)?;
+        }
         // 2. CoeffsToSlots and the real/imaginary split.
         let w = self.cts.evaluate(&ev, &raised, &keys.galois)?;
         let conj = ev.conjugate(&w, &keys.galois)?;
         let re = ev.add(&w, &conj)?;
         let im = ev.multiply_plain(&ev.sub(&w, &conj)?, &self.minus_i)?;
-        // 3. EvalMod on both halves (independent: in parallel).
-        let (re, im) = rayon::join(
-            || self.eval_mod.evaluate(&ev, &re, &keys.relin),
-            || self.eval_mod.evaluate(&ev, &im, &keys.relin),
-        );
-        let (re, im) = (re?, im?);
-        // 4. SlotsToCoeffs of re + i·im.
-        let mut z = ev.add(&re, &ev.multiply_plain(&im, &self.plus_i)?)?;
+        let mut z = if self.slots() < self.ctx.slots() {
+            // 3'. Sparse: [2a | 0] + rot_s([2b | 0]) = [2a | 2b], one
+            // EvalMod; SlotsToCoeffs' first matrix repacks a + i·b.
+            let both = ev.add(&re, &ev.rotate(&im, self.slots() as i64, &keys.galois)?)?;
+            self.eval_mod.evaluate(&ev, &both, &keys.relin)?
+        } else {
+            // 3. EvalMod on both halves (independent: in parallel).
+            let (re, im) = rayon::join(
+                || self.eval_mod.evaluate(&ev, &re, &keys.relin),
+                || self.eval_mod.evaluate(&ev, &im, &keys.relin),
+            );
+            let (re, im) = (re?, im?);
+            // 4. SlotsToCoeffs of re + i·im.
+            ev.add(&re, &ev.multiply_plain(&im, &self.plus_i)?)?
+        };
         if crate::ckks::evaluator::check_scales(z.meta.scale, self.stc_input_scale, "").is_err() {
             return Err(Error::ScaleMismatch(format!(
                 "bootstrapping reached SlotsToCoeffs at scale 2^{:.6}, built for 2^{:.6}",

@@ -44,6 +44,12 @@ pub struct BootstrappingParameters {
     /// Lattigo's `LogMessageRatio`): larger ratios shrink the sine's error
     /// `(2π·m/q_0)²/6`, smaller ones lift the message above EvalMod's noise.
     pub message_ratio_bits: u32,
+    /// Sparse packing: bootstrap ciphertexts of `2^log_slots` slots
+    /// (values repeated across the `n/2` slots, as
+    /// [`crate::ckks::Encoder::encode_sparse`] makes them; Lattigo's
+    /// `LogSlots`, OpenFHE's `numSlots`). `None`: all `n/2` slots. With
+    /// `2^log_slots ≤ n/4` the real and imaginary parts share one EvalMod.
+    pub log_slots: Option<u32>,
 }
 
 impl Default for BootstrappingParameters {
@@ -63,6 +69,7 @@ impl Default for BootstrappingParameters {
             boot_prime_bits: 60,
             first_prime_bits: 60,
             message_ratio_bits: 8,
+            log_slots: None,
         }
     }
 }
@@ -82,6 +89,12 @@ impl BootstrappingParameters {
         depth_for_degree(self.eval_mod_degree)
             + self.double_angle as usize
             + if self.arcsine { 2 } else { 0 }
+    }
+
+    /// The slots a bootstrapped ciphertext holds at ring degree `n`:
+    /// `2^log_slots`, or `n/2` without sparse packing.
+    pub fn slots(&self, n: usize) -> usize {
+        self.log_slots.map_or(n / 2, |l| 1usize << l.min(62))
     }
 
     /// Levels one bootstrapping consumes.
@@ -177,15 +190,26 @@ impl BootstrappingParameters {
     }
 
     /// Errors with [`Error::InvalidParameters`] unless the circuit is
-    /// usable: budgets in `[1, log2(n/2)]`, `1 ≤ h ≤ n`, at most 8 double
-    /// angles, a degree in `[1, 1023]`.
+    /// usable: `log_slots` in `[1, log2(n/2)]`, budgets in
+    /// `[1, log2(slots)]`, `1 ≤ h ≤ n`, at most 8 double angles, a degree
+    /// in `[1, 1023]`.
     pub fn validate(&self, n: usize) -> Result<()> {
-        let stages = (n / 2).trailing_zeros() as usize;
+        let max_log_slots = (n / 2).trailing_zeros();
         let bad = |what: String| Err(Error::InvalidParameters(what));
+        if let Some(l) = self.log_slots {
+            if !(1..=max_log_slots).contains(&l) {
+                return bad(format!(
+                    "sparse packing with 2^{l} slots: log_slots must lie in [1, {max_log_slots}] at n = {n}"
+                ));
+            }
+        }
+        let stages = self.slots(n).trailing_zeros() as usize;
         if !(1..=stages).contains(&self.cts_budget) || !(1..=stages).contains(&self.stc_budget) {
             return bad(format!(
-                "DFT level budgets {} and {} must lie in [1, {stages}] at n = {n}",
-                self.cts_budget, self.stc_budget
+                "DFT level budgets {} and {} must lie in [1, {stages}] for {} slots",
+                self.cts_budget,
+                self.stc_budget,
+                self.slots(n)
             ));
         }
         if self.secret_weight == 0 || self.secret_weight > n {

@@ -1,0 +1,196 @@
+//! CKKS bootstrapping with sparse packing at the small chain (n = 2^12,
+//! 2048 slots in all): `s = 2^log_slots < 2048` values repeated across
+//! the slots (`Encoder::encode_sparse_complex_at`), a trace of
+//! `log2(2048/s)` rotations onto the subring, `s`-point DFTs and one
+//! EvalMod for the real and imaginary parts together.
+//!
+//! Precision bound: as `tests/bootstrapping.rs` derives for full slots
+//! (about 20-26 bits, 20 asserted). The trace multiplies the raised
+//! plaintext by `2048/s` and adds one key switch's noise per rotation,
+//! small against it; CoeffsToSlots divides by the same factor, and the
+//! bound on EvalMod's input (`|I| ≤ (h + 1)/2` per coefficient) is the
+//! same, since the trace keeps coefficients of `t` (times the factor)
+//! and zeroes the others. So the bound is unchanged; we assert 20 bits.
+
+mod common;
+
+use common::assert_err;
+
+use std::sync::Arc;
+
+use rand::Rng;
+use rnsfhe::circuits::{Bootstrapper, BootstrappingKeys, BootstrappingParameters};
+use rnsfhe::ckks::{
+    Ciphertext, CkksContext, Complex64, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys,
+    PublicKey, SecretKey,
+};
+use rnsfhe::{ChaCha20Rng, Error};
+
+struct Sparse {
+    ctx: Arc<CkksContext>,
+    boot: Bootstrapper,
+    keys: BootstrappingKeys,
+    enc: Encryptor,
+    dec: Decryptor,
+    sk: SecretKey,
+    rng: ChaCha20Rng,
+}
+
+fn sparse(log_slots: u32, seed: u8) -> Sparse {
+    let (params, full) = BootstrappingParameters::small().unwrap();
+    let bp = BootstrappingParameters {
+        log_slots: Some(log_slots),
+        ..full
+    };
+    let ctx = CkksContext::new(params).unwrap();
+    let (mut rng, sk) = common::secret_key(&ctx, seed);
+    let boot = Bootstrapper::new(&ctx, &bp).unwrap();
+    let keys = boot.generate_keys_with_rng(&sk, &mut rng).unwrap();
+    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+    let dec = Decryptor::new(&ctx, &sk).unwrap();
+    Sparse {
+        ctx,
+        boot,
+        keys,
+        enc,
+        dec,
+        sk,
+        rng,
+    }
+}
+
+impl Sparse {
+    fn random(&mut self, n: usize) -> Vec<Complex64> {
+        (0..n)
+            .map(|_| Complex64::new(self.rng.gen_range(-1.0..1.0), self.rng.gen_range(-1.0..1.0)))
+            .collect()
+    }
+
+    fn encrypt(&mut self, z: &[Complex64], level: usize) -> Ciphertext {
+        let scale = self.ctx.params().default_scale();
+        let pt = Encoder::new(&self.ctx)
+            .encode_sparse_complex_at(z, self.boot.slots(), scale, level)
+            .unwrap();
+        self.enc.encrypt_with_rng(&pt, &mut self.rng).unwrap()
+    }
+
+    /// Bootstraps `ct`; asserts `min_bits` over all `n/2` slots against
+    /// `want` repeated (the output keeps the sparse packing).
+    fn bootstrap_to(
+        &self,
+        ct: &Ciphertext,
+        want: &[Complex64],
+        what: &str,
+        min_bits: f64,
+    ) -> Ciphertext {
+        let out = self.boot.bootstrap(ct, &self.keys).unwrap();
+        assert_eq!(out.level(), self.boot.output_level());
+        assert_eq!(out.len(), ct.len());
+        let got = Encoder::new(&self.ctx)
+            .decode_all(&self.dec.decrypt(&out).unwrap())
+            .unwrap();
+        let s = self.boot.slots();
+        let mut padded = want.to_vec();
+        padded.resize(s, Complex64::ZERO);
+        let repeated: Vec<Complex64> = padded.iter().copied().cycle().take(got.len()).collect();
+        let bits = common::complex_bits(&got, &repeated);
+        println!("{what}: {bits:.1} bits");
+        assert!(bits >= min_bits, "{what}: {bits}");
+        out
+    }
+}
+
+/// `s = n/4` (one trace rotation) and `s = 64` (five): complex values,
+/// 20 bits in every slot, fewer Galois keys than full slots need, and a
+/// rotation afterwards acts modulo `s`.
+#[test]
+fn sparse_packing_bootstraps_with_20_bits() {
+    let (params, full) = BootstrappingParameters::small().unwrap();
+    let ctx = CkksContext::new(params).unwrap();
+    let full_keys = Bootstrapper::new(&ctx, &full).unwrap().rotations().len();
+    for (log_slots, seed) in [(10, 21), (6, 22)] {
+        let mut t = sparse(log_slots, seed);
+        let s = 1usize << log_slots;
+        assert_eq!(t.boot.slots(), s);
+        let rotations = t.boot.rotations();
+        println!(
+            "2^{log_slots} slots: {} rotations (full slots: {full_keys})",
+            rotations.len()
+        );
+        assert!(rotations.len() <= full_keys);
+        let z = t.random(s);
+        let ct = t.encrypt(&z, 0);
+        let out = t.bootstrap_to(&ct, &z, &format!("2^{log_slots} slots"), 20.0);
+        // Still sparse: rotating by 3 moves slot (i + 3) mod s to i.
+        let gk = GaloisKeys::generate_for_steps_with_rng(&*t.ctx, &t.sk, &[3], &mut t.rng).unwrap();
+        let rotated = Evaluator::new(&t.ctx).rotate(&out, 3, &gk).unwrap();
+        let want: Vec<Complex64> = (0..s).map(|i| z[(i + 3) % s]).collect();
+        t.bootstrap_to(&rotated, &want, "rotated by 3, bootstrapped again", 19.0);
+    }
+}
+
+/// A short vector (10 of 512 values) is zero-padded within the sparse
+/// slots; three bootstraps in a row of `x ← x² − 0.5` (which keeps the
+/// values in [−0.5, 0.5]) stay within the bound in all slots, the
+/// padding included.
+#[test]
+fn repeated_sparse_bootstraps_of_a_short_vector() {
+    let mut t = sparse(9, 23);
+    let ev = Evaluator::new(&t.ctx);
+    let mut want: Vec<Complex64> = (0..10)
+        .map(|i| Complex64::from_real(i as f64 / 20.0 - 0.25))
+        .collect();
+    let level = t.boot.output_level();
+    let mut ct = t.encrypt(&want, level);
+    assert_eq!(ct.len(), 10);
+    want.resize(t.boot.slots(), Complex64::ZERO);
+    for round in 0..3 {
+        let sq = ev
+            .multiply_relin_rescale(&ct, &ct, t.keys.relin_key())
+            .unwrap();
+        let y = ev.add_const(&sq, -0.5).unwrap();
+        for w in want.iter_mut() {
+            *w = Complex64::from_real(w.re * w.re - 0.5);
+        }
+        ct = t.bootstrap_to(&y, &want, &format!("round {round}"), 19.0);
+    }
+}
+
+#[test]
+fn sparse_misuse_is_a_typed_error() {
+    let (params, full) = BootstrappingParameters::small().unwrap();
+    let ctx = CkksContext::new(params).unwrap();
+    for log_slots in [0, 12] {
+        let bp = BootstrappingParameters {
+            log_slots: Some(log_slots),
+            ..full.clone()
+        };
+        assert_err!(Bootstrapper::new(&ctx, &bp), Error::InvalidParameters(_));
+    }
+    // Three DFT levels need at least 2^3 slots.
+    let bp = BootstrappingParameters {
+        log_slots: Some(2),
+        ..full.clone()
+    };
+    assert_err!(Bootstrapper::new(&ctx, &bp), Error::InvalidParameters(_));
+    // More values than the sparse slots.
+    let mut t = sparse(6, 24);
+    let scale = t.ctx.params().default_scale();
+    let pt = Encoder::new(&t.ctx)
+        .encode_complex_at(&[Complex64::ONE; 65], scale, 0)
+        .unwrap();
+    let ct = t.enc.encrypt_with_rng(&pt, &mut t.rng).unwrap();
+    assert_err!(t.boot.bootstrap(&ct, &t.keys), Error::InvalidArgument(_));
+    let enc = Encoder::new(&t.ctx);
+    assert_err!(
+        enc.encode_sparse_complex_at(&[Complex64::ONE; 65], 64, scale, 0),
+        Error::ValueOutOfRange(_)
+    );
+    for slots in [0, 48, 4096] {
+        assert_err!(
+            enc.encode_sparse_complex_at(&[Complex64::ONE], slots, scale, 0),
+            Error::InvalidArgument(_)
+        );
+    }
+}
