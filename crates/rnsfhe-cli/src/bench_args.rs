@@ -99,6 +99,10 @@ pub struct BenchArgs {
     /// 10 levels after bootstrapping).
     #[arg(long, value_name = "SET")]
     pub(crate) boot_set: Option<String>,
+    /// With `--ops bootstrap`: sparse packing, bootstrapping ciphertexts
+    /// of 2^LOG slots (1 … log2(n/2); default: all n/2 slots).
+    #[arg(long, value_name = "LOG")]
+    pub(crate) boot_log_slots: Option<u32>,
     /// Write the results as JSON in the peers harness layout.
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<String>,

@@ -12,7 +12,7 @@ use std::time::Instant;
 use rand::Rng;
 use rnsfhe::circuits::{Bootstrapper, BootstrappingParameters};
 use rnsfhe::ckks::precision::precision_bits;
-use rnsfhe::ckks::{CkksContext, Decryptor, Encoder, Encryptor, PublicKey, SecretKey};
+use rnsfhe::ckks::{CkksContext, Complex64, Decryptor, Encoder, Encryptor, PublicKey, SecretKey};
 use serde::Serialize;
 
 use super::ckks::{chain_bench_types, file_chain_outs, print_heading_and_ops, ChainVariant};
@@ -78,6 +78,8 @@ pub struct Setup {
 /// The bootstrapping benchmark.
 pub struct BootBench {
     sets: Vec<BootSet>,
+    /// Sparse packing (`--boot-log-slots`).
+    log_slots: Option<u32>,
 }
 
 impl BootBench {
@@ -88,8 +90,10 @@ impl BootBench {
             .as_deref()
             .is_some_and(|o| o.split(',').any(|t| t.trim() == "bootstrap"));
         if !wants {
-            if args.boot_set.is_some() {
-                return Err(CliError("--boot-set needs --ops bootstrap".into()));
+            if args.boot_set.is_some() || args.boot_log_slots.is_some() {
+                return Err(CliError(
+                    "--boot-set and --boot-log-slots need --ops bootstrap".into(),
+                ));
             }
             return Ok(None);
         }
@@ -112,7 +116,10 @@ impl BootBench {
                 )))
             }
         };
-        Ok(Some(Self { sets: vec![set] }))
+        Ok(Some(Self {
+            sets: vec![set],
+            log_slots: args.boot_log_slots,
+        }))
     }
 }
 
@@ -153,18 +160,20 @@ impl Bench for BootBench {
     }
 
     fn setup(&self, set: &BootSet, progress: Progress<'_>) -> CliResult<Setup> {
-        let (params, bp) = match set {
+        let (params, mut bp) = match set {
             BootSet::Small => BootstrappingParameters::small()?,
             BootSet::Default => BootstrappingParameters::default_n16()?,
         };
+        bp.log_slots = self.log_slots;
         let ctx = CkksContext::new(params)?;
         let t0 = Instant::now();
         let boot = Bootstrapper::new(&ctx, &bp)?;
         let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
         progress(format!(
-            "{} set: n = 2^{}, {} levels after bootstrapping, circuit depth {}, Bootstrapper::new {:.1} s",
+            "{} set: n = 2^{}, {} slots, {} levels after bootstrapping, circuit depth {}, Bootstrapper::new {:.1} s",
             set.name(),
             self.log_n(set),
+            boot.slots(),
             boot.output_level(),
             bp.depth(),
             setup_ms / 1e3
@@ -197,9 +206,10 @@ impl Bench for BootBench {
             keys.size_bytes() as f64 / 1e6,
             boot_keygen_ms / 1e3
         ));
-        let slots = ctx.slots();
+        let slots = s.boot.slots();
         let x: Vec<f64> = (0..slots).map(|_| rng.gen_range(-1.0..1.0)).collect();
-        let pt = Encoder::new(ctx).encode_at(&x, p.default_scale(), 0)?;
+        let z: Vec<Complex64> = x.iter().map(|&v| Complex64::from_real(v)).collect();
+        let pt = Encoder::new(ctx).encode_sparse_complex_at(&z, slots, p.default_scale(), 0)?;
         let ct = Encryptor::from_public_key(ctx, &pk)?.encrypt_with_rng(&pt, &mut rng)?;
         let dec = Decryptor::new(ctx, &sk)?;
         let mut calls = Vec::new();
@@ -222,8 +232,11 @@ impl Bench for BootBench {
             "  bootstrap median {:.1} ms, precision {last:.2} bits (worst {worst:.2})",
             timing.median_ms
         ));
+        let sparse = bp
+            .log_slots
+            .map_or(String::new(), |l| format!("-slots2^{l}"));
         let variant = format!(
-            "boot-encapsulated-h{}-[{},{}]",
+            "boot-encapsulated-h{}-[{},{}]{sparse}",
             bp.secret_weight, bp.cts_budget, bp.stc_budget
         );
         let info = SetInfo {
