@@ -620,7 +620,7 @@ fn the_resource_limit_refuses_large_files_and_contexts() {
         err.contains("big.ct") && err.contains("reading the file"),
         "{err}"
     );
-    // The default (4 GiB) lets the same commands run.
+    // The default (16 GiB) lets the same commands run.
     assert!(run(4 << 30).status.success());
 }
 

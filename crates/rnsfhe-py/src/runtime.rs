@@ -136,7 +136,7 @@ pub fn get_num_threads() -> usize {
 /// Sets the most bytes one request (a context, a loaded key set or
 /// object, a generated key set) may allocate, for the whole process;
 /// larger requests raise `ResourceLimitError` before allocating. The
-/// default is 4 GiB, or `RNSFHE_MAX_ALLOC_BYTES` when set.
+/// default is 16 GiB, or `RNSFHE_MAX_ALLOC_BYTES` when set.
 #[pyfunction]
 pub fn set_max_alloc_bytes(n: u64) -> PyResult<()> {
     if n == 0 {

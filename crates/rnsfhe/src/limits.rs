@@ -22,7 +22,7 @@
 //! 3. the environment variable [`ENV_MAX_ALLOC_BYTES`]
 //!    (`RNSFHE_MAX_ALLOC_BYTES`, a byte count, read once; an unreadable
 //!    value falls back to the default rather than lifting the bound);
-//! 4. [`DEFAULT_MAX_ALLOC_BYTES`] (4 GiB).
+//! 4. [`DEFAULT_MAX_ALLOC_BYTES`] (16 GiB).
 //!
 //! # What is checked
 //!
@@ -57,7 +57,7 @@
 //! let tight = ResourceLimits::new(1 << 20); // 1 MiB
 //! let refused = tight.scope(|| BfvContext::new(params.clone()));
 //! assert!(matches!(refused, Err(Error::ResourceLimit { .. })));
-//! // The default (4 GiB) accepts them.
+//! // The default (16 GiB) accepts them.
 //! let ctx = BfvContext::new(params)?;
 //! # let _ = ctx;
 //! # Ok(())
@@ -69,10 +69,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
 
-/// The default bound: 4 GiB per request, above every parameter set the
-/// security tables allow at 128 bits and below what a hostile request
-/// could otherwise take.
-pub const DEFAULT_MAX_ALLOC_BYTES: u64 = 4 << 30;
+/// The default bound: 16 GiB per request, above every parameter set the
+/// security tables allow at 128 bits and every key set of the library's
+/// presets (the bootstrapping keys at `n = 2^16` take about 8 GB), and
+/// below what a hostile request could otherwise take.
+pub const DEFAULT_MAX_ALLOC_BYTES: u64 = 16 << 30;
 
 /// The environment variable read (once) for the process-wide bound: a
 /// number of bytes, e.g. `RNSFHE_MAX_ALLOC_BYTES=1073741824`.

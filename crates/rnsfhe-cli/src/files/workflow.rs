@@ -527,7 +527,7 @@ pub fn file_error(path: &Path, e: impl std::fmt::Display) -> CliError {
 }
 
 /// Reads a whole file, after checking its size against the resource limit
-/// in force (`RNSFHE_MAX_ALLOC_BYTES`, default 4 GiB): a huge file is
+/// in force (`RNSFHE_MAX_ALLOC_BYTES`, default 16 GiB): a huge file is
 /// refused before it is read into memory.
 pub fn read(path: &Path) -> CliResult<Vec<u8>> {
     if let Ok(meta) = std::fs::metadata(path) {

@@ -36,8 +36,9 @@
 //! `m` slots, so that after the conjugation split the `s` real parts and
 //! the `s` imaginary parts fit one ciphertext (`[a | b]`, one EvalMod
 //! instead of two); SlotsToCoeffs' first matrix is composed with the
-//! repacking `[a | b] ↦ a + i·b` (diagonals `0` and `s`), as Lattigo's
-//! `RepackImag2Real` does.
+//! repacking `[a | b] ↦ a + i·b` (Lattigo's `RepackImag2Real`), evaluated
+//! as two transforms with the first matrix's diagonals, one of them on
+//! the input rotated by `s`, so that it needs no Galois key of its own.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -152,14 +153,23 @@ fn lift(d: &Diagonals, from: usize, to: usize) -> Diagonals {
 }
 
 /// The sparse-packing layout of the `s`-point DFT `groups` on `l = n/2`
-/// slots (see the module's "Sparse packing"): built on `m = 2s` slots,
-/// CoeffsToSlots' last matrix masked to the first `s` of each `m`,
-/// SlotsToCoeffs' first composed with the repacking `[a | b] ↦ a + i·b`,
-/// then repeated to `l`.
-fn sparse_layout(groups: Vec<Diagonals>, s: usize, l: usize, kind: DftKind) -> Vec<Diagonals> {
+/// slots (see the module's "Sparse packing"), built on `m = 2s` slots and
+/// repeated to `l`: CoeffsToSlots' last matrix masked to the first `s` of
+/// each `m`; SlotsToCoeffs' first matrix `F_0` composed with the
+/// repacking `[a | b] ↦ a + i·b = D_α·x + D_β·rot_s(x)` as the pair
+/// `(F_0·D_α, F_0·D_β)`, returned second, the latter applied to
+/// `rot_s(x)`: both have the diagonals of `F_0`, so the repacking needs
+/// one rotation by `s` and no Galois key beyond those of `F_0`.
+fn sparse_layout(
+    groups: Vec<Diagonals>,
+    s: usize,
+    l: usize,
+    kind: DftKind,
+) -> (Vec<Diagonals>, Option<Diagonals>) {
     let m = 2 * s;
     let last = groups.len() - 1;
-    groups
+    let mut partner = None;
+    let groups = groups
         .into_iter()
         .enumerate()
         .map(|(g, d)| {
@@ -170,23 +180,29 @@ fn sparse_layout(groups: Vec<Diagonals>, s: usize, l: usize, kind: DftKind) -> V
                         v[s..].fill(Complex64::ZERO);
                     }
                 }
-                DftKind::SlotsToCoeffs if g == 0 => d = compose(&d, &repack(s), m),
+                DftKind::SlotsToCoeffs if g == 0 => {
+                    let (alpha, beta) = repack(s);
+                    partner = Some(lift(&compose(&d, &beta, m), m, l));
+                    d = compose(&d, &alpha, m);
+                }
                 _ => {}
             }
             lift(&d, m, l)
         })
-        .collect()
+        .collect();
+    (groups, partner)
 }
 
 /// The repacking `[a | b] ↦ a + i·b` on `m = 2s` slots with an
-/// `s`-periodic result: `x_p + i·x_{p+s}` for `p < s`,
-/// `i·x_p + x_{p−s}` for `p ≥ s` (diagonals `0` and `s`).
-fn repack(s: usize) -> Diagonals {
+/// `s`-periodic result, `x ↦ D_α·x + D_β·rot_s(x)`: `x_p + i·x_{p+s}` for
+/// `p < s`, `i·x_p + x_{p−s}` for `p ≥ s`. Returns `(D_α, D_β)` as
+/// diagonal matrices.
+fn repack(s: usize) -> (Diagonals, Diagonals) {
     let i = Complex64::new(0.0, 1.0);
-    let (mut d0, mut ds) = (vec![Complex64::ONE; 2 * s], vec![i; 2 * s]);
-    d0[s..].fill(i);
-    ds[s..].fill(Complex64::ONE);
-    Diagonals::from([(0, d0), (s as i64, ds)])
+    let (mut alpha, mut beta) = (vec![Complex64::ONE; 2 * s], vec![i; 2 * s]);
+    alpha[s..].fill(i);
+    beta[s..].fill(Complex64::ONE);
+    (Diagonals::from([(0, alpha)]), Diagonals::from([(0, beta)]))
 }
 
 /// `M·v` in plaintext (the reference the tests compare with).
@@ -265,6 +281,9 @@ pub struct HomomorphicDft {
     slots: usize,
     level: usize,
     transforms: Vec<LinearTransform>,
+    /// Sparse SlotsToCoeffs: `F_0·D_β`, applied to `rot_s(x)` and added to
+    /// the first transform's `F_0·D_α·x` (see [`sparse_layout`]).
+    repack: Option<LinearTransform>,
 }
 
 impl HomomorphicDft {
@@ -355,14 +374,15 @@ impl HomomorphicDft {
                 "a DFT on {slots} slots: a power of two in [2, {l}]"
             )));
         }
-        let mut groups = factors(ctx.embedding().rot_group(), slots, kind, budget, factor)?;
-        if slots < l {
-            groups = sparse_layout(groups, slots, l, kind);
-        }
+        let groups = factors(ctx.embedding().rot_group(), slots, kind, budget, factor)?;
+        let (groups, partner) = if slots < l {
+            sparse_layout(groups, slots, l, kind)
+        } else {
+            (groups, None)
+        };
         let moduli = ctx.params().coeff_moduli();
         let last = groups.len() - 1;
-        let mut transforms = Vec::with_capacity(groups.len());
-        for (g, m) in groups.iter().enumerate() {
+        let encode = |g: usize, m: &Diagonals| {
             let lv = level - g;
             let q = moduli[lv] as f64;
             let scale = if g == last {
@@ -370,17 +390,24 @@ impl HomomorphicDft {
             } else {
                 q
             };
-            transforms.push(if double {
-                LinearTransform::from_diagonals_double_hoisted(ctx, m, lv, scale)?
+            if double {
+                LinearTransform::from_diagonals_double_hoisted(ctx, m, lv, scale)
             } else {
-                LinearTransform::from_diagonals(ctx, m, lv, scale)?
-            });
-        }
+                LinearTransform::from_diagonals(ctx, m, lv, scale)
+            }
+        };
+        let transforms = groups
+            .iter()
+            .enumerate()
+            .map(|(g, m)| encode(g, m))
+            .collect::<Result<Vec<_>>>()?;
+        let repack = partner.map(|m| encode(0, &m)).transpose()?;
         Ok(Self {
             kind,
             slots,
             level,
             transforms,
+            repack,
         })
     }
 
@@ -410,8 +437,12 @@ impl HomomorphicDft {
         let mut r: Vec<i64> = self
             .transforms
             .iter()
+            .chain(&self.repack)
             .flat_map(LinearTransform::rotations)
             .collect();
+        if self.repack.is_some() {
+            r.push(self.slots as i64);
+        }
         r.sort_unstable();
         r.dedup();
         r
@@ -421,8 +452,13 @@ impl HomomorphicDft {
     /// [`LinearTransform::evaluate`] per group. Errors as that method.
     pub fn evaluate(&self, ev: &Evaluator, ct: &Ciphertext, gk: &GaloisKeys) -> Result<Ciphertext> {
         let mut x = std::borrow::Cow::Borrowed(ct);
-        for t in &self.transforms {
-            x = std::borrow::Cow::Owned(t.evaluate(ev, &x, gk)?);
+        for (g, t) in self.transforms.iter().enumerate() {
+            let mut y = t.evaluate(ev, &x, gk)?;
+            if let (0, Some(partner)) = (g, &self.repack) {
+                let shifted = ev.rotate(&x, self.slots as i64, gk)?;
+                ev.add_assign(&mut y, &partner.evaluate(ev, &shifted, gk)?)?;
+            }
+            x = std::borrow::Cow::Owned(y);
         }
         let mut out = x.into_owned();
         out.meta.len = ct.meta.len;
@@ -495,8 +531,9 @@ mod tests {
         emb.decode(&coeffs, &mut z).unwrap();
         let bits = s.trailing_zeros();
         for budget in 1..=bits as usize {
-            let mut cts = factors(emb.rot_group(), s, DftKind::CoeffsToSlots, budget, 1.0).unwrap();
-            cts = sparse_layout(cts, s, l, DftKind::CoeffsToSlots);
+            let cts = factors(emb.rot_group(), s, DftKind::CoeffsToSlots, budget, 1.0).unwrap();
+            let (cts, none) = sparse_layout(cts, s, l, DftKind::CoeffsToSlots);
+            assert!(none.is_none());
             let mut w = z.clone();
             for m in &cts {
                 w = apply(m, &w);
@@ -519,18 +556,28 @@ mod tests {
                     Complex64::from_real(2.0 * w[p].re + 2.0 * x.im)
                 })
                 .collect();
-            let mut stc = factors(emb.rot_group(), s, DftKind::SlotsToCoeffs, budget, 0.5).unwrap();
-            stc = sparse_layout(stc, s, l, DftKind::SlotsToCoeffs);
-            let mut y = v;
-            for m in &stc {
+            let stc = factors(emb.rot_group(), s, DftKind::SlotsToCoeffs, budget, 0.5).unwrap();
+            let (stc, partner) = sparse_layout(stc, s, l, DftKind::SlotsToCoeffs);
+            let partner = partner.unwrap();
+            let shifted: Vec<Complex64> = (0..l).map(|p| v[(p + s) % l]).collect();
+            let mut y: Vec<Complex64> = apply(&stc[0], &v)
+                .iter()
+                .zip(apply(&partner, &shifted))
+                .map(|(a, b)| *a + b)
+                .collect();
+            for m in &stc[1..] {
                 y = apply(m, &y);
             }
+            assert_eq!(
+                partner.keys().collect::<Vec<_>>(),
+                stc[0].keys().collect::<Vec<_>>()
+            );
             for (a, b) in y.iter().zip(&z) {
                 assert!((*a - *b).abs() < 1e-9, "budget {budget}");
             }
             // Every diagonal index is a small rotation.
             for m in cts.iter().chain(&stc) {
-                assert!(m.keys().all(|k| k.unsigned_abs() as usize <= s));
+                assert!(m.keys().all(|k| k.unsigned_abs() as usize <= s / 2));
             }
         }
     }
