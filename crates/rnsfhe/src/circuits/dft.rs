@@ -221,7 +221,10 @@ pub(crate) fn apply(m: &Diagonals, v: &[Complex64]) -> Vec<Complex64> {
 
 /// The `budget` matrices of `kind` on `l` slots, in the order they are
 /// applied, the first multiplied by `factor`. Stages are split as evenly
-/// as possible, the larger groups applied first.
+/// as possible, SlotsToCoeffs applying the larger groups first and
+/// CoeffsToSlots mirroring it (the same groups of stages, inverted, in
+/// reverse order), so that both DFTs have the same diagonal indices and
+/// share their Galois keys.
 pub(crate) fn factors(
     rot_group: &[u64],
     l: usize,
@@ -247,10 +250,15 @@ pub(crate) fn factors(
     if inverse {
         lens.reverse();
     }
+    let mut sizes: Vec<usize> = (0..budget)
+        .map(|g| stages / budget + usize::from(g < stages % budget))
+        .collect();
+    if inverse {
+        sizes.reverse();
+    }
     let mut out = Vec::with_capacity(budget);
     let mut it = lens.into_iter();
-    for g in 0..budget {
-        let size = stages / budget + usize::from(g < stages % budget);
+    for (g, size) in sizes.into_iter().enumerate() {
         let mut m: Option<Diagonals> = None;
         for len in it.by_ref().take(size) {
             let s = stage(rot_group, l, len, inverse);
