@@ -137,6 +137,32 @@ impl EvalMod {
         Ok(c)
     }
 
+    /// [`EvalMod::evaluate`] times `factor`, landing on `scale`: the
+    /// factor and the scale are folded into the arcsine correction's
+    /// constants (no extra level). Errors as [`EvalMod::evaluate`], and with
+    /// [`Error::InvalidArgument`] without the arcsine correction.
+    pub fn evaluate_scaled(
+        &self,
+        ev: &Evaluator,
+        ct: &Ciphertext,
+        rk: &RelinKey,
+        factor: f64,
+        scale: f64,
+    ) -> Result<Ciphertext> {
+        if !self.arcsine {
+            return Err(Error::InvalidArgument(
+                "a scaled EvalMod folds its factor into the arcsine correction".into(),
+            ));
+        }
+        let bare = Self {
+            arcsine: false,
+            ..self.clone()
+        };
+        let c = bare.evaluate(ev, ct, rk)?;
+        let scaled: Vec<f64> = ARCSINE3.iter().map(|a| a * factor).collect();
+        ev.evaluate_polynomial_to(&c, &scaled, rk, scale)
+    }
+
     /// The scale after [`EvalMod::evaluate`] of an input at `scale` and
     /// `level`, with `moduli` the chain's primes: each double angle divides
     /// the square of the scale by the prime of its level (the interpolant

@@ -464,6 +464,7 @@ impl Evaluator {
         coeffs: &[f64],
         basis: Basis,
         rk: &RelinKey,
+        scale: f64,
     ) -> Result<Ciphertext> {
         let deg = coeffs.len().saturating_sub(1);
         let k = depth_for_degree(deg);
@@ -473,7 +474,6 @@ impl Evaluator {
                 "a polynomial of degree {deg} needs {k} levels, the ciphertext has {top}"
             ))
         })?;
-        let scale = t1.meta.scale;
         let baby = 1usize << k.div_ceil(2).max(1);
         let mut powers = Powers {
             ev: self,
@@ -546,7 +546,8 @@ impl Evaluator {
         } else {
             ct.clone()
         };
-        self.evaluate_in_basis(t1, &approx.coeffs, Basis::Chebyshev, rk)
+        let scale = t1.meta.scale;
+        self.evaluate_in_basis(t1, &approx.coeffs, Basis::Chebyshev, rk, scale)
     }
 
     /// Evaluates `Σ_i coeffs[i]·x^i` (power basis, ascending order as in
@@ -565,6 +566,20 @@ impl Evaluator {
         ct: &Ciphertext,
         coeffs: &[f64],
         rk: &RelinKey,
+    ) -> Result<Ciphertext> {
+        self.evaluate_polynomial_to(ct, coeffs, rk, ct.meta.scale)
+    }
+
+    /// [`Evaluator::evaluate_polynomial`] landing on `scale` instead of
+    /// `ct`'s (the leaves' constants are encoded for it): a final
+    /// rescaling folded into the evaluation (bootstrapping with
+    /// SlotsToCoeffs first ends this way on the default scale).
+    pub(crate) fn evaluate_polynomial_to(
+        &self,
+        ct: &Ciphertext,
+        coeffs: &[f64],
+        rk: &RelinKey,
+        scale: f64,
     ) -> Result<Ciphertext> {
         if coeffs.is_empty() {
             return Err(Error::InvalidArgument(
@@ -589,7 +604,7 @@ impl Evaluator {
                 ct.level()
             )));
         }
-        self.evaluate_in_basis(ct.clone(), &coeffs[..=deg], Basis::Power, rk)
+        self.evaluate_in_basis(ct.clone(), &coeffs[..=deg], Basis::Power, rk, scale)
     }
 
     /// The logistic sigmoid `1/(1 + e^{−x})` of every slot, for slot

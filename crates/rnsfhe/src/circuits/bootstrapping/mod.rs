@@ -124,21 +124,34 @@ impl Bootstrapper {
         )?;
         let mod_level = top - params.cts_budget;
         let stc_input_scale = eval_mod.output_scale(raise_scale, mod_level, moduli)?;
-        let stc_level = mod_level - params.eval_mod_depth();
+        let mod_out_level = mod_level - params.eval_mod_depth();
+        // SlotsToCoeffs first: on the input's last levels, keeping its
+        // scale (EvalMod's last polynomial then applies q_0/(2π·Δ_boot));
+        // otherwise after EvalMod, applying that factor and landing on Δ.
+        let (stc_level, stc_factor, stc_scales) = if params.slots_to_coeffs_first {
+            (params.stc_budget, 1.0, (delta, delta))
+        } else {
+            (
+                mod_out_level,
+                q0 / (2.0 * PI * message_scale),
+                (stc_input_scale, delta),
+            )
+        };
         let stc = HomomorphicDft::new_sparse(
             ctx,
             DftKind::SlotsToCoeffs,
             slots,
             stc_level,
             params.stc_budget,
-            q0 / (2.0 * PI * message_scale),
-            (stc_input_scale, delta),
+            stc_factor,
+            stc_scales,
         )?;
         let enc = Encoder::new(ctx);
         let all = ctx.slots();
         let minus_i =
             enc.encode_complex_at(&vec![Complex64::new(0.0, -1.0); all], 1.0, mod_level)?;
-        let plus_i = enc.encode_complex_at(&vec![Complex64::new(0.0, 1.0); all], 1.0, stc_level)?;
+        let plus_i =
+            enc.encode_complex_at(&vec![Complex64::new(0.0, 1.0); all], 1.0, mod_out_level)?;
         Ok(Self {
             ctx: ctx.clone(),
             params: params.clone(),
@@ -159,11 +172,21 @@ impl Bootstrapper {
     }
 
     /// The level of every bootstrapped ciphertext: the chain's top level
-    /// minus [`BootstrappingParameters::depth`]. Fresh ciphertexts meant
-    /// to be bootstrapped later are best encrypted at this level (the
-    /// primes above it are the bootstrapping circuit's).
+    /// minus [`BootstrappingParameters::top_depth`]. Fresh ciphertexts
+    /// meant to be bootstrapped later are best encrypted at this level
+    /// (the primes above it are the bootstrapping circuit's).
     pub fn output_level(&self) -> usize {
-        self.ctx.max_level() - self.params.depth()
+        self.ctx.max_level() - self.params.top_depth()
+    }
+
+    /// The lowest level an input may have: 0, or the SlotsToCoeffs
+    /// budget when it runs first (on the input's last levels).
+    pub fn input_level(&self) -> usize {
+        if self.params.slots_to_coeffs_first {
+            self.params.stc_budget
+        } else {
+            0
+        }
     }
 
     /// The slots of the ciphertexts this circuit bootstraps: `n/2`, or
@@ -253,9 +276,25 @@ impl Bootstrapper {
         }
         let ev = Evaluator::new(&self.ctx);
         let delta = self.ctx.params().default_scale();
+        let stc_first = self.params.slots_to_coeffs_first;
+        // 0. SlotsToCoeffs first: the slots become the coefficients (the
+        // input's scale is kept).
+        let ct = if stc_first {
+            if ct.level() < self.input_level() {
+                return Err(Error::LevelExhausted(format!(
+                    "bootstrapping with SlotsToCoeffs first takes inputs at level {} or above, got {}",
+                    self.input_level(),
+                    ct.level()
+                )));
+            }
+            let x = ev.drop_to_level(ct, self.stc.level())?;
+            std::borrow::Cow::Owned(self.stc.evaluate(&ev, &x, &keys.galois)?)
+        } else {
+            std::borrow::Cow::Borrowed(ct)
+        };
         let input_scale = ct.scale();
         // 1. Encapsulation and ModRaise.
-        let low = ev.drop_to_level(ct, 0)?;
+        let low = ev.drop_to_level(&ct, 0)?;
         // Scale-up by c ≈ Δ_boot/Δ_ct: the raised plaintext is c·m. Above
         // Δ_boot the message would sit too close to q_0 for EvalMod's sine.
         if input_scale > 2.0 * self.message_scale {
@@ -285,36 +324,47 @@ impl Bootstrapper {
         let conj = ev.conjugate(&w, &keys.galois)?;
         let re = ev.add(&w, &conj)?;
         let im = ev.multiply_plain(&ev.sub(&w, &conj)?, &self.minus_i)?;
-        let mut z = if self.slots() < self.ctx.slots() {
-            // 3'. Sparse: [2a | 0] + rot_s([2b | 0]) = [2a | 2b], one
-            // EvalMod; SlotsToCoeffs' first matrix repacks a + i·b.
+        // 3. EvalMod: one ciphertext `[2a | 2b]` with sparse packing
+        // (SlotsToCoeffs' first matrix repacks a + i·b), else both halves
+        // in parallel, summed as re + i·im; with SlotsToCoeffs first, the
+        // last polynomial applies q_0/(2π·Δ_boot) and lands on Δ.
+        let mut out = if self.slots() < self.ctx.slots() {
             let both = ev.add(&re, &ev.rotate(&im, self.slots() as i64, &keys.galois)?)?;
             self.eval_mod.evaluate(&ev, &both, &keys.relin)?
         } else {
-            // 3. EvalMod on both halves (independent: in parallel).
-            let (re, im) = rayon::join(
-                || self.eval_mod.evaluate(&ev, &re, &keys.relin),
-                || self.eval_mod.evaluate(&ev, &im, &keys.relin),
-            );
-            let (re, im) = (re?, im?);
-            // 4. SlotsToCoeffs of re + i·im.
-            ev.add(&re, &ev.multiply_plain(&im, &self.plus_i)?)?
+            let q0 = self.ctx.params().coeff_moduli()[0] as f64;
+            let lambda = q0 / (2.0 * PI * self.message_scale);
+            let one = |x: &Ciphertext| {
+                if stc_first {
+                    self.eval_mod
+                        .evaluate_scaled(&ev, x, &keys.relin, lambda, delta)
+                } else {
+                    self.eval_mod.evaluate(&ev, x, &keys.relin)
+                }
+            };
+            let (re, im) = rayon::join(|| one(&re), || one(&im));
+            ev.add(&re?, &ev.multiply_plain(&im?, &self.plus_i)?)?
         };
-        if crate::ckks::evaluator::check_scales(z.meta.scale, self.stc_input_scale, "").is_err() {
-            return Err(Error::ScaleMismatch(format!(
-                "bootstrapping reached SlotsToCoeffs at scale 2^{:.6}, built for 2^{:.6}",
-                z.meta.scale.log2(),
-                self.stc_input_scale.log2()
-            )));
+        if !stc_first {
+            // 4. SlotsToCoeffs, landing on Δ.
+            if crate::ckks::evaluator::check_scales(out.meta.scale, self.stc_input_scale, "")
+                .is_err()
+            {
+                return Err(Error::ScaleMismatch(format!(
+                    "bootstrapping reached SlotsToCoeffs at scale 2^{:.6}, built for 2^{:.6}",
+                    out.meta.scale.log2(),
+                    self.stc_input_scale.log2()
+                )));
+            }
+            out.meta.scale = self.stc_input_scale;
+            out = self.stc.evaluate(&ev, &out, &keys.galois)?;
         }
-        z.meta.scale = self.stc_input_scale;
-        let mut out = self.stc.evaluate(&ev, &z, &keys.galois)?;
-        // The last transform lands on Δ with the values c·m/Δ_boot, i.e.
-        // the polynomial m·Δ·c/Δ_boot: at the scale Δ·c·Δ_ct/Δ_boot it
-        // decodes to m/Δ_ct (the input's scale for an input at Δ).
+        // The result lands on Δ with the values c·m/Δ_boot, i.e. the
+        // polynomial m·Δ·c/Δ_boot: at the scale Δ·c·Δ_ct/Δ_boot it decodes
+        // to m/Δ_ct (the input's scale for an input at Δ).
         if crate::ckks::evaluator::check_scales(out.meta.scale, delta, "").is_err() {
             return Err(Error::ScaleMismatch(format!(
-                "SlotsToCoeffs landed on scale 2^{:.6}, not 2^{:.6}",
+                "bootstrapping landed on scale 2^{:.6}, not 2^{:.6}",
                 out.meta.scale.log2(),
                 delta.log2()
             )));

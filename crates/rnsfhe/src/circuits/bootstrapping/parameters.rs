@@ -50,6 +50,14 @@ pub struct BootstrappingParameters {
     /// `LogSlots`, OpenFHE's `numSlots`). `None`: all `n/2` slots. With
     /// `2^log_slots ≤ n/4` the real and imaginary parts share one EvalMod.
     pub log_slots: Option<u32>,
+    /// SlotsToCoeffs first (OpenFHE's `EvalBootstrapStCFirst`): the input
+    /// keeps `stc_budget` levels, SlotsToCoeffs runs on them at the bottom
+    /// of the chain (on few primes, so cheaply), then ModRaise,
+    /// CoeffsToSlots and EvalMod, whose last polynomial lands on the
+    /// default scale. The chain puts the SlotsToCoeffs primes right above
+    /// `q_0` ([`BootstrappingParameters::chain`]). Full slots and the
+    /// arcsine correction only.
+    pub slots_to_coeffs_first: bool,
 }
 
 impl Default for BootstrappingParameters {
@@ -70,6 +78,7 @@ impl Default for BootstrappingParameters {
             first_prime_bits: 60,
             message_ratio_bits: 8,
             log_slots: None,
+            slots_to_coeffs_first: false,
         }
     }
 }
@@ -97,6 +106,17 @@ impl BootstrappingParameters {
         self.log_slots.map_or(n / 2, |l| 1usize << l.min(62))
     }
 
+    /// Levels the circuit takes from the top of the chain: all of
+    /// [`BootstrappingParameters::depth`], or without SlotsToCoeffs' when
+    /// it runs first (on the input's last levels).
+    pub fn top_depth(&self) -> usize {
+        if self.slots_to_coeffs_first {
+            self.depth() - self.stc_budget
+        } else {
+            self.depth()
+        }
+    }
+
     /// Levels one bootstrapping consumes.
     pub fn depth(&self) -> usize {
         self.cts_budget + self.eval_mod_depth() + self.stc_budget
@@ -105,7 +125,10 @@ impl BootstrappingParameters {
     /// A CKKS chain for this circuit at `n = 2^log_n` with
     /// `residual_levels` primes of `scale_bits` bits (the default scale)
     /// left to the user after each bootstrapping: `q_0`, the residual
-    /// primes, then `depth()` primes of `boot_prime_bits`. Hybrid key
+    /// primes, then `depth()` primes of `boot_prime_bits`; SlotsToCoeffs
+    /// first: `q_0`, `stc_budget` primes of `scale_bits` (the input's
+    /// last levels), the residual primes, then the EvalMod and
+    /// CoeffsToSlots primes of `boot_prime_bits`. Hybrid key
     /// switching uses the smallest `dnum` whose `Q·P` meets `security`
     /// (`SecurityLevel::None`: `dnum = 3`), with key-switching primes that
     /// exceed every digit by 10 bits ([`key_switching_bits`]; chains of
@@ -118,8 +141,14 @@ impl BootstrappingParameters {
         security: SecurityLevel,
     ) -> Result<CkksParametersBuilder> {
         let mut bits = vec![self.first_prime_bits];
+        let top_depth = if self.slots_to_coeffs_first {
+            bits.extend(std::iter::repeat_n(scale_bits, self.stc_budget));
+            self.depth() - self.stc_budget
+        } else {
+            self.depth()
+        };
         bits.extend(std::iter::repeat_n(scale_bits, residual_levels));
-        bits.extend(std::iter::repeat_n(self.boot_prime_bits, self.depth()));
+        bits.extend(std::iter::repeat_n(self.boot_prime_bits, top_depth));
         let n = 1usize << log_n;
         let dnum = if security == SecurityLevel::None {
             3.min(bits.len())
@@ -159,7 +188,7 @@ impl BootstrappingParameters {
     /// belong. `None` for any other chain.
     pub fn residual_level(&self, params: &CkksParameters) -> Option<usize> {
         let moduli = params.coeff_moduli();
-        let depth = self.depth();
+        let depth = self.top_depth();
         if moduli.len() <= depth || params.scale_bits() >= self.boot_prime_bits {
             return None;
         }
@@ -223,6 +252,11 @@ impl BootstrappingParameters {
                 "a message ratio of 2^{} with a {}-bit q_0",
                 self.message_ratio_bits, self.first_prime_bits
             ));
+        }
+        if self.slots_to_coeffs_first && (self.log_slots.is_some() || !self.arcsine) {
+            return bad(
+                "SlotsToCoeffs first needs full slots and the arcsine correction (its last polynomial lands on the default scale)".into(),
+            );
         }
         if self.double_angle > 8 || !(1..=1023).contains(&self.eval_mod_degree) {
             return bad(format!(

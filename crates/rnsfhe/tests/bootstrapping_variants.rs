@@ -1,8 +1,13 @@
-//! CKKS bootstrapping with sparse packing at the small chain (n = 2^12,
-//! 2048 slots in all): `s = 2^log_slots < 2048` values repeated across
-//! the slots (`Encoder::encode_sparse_complex_at`), a trace of
-//! `log2(2048/s)` rotations onto the subring, `s`-point DFTs and one
-//! EvalMod for the real and imaginary parts together.
+//! The variants of CKKS bootstrapping at the small chain (n = 2^12, 2048
+//! slots in all):
+//!
+//! * **sparse packing**: `s = 2^log_slots < 2048` values repeated across
+//!   the slots (`Encoder::encode_sparse_complex_at`), a trace of
+//!   `log2(2048/s)` rotations onto the subring, `s`-point DFTs and one
+//!   EvalMod for the real and imaginary parts together;
+//! * **SlotsToCoeffs first**: the input keeps 3 levels, SlotsToCoeffs runs
+//!   on them, then ModRaise, CoeffsToSlots and EvalMod, whose last
+//!   polynomial lands on the default scale.
 //!
 //! Precision bound: as `tests/bootstrapping.rs` derives for full slots
 //! (about 20-26 bits, 20 asserted). The trace multiplies the raised
@@ -10,7 +15,12 @@
 //! small against it; CoeffsToSlots divides by the same factor, and the
 //! bound on EvalMod's input (`|I| ≤ (h + 1)/2` per coefficient) is the
 //! same, since the trace keeps coefficients of `t` (times the factor)
-//! and zeroes the others. So the bound is unchanged; we assert 20 bits.
+//! and zeroes the others. With SlotsToCoeffs first the same operations
+//! run in another order: SlotsToCoeffs' noise (at the input's scale 2^40,
+//! key switches of relative size 2^-45) enters before the scale-up to
+//! `q_0/2^8` instead of after EvalMod, and EvalMod's output is multiplied
+//! by the same `q_0/(2π·Δ_boot)` inside its last polynomial. So the bound
+//! is unchanged; we assert 20 bits.
 
 mod common;
 
@@ -21,12 +31,12 @@ use std::sync::Arc;
 use rand::Rng;
 use rnsfhe::circuits::{Bootstrapper, BootstrappingKeys, BootstrappingParameters};
 use rnsfhe::ckks::{
-    Ciphertext, CkksContext, Complex64, Decryptor, Encoder, Encryptor, Evaluator, GaloisKeys,
-    PublicKey, SecretKey,
+    Ciphertext, CkksContext, CkksParameters, Complex64, Decryptor, Encoder, Encryptor, Evaluator,
+    GaloisKeys, PublicKey, SecretKey,
 };
 use rnsfhe::{ChaCha20Rng, Error};
 
-struct Sparse {
+struct Variant {
     ctx: Arc<CkksContext>,
     boot: Bootstrapper,
     keys: BootstrappingKeys,
@@ -36,12 +46,30 @@ struct Sparse {
     rng: ChaCha20Rng,
 }
 
-fn sparse(log_slots: u32, seed: u8) -> Sparse {
+fn sparse(log_slots: u32, seed: u8) -> Variant {
     let (params, full) = BootstrappingParameters::small().unwrap();
     let bp = BootstrappingParameters {
         log_slots: Some(log_slots),
         ..full
     };
+    variant(params, bp, seed)
+}
+
+/// SlotsToCoeffs first, at the small chain's shape (2 residual levels).
+fn stc_first(seed: u8) -> Variant {
+    let bp = BootstrappingParameters {
+        slots_to_coeffs_first: true,
+        ..BootstrappingParameters::default()
+    };
+    let params = bp
+        .chain(12, 2, 40, rnsfhe::SecurityLevel::None)
+        .unwrap()
+        .build()
+        .unwrap();
+    variant(params, bp, seed)
+}
+
+fn variant(params: CkksParameters, bp: BootstrappingParameters, seed: u8) -> Variant {
     let ctx = CkksContext::new(params).unwrap();
     let (mut rng, sk) = common::secret_key(&ctx, seed);
     let boot = Bootstrapper::new(&ctx, &bp).unwrap();
@@ -49,7 +77,7 @@ fn sparse(log_slots: u32, seed: u8) -> Sparse {
     let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
     let dec = Decryptor::new(&ctx, &sk).unwrap();
-    Sparse {
+    Variant {
         ctx,
         boot,
         keys,
@@ -60,7 +88,7 @@ fn sparse(log_slots: u32, seed: u8) -> Sparse {
     }
 }
 
-impl Sparse {
+impl Variant {
     fn random(&mut self, n: usize) -> Vec<Complex64> {
         (0..n)
             .map(|_| Complex64::new(self.rng.gen_range(-1.0..1.0), self.rng.gen_range(-1.0..1.0)))
@@ -192,5 +220,72 @@ fn sparse_misuse_is_a_typed_error() {
             enc.encode_sparse_complex_at(&[Complex64::ONE], slots, scale, 0),
             Error::InvalidArgument(_)
         );
+    }
+}
+
+/// SlotsToCoeffs first: complex values at the input level (3, the
+/// SlotsToCoeffs budget) come back at the output level with 20 bits, and
+/// three rounds of `x ← x² − 0.5` between bootstraps stay within it.
+#[test]
+fn slots_to_coeffs_first_bootstraps_with_20_bits() {
+    let mut t = stc_first(31);
+    assert_eq!(t.boot.input_level(), 3);
+    assert_eq!(t.boot.output_level(), t.boot.input_level() + 2);
+    assert_eq!(
+        t.boot.params().residual_level(t.ctx.params()),
+        Some(t.boot.output_level())
+    );
+    let slots = t.ctx.slots();
+    let z = t.random(slots);
+    let ct = t.encrypt(&z, t.boot.input_level());
+    t.bootstrap_to(&ct, &z, "SlotsToCoeffs first, complex", 20.0);
+    let ev = Evaluator::new(&t.ctx);
+    let mut want: Vec<Complex64> = (0..slots)
+        .map(|_| Complex64::from_real(t.rng.gen_range(-0.5..0.5)))
+        .collect();
+    let mut ct = t.encrypt(&want, t.boot.output_level());
+    for round in 0..3 {
+        let sq = ev
+            .multiply_relin_rescale(&ct, &ct, t.keys.relin_key())
+            .unwrap();
+        let y = ev.add_const(&sq, -0.5).unwrap();
+        for w in want.iter_mut() {
+            *w = Complex64::from_real(w.re * w.re - 0.5);
+        }
+        ct = t.bootstrap_to(
+            &y,
+            &want,
+            &format!("SlotsToCoeffs first, round {round}"),
+            19.0,
+        );
+    }
+    // Below the SlotsToCoeffs levels: typed.
+    let low = ev.drop_to_level(&ct, 2).unwrap();
+    assert_err!(t.boot.bootstrap(&low, &t.keys), Error::LevelExhausted(_));
+}
+
+#[test]
+fn slots_to_coeffs_first_needs_full_slots_and_the_arcsine() {
+    let bp = BootstrappingParameters {
+        slots_to_coeffs_first: true,
+        ..BootstrappingParameters::default()
+    };
+    let params = bp
+        .chain(12, 2, 40, rnsfhe::SecurityLevel::None)
+        .unwrap()
+        .build()
+        .unwrap();
+    let ctx = CkksContext::new(params).unwrap();
+    for bad in [
+        BootstrappingParameters {
+            log_slots: Some(9),
+            ..bp.clone()
+        },
+        BootstrappingParameters {
+            arcsine: false,
+            ..bp.clone()
+        },
+    ] {
+        assert_err!(Bootstrapper::new(&ctx, &bad), Error::InvalidParameters(_));
     }
 }
