@@ -103,6 +103,10 @@ pub struct BenchArgs {
     /// of 2^LOG slots (1 … log2(n/2); default: all n/2 slots).
     #[arg(long, value_name = "LOG")]
     pub(crate) boot_log_slots: Option<u32>,
+    /// With `--ops bootstrap`: SlotsToCoeffs first (inputs keep its
+    /// levels; its primes sit above q_0).
+    #[arg(long)]
+    pub(crate) boot_stc_first: bool,
     /// Write the results as JSON in the peers harness layout.
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<String>,

@@ -13,6 +13,7 @@ use rand::Rng;
 use rnsfhe::circuits::{Bootstrapper, BootstrappingParameters};
 use rnsfhe::ckks::precision::precision_bits;
 use rnsfhe::ckks::{CkksContext, Complex64, Decryptor, Encoder, Encryptor, PublicKey, SecretKey};
+use rnsfhe::SecurityLevel;
 use serde::Serialize;
 
 use super::ckks::{chain_bench_types, file_chain_outs, print_heading_and_ops, ChainVariant};
@@ -80,6 +81,8 @@ pub struct BootBench {
     sets: Vec<BootSet>,
     /// Sparse packing (`--boot-log-slots`).
     log_slots: Option<u32>,
+    /// SlotsToCoeffs first (`--boot-stc-first`).
+    stc_first: bool,
 }
 
 impl BootBench {
@@ -90,9 +93,9 @@ impl BootBench {
             .as_deref()
             .is_some_and(|o| o.split(',').any(|t| t.trim() == "bootstrap"));
         if !wants {
-            if args.boot_set.is_some() || args.boot_log_slots.is_some() {
+            if args.boot_set.is_some() || args.boot_log_slots.is_some() || args.boot_stc_first {
                 return Err(CliError(
-                    "--boot-set and --boot-log-slots need --ops bootstrap".into(),
+                    "--boot-set, --boot-log-slots and --boot-stc-first need --ops bootstrap".into(),
                 ));
             }
             return Ok(None);
@@ -119,6 +122,7 @@ impl BootBench {
         Ok(Some(Self {
             sets: vec![set],
             log_slots: args.boot_log_slots,
+            stc_first: args.boot_stc_first,
         }))
     }
 }
@@ -160,11 +164,20 @@ impl Bench for BootBench {
     }
 
     fn setup(&self, set: &BootSet, progress: Progress<'_>) -> CliResult<Setup> {
-        let (params, mut bp) = match set {
+        let (mut params, mut bp) = match set {
             BootSet::Small => BootstrappingParameters::small()?,
             BootSet::Default => BootstrappingParameters::default_n16()?,
         };
         bp.log_slots = self.log_slots;
+        if self.stc_first {
+            // The same chain shape with the SlotsToCoeffs primes above q_0.
+            bp.slots_to_coeffs_first = true;
+            let (log_n, residual, security) = match set {
+                BootSet::Small => (12, 2, SecurityLevel::None),
+                BootSet::Default => (16, 10, SecurityLevel::Tc128),
+            };
+            params = bp.chain(log_n, residual, 40, security)?.build()?;
+        }
         let ctx = CkksContext::new(params)?;
         let t0 = Instant::now();
         let boot = Bootstrapper::new(&ctx, &bp)?;
@@ -174,7 +187,7 @@ impl Bench for BootBench {
             set.name(),
             self.log_n(set),
             boot.slots(),
-            boot.output_level(),
+            boot.output_level() - boot.input_level(),
             bp.depth(),
             setup_ms / 1e3
         ));
@@ -209,7 +222,8 @@ impl Bench for BootBench {
         let slots = s.boot.slots();
         let x: Vec<f64> = (0..slots).map(|_| rng.gen_range(-1.0..1.0)).collect();
         let z: Vec<Complex64> = x.iter().map(|&v| Complex64::from_real(v)).collect();
-        let pt = Encoder::new(ctx).encode_sparse_complex_at(&z, slots, p.default_scale(), 0)?;
+        let level = s.boot.input_level();
+        let pt = Encoder::new(ctx).encode_sparse_complex_at(&z, slots, p.default_scale(), level)?;
         let ct = Encryptor::from_public_key(ctx, &pk)?.encrypt_with_rng(&pt, &mut rng)?;
         let dec = Decryptor::new(ctx, &sk)?;
         let mut calls = Vec::new();
@@ -235,12 +249,22 @@ impl Bench for BootBench {
         let sparse = bp
             .log_slots
             .map_or(String::new(), |l| format!("-slots2^{l}"));
+        let order = if bp.slots_to_coeffs_first {
+            "-stc-first"
+        } else {
+            ""
+        };
         let variant = format!(
-            "boot-encapsulated-h{}-[{},{}]{sparse}",
+            "boot-encapsulated-h{}-[{},{}]{sparse}{order}",
             bp.secret_weight, bp.cts_budget, bp.stc_budget
         );
         let info = SetInfo {
-            ckks: super::ckks::SetInfo::new(variant, m.threads, p, s.boot.output_level()),
+            ckks: super::ckks::SetInfo::new(
+                variant,
+                m.threads,
+                p,
+                s.boot.output_level() - s.boot.input_level(),
+            ),
             slots,
             boot_set: set.name(),
         };
@@ -267,7 +291,7 @@ impl Bench for BootBench {
             "fresh": (fresh * 100.0).round() / 100.0,
         });
         let extra = BootExtra {
-            levels_after_bootstrap: s.boot.output_level(),
+            levels_after_bootstrap: s.boot.output_level() - s.boot.input_level(),
             automorphism_keys: keys.galois_key_count(),
             keys_mb: (keys.size_bytes() as f64 / 1e5).round() / 10.0,
             setup_keygen_s: ((s.setup_ms + keygen_ms + boot_keygen_ms) / 10.0).round() / 100.0,
