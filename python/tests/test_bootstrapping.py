@@ -49,6 +49,26 @@ def test_bootstrap_complex(boot: tuple[ckks.Context, rnsfhe.KeySet]) -> None:
     assert np.max(np.abs(got - x)) < 2.0**-18
 
 
+def test_bootstrap_slots_to_coeffs_first() -> None:
+    ctx = ckks.Context.bootstrappable(
+        log_n=12, residual_levels=2, security=0, slots_to_coeffs_first=True
+    )
+    info = ctx.bootstrapping()
+    assert info["slots_to_coeffs_first"] is True
+    assert info["input_level"] == 3
+    assert info["output_level"] == 5
+    keys = ctx.keygen(bootstrapping=True)
+    x = np.random.default_rng(4).uniform(-1, 1, ctx.slots)
+    ct = ctx.encrypt(x, keys)
+    assert ct.level == 5
+    y = ct * ct  # down to level 4; one more product reaches the input level
+    z = (y * y).bootstrap()
+    assert z.level == 5
+    assert np.max(np.abs(z.decrypt(keys) - x**4)) < 2.0**-18
+    with pytest.raises(rnsfhe.Error, match="level"):
+        (y * y * y).bootstrap()
+
+
 def test_bootstrap_errors(boot: tuple[ckks.Context, rnsfhe.KeySet]) -> None:
     ctx, _ = boot
     plain_keys = ctx.keygen(rotations=[])

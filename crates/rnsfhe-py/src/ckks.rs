@@ -291,15 +291,20 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
     /// bootstrapping circuit (CoeffsToSlots, EvalMod, SlotsToCoeffs: 15
     /// below `2^16`, 16 from `2^16` on). 128-bit security needs
     /// `log_n = 16`; `security=0` allows the small, insecure `log_n = 12`
-    /// for tests. Keys: `ctx.keygen(bootstrapping=True)`.
+    /// for tests. `slots_to_coeffs_first=True` builds the chain of
+    /// bootstrapping with SlotsToCoeffs first (its primes right above
+    /// `q_0`: ciphertexts are bootstrapped from level
+    /// `bootstrapping()["input_level"]` on, not 0). Keys:
+    /// `ctx.keygen(bootstrapping=True)`.
     #[staticmethod]
-    #[pyo3(signature = (log_n = 16, residual_levels = 10, scale_bits = 40, security = 128))]
+    #[pyo3(signature = (log_n = 16, residual_levels = 10, scale_bits = 40, security = 128, slots_to_coeffs_first = false))]
     fn bootstrappable(
         py: Python<'_>,
         log_n: u32,
         residual_levels: usize,
         scale_bits: u32,
         security: u32,
+        slots_to_coeffs_first: bool,
     ) -> PyResult<Self> {
         let level = crate::convert::security(security)?;
         if !(12..=17).contains(&log_n) {
@@ -307,9 +312,13 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
                 "bootstrappable contexts have log_n in [12, 17], got {log_n}"
             )));
         }
+        let circuit = BootstrappingParameters {
+            slots_to_coeffs_first,
+            ..BootstrappingParameters::for_log_n(log_n)
+        };
         Self::build(py, || {
             CkksContext::new(
-                BootstrappingParameters::for_log_n(log_n)
+                circuit
                     .chain(log_n, residual_levels, scale_bits, level)?
                     .build()?,
             )
@@ -317,7 +326,10 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
     }
 
     /// The bootstrapping circuit of this context as a dict: `output_level`
-    /// (the level of bootstrapped ciphertexts), `depth` (levels the
+    /// (the level of bootstrapped ciphertexts), `input_level` (the lowest
+    /// level a ciphertext may be bootstrapped from: 0, or the
+    /// SlotsToCoeffs budget when it runs first), `slots_to_coeffs_first`,
+    /// `depth` (levels the
     /// circuit consumes), `level_budget` (CoeffsToSlots, SlotsToCoeffs),
     /// `secret_weight` (of the ephemeral sparse secret), `rotations` (the
     /// steps whose Galois keys it needs). Raises `ParameterError` when the
@@ -328,6 +340,8 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
         let p = boot.params();
         let d = pyo3::types::PyDict::new(py);
         d.set_item("output_level", boot.output_level())?;
+        d.set_item("input_level", boot.input_level())?;
+        d.set_item("slots_to_coeffs_first", p.slots_to_coeffs_first)?;
         d.set_item("depth", p.depth())?;
         d.set_item("level_budget", (p.cts_budget, p.stc_budget))?;
         d.set_item("secret_weight", p.secret_weight)?;
@@ -587,9 +601,8 @@ impl Ciphertext {
 /// bootstrappable chain ([`BootstrappingParameters::residual_level`]),
 /// the top level otherwise.
 fn fresh_level(ctx: &CkksContext) -> usize {
-    let log_n = ctx.degree().trailing_zeros();
-    BootstrappingParameters::for_log_n(log_n)
-        .residual_level(ctx.params())
+    BootstrappingParameters::for_chain(ctx.params())
+        .and_then(|b| b.residual_level(ctx.params()))
         .unwrap_or_else(|| ctx.max_level())
 }
 

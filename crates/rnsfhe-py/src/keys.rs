@@ -262,12 +262,15 @@ pub fn keys_object<'py>(
     })
 }
 
-/// The bootstrapping circuit of `ctx` ([`BootstrappingParameters::for_log_n`]),
-/// built once per context and shared.
+/// The bootstrapping circuit of `ctx` ([`BootstrappingParameters::for_chain`],
+/// the default order's circuit for a chain that fits neither), built once
+/// per context and shared.
 pub fn bootstrapper(ctx: &Arc<CkksContext>) -> rnsfhe::Result<Arc<Bootstrapper>> {
     crate::cache::by_id().get_or_try(ctx.id(), |_| {
         let log_n = ctx.degree().trailing_zeros();
-        Bootstrapper::new(ctx, &BootstrappingParameters::for_log_n(log_n))
+        let params = BootstrappingParameters::for_chain(ctx.params())
+            .unwrap_or_else(|| BootstrappingParameters::for_log_n(log_n));
+        Bootstrapper::new(ctx, &params)
     })
 }
 

@@ -29,6 +29,14 @@
 //! parts share one ciphertext and one EvalMod (see
 //! [`crate::circuits::dft`]'s "Sparse packing").
 //!
+//! **SlotsToCoeffs first** ([`BootstrappingParameters::slots_to_coeffs_first`],
+//! OpenFHE's `EvalBootstrapStCFirst`): inputs keep `stc_budget` levels,
+//! on which SlotsToCoeffs runs first (the slot values become the
+//! coefficients, on the few primes right above `q_0`, so cheaply); then
+//! steps 1-3, with EvalMod's last polynomial multiplied by
+//! `q_0/(2π·Δ_boot)` and landing on the default scale: the slots hold the
+//! input's values again without a final DFT.
+//!
 //! Levels: CoeffsToSlots, EvalMod and SlotsToCoeffs consume
 //! [`BootstrappingParameters::depth`] levels from the top of the chain,
 //! and the result sits at [`Bootstrapper::output_level`]. Precision:
@@ -240,8 +248,9 @@ impl Bootstrapper {
         )
     }
 
-    /// Bootstraps `ct` (2 polynomials, any level, values of magnitude up
-    /// to about 1 for the stated precision): a ciphertext at
+    /// Bootstraps `ct` (2 polynomials, any level from
+    /// [`Bootstrapper::input_level`] on, values of magnitude up to about 1
+    /// for the stated precision): a ciphertext at
     /// [`Bootstrapper::output_level`] with the same values, at scale
     /// `Δ·c·Δ_ct/Δ_boot` with `c = round(Δ_boot/Δ_ct)` — the default scale
     /// `Δ` for an input at `Δ`, within `Δ_ct/(2Δ_boot)` of it otherwise.
@@ -250,7 +259,8 @@ impl Bootstrapper {
     /// with [`Error::ParameterMismatch`]/[`Error::KeyMismatch`] for
     /// another context or key, [`Error::WrongCiphertextSize`] for an
     /// unrelinearized input, [`Error::ScaleMismatch`] for a scale above
-    /// `2·Δ_boot` (`2^{first − ratio + 1}`), [`Error::InvalidArgument`]
+    /// `2·Δ_boot` (`2^{first − ratio + 1}`), [`Error::LevelExhausted`]
+    /// below [`Bootstrapper::input_level`], [`Error::InvalidArgument`]
     /// for more values than [`Bootstrapper::slots`], and
     /// [`Error::MissingGaloisKey`] when `keys` hold neither a rotation nor
     /// keys it can be composed from. With sparse packing the input's slots

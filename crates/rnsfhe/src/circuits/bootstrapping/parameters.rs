@@ -189,7 +189,7 @@ impl BootstrappingParameters {
     pub fn residual_level(&self, params: &CkksParameters) -> Option<usize> {
         let moduli = params.coeff_moduli();
         let depth = self.top_depth();
-        if moduli.len() <= depth || params.scale_bits() >= self.boot_prime_bits {
+        if moduli.len() <= self.depth() || params.scale_bits() >= self.boot_prime_bits {
             return None;
         }
         let top = &moduli[moduli.len() - depth..];
@@ -197,6 +197,24 @@ impl BootstrappingParameters {
         top.iter()
             .all(|&q| bits(q) == self.boot_prime_bits)
             .then(|| moduli.len() - 1 - depth)
+    }
+
+    /// The preset circuit ([`BootstrappingParameters::for_log_n`]) whose
+    /// chain `params` is: ModRaise first if its
+    /// [`BootstrappingParameters::residual_level`] fits, else SlotsToCoeffs
+    /// first if that one's does (a SlotsToCoeffs-first chain has scale-size
+    /// primes below its top `top_depth()`, so the two never both fit);
+    /// `None` for any other chain. What a front end that only holds the
+    /// parameters (the Python package) bootstraps with.
+    pub fn for_chain(params: &CkksParameters) -> Option<Self> {
+        let base = Self::for_log_n(params.degree().trailing_zeros());
+        let stc_first = Self {
+            slots_to_coeffs_first: true,
+            ..base.clone()
+        };
+        [base, stc_first]
+            .into_iter()
+            .find(|b| b.residual_level(params).is_some())
     }
 
     /// The small preset for tests and examples: `n = 2^12` (2048 slots),
