@@ -55,8 +55,9 @@ fn sparse(log_slots: u32, seed: u8) -> Variant {
     variant(params, bp, seed)
 }
 
-/// SlotsToCoeffs first, at the small chain's shape (2 residual levels).
-fn stc_first(seed: u8) -> Variant {
+/// The SlotsToCoeffs-first circuit and its chain at the small chain's
+/// shape (n = 2^12, 2 residual levels, not secure).
+fn stc_first_params() -> (CkksParameters, BootstrappingParameters) {
     let bp = BootstrappingParameters {
         slots_to_coeffs_first: true,
         ..BootstrappingParameters::default()
@@ -66,6 +67,11 @@ fn stc_first(seed: u8) -> Variant {
         .unwrap()
         .build()
         .unwrap();
+    (params, bp)
+}
+
+fn stc_first(seed: u8) -> Variant {
+    let (params, bp) = stc_first_params();
     variant(params, bp, seed)
 }
 
@@ -266,15 +272,16 @@ fn slots_to_coeffs_first_bootstraps_with_20_bits() {
 
 #[test]
 fn slots_to_coeffs_first_needs_full_slots_and_the_arcsine() {
-    let bp = BootstrappingParameters {
-        slots_to_coeffs_first: true,
-        ..BootstrappingParameters::default()
-    };
-    let params = bp
-        .chain(12, 2, 40, rnsfhe::SecurityLevel::None)
-        .unwrap()
-        .build()
-        .unwrap();
+    let (params, bp) = stc_first_params();
+    // Each chain names its circuit; other chains none.
+    assert_eq!(
+        BootstrappingParameters::for_chain(&params),
+        Some(bp.clone())
+    );
+    let (small, default) = BootstrappingParameters::small().unwrap();
+    assert_eq!(BootstrappingParameters::for_chain(&small), Some(default));
+    let plain = CkksParameters::preset(14).unwrap();
+    assert_eq!(BootstrappingParameters::for_chain(&plain), None);
     let ctx = CkksContext::new(params).unwrap();
     for bad in [
         BootstrappingParameters {
