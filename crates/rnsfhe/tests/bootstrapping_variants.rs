@@ -296,3 +296,19 @@ fn slots_to_coeffs_first_needs_full_slots_and_the_arcsine() {
         assert_err!(Bootstrapper::new(&ctx, &bad), Error::InvalidParameters(_));
     }
 }
+
+/// Both variants give the same ciphertext on 1 and 2 threads, and
+/// `bootstrap_many` gives the same as one call.
+#[test]
+fn variants_are_independent_of_the_thread_count() {
+    for mut t in [sparse(8, 41), stc_first(42)] {
+        let z = t.random(t.boot.slots().min(64));
+        let ct = t.encrypt(&z, t.boot.input_level());
+        let run =
+            |threads| common::with_threads(threads, || t.boot.bootstrap(&ct, &t.keys).unwrap());
+        let one = run(1);
+        assert_eq!(one, run(2));
+        let many = t.boot.bootstrap_many(&[ct.clone()], &t.keys).unwrap();
+        assert_eq!(many[0], one);
+    }
+}
