@@ -308,7 +308,10 @@ fn variants_are_independent_of_the_thread_count() {
             |threads| common::with_threads(threads, || t.boot.bootstrap(&ct, &t.keys).unwrap());
         let one = run(1);
         assert_eq!(one, run(2));
-        let many = t.boot.bootstrap_many(&[ct.clone()], &t.keys).unwrap();
+        let many = t
+            .boot
+            .bootstrap_many(std::slice::from_ref(&ct), &t.keys)
+            .unwrap();
         assert_eq!(many[0], one);
     }
 }

@@ -546,7 +546,7 @@ mod tests {
             for m in &cts {
                 w = apply(m, &w);
             }
-            for p in 0..l {
+            for (p, got) in w.iter().enumerate() {
                 let k = p % (2 * s);
                 let want = if k < s {
                     let j = bit_reverse(k, bits);
@@ -554,7 +554,7 @@ mod tests {
                 } else {
                     Complex64::ZERO
                 };
-                assert!((w[p] - want).abs() < 1e-9, "budget {budget}, slot {p}");
+                assert!((*got - want).abs() < 1e-9, "budget {budget}, slot {p}");
             }
             // re = w + w̄ = [2a | 0], im = −i(w − w̄) = [2b | 0],
             // v = re + rot_s(im) = [2a | 2b].
