@@ -38,8 +38,10 @@
 //! input's values again without a final DFT.
 //!
 //! Levels: CoeffsToSlots, EvalMod and SlotsToCoeffs consume
-//! [`BootstrappingParameters::depth`] levels from the top of the chain,
-//! and the result sits at [`Bootstrapper::output_level`]. Precision:
+//! [`BootstrappingParameters::depth`] levels, from the top of the chain
+//! ([`BootstrappingParameters::top_depth`] of them when SlotsToCoeffs
+//! runs first, on the input's last levels), and the result sits at
+//! [`Bootstrapper::output_level`]. Precision:
 //! before ModRaise the message is multiplied by an integer up to the
 //! scale `q_0/2^8`, high above the noise of the DFTs' key switches; the
 //! arcsine correction keeps EvalMod's own error below a relative `2^-25`
