@@ -109,6 +109,24 @@ impl Variant {
         self.enc.encrypt_with_rng(&pt, &mut self.rng).unwrap()
     }
 
+    /// Three rounds of `x ← x² − 0.5` (one level; the map keeps values in
+    /// [−0.5, 0.5]), each followed by a bootstrap checked against `want`
+    /// (updated in place) with 19 bits; the last ciphertext.
+    fn square_rounds(&self, mut ct: Ciphertext, want: &mut [Complex64], what: &str) -> Ciphertext {
+        let ev = Evaluator::new(&self.ctx);
+        for round in 0..3 {
+            let sq = ev
+                .multiply_relin_rescale(&ct, &ct, self.keys.relin_key())
+                .unwrap();
+            let y = ev.add_const(&sq, -0.5).unwrap();
+            for w in want.iter_mut() {
+                *w = Complex64::from_real(w.re * w.re - 0.5);
+            }
+            ct = self.bootstrap_to(&y, want, &format!("{what}, round {round}"), 19.0);
+        }
+        ct
+    }
+
     /// Bootstraps `ct`; asserts `min_bits` over all `n/2` slots against
     /// `want` repeated (the output keeps the sparse packing).
     fn bootstrap_to(
@@ -171,24 +189,14 @@ fn sparse_packing_bootstraps_with_20_bits() {
 #[test]
 fn repeated_sparse_bootstraps_of_a_short_vector() {
     let mut t = sparse(9, 23);
-    let ev = Evaluator::new(&t.ctx);
     let mut want: Vec<Complex64> = (0..10)
         .map(|i| Complex64::from_real(i as f64 / 20.0 - 0.25))
         .collect();
     let level = t.boot.output_level();
-    let mut ct = t.encrypt(&want, level);
+    let ct = t.encrypt(&want, level);
     assert_eq!(ct.len(), 10);
     want.resize(t.boot.slots(), Complex64::ZERO);
-    for round in 0..3 {
-        let sq = ev
-            .multiply_relin_rescale(&ct, &ct, t.keys.relin_key())
-            .unwrap();
-        let y = ev.add_const(&sq, -0.5).unwrap();
-        for w in want.iter_mut() {
-            *w = Complex64::from_real(w.re * w.re - 0.5);
-        }
-        ct = t.bootstrap_to(&y, &want, &format!("round {round}"), 19.0);
-    }
+    t.square_rounds(ct, &mut want, "sparse");
 }
 
 #[test]
@@ -249,22 +257,8 @@ fn slots_to_coeffs_first_bootstraps_with_20_bits() {
     let mut want: Vec<Complex64> = (0..slots)
         .map(|_| Complex64::from_real(t.rng.gen_range(-0.5..0.5)))
         .collect();
-    let mut ct = t.encrypt(&want, t.boot.output_level());
-    for round in 0..3 {
-        let sq = ev
-            .multiply_relin_rescale(&ct, &ct, t.keys.relin_key())
-            .unwrap();
-        let y = ev.add_const(&sq, -0.5).unwrap();
-        for w in want.iter_mut() {
-            *w = Complex64::from_real(w.re * w.re - 0.5);
-        }
-        ct = t.bootstrap_to(
-            &y,
-            &want,
-            &format!("SlotsToCoeffs first, round {round}"),
-            19.0,
-        );
-    }
+    let ct = t.encrypt(&want, t.boot.output_level());
+    let ct = t.square_rounds(ct, &mut want, "SlotsToCoeffs first");
     // Below the SlotsToCoeffs levels: typed.
     let low = ev.drop_to_level(&ct, 2).unwrap();
     assert_err!(t.boot.bootstrap(&low, &t.keys), Error::LevelExhausted(_));
