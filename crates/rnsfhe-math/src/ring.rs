@@ -524,6 +524,38 @@ pub fn scalar_mul_shoup_portable(m: &Modulus, a: &mut [u64], c: u64, cs: u64) {
     }
 }
 
+/// `acc ← acc + c·a mod p` (Shoup's method for the constant `c < p`,
+/// `cs = ⌊c·2^64/p⌋`; `acc` in `[0, p)`, any `a_i`) over the common length:
+/// a linear combination of polynomials with scalar weights, one pass over
+/// `acc` instead of a scaled copy of `a` and an addition. Tiles of
+/// [`SCALAR_MUL_ADD_TILE`] words through [`scalar_mul_shoup`] and
+/// [`pointwise_add`], so the SIMD kernels serve it; the words of
+/// [`scalar_mul_add_shoup_portable`].
+pub fn scalar_mul_add_shoup(m: &Modulus, acc: &mut [u64], a: &[u64], c: u64, cs: u64) {
+    let mut tile = [0u64; SCALAR_MUL_ADD_TILE];
+    for (acc, a) in acc
+        .chunks_mut(SCALAR_MUL_ADD_TILE)
+        .zip(a.chunks(SCALAR_MUL_ADD_TILE))
+    {
+        let len = acc.len().min(a.len());
+        let t = &mut tile[..len];
+        t.copy_from_slice(&a[..len]);
+        scalar_mul_shoup(m, t, c, cs);
+        pointwise_add(m, acc, t);
+    }
+}
+
+/// Words per tile of [`scalar_mul_add_shoup`] (8 KiB: in L1 with the
+/// accumulator's part).
+pub const SCALAR_MUL_ADD_TILE: usize = 1024;
+
+/// The portable reference of [`scalar_mul_add_shoup`].
+pub fn scalar_mul_add_shoup_portable(m: &Modulus, acc: &mut [u64], a: &[u64], c: u64, cs: u64) {
+    for (x, &y) in acc.iter_mut().zip(a) {
+        *x = m.add(*x, m.mul_shoup(y, c, cs));
+    }
+}
+
 /// `a ← a + b mod p` over the common length, inputs and output in
 /// `[0, p)`; AVX-512F where available, the words of
 /// [`pointwise_add_portable`].

@@ -265,3 +265,68 @@ fn one_pass_encode_encrypt_matches_the_two_step_path() {
     let sym = Encryptor::from_secret_key(&s.ctx, &s.sk).unwrap();
     assert_err!(sym.encrypt_values(&x), Error::MissingKey(_));
 }
+
+/// The in-place and fused operations give the words of their out-of-place
+/// compositions: `add_const_assign` = `add_const`, `sub_assign` = `sub`,
+/// `multiply_plain_add_assign(acc, ct, pt)` = `acc + multiply_plain(ct,
+/// pt)`, at the top level and one level down; misuse (another level or
+/// scale, a 3-polynomial operand) is a typed error that leaves `acc`
+/// unchanged.
+#[test]
+fn in_place_operations_match_their_compositions() {
+    let s = setup(12, 3, Some(2));
+    let half = s.ctx.slots();
+    let enc = Encoder::new(&s.ctx);
+    let encryptor = Encryptor::from_public_key(&s.ctx, &s.pk).unwrap();
+    let dec = Decryptor::new(&s.ctx, &s.sk).unwrap();
+    let ev = Evaluator::new(&s.ctx);
+    let mut erng = rng_from_seed([9; 32]);
+    let (x, y, z) = (data(half, 11), data(half, 12), data(half, 13));
+    let scale = s.ctx.params().default_scale();
+    for level in [3usize, 2] {
+        let ct = |v: &[f64], rng: &mut _| {
+            let pt = enc.encode_at(v, scale, level).unwrap();
+            encryptor.encrypt_with_rng(&pt, rng).unwrap()
+        };
+        let (cx, cy) = (ct(&x, &mut erng), ct(&y, &mut erng));
+        let mut a = cx.clone();
+        ev.add_const_assign(&mut a, -0.75).unwrap();
+        assert_eq!(a, ev.add_const(&cx, -0.75).unwrap());
+        let mut d = cx.clone();
+        ev.sub_assign(&mut d, &cy).unwrap();
+        assert_eq!(d, ev.sub(&cx, &cy).unwrap());
+        // acc at the product's scale: x·z (plaintext z at scale 2^30).
+        let pz = enc.encode_at(&z, 2f64.powi(30), level).unwrap();
+        let py = enc.encode_at(&y, 2f64.powi(30), level).unwrap();
+        let mut acc = ev.multiply_plain(&cx, &pz).unwrap();
+        let want = ev.add(&acc, &ev.multiply_plain(&cy, &py).unwrap()).unwrap();
+        ev.multiply_plain_add_assign(&mut acc, &cy, &py).unwrap();
+        assert_eq!(acc, want);
+        let expected: Vec<f64> = (0..half).map(|i| x[i] * z[i] + y[i] * y[i]).collect();
+        let bits = precision_bits(&dec.decrypt_decode(&acc).unwrap(), &expected).unwrap();
+        assert!(bits >= 20.0, "multiply_plain_add_assign: {bits:.1} bits");
+        // Misuse: the scale of acc is not that of ct·pt; another level; a
+        // 3-polynomial ciphertext.
+        let before = acc.clone();
+        assert_err!(
+            ev.multiply_plain_add_assign(&mut acc, &cx, &enc.encode_at(&z, scale, level).unwrap()),
+            Error::ScaleMismatch(_)
+        );
+        if level > 0 {
+            let low = ev.drop_to_level(&cy, level - 1).unwrap();
+            let plow = ev.drop_plain_to_level(&py, level - 1).unwrap();
+            assert!(ev.multiply_plain_add_assign(&mut acc, &low, &plow).is_err());
+        }
+        let three = ev.multiply(&cx, &cy).unwrap();
+        assert!(ev.multiply_plain_add_assign(&mut acc, &three, &py).is_err());
+        assert_eq!(acc, before);
+        assert_err!(
+            ev.sub_assign(&mut d, &ev.drop_to_level(&cy, 1).unwrap()),
+            Error::LevelMismatch { .. }
+        );
+        assert_err!(
+            ev.add_const_assign(&mut d, f64::NAN),
+            Error::ValueOutOfRange(_)
+        );
+    }
+}

@@ -150,3 +150,55 @@ fn parallel_threshold() {
     assert!(!two.install(|| small.parallel()));
     assert!(!one.install(|| big.parallel()));
 }
+
+/// `acc + c·a mod p` of the tiled kernel equals the big-integer value
+/// `(acc + c·a) mod p` (u128) and the portable words, for 30- to 61-bit
+/// moduli, edge constants and inputs, and lengths around the tile size
+/// (tails; `a` shorter or longer than `acc`).
+#[test]
+fn scalar_mul_add_shoup_matches_u128_reference() {
+    let mut rng = ChaCha20Rng::seed_from_u64(0x5ca1a);
+    for bits in [30u64, 40, 50, 52, 59, 61] {
+        let p = generate_ntt_primes(bits as u32, 1 << 4, 1, &[]).unwrap()[0];
+        let m = Modulus::new(p).unwrap();
+        for (len_acc, len_a) in [
+            (0usize, 0usize),
+            (1, 1),
+            (7, 9),
+            (SCALAR_MUL_ADD_TILE, SCALAR_MUL_ADD_TILE),
+            (SCALAR_MUL_ADD_TILE + 3, SCALAR_MUL_ADD_TILE + 3),
+            (3 * SCALAR_MUL_ADD_TILE - 1, 2 * SCALAR_MUL_ADD_TILE + 5),
+        ] {
+            for c in [0, 1, p - 1, p / 2, rng.gen_range(0..p)] {
+                let acc: Vec<u64> = (0..len_acc)
+                    .map(|i| match i % 3 {
+                        0 => p - 1,
+                        _ => rng.gen_range(0..p),
+                    })
+                    .collect();
+                let a: Vec<u64> = (0..len_a)
+                    .map(|i| match i % 4 {
+                        0 => u64::MAX,
+                        1 => p - 1,
+                        _ => rng.gen(),
+                    })
+                    .collect();
+                let expected: Vec<u64> = acc
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &x)| match a.get(i) {
+                        Some(&y) => ((x as u128 + c as u128 * y as u128) % p as u128) as u64,
+                        None => x,
+                    })
+                    .collect();
+                let cs = m.shoup(c);
+                let mut got = acc.clone();
+                scalar_mul_add_shoup(&m, &mut got, &a, c, cs);
+                assert_eq!(got, expected, "p={p} c={c} lens={len_acc},{len_a}");
+                let mut portable = acc.clone();
+                scalar_mul_add_shoup_portable(&m, &mut portable, &a, c, cs);
+                assert_eq!(portable, expected, "portable p={p} c={c}");
+            }
+        }
+    }
+}

@@ -127,9 +127,10 @@ impl EvalMod {
         }
         let mut c = ev.evaluate_chebyshev(ct, &self.approx, rk)?;
         for _ in 0..self.double_angle {
-            let sq = ev.multiply_relin_rescale(&c, &c, rk)?;
-            c = ev.add(&sq, &sq)?;
-            c = ev.add_const(&c, -1.0)?;
+            // cos(2θ) = 2cos²θ − 1, in place.
+            c = ev.multiply_relin_rescale(&c, &c, rk)?;
+            ev.mul_integer_assign(&mut c, 2)?;
+            ev.add_const_assign(&mut c, -1.0)?;
         }
         if self.arcsine {
             c = ev.evaluate_polynomial(&c, &ARCSINE3, rk)?;

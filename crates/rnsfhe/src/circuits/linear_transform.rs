@@ -360,10 +360,9 @@ impl LinearTransform {
                 let pos = babies
                     .binary_search(&(*i as i64 * self.stride))
                     .map_err(|_| Error::InvalidArgument("baby step".into()))?;
-                let term = ev.multiply_plain(&rotated[pos], pt)?;
                 match inner.as_mut() {
-                    Some(x) => ev.add_assign(x, &term)?,
-                    None => inner = Some(term),
+                    Some(x) => ev.multiply_plain_add_assign(x, &rotated[pos], pt)?,
+                    None => inner = Some(ev.multiply_plain(&rotated[pos], pt)?),
                 }
             }
             let Some(inner) = inner else { continue };

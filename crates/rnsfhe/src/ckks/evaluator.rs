@@ -199,6 +199,26 @@ impl Evaluator {
         self.add_polys(a, b, false)
     }
 
+    /// `a ← a − b` (strict checks).
+    pub fn sub_assign(&self, a: &mut Ciphertext, b: &Ciphertext) -> Result<()> {
+        self.check_pair(a, b, "sub")?;
+        self.add_polys(a, b, true)
+    }
+
+    /// `ct` at `level` (at or below its own): borrowed when it is there
+    /// already, else [`Evaluator::drop_to_level`].
+    pub(crate) fn at_level<'a>(
+        &self,
+        ct: &'a Ciphertext,
+        level: usize,
+    ) -> Result<std::borrow::Cow<'a, Ciphertext>> {
+        if ct.level() == level {
+            self.check(ct)?;
+            return Ok(std::borrow::Cow::Borrowed(ct));
+        }
+        self.drop_to_level(ct, level).map(std::borrow::Cow::Owned)
+    }
+
     /// The level `l ≥ 1` of `ct` (checked) and its prime `q_l`, which the
     /// next rescaling removes; [`Error::LevelExhausted`] ("`what` needs a
     /// level to rescale") at level 0.
@@ -280,6 +300,37 @@ impl Evaluator {
         Ok(out)
     }
 
+    /// `acc ← acc + ct·pt` (all at one level; `acc`'s scale that of
+    /// `ct·pt`): [`Evaluator::multiply_plain`] then
+    /// [`Evaluator::add_assign`], bit-identical to them, in one pass over
+    /// `acc` and without the product's copy (the diagonal sums of linear
+    /// transforms). Errors as those two.
+    pub fn multiply_plain_add_assign(
+        &self,
+        acc: &mut Ciphertext,
+        ct: &Ciphertext,
+        pt: &Plaintext,
+    ) -> Result<()> {
+        let op = "multiply_plain_add";
+        self.check_plain(ct, pt, op)?;
+        leveled::check_same_level(&*self.ctx, acc, ct, op)?;
+        check_scales(acc.meta.scale, ct.meta.scale * pt.scale, op)?;
+        if acc.polys.len() != ct.polys.len() {
+            return Err(Error::WrongCiphertextSize {
+                operation: op,
+                expected: "as many polynomials as the accumulator",
+                got: ct.polys.len(),
+            });
+        }
+        let ring = self.ctx.ring_at(ct.level())?;
+        for (a, p) in acc.polys.iter_mut().zip(&ct.polys) {
+            ring.mul_add_assign(a, p, &pt.poly)?;
+        }
+        acc.meta.len = acc.meta.len.max(ct.meta.len);
+        acc.seed = None;
+        Ok(())
+    }
+
     /// `ct + c` for a real constant `c`, encoded exactly at the
     /// ciphertext's scale (no level used).
     pub fn add_const(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
@@ -291,10 +342,44 @@ impl Evaluator {
                 ct.meta.scale.log2()
             )));
         }
-        let pt = Encoder::new(&self.ctx).encode_constant(c, ct.meta.scale, ct.level())?;
-        let mut out = self.add_plain(ct, &pt)?;
-        out.meta.len = ct.meta.len;
+        let mut out = ct.clone();
+        self.add_const_assign(&mut out, c)?;
         Ok(out)
+    }
+
+    /// `ct ← ct + c` for a real constant `c`, encoded exactly at the
+    /// ciphertext's scale (no level used): [`Evaluator::add_const`] in
+    /// place, without building the constant plaintext (its NTT form is the
+    /// residue of `⌊c·Δ⌉` in every coefficient, added to `c_0`). Errors
+    /// with [`Error::ValueOutOfRange`] for a non-finite `c·Δ` or one that
+    /// does not fit the modulus.
+    pub fn add_const_assign(&self, ct: &mut Ciphertext, c: f64) -> Result<()> {
+        self.check(ct)?;
+        let scaled = c * ct.meta.scale;
+        if !scaled.is_finite() {
+            return Err(Error::ValueOutOfRange(format!(
+                "constant {c} at scale 2^{:.1}",
+                ct.meta.scale.log2()
+            )));
+        }
+        let residues = Encoder::new(&self.ctx).constant_residues(c, ct.meta.scale, ct.level())?;
+        let ring = self.ctx.ring_at(ct.level())?;
+        let n = ring.n();
+        let c0 = ct.polys.first_mut().ok_or(Error::WrongCiphertextSize {
+            operation: "add_const",
+            expected: "2 or more",
+            got: 0,
+        })?;
+        c0.data_mut()
+            .par_chunks_exact_mut(n)
+            .zip(ring.moduli().par_iter().zip(residues.par_iter()))
+            .for_each(|(row, (m, &r))| {
+                for x in row {
+                    *x = m.add(*x, r);
+                }
+            });
+        ct.seed = None;
+        Ok(())
     }
 
     /// `ct · c` for a real constant `c`, encoded at the scale of the prime
@@ -384,9 +469,50 @@ impl Evaluator {
         })
     }
 
+    /// `acc ← acc + ct·[⌊c·scale⌉]_{q_i}` over the limbs of `acc` (`ct` at
+    /// its level or above, as many polynomials): [`Evaluator::multiply_constant_at`]
+    /// at `acc`'s level followed by an addition, bit-identical to them, in one
+    /// pass over `acc` and without the scaled copy (a linear combination
+    /// of powers in the polynomial evaluator's leaves). Scales are the
+    /// caller's: `acc`'s is kept.
+    pub(crate) fn multiply_constant_add_assign(
+        &self,
+        acc: &mut Ciphertext,
+        ct: &Ciphertext,
+        c: f64,
+        scale: f64,
+    ) -> Result<()> {
+        self.check(ct)?;
+        self.check(acc)?;
+        let level = acc.level();
+        leveled::check_lower(ct.level(), level)?;
+        if acc.polys.len() != ct.polys.len() {
+            return Err(Error::WrongCiphertextSize {
+                operation: "multiply_constant_add_assign",
+                expected: "as many polynomials as the accumulator",
+                got: ct.polys.len(),
+            });
+        }
+        let residues = Encoder::new(&self.ctx).constant_residues(c, scale, level)?;
+        let ring = self.ctx.ring_at(level)?;
+        let n = ring.n();
+        for (a, p) in acc.polys.iter_mut().zip(&ct.polys) {
+            a.data_mut()
+                .par_chunks_exact_mut(n)
+                .zip(p.data().par_chunks_exact(n))
+                .zip(ring.moduli().par_iter().zip(residues.par_iter()))
+                .for_each(|((ar, pr), (m, &w))| {
+                    rnsfhe_math::ring::scalar_mul_add_shoup(m, ar, pr, w, m.shoup(w));
+                });
+        }
+        acc.meta.len = acc.meta.len.max(ct.meta.len);
+        acc.seed = None;
+        Ok(())
+    }
+
     /// Multiplies every polynomial by a non-negative integer (scale
     /// unchanged; the caller adjusts it).
-    fn mul_integer_assign(&self, ct: &mut Ciphertext, c: u64) -> Result<()> {
+    pub(crate) fn mul_integer_assign(&self, ct: &mut Ciphertext, c: u64) -> Result<()> {
         let ring = self.ctx.ring_at(ct.level())?;
         let n = ring.n();
         for p in &mut ct.polys {

@@ -291,6 +291,11 @@ struct Powers<'a> {
 impl Powers<'_> {
     fn get(&mut self, i: usize) -> Result<&Ciphertext> {
         self.ensure(i)?;
+        self.computed(i)
+    }
+
+    /// `T_i` once [`Powers::ensure`] has computed it.
+    fn computed(&self, i: usize) -> Result<&Ciphertext> {
         self.t
             .get(&i)
             .ok_or_else(|| Error::InvalidArgument(format!("power {i} was not computed")))
@@ -307,22 +312,23 @@ impl Powers<'_> {
         }
         let j = 1usize << (power_depth(i) - 1);
         let k = i - j;
-        let tj = self.get(j)?.clone();
-        let tk = self.get(k)?.clone();
+        self.ensure(j)?;
+        self.ensure(k)?;
+        let (tj, tk) = (self.computed(j)?, self.computed(k)?);
         let level = tj.level().min(tk.level());
-        let (tj, tk) = (
-            self.ev.drop_to_level(&tj, level)?,
-            self.ev.drop_to_level(&tk, level)?,
-        );
+        let (tj, tk) = (self.ev.at_level(tj, level)?, self.ev.at_level(tk, level)?);
         let mut p = self.ev.multiply_relin_rescale(&tj, &tk, self.rk)?;
         if self.basis == Basis::Chebyshev {
-            p = self.ev.add(&p, &p)?;
+            // 2·T_j·T_k (the doubling as a product by 2: the words of p + p).
+            self.ev.mul_integer_assign(&mut p, 2)?;
             if j == k {
-                p = self.ev.add_const(&p, -1.0)?;
+                self.ev.add_const_assign(&mut p, -1.0)?;
             } else {
-                let low = self.get(j - k)?.clone();
-                let low = self.ev.bring_to(&low, p.level(), p.meta.scale)?;
-                p = self.ev.sub(&p, &low)?;
+                self.ensure(j - k)?;
+                let low = self
+                    .ev
+                    .bring_to(self.computed(j - k)?, p.level(), p.meta.scale)?;
+                self.ev.sub_assign(&mut p, &low)?;
             }
         }
         self.t.insert(i, p);
@@ -381,12 +387,15 @@ impl Evaluator {
                 continue;
             }
             let t = powers.get(i)?;
-            let mut y = self.multiply_constant_at(t, c, scale * q / t.meta.scale, level + 1)?;
-            y.meta.scale = scale * q;
-            acc = Some(match acc {
-                None => y,
-                Some(a) => self.add(&a, &y)?,
-            });
+            let weight_scale = scale * q / t.meta.scale;
+            match acc.as_mut() {
+                None => {
+                    let mut y = self.multiply_constant_at(t, c, weight_scale, level + 1)?;
+                    y.meta.scale = scale * q;
+                    acc = Some(y);
+                }
+                Some(a) => self.multiply_constant_add_assign(a, t, c, weight_scale)?,
+            }
         }
         let c0 = coeffs.first().copied().unwrap_or(0.0);
         let Some(mut out) = acc else {
@@ -399,7 +408,7 @@ impl Evaluator {
         self.rescale_assign(&mut out)?;
         out.meta.scale = scale;
         if c0 != 0.0 {
-            out = self.add_const(&out, c0)?;
+            self.add_const_assign(&mut out, c0)?;
         }
         Ok(Value::Ct(out))
     }
@@ -427,8 +436,7 @@ impl Evaluator {
         // p = q·T_g + r, g the largest power of two ≤ deg.
         let g = 1usize << (depth_for_degree(deg) - 1);
         let (q, r) = split(powers.basis, coeffs, g);
-        let tg = powers.get(g)?.clone();
-        let high_scale = scale * self.q_at(level + 1)? / tg.meta.scale;
+        let high_scale = scale * self.q_at(level + 1)? / powers.get(g)?.meta.scale;
         let high = match self.eval_rec(powers, &q, level + 1, high_scale, baby)? {
             Value::Zero => None,
             Value::Const(c) => {
@@ -440,8 +448,9 @@ impl Evaluator {
                 }
             }
             Value::Ct(qc) => {
-                let tg = self.drop_to_level(&tg, level + 1)?;
-                let mut p = self.multiply_relin_rescale(&qc, &tg, powers.rk)?;
+                let rk = powers.rk;
+                let tg = self.at_level(powers.get(g)?, level + 1)?;
+                let mut p = self.multiply_relin_rescale(&qc, &tg, rk)?;
                 check_scales(p.meta.scale, scale, "polynomial evaluation")?;
                 p.meta.scale = scale;
                 Some(p)
@@ -451,8 +460,14 @@ impl Evaluator {
         Ok(match (high, low) {
             (None, low) => low,
             (Some(h), Value::Zero) => Value::Ct(h),
-            (Some(h), Value::Const(c)) => Value::Ct(self.add_const(&h, c)?),
-            (Some(h), Value::Ct(l)) => Value::Ct(self.add(&h, &l)?),
+            (Some(mut h), Value::Const(c)) => {
+                self.add_const_assign(&mut h, c)?;
+                Value::Ct(h)
+            }
+            (Some(mut h), Value::Ct(l)) => {
+                self.add_assign(&mut h, &l)?;
+                Value::Ct(h)
+            }
         })
     }
 

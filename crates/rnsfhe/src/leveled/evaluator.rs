@@ -286,14 +286,26 @@ pub(crate) fn drop_to_level<C: ChainContext, M: Clone>(
 ) -> Result<Ciphertext<M>> {
     check_ciphertext(ctx, ct)?;
     check_lower(ct.level(), level)?;
-    let mut out = ct.clone();
-    for p in &mut out.polys {
-        p.truncate_limbs(level + 1);
+    if level == ct.level() {
+        return Ok(ct.clone());
     }
-    if level != ct.level() {
-        out.seed = None;
-    }
-    Ok(out)
+    // Only the kept limbs are copied: bootstrapping's polynomial
+    // evaluation drops wide ciphertexts by many levels at a time.
+    let polys = ct
+        .polys
+        .iter()
+        .map(|p| {
+            let n = p.n();
+            RnsPoly::from_data(n, level + 1, p.data()[..(level + 1) * n].to_vec())
+        })
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    Ok(Ciphertext {
+        params_id: ct.params_id,
+        key_id: ct.key_id,
+        polys,
+        seed: None,
+        meta: ct.meta.clone(),
+    })
 }
 
 /// `ct` at level `l − 1` by `divide` applied to each polynomial (BGV's
