@@ -163,10 +163,9 @@ fn mod_up_inner_product<'a>(
     let mut acc0 = ctx.scratch.take(rows * n);
     let mut acc1 = ctx.scratch.take(rows * n);
     let mut ext = ctx.scratch.take(rows * n);
-    let mut conv = ctx.scratch.take((kp + kl) * n);
     for (d, ((range, up), (k0, k1))) in digits.iter().zip(keys).enumerate() {
         let ext = ext.as_mut_slice();
-        mod_up_digit(n, kp, (range, up), c_coeff, c_ntt, conv.as_mut_slice(), ext)?;
+        mod_up_digit(n, kp, (range, up), c_coeff, c_ntt, ext)?;
         let first = d == 0;
         ext.par_chunks_exact_mut(n)
             .zip(acc0.as_mut_slice().par_chunks_exact_mut(n))
@@ -191,7 +190,6 @@ fn mod_up_inner_product<'a>(
             })?;
     }
     drop(ext);
-    drop(conv);
     Ok((acc0, acc1))
 }
 
@@ -238,15 +236,15 @@ fn check_keys(sp: &SpecialPrimes, keys: &[(RnsPoly<Ntt>, RnsPoly<Ntt>)]) -> Resu
 
 /// ModUp of one digit (step 1 of the module docs) into `ext`, rows
 /// `q_0 … q_l, p_1 … p_α`: the digit's own rows (from `c_ntt` when given,
-/// so already in NTT form), then the converted rows (`P` first, then the
-/// other limbs of `Q_l` in increasing order), in coefficient form.
+/// so already in NTT form), and the converted rows (`P` first, then the
+/// other limbs of `Q_l` in increasing order) written by the conversion
+/// straight into their places, in coefficient form.
 fn mod_up_digit(
     n: usize,
     kp: usize,
     (range, up): (&std::ops::Range<usize>, &rnsfhe_math::BaseConverter),
     c_coeff: &RnsPoly<Coeff>,
     c_ntt: Option<&RnsPoly<Ntt>>,
-    conv: &mut [u64],
     ext: &mut [u64],
 ) -> Result<()> {
     let kl = c_coeff.limbs();
@@ -254,24 +252,21 @@ fn mod_up_digit(
         .data()
         .get(range.start * n..range.end * n)
         .ok_or_else(|| Error::InvalidArgument("digit outside the input".into()))?;
-    let conv_rows = kp + kl - range.len();
-    let conv = conv
-        .get_mut(..conv_rows * n)
-        .ok_or_else(|| Error::InvalidArgument("scratch too small".into()))?;
-    up.fast_base_conv_rows(n, own, conv)?;
     let (ext_q, ext_p) = ext.split_at_mut(kl * n);
-    ext_p.copy_from_slice(&conv[..kp * n]);
-    let mut others = conv[kp * n..].chunks_exact(n);
+    let mut targets: Vec<(usize, &mut [u64])> = Vec::with_capacity(kp + kl);
+    targets.extend(ext_p.chunks_exact_mut(n).enumerate());
     for (i, row) in ext_q.chunks_exact_mut(n).enumerate() {
         if range.contains(&i) {
             match c_ntt {
                 Some(cn) => row.copy_from_slice(cn.limb(i)),
                 None => row.copy_from_slice(c_coeff.limb(i)),
             }
-        } else if let Some(src) = others.next() {
-            row.copy_from_slice(src);
+        } else {
+            let j = targets.len();
+            targets.push((j, row));
         }
     }
+    up.fast_base_conv_select(n, own, &mut targets)?;
     Ok(())
 }
 
@@ -301,20 +296,11 @@ pub(crate) fn mod_up_hoisted<'a>(
     let met = check_input(ctx, sp, c_coeff, c_ntt)?;
     let qp_tables = sp.ring_qp.tables();
     let key_row = |r: usize| if r < kl { r } else { k + (r - kl) };
-    let mut conv = ctx.scratch.take((kp + kl) * n);
     let mut digits = Vec::with_capacity(met.len());
     for (range, up) in met {
         let mut ext = ctx.scratch.take((kl + kp) * n);
         let rows = ext.as_mut_slice();
-        mod_up_digit(
-            n,
-            kp,
-            (range, up),
-            c_coeff,
-            c_ntt,
-            conv.as_mut_slice(),
-            rows,
-        )?;
+        mod_up_digit(n, kp, (range, up), c_coeff, c_ntt, rows)?;
         rows.par_chunks_exact_mut(n)
             .enumerate()
             .try_for_each(|(r, row)| -> Result<()> {
