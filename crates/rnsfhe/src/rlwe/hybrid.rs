@@ -57,11 +57,26 @@ pub(crate) fn switch_hybrid(
     c_ntt: Option<&RnsPoly<Ntt>>,
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
     let kl = c_coeff.limbs();
-    let (mut acc0, mut acc1) = mod_up_inner_product(ctx, sp, keys, c_coeff, c_ntt)?;
-    let mut conv = ctx.scratch.take((kl + sp.ring_p.limbs()) * ctx.degree());
-    let out0 = mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut conv)?;
-    let out1 = mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut conv)?;
-    Ok((out0, out1))
+    let (acc0, acc1) = mod_up_inner_product(ctx, sp, keys, c_coeff, c_ntt)?;
+    mod_down_pair(ctx, sp, acc0, acc1, kl)
+}
+
+/// ModDown of the two accumulators of a key switch, side by side: each
+/// division's base conversion runs on one thread, so the two run in
+/// parallel when the pool has two.
+fn mod_down_pair(
+    ctx: &RlweContext,
+    sp: &SpecialPrimes,
+    mut acc0: crate::rlwe::scratch::Scratch<'_>,
+    mut acc1: crate::rlwe::scratch::Scratch<'_>,
+    kl: usize,
+) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
+    let len = (kl + sp.ring_p.limbs()) * ctx.degree();
+    let (out0, out1) = rayon::join(
+        || mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut ctx.scratch.take(len)),
+        || mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut ctx.scratch.take(len)),
+    );
+    Ok((out0?, out1?))
 }
 
 /// Relinearization fused with rescaling (the "ModDown by `P·q_l`" of
@@ -96,43 +111,50 @@ pub(crate) fn relinearize_rescale_hybrid(
     let (mut acc0, mut acc1) = mod_up_inner_product(ctx, sp, keys, c2_coeff, Some(c2_ntt))?;
     let q_tables = ctx.ring().tables();
     let p_tables = sp.ring_p.tables();
-    let mut conv = ctx.scratch.take(l * n);
-    for (acc, d) in [(&mut acc0, &mut *d0), (&mut acc1, &mut *d1)] {
-        let x = acc.as_mut_slice();
-        // x ← a + P·d on the Q rows (P·d vanishes modulo P).
-        x[..kl * n]
-            .par_chunks_exact_mut(n)
-            .zip(d.data().par_chunks_exact(n))
-            .enumerate()
-            .for_each(|(i, (xr, dr))| {
-                if let Some(m) = q_tables.get(i).map(|t| *t.modulus()) {
-                    let w = sp.p_mod_q[i];
-                    let ws = m.shoup(w);
-                    for (a, &b) in xr.iter_mut().zip(dr) {
-                        *a = m.add(*a, m.mul_shoup(b, w, ws));
+    // The two divisions side by side (each base conversion runs on one
+    // thread).
+    let divide =
+        |acc: &mut crate::rlwe::scratch::Scratch<'_>, d: &mut RnsPoly<Ntt>| -> Result<()> {
+            let x = acc.as_mut_slice();
+            // x ← a + P·d on the Q rows (P·d vanishes modulo P).
+            x[..kl * n]
+                .par_chunks_exact_mut(n)
+                .zip(d.data().par_chunks_exact(n))
+                .enumerate()
+                .for_each(|(i, (xr, dr))| {
+                    if let Some(m) = q_tables.get(i).map(|t| *t.modulus()) {
+                        let w = sp.p_mod_q[i];
+                        let ws = m.shoup(w);
+                        for (a, &b) in xr.iter_mut().zip(dr) {
+                            *a = m.add(*a, m.mul_shoup(b, w, ws));
+                        }
                     }
-                }
-            });
-        // Rows q_l, p_1 … p_α (contiguous) back to coefficient form.
-        let (xq, xlast) = x.split_at_mut(l * n);
-        xlast
-            .par_chunks_exact_mut(n)
-            .enumerate()
-            .try_for_each(|(r, row)| -> Result<()> {
-                let t = if r == 0 {
-                    q_tables.get(l)
-                } else {
-                    p_tables.get(r - 1)
-                };
-                t.ok_or_else(|| Error::InvalidArgument("table".into()))?
-                    .backward(row)?;
-                Ok(())
-            })?;
-        let conv = conv.as_mut_slice();
-        conv_last.fast_base_conv_exact_rows(n, xlast, conv)?;
-        divide_rows(q_tables, &mut d.data_mut()[..l * n], conv, xq, inv, n)?;
-        d.truncate_limbs(l);
-    }
+                });
+            // Rows q_l, p_1 … p_α (contiguous) back to coefficient form.
+            let (xq, xlast) = x.split_at_mut(l * n);
+            xlast
+                .par_chunks_exact_mut(n)
+                .enumerate()
+                .try_for_each(|(r, row)| -> Result<()> {
+                    let t = if r == 0 {
+                        q_tables.get(l)
+                    } else {
+                        p_tables.get(r - 1)
+                    };
+                    t.ok_or_else(|| Error::InvalidArgument("table".into()))?
+                        .backward(row)?;
+                    Ok(())
+                })?;
+            let mut conv = ctx.scratch.take(l * n);
+            let conv = conv.as_mut_slice();
+            conv_last.fast_base_conv_exact_rows(n, xlast, conv)?;
+            divide_rows(q_tables, &mut d.data_mut()[..l * n], conv, xq, inv, n)?;
+            d.truncate_limbs(l);
+            Ok(())
+        };
+    let (r0, r1) = rayon::join(|| divide(&mut acc0, d0), || divide(&mut acc1, d1));
+    r0?;
+    r1?;
     Ok(())
 }
 
@@ -296,11 +318,20 @@ pub(crate) fn mod_up_hoisted<'a>(
     let met = check_input(ctx, sp, c_coeff, c_ntt)?;
     let qp_tables = sp.ring_qp.tables();
     let key_row = |r: usize| if r < kl { r } else { k + (r - kl) };
-    let mut digits = Vec::with_capacity(met.len());
-    for (range, up) in met {
-        let mut ext = ctx.scratch.take((kl + kp) * n);
+    let mut digits: Vec<_> = met
+        .iter()
+        .map(|_| ctx.scratch.take((kl + kp) * n))
+        .collect();
+    // The base conversions side by side (one thread each), then the
+    // transforms (parallel over rows).
+    digits
+        .par_iter_mut()
+        .zip(met.par_iter())
+        .try_for_each(|(ext, (range, up))| {
+            mod_up_digit(n, kp, (range, up), c_coeff, c_ntt, ext.as_mut_slice())
+        })?;
+    for (ext, (range, _)) in digits.iter_mut().zip(met) {
         let rows = ext.as_mut_slice();
-        mod_up_digit(n, kp, (range, up), c_coeff, c_ntt, rows)?;
         rows.par_chunks_exact_mut(n)
             .enumerate()
             .try_for_each(|(r, row)| -> Result<()> {
@@ -313,7 +344,6 @@ pub(crate) fn mod_up_hoisted<'a>(
                     .forward(row)?;
                 Ok(())
             })?;
-        digits.push(ext);
     }
     Ok(HoistedDigits { kl, digits })
 }
@@ -331,11 +361,8 @@ pub(crate) fn switch_hoisted(
     table: &rnsfhe_math::galois::GaloisTable,
 ) -> Result<(RnsPoly<Ntt>, RnsPoly<Ntt>)> {
     let kl = hoisted.kl;
-    let (mut acc0, mut acc1) = switch_hoisted_extended(ctx, sp, keys, hoisted, table)?;
-    let mut conv = ctx.scratch.take((kl + sp.ring_p.limbs()) * ctx.degree());
-    let out0 = mod_down(ctx, sp, acc0.as_mut_slice(), kl, &mut conv)?;
-    let out1 = mod_down(ctx, sp, acc1.as_mut_slice(), kl, &mut conv)?;
-    Ok((out0, out1))
+    let (acc0, acc1) = switch_hoisted_extended(ctx, sp, keys, hoisted, table)?;
+    mod_down_pair(ctx, sp, acc0, acc1, kl)
 }
 
 /// [`switch_hoisted`] before ModDown: the inner products over `Q_l·P`
