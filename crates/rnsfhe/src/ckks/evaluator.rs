@@ -334,14 +334,6 @@ impl Evaluator {
     /// `ct + c` for a real constant `c`, encoded exactly at the
     /// ciphertext's scale (no level used).
     pub fn add_const(&self, ct: &Ciphertext, c: f64) -> Result<Ciphertext> {
-        self.check(ct)?;
-        let scaled = c * ct.meta.scale;
-        if !scaled.is_finite() {
-            return Err(Error::ValueOutOfRange(format!(
-                "constant {c} at scale 2^{:.1}",
-                ct.meta.scale.log2()
-            )));
-        }
         let mut out = ct.clone();
         self.add_const_assign(&mut out, c)?;
         Ok(out)
@@ -458,15 +450,9 @@ impl Evaluator {
                 });
             polys.push(RnsPoly::<Ntt>::from_data(n, level + 1, data)?);
         }
-        let mut meta = ct.meta.clone();
-        meta.scale *= scale;
-        Ok(Ciphertext {
-            params_id: ct.params_id,
-            key_id: ct.key_id,
-            polys,
-            seed: None,
-            meta,
-        })
+        let mut out = ct.with_polys(polys);
+        out.meta.scale *= scale;
+        Ok(out)
     }
 
     /// `acc ← acc + ct·[⌊c·scale⌉]_{q_i}` over the limbs of `acc` (`ct` at
@@ -689,13 +675,7 @@ impl Evaluator {
             }
             polys.push(high.to_ntt(high.from_signed(&signed)?)?);
         }
-        Ok(Ciphertext {
-            params_id: ct.params_id,
-            key_id: ct.key_id,
-            polys,
-            seed: None,
-            meta: ct.meta.clone(),
-        })
+        Ok(ct.with_polys(polys))
     }
 
     /// `ct`, encrypted under some secret `s'`, switched to the secret of

@@ -54,4 +54,19 @@ impl<M> Ciphertext<M> {
     pub fn seed(&self) -> Option<&[u8; 32]> {
         self.seed.as_ref()
     }
+
+    /// A ciphertext of the same context, key and metadata holding `polys`
+    /// (the result of an operation on this one; no seed).
+    pub(crate) fn with_polys(&self, polys: Vec<RnsPoly<Ntt>>) -> Self
+    where
+        M: Clone,
+    {
+        Self {
+            params_id: self.params_id,
+            key_id: self.key_id,
+            polys,
+            seed: None,
+            meta: self.meta.clone(),
+        }
+    }
 }

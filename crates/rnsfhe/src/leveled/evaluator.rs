@@ -299,13 +299,7 @@ pub(crate) fn drop_to_level<C: ChainContext, M: Clone>(
             RnsPoly::from_data(n, level + 1, p.data()[..(level + 1) * n].to_vec())
         })
         .collect::<std::result::Result<Vec<_>, _>>()?;
-    Ok(Ciphertext {
-        params_id: ct.params_id,
-        key_id: ct.key_id,
-        polys,
-        seed: None,
-        meta: ct.meta.clone(),
-    })
+    Ok(ct.with_polys(polys))
 }
 
 /// `ct` at level `l − 1` by `divide` applied to each polynomial (BGV's
@@ -555,13 +549,7 @@ pub(crate) fn rotate_hoisted<C: ChainContext, M: Clone>(
             ks.fold(ring, &mut c0, &k0)?;
             ks.scale(ring, &mut k1)?;
             rlwe.scratch.give(k0.into_data());
-            Ok(Ciphertext {
-                params_id: ct.params_id,
-                key_id: ct.key_id,
-                polys: vec![c0, k1],
-                seed: None,
-                meta: ct.meta.clone(),
-            })
+            Ok(ct.with_polys(vec![c0, k1]))
         })
         .collect()
 }
