@@ -87,6 +87,25 @@ fn give_back<C: ChainContext>(ctx: &C, y: Option<RnsPoly<Ntt>>, yc: RnsPoly<Coef
     }
 }
 
+/// `σ_g(a)` in a pooled buffer, rows in parallel: a fresh (zeroed)
+/// allocation per automorphism would cost page faults and a memset of the
+/// whole polynomial, about a quarter of a rotation at `n = 2^15`
+/// (`apply_ntt_row` writes every word, so stale contents never show).
+fn automorphism_pooled<C: ChainContext>(
+    ctx: &C,
+    table: &GaloisTable,
+    a: &RnsPoly<Ntt>,
+) -> Result<RnsPoly<Ntt>> {
+    let n = a.n();
+    let buf = ctx.rlwe().scratch.take_owned(a.limbs() * n);
+    let mut out = RnsPoly::<Ntt>::from_data(n, a.limbs(), buf)?;
+    out.data_mut()
+        .par_chunks_exact_mut(n)
+        .zip(a.data().par_chunks_exact(n))
+        .try_for_each(|(o, row)| table.apply_ntt_row(row, o))?;
+    Ok(out)
+}
+
 /// Errors unless `ct` belongs to `ctx` and has 2 or 3 polynomials of the
 /// ring of its level.
 pub(crate) fn check_ciphertext<C: ChainContext, M>(ctx: &C, ct: &Ciphertext<M>) -> Result<()> {
@@ -414,13 +433,11 @@ fn apply_galois_key<C: ChainContext, M: Clone>(
     table: &GaloisTable,
     ksk: &KeySwitchingKey,
 ) -> Result<Ciphertext<M>> {
-    let ring = ctx.chain_ring(ct.level())?;
-    let mut c0 = ring.zero();
-    table.apply_ntt_into(&ct.polys[0], &mut c0)?;
-    let mut c1 = ring.zero();
-    table.apply_ntt_into(&ct.polys[1], &mut c1)?;
-    let k = switch(ctx, ks, &c1, ksk)?;
-    switched(ctx, ks, (ct, ct.key_id), c0, k)
+    let c0 = automorphism_pooled(ctx, table, &ct.polys[0])?;
+    let c1 = automorphism_pooled(ctx, table, &ct.polys[1])?;
+    let k = switch(ctx, ks, &c1, ksk);
+    ctx.rlwe().scratch.give(c1.into_data());
+    switched(ctx, ks, (ct, ct.key_id), c0, k?)
 }
 
 /// `(c_0 + f·k_0, f·k_1)` with the metadata of `ct` and key id `key_id`:
@@ -482,11 +499,18 @@ pub(crate) fn rotate<C: ChainContext, M: Clone>(
 ) -> Result<Ciphertext<M>> {
     check_ciphertext(ctx, ct)?;
     let rlwe = ctx.rlwe();
-    let mut acc = ct.clone();
+    // The first automorphism reads `ct` itself (no copy); a composition's
+    // intermediate results go back to the pool.
+    let mut acc: Option<Ciphertext<M>> = None;
     for e in gk.rotation_elements(rlwe.ring().n(), rlwe.rotation_generator(), steps)? {
-        acc = apply_galois(ctx, ks, &acc, e, gk)?;
+        let next = apply_galois(ctx, ks, acc.as_ref().unwrap_or(ct), e, gk)?;
+        if let Some(prev) = acc.replace(next) {
+            for p in prev.polys {
+                rlwe.scratch.give(p.into_data());
+            }
+        }
     }
-    Ok(acc)
+    Ok(acc.unwrap_or_else(|| ct.clone()))
 }
 
 /// The rotate-and-add sum of slot rotations: `ct` plus its rotations by
@@ -543,8 +567,7 @@ pub(crate) fn rotate_hoisted<C: ChainContext, M: Clone>(
             let Some((table, ksk)) = key else {
                 return Ok(ct.clone());
             };
-            let mut c0 = ring.zero();
-            table.apply_ntt_into(&ct.polys[0], &mut c0)?;
+            let mut c0 = automorphism_pooled(ctx, table, &ct.polys[0])?;
             let (k0, mut k1) = ksk.switch_hoisted(rlwe, &hoisted, table)?;
             ks.fold(ring, &mut c0, &k0)?;
             ks.scale(ring, &mut k1)?;
