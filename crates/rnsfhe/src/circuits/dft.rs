@@ -220,7 +220,8 @@ pub(crate) fn apply(m: &Diagonals, v: &[Complex64]) -> Vec<Complex64> {
 }
 
 /// The `budget` matrices of `kind` on `l` slots, in the order they are
-/// applied, the first multiplied by `factor`. Stages are split as evenly
+/// applied, each multiplied by `|factor|^{1/budget}` (the first also by
+/// the sign of `factor`). Stages are split as evenly
 /// as possible, SlotsToCoeffs applying the larger groups first and
 /// CoeffsToSlots mirroring it (the same groups of stages, inverted, in
 /// reverse order), so that both DFTs have the same diagonal indices and
@@ -268,11 +269,17 @@ pub(crate) fn factors(
             });
         }
         let mut m = m.ok_or_else(|| Error::InvalidArgument("an empty DFT group".into()))?;
-        if g == 0 {
-            for d in m.values_mut() {
-                for x in d.iter_mut() {
-                    *x = x.scale(factor);
-                }
+        // Each level's diagonals are encoded at about its prime, so a factor
+        // far from 1 on a single level (CoeffsToSlots' `Δ/(2·q_0·K)` is
+        // 2^-25 at 50-bit primes) would encode that level's entries that
+        // many bits short and cost as many bits of output precision; spread
+        // evenly, every level loses the same few bits (as Lattigo's DFT
+        // matrices do).
+        let root = factor.abs().powf(1.0 / budget as f64);
+        let f = if g == 0 { root.copysign(factor) } else { root };
+        for d in m.values_mut() {
+            for x in d.iter_mut() {
+                *x = x.scale(f);
             }
         }
         out.push(m);
