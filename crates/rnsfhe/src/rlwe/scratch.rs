@@ -112,9 +112,12 @@ impl ScratchPool {
     }
 
     /// A buffer of `len` words for a result that leaves the pool (e.g. a
-    /// ciphertext polynomial): a pooled one when available, else fresh.
+    /// ciphertext polynomial): a pooled one of at most `len + len/8` words
+    /// when available, else fresh. The bound keeps long-lived results from
+    /// carrying a much larger buffer (an extended-basis one, say) whose
+    /// excess would count in the caller's memory for the result's lifetime.
     pub(crate) fn take_owned(&self, len: usize) -> Vec<u64> {
-        self.pop(len)
+        self.pop_within(len, len + len / 8)
     }
 
     /// Returns a buffer (e.g. a consumed ciphertext polynomial) to the pool.
@@ -135,6 +138,12 @@ impl ScratchPool {
     }
 
     fn pop(&self, len: usize) -> Vec<u64> {
+        self.pop_within(len, usize::MAX)
+    }
+
+    /// The smallest pooled buffer of capacity in `[len, max_capacity]`,
+    /// resized to `len`, or a fresh one.
+    fn pop_within(&self, len: usize, max_capacity: usize) -> Vec<u64> {
         let found = {
             let mut guard = match self.bufs.lock() {
                 Ok(g) => g,
@@ -144,7 +153,7 @@ impl ScratchPool {
             let best = guard
                 .iter()
                 .enumerate()
-                .filter(|(_, b)| b.capacity() >= len)
+                .filter(|(_, b)| (len..=max_capacity).contains(&b.capacity()))
                 .min_by_key(|(_, b)| b.capacity())
                 .map(|(i, _)| i);
             best.map(|i| guard.swap_remove(i))
@@ -407,6 +416,23 @@ mod tests {
         // The secret buffer came back zeroized.
         let d = pool.take(10);
         assert!(d.as_slice().iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn owned_buffers_leave_the_pool_only_when_close_in_size() {
+        let pool = ScratchPool::default();
+        pool.give(vec![0u64; 1000]);
+        // 800 words would carry 200 spare ones: a fresh buffer instead.
+        let fresh = pool.take_owned(800);
+        assert_eq!((fresh.len(), fresh.capacity()), (800, 800));
+        assert_eq!(format!("{pool:?}"), "ScratchPool { buffers: 1 }");
+        // 900 words (within an eighth): the pooled buffer.
+        let reused = pool.take_owned(900);
+        assert_eq!((reused.len(), reused.capacity()), (900, 1000));
+        assert_eq!(format!("{pool:?}"), "ScratchPool { buffers: 0 }");
+        // Borrowed buffers may be any larger size.
+        pool.give(reused);
+        assert_eq!(pool.take(10).as_slice().len(), 10);
     }
 
     #[test]
