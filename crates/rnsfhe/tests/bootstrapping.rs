@@ -376,6 +376,11 @@ fn homomorphic_dfts_match_the_encoder() {
     let cts = HomomorphicDft::new(&ctx, DftKind::CoeffsToSlots, top, 2, 1.0, (s, s)).unwrap();
     let stc = HomomorphicDft::new(&ctx, DftKind::SlotsToCoeffs, top - 2, 3, 1.0, (s, s)).unwrap();
     assert_eq!((cts.depth(), stc.depth()), (2, 3));
+    // Each level's diagonals are encoded over the limbs of its level.
+    let n = ctx.degree();
+    assert!(cts.diagonal_count() > 0 && stc.diagonal_count() > 0);
+    assert!(cts.size_bytes() <= cts.diagonal_count() * 8 * n * (top + 1));
+    assert!(cts.size_bytes() >= cts.diagonal_count() * 8 * n * (top - 1));
     let mut steps = cts.rotations();
     steps.extend(stc.rotations());
     let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &steps, &mut rng).unwrap();

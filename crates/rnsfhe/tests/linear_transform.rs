@@ -158,6 +158,14 @@ fn complex_diagonals_single_and_double_hoisted() {
         assert_eq!(out.level(), top - 1);
         common::complex_bits(&dec.decrypt_decode_complex(&out).unwrap(), &want)
     };
+    // Memory: 9 diagonals over Q_top (8 bytes a residue), and over P too
+    // when double-hoisted.
+    let n = ctx.degree();
+    let q_limbs = top + 1;
+    let p_limbs = ctx.params().key_switching_moduli().len();
+    assert_eq!((single.diagonal_count(), double.diagonal_count()), (9, 9));
+    assert_eq!(single.size_bytes(), 9 * 8 * n * q_limbs);
+    assert_eq!(double.size_bytes(), 9 * 8 * n * (q_limbs + p_limbs));
     let (b1, b2) = (bits(&single), bits(&double));
     eprintln!("single hoisting {b1:.1} bits, double hoisting {b2:.1} bits");
     assert!(b1 >= 20.0 && b2 >= 20.0, "{b1} {b2}");

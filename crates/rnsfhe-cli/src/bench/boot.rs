@@ -61,6 +61,8 @@ pub struct BootExtra {
     levels_after_bootstrap: usize,
     automorphism_keys: usize,
     keys_mb: f64,
+    /// The encoded DFT diagonals (`Bootstrapper::size_bytes`).
+    circuit_mb: f64,
     setup_keygen_s: f64,
     peak_rss_mb: Option<f64>,
     peak_rss_mb_by_phase: serde_json::Value,
@@ -294,6 +296,7 @@ impl Bench for BootBench {
             levels_after_bootstrap: s.boot.output_level() - s.boot.input_level(),
             automorphism_keys: keys.galois_key_count(),
             keys_mb: (keys.size_bytes() as f64 / 1e5).round() / 10.0,
+            circuit_mb: (s.boot.size_bytes() as f64 / 1e5).round() / 10.0,
             setup_keygen_s: ((s.setup_ms + keygen_ms + boot_keygen_ms) / 10.0).round() / 100.0,
             peak_rss_mb: peak_rss_mb(),
             peak_rss_mb_by_phase: serde_json::Value::Object(rss),
@@ -332,6 +335,7 @@ impl Bench for BootBench {
                 v.extra.automorphism_keys,
                 v.extra.keys_mb
             );
+            outln!("| circuit: DFT diagonals, MB | {} | |", v.extra.circuit_mb);
             outln!(
                 "| peak memory (MB) | {} | |",
                 v.extra.peak_rss_mb.map_or("-".into(), |m| m.to_string())

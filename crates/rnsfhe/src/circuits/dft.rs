@@ -446,6 +446,25 @@ impl HomomorphicDft {
         self.transforms.len()
     }
 
+    /// Memory held by the encoded diagonals of every level, in bytes
+    /// ([`LinearTransform::size_bytes`]).
+    pub fn size_bytes(&self) -> usize {
+        self.transforms
+            .iter()
+            .chain(&self.repack)
+            .map(LinearTransform::size_bytes)
+            .sum()
+    }
+
+    /// The number of encoded diagonals over all levels.
+    pub fn diagonal_count(&self) -> usize {
+        self.transforms
+            .iter()
+            .chain(&self.repack)
+            .map(LinearTransform::diagonal_count)
+            .sum()
+    }
+
     /// Every rotation step the transforms need (for
     /// [`GaloisKeys::generate_for_steps`]), sorted, without duplicates.
     pub fn rotations(&self) -> Vec<i64> {

@@ -240,6 +240,24 @@ impl LinearTransform {
         steps
     }
 
+    /// Memory held by the encoded diagonals, in bytes (8 per residue, over
+    /// `Q_l`, and over `P` too when double-hoisted): what keeping the
+    /// transform costs, beside its Galois keys.
+    pub fn size_bytes(&self) -> usize {
+        self.groups
+            .values()
+            .flatten()
+            .map(|(_, pt, ext)| {
+                8 * (pt.poly.data().len() + ext.as_ref().map_or(0, |e| e.data().len()))
+            })
+            .sum()
+    }
+
+    /// The number of encoded diagonals.
+    pub fn diagonal_count(&self) -> usize {
+        self.groups.values().map(Vec::len).sum()
+    }
+
     /// The matrix shape `(rows, cols)`.
     pub fn shape(&self) -> (usize, usize) {
         (self.rows, self.cols)

@@ -176,6 +176,15 @@ impl Bootstrapper {
         })
     }
 
+    /// Memory held by the precomputed circuit, in bytes: the encoded
+    /// diagonals of both DFTs (at `n = 2^16` most of the bootstrapping
+    /// working set besides the keys) and the two `±i` constants.
+    pub fn size_bytes(&self) -> usize {
+        self.cts.size_bytes()
+            + self.stc.size_bytes()
+            + 8 * (self.minus_i.poly.data().len() + self.plus_i.poly.data().len())
+    }
+
     /// The parameters.
     pub fn params(&self) -> &BootstrappingParameters {
         &self.params
