@@ -265,19 +265,44 @@ pub fn phase(
             got: polys.len(),
         });
     }
-    let mut s = prefix(sk.s_ntt(), ring.limbs())?;
-    let mut acc = polys[0].clone();
-    // Horner: ((c_2·s + c_1)·s) + c_0.
-    let mut h = polys[polys.len() - 1].clone();
-    for c in polys[1..polys.len() - 1].iter().rev() {
-        ring.mul_assign(&mut h, &s)?;
-        ring.add_assign(&mut h, c)?;
+    for p in polys {
+        ring.check(p)?;
     }
-    ring.mul_assign(&mut h, &s)?;
-    ring.add_assign(&mut acc, &h)?;
-    h.zeroize();
-    s.zeroize();
+    let n = ring.n();
+    // The secret's first limbs, read in place (no copy of the secret).
+    let s =
+        sk.s_ntt().data().get(..ring.limbs() * n).ok_or_else(|| {
+            Error::InvalidArgument(format!("no level with {} limbs", ring.limbs()))
+        })?;
+    // Horner, fused: acc = c_0 + (c_1 [+ c_2·s])·s, one pass per product.
+    let mut acc = polys[0].clone();
+    let mut h = match polys {
+        [_, c1, c2] => {
+            let mut h = c1.clone();
+            mul_add_rows(ring, h.data_mut(), c2.data(), s);
+            Some(h)
+        }
+        _ => None,
+    };
+    let c1 = h.as_ref().unwrap_or(&polys[1]);
+    mul_add_rows(ring, acc.data_mut(), c1.data(), s);
+    if let Some(h) = h.as_mut() {
+        h.zeroize();
+    }
     Ok(acc)
+}
+
+/// `acc ← acc + a ⊙ b` limb by limb over `ring` (rows of `ring.n()`).
+fn mul_add_rows(ring: &RnsRing, acc: &mut [u64], a: &[u64], b: &[u64]) {
+    let n = ring.n();
+    for (((acc, a), b), m) in acc
+        .chunks_exact_mut(n)
+        .zip(a.chunks_exact(n))
+        .zip(b.chunks_exact(n))
+        .zip(ring.moduli())
+    {
+        rnsfhe_math::ring::pointwise_mul_add(m, acc, a, b);
+    }
 }
 
 /// The two polynomials of an encryption of zero, in order.
