@@ -346,6 +346,36 @@ fn keys_survive_serialization() {
     );
 }
 
+/// A context at `n = 2^10` with `depth` levels of 50-bit primes (no
+/// security) for the DFT tests.
+fn dft_context(depth: usize) -> Arc<CkksContext> {
+    CkksContext::new(
+        CkksParameters::for_depth(depth, 50, 60)
+            .degree(1 << 10)
+            .security(SecurityLevel::None)
+            .build()
+            .unwrap(),
+    )
+    .unwrap()
+}
+
+/// The coefficients `m_k + i·m_{k+l}` of the encoding of `z` (`l` slots),
+/// bit-reversed: what CoeffsToSlots puts in the slots.
+fn packed_coefficients(z: &[Complex64]) -> Vec<Complex64> {
+    let l = z.len();
+    let mut coeffs = vec![0.0; 2 * l];
+    rnsfhe::rnsfhe_math::embedding::CkksEmbedding::new(2 * l)
+        .unwrap()
+        .encode(z, &mut coeffs)
+        .unwrap();
+    let bits = l.trailing_zeros();
+    let mut want = vec![Complex64::ZERO; l];
+    for k in 0..l {
+        want[k.reverse_bits() >> (usize::BITS - bits)] = Complex64::new(coeffs[k], coeffs[k + l]);
+    }
+    want
+}
+
 /// The homomorphic DFTs against the encoder: CoeffsToSlots then
 /// SlotsToCoeffs (with factors 1 and budgets 2 and 3) is the identity on
 /// the slots, and CoeffsToSlots alone puts the bit-reversed packed
@@ -354,14 +384,7 @@ fn keys_survive_serialization() {
 fn homomorphic_dfts_match_the_encoder() {
     use rnsfhe::circuits::{DftKind, HomomorphicDft};
     use rnsfhe::ckks::GaloisKeys;
-    let ctx = CkksContext::new(
-        CkksParameters::for_depth(6, 50, 60)
-            .degree(1 << 10)
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
+    let ctx = dft_context(6);
     let common::CkksSecret {
         mut rng,
         sk,
@@ -391,17 +414,7 @@ fn homomorphic_dfts_match_the_encoder() {
     let ct = enc.encrypt_symmetric_with_rng(&pt, &mut rng).unwrap();
     let w = cts.evaluate(&ev, &ct, &gk).unwrap();
     assert_eq!(w.level(), top - 2);
-    // The coefficients of the encoding, bit-reversed and packed.
-    let mut coeffs = vec![0.0; 2 * l];
-    rnsfhe::rnsfhe_math::embedding::CkksEmbedding::new(2 * l)
-        .unwrap()
-        .encode(&z, &mut coeffs)
-        .unwrap();
-    let bits = l.trailing_zeros();
-    let mut want = vec![Complex64::ZERO; l];
-    for k in 0..l {
-        want[k.reverse_bits() >> (usize::BITS - bits)] = Complex64::new(coeffs[k], coeffs[k + l]);
-    }
+    let want = packed_coefficients(&z);
     let got = dec.decrypt_decode_complex(&w).unwrap();
     let b1 = common::complex_bits(&got, &want);
     let back = stc.evaluate(&ev, &w, &gk).unwrap();
@@ -420,48 +433,23 @@ fn homomorphic_dfts_match_the_encoder() {
 fn dft_factor_is_spread_over_the_levels() {
     use rnsfhe::circuits::{DftKind, HomomorphicDft};
     use rnsfhe::ckks::GaloisKeys;
-    let ctx = CkksContext::new(
-        CkksParameters::for_depth(4, 50, 60)
-            .degree(1 << 10)
-            .security(SecurityLevel::None)
-            .build()
-            .unwrap(),
-    )
-    .unwrap();
-    let common::CkksSecret {
-        mut rng,
-        sk,
-        enc,
-        dec,
-        ev,
-        encoder,
-    } = common::ckks_secret(&ctx, 10);
-    let l = ctx.slots();
-    let top = ctx.max_level();
-    let s = ctx.params().default_scale();
+    let ctx = dft_context(4);
+    let mut t = common::ckks_secret(&ctx, 10);
+    let (l, top, s) = (ctx.slots(), ctx.max_level(), ctx.params().default_scale());
     let factor = (-20f64).exp2();
     let cts = HomomorphicDft::new(&ctx, DftKind::CoeffsToSlots, top, 3, factor, (s, s)).unwrap();
     let gk =
-        GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &cts.rotations(), &mut rng).unwrap();
+        GaloisKeys::generate_for_steps_with_rng(&ctx, &t.sk, &cts.rotations(), &mut t.rng).unwrap();
     let z: Vec<Complex64> = (0..l)
-        .map(|_| Complex64::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+        .map(|_| Complex64::new(t.rng.gen_range(-1.0..1.0), t.rng.gen_range(-1.0..1.0)))
         .collect();
     // Inputs of magnitude 2^20, so that the outputs are about 1.
     let big: Vec<Complex64> = z.iter().map(|c| c.scale(factor.recip())).collect();
-    let pt = encoder.encode_complex_at(&big, s, top).unwrap();
-    let ct = enc.encrypt_symmetric_with_rng(&pt, &mut rng).unwrap();
-    let w = cts.evaluate(&ev, &ct, &gk).unwrap();
-    let mut coeffs = vec![0.0; 2 * l];
-    rnsfhe::rnsfhe_math::embedding::CkksEmbedding::new(2 * l)
-        .unwrap()
-        .encode(&z, &mut coeffs)
-        .unwrap();
-    let bits = l.trailing_zeros();
-    let mut want = vec![Complex64::ZERO; l];
-    for k in 0..l {
-        want[k.reverse_bits() >> (usize::BITS - bits)] = Complex64::new(coeffs[k], coeffs[k + l]);
-    }
-    let got = dec.decrypt_decode_complex(&w).unwrap();
+    let pt = t.encoder.encode_complex_at(&big, s, top).unwrap();
+    let ct = t.enc.encrypt_symmetric_with_rng(&pt, &mut t.rng).unwrap();
+    let w = cts.evaluate(&t.ev, &ct, &gk).unwrap();
+    let want = packed_coefficients(&z);
+    let got = t.dec.decrypt_decode_complex(&w).unwrap();
     let b = common::complex_bits(&got, &want);
     println!("CoeffsToSlots with factor 2^-20: {b:.1} bits");
     assert!(b >= 36.0, "{b}");

@@ -449,29 +449,26 @@ impl HomomorphicDft {
     /// Memory held by the encoded diagonals of every level, in bytes
     /// ([`LinearTransform::size_bytes`]).
     pub fn size_bytes(&self) -> usize {
-        self.transforms
-            .iter()
-            .chain(&self.repack)
-            .map(LinearTransform::size_bytes)
-            .sum()
+        self.all_transforms().map(LinearTransform::size_bytes).sum()
     }
 
     /// The number of encoded diagonals over all levels.
     pub fn diagonal_count(&self) -> usize {
-        self.transforms
-            .iter()
-            .chain(&self.repack)
+        self.all_transforms()
             .map(LinearTransform::diagonal_count)
             .sum()
+    }
+
+    /// Every level's transform, and the sparse repacking one.
+    fn all_transforms(&self) -> impl Iterator<Item = &LinearTransform> {
+        self.transforms.iter().chain(&self.repack)
     }
 
     /// Every rotation step the transforms need (for
     /// [`GaloisKeys::generate_for_steps`]), sorted, without duplicates.
     pub fn rotations(&self) -> Vec<i64> {
         let mut r: Vec<i64> = self
-            .transforms
-            .iter()
-            .chain(&self.repack)
+            .all_transforms()
             .flat_map(LinearTransform::rotations)
             .collect();
         if self.repack.is_some() {
