@@ -79,6 +79,7 @@ x86_modules! {
     pub(crate) mod base_conv_avx512;
     pub(crate) mod base_conv_ifma;
     pub(crate) mod bigcrt_ifma;
+    pub(crate) mod galois_avx512;
     mod lanes;
     pub(crate) mod ntt_avx2;
     pub(crate) mod ntt_avx512;
@@ -112,8 +113,8 @@ pub(crate) use layout::{
     SmMrqRow, SplitConsts, BIGCRT_SUB, CRT_MAX_DIGITS, ICRT_BLOCK,
 };
 pub(crate) use ring_ops::{
-    karatsuba_rows, karatsuba_rows_into, ntt_backward, ntt_forward, pointwise_add,
-    pointwise_barrett_ok, pointwise_ifma_ok, pointwise_mul, pointwise_mul_add,
+    karatsuba_rows, karatsuba_rows_into, ntt_automorphism_blocks, ntt_backward, ntt_forward,
+    pointwise_add, pointwise_barrett_ok, pointwise_ifma_ok, pointwise_mul, pointwise_mul_add,
     pointwise_mul_add_barrett, pointwise_mul_barrett, pointwise_mul_shoup, pointwise_mul_to,
     scalar_mul_shoup, square_rows, square_rows_into, tensor_rows,
 };

@@ -5,7 +5,7 @@ use super::detect::{avx2_available, avx512_available, ifma_available, Kernel};
 use super::entry::simd_entry;
 
 #[cfg(target_arch = "x86_64")]
-use super::{ntt_avx2, ntt_avx512, ntt_ifma, pointwise_avx512, pointwise_ifma};
+use super::{galois_avx512, ntt_avx2, ntt_avx512, ntt_ifma, pointwise_avx512, pointwise_ifma};
 
 // Safe entry points: see `super::entry` for the rules they follow.
 
@@ -109,6 +109,20 @@ simd_entry! {
     /// them. Any modulus, any `a_i`.
     fn scalar_mul_shoup(m: &crate::Modulus, a: &mut [u64], c: u64, cs: u64) -> bool
     where avx512_available() => pointwise_avx512::mul_scalar_shoup
+}
+
+simd_entry! {
+    /// The NTT-form automorphism of one row by blocks of 8
+    /// (`galois_avx512::permute_blocks`) with AVX-512F; `false` (nothing
+    /// done) if the CPU lacks it.
+    fn ntt_automorphism_blocks(
+        a: &[u64],
+        out: &mut [u64],
+        dst: &[u32],
+        pattern: &[u8],
+        lanes: &[[u64; 8]],
+    ) -> bool
+    where avx512_available() => galois_avx512::permute_blocks
 }
 
 simd_entry! {
