@@ -47,6 +47,11 @@
 //! [`Kernel::Avx512`] for `t < 2^26` and moduli below 2^60 (a 30-bit split
 //! with an `f64` fractional sum, `scale_avx512`).
 //!
+//! The NTT-form Galois automorphism
+//! ([`crate::galois::GaloisTable::apply_ntt_row`]) moves aligned blocks of
+//! 8 slots with one `vpermq` each ([`Kernel::Avx512`], `galois_avx512`);
+//! elsewhere it gathers word by word.
+//!
 //! Every SIMD kernel returns exactly what the portable code returns (the
 //! outputs are canonical residues, so any correct computation gives the same
 //! words), which the tests check bit for bit. The portable code stays the
