@@ -235,7 +235,8 @@ impl GaloisTable {
                 return Ok(());
             }
         }
-        self.apply_ntt_row_portable(a, out)
+        self.gather_ntt_row(a, out);
+        Ok(())
     }
 
     /// [`GaloisTable::apply_ntt_row`] by the scalar gather (the reference
@@ -243,10 +244,15 @@ impl GaloisTable {
     pub fn apply_ntt_row_portable(&self, a: &[u64], out: &mut [u64]) -> Result<()> {
         check_shape("automorphism input length", self.n, a.len())?;
         check_shape("automorphism output length", self.n, out.len())?;
+        self.gather_ntt_row(a, out);
+        Ok(())
+    }
+
+    /// The scalar gather of `ntt_map` (lengths checked by the callers).
+    fn gather_ntt_row(&self, a: &[u64], out: &mut [u64]) {
         for (o, &src) in out.iter_mut().zip(&self.ntt_map) {
             *o = a[src as usize];
         }
-        Ok(())
     }
 
     /// `out ← σ_g(a)` for a polynomial of `ring` in coefficient form.
@@ -269,12 +275,15 @@ impl GaloisTable {
     /// `out ← σ_g(a)` for a polynomial in NTT form (any number of limbs of
     /// degree `n`). Errors on a shape mismatch. No allocation.
     pub fn apply_ntt_into(&self, a: &RnsPoly<Ntt>, out: &mut RnsPoly<Ntt>) -> Result<()> {
+        use rayon::prelude::*;
         check_shape("ring degree", self.n, a.n())?;
         a.check_same_shape(out)?;
-        for (row, o) in a.limbs_iter().zip(out.limbs_iter_mut()) {
-            self.apply_ntt_row(row, o)?;
-        }
-        Ok(())
+        // Rows in parallel (each row is one permutation, the same words
+        // for any thread count).
+        out.data_mut()
+            .par_chunks_exact_mut(self.n)
+            .zip(a.data().par_chunks_exact(self.n))
+            .try_for_each(|(o, row)| self.apply_ntt_row(row, o))
     }
 
     /// `σ_g(a)` in coefficient form as a new polynomial.

@@ -87,10 +87,10 @@ fn give_back<C: ChainContext>(ctx: &C, y: Option<RnsPoly<Ntt>>, yc: RnsPoly<Coef
     }
 }
 
-/// `σ_g(a)` in a pooled buffer, rows in parallel: a fresh (zeroed)
-/// allocation per automorphism would cost page faults and a memset of the
-/// whole polynomial, about a quarter of a rotation at `n = 2^15`
-/// (`apply_ntt_row` writes every word, so stale contents never show).
+/// `σ_g(a)` in a pooled buffer: a fresh (zeroed) allocation per
+/// automorphism would cost page faults and a memset of the whole
+/// polynomial, about a quarter of a rotation at `n = 2^15`
+/// (`apply_ntt_into` writes every word, so stale contents never show).
 fn automorphism_pooled<C: ChainContext>(
     ctx: &C,
     table: &GaloisTable,
@@ -99,10 +99,7 @@ fn automorphism_pooled<C: ChainContext>(
     let n = a.n();
     let buf = ctx.rlwe().scratch.take_owned(a.limbs() * n);
     let mut out = RnsPoly::<Ntt>::from_data(n, a.limbs(), buf)?;
-    out.data_mut()
-        .par_chunks_exact_mut(n)
-        .zip(a.data().par_chunks_exact(n))
-        .try_for_each(|(o, row)| table.apply_ntt_row(row, o))?;
+    table.apply_ntt_into(a, &mut out)?;
     Ok(out)
 }
 

@@ -25,12 +25,18 @@ use crate::rlwe::scratch::{signed_row, signed_word};
 
 /// The first `limbs` limbs of an NTT-form polynomial over `Q`.
 pub(crate) fn prefix(a: &RnsPoly<Ntt>, limbs: usize) -> Result<RnsPoly<Ntt>> {
-    let n = a.n();
-    let data = a
-        .data()
-        .get(..limbs * n)
-        .ok_or_else(|| Error::InvalidArgument(format!("no level with {limbs} limbs")))?;
-    Ok(RnsPoly::from_data(n, limbs, data.to_vec())?)
+    Ok(RnsPoly::from_data(
+        a.n(),
+        limbs,
+        prefix_rows(a, limbs)?.to_vec(),
+    )?)
+}
+
+/// The words of the first `limbs` limbs of `a`, borrowed.
+fn prefix_rows(a: &RnsPoly<Ntt>, limbs: usize) -> Result<&[u64]> {
+    a.data()
+        .get(..limbs * a.n())
+        .ok_or_else(|| Error::InvalidArgument(format!("no level with {limbs} limbs")))
 }
 
 /// `(u·pk_0 + e_0, u·pk_1 + e_1)` in NTT form over `ring` (a level ring:
@@ -268,12 +274,8 @@ pub fn phase(
     for p in polys {
         ring.check(p)?;
     }
-    let n = ring.n();
     // The secret's first limbs, read in place (no copy of the secret).
-    let s =
-        sk.s_ntt().data().get(..ring.limbs() * n).ok_or_else(|| {
-            Error::InvalidArgument(format!("no level with {} limbs", ring.limbs()))
-        })?;
+    let s = prefix_rows(sk.s_ntt(), ring.limbs())?;
     // Horner, fused: acc = c_0 + (c_1 [+ c_2·s])·s, one pass per product.
     let mut acc = polys[0].clone();
     let mut h = match polys {
