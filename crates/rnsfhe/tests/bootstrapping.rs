@@ -455,7 +455,7 @@ fn dft_factor_is_spread_over_the_levels() {
     assert!(b >= 36.0, "{b}");
 }
 
-/// EvalMod on encrypted `x = y/K` against float64 `sin(2πy)` and, near the
+/// EvalMod on encrypted `x = y/(K + 1/4)` against float64 `sin(2πy)` and, near the
 /// integers, `(y mod 1)·2π`.
 #[test]
 fn eval_mod_matches_float64() {
@@ -467,7 +467,7 @@ fn eval_mod_matches_float64() {
     let ys: Vec<f64> = (0..slots)
         .map(|_| s.f.rng.gen_range(-16..=16) as f64 + s.f.rng.gen_range(-1e-3..1e-3))
         .collect();
-    let xs: Vec<f64> = ys.iter().map(|y| y / 17.0).collect();
+    let xs: Vec<f64> = ys.iter().map(|y| y / em.input_divisor()).collect();
     let top = s.f.ctx.max_level();
     let ct = s.encrypt_scaled(&xs, 2f64.powi(60), top);
     let out = em.evaluate(&ev, &ct, s.keys.relin_key()).unwrap();

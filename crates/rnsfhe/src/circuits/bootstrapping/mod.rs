@@ -14,7 +14,7 @@
 //!    `|I| ≤ (h + 1)/2` for certain.
 //! 2. **CoeffsToSlots** ([`crate::circuits::dft`]): the slots receive the
 //!    packed coefficients `(t_L + i·t_R)` (bit-reversed), scaled to
-//!    `x = t/(q_0·K)`; a conjugation splits real and imaginary parts into
+//!    `x = t/(q_0·(K + 1/4))`; a conjugation splits real and imaginary parts into
 //!    two ciphertexts.
 //! 3. **EvalMod** ([`crate::circuits::eval_mod`]) on each: `sin(2πt/q_0)`,
 //!    corrected by `s + s³/6 ≈ arcsin(s)`, `≈ 2π·m/q_0`.
@@ -114,10 +114,11 @@ impl Bootstrapper {
         let message_scale = f64::from(params.first_prime_bits - params.message_ratio_bits).exp2();
         let raise_scale = f64::from(params.boot_prime_bits).exp2();
         let slots = params.slots(n);
-        // x = t/(q_0·K): the factor 1/2 undoes the doubling of re = w + w̄,
-        // and `slots/(n/2)` the trace's sum of `n/(2·slots)` automorphisms.
+        // x = t/(q_0·(K + 1/4)): the factor 1/2 undoes the doubling of
+        // re = w + w̄, and `slots/(n/2)` the trace's sum of `n/(2·slots)`
+        // automorphisms.
         let trace_gain = (ctx.slots() / slots) as f64;
-        let cts_factor = raise_scale / (2.0 * q0 * params.k() * trace_gain);
+        let cts_factor = raise_scale / (2.0 * q0 * eval_mod.input_divisor() * trace_gain);
         let cts_new = if params.double_hoisting {
             HomomorphicDft::new_sparse_double_hoisted
         } else {
