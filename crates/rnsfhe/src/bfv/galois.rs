@@ -132,22 +132,32 @@ impl Evaluator {
         let ctx = self.context();
         let lv = ctx.level_for_limbs(ct.polys.limbs())?;
         let ring = lv.ring();
-        let (p0, p1) = match &ct.polys {
+        let scratch = ctx.scratch();
+        // NTT-form inputs are read in place; the automorphisms and the
+        // coefficient-form copy of `σ(c_1)` that ModUp reads take pooled
+        // buffers (fresh ones cost page faults and a memset each).
+        let (mut c0, c1) = match &ct.polys {
             CtPolys::Ntt(v) => match v.as_slice() {
-                [p0, p1] => (p0.clone(), p1.clone()),
+                [p0, p1] => (
+                    scratch.automorphism(table, p0)?,
+                    scratch.automorphism(table, p1)?,
+                ),
                 _ => return Err(self.galois_size(v.len())),
             },
             CtPolys::Coeff(v) => match v.as_slice() {
-                [p0, p1] => (ring.to_ntt(p0.clone())?, ring.to_ntt(p1.clone())?),
+                [p0, p1] => (
+                    scratch.automorphism(table, &ring.to_ntt(p0.clone())?)?,
+                    scratch.automorphism(table, &ring.to_ntt(p1.clone())?)?,
+                ),
                 _ => return Err(self.galois_size(v.len())),
             },
         };
-        let mut c0: RnsPoly<Ntt> = ring.zero();
-        table.apply_ntt_into(&p0, &mut c0)?;
-        let mut c1: RnsPoly<Ntt> = ring.zero();
-        table.apply_ntt_into(&p1, &mut c1)?;
-        let c1_coeff = ring.to_coeff(c1.clone())?;
+        let mut copy = scratch.take_owned(c1.data().len());
+        copy.copy_from_slice(c1.data());
+        let c1_coeff = ring.to_coeff(RnsPoly::<Ntt>::from_data(c1.n(), c1.limbs(), copy)?)?;
         let (k0, k1) = ksk.switch_hybrid(ctx.rlwe(), &c1_coeff, Some(&c1))?;
+        scratch.give(c1_coeff.into_data());
+        scratch.give(c1.into_data());
         ring.add_assign(&mut c0, &k0)?;
         Ok(Ciphertext::new_ntt(ctx.id(), ct.key_id, vec![c0, k1]))
     }

@@ -17,8 +17,7 @@
 //! (bootstrapping folds the `q_0/2π` into SlotsToCoeffs). Shifting first
 //! (an addition, no level) makes the interpolated function even, so its
 //! odd Chebyshev coefficients vanish and only the even powers are
-//! computed (Lattigo shifts the same way; Bossuat et al. 2021, §4.2): 3
-//! of the 6 baby steps of degree 63, at the same depth. Depth
+//! computed: 3 of the 6 baby steps of degree 63, at the same depth. Depth
 //! `⌈log2(d+1)⌉ + r`; the scale is the input's until the double angles,
 //! each of which squares it and divides it by its prime.
 

@@ -87,22 +87,6 @@ fn give_back<C: ChainContext>(ctx: &C, y: Option<RnsPoly<Ntt>>, yc: RnsPoly<Coef
     }
 }
 
-/// `σ_g(a)` in a pooled buffer: a fresh (zeroed) allocation per
-/// automorphism would cost page faults and a memset of the whole
-/// polynomial, about a quarter of a rotation at `n = 2^15`
-/// (`apply_ntt_into` writes every word, so stale contents never show).
-fn automorphism_pooled<C: ChainContext>(
-    ctx: &C,
-    table: &GaloisTable,
-    a: &RnsPoly<Ntt>,
-) -> Result<RnsPoly<Ntt>> {
-    let n = a.n();
-    let buf = ctx.rlwe().scratch.take_owned(a.limbs() * n);
-    let mut out = RnsPoly::<Ntt>::from_data(n, a.limbs(), buf)?;
-    table.apply_ntt_into(a, &mut out)?;
-    Ok(out)
-}
-
 /// Errors unless `ct` belongs to `ctx` and has 2 or 3 polynomials of the
 /// ring of its level.
 pub(crate) fn check_ciphertext<C: ChainContext, M>(ctx: &C, ct: &Ciphertext<M>) -> Result<()> {
@@ -430,8 +414,8 @@ fn apply_galois_key<C: ChainContext, M: Clone>(
     table: &GaloisTable,
     ksk: &KeySwitchingKey,
 ) -> Result<Ciphertext<M>> {
-    let c0 = automorphism_pooled(ctx, table, &ct.polys[0])?;
-    let c1 = automorphism_pooled(ctx, table, &ct.polys[1])?;
+    let c0 = ctx.rlwe().scratch.automorphism(table, &ct.polys[0])?;
+    let c1 = ctx.rlwe().scratch.automorphism(table, &ct.polys[1])?;
     let k = switch(ctx, ks, &c1, ksk);
     ctx.rlwe().scratch.give(c1.into_data());
     switched(ctx, ks, (ct, ct.key_id), c0, k?)
@@ -564,7 +548,7 @@ pub(crate) fn rotate_hoisted<C: ChainContext, M: Clone>(
             let Some((table, ksk)) = key else {
                 return Ok(ct.clone());
             };
-            let mut c0 = automorphism_pooled(ctx, table, &ct.polys[0])?;
+            let mut c0 = ctx.rlwe().scratch.automorphism(table, &ct.polys[0])?;
             let (k0, mut k1) = ksk.switch_hoisted(rlwe, &hoisted, table)?;
             ks.fold(ring, &mut c0, &k0)?;
             ks.scale(ring, &mut k1)?;

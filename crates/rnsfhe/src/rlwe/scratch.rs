@@ -35,7 +35,8 @@
 
 use std::sync::Mutex;
 
-use rnsfhe_math::{Coeff, Modulus, RnsPoly};
+use rnsfhe_math::galois::GaloisTable;
+use rnsfhe_math::{Coeff, Modulus, Ntt, RnsPoly};
 use zeroize::Zeroize;
 
 use crate::error::Result;
@@ -118,6 +119,23 @@ impl ScratchPool {
     /// excess would count in the caller's memory for the result's lifetime.
     pub(crate) fn take_owned(&self, len: usize) -> Vec<u64> {
         self.pop_within(len, len + len / 8)
+    }
+
+    /// `σ_g(a)` in a pooled buffer ([`ScratchPool::take_owned`]): a fresh
+    /// (zeroed) allocation per automorphism would cost page faults and a
+    /// memset of the whole polynomial, about a quarter of a rotation at
+    /// `n = 2^15` (`apply_ntt_into` writes every word, so stale contents
+    /// never show).
+    pub(crate) fn automorphism(
+        &self,
+        table: &GaloisTable,
+        a: &RnsPoly<Ntt>,
+    ) -> Result<RnsPoly<Ntt>> {
+        let n = a.n();
+        let buf = self.take_owned(a.limbs() * n);
+        let mut out = RnsPoly::<Ntt>::from_data(n, a.limbs(), buf)?;
+        table.apply_ntt_into(a, &mut out)?;
+        Ok(out)
     }
 
     /// Returns a buffer (e.g. a consumed ciphertext polynomial) to the pool.
