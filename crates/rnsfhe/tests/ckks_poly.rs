@@ -157,6 +157,56 @@ fn sigmoid_on_minus_8_8() {
     assert!(precision_bits(&got, &want).unwrap() >= 18.0);
 }
 
+/// `fit_even` keeps `fit`'s even coefficients and zeroes the odd ones
+/// (rounding noise for an even function), and the evaluation of such an
+/// interpolant (only even powers computed) is as precise and as deep as
+/// any other.
+#[test]
+fn even_interpolants_have_only_even_terms() {
+    let s = setup(5);
+    for (name, f, h, degree, depth, bound) in [
+        (
+            "cos(3x) [-1,1] d14",
+            (|x: f64| (3.0 * x).cos()) as fn(f64) -> f64,
+            1.0,
+            14,
+            4,
+            1e-8,
+        ),
+        (
+            "cosh [-2,2] d12",
+            f64::cosh as fn(f64) -> f64,
+            2.0,
+            12,
+            5,
+            1e-6,
+        ),
+    ] {
+        let even = ChebyshevApprox::fit_even(f, h, degree).unwrap();
+        let full = ChebyshevApprox::fit(f, -h, h, degree).unwrap();
+        for (k, (&e, &c)) in even
+            .coefficients()
+            .iter()
+            .zip(full.coefficients())
+            .enumerate()
+        {
+            if k % 2 == 1 {
+                assert_eq!(e, 0.0, "{name}: odd coefficient {k}");
+                assert!(
+                    c.abs() < 1e-12,
+                    "{name}: fitted odd coefficient {k} = {c:e}"
+                );
+            } else {
+                assert_eq!(e, c, "{name}: even coefficient {k}");
+            }
+        }
+        assert_eq!(even.depth(), depth, "{name}");
+        check_chebyshev(&s, name, &even, bound);
+    }
+    assert!(ChebyshevApprox::fit_even(f64::cos, 0.0, 8).is_err());
+    assert!(ChebyshevApprox::fit_even(f64::cos, f64::NAN, 8).is_err());
+}
+
 #[test]
 fn exp_and_inverse() {
     let s = setup(5);
