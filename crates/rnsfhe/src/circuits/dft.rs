@@ -270,7 +270,7 @@ pub(crate) fn factors(
         }
         let mut m = m.ok_or_else(|| Error::InvalidArgument("an empty DFT group".into()))?;
         // Each level's diagonals are encoded at about its prime, so a factor
-        // far from 1 on a single level (CoeffsToSlots' `Δ/(2·q_0·K)` is
+        // far from 1 on a single level (CoeffsToSlots' `Δ/(2·q_0·(K + 1/4))` is
         // 2^-25 at 50-bit primes) would encode that level's entries that
         // many bits short and cost as many bits of output precision; spread
         // evenly, every level loses the same few bits (as Lattigo's DFT
