@@ -28,9 +28,13 @@
 #      side-by-side): PHANTOM_DIR is a folder with Phantom's sources and
 #      its benchmark as the peer-benchmark harness prepares it, with
 #      build_and_run.sh (and optionally a prebuilt binary);
-#   8. (STEPS=profile) per-kernel times of one BFV product and the CKKS
+#   8. the Python package on the GPU (`ctx.to_device("cuda")`): the
+#      wheel built here installed into a folder of the run, with pytest
+#      from wheels downloaded here, then python/tests/test_device.py (and
+#      the distributed GPU test when Dask is installed there);
+#   9. (STEPS=profile) per-kernel times of one BFV product and the CKKS
 #      operations with Nsight Compute.
-# STEPS (default "smi ntt demo tests bench phantom memcheck large") selects
+# STEPS (default "smi ntt demo tests python bench phantom memcheck large") selects
 # steps; each step's log is OUT/<step>.log.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,6 +58,21 @@ for line in sys.stdin:
   done <<<"$tests"
   cp target/release/rnsfhe "$dir/rnsfhe" && strip "$dir/rnsfhe"
   cp "$here/scripts/gpu_check.sh" "$dir/"
+  # The Python package (an abi3 wheel: any CPython >= 3.9 there) and
+  # pytest's wheels, for the GPU machine's interpreter without network.
+  rm -rf "$dir/wheels" "$dir/pytests" && mkdir -p "$dir/wheels"
+  python3 -m pip wheel -q --no-deps -w "$dir/wheels" "$here/python" || return 1
+  python3 -m pip download -q -d "$dir/wheels" pytest || return 1
+  # GPU_PY_VERSION=3.12 (the GPU machine's Python): also Dask's wheels for
+  # that interpreter, for the GPU workers' test of rnsfhe.distributed.
+  if [ -n "${GPU_PY_VERSION:-}" ]; then
+    python3 -m pip download -q -d "$dir/wheels" --only-binary=:all: \
+      --python-version "$GPU_PY_VERSION" --platform manylinux2014_x86_64 \
+      --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
+      "dask[distributed]" || return 1
+    rm -f "$dir"/wheels/numpy-*.whl # NumPy: the interpreter's own
+  fi
+  cp -r "$here/python/tests" "$dir/pytests"
   ls -la "$dir"
 }
 
@@ -74,7 +93,7 @@ run() {
   dir=$(cd "$1" && pwd)
   OUT=${2:-${OUT:-$PWD/gpu-check-out}}
   mkdir -p "$OUT"
-  local steps=${STEPS:-smi ntt demo tests bench phantom memcheck large}
+  local steps=${STEPS:-smi ntt demo tests python bench phantom memcheck large}
   summary=""
   local rn="$dir/rnsfhe"
   for s in $steps; do
@@ -85,6 +104,19 @@ run() {
       tests)
         step test_nvrtc 120 "$dir/test_nvrtc_compile" --nocapture
         step test_gpu "${GPU_TEST_SECS:-400}" env RNSFHE_GPU_LARGE="${GPU_LARGE:-0}" "$dir/test_gpu" --test-threads=1 --nocapture ;;
+      python)
+        # The Python package on the GPU, in a folder of this run (the
+        # machine's own environment is left alone).
+        local py=${PYTHON:-python3}
+        rm -rf "$OUT/pyenv"
+        # --no-deps: NumPy (and Dask, if any) come from that interpreter.
+        step py_install 120 "$py" -m pip install -q --no-index --no-deps --target "$OUT/pyenv" "$dir"/wheels/*.whl
+        local pytests=("$dir/pytests/test_device.py")
+        if PYTHONPATH="$OUT/pyenv" "$py" -c "import distributed" 2>/dev/null; then
+          pytests+=("$dir/pytests/test_distributed.py")
+        fi
+        step test_python 300 env PYTHONPATH="$OUT/pyenv" "$py" -m pytest -q -p no:cacheprovider -rs "${pytests[@]}"
+        rm -rf "$OUT/pyenv" ;;
       large)
         # The n = 2^16 sets too (BFV (16,1770) both key-switching methods,
         # CKKS 2^15 and 2^16): minutes, mostly the CPU side of the checks.

@@ -10,6 +10,7 @@
 
 from . import bfv, bgv, ckks, multiparty
 from ._rnsfhe import (
+    DeviceError,
     Error,
     FormatError,
     KeySet,
@@ -49,6 +50,7 @@ __all__ = [
     "ParameterError",
     "ProtocolError",
     "PublicKeys",
+    "DeviceError",
     "ResourceLimitError",
     "SecretKey",
     "SecurityError",

@@ -1,5 +1,5 @@
-"""Encrypted collections evaluated on Dask (issue 14; paper 004 Fig. 1's
-cloud workflow, 000 §V.B's many machines).
+"""Encrypted collections evaluated on Dask (paper 004 Fig. 1's cloud
+workflow, 000 §V.B's many machines).
 
 The client holds the data and the secret key. It encrypts on its own
 cores, and ships ciphertexts *without* keys (``ct.without_keys()``) as
@@ -24,6 +24,35 @@ a retried task gives the same decryption).
 ...     arr = client.encrypt(np.arange(100_000), ctx, keys.public())
 ...     total = (arr * 2).sum()
 ...     print(total.decrypt(keys.secret()))
+
+GPU workers
+-----------
+``Client(..., device="cuda")`` computes on the workers' GPUs, one GPU per
+worker, in the style of Dask-CUDA: every partition a worker loads is
+moved to its device (``ct.to_device``), and every operation on it runs
+there (one the GPU has no path for runs on the worker's CPU,
+transparently). The client itself needs no GPU: it encrypts and decrypts
+on its CPU, and what comes back from a worker arrives as CPU ciphertexts
+(pickling a device ciphertext downloads it). The secret key stays on the
+client, as without a device. ``dask_cuda.LocalCUDACluster`` starts one
+worker per GPU of the machine, and each worker sees its own GPU first in
+its ``CUDA_VISIBLE_DEVICES``, so ``"cuda"`` (device 0) is that worker's
+GPU:
+
+>>> from dask_cuda import LocalCUDACluster                  # doctest: +SKIP
+>>> ctx = rnsfhe.bfv.Context.for_depth(depth=1)
+>>> keys = ctx.keygen()
+>>> with LocalCUDACluster() as cluster:                     # doctest: +SKIP
+...     with Client(cluster.scheduler_address, device="cuda") as client:
+...         arr = client.encrypt(np.arange(100_000), ctx, keys.public())
+...         print((arr * 2).sum().decrypt(keys.secret()))
+
+On several machines, start ``dask cuda worker tcp://scheduler:8786`` on
+each GPU machine and connect with ``Client("tcp://scheduler:8786",
+device="cuda")``. A worker that cannot use its device (no NVIDIA driver,
+GPU or NVRTC) fails the task that loads a partition, and
+:meth:`Client.encrypt` raises ``rnsfhe.DeviceError`` with the worker's
+reason.
 """
 
 from __future__ import annotations
@@ -31,6 +60,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import re
 import uuid
 import warnings
 from collections.abc import Sequence
@@ -42,7 +72,7 @@ from dask.sizeof import sizeof
 from distributed import SchedulerPlugin, WorkerPlugin  # needs dask[distributed]
 
 from . import bfv, ckks
-from ._rnsfhe import Error, KeySet, PublicKeys, SecretKey, register_keys
+from ._rnsfhe import DeviceError, Error, KeySet, PublicKeys, SecretKey, register_keys
 
 Context = Union[bfv.Context, ckks.Context]
 # A BFV or CKKS ciphertext (the task functions serve both schemes).
@@ -98,11 +128,31 @@ def _refuse_secret(*objs: Any) -> None:
 # --------------------------------------------------------------------------
 
 
-def _load(ctx: Context, blobs: list[bytes]) -> list[Ciphertext]:
-    """A partition from ciphertext bytes (every slot)."""
+def _load(ctx: Context, blobs: list[bytes], device: str | None = None) -> list[Ciphertext]:
+    """A partition from ciphertext bytes (every slot), on ``device`` of
+    this worker when given (``"cuda"``: its GPU; ``rnsfhe.DeviceError`` if
+    it has none). The device travels as its name, so that a partition
+    recomputed on another worker lands on that worker's device."""
     cls = bfv.Ciphertext if isinstance(ctx, bfv.Context) else ckks.Ciphertext
     # Without keys: a partition moved to another worker must not carry them.
-    return [cls.from_bytes(ctx, b).without_keys() for b in blobs]  # type: ignore[arg-type]
+    cts = [cls.from_bytes(ctx, b).without_keys() for b in blobs]  # type: ignore[arg-type]
+    if device is not None:
+        # (The context's device placement is opened once per process.)
+        cts = [ct.to_device(device) for ct in cts]
+    return cts
+
+
+_DEVICE = re.compile(r"cpu|cuda(:[0-9]+)?")
+
+
+def _check_device(device: str | None) -> str | None:
+    """``device`` if it names a device (``"cpu"``, ``"cuda"``,
+    ``"cuda:N"``), checked by its name only: the client opens no GPU."""
+    if device is None:
+        return None
+    if not isinstance(device, str) or not _DEVICE.fullmatch(device):
+        raise ValueError(f'unknown device {device!r} (expected "cpu", "cuda" or "cuda:N")')
+    return device
 
 
 def _mask_last(keys: KeysHandle, part: list[Ciphertext], valid: int) -> list[Ciphertext]:
@@ -356,6 +406,25 @@ class Client:
     so that processes × threads do not exceed its machine's cores
     (``rnsfhe_threads`` overrides). Use as a context manager, or call
     :meth:`close`.
+
+    ``device`` places the workers' partitions on a device of each worker:
+    ``"cuda"`` (its first visible GPU), ``"cuda:N"`` or ``"cpu"``; ``None``
+    (the default) leaves them on the CPU. Any other name raises
+    ``ValueError`` here; a worker that cannot open its device makes
+    :meth:`encrypt` raise ``rnsfhe.DeviceError``. One GPU per worker, as
+    Dask-CUDA sets workers up (each sees its own GPU as device 0)::
+
+        from dask_cuda import LocalCUDACluster
+
+        with LocalCUDACluster() as cluster:  # one worker per GPU
+            with Client(cluster.scheduler_address, device="cuda") as client:
+                arr = client.encrypt(values, ctx, keys.public())
+                total = arr.sum().decrypt(keys.secret())  # on the client's CPU
+
+    (or ``dask cuda worker tcp://scheduler:8786`` on each GPU machine and
+    ``Client("tcp://scheduler:8786", device="cuda")``). The client needs no
+    GPU: it encrypts and decrypts on its CPU, results arrive as CPU
+    ciphertexts, and the secret key never leaves it.
     """
 
     def __init__(
@@ -365,11 +434,15 @@ class Client:
         n_workers: int | None = None,
         client: Any = None,
         rnsfhe_threads: int | None = None,
+        device: str | None = None,
         **cluster_kwargs: Any,
     ) -> None:
         from dask.distributed import Client as DaskClient
         from dask.distributed import LocalCluster
 
+        # Checked before a cluster starts (by name: no GPU opened here).
+        #: The device of the workers' partitions (``None``: the CPU).
+        self.device = _check_device(device)
         self._own = client is None
         self._cluster = None
         if client is not None:
@@ -505,6 +578,7 @@ class Client:
                         _load,
                         context,
                         blobs,
+                        self.device,
                         pure=False,
                         workers=[workers[i % len(workers)]] if workers else None,
                         # (Dask refuses allow_other_workers without workers.)
@@ -518,6 +592,7 @@ class Client:
         from dask.distributed import wait as dask_wait
 
         dask_wait(parts)  # type: ignore[no-untyped-call]
+        self._raise_load_error(parts)
         held = self.dask.who_has(parts)
         homes: list[str | None] = [(sorted(held.get(p.key, ())) or [None])[0] for p in parts]
         return EncryptedArray(
@@ -531,6 +606,22 @@ class Client:
             len(values),
             homes=homes,
         )
+
+    def _raise_load_error(self, parts: list[Any]) -> None:
+        """Raises the error of the first partition that no worker could
+        load (a worker without the client's ``device``: ``DeviceError``,
+        with the worker's reason and the device asked for)."""
+        for p in parts:
+            if p.status != "error":
+                continue
+            try:
+                p.result()
+            except DeviceError as e:
+                raise DeviceError(
+                    f"a worker cannot hold partitions on device {self.device!r}: {e} "
+                    "(start the workers where that device is, e.g. with "
+                    "dask_cuda.LocalCUDACluster, or create the Client without device=)"
+                ) from e
 
     def encrypt_columns(
         self,

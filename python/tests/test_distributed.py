@@ -2,7 +2,8 @@
 every operation against NumPy (BFV exact mod t, CKKS within precision),
 keys sent once, the secret key refused, workers killed mid-map and
 mid-reduction, corrupted bytes, the worker count read while Dask updates
-its cached cluster summary, and a shutdown without tracebacks."""
+its cached cluster summary, a shutdown without tracebacks, and partitions
+placed on a device (the CPU here; a GPU where there is one)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pickle
 import signal
 import time
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -400,3 +402,110 @@ def test_a_local_cluster_shuts_down_without_tracebacks(
         time.sleep(1.5)  # the late heartbeats are under way
     err = capfd.readouterr().err
     assert "Traceback" not in err and "CommClosedError" not in err, err
+
+
+@cache
+def _gpu() -> bool:
+    """Whether this machine has a GPU rnsfhe can use."""
+    try:
+        rnsfhe.bfv.Context.for_depth(depth=1).to_device("cuda")
+    except rnsfhe.DeviceError:
+        return False
+    return True
+
+
+def _devices(part: list[Any]) -> list[str]:
+    """Where a partition's ciphertexts live on the worker holding it."""
+    return [ct.device for ct in part]
+
+
+def test_an_unknown_device_is_refused_before_a_cluster_starts(client: Client) -> None:
+    for bad in ("gpu0", "cuda:", "cuda:x", "CUDA", "cuda0", "tpu", "", " cuda"):
+        with pytest.raises(ValueError, match="unknown device"):
+            Client(n_workers=1, device=bad)
+    with pytest.raises(ValueError, match="unknown device"):
+        Client(n_workers=1, device=0)  # type: ignore[arg-type]
+    # A valid name is not checked against the client's own hardware (it
+    # has none to offer here): the workers' devices are what counts.
+    for good in ("cpu", "cuda", "cuda:1"):
+        wrapper = Client(client=client.dask, rnsfhe_threads=1, device=good)
+        assert wrapper.device == good
+        wrapper.close()
+    plain = Client(client=client.dask, rnsfhe_threads=1)
+    assert plain.device is None
+    plain.close()
+
+
+def test_partitions_on_the_cpu_device_compute_exactly(client: Client, bfv_keys: Any) -> None:
+    """``device="cpu"``: the whole pipeline, through the task that places
+    each loaded partition on the device, exact as without one."""
+    ctx, keys = bfv_keys
+    wrapper = Client(client=client.dask, rnsfhe_threads=1, device="cpu")
+    try:
+        rng = np.random.default_rng(2)
+        x = rng.integers(-100, 100, 10_000)  # 3 ciphertexts, the last one padded
+        y = rng.integers(-100, 100, 10_000)
+        a = wrapper.encrypt(x, ctx, keys.public(), partitions=3)
+        b = wrapper.encrypt(y, ctx, keys.public(), partitions=3)
+        assert client.dask.submit(_devices, a.parts[0], pure=False).result() == ["cpu"]
+        sk = keys.secret()
+        assert np.array_equal((a * b + 3 - a).decrypt(sk), signed(x * y + 3 - x))
+        assert (a * 2 + b).sum().decrypt(sk) == signed(int((2 * x + y).sum()))
+        assert a.dot(b).decrypt(sk) == signed(int(x @ y))
+        # What comes back is a CPU ciphertext.
+        assert a.sum().ciphertext().device == "cpu"
+    finally:
+        wrapper.close()
+    # The task by itself, as a worker runs it.
+    ct = ctx.encrypt([1, 2, 3], keys)
+    (loaded,) = _load(ctx, [ct.to_bytes()], "cpu")
+    assert loaded.device == "cpu" and not loaded.has_keys
+    assert list(loaded.decrypt(keys)[:3]) == [1, 2, 3]
+
+
+def test_workers_without_the_device_raise_device_error(client: Client, bfv_keys: Any) -> None:
+    """``device="cuda"`` on workers with no GPU (no driver, device or
+    NVRTC): the first load fails on the workers and ``encrypt`` raises
+    ``DeviceError`` in the client, naming the device, instead of waiting."""
+    if _gpu():
+        pytest.skip("this machine has a GPU")
+    ctx, keys = bfv_keys
+    wrapper = Client(client=client.dask, rnsfhe_threads=1, device="cuda")
+    try:
+        start = time.monotonic()
+        with pytest.raises(rnsfhe.DeviceError, match="device 'cuda'") as info:
+            wrapper.encrypt(np.arange(10_000) % 10, ctx, keys.public(), partitions=3)
+        assert time.monotonic() - start < 60
+        # The workers' own reason comes along.
+        assert isinstance(info.value.__cause__, rnsfhe.DeviceError)
+        assert str(info.value.__cause__) in str(info.value)
+    finally:
+        wrapper.close()
+    # The workers are unharmed: the same cluster computes without a device.
+    x = np.arange(5_000) % 10
+    a = client.encrypt(x, ctx, keys.public())
+    assert a.sum().decrypt(keys.secret()) == signed(int(x.sum()))
+
+
+def test_gpu_workers_compute_exactly(bfv_keys: Any) -> None:
+    """``device="cuda"`` on one worker with a GPU: the partitions live on
+    the GPU of the worker, results come back as CPU ciphertexts, exact."""
+    if not _gpu():
+        pytest.skip("needs a GPU (rnsfhe raises DeviceError for 'cuda' here)")
+    ctx, keys = bfv_keys
+    rng = np.random.default_rng(3)
+    x = rng.integers(-100, 100, 10_000)
+    y = rng.integers(-100, 100, 10_000)
+    with Client(n_workers=1, rnsfhe_threads=1, device="cuda") as c:
+        a = c.encrypt(x, ctx, keys.public(), partitions=3)
+        b = c.encrypt(y, ctx, keys.public(), partitions=3)
+        assert c.dask.submit(_devices, a.parts[0], pure=False).result() == ["cuda:0"]
+        sk = keys.secret()
+        both = a + b
+        assert c.dask.submit(_devices, both.parts[0], pure=False).result() == ["cuda:0"]
+        assert np.array_equal(both.decrypt(sk), signed(x + y))
+        assert np.array_equal((a * b + 3).decrypt(sk), signed(x * y + 3))
+        total = (a * 2 - b).sum()
+        assert total.ciphertext().device == "cpu"
+        assert total.decrypt(sk) == signed(int((2 * x - y).sum()))
+        assert a.dot(b).decrypt(sk) == signed(int(x @ y))

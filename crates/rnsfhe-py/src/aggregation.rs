@@ -74,20 +74,17 @@ where
     S::Ciphertext: SharedCiphertext,
     PublicKeySwitchShare: FromBytes<S::Context>,
 {
-    let keys = collective_keys(c)?;
+    let keys = collective_keys(py, c)?;
+    let host = c.host(py)?;
     let ct = detach(py, || {
         let sw = PublicKeySwitch::new(&c.ctx, &keys.pk, &to.pk, parties, Smudging::bits(0)?)?;
         let shares: Vec<PublicKeySwitchShare> = read_all(&c.ctx, &shares)?;
-        sw.combine(&*c.ct, &shares)
+        sw.combine(&**host, &shares)
     })
     .py()?;
-    Ok(Cipher {
-        ctx: c.ctx.clone(),
-        ct: Arc::new(ct),
-        len: c.len,
-        extra: c.extra,
-        keys: Some(to),
-    })
+    let mut out = c.with(ct, c.len);
+    out.keys = Some(to);
+    Ok(out)
 }
 
 /// The values of `c` from one decryption share of each of `parties`.
@@ -102,11 +99,12 @@ where
     S::Ciphertext: SharedCiphertext,
     DecryptionShare: FromBytes<S::Context>,
 {
-    let keys = collective_keys(c)?;
+    let keys = collective_keys(py, c)?;
+    let host = c.host(py)?;
     let vals = detach(py, || -> rnsfhe::Result<Vec<S::Decoded>> {
         let dec = CollectiveDecryption::new(&c.ctx, &keys.pk, parties, Smudging::bits(0)?)?;
         let shares: Vec<DecryptionShare> = read_all(&c.ctx, &shares)?;
-        let opened = dec.combine(&*c.ct, &shares)?;
+        let opened = dec.combine(&**host, &shares)?;
         let d = S::decryptor(&c.ctx, &dec.opening_key()?)?;
         let mut all = S::decode(&c.ctx, &S::decrypt(&d, &opened)?)?;
         all.truncate(c.len);

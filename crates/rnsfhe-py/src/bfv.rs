@@ -23,7 +23,13 @@ use crate::scheme::impl_core;
 pub struct Bfv;
 
 impl_core!(Bfv, bfv, BfvContext, BfvParameters, Bfv, f64);
-impl_batched!(Bfv, bfv, "BFV", invariant_noise_budget);
+impl_batched!(
+    Bfv,
+    bfv,
+    "BFV",
+    invariant_noise_budget,
+    crate::device::BfvGpu
+);
 
 impl Integer for Bfv {
     const SWITCHES_AFTER_PRODUCT: bool = false;

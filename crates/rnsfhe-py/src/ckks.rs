@@ -44,6 +44,7 @@ impl Scheme for Ckks {
     /// Whether the values are complex (`decrypt` returns `complex128`).
     type Extra = bool;
     type Plain = CkksPlain;
+    type Gpu = crate::device::CkksGpu;
 
     fn slots(ctx: &CkksContext) -> usize {
         ctx.slots()
@@ -181,12 +182,12 @@ impl Scheme for Ckks {
 
     fn plain_op(
         c: &Cipher<Self>,
+        ct: &Self::Ciphertext,
         ev: &Evaluator,
         p: &CkksPlain,
         op: Op,
         rescale: bool,
     ) -> rnsfhe::Result<Self::Ciphertext> {
-        let ct = &*c.ct;
         let vals = match p {
             CkksPlain::Real(v) => {
                 return match op {
@@ -403,7 +404,7 @@ crate::classes::ciphertext_class!(
                  are the error); compare a complex result with the expected values instead",
             ));
         }
-        let all_slots = self.0.with_shared(self.0.ct.clone(), self.0.ctx.slots());
+        let all_slots = self.0.with_shared(self.0.store.clone(), self.0.ctx.slots());
         let all = all_slots.decrypt_values(py, secret)?;
         let worst = all.iter().map(|c| c.im.abs()).fold(0.0f64, f64::max);
         Ok(-worst.log2())
@@ -415,7 +416,7 @@ crate::classes::ciphertext_class!(
     fn __pow__(&self, py: Python<'_>, e: u64, modulo: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         crate::operand::check_power(e, modulo)?;
         match e {
-            1 => Ok(Self(self.0.with_shared(self.0.ct.clone(), self.0.len))),
+            1 => Ok(Self(self.0.with_shared(self.0.store.clone(), self.0.len))),
             2 => self
                 .0
                 .apply_keyed(py, |ev, ct, k| ev.multiply_relin_rescale(ct, ct, &k.rk))
@@ -536,14 +537,14 @@ crate::classes::ciphertext_class!(
 
     /// The scale `Δ` of the encoded values.
     #[getter]
-    fn scale(&self) -> f64 {
-        self.0.ct.scale()
+    fn scale(&self, py: Python<'_>) -> PyResult<f64> {
+        self.0.store.scale(py)
     }
 
     /// `log2` of the scale.
     #[getter]
-    fn scale_bits(&self) -> f64 {
-        self.0.ct.scale().log2()
+    fn scale_bits(&self, py: Python<'_>) -> PyResult<f64> {
+        Ok(self.0.store.scale(py)?.log2())
     }
 
     /// Whether the values are complex (`decrypt` returns `complex128`).
@@ -567,14 +568,15 @@ crate::classes::ciphertext_class!(
         Cipher::load(context.ctx.clone(), data, length, complex).map(Self)
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "<rnsfhe.ckks.Ciphertext of {} {} values, level {}, scale 2^{:.2}>",
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "<rnsfhe.ckks.Ciphertext of {} {} values, level {}, scale 2^{:.2}{}>",
             self.0.len,
             if self.0.extra { "complex" } else { "real" },
-            self.0.ct.level(),
-            self.0.ct.scale().log2()
-        )
+            self.0.store.shape(py)?.0,
+            self.0.store.scale(py)?.log2(),
+            self.0.device_suffix()
+        ))
     }
 });
 

@@ -21,6 +21,7 @@ macro_rules! context_class {
             ) -> pyo3::PyResult<Self> {
                 Ok(Self {
                     ctx: $crate::operand::checked_context::<$s>(py, build)?,
+                    device: None,
                 })
             }
         }
@@ -34,6 +35,7 @@ macro_rules! context_class {
             fn from_bytes(py: pyo3::Python<'_>, data: Vec<u8>) -> pyo3::PyResult<Self> {
                 Ok(Self {
                     ctx: $crate::operand::context_from_bytes::<$s>(py, data)?,
+                    device: None,
                 })
             }
 
@@ -58,6 +60,28 @@ macro_rules! context_class {
 
             fn __hash__(&self) -> u64 {
                 self.id()
+            }
+
+            /// This context on `device` (`"cpu"`, `"cuda"` or `"cuda:N"`):
+            /// the same parameters (equal, same keys), but ciphertexts it
+            /// encrypts live in that GPU's memory and are computed on there
+            /// until decrypted, pickled or moved with `ct.to_device("cpu")`
+            /// (an operation the GPU has no path for runs on the CPU,
+            /// transparently). Raises `rnsfhe.DeviceError` when there is no
+            /// NVIDIA driver, device or NVRTC, or the scheme has no device
+            /// path (BGV).
+            fn to_device(&self, py: pyo3::Python<'_>, device: &str) -> pyo3::PyResult<Self> {
+                let device = $crate::device::Device::parse(device)?;
+                Ok(Self {
+                    ctx: self.ctx.clone(),
+                    device: $crate::device::Placement::<$s>::of(py, &self.ctx, device)?,
+                })
+            }
+
+            /// Where this context's ciphertexts live: `"cpu"` or `"cuda:N"`.
+            #[getter]
+            fn device(&self) -> String {
+                self.device.as_ref().map_or_else(|| "cpu".into(), |p| p.device.name())
             }
 
             /// The ring degree `n`.
@@ -124,7 +148,9 @@ macro_rules! context_class {
                 values: &pyo3::Bound<'_, pyo3::PyAny>,
                 keys: &pyo3::Bound<'_, pyo3::PyAny>,
             ) -> pyo3::PyResult<$ct> {
-                $crate::operand::encrypt::<$s>(py, &self.ctx, values, keys).map($ct)
+                $crate::operand::encrypt::<$s>(py, &self.ctx, values, keys)?
+                    .placed(py, self.device.as_ref())
+                    .map($ct)
             }
 
             /// Encrypts each row of the 2-D array `rows` into its own
@@ -138,7 +164,9 @@ macro_rules! context_class {
                 progress: bool,
             ) -> pyo3::PyResult<Vec<$ct>> {
                 let cts = $crate::operand::encrypt_batch::<$s>(py, &self.ctx, rows, keys, progress)?;
-                Ok(cts.into_iter().map($ct).collect())
+                cts.into_iter()
+                    .map(|c| c.placed(py, self.device.as_ref()).map($ct))
+                    .collect()
             }
 
             /// Decrypts ciphertexts of this context (any iterable), in
@@ -254,6 +282,9 @@ macro_rules! ciphertext_class {
             }
 
             fn __neg__(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
+                if let Some(c) = self.0.on_device(py, false, |g, _, a| <_ as $crate::device::Gpu<$s>>::negate(g, a).map(Some))? {
+                    return Ok(Self(c));
+                }
                 self.0.apply(py, <$s as $crate::scheme::Core>::negate).map(Self)
             }
 
@@ -269,6 +300,15 @@ macro_rules! ciphertext_class {
             /// BFV and BGV both rows of `n/2` slots, in CKKS slot `i + k`
             /// moves to slot `i` over all `n/2` slots.
             fn rotate(&self, py: pyo3::Python<'_>, k: i64) -> pyo3::PyResult<Self> {
+                if self.0.store.placement().is_some() && self.0.eval_keys(None)?.gk.is_some() {
+                    let dev = self.0.on_device(py, true, |g, keys, a| match keys {
+                        Some(keys) => <_ as $crate::device::Gpu<$s>>::rotate(g, keys, a, k),
+                        None => Ok(None),
+                    })?;
+                    if let Some(c) = dev {
+                        return Ok(Self(c));
+                    }
+                }
                 self.0
                     .apply_galois(py, "rotate", |ev, ct, gk| <$s as $crate::scheme::Scheme>::rotate(ev, ct, k, gk))
                     .map(Self)
@@ -288,6 +328,16 @@ macro_rules! ciphertext_class {
 
             /// The sum of all slots (one value; every slot holds it).
             fn sum(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
+                if self.0.store.placement().is_some() && self.0.eval_keys(None)?.gk.is_some() {
+                    let dev = self.0.on_device(py, true, |g, keys, a| match keys {
+                        Some(keys) => <_ as $crate::device::Gpu<$s>>::sum_slots(g, keys, a),
+                        None => Ok(None),
+                    })?;
+                    if let Some(mut c) = dev {
+                        c.len = 1;
+                        return Ok(Self(c));
+                    }
+                }
                 let mut out = self.0.apply_galois(py, "sum", <$s as $crate::scheme::Core>::sum_slots)?;
                 out.len = 1;
                 Ok(Self(out))
@@ -327,15 +377,15 @@ macro_rules! ciphertext_class {
 
             /// The level (`context.max_level` when fresh).
             #[getter]
-            fn level(&self) -> usize {
-                <$s as $crate::scheme::Core>::level(&self.0.ct)
+            fn level(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<usize> {
+                Ok(self.0.store.shape(py)?.0)
             }
 
             /// The number of polynomials (2; 3 after a product not
             /// relinearized).
             #[getter]
-            fn size(&self) -> usize {
-                <$s as $crate::scheme::Core>::size(&self.0.ct)
+            fn size(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<usize> {
+                Ok(self.0.store.shape(py)?.1)
             }
 
             /// The bytes its polynomials occupy in memory (`size × limbs × n
@@ -343,8 +393,26 @@ macro_rules! ciphertext_class {
             /// (through `dask.sizeof`) to weigh moving a ciphertext against
             /// computing where it lies.
             #[getter]
-            fn nbytes(&self) -> usize {
-                self.0.nbytes()
+            fn nbytes(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<usize> {
+                self.0.nbytes(py)
+            }
+
+            /// Where the ciphertext lives: `"cpu"` or `"cuda:N"` (its
+            /// context's device; a ciphertext the GPU cannot hold, e.g. BFV
+            /// below the top level, is computed on by the CPU).
+            #[getter]
+            fn device(&self) -> String {
+                self.0.store.device()
+            }
+
+            /// This ciphertext on `device` (`"cpu"`, `"cuda"`, `"cuda:N"`):
+            /// a copy in that memory (`"cpu"`: downloaded, computed on by the
+            /// CPU from then on). `rnsfhe.DeviceError` as for
+            /// `Context.to_device`.
+            fn to_device(&self, py: pyo3::Python<'_>, device: &str) -> pyo3::PyResult<Self> {
+                let device = $crate::device::Device::parse(device)?;
+                let placement = $crate::device::Placement::<$s>::of(py, &self.0.ctx, device)?;
+                self.0.clone_shared().placed(py, placement.as_ref()).map(Self)
             }
 
             /// The context.
@@ -352,6 +420,7 @@ macro_rules! ciphertext_class {
             fn context(&self) -> $ctx {
                 $ctx {
                     ctx: self.0.ctx.clone(),
+                    device: self.0.store.placement().cloned(),
                 }
             }
 

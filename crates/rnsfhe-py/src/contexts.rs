@@ -16,6 +16,8 @@ use rnsfhe::ckks::CkksContext;
 #[pyclass(module = "rnsfhe.bfv", name = "Context", frozen)]
 pub struct PyBfvContext {
     pub(crate) ctx: Arc<BfvContext>,
+    /// The device its ciphertexts live on (`None`: the CPU).
+    pub(crate) device: Option<Arc<crate::device::Placement<crate::bfv::Bfv>>>,
 }
 
 /// A CKKS parameter set with its precomputed tables. Immutable and
@@ -23,6 +25,8 @@ pub struct PyBfvContext {
 #[pyclass(module = "rnsfhe.ckks", name = "Context", frozen)]
 pub struct PyCkksContext {
     pub(crate) ctx: Arc<CkksContext>,
+    /// The device its ciphertexts live on (`None`: the CPU).
+    pub(crate) device: Option<Arc<crate::device::Placement<crate::ckks::Ckks>>>,
 }
 
 /// A BGV parameter set with its precomputed tables. Immutable and shared:
@@ -30,4 +34,6 @@ pub struct PyCkksContext {
 #[pyclass(module = "rnsfhe.bgv", name = "Context", frozen)]
 pub struct PyBgvContext {
     pub(crate) ctx: Arc<BgvContext>,
+    /// The device its ciphertexts live on (`None`: the CPU).
+    pub(crate) device: Option<Arc<crate::device::Placement<crate::bgv::Bgv>>>,
 }

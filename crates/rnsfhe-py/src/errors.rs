@@ -91,6 +91,14 @@ pyo3::create_exception!(
      (rnsfhe.set_max_alloc_bytes, RNSFHE_MAX_ALLOC_BYTES); refused before allocating."
 );
 
+pyo3::create_exception!(
+    rnsfhe,
+    DeviceError,
+    RnsfheError,
+    "The GPU cannot be used: no NVIDIA driver, no CUDA device, no NVRTC, out of \
+     device memory, a driver failure, or a scheme with no device path (the message says which)."
+);
+
 /// The Python exception for a Rust error, with the Rust message.
 pub fn to_py(e: Error) -> PyErr {
     let msg = e.to_string();
@@ -137,5 +145,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ProtocolError", py.get_type::<ProtocolError>())?;
     m.add("ValueRangeError", py.get_type::<ValueRangeError>())?;
     m.add("ResourceLimitError", py.get_type::<ResourceLimitError>())?;
+    m.add("DeviceError", py.get_type::<DeviceError>())?;
     Ok(())
 }

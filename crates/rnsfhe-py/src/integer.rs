@@ -28,6 +28,8 @@ pub trait Batched: Core {
     const TITLE: &'static str;
     /// The batch encoder.
     type Encoder: Send + Sync + 'static;
+    /// The scheme's operations on the GPU.
+    type Gpu: crate::device::Gpu<Self>;
     /// The batch encoder of a context.
     fn encoder(ctx: &Arc<Self::Context>) -> rnsfhe::Result<Self::Encoder>;
     /// Batch-encodes values in `[0, t)`.
@@ -99,11 +101,12 @@ pub trait Batched: Core {
 /// Implements [`Batched`] for the marker type `$s` of the core module
 /// `rnsfhe::$m`.
 macro_rules! impl_batched {
-    ($s:ty, $m:ident, $title:literal, $noise_budget:ident) => {
+    ($s:ty, $m:ident, $title:literal, $noise_budget:ident, $gpu:ty) => {
         impl $crate::integer::Batched for $s {
             const NAME: &'static str = stringify!($m);
             const TITLE: &'static str = $title;
             type Encoder = rnsfhe::$m::BatchEncoder;
+            type Gpu = $gpu;
 
             fn encoder(ctx: &std::sync::Arc<Self::Context>) -> rnsfhe::Result<Self::Encoder> {
                 rnsfhe::$m::BatchEncoder::new(ctx)
@@ -221,6 +224,7 @@ impl<S: Integer> Scheme for S {
     type Decoded = i64;
     type Extra = ();
     type Plain = Vec<i128>;
+    type Gpu = <S as Batched>::Gpu;
 
     fn slots(ctx: &Self::Context) -> usize {
         S::degree(ctx)
@@ -320,6 +324,7 @@ impl<S: Integer> Scheme for S {
 
     fn plain_op(
         c: &Cipher<Self>,
+        ct: &Self::Ciphertext,
         ev: &Self::Evaluator,
         p: &Vec<i128>,
         op: Op,
@@ -328,7 +333,7 @@ impl<S: Integer> Scheme for S {
         // A plaintext product keeps its level: its noise grows by at most
         // `n·t/2`, which does not call for a modulus switch (only products
         // of two ciphertexts are switched down).
-        S::plain(ev, &c.ct, &encode::<S>(&c.ctx, p)?, op)
+        S::plain(ev, ct, &encode::<S>(&c.ctx, p)?, op)
     }
 
     fn pickle_extra<'py>(_: Python<'py>, _: ()) -> PyResult<Vec<Bound<'py, PyAny>>> {
@@ -344,7 +349,8 @@ pub fn noise_budget<S: Integer>(
 ) -> PyResult<u32> {
     let sk = secret_of(secret, S::id(&c.ctx))?;
     let dec = decryptor::<S>(sk.get(), &c.ctx).py()?;
-    detach(py, || S::noise_budget(&dec, &c.ct)).py()
+    let ct = c.host(py)?;
+    detach(py, || S::noise_budget(&dec, ct)).py()
 }
 
 /// [`crate::classes::ciphertext_class!`] with the methods BFV and BGV
@@ -426,14 +432,16 @@ macro_rules! integer_ciphertext_class {
                 $crate::scheme::Cipher::load(context.ctx.clone(), data, length, ()).map(Self)
             }
 
-            fn __repr__(&self) -> String {
-                format!(
-                    "<rnsfhe.{}.Ciphertext of {} values, level {}, size {}>",
+            fn __repr__(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<String> {
+                let (level, size) = self.0.store.shape(py)?;
+                Ok(format!(
+                    "<rnsfhe.{}.Ciphertext of {} values, level {}, size {}{}>",
                     <$s as $crate::integer::Batched>::NAME,
                     self.0.len,
-                    <$s as $crate::scheme::Core>::level(&self.0.ct),
-                    <$s as $crate::scheme::Core>::size(&self.0.ct)
-                )
+                    level,
+                    size,
+                    self.0.device_suffix()
+                ))
             }
 
             $($own)*

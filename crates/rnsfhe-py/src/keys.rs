@@ -72,15 +72,33 @@ impl Scheme {
     /// The Python context object.
     pub fn to_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(match self {
-            Scheme::Bfv(c) => Py::new(py, crate::contexts::PyBfvContext { ctx: c.clone() })?
-                .into_bound(py)
-                .into_any(),
-            Scheme::Ckks(c) => Py::new(py, crate::contexts::PyCkksContext { ctx: c.clone() })?
-                .into_bound(py)
-                .into_any(),
-            Scheme::Bgv(c) => Py::new(py, crate::contexts::PyBgvContext { ctx: c.clone() })?
-                .into_bound(py)
-                .into_any(),
+            Scheme::Bfv(c) => Py::new(
+                py,
+                crate::contexts::PyBfvContext {
+                    ctx: c.clone(),
+                    device: None,
+                },
+            )?
+            .into_bound(py)
+            .into_any(),
+            Scheme::Ckks(c) => Py::new(
+                py,
+                crate::contexts::PyCkksContext {
+                    ctx: c.clone(),
+                    device: None,
+                },
+            )?
+            .into_bound(py)
+            .into_any(),
+            Scheme::Bgv(c) => Py::new(
+                py,
+                crate::contexts::PyBgvContext {
+                    ctx: c.clone(),
+                    device: None,
+                },
+            )?
+            .into_bound(py)
+            .into_any(),
         })
     }
 }
@@ -124,6 +142,9 @@ pub struct EvalKeys {
     /// its Shoup precomputation of the key is then reused by every
     /// encryption.
     encryptors: TypeMap<()>,
+    /// The keys uploaded to each device placement that used them
+    /// ([`crate::device::Placement::keys`]).
+    pub(crate) device: TypeMap<u64>,
 }
 
 impl EvalKeys {
@@ -135,6 +156,7 @@ impl EvalKeys {
             gk,
             boot: None,
             encryptors: TypeMap::default(),
+            device: TypeMap::default(),
         }
     }
 

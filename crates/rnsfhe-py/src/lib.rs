@@ -22,6 +22,7 @@ pub mod ckks;
 pub mod classes;
 pub mod contexts;
 pub mod convert;
+pub mod device;
 pub mod errors;
 pub mod integer;
 pub mod keys;

@@ -203,11 +203,11 @@ impl CommonReferenceString {
 
 /// The collective public key of a ciphertext: its attached keys, else the
 /// keys registered in this process for its key id.
-pub(crate) fn collective_keys<S: Scheme>(c: &Cipher<S>) -> PyResult<Arc<EvalKeys>> {
+pub(crate) fn collective_keys<S: Scheme>(py: Python<'_>, c: &Cipher<S>) -> PyResult<Arc<EvalKeys>> {
     if let Some(k) = &c.keys {
         return Ok(k.clone());
     }
-    registered(S::id(&c.ctx), S::key_id(&c.ct)).ok_or_else(|| {
+    registered(S::id(&c.ctx), S::key_id(c.host(py)?)).ok_or_else(|| {
         MissingKeyError::new_err(
             "collective decryption needs the collective public key: use \
              ct.with_keys(public_keys) or rnsfhe.register_keys(public_keys)",
@@ -218,25 +218,27 @@ pub(crate) fn collective_keys<S: Scheme>(c: &Cipher<S>) -> PyResult<Arc<EvalKeys
 /// A party's share for `c` (size 2, under the collective key, attached
 /// or registered) in a protocol among `parties` with `bits` of smudging
 /// noise (None: the library's default for `c`): `share(pk, smudging)`
-/// runs the protocol's share with the collective public key `pk`.
+/// runs the protocol's share with the collective public key `pk` on the
+/// host ciphertext `ct` (downloaded first where `c` lives on a GPU).
 fn ciphertext_share<S: Scheme, T: ToBytes<S::Context>>(
     py: Python<'_>,
     c: &Cipher<S>,
     parties: u32,
     bits: Option<u32>,
-    share: impl FnOnce(&PublicKey, Smudging) -> rnsfhe::Result<T> + Send,
+    share: impl FnOnce(&PublicKey, Smudging, &S::Ciphertext) -> rnsfhe::Result<T> + Send,
 ) -> PyResult<Vec<u8>>
 where
     S::Context: SchemeNoise,
     S::Ciphertext: SharedCiphertext,
 {
-    let keys = collective_keys(c)?;
+    let keys = collective_keys(py, c)?;
+    let ct = c.host(py)?;
     detach(py, || {
         let smudging = match bits {
             Some(b) => Smudging::bits(b)?,
-            None => Smudging::default_for(&*c.ctx, &*c.ct, parties)?,
+            None => Smudging::default_for(&*c.ctx, &**ct, parties)?,
         };
-        write(&c.ctx, &share(&keys.pk, smudging)?)
+        write(&c.ctx, &share(&keys.pk, smudging, ct)?)
     })
     .py()
 }
@@ -495,8 +497,8 @@ impl Party {
         active: Option<Vec<u32>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let b = acting!(self, active, key, pos, n => with_cipher!(ciphertext, c => {
-            ciphertext_share(py, c, n, smudging_bits, |pk, sm| {
-                CollectiveDecryption::new(&c.ctx, pk, n, sm)?.share(key, pos, &*c.ct)
+            ciphertext_share(py, c, n, smudging_bits, |pk, sm, ct| {
+                CollectiveDecryption::new(&c.ctx, pk, n, sm)?.share(key, pos, ct)
             })
         }))?;
         Ok(PyBytes::new(py, &b))
@@ -519,8 +521,8 @@ impl Party {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let to = public_of(recipient, self.scheme.id())?;
         let b = acting!(self, active, key, pos, n => with_cipher!(ciphertext, c => {
-            ciphertext_share(py, c, n, smudging_bits, |pk, sm| {
-                PublicKeySwitch::new(&c.ctx, pk, &to.pk, n, sm)?.share(key, pos, &*c.ct)
+            ciphertext_share(py, c, n, smudging_bits, |pk, sm, ct| {
+                PublicKeySwitch::new(&c.ctx, pk, &to.pk, n, sm)?.share(key, pos, ct)
             })
         }))?;
         Ok(PyBytes::new(py, &b))

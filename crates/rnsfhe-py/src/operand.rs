@@ -11,7 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 use rnsfhe::rlwe::GaloisKeys;
 use rnsfhe::serialization::{FromBytes, ToBytes};
+use rnsfhe_cuda::{CudaError, DeviceCiphertext};
 
+use crate::device::{device_error, Gpu, Placement, Store};
 use crate::errors::{IntoPyResult, MismatchError};
 use crate::keys::{keys_object, keys_of, public_of, registered, secret_of, EvalKeys, SecretKey};
 use crate::runtime::detach;
@@ -21,7 +23,7 @@ use crate::scheme::{Cipher, Op, Scheme};
 const SCHEMES: [(&str, &str); 3] = [("bfv", "BFV"), ("ckks", "CKKS"), ("bgv", "BGV")];
 
 impl<S: Scheme> Cipher<S> {
-    /// A fresh ciphertext of `len` values under `keys`.
+    /// A fresh ciphertext of `len` values under `keys`, on the CPU.
     pub fn new(
         ctx: Arc<S::Context>,
         ct: S::Ciphertext,
@@ -31,27 +33,134 @@ impl<S: Scheme> Cipher<S> {
     ) -> Self {
         Self {
             ctx,
-            ct: Arc::new(ct),
+            store: Arc::new(Store::host_only(Arc::new(ct), None)),
             len,
             extra,
             keys,
         }
     }
 
-    /// `ct` with this ciphertext's context, flags and keys.
+    /// This ciphertext placed on `placement` (`None`: the CPU): uploaded
+    /// now, so that a device failure shows here (a ciphertext the device
+    /// cannot hold stays on the host and is computed on by the CPU).
+    pub fn placed(self, py: Python<'_>, placement: Option<&Arc<Placement<S>>>) -> PyResult<Self> {
+        let same = match (placement, self.store.placement()) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if same {
+            return Ok(self);
+        }
+        let host = self.store.host(py)?.clone();
+        let store = Arc::new(Store::host_only(host, placement.cloned()));
+        store.resident(py)?;
+        Ok(self.with_shared(store, self.len))
+    }
+
+    /// The host ciphertext (downloaded from the device on first request).
+    pub fn host(&self, py: Python<'_>) -> PyResult<&Arc<S::Ciphertext>> {
+        self.store.host(py)
+    }
+
+    /// `" on cuda:N"` for a ciphertext placed on a device, else empty (for
+    /// `repr`).
+    pub fn device_suffix(&self) -> String {
+        match self.store.placement() {
+            Some(p) => format!(", on {}", p.device.name()),
+            None => String::new(),
+        }
+    }
+
+    /// `ct` with this ciphertext's context, placement, flags and keys.
     pub fn with(&self, ct: S::Ciphertext, len: usize) -> Self {
-        self.with_shared(Arc::new(ct), len)
+        let placement = self.store.placement().cloned();
+        self.with_shared(Arc::new(Store::host_only(Arc::new(ct), placement)), len)
+    }
+
+    /// A copy sharing the polynomials.
+    pub fn clone_shared(&self) -> Self {
+        self.with_shared(self.store.clone(), self.len)
     }
 
     /// [`Cipher::with`] for polynomials already shared.
-    pub fn with_shared(&self, ct: Arc<S::Ciphertext>, len: usize) -> Self {
+    pub fn with_shared(&self, store: Arc<Store<S>>, len: usize) -> Self {
         Self {
             ctx: self.ctx.clone(),
-            ct,
+            store,
             len,
             extra: self.extra,
             keys: self.keys.clone(),
         }
+    }
+
+    /// `f(backend, device keys, device ciphertext)` on the device when this
+    /// ciphertext is placed there and the device can hold it (`keyed`:
+    /// with the device copy of its evaluation keys); `Ok(None)` where it
+    /// is not or `f` has no device path, and the caller computes on the
+    /// CPU. The result keeps this ciphertext's length and keys.
+    pub fn on_device<F>(&self, py: Python<'_>, keyed: bool, f: F) -> PyResult<Option<Self>>
+    where
+        F: FnOnce(
+                &S::Gpu,
+                Option<&<S::Gpu as Gpu<S>>::Keys>,
+                &DeviceCiphertext,
+            ) -> Result<Option<DeviceCiphertext>, CudaError>
+            + Send,
+    {
+        let Some(r) = self.store.resident(py)? else {
+            return Ok(None);
+        };
+        let Some(p) = self.store.placement() else {
+            return Ok(None);
+        };
+        let keys = if keyed {
+            Some(p.keys(py, &*self.eval_keys(None)?)?)
+        } else {
+            None
+        };
+        let a = r.ct()?;
+        let out = detach(py, || f(&p.gpu, keys.as_deref(), a)).map_err(device_error)?;
+        Ok(out.map(|d| self.with_shared(Arc::new(Store::device_only(d, p.clone())), self.len)))
+    }
+
+    /// `self op o` on the device, where both are placed on the same device
+    /// and it has a path ([`Gpu::binary`]); `Ok(None)` otherwise.
+    fn binary_on_device(
+        &self,
+        py: Python<'_>,
+        o: &Self,
+        op: Op,
+        relin: bool,
+        reduce: bool,
+    ) -> PyResult<Option<Self>> {
+        let (Some(p), Some(q)) = (self.store.placement(), o.store.placement()) else {
+            return Ok(None);
+        };
+        if !Arc::ptr_eq(p, q) {
+            return Ok(None);
+        }
+        let (Some(ra), Some(rb)) = (self.store.resident(py)?, o.store.resident(py)?) else {
+            return Ok(None);
+        };
+        let keys = match op {
+            Op::Mul if relin => Some(p.keys(py, &*self.eval_keys(Some(o))?)?),
+            _ => None,
+        };
+        let (a, b) = (ra.ct()?, rb.ct()?);
+        let out = detach(py, || {
+            p.gpu.binary(keys.as_deref(), a, b, op, relin, reduce)
+        })
+        .map_err(device_error)?;
+        Ok(out.map(|d| {
+            let mut c = self.with_shared(
+                Arc::new(Store::device_only(d, p.clone())),
+                self.len.max(o.len),
+            );
+            c.extra = S::merge(self.extra, o.extra);
+            c.keys = self.keys.clone().or_else(|| o.keys.clone());
+            c
+        }))
     }
 
     /// The keys of this ciphertext or else of `other`, or a
@@ -67,7 +176,8 @@ impl<S: Scheme> Cipher<S> {
         F: FnOnce(&S::Evaluator, &S::Ciphertext) -> rnsfhe::Result<S::Ciphertext> + Send,
     {
         let ev = S::evaluator(&self.ctx);
-        let ct = detach(py, || f(&ev, &self.ct)).py()?;
+        let host = self.host(py)?;
+        let ct = detach(py, || f(&ev, host)).py()?;
         Ok(self.with(ct, self.len))
     }
 
@@ -102,7 +212,8 @@ impl<S: Scheme> Cipher<S> {
         let keys = self.eval_keys(None)?;
         let gk = keys.galois(what)?;
         let ev = S::evaluator(&self.ctx);
-        let cts = detach(py, || f(&ev, &self.ct, gk)).py()?;
+        let host = self.host(py)?;
+        let cts = detach(py, || f(&ev, host, gk)).py()?;
         Ok(cts.into_iter().map(|ct| self.with(ct, self.len)).collect())
     }
 
@@ -121,14 +232,18 @@ impl<S: Scheme> Cipher<S> {
     ) -> PyResult<Self> {
         let ev = S::evaluator(&self.ctx);
         if let Some(o) = other_ct {
+            if let Some(out) = self.binary_on_device(py, o, op, relin, reduce)? {
+                return Ok(out);
+            }
             let rk = match op {
                 Op::Mul if relin => Some(self.eval_keys(Some(o))?),
                 _ => None,
             };
+            let (a, b) = (self.host(py)?, o.host(py)?);
             let ct = detach(py, || match op {
-                Op::Add => S::add(&ev, &self.ct, &o.ct),
-                Op::Sub => S::sub(&ev, &self.ct, &o.ct),
-                Op::Mul => S::multiply(&ev, &self.ct, &o.ct, rk.as_deref().map(|k| &k.rk), reduce),
+                Op::Add => S::add(&ev, a, b),
+                Op::Sub => S::sub(&ev, a, b),
+                Op::Mul => S::multiply(&ev, a, b, rk.as_deref().map(|k| &k.rk), reduce),
             })
             .py()?;
             let mut out = self.with(ct, self.len.max(o.len));
@@ -138,7 +253,8 @@ impl<S: Scheme> Cipher<S> {
         }
         refuse_foreign::<S>(other)?;
         let p = S::plain_operand(self, other)?;
-        let ct = detach(py, || S::plain_op(self, &ev, &p.value, op, reduce)).py()?;
+        let host = self.host(py)?;
+        let ct = detach(py, || S::plain_op(self, host, &ev, &p.value, op, reduce)).py()?;
         let mut out = self.with(ct, p.len);
         out.extra = S::merge(self.extra, p.extra);
         Ok(out)
@@ -153,7 +269,8 @@ impl<S: Scheme> Cipher<S> {
     ) -> PyResult<Vec<S::Decoded>> {
         let sk = secret_of(secret, S::id(&self.ctx))?;
         let dec = decryptor::<S>(sk.get(), &self.ctx).py()?;
-        detach(py, || self.decode(&dec)).py()
+        let host = self.host(py)?;
+        detach(py, || self.decode(&dec, host)).py()
     }
 
     /// [`Cipher::decrypt_values`] as a NumPy array; with `flooding`
@@ -184,8 +301,9 @@ impl<S: Scheme> Cipher<S> {
     ) -> PyResult<Vec<S::Decoded>> {
         let sk = secret_of(secret, S::id(&self.ctx))?;
         let sk = &sk.get().sk;
+        let host = self.host(py)?;
         detach(py, || {
-            let mut pt = S::decrypt_flooded(&self.ctx, sk, &self.ct, lambda, noise_bits)?;
+            let mut pt = S::decrypt_flooded(&self.ctx, sk, host, lambda, noise_bits)?;
             let all = S::decode(&self.ctx, &pt);
             // The plaintext is secret; only the decoded values leave.
             rnsfhe::zeroize::Zeroize::zeroize(&mut pt);
@@ -197,8 +315,8 @@ impl<S: Scheme> Cipher<S> {
     }
 
     /// The first `len` decrypted slots.
-    fn decode(&self, dec: &S::Decryptor) -> rnsfhe::Result<Vec<S::Decoded>> {
-        let mut pt = S::decrypt(dec, &self.ct)?;
+    fn decode(&self, dec: &S::Decryptor, ct: &S::Ciphertext) -> rnsfhe::Result<Vec<S::Decoded>> {
+        let mut pt = S::decrypt(dec, ct)?;
         let all = S::decode(&self.ctx, &pt);
         // The plaintext is secret; only the decoded values leave.
         rnsfhe::zeroize::Zeroize::zeroize(&mut pt);
@@ -209,26 +327,28 @@ impl<S: Scheme> Cipher<S> {
 
     /// The same ciphertext with `keys` (a `KeySet` or `PublicKeys`).
     pub fn with_keys(&self, keys: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let mut out = self.with_shared(self.ct.clone(), self.len);
+        let mut out = self.with_shared(self.store.clone(), self.len);
         out.keys = Some(public_of(keys, S::id(&self.ctx))?);
         Ok(out)
     }
 
     /// The same ciphertext without keys.
     pub fn without_keys(&self) -> Self {
-        let mut out = self.with_shared(self.ct.clone(), self.len);
+        let mut out = self.with_shared(self.store.clone(), self.len);
         out.keys = None;
         out
     }
 
     /// The bytes its polynomials occupy in memory (`size × limbs × n × 8`).
-    pub fn nbytes(&self) -> usize {
-        S::size(&self.ct) * (S::level(&self.ct) + 1) * S::degree(&self.ctx) * 8
+    pub fn nbytes(&self, py: Python<'_>) -> PyResult<usize> {
+        let (level, size) = self.store.shape(py)?;
+        Ok(size * (level + 1) * S::degree(&self.ctx) * 8)
     }
 
     /// The ciphertext in the binary format (keys not included).
     pub fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        let b = ToBytes::<S::Context>::to_bytes_smallest(&*self.ct, &*self.ctx).py()?;
+        let host = self.host(py)?;
+        let b = ToBytes::<S::Context>::to_bytes_smallest(&**host, &*self.ctx).py()?;
         Ok(PyBytes::new(py, &b))
     }
 
@@ -413,7 +533,11 @@ pub fn decrypt_batch<'py, S: Scheme>(
     let extra = cts
         .iter()
         .fold(S::Extra::default(), |e, c| S::merge(e, c.extra));
-    let rows = crate::batch::map(py, cts, progress, "decrypt", |c| c.decode(&dec))?;
+    let hosts = cts
+        .iter()
+        .map(|c| Ok((*c, c.host(py)?)))
+        .collect::<PyResult<Vec<_>>>()?;
+    let rows = crate::batch::map(py, &hosts, progress, "decrypt", |(c, h)| c.decode(&dec, h))?;
     S::rows_array(py, &rows, extra)
 }
 

@@ -204,15 +204,16 @@ macro_rules! forward {
 }
 pub(crate) use forward;
 
-/// A ciphertext of scheme `S` as Python sees it: shared polynomials
-/// (ciphertexts are immutable, so `with_keys`, `without_keys` and pickling
-/// never copy them), the number of values it holds, the scheme's flags
-/// and the public keys it was made with (for `*`, `rotate`, `sum`).
+/// A ciphertext of scheme `S` as Python sees it: shared polynomials on the
+/// host, the device or both (ciphertexts are immutable, so `with_keys`,
+/// `without_keys` and pickling never copy them), the number of values it
+/// holds, the scheme's flags and the public keys it was made with (for
+/// `*`, `rotate`, `sum`).
 pub struct Cipher<S: Scheme> {
     /// The context.
     pub ctx: Arc<S::Context>,
-    /// The core ciphertext.
-    pub ct: Arc<S::Ciphertext>,
+    /// The polynomials (host, device or both) and the placement.
+    pub store: Arc<crate::device::Store<S>>,
     /// The number of values (decryption returns this many).
     pub len: usize,
     /// The scheme's flags (CKKS: complex).
@@ -267,6 +268,9 @@ pub trait Scheme: Core {
     type Extra: Copy + Default + Send + Sync + 'static;
     /// A parsed plaintext operand.
     type Plain: Send + Sync;
+    /// The scheme's operations on the GPU ([`crate::device::NoGpu`] where
+    /// it has none).
+    type Gpu: crate::device::Gpu<Self>;
 
     /// The number of slots.
     fn slots(ctx: &Self::Context) -> usize;
@@ -330,6 +334,7 @@ pub trait Scheme: Core {
     /// scheme says so (BFV and BGV keep plaintext products at their level).
     fn plain_op(
         c: &Cipher<Self>,
+        ct: &Self::Ciphertext,
         ev: &Self::Evaluator,
         p: &Self::Plain,
         op: Op,
