@@ -87,6 +87,8 @@ __device__ __forceinline__ u64 ntt_pick(u64 x0, u64 x1, u64 x2, u64 x3, u64 x4, 
     const u64 *__restrict__ tab, u64 d0, u64 d1, u64 d2, u64 d3, u64 d4, u64 d5, u64 d6, \
         u64 d7, u64 s0, u64 s1, u64 s2, u64 s3, u64 s4, u64 s5, u64 s6, u64 s7
 
+#define NTT_POLY_ARGS tab, d0, d1, d2, d3, d4, d5, d6, d7, s0, s1, s2, s3, s4, s5, s6, s7
+
 #define NTT_POLY_PROLOGUE                                                        \
     u64 dst_w, src_w;                                                            \
     if (tab != nullptr) {                                                        \
@@ -166,7 +168,12 @@ __device__ __forceinline__ void ntt_store(const u64* sh, u64* a, bool cols, u32 
 // group needs 2^R - 1 twiddles (one at its first stage, two at the next,
 // ...): all of them are loaded before any butterfly, so the round waits for
 // memory once, not once per butterfly.
-template <int R>
+//
+// FINAL: 0 when the phase's place is known only at run time (the last
+// global stage is g0 + s + q + 1 == log_n), 1 for a phase known to end the
+// transform, 2 for one known not to (the specialised kernels: a forward
+// transform runs its column phase first and its chunk phase last).
+template <int R, int FINAL>
 __device__ __forceinline__ void fwd_round(u64* sh, u32 j, u32 c, u32 u, bool cols, u32 log_n,
                                           u32 s_log, u32 spb_log, u32 g0, u32 s,
                                           const u64* __restrict__ w_tab,
@@ -198,7 +205,8 @@ __device__ __forceinline__ void fwd_round(u64* sh, u32 j, u32 c, u32 u, bool col
 #pragma unroll
         for (int q = 0; q < R; ++q) {
             const int half = 1 << (R - 1 - q);
-            const bool last = g0 + s + q + 1 == log_n;
+            const bool last = FINAL == 0 ? g0 + s + q + 1 == log_n
+                                         : FINAL == 1 && s + q + 1 == s_log;
 #pragma unroll
             for (int e = 0; e < E; ++e) {
                 if (e & half) continue;
@@ -218,7 +226,7 @@ __device__ __forceinline__ void fwd_round(u64* sh, u32 j, u32 c, u32 u, bool col
 // One inverse round of R stages (local stages s .. s+R-1 on bits s ..
 // s+R-1 of k); twiddles loaded first as in the forward round (stage q needs
 // 2^(R-1-q) of them; the last global stage uses n^{-1} instead).
-template <int R>
+template <int R, int FINAL>
 __device__ __forceinline__ void inv_round(u64* sh, u32 j, u32 c, u32 u, bool cols, u32 log_n,
                                           u32 s_log, u32 spb_log, u32 g0, u32 s,
                                           const u64* __restrict__ w_tab,
@@ -236,7 +244,9 @@ __device__ __forceinline__ void inv_round(u64* sh, u32 j, u32 c, u32 u, bool col
 #pragma unroll
         for (int q = 0; q < R; ++q) {
             const u32 gs = g0 + s + q;
-            if (gs + 1 == log_n) continue;
+            const bool last_stage =
+                FINAL == 0 ? gs + 1 == log_n : FINAL == 1 && s + q + 1 == s_log;
+            if (last_stage) continue;
 #pragma unroll
             for (int t = 0; t < (1 << (R - 1 - q)); ++t) {
                 const u32 k = b + ((u32)(t << (q + 1)) << s);
@@ -254,10 +264,12 @@ __device__ __forceinline__ void inv_round(u64* sh, u32 j, u32 c, u32 u, bool col
         for (int q = 0; q < R; ++q) {
             const int half = 1 << q;
             const u32 gs = g0 + s + q;
+            const bool last_stage =
+                FINAL == 0 ? gs + 1 == log_n : FINAL == 1 && s + q + 1 == s_log;
 #pragma unroll
             for (int e = 0; e < E; ++e) {
                 if (e & half) continue;
-                if (gs + 1 == log_n) {
+                if (last_stage) {
                     inv_bfly_last(x[e], x[e + half], ni, nis, wl, wls, p);
                 } else {
                     const int slot = E - (1 << (R - q)) + (e >> (q + 1));
@@ -288,7 +300,8 @@ __device__ __forceinline__ void ntt_thread(bool cols, u32 s_log, u32 spb_log, u3
 // shared tile `sh`.
 #define NTT_PHASE_TABLES(TW, TWS)                   \
     extern __shared__ u64 sh[];                     \
-    const bool cols = cols_flag != 0;               \
+    const bool cols = S ? COLS != 0 : cols_flag != 0; \
+    const u32 s_log = S ? (u32)S : s_log_rt;        \
     const u32 n = 1u << log_n;                      \
     const u32 prime = rows[blockIdx.y];             \
     const u64 p = mods[prime].p;                    \
@@ -311,18 +324,28 @@ __device__ __forceinline__ void ntt_thread(bool cols, u32 s_log, u32 spb_log, u3
 // each round.
 #define NTT_PHASE_ROUNDS(ROUND, ...)           \
     u32 s = 0;                                 \
+    _Pragma("unroll")                          \
     for (; s + 3 <= s_log; s += 3) {           \
-        ROUND<3>(__VA_ARGS__);                 \
+        ROUND<3, FINAL>(__VA_ARGS__);          \
         __syncthreads();                       \
     }                                          \
     if (s_log - s == 2) {                      \
-        ROUND<2>(__VA_ARGS__);                 \
+        ROUND<2, FINAL>(__VA_ARGS__);          \
         __syncthreads();                       \
     } else if (s_log - s == 1) {               \
-        ROUND<1>(__VA_ARGS__);                 \
+        ROUND<1, FINAL>(__VA_ARGS__);          \
         __syncthreads();                       \
     }
 
+// The two phase bodies are templates on the phase's stage count S and
+// layout COLS (S = 0: both from the arguments), so that the phases of the
+// common sizes compile with every shift, mask and round count constant:
+// the generic kernels `ntt_fwd_phase` / `ntt_inv_phase` take any shape,
+// and `ntt_fwd_phase_s<S><c|k>` / `ntt_inv_phase_s<S><c|k>` (columns or
+// chunks) the phases of S = 7 and 8 stages (n = 2^14, 2^15, 2^16 and half of
+// 2^13 and 2^17), with the same arguments and the same words out. (Each
+// specialisation adds about a second of NVRTC time when a device opens.)
+//
 // Both phase kernels cap registers at 64 (four 256-thread blocks per SM):
 // at 72 the compiler's choice left three, and the transform is latency
 // bound at that occupancy.
@@ -331,12 +354,15 @@ __device__ __forceinline__ void ntt_thread(bool cols, u32 s_log, u32 spb_log, u3
 // Block: 2^(S + spb_log - 3) threads; grid (2^(log_n - S - spb_log), limbs,
 // polys). Reads the source polynomial, writes the destination (in place
 // when they are one; the host passes sources to the first phase only).
-extern "C" __global__ void __launch_bounds__(256, 4) ntt_fwd_phase(NTT_POLY_PARAMS, const u32* __restrict__ rows,
-                                         const Mod* __restrict__ mods,
-                                         const u64* __restrict__ tw,
-                                         const u64* __restrict__ tws, u32 log_n, u32 s_log,
-                                         u32 g0, u32 cols_flag, u32 spb_log,
-                                         u32 use_src) {
+template <int S, int COLS>
+__device__ __forceinline__ void ntt_fwd_body(NTT_POLY_PARAMS, const u32* __restrict__ rows,
+                                             const Mod* __restrict__ mods,
+                                             const u64* __restrict__ tw,
+                                             const u64* __restrict__ tws, u32 log_n,
+                                             u32 s_log_rt, u32 g0, u32 cols_flag, u32 spb_log,
+                                             u32 use_src) {
+    // Specialised: the column phase comes first, the chunk phase last.
+    constexpr int FINAL = S == 0 ? 0 : (COLS ? 2 : 1);
     NTT_PHASE_TABLES(tw, tws)
     NTT_PHASE_LOAD
     NTT_PHASE_ROUNDS(fwd_round, sh, j, c, u, cols, log_n, s_log, spb_log, g0, s, w_tab, ws_tab,
@@ -347,16 +373,20 @@ extern "C" __global__ void __launch_bounds__(256, 4) ntt_fwd_phase(NTT_POLY_PARA
 // Inverse phase: local stages 0 .. S-1 are global stages g0 .. g0+S-1
 // (stage g has half-distance 2^g); global stage log_n - 1 is the one fused
 // with n^{-1} (ninv) and psi^{-n/2} n^{-1} (invlast).
-extern "C" __global__ void __launch_bounds__(256, 4) ntt_inv_phase(NTT_POLY_PARAMS, const u32* __restrict__ rows,
-                                         const Mod* __restrict__ mods,
-                                         const u64* __restrict__ itw,
-                                         const u64* __restrict__ itws,
-                                         const u64* __restrict__ ninv,
-                                         const u64* __restrict__ ninvs,
-                                         const u64* __restrict__ invlast,
-                                         const u64* __restrict__ invlasts, u32 log_n,
-                                         u32 s_log, u32 g0, u32 cols_flag, u32 spb_log,
-                                         u32 use_src) {
+template <int S, int COLS>
+__device__ __forceinline__ void ntt_inv_body(NTT_POLY_PARAMS, const u32* __restrict__ rows,
+                                             const Mod* __restrict__ mods,
+                                             const u64* __restrict__ itw,
+                                             const u64* __restrict__ itws,
+                                             const u64* __restrict__ ninv,
+                                             const u64* __restrict__ ninvs,
+                                             const u64* __restrict__ invlast,
+                                             const u64* __restrict__ invlasts, u32 log_n,
+                                             u32 s_log_rt, u32 g0, u32 cols_flag, u32 spb_log,
+                                             u32 use_src) {
+    // Specialised: the chunk phase comes first, the column phase last (the
+    // host runs one-phase chunk transforms with the generic kernel).
+    constexpr int FINAL = S == 0 ? 0 : (COLS ? 1 : 2);
     NTT_PHASE_TABLES(itw, itws)
     const u64 ni = ninv[prime], nis = ninvs[prime];
     const u64 wl = invlast[prime], wls = invlasts[prime];
@@ -365,3 +395,34 @@ extern "C" __global__ void __launch_bounds__(256, 4) ntt_inv_phase(NTT_POLY_PARA
                      ni, nis, wl, wls, p)
     ntt_store(sh, a, cols, log_n, s_log, spb_log, c0);
 }
+
+#define NTT_FWD_KERNEL(NAME, S, COLS)                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 4)                                     \
+        NAME(NTT_POLY_PARAMS, const u32* __restrict__ rows, const Mod* __restrict__ mods,    \
+             const u64* __restrict__ tw, const u64* __restrict__ tws, u32 log_n, u32 s_log,  \
+             u32 g0, u32 cols_flag, u32 spb_log, u32 use_src) {                              \
+        ntt_fwd_body<S, COLS>(NTT_POLY_ARGS, rows, mods, tw, tws, log_n, s_log, g0,          \
+                              cols_flag, spb_log, use_src);                                  \
+    }
+
+#define NTT_INV_KERNEL(NAME, S, COLS)                                                         \
+    extern "C" __global__ void __launch_bounds__(256, 4)                                     \
+        NAME(NTT_POLY_PARAMS, const u32* __restrict__ rows, const Mod* __restrict__ mods,    \
+             const u64* __restrict__ itw, const u64* __restrict__ itws,                      \
+             const u64* __restrict__ ninv, const u64* __restrict__ ninvs,                    \
+             const u64* __restrict__ invlast, const u64* __restrict__ invlasts, u32 log_n,   \
+             u32 s_log, u32 g0, u32 cols_flag, u32 spb_log, u32 use_src) {                   \
+        ntt_inv_body<S, COLS>(NTT_POLY_ARGS, rows, mods, itw, itws, ninv, ninvs, invlast,    \
+                              invlasts, log_n, s_log, g0, cols_flag, spb_log, use_src);      \
+    }
+
+NTT_FWD_KERNEL(ntt_fwd_phase, 0, 0)
+NTT_INV_KERNEL(ntt_inv_phase, 0, 0)
+NTT_FWD_KERNEL(ntt_fwd_phase_s7c, 7, 1)
+NTT_FWD_KERNEL(ntt_fwd_phase_s7k, 7, 0)
+NTT_FWD_KERNEL(ntt_fwd_phase_s8c, 8, 1)
+NTT_FWD_KERNEL(ntt_fwd_phase_s8k, 8, 0)
+NTT_INV_KERNEL(ntt_inv_phase_s7c, 7, 1)
+NTT_INV_KERNEL(ntt_inv_phase_s7k, 7, 0)
+NTT_INV_KERNEL(ntt_inv_phase_s8c, 8, 1)
+NTT_INV_KERNEL(ntt_inv_phase_s8k, 8, 0)

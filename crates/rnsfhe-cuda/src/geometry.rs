@@ -139,6 +139,34 @@ fn ntt_phase(
     }
 }
 
+/// The kernel of one NTT phase of a transform of `2^log_n`: the
+/// specialisation compiled for its stage count and layout
+/// (`ntt_fwd_phase_s8c`: 8 stages on columns; `k`: chunks) where
+/// `kernels/ntt.cu` has one (7 and 8 stages of a two-phase transform: the
+/// specialisations know which phase ends it), else the generic kernel,
+/// which takes any shape; both write the same words.
+pub fn ntt_kernel(inverse: bool, log_n: u32, phase: &NttPhase) -> &'static str {
+    if log_n <= NTT_ONE_PHASE_LOG {
+        return if inverse {
+            "ntt_inv_phase"
+        } else {
+            "ntt_fwd_phase"
+        };
+    }
+    match (inverse, phase.stages, phase.cols) {
+        (false, 7, true) => "ntt_fwd_phase_s7c",
+        (false, 7, false) => "ntt_fwd_phase_s7k",
+        (false, 8, true) => "ntt_fwd_phase_s8c",
+        (false, 8, false) => "ntt_fwd_phase_s8k",
+        (true, 7, true) => "ntt_inv_phase_s7c",
+        (true, 7, false) => "ntt_inv_phase_s7k",
+        (true, 8, true) => "ntt_inv_phase_s8c",
+        (true, 8, false) => "ntt_inv_phase_s8k",
+        (false, ..) => "ntt_fwd_phase",
+        (true, ..) => "ntt_inv_phase",
+    }
+}
+
 /// The forward (`inverse = false`) or inverse NTT plan for degree `n`,
 /// `limbs ≤ 65535` limbs and `polys ≤ 65535` polynomials: one launch per
 /// phase for all of them.
@@ -301,6 +329,35 @@ mod tests {
                 .2,
             300
         );
+    }
+
+    #[test]
+    fn every_ntt_phase_has_a_compiled_kernel_of_its_shape() {
+        let ntt = crate::kernels::MODULES
+            .iter()
+            .find(|m| m.file == "ntt.cu")
+            .unwrap();
+        let mut specialised = 0;
+        for log_n in 4..=17u32 {
+            for inverse in [false, true] {
+                let plan = ntt_plan(1 << log_n, 3, 2, inverse).unwrap();
+                for ph in plan.iter() {
+                    let name = ntt_kernel(inverse, plan.log_n, ph);
+                    assert!(ntt.kernels.contains(&name), "{name} is not compiled");
+                    assert_eq!(name.starts_with("ntt_inv"), inverse);
+                    if let Some(shape) = name.split("_s").nth(1) {
+                        // The specialisation's stage count and layout are
+                        // the phase's own.
+                        specialised += 1;
+                        assert_eq!(shape[..1].parse::<u32>().unwrap(), ph.stages);
+                        assert_eq!(shape.ends_with('c'), ph.cols);
+                    }
+                }
+            }
+        }
+        // Per direction: 2^13 (6 + 7), 2^14 (7 + 7), 2^15 (7 + 8), 2^16
+        // (8 + 8), 2^17 (8 + 9); not the one-phase 2^7 and 2^8.
+        assert_eq!(specialised, 2 * (1 + 2 + 2 + 2 + 1));
     }
 
     #[test]

@@ -148,12 +148,11 @@ impl Engine {
                 // Sources are read by the first phase only.
                 Arg::U(u32::from(phase == 0)),
             ]);
-            let name = if inverse {
-                "ntt_inv_phase"
-            } else {
-                "ntt_fwd_phase"
-            };
-            result = self.gpu.launch(name, ph.launch, &args);
+            result = self.gpu.launch(
+                geometry::ntt_kernel(inverse, plan.log_n, ph),
+                ph.launch,
+                &args,
+            );
             if result.is_err() {
                 break;
             }
