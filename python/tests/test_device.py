@@ -97,6 +97,8 @@ def test_bfv_on_the_gpu_matches_the_cpu_exactly() -> None:
         "mul": (lambda p, q: p * q, signed(x * y)),
         "mul_norelin": (lambda p, q: p.multiply(q, relinearize=False), signed(x * y)),
         "rotate": (lambda p, q: p.rotate(3), None),
+        "swap_rows": (lambda p, q: p.swap_rows(), None),
+        "sum": (lambda p, q: p.sum(), None),
         "mul_add": (lambda p, q: p * q + p, signed(x * y + x)),
     }
     for name, (op, want) in cases.items():
@@ -145,6 +147,7 @@ def test_ckks_on_the_gpu_matches_the_cpu_exactly() -> None:
         "rotate": lambda p, q: p.rotate(5),
         "rotate_back": lambda p, q: p.rotate(-2),
         "sum": lambda p, q: p.sum(),
+        "conjugate": lambda p, q: p.conjugate(),
         "depth2": lambda p, q: (p * q) * (p * q),
     }
     for name, op in cases.items():

@@ -18,4 +18,4 @@ pub(crate) mod scheme;
 pub(crate) mod transfer;
 
 pub use galois::DeviceGaloisKeys;
-pub(crate) use scheme::{copy, release, Backend, DeviceScheme};
+pub(crate) use scheme::{release, Backend, DeviceScheme};

@@ -199,6 +199,58 @@ fn bfv_every_operation_is_bit_identical_to_the_cpu() {
     }
 }
 
+/// The row swap and the sum of all slots (rotate-and-add over the rows,
+/// then the swap) at n = 2^12 and 2^13 with both key-switching methods and
+/// the default Galois keys: the same words as the CPU, and the sum
+/// decrypts to the sum of the slots modulo t.
+#[test]
+fn bfv_row_swap_and_slot_sums_are_bit_identical_to_the_cpu() {
+    let Some(dev) = device("bfv_row_swap_and_slot_sums_are_bit_identical_to_the_cpu") else {
+        return;
+    };
+    for (log_n, log_q, method) in [
+        (12, 109, KeySwitchingMethod::RnsDecomposition),
+        (13, 218, KeySwitchingMethod::RnsDecomposition),
+        (13, 218, KeySwitchingMethod::Hybrid { dnum: 2 }),
+    ] {
+        let ctx = BfvContext::new(bfv_params(log_n, log_q, method)).unwrap();
+        let gpu = CudaBfv::new(&dev, &ctx).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(u64::from(log_n * 77 + log_q));
+        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let dgk = gpu.upload_galois_keys(&gk).unwrap();
+        let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+        let ev = Evaluator::new(&ctx);
+        let what = format!("({log_n}, {log_q}) {method:?}");
+        let coder = rnsfhe::bfv::BatchEncoder::new(&ctx).unwrap();
+        let vals: Vec<u64> = (0..ctx.degree()).map(|_| rng.gen_range(0..65537)).collect();
+        let a = enc
+            .encrypt_with_rng(&coder.encode(&vals).unwrap(), &mut rng)
+            .unwrap();
+        let da = gpu.upload(&a).unwrap();
+        let swap = gpu.rotate_columns(&da, &dgk).unwrap();
+        assert_eq!(
+            gpu.download(&swap).unwrap(),
+            ev.rotate_columns(&a, &gk).unwrap(),
+            "rotate_columns {what}"
+        );
+        let sum = gpu.sum_slots(&da, &dgk).unwrap();
+        let cpu_sum = ev.sum_slots(&a, &gk).unwrap();
+        assert_eq!(gpu.download(&sum).unwrap(), cpu_sum, "sum_slots {what}");
+        let dec = Decryptor::new(&ctx, &sk).unwrap();
+        let total = vals.iter().map(|&v| u128::from(v)).sum::<u128>() % 65537;
+        let got = coder.decode(&dec.decrypt(&cpu_sum).unwrap()).unwrap();
+        assert!(
+            got.iter().all(|&x| u128::from(x) == total),
+            "sum value {what}"
+        );
+        for c in [da, swap, sum] {
+            gpu.release(c);
+        }
+    }
+}
+
 #[test]
 fn bfv_random_circuits_decrypt_correctly() {
     let Some(dev) = device("bfv_random_circuits_decrypt_correctly") else {

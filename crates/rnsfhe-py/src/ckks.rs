@@ -492,6 +492,10 @@ crate::classes::ciphertext_class!(
 
     /// The complex conjugate of every slot.
     fn conjugate(&self, py: Python<'_>) -> PyResult<Self> {
+        use crate::device::Gpu as _;
+        if let Some(c) = self.0.galois_on_device(py, |g, keys, a| g.conjugate(keys, a))? {
+            return Ok(Self(c));
+        }
         self.0
             .apply_galois(py, "conjugate", |ev, ct, gk| ev.conjugate(ct, gk))
             .map(Self)

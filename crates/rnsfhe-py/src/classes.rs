@@ -300,14 +300,11 @@ macro_rules! ciphertext_class {
             /// BFV and BGV both rows of `n/2` slots, in CKKS slot `i + k`
             /// moves to slot `i` over all `n/2` slots.
             fn rotate(&self, py: pyo3::Python<'_>, k: i64) -> pyo3::PyResult<Self> {
-                if self.0.store.placement().is_some() && self.0.eval_keys(None)?.gk.is_some() {
-                    let dev = self.0.on_device(py, true, |g, keys, a| match keys {
-                        Some(keys) => <_ as $crate::device::Gpu<$s>>::rotate(g, keys, a, k),
-                        None => Ok(None),
-                    })?;
-                    if let Some(c) = dev {
-                        return Ok(Self(c));
-                    }
+                let dev = self.0.galois_on_device(py, |g, keys, a| {
+                    <_ as $crate::device::Gpu<$s>>::rotate(g, keys, a, k)
+                })?;
+                if let Some(c) = dev {
+                    return Ok(Self(c));
                 }
                 self.0
                     .apply_galois(py, "rotate", |ev, ct, gk| <$s as $crate::scheme::Scheme>::rotate(ev, ct, k, gk))
@@ -328,15 +325,10 @@ macro_rules! ciphertext_class {
 
             /// The sum of all slots (one value; every slot holds it).
             fn sum(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
-                if self.0.store.placement().is_some() && self.0.eval_keys(None)?.gk.is_some() {
-                    let dev = self.0.on_device(py, true, |g, keys, a| match keys {
-                        Some(keys) => <_ as $crate::device::Gpu<$s>>::sum_slots(g, keys, a),
-                        None => Ok(None),
-                    })?;
-                    if let Some(mut c) = dev {
-                        c.len = 1;
-                        return Ok(Self(c));
-                    }
+                let dev = self.0.galois_on_device(py, <_ as $crate::device::Gpu<$s>>::sum_slots)?;
+                if let Some(mut c) = dev {
+                    c.len = 1;
+                    return Ok(Self(c));
                 }
                 let mut out = self.0.apply_galois(py, "sum", <$s as $crate::scheme::Core>::sum_slots)?;
                 out.len = 1;

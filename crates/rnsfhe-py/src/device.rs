@@ -142,6 +142,13 @@ pub trait Gpu<S: Core>: Sized + Send + Sync + 'static {
         keys: &Self::Keys,
         a: &DeviceCiphertext,
     ) -> Result<Option<DeviceCiphertext>, CudaError>;
+    /// The automorphism `X ↦ X^{2n−1}` (CKKS: the complex conjugate of
+    /// every slot; BFV: the two rows swapped), or `None`.
+    fn conjugate(
+        &self,
+        keys: &Self::Keys,
+        a: &DeviceCiphertext,
+    ) -> Result<Option<DeviceCiphertext>, CudaError>;
 }
 
 /// A scheme backend on one device: what a placed context and its
@@ -375,6 +382,13 @@ impl<S: Core> Gpu<S> for NoGpu {
     ) -> Result<Option<DeviceCiphertext>, CudaError> {
         Ok(None)
     }
+    fn conjugate(
+        &self,
+        _: &(),
+        _: &DeviceCiphertext,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        Ok(None)
+    }
 }
 
 /// `f(upload)` where the device can hold the value, `Ok(None)` where it
@@ -471,11 +485,23 @@ impl Gpu<crate::bfv::Bfv> for BfvGpu {
     }
     fn sum_slots(
         &self,
-        _: &Self::Keys,
-        _: &DeviceCiphertext,
+        keys: &Self::Keys,
+        a: &DeviceCiphertext,
     ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        // BFV's sum adds the row swap, which the device does not apply yet.
-        Ok(None)
+        match &keys.gk {
+            Some(gk) => unless_unsupported(self.0.sum_slots(a, gk)),
+            None => Ok(None),
+        }
+    }
+    fn conjugate(
+        &self,
+        keys: &Self::Keys,
+        a: &DeviceCiphertext,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        match &keys.gk {
+            Some(gk) => unless_unsupported(self.0.rotate_columns(a, gk)),
+            None => Ok(None),
+        }
     }
 }
 
@@ -568,6 +594,16 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
     ) -> Result<Option<DeviceCiphertext>, CudaError> {
         match &keys.gk {
             Some(gk) => unless_unsupported(self.0.sum_slots(a, gk)),
+            None => Ok(None),
+        }
+    }
+    fn conjugate(
+        &self,
+        keys: &Self::Keys,
+        a: &DeviceCiphertext,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        match &keys.gk {
+            Some(gk) => unless_unsupported(self.0.conjugate(a, gk)),
             None => Ok(None),
         }
     }

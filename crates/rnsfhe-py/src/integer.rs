@@ -418,6 +418,11 @@ macro_rules! integer_ciphertext_class {
             /// Swaps the two rows of slots (SEAL's `rotate_columns`); the
             /// result shows all `n` slots.
             fn swap_rows(&self, py: pyo3::Python<'_>) -> pyo3::PyResult<Self> {
+                let dev = self.0.galois_on_device(py, <_ as $crate::device::Gpu<$s>>::conjugate)?;
+                if let Some(mut c) = dev {
+                    c.len = <$s as $crate::scheme::Core>::degree(&self.0.ctx);
+                    return Ok(Self(c));
+                }
                 let mut out = self.0.apply_galois(py, "swap_rows", <$s as $crate::integer::Batched>::rotate_columns)?;
                 out.len = <$s as $crate::scheme::Core>::degree(&self.0.ctx);
                 Ok(Self(out))

@@ -124,6 +124,27 @@ impl<S: Scheme> Cipher<S> {
         Ok(out.map(|d| self.with_shared(Arc::new(Store::device_only(d, p.clone())), self.len)))
     }
 
+    /// [`Cipher::on_device`] for an automorphism with the Galois keys: `f`
+    /// gets the device keys; `Ok(None)` (the caller computes on the CPU,
+    /// which raises the missing-key error) where none were generated.
+    pub fn galois_on_device<F>(&self, py: Python<'_>, f: F) -> PyResult<Option<Self>>
+    where
+        F: FnOnce(
+                &S::Gpu,
+                &<S::Gpu as Gpu<S>>::Keys,
+                &DeviceCiphertext,
+            ) -> Result<Option<DeviceCiphertext>, CudaError>
+            + Send,
+    {
+        if self.store.placement().is_none() || self.keys.as_ref().is_none_or(|k| k.gk.is_none()) {
+            return Ok(None);
+        }
+        self.on_device(py, true, |g, keys, a| match keys {
+            Some(keys) => f(g, keys, a),
+            None => Ok(None),
+        })
+    }
+
     /// `self op o` on the device, where both are placed on the same device
     /// and it has a path ([`Gpu::binary`]); `Ok(None)` otherwise.
     fn binary_on_device(

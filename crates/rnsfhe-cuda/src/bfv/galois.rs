@@ -4,7 +4,7 @@
 //! decomposition or hybrid ([`CudaBfv::switch_into`]).
 
 use crate::context::DeviceCiphertext;
-use rnsfhe::bfv::galois::ROW_GENERATOR;
+use rnsfhe::bfv::galois::{column_swap_element, ROW_GENERATOR};
 use rnsfhe::bfv::BfvContext;
 use rnsfhe::rlwe::KeySwitchingKey;
 
@@ -25,6 +25,35 @@ impl CudaBfv {
         gk: &DeviceGaloisKeys,
     ) -> Result<DeviceCiphertext> {
         galois::rotate(self, a, ROW_GENERATOR, steps, gk)
+    }
+
+    /// Swaps the two rows of slots (`Evaluator::rotate_columns`, SEAL's
+    /// `rotate_columns`: the automorphism `2n − 1`). NTT-form result.
+    pub fn rotate_columns(
+        &self,
+        a: &DeviceCiphertext,
+        gk: &DeviceGaloisKeys,
+    ) -> Result<DeviceCiphertext> {
+        galois::automorphism(self, a, column_swap_element(self.base.e.n()), gk)
+    }
+
+    /// Every slot set to the sum of all `n` slots (`Evaluator::sum_slots`):
+    /// rotate-and-add over each row with the rotations `1, 2, 4, …`, then
+    /// the row swap added, the CPU's operations in its order.
+    pub fn sum_slots(
+        &self,
+        a: &DeviceCiphertext,
+        gk: &DeviceGaloisKeys,
+    ) -> Result<DeviceCiphertext> {
+        let half = self.base.e.n() / 2;
+        let acc = galois::rotate_and_add(self, a, half, ROW_GENERATOR, gk, |x, y| self.add(x, y))?;
+        let out = self.rotate_columns(&acc, gk).and_then(|r| {
+            let sum = self.add(&acc, &r);
+            self.release(r);
+            sum
+        });
+        self.release(acc);
+        out
     }
 
     /// Every limb count the device tables cover (for diagnostics).

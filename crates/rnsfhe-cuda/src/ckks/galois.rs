@@ -21,9 +21,8 @@ impl CudaCkks {
         a: &DeviceCiphertext,
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        galois::check_keys(self, a, gk)?;
         let el = rnsfhe::rlwe::galois_keys::conjugation_element(self.base.e.n());
-        galois::apply(self, a, el, gk)
+        galois::automorphism(self, a, el, gk)
     }
 
     /// Every slot set to the sum of all `n/2` slots (`Evaluator::sum_slots`:
@@ -34,17 +33,9 @@ impl CudaCkks {
         gk: &DeviceCkksGaloisKeys,
     ) -> Result<DeviceCiphertext> {
         self.check(a)?;
+        let generator = self.base.cpu.rlwe().rotation_generator();
         let half = self.base.e.n() / 2;
-        let mut acc = crate::ops::copy(&self.base.e, a)?;
-        let mut step = 1usize;
-        while step < half {
-            let r = self.rotate(&acc, step as i64, gk)?;
-            let next = self.add(&acc, &r);
-            self.release(r);
-            let next = next?;
-            self.release(std::mem::replace(&mut acc, next));
-            step <<= 1;
-        }
+        let mut acc = galois::rotate_and_add(self, a, half, generator, gk, |x, y| self.add(x, y))?;
         acc.len = a.len;
         Ok(acc)
     }

@@ -141,3 +141,54 @@ pub(crate) fn rotate<S: DeviceScheme>(
         None => copy(e, a),
     }
 }
+
+/// The automorphism of one element `el` (BFV's row swap, CKKS's
+/// conjugation: both `2n − 1`), after an NTT-form copy where the scheme
+/// needs one. NTT-form result.
+pub(crate) fn automorphism<S: DeviceScheme>(
+    s: &S,
+    a: &DeviceCiphertext,
+    el: u64,
+    gk: &DeviceGaloisKeys,
+) -> Result<DeviceCiphertext> {
+    check_keys(s, a, gk)?;
+    let cur = s.ntt_form(a)?;
+    let out = apply(s, cur.as_ref().unwrap_or(a), el, gk);
+    if let Some(c) = cur {
+        release(s.engine(), c);
+    }
+    out
+}
+
+/// `acc = a`, then `acc += rot_step(acc)` for `step = 1, 2, 4, … < half`
+/// (the CPU's `rotate_and_add`, the same operations in the same order):
+/// every slot of a row of `half` slots holds the row's sum. `add` is the
+/// scheme's addition.
+pub(crate) fn rotate_and_add<S: DeviceScheme>(
+    s: &S,
+    a: &DeviceCiphertext,
+    half: usize,
+    generator: u64,
+    gk: &DeviceGaloisKeys,
+    add: impl Fn(&DeviceCiphertext, &DeviceCiphertext) -> Result<DeviceCiphertext>,
+) -> Result<DeviceCiphertext> {
+    let e = s.engine();
+    let mut acc = copy(e, a)?;
+    let mut step = 1usize;
+    while step < half {
+        let next = rotate(s, &acc, generator, step as i64, gk).and_then(|r| {
+            let sum = add(&acc, &r);
+            release(e, r);
+            sum
+        });
+        match next {
+            Ok(n) => release(e, std::mem::replace(&mut acc, n)),
+            Err(err) => {
+                release(e, acc);
+                return Err(err);
+            }
+        }
+        step <<= 1;
+    }
+    Ok(acc)
+}
