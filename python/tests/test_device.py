@@ -100,6 +100,10 @@ def test_bfv_on_the_gpu_matches_the_cpu_exactly() -> None:
         "swap_rows": (lambda p, q: p.swap_rows(), None),
         "sum": (lambda p, q: p.sum(), None),
         "mul_add": (lambda p, q: p * q + p, signed(x * y + x)),
+        "add_plain": (lambda p, q: p + y, signed(x + y)),
+        "sub_plain": (lambda p, q: p - y, signed(x - y)),
+        "mul_plain": (lambda p, q: p * y, signed(x * y)),
+        "mul_const": (lambda p, q: p * -5, signed(-5 * x)),
     }
     for name, (op, want) in cases.items():
         on_cpu, on_gpu = op(a, b), op(da, db)
@@ -115,9 +119,14 @@ def test_bfv_on_the_gpu_matches_the_cpu_exactly() -> None:
 def test_bfv_falls_back_to_the_cpu_where_the_gpu_has_no_path() -> None:
     ctx, keys = bfv()
     x = np.arange(64)
-    d = ctx.to_device("cuda").encrypt(x, keys)
+    d = ctx.to_device("cuda").encrypt(x, keys)  # encrypted on the device
     assert d.device == "cuda:0"
+    assert np.array_equal(d.decrypt(keys)[:64], x)
+    batch = ctx.to_device("cuda").encrypt_batch(np.stack([x, 2 * x]), keys)
+    assert [c.device for c in batch] == ["cuda:0", "cuda:0"]
+    assert np.array_equal((batch[0] + batch[1]).decrypt(keys)[:64], 3 * x)
     low = d.mod_switch_to_next()  # no device path: on the CPU
+    assert low.device == "cuda:0"  # placed there, computed on the CPU
     assert np.array_equal((low + low).decrypt(keys)[:64], 2 * x)
     assert np.array_equal((d + np.arange(64)).decrypt(keys)[:64], 2 * x)
     assert np.array_equal((d * 3).decrypt(keys)[:64], 3 * x)

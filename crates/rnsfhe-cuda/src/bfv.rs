@@ -16,6 +16,7 @@ mod encrypt;
 mod galois;
 mod key_switch;
 mod multiply;
+mod plain;
 mod setup;
 mod transfer;
 

@@ -148,8 +148,7 @@ macro_rules! context_class {
                 values: &pyo3::Bound<'_, pyo3::PyAny>,
                 keys: &pyo3::Bound<'_, pyo3::PyAny>,
             ) -> pyo3::PyResult<$ct> {
-                $crate::operand::encrypt::<$s>(py, &self.ctx, values, keys)?
-                    .placed(py, self.device.as_ref())
+                $crate::operand::encrypt::<$s>(py, &self.ctx, values, keys, self.device.as_ref())
                     .map($ct)
             }
 

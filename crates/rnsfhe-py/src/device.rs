@@ -149,6 +149,27 @@ pub trait Gpu<S: Core>: Sized + Send + Sync + 'static {
         keys: &Self::Keys,
         a: &DeviceCiphertext,
     ) -> Result<Option<DeviceCiphertext>, CudaError>;
+    /// An encryption of `pt` under the public key of `keys`, with noise
+    /// from a ChaCha20 stream seeded by the operating system, or `None`
+    /// (the default: the CPU encrypts and the result is uploaded).
+    fn encrypt(
+        &self,
+        _keys: &Self::Keys,
+        _pt: &S::Plaintext,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        Ok(None)
+    }
+    /// `a op m` for an encoded plaintext as the core's `add_plain`,
+    /// `sub_plain`, `multiply_plain` compute it, or `None` (the default:
+    /// the scheme computes plaintext operands on the CPU).
+    fn plain(
+        &self,
+        _a: &DeviceCiphertext,
+        _pt: &S::Plaintext,
+        _op: Op,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        Ok(None)
+    }
 }
 
 /// A scheme backend on one device: what a placed context and its
@@ -401,9 +422,12 @@ pub fn unless_unsupported<T>(r: Result<T, CudaError>) -> Result<Option<T>, CudaE
     }
 }
 
-/// The device keys of one BFV or CKKS key set: the relinearization key and,
-/// where generated, the Galois keys.
-pub struct DeviceKeys<G> {
+/// The device keys of one BFV or CKKS key set: the public key, the
+/// relinearization key and, where generated, the Galois keys (never a
+/// secret key: decryption runs on the host).
+pub struct DeviceKeys<G, P> {
+    /// The public key (encryption on the device).
+    pub pk: P,
     /// The relinearization key.
     pub rk: rnsfhe_cuda::runtime::DeviceKsk,
     /// The Galois keys.
@@ -415,7 +439,7 @@ pub struct DeviceKeys<G> {
 pub struct BfvGpu(rnsfhe_cuda::bfv::CudaBfv);
 
 impl Gpu<crate::bfv::Bfv> for BfvGpu {
-    type Keys = DeviceKeys<rnsfhe_cuda::bfv::DeviceGaloisKeys>;
+    type Keys = DeviceKeys<rnsfhe_cuda::bfv::DeviceGaloisKeys, rnsfhe_cuda::bfv::DevicePublicKey>;
     fn open(dev: &CudaContext, ctx: &Arc<rnsfhe::bfv::BfvContext>) -> Result<Self, CudaError> {
         rnsfhe_cuda::bfv::CudaBfv::new(dev, ctx).map(Self)
     }
@@ -430,6 +454,7 @@ impl Gpu<crate::bfv::Bfv> for BfvGpu {
     }
     fn upload_keys(&self, keys: &EvalKeys) -> Result<Self::Keys, CudaError> {
         Ok(DeviceKeys {
+            pk: self.0.upload_public_key(&keys.pk)?,
             rk: self.0.upload_relin_key(&keys.rk)?,
             gk: keys
                 .gk
@@ -468,6 +493,26 @@ impl Gpu<crate::bfv::Bfv> for BfvGpu {
                 }
             }
         }
+    }
+    fn encrypt(
+        &self,
+        keys: &Self::Keys,
+        pt: &rnsfhe::bfv::Plaintext,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        let mut rng = rnsfhe::rnsfhe_math::sampling::rng_from_os()?;
+        unless_unsupported(self.0.encrypt(&keys.pk, pt, &mut rng))
+    }
+    fn plain(
+        &self,
+        a: &DeviceCiphertext,
+        pt: &rnsfhe::bfv::Plaintext,
+        op: Op,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        unless_unsupported(match op {
+            Op::Add => self.0.add_plain(a, pt),
+            Op::Sub => self.0.sub_plain(a, pt),
+            Op::Mul => self.0.multiply_plain(a, pt),
+        })
     }
     fn negate(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext, CudaError> {
         self.0.negate(a)
@@ -509,7 +554,8 @@ impl Gpu<crate::bfv::Bfv> for BfvGpu {
 pub struct CkksGpu(rnsfhe_cuda::ckks::CudaCkks);
 
 impl Gpu<crate::ckks::Ckks> for CkksGpu {
-    type Keys = DeviceKeys<rnsfhe_cuda::ckks::DeviceCkksGaloisKeys>;
+    type Keys =
+        DeviceKeys<rnsfhe_cuda::ckks::DeviceCkksGaloisKeys, rnsfhe_cuda::ckks::DeviceCkksKeys>;
     fn open(dev: &CudaContext, ctx: &Arc<rnsfhe::ckks::CkksContext>) -> Result<Self, CudaError> {
         rnsfhe_cuda::ckks::CudaCkks::new(dev, ctx).map(Self)
     }
@@ -524,6 +570,7 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
     }
     fn upload_keys(&self, keys: &EvalKeys) -> Result<Self::Keys, CudaError> {
         Ok(DeviceKeys {
+            pk: self.0.upload_keys(Some(&keys.pk), None)?,
             rk: self.0.upload_relin_key(&keys.rk)?,
             gk: keys
                 .gk
@@ -572,6 +619,14 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
                 (true, _, None) => Ok(None),
             },
         }
+    }
+    fn encrypt(
+        &self,
+        keys: &Self::Keys,
+        pt: &rnsfhe::ckks::Plaintext,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        let mut rng = rnsfhe::rnsfhe_math::sampling::rng_from_os()?;
+        unless_unsupported(self.0.encrypt(&keys.pk, pt, &mut rng))
     }
     fn negate(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext, CudaError> {
         self.0.negate(a)

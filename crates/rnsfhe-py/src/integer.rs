@@ -336,6 +336,21 @@ impl<S: Integer> Scheme for S {
         S::plain(ev, ct, &encode::<S>(&c.ctx, p)?, op)
     }
 
+    fn plain_on_device(
+        c: &Cipher<Self>,
+        py: Python<'_>,
+        p: &Vec<i128>,
+        op: Op,
+    ) -> PyResult<Option<Cipher<Self>>> {
+        if c.store.placement().is_none() {
+            return Ok(None);
+        }
+        let pt = encode::<S>(&c.ctx, p).py()?;
+        c.on_device(py, false, |g, _, a| {
+            <_ as crate::device::Gpu<S>>::plain(g, a, &pt, op)
+        })
+    }
+
     fn pickle_extra<'py>(_: Python<'py>, _: ()) -> PyResult<Vec<Bound<'py, PyAny>>> {
         Ok(Vec::new())
     }

@@ -274,6 +274,11 @@ impl<S: Scheme> Cipher<S> {
         }
         refuse_foreign::<S>(other)?;
         let p = S::plain_operand(self, other)?;
+        if let Some(mut out) = S::plain_on_device(self, py, &p.value, op)? {
+            out.len = p.len;
+            out.extra = S::merge(self.extra, p.extra);
+            return Ok(out);
+        }
         let host = self.host(py)?;
         let ct = detach(py, || S::plain_op(self, host, &ev, &p.value, op, reduce)).py()?;
         let mut out = self.with(ct, p.len);
@@ -507,17 +512,35 @@ pub fn context_reduce<'py, S: Scheme>(
 }
 
 /// Encrypts `values` under the public key of `keys`.
+/// On a `placement`, the device encrypts (its samplers, a ChaCha20 stream
+/// seeded by the operating system), or the CPU does and the result is
+/// uploaded where the device has no encryption for the scheme.
 pub fn encrypt<S: Scheme>(
     py: Python<'_>,
     ctx: &Arc<S::Context>,
     values: &Bound<'_, PyAny>,
     keys: &Bound<'_, PyAny>,
+    placement: Option<&Arc<Placement<S>>>,
 ) -> PyResult<Cipher<S>> {
     let keys = public_of(keys, S::id(ctx))?;
     let (vals, extra) = S::read_values(values)?;
+    if let Some(p) = placement {
+        let dk = p.keys(py, &keys)?;
+        let pt = S::encode(ctx, &vals).py()?;
+        let dev = detach(py, || p.gpu.encrypt(&dk, &pt)).map_err(device_error)?;
+        if let Some(d) = dev {
+            return Ok(Cipher {
+                ctx: ctx.clone(),
+                store: Arc::new(Store::device_only(d, p.clone())),
+                len: vals.len(),
+                extra,
+                keys: Some(keys),
+            });
+        }
+    }
     let enc = encryptor::<S>(&keys, ctx).py()?;
     let ct = detach(py, || S::encrypt(&enc, &S::encode(ctx, &vals)?)).py()?;
-    Ok(Cipher::new(ctx.clone(), ct, vals.len(), extra, Some(keys)))
+    Cipher::new(ctx.clone(), ct, vals.len(), extra, Some(keys)).placed(py, placement)
 }
 
 /// Encrypts each row of a 2-D array, in parallel.

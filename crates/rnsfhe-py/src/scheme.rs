@@ -340,6 +340,18 @@ pub trait Scheme: Core {
         op: Op,
         reduce: bool,
     ) -> rnsfhe::Result<Self::Ciphertext>;
+    /// `c op p` on the device where `c` lives there and the scheme has a
+    /// device path for plaintext operands (BFV), else `Ok(None)`: the
+    /// caller computes [`Scheme::plain_op`] on the CPU. The result keeps
+    /// `c`'s length.
+    fn plain_on_device(
+        _c: &Cipher<Self>,
+        _py: Python<'_>,
+        _p: &Self::Plain,
+        _op: Op,
+    ) -> PyResult<Option<Cipher<Self>>> {
+        Ok(None)
+    }
     /// The flags as arguments of the pickle loader (between the length and
     /// the keys).
     fn pickle_extra<'py>(py: Python<'py>, extra: Self::Extra) -> PyResult<Vec<Bound<'py, PyAny>>>;
