@@ -175,12 +175,14 @@ _WORKER_KEYS: dict[str, PublicKeys] = {}
 
 class KeysHandle:
     """What a task carries instead of public keys: a token naming keys
-    that :class:`Client` installed on every worker (a few bytes)."""
+    that :class:`Client` installed on every worker (a few bytes), and the
+    device the client's partitions live on (``None``: the CPU)."""
 
-    __slots__ = ("token",)
+    __slots__ = ("token", "device")
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, device: str | None = None) -> None:
         self.token = token
+        self.device = device
 
     def get(self) -> PublicKeys:
         """The keys on this worker (an ``rnsfhe.Error`` if they were never
@@ -194,10 +196,10 @@ class KeysHandle:
         return keys
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (KeysHandle, (self.token,))
+        return (KeysHandle, (self.token, self.device))
 
     def __repr__(self) -> str:
-        return f"KeysHandle({self.token!r})"
+        return f"KeysHandle({self.token!r}, device={self.device!r})"
 
 
 class _KeysPlugin(WorkerPlugin):
@@ -218,8 +220,15 @@ class _KeysPlugin(WorkerPlugin):
 
 
 def _attach(part: list[Ciphertext], keys: KeysHandle) -> list[Any]:
+    """The partition with the public keys attached and, with a device, on
+    this worker's device: a partition that moved from another worker
+    arrives on the CPU (pickling downloads it) and goes back there."""
     public = keys.get()
-    return [ct if ct.has_keys else ct.with_keys(public) for ct in part]
+    cts = [ct if ct.has_keys else ct.with_keys(public) for ct in part]
+    if keys.device is not None:
+        want = "cuda:0" if keys.device == "cuda" else keys.device
+        cts = [ct if ct.device == want else ct.to_device(keys.device) for ct in cts]
+    return cts
 
 
 def _map_part(fn: Callable[..., Any], keys: KeysHandle, *parts_and_args: Any) -> list[Any]:
@@ -520,7 +529,7 @@ class Client:
             # (public, handle): holding `public` keeps its id unique.
             plugin = _KeysPlugin(uuid.uuid4().hex, public)
             self.dask.register_plugin(plugin, name=plugin.name)
-            held = (public, KeysHandle(plugin.token))
+            held = (public, KeysHandle(plugin.token, self.device))
             self._keys[id(public)] = held
         return held[1]
 

@@ -454,6 +454,11 @@ def test_partitions_on_the_cpu_device_compute_exactly(client: Client, bfv_keys: 
         assert a.dot(b).decrypt(sk) == signed(int(x @ y))
         # What comes back is a CPU ciphertext.
         assert a.sum().ciphertext().device == "cpu"
+        # Tasks carry the device with the keys' handle, so that partitions
+        # moved between workers go back onto the device there.
+        handle = wrapper.keys(keys.public())
+        assert handle.device == "cpu"
+        assert pickle.loads(pickle.dumps(handle)).device == "cpu"
     finally:
         wrapper.close()
     # The task by itself, as a worker runs it.
