@@ -434,35 +434,107 @@ pub struct DeviceKeys<G, P> {
     pub gk: Option<G>,
 }
 
+impl<G, P> DeviceKeys<G, P> {
+    /// `f(Galois keys)`; `Ok(None)` where none were generated or `f`
+    /// reports `Unsupported` (the caller computes on the CPU).
+    pub fn with_galois(
+        &self,
+        f: impl FnOnce(&G) -> Result<DeviceCiphertext, CudaError>,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        self.gk
+            .as_ref()
+            .map_or(Ok(None), |gk| unless_unsupported(f(gk)))
+    }
+}
+
+/// The methods of [`Gpu`] that forward to the scheme backend `$cuda` of
+/// `rnsfhe_cuda::$m` (context `$ctx`) under the same meaning: opening,
+/// moving ciphertexts, uploading a key set (the public key by `$pk`),
+/// encryption with the device samplers, negation,
+/// the rotation `$rotate`, the sum of slots and the automorphism `2n − 1`
+/// (`$conj`), each `Unsupported` turned into `None`.
+macro_rules! forward_gpu {
+    (
+        $cuda:ty, $m:ident, $ctx:ident, public_key = $pk:expr, rotate = $rotate:ident,
+        conjugate = $conj:ident
+    ) => {
+        fn upload_keys(&self, keys: &EvalKeys) -> Result<Self::Keys, CudaError> {
+            let public_key: fn(&$cuda, &rnsfhe::rlwe::PublicKey) -> Result<_, CudaError> = $pk;
+            Ok(DeviceKeys {
+                pk: public_key(&self.0, &keys.pk)?,
+                rk: self.0.upload_relin_key(&keys.rk)?,
+                gk: keys
+                    .gk
+                    .as_ref()
+                    .map(|g| self.0.upload_galois_keys(g))
+                    .transpose()?,
+            })
+        }
+        fn open(dev: &CudaContext, ctx: &Arc<rnsfhe::$m::$ctx>) -> Result<Self, CudaError> {
+            <$cuda>::new(dev, ctx).map(Self)
+        }
+        fn upload(
+            &self,
+            ct: &rnsfhe::$m::Ciphertext,
+        ) -> Result<Option<DeviceCiphertext>, CudaError> {
+            unless_unsupported(self.0.upload(ct))
+        }
+        fn download(&self, ct: &DeviceCiphertext) -> Result<rnsfhe::$m::Ciphertext, CudaError> {
+            self.0.download(ct)
+        }
+        fn release(&self, ct: DeviceCiphertext) {
+            self.0.release(ct)
+        }
+        fn encrypt(
+            &self,
+            keys: &Self::Keys,
+            pt: &rnsfhe::$m::Plaintext,
+        ) -> Result<Option<DeviceCiphertext>, CudaError> {
+            let mut rng = rnsfhe::rnsfhe_math::sampling::rng_from_os()?;
+            unless_unsupported(self.0.encrypt(&keys.pk, pt, &mut rng))
+        }
+        fn negate(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext, CudaError> {
+            self.0.negate(a)
+        }
+        fn rotate(
+            &self,
+            keys: &Self::Keys,
+            a: &DeviceCiphertext,
+            steps: i64,
+        ) -> Result<Option<DeviceCiphertext>, CudaError> {
+            keys.with_galois(|gk| self.0.$rotate(a, steps, gk))
+        }
+        fn sum_slots(
+            &self,
+            keys: &Self::Keys,
+            a: &DeviceCiphertext,
+        ) -> Result<Option<DeviceCiphertext>, CudaError> {
+            keys.with_galois(|gk| self.0.sum_slots(a, gk))
+        }
+        fn conjugate(
+            &self,
+            keys: &Self::Keys,
+            a: &DeviceCiphertext,
+        ) -> Result<Option<DeviceCiphertext>, CudaError> {
+            keys.with_galois(|gk| self.0.$conj(a, gk))
+        }
+    };
+}
+
 /// The BFV backend: HPS and BEHZ products at the top level (the P-over-Q
 /// variants and lower levels run on the CPU).
 pub struct BfvGpu(rnsfhe_cuda::bfv::CudaBfv);
 
 impl Gpu<crate::bfv::Bfv> for BfvGpu {
     type Keys = DeviceKeys<rnsfhe_cuda::bfv::DeviceGaloisKeys, rnsfhe_cuda::bfv::DevicePublicKey>;
-    fn open(dev: &CudaContext, ctx: &Arc<rnsfhe::bfv::BfvContext>) -> Result<Self, CudaError> {
-        rnsfhe_cuda::bfv::CudaBfv::new(dev, ctx).map(Self)
-    }
-    fn upload(&self, ct: &rnsfhe::bfv::Ciphertext) -> Result<Option<DeviceCiphertext>, CudaError> {
-        unless_unsupported(self.0.upload(ct))
-    }
-    fn download(&self, ct: &DeviceCiphertext) -> Result<rnsfhe::bfv::Ciphertext, CudaError> {
-        self.0.download(ct)
-    }
-    fn release(&self, ct: DeviceCiphertext) {
-        self.0.release(ct)
-    }
-    fn upload_keys(&self, keys: &EvalKeys) -> Result<Self::Keys, CudaError> {
-        Ok(DeviceKeys {
-            pk: self.0.upload_public_key(&keys.pk)?,
-            rk: self.0.upload_relin_key(&keys.rk)?,
-            gk: keys
-                .gk
-                .as_ref()
-                .map(|g| self.0.upload_galois_keys(g))
-                .transpose()?,
-        })
-    }
+    forward_gpu!(
+        rnsfhe_cuda::bfv::CudaBfv,
+        bfv,
+        BfvContext,
+        public_key = |g, pk| g.upload_public_key(pk),
+        rotate = rotate_rows,
+        conjugate = rotate_columns
+    );
     fn binary(
         &self,
         keys: Option<&Self::Keys>,
@@ -494,14 +566,6 @@ impl Gpu<crate::bfv::Bfv> for BfvGpu {
             }
         }
     }
-    fn encrypt(
-        &self,
-        keys: &Self::Keys,
-        pt: &rnsfhe::bfv::Plaintext,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        let mut rng = rnsfhe::rnsfhe_math::sampling::rng_from_os()?;
-        unless_unsupported(self.0.encrypt(&keys.pk, pt, &mut rng))
-    }
     fn plain(
         &self,
         a: &DeviceCiphertext,
@@ -514,40 +578,6 @@ impl Gpu<crate::bfv::Bfv> for BfvGpu {
             Op::Mul => self.0.multiply_plain(a, pt),
         })
     }
-    fn negate(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext, CudaError> {
-        self.0.negate(a)
-    }
-    fn rotate(
-        &self,
-        keys: &Self::Keys,
-        a: &DeviceCiphertext,
-        steps: i64,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        match &keys.gk {
-            Some(gk) => unless_unsupported(self.0.rotate_rows(a, steps, gk)),
-            None => Ok(None),
-        }
-    }
-    fn sum_slots(
-        &self,
-        keys: &Self::Keys,
-        a: &DeviceCiphertext,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        match &keys.gk {
-            Some(gk) => unless_unsupported(self.0.sum_slots(a, gk)),
-            None => Ok(None),
-        }
-    }
-    fn conjugate(
-        &self,
-        keys: &Self::Keys,
-        a: &DeviceCiphertext,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        match &keys.gk {
-            Some(gk) => unless_unsupported(self.0.rotate_columns(a, gk)),
-            None => Ok(None),
-        }
-    }
 }
 
 /// The CKKS backend: every level, hybrid keys.
@@ -556,29 +586,14 @@ pub struct CkksGpu(rnsfhe_cuda::ckks::CudaCkks);
 impl Gpu<crate::ckks::Ckks> for CkksGpu {
     type Keys =
         DeviceKeys<rnsfhe_cuda::ckks::DeviceCkksGaloisKeys, rnsfhe_cuda::ckks::DeviceCkksKeys>;
-    fn open(dev: &CudaContext, ctx: &Arc<rnsfhe::ckks::CkksContext>) -> Result<Self, CudaError> {
-        rnsfhe_cuda::ckks::CudaCkks::new(dev, ctx).map(Self)
-    }
-    fn upload(&self, ct: &rnsfhe::ckks::Ciphertext) -> Result<Option<DeviceCiphertext>, CudaError> {
-        unless_unsupported(self.0.upload(ct))
-    }
-    fn download(&self, ct: &DeviceCiphertext) -> Result<rnsfhe::ckks::Ciphertext, CudaError> {
-        self.0.download(ct)
-    }
-    fn release(&self, ct: DeviceCiphertext) {
-        self.0.release(ct)
-    }
-    fn upload_keys(&self, keys: &EvalKeys) -> Result<Self::Keys, CudaError> {
-        Ok(DeviceKeys {
-            pk: self.0.upload_keys(Some(&keys.pk), None)?,
-            rk: self.0.upload_relin_key(&keys.rk)?,
-            gk: keys
-                .gk
-                .as_ref()
-                .map(|g| self.0.upload_galois_keys(g))
-                .transpose()?,
-        })
-    }
+    forward_gpu!(
+        rnsfhe_cuda::ckks::CudaCkks,
+        ckks,
+        CkksContext,
+        public_key = |g, pk| g.upload_keys(Some(pk), None),
+        rotate = rotate,
+        conjugate = conjugate
+    );
     fn binary(
         &self,
         keys: Option<&Self::Keys>,
@@ -618,48 +633,6 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
                 (false, false, _) => self.0.multiply(a, b).map(Some),
                 (true, _, None) => Ok(None),
             },
-        }
-    }
-    fn encrypt(
-        &self,
-        keys: &Self::Keys,
-        pt: &rnsfhe::ckks::Plaintext,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        let mut rng = rnsfhe::rnsfhe_math::sampling::rng_from_os()?;
-        unless_unsupported(self.0.encrypt(&keys.pk, pt, &mut rng))
-    }
-    fn negate(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext, CudaError> {
-        self.0.negate(a)
-    }
-    fn rotate(
-        &self,
-        keys: &Self::Keys,
-        a: &DeviceCiphertext,
-        steps: i64,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        match &keys.gk {
-            Some(gk) => unless_unsupported(self.0.rotate(a, steps, gk)),
-            None => Ok(None),
-        }
-    }
-    fn sum_slots(
-        &self,
-        keys: &Self::Keys,
-        a: &DeviceCiphertext,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        match &keys.gk {
-            Some(gk) => unless_unsupported(self.0.sum_slots(a, gk)),
-            None => Ok(None),
-        }
-    }
-    fn conjugate(
-        &self,
-        keys: &Self::Keys,
-        a: &DeviceCiphertext,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        match &keys.gk {
-            Some(gk) => unless_unsupported(self.0.conjugate(a, gk)),
-            None => Ok(None),
         }
     }
 }
