@@ -33,7 +33,14 @@
 #      from wheels downloaded here, then python/tests/test_device.py (and
 #      the distributed GPU test when Dask is installed there);
 #   9. (STEPS=profile) per-kernel times of one BFV product and the CKKS
-#      operations with Nsight Compute.
+#      operations with Nsight Compute;
+#  10. (STEPS=compare, BASE=path to an rnsfhe binary of another commit,
+#      e.g. copied into DIR as rnsfhe_base) the NTT micro-benchmark once
+#      each, then the BFV and CKKS benchmarks of both binaries alternated
+#      over two rounds (JSON OUT/compare_{bfv,ckks}_{base,new}_{round}.json):
+#      a before/after on one GPU in one run.
+# Everything under OUT is also packed into OUT/gpu-check.tgz (machines
+# that return a limited number of files return that one).
 # STEPS (default "smi ntt demo tests python bench phantom memcheck large") selects
 # steps; each step's log is OUT/<step>.log.
 set -uo pipefail
@@ -141,6 +148,24 @@ run() {
         else
           echo "ncu not installed: profile skipped"
         fi ;;
+      compare)
+        local base=${BASE:-$dir/rnsfhe_base}
+        if [ -x "$base" ]; then
+          step compare_ntt_base 60 "$base" bench --device cuda --experiment ntt --reps 30 --json "$OUT/compare_ntt_base.json"
+          step compare_ntt_new 60 "$rn" bench --device cuda --experiment ntt --reps 30 --json "$OUT/compare_ntt_new.json"
+          for round in 1 2; do
+            local order="base new"
+            [ $round = 2 ] && order="new base"
+            for w in $order; do
+              local bin=$rn
+              [ $w = base ] && bin=$base
+              step "compare_bfv_${w}_$round" 120 "$bin" bench --device cuda --set 14,360 --set 15,600 --variant both --relin rns --reps 50 --batch 64 --json "$OUT/compare_bfv_${w}_$round.json"
+              step "compare_ckks_${w}_$round" 120 "$bin" bench --device cuda --scheme ckks --set 14 --set 16 --reps 30 --reps-large 20 --batch 128 --json "$OUT/compare_ckks_${w}_$round.json"
+            done
+          done
+        else
+          echo "compare: no base binary at $base (set BASE)"
+        fi ;;
       phantom)
         # The GPU peer, same machine, same run (PHANTOM_DIR: see above).
         if [ -n "${PHANTOM_DIR:-}" ]; then
@@ -153,6 +178,9 @@ run() {
   done
   echo "=== summary"
   printf '%s' "$summary"
+  local tgz
+  tgz=$(mktemp -u).tgz
+  tar czf "$tgz" -C "$OUT" --exclude gpu-check.tgz . && mv "$tgz" "$OUT/gpu-check.tgz"
 }
 
 case $mode in
