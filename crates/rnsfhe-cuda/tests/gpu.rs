@@ -134,46 +134,26 @@ fn bfv_every_operation_is_bit_identical_to_the_cpu() {
                 same_op!(add, [&da, &db], [&a, &b]);
                 same_op!(sub, [&da, &db], [&a, &b]);
                 same_op!(negate, [&da], [&a]);
-                // Plaintext operations: a full plaintext, and a constant
-                // whose centred lift is negative.
-                let pc = Plaintext::new(&ctx, &[65530]).unwrap();
-                same_op!(add_plain, [&da, &pb], [&a, &pb]);
-                same_op!(sub_plain, [&da, &pb], [&a, &pb]);
-                same_op!(multiply_plain, [&da, &pb], [&a, &pb]);
-                same_op!(
-                    multiply_plain,
-                    [&da, &pc],
-                    [&a, &pc],
-                    "multiply_plain constant"
-                );
                 let m = ev.multiply(&a, &b).unwrap();
                 let dm = gpu.multiply(&da, &db, variant).unwrap();
                 assert_eq!(gpu.download(&dm).unwrap(), m, "multiply {what}");
-                // The same on a coefficient-form, 3-polynomial product.
-                same_op!(
-                    add_plain,
-                    [&dm, &pb],
-                    [&m, &pb],
-                    "add_plain coefficient form"
-                );
-                same_op!(
-                    sub_plain,
-                    [&dm, &pb],
-                    [&m, &pb],
-                    "sub_plain coefficient form"
-                );
-                same_op!(
-                    multiply_plain,
-                    [&dm, &pb],
-                    [&m, &pb],
-                    "multiply_plain coefficient form"
-                );
-                same_op!(
-                    multiply_plain,
-                    [&dm, &pc],
-                    [&m, &pc],
-                    "multiply_plain constant, coefficient form"
-                );
+                // Plaintext operations on an NTT-form ciphertext and on a
+                // coefficient-form, 3-polynomial product: a full plaintext,
+                // and a constant whose centred lift is negative.
+                let pc = Plaintext::new(&ctx, &[65530]).unwrap();
+                for (dx, x, form) in [(&da, &a, "NTT form"), (&dm, &m, "coefficient form")] {
+                    for (p, kind) in [(&pb, "plaintext"), (&pc, "constant")] {
+                        let name = format!("{form}, {kind}");
+                        same_op!(add_plain, [dx, p], [x, p], format!("add_plain {name}"));
+                        same_op!(sub_plain, [dx, p], [x, p], format!("sub_plain {name}"));
+                        same_op!(
+                            multiply_plain,
+                            [dx, p],
+                            [x, p],
+                            format!("multiply_plain {name}")
+                        );
+                    }
+                }
                 // Mixed forms and sizes: a coefficient-form product minus
                 // an NTT-form ciphertext, and the other way round.
                 same_op!(sub, [&dm, &da], [&m, &a], "sub mixed");

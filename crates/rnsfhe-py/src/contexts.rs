@@ -37,3 +37,17 @@ pub struct PyBgvContext {
     /// The device its ciphertexts live on (`None`: the CPU).
     pub(crate) device: Option<Arc<crate::device::Placement<crate::bgv::Bgv>>>,
 }
+
+/// `From<Arc<scheme context>>`: the Python context of a scheme context on
+/// the CPU.
+macro_rules! on_the_cpu {
+    ($($py:ty => $ctx:ty),*) => {$(
+        impl From<Arc<$ctx>> for $py {
+            fn from(ctx: Arc<$ctx>) -> Self {
+                Self { ctx, device: None }
+            }
+        }
+    )*};
+}
+
+on_the_cpu!(PyBfvContext => BfvContext, PyCkksContext => CkksContext, PyBgvContext => BgvContext);

@@ -71,35 +71,12 @@ impl Scheme {
 
     /// The Python context object.
     pub fn to_object<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(match self {
-            Scheme::Bfv(c) => Py::new(
-                py,
-                crate::contexts::PyBfvContext {
-                    ctx: c.clone(),
-                    device: None,
-                },
-            )?
-            .into_bound(py)
-            .into_any(),
-            Scheme::Ckks(c) => Py::new(
-                py,
-                crate::contexts::PyCkksContext {
-                    ctx: c.clone(),
-                    device: None,
-                },
-            )?
-            .into_bound(py)
-            .into_any(),
-            Scheme::Bgv(c) => Py::new(
-                py,
-                crate::contexts::PyBgvContext {
-                    ctx: c.clone(),
-                    device: None,
-                },
-            )?
-            .into_bound(py)
-            .into_any(),
-        })
+        use crate::contexts::{PyBfvContext, PyBgvContext, PyCkksContext};
+        match self {
+            Scheme::Bfv(c) => Bound::new(py, PyBfvContext::from(c.clone())).map(Bound::into_any),
+            Scheme::Ckks(c) => Bound::new(py, PyCkksContext::from(c.clone())).map(Bound::into_any),
+            Scheme::Bgv(c) => Bound::new(py, PyBgvContext::from(c.clone())).map(Bound::into_any),
+        }
     }
 }
 

@@ -16,6 +16,23 @@ use super::setup::{CudaBfv, DevicePublicKey, DeviceSecretKey};
 impl CudaBfv {
     // ---------------------------------------------------------- encryption
 
+    /// `out = [e]_q + Δ·m` over every limb (`e`: `n` signed words; `msg`:
+    /// the plaintext's `n` words in `[0, t)`): encryption's `c_0` before
+    /// `u·pk_0`, and with `e = 0` the `Δ·m` of the plaintext additions.
+    pub(super) fn signed_plus_delta_m(&self, out: &DevPoly, e: u64, msg: u64) -> Result<()> {
+        self.base.e.pointwise(
+            "poly_signed_plus_scaled",
+            &self.rows_q,
+            &[
+                Arg::W(out.ptr()),
+                Arg::W(e),
+                Arg::W(msg),
+                Arg::W(self.delta.w.ptr()),
+                Arg::W(self.delta.ws.ptr()),
+            ],
+        )
+    }
+
     /// Public-key encryption (000 §II.E), drawing `u`, `e_1`, `e_2` from
     /// `rng` in the CPU's order with the device samplers; the result (NTT
     /// form) and the rng's state afterwards equal
@@ -36,17 +53,7 @@ impl CudaBfv {
         let u_ntt = e.alloc(self.k)?;
         e.unary("poly_from_signed", u_ntt.ptr(), draws.u.ptr(), &self.rows_q)?;
         let c0 = e.alloc(self.k)?;
-        e.pointwise(
-            "poly_signed_plus_scaled",
-            &self.rows_q,
-            &[
-                Arg::W(c0.ptr()),
-                Arg::W(e1.ptr()),
-                Arg::W(msg.ptr()),
-                Arg::W(self.delta.w.ptr()),
-                Arg::W(self.delta.ws.ptr()),
-            ],
-        )?;
+        self.signed_plus_delta_m(&c0, e1.ptr(), msg.ptr())?;
         let c1 = e.alloc(self.k)?;
         e.unary("poly_from_signed", c1.ptr(), e2.ptr(), &self.rows_q)?;
         e.ntt_many(&[u_ntt.ptr(), c0.ptr(), c1.ptr()], &self.rows_q, false)?;

@@ -8,9 +8,8 @@
 use rnsfhe::bfv::Plaintext;
 
 use crate::context::DeviceCiphertext;
-use crate::device::Arg;
 use crate::error::Result;
-use crate::ops::arith::map_polys;
+use crate::ops::arith::{map_polys, plain_into_c0};
 use crate::ops::DeviceScheme;
 use crate::runtime::{Consts, DevPoly};
 
@@ -45,17 +44,7 @@ impl CudaBfv {
         let mut zero = g.take(n)?;
         let dm = g.zero(&mut zero).and_then(|()| {
             let mut dm = e.alloc(self.k)?;
-            e.pointwise(
-                "poly_signed_plus_scaled",
-                &self.rows_q,
-                &[
-                    Arg::W(dm.ptr()),
-                    Arg::W(zero.ptr()),
-                    Arg::W(msg.ptr()),
-                    Arg::W(self.delta.w.ptr()),
-                    Arg::W(self.delta.ws.ptr()),
-                ],
-            )?;
+            self.signed_plus_delta_m(&dm, zero.ptr(), msg.ptr())?;
             if a.ntt {
                 e.ntt_forward(&mut dm, &self.rows_q)?;
             }
@@ -64,15 +53,7 @@ impl CudaBfv {
         g.give(zero);
         g.give(msg);
         let dm = dm?;
-        let words = self.k * n;
-        let out = map_polys(self, a, |i, o, p, rows_q| {
-            if i == 0 {
-                let k = if subtract { "poly_sub" } else { "poly_add" };
-                e.binary(k, o.ptr(), p.ptr(), dm.ptr(), rows_q)
-            } else {
-                e.gpu.copy_words(o.ptr(), p.ptr(), words)
-            }
-        });
+        let out = plain_into_c0(self, a, &dm, subtract);
         e.free(dm);
         Ok(a.with_polys(out?, a.ntt))
     }

@@ -6,7 +6,7 @@ use rnsfhe::ckks::Plaintext;
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
-use crate::ops::arith::{add_sub, check_pair, map_polys, negate};
+use crate::ops::arith::{add_sub, check_pair, map_polys, negate, plain_into_c0};
 use crate::runtime::{Consts, DevPoly};
 
 use super::setup::CudaCkks;
@@ -87,18 +87,9 @@ impl CudaCkks {
             )));
         }
         let m = self.upload_plain(a, pt, op)?;
-        let e = &self.base.e;
-        let words = a.limbs() * e.n();
-        let out = map_polys(self, a, |i, o, p, rows_q| {
-            if i == 0 {
-                let k = if negate { "poly_sub" } else { "poly_add" };
-                e.binary(k, o.ptr(), p.ptr(), m.ptr(), rows_q)
-            } else {
-                e.gpu.copy_words(o.ptr(), p.ptr(), words)
-            }
-        })?;
-        e.free(m);
-        Ok(self.new_ct(a.key_id, out, a.scale, a.len))
+        let out = plain_into_c0(self, a, &m, negate);
+        self.base.e.free(m);
+        Ok(self.new_ct(a.key_id, out?, a.scale, a.len))
     }
 
     /// `a + pt` (`Evaluator::add_plain`): equal level and scale.

@@ -46,6 +46,27 @@ pub(crate) fn map_polys<S: DeviceScheme>(
     Ok(out)
 }
 
+/// `a` with the plaintext polynomial `m` (in `a`'s form) added to or
+/// subtracted from `c_0`, the other polynomials copied: the plaintext
+/// additions of both schemes.
+pub(crate) fn plain_into_c0<S: DeviceScheme>(
+    s: &S,
+    a: &DeviceCiphertext,
+    m: &DevPoly,
+    subtract: bool,
+) -> Result<Vec<DevPoly>> {
+    let e = s.engine();
+    let words = a.limbs() * e.n();
+    map_polys(s, a, |i, o, p, rows_q| {
+        if i == 0 {
+            let k = if subtract { "poly_sub" } else { "poly_add" };
+            e.binary(k, o.ptr(), p.ptr(), m.ptr(), rows_q)
+        } else {
+            e.gpu.copy_words(o.ptr(), p.ptr(), words)
+        }
+    })
+}
+
 /// `−a` (`Evaluator::negate`), in `a`'s form: one `poly_neg` launch per
 /// polynomial.
 pub(crate) fn negate<S: DeviceScheme>(s: &S, a: &DeviceCiphertext) -> Result<DeviceCiphertext> {
