@@ -71,8 +71,9 @@ impl CudaBfv {
             pk.pk1.ptr(),
             &self.rows_q,
         )?;
-        e.free(u_ntt);
-        g.give(msg);
+        // Secret-dependent: zeroed before the buffers are reused.
+        e.free_secret(u_ntt);
+        g.give_secret(msg);
         draws.finish(e, rng)?;
         Ok(self.new_ct(pk.key_id, vec![c0, c1], true))
     }

@@ -51,10 +51,11 @@ impl CudaBfv {
             Ok(dm)
         });
         g.give(zero);
-        g.give(msg);
+        // Plaintexts may be the caller's secret: zeroed before reuse.
+        g.give_secret(msg);
         let dm = dm?;
         let out = plain_into_c0(self, a, &dm, subtract);
-        e.free(dm);
+        e.free_secret(dm);
         Ok(a.with_polys(out?, a.ntt))
     }
 
@@ -103,7 +104,7 @@ impl CudaBfv {
             e.ntt_forward(&mut m, &self.rows_q)?;
             Ok(m)
         });
-        e.gpu.give(raw);
+        e.gpu.give_secret(raw);
         let m = lifted?;
         let cur = match self.ntt_form(a) {
             Ok(c) => c,
@@ -116,7 +117,7 @@ impl CudaBfv {
         let out = map_polys(self, src, |_, o, p, rows_q| {
             e.binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)
         });
-        e.free(m);
+        e.free_secret(m);
         if let Some(c) = cur {
             self.release(c);
         }

@@ -88,7 +88,7 @@ impl CudaCkks {
         }
         let m = self.upload_plain(a, pt, op)?;
         let out = plain_into_c0(self, a, &m, negate);
-        self.base.e.free(m);
+        self.base.e.free_secret(m);
         Ok(self.new_ct(a.key_id, out?, a.scale, a.len))
     }
 
@@ -110,7 +110,7 @@ impl CudaCkks {
         let out = map_polys(self, a, |_, o, p, rows_q| {
             e.binary("poly_mul", o.ptr(), p.ptr(), m.ptr(), rows_q)
         })?;
-        e.free(m);
+        e.free_secret(m);
         Ok(self.new_ct(a.key_id, out, a.scale * pt.scale(), a.len))
     }
 

@@ -80,11 +80,11 @@ impl CudaCkks {
                 let ptrs = (o.ptr(), x.ptr(), d.ptr());
                 e.binary_scaled("poly_add_then_scalar", ptrs, p1_inv, rows_q)?;
                 for p in [x, cp, d] {
-                    e.free(p);
+                    e.free_secret(p);
                 }
                 out.push(o);
             }
-            e.free(uu);
+            e.free_secret(uu);
         } else {
             let mut uu = e.alloc(kl)?;
             e.unary("poly_from_signed", uu.ptr(), draws.u.ptr(), rows_q)?;
@@ -96,13 +96,14 @@ impl CudaCkks {
                 e.binary("poly_mul_acc", c.ptr(), uu.ptr(), pk.ptr(), rows_q)?;
                 out.push(c);
             }
-            e.free(uu);
+            e.free_secret(uu);
         }
         let m = e.upload(pt.poly().data(), kl)?;
         if let Some(c0) = out.first() {
             e.binary("poly_add", c0.ptr(), c0.ptr(), m.ptr(), rows_q)?;
         }
-        e.free(m);
+        // The message is the data owner's secret too.
+        e.free_secret(m);
         draws.finish(e, rng)?;
         Ok(self.new_ct(keys.key_id, out, pt.scale(), pt.len()))
     }

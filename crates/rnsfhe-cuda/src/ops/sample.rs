@@ -114,8 +114,12 @@ impl Draws {
         let words = g.download(&self.st, 4)?;
         let flag = g.download(&self.status, 1)?;
         let [e1, e2] = self.e;
-        e.free_all([self.u, e1, e2]);
-        g.give(self.st);
+        // The ephemeral secret, the errors and the keystream state are
+        // secret-dependent: zeroed before their buffers are reused.
+        for p in [self.u, e1, e2] {
+            e.free_secret(p);
+        }
+        g.give_secret(self.st);
         g.give(self.status);
         if flag.first().copied().unwrap_or(1) & 0xffff_ffff != 0 {
             return Err(CudaError::SamplerBudget);
