@@ -179,8 +179,10 @@ pub struct Placement<S: Scheme> {
     pub device: Device,
     /// The scheme's backend there.
     pub gpu: S::Gpu,
-    /// Its identity (device keys are cached per placement).
-    id: u64,
+    /// The device's ordinal: a key set belongs to one context, and a
+    /// context has one placement per device, so this names the placement
+    /// in the key set's cache of device keys.
+    ordinal: usize,
 }
 
 impl<S: Scheme> Placement<S> {
@@ -195,7 +197,6 @@ impl<S: Scheme> Placement<S> {
             return Ok(None);
         };
         static PLACED: OnceLock<TypeMap<(u64, usize)>> = OnceLock::new();
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let dev = cuda_context(py, ordinal)?;
         let placed = PLACED.get_or_init(TypeMap::default);
         placed
@@ -204,7 +205,7 @@ impl<S: Scheme> Placement<S> {
                 Ok(Self {
                     device,
                     gpu,
-                    id: NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                    ordinal,
                 })
             })
             .map(Some)
@@ -212,7 +213,7 @@ impl<S: Scheme> Placement<S> {
 
     /// The device keys of `keys`, uploaded on first use.
     pub fn keys(&self, py: Python<'_>, keys: &EvalKeys) -> PyResult<Arc<<S::Gpu as Gpu<S>>::Keys>> {
-        keys.device.get_or_try(self.id, |_| {
+        keys.device.get_or_try(self.ordinal, |_| {
             detach(py, || self.gpu.upload_keys(keys)).map_err(device_error)
         })
     }
@@ -288,11 +289,6 @@ impl<S: Scheme> Store<S> {
             .as_ref()
             .map_or(Device::Cpu, |p| p.device)
             .name()
-    }
-
-    /// Whether the polynomials are in device memory now.
-    pub fn is_resident(&self) -> bool {
-        matches!(self.dev.get(), Some(Some(_)))
     }
 
     /// The host ciphertext, downloaded on first request.
@@ -412,8 +408,8 @@ impl<S: Core> Gpu<S> for NoGpu {
     }
 }
 
-/// `f(upload)` where the device can hold the value, `Ok(None)` where it
-/// reports `Unsupported` (the caller keeps the host copy).
+/// `r` as an option: `Ok(None)` where the device reports `Unsupported`
+/// (the caller computes on the CPU, or keeps the host copy).
 pub fn unless_unsupported<T>(r: Result<T, CudaError>) -> Result<Option<T>, CudaError> {
     match r {
         Ok(v) => Ok(Some(v)),

@@ -119,9 +119,9 @@ pub struct EvalKeys {
     /// its Shoup precomputation of the key is then reused by every
     /// encryption.
     encryptors: TypeMap<()>,
-    /// The keys uploaded to each device placement that used them
+    /// The keys uploaded to each device (by ordinal) that used them
     /// ([`crate::device::Placement::keys`]).
-    pub(crate) device: TypeMap<u64>,
+    pub(crate) device: TypeMap<usize>,
 }
 
 impl EvalKeys {
