@@ -253,3 +253,76 @@ extern "C" __global__ void ckks_enc_q_rows(u64* d, const u64* cp, const i64* e, 
     if (with_msg) r = mod_add(r, shoup(msg[i], pm, p1s[limb], m.p), m.p);
     d[i] = r;
 }
+
+// ---------------------------------------------------------------------------
+// BGV (rnsfhe::bgv; 2021/204 §3.2). `t` is mods[t_idx], the plaintext
+// modulus; every result is the canonical word of the CPU's kernels
+// (bgv::kernels).
+
+// The correction of BGV's modulus switch from the last limb a (coefficient
+// form, canonical mod q_l) of gridDim.z polynomials (`tail` n words apart,
+// `out` zs_out apart): a centred, k = [a q_l^{-1}]_t (from a centred mod
+// t), k centred, and on every kept row i out_i = [a]_{q_i} - [k]_{q_i}
+// [q_l]_{q_i}, so that delta = a - q_l k is 0 mod t and a mod q_l
+// (bgv::kernels::mod_switch_poly).
+extern "C" __global__ void bgv_switch_delta(u64* out, const u64* tail, u64 zs_out, u32 t_idx,
+                                            u64 ql_half, u64 ql_mod_t, u64 inv, u64 invs,
+                                            const u64* qlq, const u64* qlqs, const u64* tq,
+                                            const u32* rows, const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    const Mod t = mods[t_idx];
+    const u64 a = tail[(u64)blockIdx.z * n + c];
+    const bool a_neg = a > ql_half;
+    u64 at = reduce64(a, t);
+    if (a_neg) at = mod_sub(at, ql_mod_t, t.p);
+    const u64 k = shoup(at, inv, invs, t.p);
+    u64 ai = reduce64(a, m);
+    if (a_neg) ai = mod_sub(ai, qlq[limb], m.p);
+    u64 ki = reduce64(k, m);
+    if (k > (t.p >> 1)) ki = mod_sub(ki, tq[limb], m.p);
+    out[blockIdx.z * zs_out + i] = mod_sub(ai, shoup(ki, qlq[limb], qlqs[limb], m.p), m.p);
+}
+
+// The centred lift of a plaintext times a factor f (Shoup pair mod t):
+// s = [m f]_t, out_i = [s]_{q_i} or [s - t]_{q_i} when s > t/2
+// (bgv::kernels::lift_centered_ntt before its NTT). msg: n words in [0, t).
+extern "C" __global__ void bgv_lift_centered(u64* out, const u64* msg, u32 t_idx, u64 f,
+                                             u64 fs, const u64* tq, const u32* rows,
+                                             const Mod* mods, u32 n) {
+    POINT_PROLOGUE
+    const Mod t = mods[t_idx];
+    const u64 s = shoup(msg[c], f, fs, t.p);
+    u64 r = reduce64(s, m);
+    if (s > (t.p >> 1)) r = mod_sub(r, tq[limb], m.p);
+    out[i] = r;
+}
+
+// Exact decryption modulo t of the centred phase x (coefficient form, k
+// rows `rows`): y_i = [x_i Q^_i^{-1}]_{q_i}, v = round(sum_i y_i / q_i) in
+// double (the CPU's order, no fused multiply-add), out = ([sum_i y_i
+// [Q^_i]_t]_t - [v]_t [Q_l]_t) sigma^{-1} mod t
+// (bgv::kernels::reduce_centered_mod_t, then the correction factor).
+// One thread per coefficient.
+extern "C" __global__ void bgv_decrypt_t(u64* out, const u64* x, u32 k, const u64* qhat_inv,
+                                         const u64* qhat_invs, const u64* qhat_t,
+                                         const double* inv_q, u64 q_mod_t, u64 sinv, u64 sinvs,
+                                         u32 t_idx, const u32* rows, const Mod* mods, u32 n) {
+    const u32 c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    const Mod t = mods[t_idx];
+    double f = 0.0;
+    Acc3 acc = acc3_zero();
+    for (u32 i = 0; i < k; ++i) {
+        const Mod m = mods[rows[i]];
+        const u64 y = shoup(x[(u64)i * n + c], qhat_inv[i], qhat_invs[i], m.p);
+        f = __dadd_rn(f, __dmul_rn(__ull2double_rn(y), inv_q[i]));
+        acc3_add_prod(acc, y, qhat_t[i]);
+    }
+    // rnsfhe_math::ct::round_nonneg: truncate, then add 1 when the
+    // fraction is at least 1/2.
+    const i64 ti = __double2ll_rz(f);
+    const double frac = __dsub_rn(f, __ll2double_rn(ti));
+    const u64 v = (u64)ti + ((frac >= 0.5) ? 1ull : 0ull);
+    const u64 r = mod_sub(acc3_reduce(acc, t), mod_mul(reduce64(v, t), q_mod_t, t), t.p);
+    out[c] = shoup(r, sinv, sinvs, t.p);
+}

@@ -76,6 +76,9 @@ pub const MODULES: [KernelModule; 6] = [
             "poly_permute_signed",
             "ckks_enc_p1_row",
             "ckks_enc_q_rows",
+            "bgv_switch_delta",
+            "bgv_lift_centered",
+            "bgv_decrypt_t",
         ],
     },
     KernelModule {

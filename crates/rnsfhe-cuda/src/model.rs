@@ -435,6 +435,94 @@ pub fn scale_t(x: &[u64], tb: &ScaleToTTables, t: &DeviceModulus) -> u64 {
     acc.reduce(t)
 }
 
+/// `reduce64` of common.cuh (canonical).
+fn reduce64(x: u64, m: &DeviceModulus) -> u64 {
+    csub(x.wrapping_sub(mulhi(x, m.ratio64).wrapping_mul(m.p)), m.p)
+}
+
+/// `mod_sub` of common.cuh.
+fn mod_sub(a: u64, b: u64, p: u64) -> u64 {
+    let d = a.wrapping_sub(b);
+    d.wrapping_add(p & ((d as i64 >> 63) as u64))
+}
+
+/// `bgv_switch_delta` for one coefficient: from the last limb's word `a`,
+/// the words of `δ` on the kept limbs `kept`.
+pub fn bgv_switch_delta(
+    a: u64,
+    tb: &BgvSwitchTables,
+    t: &DeviceModulus,
+    kept: &[DeviceModulus],
+) -> Vec<u64> {
+    let neg = a > tb.ql_half;
+    let mut at = reduce64(a, t);
+    if neg {
+        at = mod_sub(at, tb.ql_mod_t, t.p);
+    }
+    let k = shoup(at, tb.ql_inv_t.0, tb.ql_inv_t.1, t.p);
+    kept.iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let mut ai = reduce64(a, m);
+            if neg {
+                ai = mod_sub(ai, tb.qlq[i], m.p);
+            }
+            let mut ki = reduce64(k, m);
+            if k > t.p >> 1 {
+                ki = mod_sub(ki, tb.tq[i], m.p);
+            }
+            mod_sub(ai, shoup(ki, tb.qlq[i], tb.qlqs[i], m.p), m.p)
+        })
+        .collect()
+}
+
+/// `bgv_lift_centered` for one coefficient `v < t` and factor `(f, fs)`:
+/// its word on every limb `q` (`tq[i] = [t]_{q_i}`).
+pub fn bgv_lift_centered(
+    v: u64,
+    (f, fs): (u64, u64),
+    tq: &[u64],
+    t: &DeviceModulus,
+    q: &[DeviceModulus],
+) -> Vec<u64> {
+    let s = shoup(v, f, fs, t.p);
+    q.iter()
+        .zip(tq)
+        .map(|(m, &tqi)| {
+            let r = reduce64(s, m);
+            if s > t.p >> 1 {
+                mod_sub(r, tqi, m.p)
+            } else {
+                r
+            }
+        })
+        .collect()
+}
+
+/// `bgv_decrypt_t` for one coefficient `x` (one word per limb of `q`),
+/// times `σ^{-1}` (`sinv` with its Shoup word).
+pub fn bgv_decrypt_t(
+    x: &[u64],
+    tb: &BgvDecryptTables,
+    sinv: (u64, u64),
+    t: &DeviceModulus,
+    q: &[DeviceModulus],
+) -> u64 {
+    let mut f = 0f64;
+    let mut acc = Acc3::default();
+    for (i, m) in q.iter().enumerate() {
+        let y = shoup(x[i], tb.qhat_inv[i], tb.qhat_invs[i], m.p);
+        f += y as f64 * tb.inv_q[i];
+        acc.add_prod(y, tb.qhat_t[i]);
+    }
+    let ti = f as i64;
+    let v = ti as u64 + u64::from(f - ti as f64 >= 0.5);
+    let vq = reduce64(v, t);
+    let prod = reduce128(vq.wrapping_mul(tb.q_mod_t), mulhi(vq, tb.q_mod_t), t);
+    let r = mod_sub(acc.reduce(t), prod, t.p);
+    shoup(r, sinv.0, sinv.1, t.p)
+}
+
 /// `hps_scale_base` for one coefficient (`xq` over q, `xp` over P).
 pub fn scale_base(xq: &[u64], xp: &[u64], tb: &ScaleToBaseTables, p: &[DeviceModulus]) -> Vec<u64> {
     let k = xq.len();

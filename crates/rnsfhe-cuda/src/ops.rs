@@ -13,6 +13,7 @@
 
 pub(crate) mod arith;
 pub(crate) mod galois;
+pub(crate) mod leveled;
 pub(crate) mod sample;
 pub(crate) mod scheme;
 pub(crate) mod transfer;

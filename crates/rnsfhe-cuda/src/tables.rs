@@ -539,3 +539,100 @@ pub fn big_residue(x: &BigUint, m: u64) -> u64 {
         big_mod(x, m)
     }
 }
+
+/// BGV's modulus switch from `q_0 … q_l` to `q_0 … q_{l−1}` (the
+/// `bgv_switch_delta` kernel; rnsfhe's `bgv::context::ModSwitch`,
+/// 2021/204 §3.2): `⌊q_l/2⌋`, `[q_l]_t`, `[q_l^{-1}]_t` with its Shoup
+/// word, and per kept limb `[q_l]_{q_i}` (with Shoup words) and `[t]_{q_i}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BgvSwitchTables {
+    /// `⌊q_l/2⌋`.
+    pub ql_half: u64,
+    /// `[q_l]_t`.
+    pub ql_mod_t: u64,
+    /// `[q_l^{-1}]_t` and its Shoup word.
+    pub ql_inv_t: (u64, u64),
+    /// `[q_l]_{q_i}` per kept limb.
+    pub qlq: Vec<u64>,
+    /// Their Shoup words.
+    pub qlqs: Vec<u64>,
+    /// `[t]_{q_i}` per kept limb.
+    pub tq: Vec<u64>,
+}
+
+impl BgvSwitchTables {
+    /// The tables of dropping the last of `q` (at least two primes) with
+    /// plaintext modulus `t` (coprime to every prime).
+    pub fn new(q: &[u64], t: &Modulus) -> Result<Self> {
+        let (&ql, kept) = q
+            .split_last()
+            .filter(|(_, k)| !k.is_empty())
+            .ok_or_else(|| CudaError::InvalidArgument("a switch needs two limbs".into()))?;
+        let ql_mod_t = t.reduce(ql);
+        let inv = t.inv(ql_mod_t)?;
+        let mut qlq = Vec::with_capacity(kept.len());
+        let mut qlqs = Vec::with_capacity(kept.len());
+        let mut tq = Vec::with_capacity(kept.len());
+        for &qi in kept {
+            let m = Modulus::new(qi)?;
+            let w = m.reduce(ql);
+            qlq.push(w);
+            qlqs.push(m.shoup(w));
+            tq.push(m.reduce(t.value()));
+        }
+        Ok(Self {
+            ql_half: ql >> 1,
+            ql_mod_t,
+            ql_inv_t: (inv, t.shoup(inv)),
+            qlq,
+            qlqs,
+            tq,
+        })
+    }
+}
+
+/// BGV's exact decryption modulo `t` at one level (the `bgv_decrypt_t`
+/// kernel; rnsfhe's `bgv::context::DecryptTables`, 000 §III):
+/// `[Q̂_i^{-1}]_{q_i}` with Shoup words, `[Q̂_i]_t`, `1/q_i` and `[Q_l]_t`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BgvDecryptTables {
+    /// `[Q̂_i^{-1}]_{q_i}`.
+    pub qhat_inv: Vec<u64>,
+    /// Their Shoup words.
+    pub qhat_invs: Vec<u64>,
+    /// `[Q̂_i]_t`.
+    pub qhat_t: Vec<u64>,
+    /// `1/q_i` in `f64`.
+    pub inv_q: Vec<f64>,
+    /// `[Q_l]_t`.
+    pub q_mod_t: u64,
+}
+
+impl BgvDecryptTables {
+    /// The tables of the level `q` (one or more primes) for `t`.
+    pub fn new(q: &[u64], t: &Modulus) -> Result<Self> {
+        let mut out = Self {
+            qhat_inv: Vec::with_capacity(q.len()),
+            qhat_invs: Vec::with_capacity(q.len()),
+            qhat_t: Vec::with_capacity(q.len()),
+            inv_q: q.iter().map(|&qi| 1.0 / qi as f64).collect(),
+            q_mod_t: 1,
+        };
+        for (i, &qi) in q.iter().enumerate() {
+            let m = Modulus::new(qi)?;
+            out.q_mod_t = t.mul(out.q_mod_t, t.reduce(qi));
+            let (mut h, mut ht) = (1u64, 1u64);
+            for (j, &o) in q.iter().enumerate() {
+                if j != i {
+                    h = m.mul(h, m.reduce(o));
+                    ht = t.mul(ht, t.reduce(o));
+                }
+            }
+            let hi = m.inv(h)?;
+            out.qhat_inv.push(hi);
+            out.qhat_invs.push(m.shoup(hi));
+            out.qhat_t.push(ht);
+        }
+        Ok(out)
+    }
+}

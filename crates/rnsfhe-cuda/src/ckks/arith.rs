@@ -141,7 +141,7 @@ impl CudaCkks {
                 "multiplying by a constant needs a level to rescale".into(),
             )));
         }
-        let q = self.q[kl - 1] as f64;
+        let q = self.chain.q[kl - 1] as f64;
         let scaled = (c * q).round();
         if !scaled.is_finite() || scaled.abs() >= (1u64 << 62) as f64 {
             return Err(CudaError::Scheme(rnsfhe::Error::ValueOutOfRange(format!(
@@ -151,7 +151,7 @@ impl CudaCkks {
         }
         let mag = scaled.abs() as u64;
         let neg = scaled < 0.0;
-        let moduli = &self.q[..kl];
+        let moduli = &self.chain.q[..kl];
         let w: Vec<u64> = moduli.iter().map(|&qi| mag % qi).collect();
         let e = &self.base.e;
         let consts = Consts::new(&e.gpu, &w, moduli)?;

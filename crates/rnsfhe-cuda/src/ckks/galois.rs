@@ -71,12 +71,13 @@ impl DeviceScheme for CudaCkks {
     }
 
     fn rows_q(&self, limbs: usize) -> Result<&Rows> {
-        Ok(&self.level(limbs)?.0)
+        Ok(&self.level(limbs)?.rows_q)
     }
 
     /// Hybrid key switch of `σ(c_1)` at its level, `ks_0` added to `c0`.
     fn switch_galois(&self, c0: DevPoly, c1: DevPoly, key: &DeviceKsk) -> Result<[DevPoly; 2]> {
-        let (rows_q, _, lv, ..) = self.level(c1.limbs())?;
+        let l = self.level(c1.limbs())?;
+        let (rows_q, lv) = (&l.rows_q, &l.hybrid);
         let e = &self.base.e;
         let (k0, k1) = e.hybrid_switch(lv, key, &c1)?;
         e.free(c1);

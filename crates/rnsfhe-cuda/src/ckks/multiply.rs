@@ -6,6 +6,7 @@ use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::ops::arith::{check_pair, operands};
+use crate::ops::leveled::divide_by_last_prime;
 use crate::runtime::{DevPoly, DeviceKsk};
 
 use super::setup::CudaCkks;
@@ -21,7 +22,7 @@ impl CudaCkks {
                 "multiply needs two 2-polynomial ciphertexts at one level".into(),
             ));
         }
-        let (rows_q, ..) = self.level(kl)?;
+        let rows_q = &self.level(kl)?.rows_q;
         let e = &self.base.e;
         let d: Vec<DevPoly> = (0..3).map(|_| e.alloc(kl)).collect::<Result<_>>()?;
         let x = operands(a, b).map(DevPoly::ptr);
@@ -43,7 +44,8 @@ impl CudaCkks {
             ));
         }
         let kl = a.limbs();
-        let (rows_q, _, lv, ..) = self.level(kl)?;
+        let l = self.level(kl)?;
+        let (rows_q, lv) = (&l.rows_q, &l.hybrid);
         let e = &self.base.e;
         let c2 = e.alloc(kl)?;
         e.ntt_pairs(&[(c2.ptr(), a.polys[2].ptr())], rows_q.span(1)?, true)?;
@@ -61,58 +63,34 @@ impl CudaCkks {
     pub fn rescale(&self, a: &DeviceCiphertext) -> Result<DeviceCiphertext> {
         self.check(a)?;
         let kl = a.limbs();
-        let rs = kl
-            .checked_sub(2)
-            .and_then(|i| self.rescales.get(i))
-            .ok_or_else(|| {
-                CudaError::Scheme(rnsfhe::Error::LevelExhausted(
-                    "cannot rescale a ciphertext at level 0".into(),
-                ))
-            })?;
-        let (rows_low, ..) = self.level(kl - 1)?;
+        let rs = kl.checked_sub(2).and_then(|i| self.rescales.get(i));
         let e = &self.base.e;
         let n = e.n();
-        let low = kl - 1;
-        let size = a.size();
-        // The last limb of every polynomial in coefficient form.
-        let tail = e.alloc(size)?;
-        let pairs: Vec<(u64, u64)> = a
-            .polys
-            .iter()
-            .enumerate()
-            .map(|(b, p)| (tail.row(b, n), p.row(low, n)))
-            .collect();
-        e.ntt_pairs(&pairs, rs.rows_last.span(1)?, true)?;
-        let corr = e.alloc(size * low)?;
-        let last = e.mt.idx(self.q[kl - 1])?;
-        for b in 0..size {
-            e.gpu.launch(
-                "rescale_correction",
-                geometry::pointwise(n, low)?,
-                &[
-                    Arg::W(corr.row(b * low, n)),
-                    Arg::W(tail.row(b, n)),
-                    Arg::W(rs.half),
-                    Arg::U(last),
-                    Arg::W(rs.half_q.ptr()),
-                    Arg::W(rows_low.dev.ptr()),
-                    Arg::W(e.mt.mods_ptr()),
-                    Arg::U(n as u32),
-                ],
-            )?;
-        }
-        let pairs: Vec<(u64, u64)> = (0..size).map(|b| (corr.row(b * low, n), 0)).collect();
-        e.ntt_pairs(&pairs, rows_low.span(1)?, false)?;
-        let mut out = Vec::with_capacity(size);
-        for (b, p) in a.polys.iter().enumerate() {
-            let o = e.alloc(low)?;
-            let ptrs = (o.ptr(), p.ptr(), corr.row(b * low, n));
-            e.binary_scaled("poly_sub_then_scalar", ptrs, &rs.inv, rows_low)?;
-            out.push(o);
-        }
-        e.free(tail);
-        e.free(corr);
-        Ok(self.new_ct(a.key_id, out, a.scale / self.q[kl - 1] as f64, a.len))
+        let low = kl.saturating_sub(1);
+        let out = divide_by_last_prime(e, &self.chain, a, "rescale", |corr, tail, size| {
+            let rs = rs.ok_or_else(|| CudaError::InvalidArgument("rescale".into()))?;
+            let rows_low = &self.level(low)?.rows_q;
+            let last = e.mt.idx(self.chain.q[kl - 1])?;
+            for b in 0..size {
+                e.gpu.launch(
+                    "rescale_correction",
+                    geometry::pointwise(n, low)?,
+                    &[
+                        Arg::W(corr.row(b * low, n)),
+                        Arg::W(tail.row(b, n)),
+                        Arg::W(rs.half),
+                        Arg::U(last),
+                        Arg::W(rs.half_q.ptr()),
+                        Arg::W(rows_low.dev.ptr()),
+                        Arg::W(e.mt.mods_ptr()),
+                        Arg::U(n as u32),
+                    ],
+                )?;
+            }
+            Ok(())
+        })?;
+        let q_l = self.chain.q[kl - 1] as f64;
+        Ok(self.new_ct(a.key_id, out, a.scale / q_l, a.len))
     }
 
     /// `Evaluator::multiply_relin_rescale`: the tensor, hybrid key switching
@@ -158,7 +136,7 @@ impl CudaCkks {
     /// working set, at most 64.
     pub fn batch_cap(&self, kl: usize) -> usize {
         let n = self.base.e.n();
-        let kp = self.special.len();
+        let kp = self.chain.special.len();
         let rows_ext = kl + kp;
         let dnum = kl.div_ceil(kp.max(1));
         let per = 7 * kl + dnum * rows_ext + 2 * rows_ext + 4 * kl;
@@ -191,7 +169,8 @@ impl CudaCkks {
             }
             let chunk = &pairs[start..end];
             let bn = chunk.len();
-            let (rows_q, _, lv, ..) = self.level(kl)?;
+            let l = self.level(kl)?;
+            let (rows_q, lv) = (&l.rows_q, &l.hybrid);
             // d = [d0, d1, d2] per product, product after product.
             let d = e.alloc(3 * kl * bn)?;
             let (x, tensor_in, zs_in) = if bn == 1 {
@@ -224,7 +203,7 @@ impl CudaCkks {
             let r = e.relin_rescale_many(lv, rk, &d, bn);
             e.free(d);
             let mut polys = r?.into_iter();
-            let q_l = self.q[kl - 1] as f64;
+            let q_l = self.chain.q[kl - 1] as f64;
             for (a, b) in chunk {
                 match (polys.next(), polys.next()) {
                     (Some(o0), Some(o1)) => out.push(self.new_ct(

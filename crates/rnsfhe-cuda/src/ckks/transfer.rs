@@ -61,7 +61,7 @@ impl CudaCkks {
                 }
                 key_id = Some(sk.key_id());
                 let ring = self.base.cpu.ring_at(self.base.cpu.max_level())?;
-                Some(upload_secret(e, ring, sk, self.q.len())?)
+                Some(upload_secret(e, ring, sk, self.chain.q.len())?)
             }
             None => None,
         };

@@ -349,3 +349,180 @@ fn galois_maps_match_galois_table() {
         assert_eq!(dev, cpu, "coeff g = {g}");
     }
 }
+
+/// BGV's modulus switch, centred plaintext lift and exact decryption
+/// modulo `t`: the kernels' models with the tables of [`BgvSwitchTables`]
+/// and [`BgvDecryptTables`], composed with rnsfhe-math's NTTs, give the
+/// CPU evaluator's and decryptor's words.
+#[test]
+fn bgv_switch_lift_and_decryption_match_cpu() {
+    use rnsfhe::bgv::{
+        BatchEncoder, BgvContext, BgvParameters, Decryptor, Encryptor, Evaluator, PublicKey,
+        SecretKey,
+    };
+    use rnsfhe::rnsfhe_math::Ntt;
+    let t_val = 65537;
+    let params = BgvParameters::for_depth(3, t_val, 40, 60)
+        .degree(1024)
+        .security(rnsfhe::SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = BgvContext::new(params).unwrap();
+    let n = ctx.degree();
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+    let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+    let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+    let dec = Decryptor::new(&ctx, &sk).unwrap();
+    let ev = Evaluator::new(&ctx);
+    let be = BatchEncoder::new(&ctx).unwrap();
+    let slots: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t_val)).collect();
+    let pt = be.encode(&slots).unwrap();
+    let t = Modulus::new(t_val).unwrap();
+    let td = DeviceModulus::new(&t);
+    let q: Vec<u64> = ctx.params().coeff_moduli().to_vec();
+    let tables: Vec<NttTable> = q
+        .iter()
+        .map(|&p| NttTable::new(n, Modulus::new(p).unwrap()).unwrap())
+        .collect();
+    let qd: Vec<DeviceModulus> = q
+        .iter()
+        .map(|&p| DeviceModulus::new(&Modulus::new(p).unwrap()))
+        .collect();
+    let mut ct = enc.encrypt_with_rng(&pt, &mut rng).unwrap();
+    // A product first, so that the switches see a noisy phase too.
+    ct = ev.multiply_plain(&ct, &pt).unwrap();
+    while ct.level() > 0 {
+        let kl = ct.level() + 1;
+        let tb = BgvSwitchTables::new(&q[..kl], &t).unwrap();
+        let want = ev.mod_switch_to_next(&ct).unwrap();
+        for (b, p) in ct.polys().iter().enumerate() {
+            let mut tail = p.limb(kl - 1).to_vec();
+            tables[kl - 1].backward(&mut tail).unwrap();
+            let mut delta = vec![vec![0u64; n]; kl - 1];
+            for (c, &a) in tail.iter().enumerate() {
+                for (i, w) in bgv_switch_delta(a, &tb, &td, &qd[..kl - 1])
+                    .into_iter()
+                    .enumerate()
+                {
+                    delta[i][c] = w;
+                }
+            }
+            for (i, d) in delta.iter_mut().enumerate() {
+                tables[i].forward(d).unwrap();
+                let m = Modulus::new(q[i]).unwrap();
+                let inv = m.inv(m.reduce(q[kl - 1])).unwrap();
+                let got: Vec<u64> = p
+                    .limb(i)
+                    .iter()
+                    .zip(d.iter())
+                    .map(|(&x, &y)| m.mul(m.sub(x, y), inv))
+                    .collect();
+                assert_eq!(got, want.polys()[b].limb(i), "level {kl} poly {b} limb {i}");
+            }
+        }
+        ct = want;
+        // The correction factor is no longer 1: the lift of add_plain
+        // multiplies the plaintext by it.
+        let sigma = ct.correction_factor();
+        assert_ne!(sigma, 1);
+        let kl = ct.level() + 1;
+        let sum = ev.add_plain(&ct, &pt).unwrap();
+        let tq: Vec<u64> = q[..kl].iter().map(|&qi| t_val % qi).collect();
+        let f = (sigma, t.shoup(sigma));
+        for i in 0..kl {
+            let mut lifted: Vec<u64> = pt
+                .coefficients()
+                .iter()
+                .map(|&v| bgv_lift_centered(v, f, &tq, &td, &qd[..kl])[i])
+                .collect();
+            tables[i].forward(&mut lifted).unwrap();
+            let m = Modulus::new(q[i]).unwrap();
+            let diff: Vec<u64> = sum.polys()[0]
+                .limb(i)
+                .iter()
+                .zip(ct.polys()[0].limb(i))
+                .map(|(&x, &y)| m.sub(x, y))
+                .collect();
+            assert_eq!(diff, lifted, "lift at level {} limb {i}", kl - 1);
+        }
+        // Decryption: the phase by rnsfhe-math, then the kernel's model.
+        let ring = ctx.ring_at(ct.level()).unwrap();
+        let s = ring
+            .to_ntt(ring.from_signed(sk.coefficients()).unwrap())
+            .unwrap();
+        let mut phase: RnsPoly<Ntt> = ct.polys()[1].clone();
+        ring.mul_assign(&mut phase, &s).unwrap();
+        ring.add_assign(&mut phase, &ct.polys()[0]).unwrap();
+        let phase = ring.to_coeff(phase).unwrap();
+        let dt = BgvDecryptTables::new(&q[..kl], &t).unwrap();
+        let sinv = t.inv(sigma).unwrap();
+        let got: Vec<u64> = (0..n)
+            .map(|c| {
+                let x: Vec<u64> = phase.limbs_iter().map(|r| r[c]).collect();
+                bgv_decrypt_t(&x, &dt, (sinv, t.shoup(sinv)), &td, &qd[..kl])
+            })
+            .collect();
+        let want = dec.decrypt(&ct).unwrap();
+        assert_eq!(
+            got,
+            want.coefficients(),
+            "decryption at level {}",
+            ct.level()
+        );
+    }
+}
+
+/// The decryption model against a big-integer reference on random RNS
+/// values (the centred CRT value modulo `t`), edge values included (up to
+/// the documented band around `Q/2`).
+#[test]
+fn bgv_decryption_model_matches_bigint() {
+    use num_bigint::BigInt;
+    use num_traits::Signed;
+    let mut rng = ChaCha20Rng::seed_from_u64(12);
+    let q = generate_ntt_primes(60, 2048, 4, &[]).unwrap();
+    let base = RnsBase::new(&q).unwrap();
+    let qd = dm(&base);
+    for t_val in [65537u64, 786433, 1 << 20] {
+        let t = Modulus::new(t_val).unwrap();
+        let td = DeviceModulus::new(&t);
+        let tb = BgvDecryptTables::new(&q, &t).unwrap();
+        let big_q: BigUint = q.iter().map(|&p| BigUint::from(p)).product();
+        let half = &big_q >> 1;
+        let mut values: Vec<BigUint> = (0..2000)
+            .map(|_| {
+                let words: Vec<u32> = (0..8).map(|_| rng.next_u32()).collect();
+                BigUint::from_slice(&words) % &big_q
+            })
+            .collect();
+        // The f64 estimate of the CPU's algorithm (and so of the kernel)
+        // is exact except within about 2^-45·Q of Q/2, where decryption
+        // fails anyway: edges up to 2^-30·Q from it.
+        let near = &big_q >> 30;
+        for edge in [
+            BigUint::from(0u32),
+            BigUint::from(1u32),
+            &half - &near,
+            &half + &near,
+            &big_q - 1u32,
+        ] {
+            values.push(edge);
+        }
+        for x in values {
+            let words = residues(&x, &base);
+            let got = bgv_decrypt_t(&words, &tb, (1, t.shoup(1)), &td, &qd);
+            let centred = if x > half {
+                BigInt::from(x.clone()) - BigInt::from(big_q.clone())
+            } else {
+                BigInt::from(x.clone())
+            };
+            let tb_big = BigInt::from(t_val);
+            let mut r = &centred % &tb_big;
+            if r.is_negative() {
+                r += &tb_big;
+            }
+            assert_eq!(BigInt::from(got), r, "x = {x}, t = {t_val}");
+        }
+    }
+}
