@@ -81,7 +81,7 @@ pub fn probe() -> Result<String> {
     CudaContext::new(0).map(|c| c.device_name().to_string())
 }
 
-/// A ciphertext resident in device memory (BFV or CKKS): it stays on the
+/// A ciphertext resident in device memory (BFV, BGV or CKKS): it stays on the
 /// GPU between operations; [`crate::bfv::CudaBfv::download`] /
 /// [`crate::ckks::CudaCkks::download`] bring it back.
 #[derive(Debug)]
@@ -93,6 +93,8 @@ pub struct DeviceCiphertext {
     pub(crate) ntt: bool,
     pub(crate) scale: f64,
     pub(crate) len: usize,
+    /// BGV's correction factor `σ` (1 for BFV and CKKS).
+    pub(crate) correction: u64,
 }
 
 impl DeviceCiphertext {
@@ -121,6 +123,12 @@ impl DeviceCiphertext {
         self.scale
     }
 
+    /// BGV's correction factor `σ` (decryption multiplies by `σ^{-1}`
+    /// modulo `t`; 1 for BFV and CKKS).
+    pub fn correction_factor(&self) -> u64 {
+        self.correction
+    }
+
     /// A ciphertext of the same context, key, scale and length as `self`
     /// holding `polys` (in NTT form when `ntt`).
     pub(crate) fn with_polys(&self, polys: Vec<DevPoly>, ntt: bool) -> Self {
@@ -132,6 +140,7 @@ impl DeviceCiphertext {
             ntt,
             scale: self.scale,
             len: self.len,
+            correction: self.correction,
         }
     }
 

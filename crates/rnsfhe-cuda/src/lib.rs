@@ -5,6 +5,7 @@
 )]
 
 pub mod bfv;
+pub mod bgv;
 pub mod ckks;
 pub mod context;
 mod device;

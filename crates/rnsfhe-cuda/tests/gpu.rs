@@ -504,3 +504,136 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
     assert!(gpu.multiply_const(&da, f64::NAN).is_err());
     assert!(gpu.add_const(&da, f64::INFINITY).is_err());
 }
+
+/// Every BGV operation at every level against the CPU evaluator: the same
+/// words, levels and correction factors (encryption from the same rng
+/// state, decryption to the same plaintext).
+#[test]
+fn bgv_operations_are_bit_identical_to_the_cpu() {
+    use rnsfhe::bgv::{
+        BatchEncoder, BgvContext, BgvParameters, Decryptor, Encryptor, Evaluator, GaloisKeys,
+        PublicKey, RelinKey, SecretKey,
+    };
+    use rnsfhe_cuda::bgv::CudaBgv;
+    let Some(dev) = device("bgv_operations_are_bit_identical_to_the_cpu") else {
+        return;
+    };
+    let mut sets = vec![(13u32, 65537u64, 4usize), (14, 786433, 6)];
+    if large() {
+        sets.push((16, 786433, 20));
+    }
+    for (log_n, t, depth) in sets {
+        let params = BgvParameters::for_depth(depth, t, 50, 60)
+            .degree(1 << log_n)
+            .security(rnsfhe::SecurityLevel::None)
+            .build()
+            .unwrap();
+        let ctx = BgvContext::new(params).unwrap();
+        let gpu = CudaBgv::new(&dev, &ctx).unwrap();
+        let mut rng = ChaCha20Rng::seed_from_u64(u64::from(log_n) * 7 + 1);
+        let sk = SecretKey::generate_with_rng(&ctx, &mut rng).unwrap();
+        let pk = PublicKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
+        let keys = gpu.upload_keys(Some(&pk), Some(&sk)).unwrap();
+        let drk = gpu.upload_relin_key(&rk).unwrap();
+        let dgk = gpu.upload_galois_keys(&gk).unwrap();
+        let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+        let dec = Decryptor::new(&ctx, &sk).unwrap();
+        let ev = Evaluator::new(&ctx);
+        let be = BatchEncoder::new(&ctx).unwrap();
+        let n = ctx.degree();
+        let xs: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+        let ys: Vec<u64> = (0..n).map(|_| rng.gen_range(0..t)).collect();
+        let (px, py) = (be.encode(&xs).unwrap(), be.encode(&ys).unwrap());
+        // Encryption on both sides from one rng state.
+        let mut r1 = rng.clone();
+        let a = enc.encrypt_with_rng(&px, &mut rng).unwrap();
+        let da = gpu.encrypt(&keys, &px, &mut r1).unwrap();
+        assert_eq!(
+            rng.get_word_pos(),
+            r1.get_word_pos(),
+            "{log_n}: rng position"
+        );
+        let b = enc.encrypt_with_rng(&py, &mut rng).unwrap();
+        let db = gpu.upload(&b).unwrap();
+        let same = |d: &rnsfhe_cuda::DeviceCiphertext, c: &rnsfhe::bgv::Ciphertext, what: &str| {
+            let got = gpu.download(d).unwrap();
+            assert_eq!(got.polys(), c.polys(), "{log_n}: {what}");
+            assert_eq!(
+                got.correction_factor(),
+                c.correction_factor(),
+                "{log_n}: {what} correction"
+            );
+            assert_eq!(
+                gpu.decrypt(&keys, d).unwrap().coefficients(),
+                dec.decrypt(c).unwrap().coefficients(),
+                "{log_n}: {what} decryption"
+            );
+        };
+        same(&da, &a, "encrypt");
+        macro_rules! same_op {
+            ($op:ident, [$($g:expr),*], [$($c:expr),*]) => {
+                same(&gpu.$op($($g),*).unwrap(), &ev.$op($($c),*).unwrap(), stringify!($op))
+            };
+        }
+        // Walk down the chain: at every level every operation, then a
+        // product switched down (correction factors ≠ 1 from level l − 1).
+        let (mut a, mut b, mut da, mut db) = (a, b, da, db);
+        let mut level = ctx.max_level();
+        loop {
+            same_op!(add, [&da, &db], [&a, &b]);
+            same_op!(sub, [&da, &db], [&a, &b]);
+            same_op!(negate, [&da], [&a]);
+            same_op!(add_plain, [&da, &py], [&a, &py]);
+            same_op!(sub_plain, [&da, &py], [&a, &py]);
+            same_op!(multiply_plain, [&da, &py], [&a, &py]);
+            for c in [0, 3, t - 2] {
+                same_op!(multiply_scalar, [&da, c], [&a, c]);
+            }
+            same_op!(multiply, [&da, &db], [&a, &b]);
+            same_op!(multiply_relin, [&da, &db, &drk], [&a, &b, &rk]);
+            same_op!(rotate_rows, [&da, 1, &dgk], [&a, 1, &gk]);
+            same_op!(rotate_rows, [&da, -3, &dgk], [&a, -3, &gk]);
+            same_op!(rotate_columns, [&da, &dgk], [&a, &gk]);
+            if level + 2 >= ctx.max_level() {
+                same_op!(sum_slots, [&da, &dgk], [&a, &gk]);
+            }
+            // A 3-polynomial ciphertext switched and relinearized.
+            let m = ev.multiply(&a, &b).unwrap();
+            let dm = gpu.multiply(&da, &db).unwrap();
+            same_op!(relinearize, [&dm, &drk], [&m, &rk]);
+            if level == 0 {
+                assert!(gpu.mod_switch_to_next(&da).is_err());
+                break;
+            }
+            same_op!(mod_switch_to_next, [&dm], [&m]);
+            let p = ev
+                .mod_switch_to_next(&ev.multiply_relin(&a, &b, &rk).unwrap())
+                .unwrap();
+            let dp = gpu
+                .mod_switch_to_next(&gpu.multiply_relin(&da, &db, &drk).unwrap())
+                .unwrap();
+            same(&dp, &p, "product switched down");
+            // Operands with different correction factors.
+            let b2 = ev.mod_switch_to_next(&b).unwrap();
+            let db2 = gpu.mod_switch_to_next(&db).unwrap();
+            same_op!(add, [&dp, &db2], [&p, &b2]);
+            same_op!(sub, [&db2, &dp], [&b2, &p]);
+            (a, b, da, db) = (p, b2, dp, db2);
+            level -= 1;
+        }
+        // Errors: operands at different levels, an exhausted chain.
+        let mut r2 = rng.clone();
+        let top = gpu.encrypt(&keys, &px, &mut rng).unwrap();
+        let cpu_top = enc.encrypt_with_rng(&px, &mut r2).unwrap();
+        assert!(gpu.add(&top, &da).is_err());
+        assert!(gpu.mod_switch_to(&da, 1).is_err());
+        let low = gpu.mod_switch_to(&top, 0).unwrap();
+        same(
+            &low,
+            &ev.mod_switch_to(&cpu_top, 0).unwrap(),
+            "mod_switch_to",
+        );
+    }
+}

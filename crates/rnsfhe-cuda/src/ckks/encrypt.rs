@@ -5,7 +5,7 @@ use rnsfhe::ckks::Plaintext;
 use rnsfhe::rnsfhe_math::{Ntt, RnsPoly};
 
 use crate::context::DeviceCiphertext;
-use crate::error::{check_id, CudaError, Result};
+use crate::error::{CudaError, Result};
 use crate::ops::leveled::encrypt_zero_public;
 use crate::ops::sample::{check_encrypt, Draws};
 
@@ -21,10 +21,7 @@ impl CudaCkks {
         pt: &Plaintext,
         rng: &mut ChaCha20Rng,
     ) -> Result<DeviceCiphertext> {
-        let (pk0, pk1) = keys
-            .pk
-            .as_ref()
-            .ok_or(CudaError::InvalidArgument("no public key uploaded".into()))?;
+        let (pk0, pk1) = keys.public(self.base.ctx.id())?;
         check_encrypt(self, keys.ctx_id, pt.params_id(), rng)?;
         let e = &self.base.e;
         let kl = pt.level() + 1;
@@ -52,14 +49,7 @@ impl CudaCkks {
     /// (`Decryptor::decrypt`).
     pub fn decrypt(&self, keys: &DeviceCkksKeys, ct: &DeviceCiphertext) -> Result<Plaintext> {
         self.check(ct)?;
-        check_id(self.base.ctx.id(), keys.ctx_id)?;
-        if keys.key_id != ct.key_id {
-            return Err(CudaError::KeyMismatch("secret key and ciphertext".into()));
-        }
-        let s = keys
-            .s
-            .as_ref()
-            .ok_or(CudaError::InvalidArgument("no secret key uploaded".into()))?;
+        let s = keys.secret(self.base.ctx.id(), ct.key_id)?;
         let kl = ct.limbs();
         let rows_q = &self.level(kl)?.rows_q;
         let last = ct

@@ -12,17 +12,11 @@ use crate::error::{CudaError, Result};
 use crate::geometry;
 use crate::ops::leveled::{Chain, ChainLevel};
 use crate::ops::{Backend, DeviceScheme};
-use crate::runtime::{DevPoly, Engine, ModTable, SecretDevPoly};
+use crate::runtime::{DevPoly, Engine, ModTable};
 
-/// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)` (its
-/// device buffer zeroed before it returns to the pool on drop).
-#[derive(Debug)]
-pub struct DeviceCkksKeys {
-    pub(super) ctx_id: u64,
-    pub(super) key_id: u64,
-    pub(super) pk: Option<(DevPoly, DevPoly)>,
-    pub(super) s: Option<SecretDevPoly>,
-}
+/// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)` (the
+/// type BGV's are: [`crate::ops::leveled::DeviceKeys`]).
+pub type DeviceCkksKeys = crate::ops::leveled::DeviceKeys;
 
 /// Device Galois keys of CKKS (the type BFV's are:
 /// [`crate::bfv::DeviceGaloisKeys`]).

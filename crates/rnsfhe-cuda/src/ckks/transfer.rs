@@ -6,8 +6,9 @@ use rnsfhe::ckks::{Ciphertext, GaloisKeys, PublicKey, RelinKey, SecretKey};
 use rnsfhe::rnsfhe_math::Ntt;
 
 use crate::context::DeviceCiphertext;
-use crate::error::{CudaError, Result};
-use crate::ops::transfer::{download_polys, upload_ksk, upload_polys, upload_secret};
+use crate::error::Result;
+use crate::ops::leveled::upload_keys;
+use crate::ops::transfer::{download_polys, upload_ksk, upload_polys};
 use crate::ops::DeviceGaloisKeys;
 use crate::runtime::DeviceKsk;
 
@@ -40,37 +41,8 @@ impl CudaCkks {
         pk: Option<&PublicKey>,
         sk: Option<&SecretKey>,
     ) -> Result<DeviceCkksKeys> {
-        let mut key_id = None;
-        let e = &self.base.e;
-        let pk = match pk {
-            Some(pk) => {
-                self.base.cpu.check_id(pk.params_id())?;
-                key_id = Some(pk.key_id());
-                Some((
-                    e.upload(pk.pk0().data(), pk.pk0().limbs())?,
-                    e.upload(pk.pk1().data(), pk.pk1().limbs())?,
-                ))
-            }
-            None => None,
-        };
-        let s = match sk {
-            Some(sk) => {
-                self.base.cpu.check_id(sk.params_id())?;
-                if key_id.is_some_and(|k| k != sk.key_id()) {
-                    return Err(CudaError::KeyMismatch("public and secret key".into()));
-                }
-                key_id = Some(sk.key_id());
-                let ring = self.base.cpu.ring_at(self.base.cpu.max_level())?;
-                Some(upload_secret(e, ring, sk, self.chain.q.len())?)
-            }
-            None => None,
-        };
-        Ok(DeviceCkksKeys {
-            ctx_id: self.base.ctx.id(),
-            key_id: key_id.ok_or_else(|| CudaError::InvalidArgument("no key given".into()))?,
-            pk,
-            s,
-        })
+        let ring = self.base.cpu.ring_at(self.base.cpu.max_level())?;
+        upload_keys(self, ring, pk, sk)
     }
 
     /// Uploads a relinearization key.

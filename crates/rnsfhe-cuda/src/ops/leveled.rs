@@ -7,14 +7,91 @@
 //! correction (CKKS's rescaling, 001 §II; BGV's modulus switch with the
 //! `t`-correction, 2021/204 §3.2).
 
-use rnsfhe::rnsfhe_math::Modulus;
+use rnsfhe::rlwe::{PublicKey, SecretKey};
+use rnsfhe::rnsfhe_math::{Modulus, RnsRing};
 
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{CudaError, Result};
-use crate::runtime::{Consts, DevPoly, Engine, HybridLevel, Rows};
+use crate::runtime::{Consts, DevPoly, Engine, HybridLevel, Rows, SecretDevPoly};
 
 use super::sample::Draws;
+use super::scheme::DeviceScheme;
+use super::transfer::upload_secret;
+
+/// Device keys of a leveled scheme (CKKS, BGV): the public key (over
+/// `Q·P` or `Q`) and `NTT(s)` over `Q` (its device buffer zeroed before it
+/// returns to the pool on drop).
+#[derive(Debug)]
+pub struct DeviceKeys {
+    pub(crate) ctx_id: u64,
+    pub(crate) key_id: u64,
+    pub(crate) pk: Option<(DevPoly, DevPoly)>,
+    pub(crate) s: Option<SecretDevPoly>,
+}
+
+/// Uploads a public key and/or a secret key of `s`'s parameters (one key
+/// id); `ring` is the top level's ring (`NTT(s)` over it).
+pub(crate) fn upload_keys<S: DeviceScheme>(
+    s: &S,
+    ring: &RnsRing,
+    pk: Option<&PublicKey>,
+    sk: Option<&SecretKey>,
+) -> Result<DeviceKeys> {
+    let mut key_id = None;
+    let e = s.engine();
+    let pk = match pk {
+        Some(pk) => {
+            s.check_params(pk.params_id())?;
+            key_id = Some(pk.key_id());
+            Some((
+                e.upload(pk.pk0().data(), pk.pk0().limbs())?,
+                e.upload(pk.pk1().data(), pk.pk1().limbs())?,
+            ))
+        }
+        None => None,
+    };
+    let sec = match sk {
+        Some(sk) => {
+            s.check_params(sk.params_id())?;
+            if key_id.is_some_and(|k| k != sk.key_id()) {
+                return Err(CudaError::KeyMismatch("public and secret key".into()));
+            }
+            key_id = Some(sk.key_id());
+            Some(upload_secret(e, ring, sk, ring.limbs())?)
+        }
+        None => None,
+    };
+    Ok(DeviceKeys {
+        ctx_id: s.ctx_id(),
+        key_id: key_id.ok_or_else(|| CudaError::InvalidArgument("no key given".into()))?,
+        pk,
+        s: sec,
+    })
+}
+
+impl DeviceKeys {
+    /// The uploaded public key, checked to belong to `ctx_id`.
+    pub(crate) fn public(&self, ctx_id: u64) -> Result<(&DevPoly, &DevPoly)> {
+        crate::error::check_id(ctx_id, self.ctx_id)?;
+        self.pk
+            .as_ref()
+            .map(|(a, b)| (a, b))
+            .ok_or(CudaError::InvalidArgument("no public key uploaded".into()))
+    }
+
+    /// The uploaded `NTT(s)`, checked to belong to `ctx_id` and to the key
+    /// `key_id` of a ciphertext.
+    pub(crate) fn secret(&self, ctx_id: u64, key_id: u64) -> Result<&DevPoly> {
+        crate::error::check_id(ctx_id, self.ctx_id)?;
+        if self.key_id != key_id {
+            return Err(CudaError::KeyMismatch("secret key and ciphertext".into()));
+        }
+        self.s
+            .as_deref()
+            .ok_or(CudaError::InvalidArgument("no secret key uploaded".into()))
+    }
+}
 
 /// The tables of one level (`kl` limbs of Q).
 #[derive(Debug)]

@@ -75,6 +75,7 @@ impl<C: SchemeContext> Backend<C> {
             ntt,
             scale,
             len,
+            correction: 1,
         }
     }
 

@@ -14,6 +14,48 @@ pub struct BgvMeta {
 pub type Ciphertext = crate::leveled::Ciphertext<BgvMeta>;
 
 impl Ciphertext {
+    /// A ciphertext from NTT-form polynomials (2 or 3, over the first
+    /// `l + 1` moduli of `ctx`, canonical words), e.g. a result of
+    /// rnsfhe-cuda, with the key id of its secret key and its correction
+    /// factor `σ` (invertible modulo `t`). Errors with
+    /// [`crate::Error::InvalidArgument`] for another count, no limbs or a
+    /// factor that is not a unit modulo `t`, and as the ring checks for
+    /// more limbs than `ctx` has, another degree or unreduced words.
+    pub fn from_parts(
+        ctx: &crate::bgv::BgvContext,
+        key_id: u64,
+        correction: u64,
+        polys: Vec<rnsfhe_math::RnsPoly<rnsfhe_math::Ntt>>,
+    ) -> crate::Result<Self> {
+        if !(2..=3).contains(&polys.len()) {
+            return Err(crate::Error::InvalidArgument(
+                "a BGV ciphertext has 2 or 3 polynomials".into(),
+            ));
+        }
+        let limbs = polys.first().map_or(0, rnsfhe_math::RnsPoly::limbs);
+        if limbs == 0 {
+            return Err(crate::Error::InvalidArgument("no limbs".into()));
+        }
+        let ring = ctx.ring_at(limbs - 1)?;
+        for p in &polys {
+            ring.check_reduced(p)?;
+        }
+        let t = ctx.plain_modulus();
+        if correction >= t.value() || t.inv(correction).is_err() {
+            return Err(crate::Error::InvalidArgument(format!(
+                "correction factor {correction} is not a unit modulo {}",
+                t.value()
+            )));
+        }
+        Ok(Self {
+            params_id: ctx.id(),
+            key_id,
+            polys,
+            seed: None,
+            meta: BgvMeta { correction },
+        })
+    }
+
     /// The plaintext correction factor `σ` (`1` for fresh encryptions;
     /// multiplied by `q_l^{-1} mod t` at every modulus switch and
     /// multiplied together by products).
