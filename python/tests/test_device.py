@@ -72,10 +72,54 @@ def test_without_a_gpu_cuda_raises_device_error(make: object) -> None:
 
 
 @needs_gpu
-def test_bgv_has_no_device_path() -> None:
-    ctx, _ = bgv()
-    with pytest.raises(rnsfhe.DeviceError, match="BGV"):
-        ctx.to_device("cuda")
+def test_bgv_on_the_gpu_matches_the_cpu_exactly() -> None:
+    ctx, keys = bgv()
+    dctx = ctx.to_device("cuda")
+    assert dctx.device == "cuda:0" and dctx == ctx
+    rng = np.random.default_rng(8)
+    n = ctx.slots
+    x = rng.integers(-(T // 2), T // 2, n)
+    y = rng.integers(-(T // 2), T // 2, n)
+    a, b = ctx.encrypt(x, keys), ctx.encrypt(y, keys)
+    da, db = a.to_device("cuda"), b.to_device("cuda")
+    cases = {
+        "add": (lambda p, q: p + q, signed(x + y)),
+        "sub": (lambda p, q: p - q, signed(x - y)),
+        "neg": (lambda p, q: -p, signed(-x)),
+        # A product switches one level down (on the device too).
+        "mul": (lambda p, q: p * q, signed(x * y)),
+        "mul_keep_level": (lambda p, q: p.multiply(q, mod_switch=False), signed(x * y)),
+        "mul_norelin": (lambda p, q: p.multiply(q, relinearize=False), signed(x * y)),
+        "mul_add": (lambda p, q: p * q + p * p, signed(x * y + x * x)),
+        # Different correction factors at one level (a product of products
+        # and a switched operand): reconciled on the device.
+        "factors": (
+            lambda p, q: (p * q) * (p * q) + p.mod_switch_to(0),
+            signed(x * y * x * y + x),
+        ),
+        "rotate": (lambda p, q: p.rotate(3), None),
+        "swap_rows": (lambda p, q: p.swap_rows(), None),
+        "sum": (lambda p, q: p.sum(), None),
+        "add_plain": (lambda p, q: p + y, signed(x + y)),
+        "sub_plain": (lambda p, q: p - y, signed(x - y)),
+        "mul_plain": (lambda p, q: p * y, signed(x * y)),
+        "mul_const": (lambda p, q: p * -5, signed(-5 * x)),
+        "square_plain_after_switch": (lambda p, q: (p * q) * y, signed(x * y * y)),
+    }
+    for name, (op, want) in cases.items():
+        on_cpu, on_gpu = op(a, b), op(da, db)
+        assert on_gpu.device == "cuda:0", name
+        got = on_gpu.decrypt(keys)
+        assert np.array_equal(got, on_cpu.decrypt(keys)), name
+        if want is not None:
+            assert np.array_equal(got, want), name
+        assert on_gpu.size == on_cpu.size and on_gpu.level == on_cpu.level, name
+    # Encryption on the device; operands at different levels are aligned
+    # (on the CPU) and the result goes back to the device.
+    d = dctx.encrypt(x, keys)
+    assert d.device == "cuda:0"
+    low = d * d
+    assert np.array_equal((low + d).decrypt(keys), signed(x * x + x))
 
 
 @needs_gpu

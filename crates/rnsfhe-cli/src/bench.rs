@@ -14,7 +14,7 @@ use crate::bench_args::{EncodingChoice, Experiment, SchemeChoice, PLAIN_MODULUS}
 use crate::common::{CliError, CliResult, DeviceChoice};
 
 mod bfv;
-mod bgv;
+pub(crate) mod bgv;
 mod boot;
 mod ckks;
 mod driver;
@@ -72,9 +72,7 @@ fn run_cuda(args: &BenchArgs) -> CliResult<ExitCode> {
             };
             crate::cuda::bench_ckks(args, &sets)
         }
-        SchemeChoice::Bgv => Err(CliError(
-            "--device cuda times BFV and CKKS; BGV has no device path yet".into(),
-        )),
+        SchemeChoice::Bgv => crate::cuda::bench_bgv(args, &bgv::sets_of(args)?),
         SchemeChoice::Bfv => {
             let b = bfv::BfvBench::new(args)?;
             let sets: Vec<(u32, u32)> = b.sets.iter().map(|s| (s.log_n, s.log_q)).collect();

@@ -47,8 +47,14 @@ pub fn bench_ckks(_args: &BenchArgs, _sets: &[u32]) -> CliResult<ExitCode> {
     Err(CliError(NO_FEATURE.into()))
 }
 
+/// `bench --device cuda --scheme bgv`.
+#[cfg(not(feature = "cuda"))]
+pub fn bench_bgv(_args: &BenchArgs, _sets: &[crate::bench::bgv::Set]) -> CliResult<ExitCode> {
+    Err(CliError(NO_FEATURE.into()))
+}
+
 #[cfg(feature = "cuda")]
-pub use with_cuda::{bench, bench_ckks, demo, ntt};
+pub use with_cuda::{bench, bench_bgv, bench_ckks, demo, ntt};
 
 #[cfg(feature = "cuda")]
 mod with_cuda {
@@ -433,6 +439,112 @@ mod with_cuda {
             args,
             &dev,
             json!({"meta": {"schema": "he-peers-bench/1", "library": "rnsfhe", "scheme": "ckks",
+                "timing": "latency, device synchronised after each call"},
+                "results": results}),
+        )?;
+        Ok(ExitCode::SUCCESS)
+    }
+
+    /// `bench --device cuda --scheme bgv`: the BGV sets of the CPU
+    /// benchmark (t = 65537, hybrid key switching) at the top level:
+    /// encrypt, decrypt, add, mult_relin (tensor and relinearization),
+    /// mod_switch, rotate (one step). Checked first: the device product
+    /// switched down decrypts (on the device) to the slot products mod t.
+    pub fn bench_bgv(args: &BenchArgs, sets: &[crate::bench::bgv::Set]) -> CliResult<ExitCode> {
+        use rnsfhe::bgv::{
+            BatchEncoder, GaloisKeys, PublicKey as BgvPublicKey, RelinKey as BgvRelinKey,
+            SecretKey as BgvSecretKey,
+        };
+        use rnsfhe_cuda::bgv::CudaBgv;
+        let dev = open()?;
+        outln!(
+            "# rnsfhe {} BGV benchmark on {} ({}), t = {PLAIN_MODULUS}",
+            env!("CARGO_PKG_VERSION"),
+            dev.device_name(),
+            dev.arch()
+        );
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let mut results = Vec::new();
+        for set in sets {
+            let log_n = set.0;
+            let reps = if log_n >= 16 {
+                args.reps_large.max(10)
+            } else {
+                args.reps
+            };
+            let ctx = crate::bench::bgv::context(set)?;
+            let gpu = CudaBgv::new(&dev, &ctx).map_err(cuda_err)?;
+            let sk = BgvSecretKey::generate_with_rng(&ctx, &mut rng)?;
+            let pk = BgvPublicKey::generate_with_rng(&ctx, &sk, &mut rng)?;
+            let rk = BgvRelinKey::generate_with_rng(&ctx, &sk, &mut rng)?;
+            let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &[1], &mut rng)?;
+            let keys = gpu.upload_keys(Some(&pk), Some(&sk)).map_err(cuda_err)?;
+            let drk = gpu.upload_relin_key(&rk).map_err(cuda_err)?;
+            let dgk = gpu.upload_galois_keys(&gk).map_err(cuda_err)?;
+            let be = BatchEncoder::new(&ctx)?;
+            let n = ctx.degree();
+            let xs: Vec<u64> = (0..n).map(|_| rng.gen_range(0..PLAIN_MODULUS)).collect();
+            let ys: Vec<u64> = (0..n).map(|_| rng.gen_range(0..PLAIN_MODULUS)).collect();
+            let (px, py) = (be.encode(&xs)?, be.encode(&ys)?);
+            let a = gpu.encrypt(&keys, &px, &mut rng).map_err(cuda_err)?;
+            let b = gpu.encrypt(&keys, &py, &mut rng).map_err(cuda_err)?;
+            let prod = gpu.multiply_relin(&a, &b, &drk).map_err(cuda_err)?;
+            let low = gpu.mod_switch_to_next(&prod).map_err(cuda_err)?;
+            let got = be.decode(&gpu.decrypt(&keys, &low).map_err(cuda_err)?)?;
+            let ok = xs
+                .iter()
+                .zip(&ys)
+                .zip(&got)
+                .all(|((x, y), g)| (x * y) % PLAIN_MODULUS == *g);
+            gpu.release(low);
+            if !ok {
+                return Err(CliError(format!(
+                    "2^{log_n}: the device product decrypted wrong"
+                )));
+            }
+            let limbs = ctx.params().coeff_moduli().len();
+            let special = ctx.params().key_switching_moduli().len();
+            outln!("# 2^{log_n}: {limbs} limbs, {special} special primes, product checked");
+            let mut put = |op: &str, t: &Timing| {
+                outln!("(2^{log_n}) {op:<16} {:>10.4} ms", t.median_ms);
+                results.push(json!({
+                    "library": "rnsfhe", "scheme": "bgv", "logn": log_n, "n": n,
+                    "limbs": limbs, "special_primes": special, "op": op,
+                    "plain_modulus": PLAIN_MODULUS, "variant": "HYBRID",
+                    "median_ms": t.median_ms, "min_ms": t.min_ms, "mean_ms": t.mean_ms,
+                    "stdev_ms": t.stdev_ms, "reps": t.reps, "warmup": t.warmup,
+                }));
+            };
+            let w = args_warmup(args).max(2);
+            let t = time_device(&dev, reps, w, || {
+                gpu.encrypt(&keys, &px, &mut rng).map(|c| gpu.release(c))
+            })?;
+            put("encrypt", &t);
+            let t = time_device(&dev, reps, w, || gpu.decrypt(&keys, &a).map(|_| ()))?;
+            put("decrypt", &t);
+            let t = time_device(&dev, reps, w, || gpu.add(&a, &b).map(|c| gpu.release(c)))?;
+            put("add", &t);
+            let t = time_device(&dev, reps, w, || {
+                gpu.multiply_relin(&a, &b, &drk).map(|c| gpu.release(c))
+            })?;
+            put("mult_relin", &t);
+            let t = time_device(&dev, reps, w, || {
+                gpu.mod_switch_to_next(&prod).map(|c| gpu.release(c))
+            })?;
+            put("mod_switch", &t);
+            let t = time_device(&dev, reps, w, || {
+                gpu.rotate_rows(&a, 1, &dgk).map(|c| gpu.release(c))
+            })?;
+            put("rotate", &t);
+            for c in [a, b, prod] {
+                gpu.release(c);
+            }
+        }
+        write_doc(
+            args,
+            &dev,
+            json!({"meta": {"schema": "he-peers-bench/1", "library": "rnsfhe", "scheme": "bgv",
+                "plain_modulus": PLAIN_MODULUS,
                 "timing": "latency, device synchronised after each call"},
                 "results": results}),
         )?;

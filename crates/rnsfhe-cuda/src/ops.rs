@@ -1,8 +1,10 @@
-//! Launch plans shared by BFV and CKKS, one module per operation (as
+//! Launch plans shared by the schemes (BFV, BGV, CKKS), one module per operation (as
 //! tfhe-rs keeps one GPU module per CPU algorithm): moving ciphertexts and
 //! keys between host and device ([`transfer`]), the noise draws of
 //! public-key encryption ([`sample`]), addition, subtraction and negation
-//! ([`arith`]), Galois automorphisms with their key switch ([`galois`]).
+//! ([`arith`]), Galois automorphisms with their key switch ([`galois`]),
+//! and the leveled NTT-form schemes' chain tables, encryption of zero and
+//! division by the last prime ([`leveled`], CKKS and BGV).
 //! Hybrid ModUp / inner product / ModDown live one layer down, in
 //! [`crate::runtime`]. A scheme backend holds a [`Backend`] and implements
 //! [`DeviceScheme`] for what differs between the schemes (which

@@ -28,7 +28,7 @@ use crate::scheme::{impl_core, Core};
 pub struct Bgv;
 
 impl_core!(Bgv, bgv, BgvContext, BgvParameters, Bgv, u32);
-impl_batched!(Bgv, bgv, "BGV", noise_budget, crate::device::NoGpu);
+impl_batched!(Bgv, bgv, "BGV", noise_budget, crate::device::BgvGpu);
 
 impl Integer for Bgv {
     const SWITCHES_AFTER_PRODUCT: bool = true;

@@ -349,65 +349,6 @@ impl Store<crate::ckks::Ckks> {
     }
 }
 
-/// A scheme with no device path (BGV): placing its context raises
-/// `DeviceError`.
-pub struct NoGpu;
-
-impl<S: Core> Gpu<S> for NoGpu {
-    type Keys = ();
-    fn open(_: &CudaContext, _: &Arc<S::Context>) -> Result<Self, CudaError> {
-        Err(CudaError::Unsupported(
-            "BGV has no CUDA path yet (BFV and CKKS do)".into(),
-        ))
-    }
-    fn upload(&self, _: &S::Ciphertext) -> Result<Option<DeviceCiphertext>, CudaError> {
-        Ok(None)
-    }
-    fn download(&self, _: &DeviceCiphertext) -> Result<S::Ciphertext, CudaError> {
-        Err(CudaError::Unsupported("BGV on the device".into()))
-    }
-    fn release(&self, _: DeviceCiphertext) {}
-    fn upload_keys(&self, _: &EvalKeys) -> Result<(), CudaError> {
-        Ok(())
-    }
-    fn binary(
-        &self,
-        _: Option<&()>,
-        _: &DeviceCiphertext,
-        _: &DeviceCiphertext,
-        _: Op,
-        _: bool,
-        _: bool,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        Ok(None)
-    }
-    fn negate(&self, _: &DeviceCiphertext) -> Result<DeviceCiphertext, CudaError> {
-        Err(CudaError::Unsupported("BGV on the device".into()))
-    }
-    fn rotate(
-        &self,
-        _: &(),
-        _: &DeviceCiphertext,
-        _: i64,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        Ok(None)
-    }
-    fn sum_slots(
-        &self,
-        _: &(),
-        _: &DeviceCiphertext,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        Ok(None)
-    }
-    fn conjugate(
-        &self,
-        _: &(),
-        _: &DeviceCiphertext,
-    ) -> Result<Option<DeviceCiphertext>, CudaError> {
-        Ok(None)
-    }
-}
-
 /// `r` as an option: `Ok(None)` where the device reports `Unsupported`
 /// (the caller computes on the CPU, or keeps the host copy).
 pub fn unless_unsupported<T>(r: Result<T, CudaError>) -> Result<Option<T>, CudaError> {
@@ -630,5 +571,70 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
                 (true, _, None) => Ok(None),
             },
         }
+    }
+}
+
+/// The BGV backend: every level, hybrid keys; a product `reduce`d is
+/// switched one level down on the device too.
+pub struct BgvGpu(rnsfhe_cuda::bgv::CudaBgv);
+
+impl Gpu<crate::bgv::Bgv> for BgvGpu {
+    type Keys =
+        DeviceKeys<rnsfhe_cuda::bgv::DeviceBgvGaloisKeys, rnsfhe_cuda::bgv::DeviceBgvKeys>;
+    forward_gpu!(
+        rnsfhe_cuda::bgv::CudaBgv,
+        bgv,
+        BgvContext,
+        public_key = |g, pk| g.upload_keys(Some(pk), None),
+        rotate = rotate_rows,
+        conjugate = rotate_columns
+    );
+    fn binary(
+        &self,
+        keys: Option<&Self::Keys>,
+        a: &DeviceCiphertext,
+        b: &DeviceCiphertext,
+        op: Op,
+        relin: bool,
+        reduce: bool,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        // Operands at different levels are aligned by the CPU evaluator,
+        // and a product at level 0 that should switch down fails there
+        // with the CPU's own error: the CPU does those.
+        if a.limbs() != b.limbs() {
+            return Ok(None);
+        }
+        match op {
+            Op::Add => self.0.add(a, b).map(Some),
+            Op::Sub => self.0.sub(a, b).map(Some),
+            Op::Mul => {
+                if a.size() != 2 || b.size() != 2 || (reduce && a.limbs() < 2) {
+                    return Ok(None);
+                }
+                let p = match (relin, keys) {
+                    (true, Some(k)) => self.0.multiply_relin(a, b, &k.rk)?,
+                    (true, None) => return Ok(None),
+                    (false, _) => self.0.multiply(a, b)?,
+                };
+                if !reduce {
+                    return Ok(Some(p));
+                }
+                let r = self.0.mod_switch_to_next(&p);
+                self.0.release(p);
+                r.map(Some)
+            }
+        }
+    }
+    fn plain(
+        &self,
+        a: &DeviceCiphertext,
+        pt: &rnsfhe::bgv::Plaintext,
+        op: Op,
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        unless_unsupported(match op {
+            Op::Add => self.0.add_plain(a, pt),
+            Op::Sub => self.0.sub_plain(a, pt),
+            Op::Mul => self.0.multiply_plain(a, pt),
+        })
     }
 }

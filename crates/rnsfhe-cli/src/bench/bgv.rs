@@ -35,7 +35,7 @@ pub const SETS: [(u32, usize, u32, u32); 3] = [(13, 3, 36, 45), (14, 8, 40, 50),
 const OWN_OPS: [&str; 2] = ["rotate", "mod_switch"];
 
 /// One BGV set: `(log2 n, depth, prime bits, first prime bits)`.
-type Set = (u32, usize, u32, u32);
+pub type Set = (u32, usize, u32, u32);
 
 /// The BGV benchmark of `--set` and `--ops`.
 pub struct BgvBench<'a> {
@@ -47,20 +47,7 @@ pub struct BgvBench<'a> {
 impl<'a> BgvBench<'a> {
     /// Resolves the sets (`--set 13|14|15`; default 13 and 14) and ops.
     pub fn new(args: &'a BenchArgs) -> CliResult<Self> {
-        let sets = if args.set.is_empty() {
-            SETS[..2].to_vec()
-        } else {
-            args.set
-                .iter()
-                .map(|&(log_n, _)| {
-                    SETS.iter().copied().find(|s| s.0 == log_n).ok_or_else(|| {
-                        CliError(format!(
-                            "--scheme bgv: no set for log n = {log_n} (sets: 13, 14, 15)"
-                        ))
-                    })
-                })
-                .collect::<CliResult<_>>()?
-        };
+        let sets = sets_of(args)?;
         // Table order: the BFV ops, then rotate and mod_switch.
         let known: Vec<&'static str> = BFV_OPS.iter().chain(&OWN_OPS).copied().collect();
         let ops = resolve_ops(args.ops.as_deref(), &known, &[], " for --scheme bgv")?;
@@ -93,11 +80,7 @@ impl Bench for BgvBench<'_> {
     }
 
     fn setup(&self, set: &Set, _progress: Progress<'_>) -> CliResult<Arc<BgvContext>> {
-        let &(log_n, depth, bits, first) = set;
-        let params = BgvParameters::for_depth(depth, PLAIN_MODULUS, bits, first)
-            .degree(1 << log_n)
-            .build()?;
-        Ok(BgvContext::new(params)?)
+        context(set)
     }
 
     fn measure(&self, set: &Set, ctx: &Arc<BgvContext>, m: &Measure<'_>) -> CliResult<Self::Out> {
@@ -123,6 +106,31 @@ impl Bench for BgvBench<'_> {
             "encoding": "packed",
         })
     }
+}
+
+/// The context of a BGV set (128-bit security, t = [`PLAIN_MODULUS`]).
+pub fn context(&(log_n, depth, bits, first): &Set) -> CliResult<Arc<BgvContext>> {
+    let params = BgvParameters::for_depth(depth, PLAIN_MODULUS, bits, first)
+        .degree(1 << log_n)
+        .build()?;
+    Ok(BgvContext::new(params)?)
+}
+
+/// The sets of `--set` (log n of [`SETS`]; default 13 and 14).
+pub fn sets_of(args: &BenchArgs) -> CliResult<Vec<Set>> {
+    if args.set.is_empty() {
+        return Ok(SETS[..2].to_vec());
+    }
+    args.set
+        .iter()
+        .map(|&(log_n, _)| {
+            SETS.iter().copied().find(|s| s.0 == log_n).ok_or_else(|| {
+                CliError(format!(
+                    "--scheme bgv: no set for log n = {log_n} (sets: 13, 14, 15)"
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Keys, checks and timings of one set with `m.threads` threads.

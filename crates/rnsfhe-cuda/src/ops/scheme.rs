@@ -94,7 +94,8 @@ impl<C: SchemeContext> Backend<C> {
 }
 
 /// The scheme-specific side of the shared launch plans (implemented by
-/// [`crate::bfv::CudaBfv`] and [`crate::ckks::CudaCkks`]; used as a
+/// [`crate::bfv::CudaBfv`], [`crate::bgv::CudaBgv`] and
+/// [`crate::ckks::CudaCkks`]; used as a
 /// generic bound, never as `dyn`).
 pub(crate) trait DeviceScheme {
     /// The CPU context type.
