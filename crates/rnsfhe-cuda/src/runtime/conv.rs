@@ -148,7 +148,7 @@ impl DevConv {
             Arg::W(zs_out as u64),
             Arg::W(self.pass.as_ref().map_or(0, DevArray::ptr)),
         ]);
-        let mut shape = geometry::conversion(n, self.k, 0)?;
+        let mut shape = geometry::conversion(n, self.k, usize::from(exact))?;
         shape.grid.2 = z;
         e.gpu
             .launch(if exact { "conv_f" } else { "conv_i" }, shape, &args)
