@@ -114,6 +114,11 @@ def test_bgv_on_the_gpu_matches_the_cpu_exactly() -> None:
         if want is not None:
             assert np.array_equal(got, want), name
         assert on_gpu.size == on_cpu.size and on_gpu.level == on_cpu.level, name
+    # Hoisted row rotations on the device.
+    on_cpu, on_gpu = a.rotate_hoisted([0, 1, -4]), da.rotate_hoisted([0, 1, -4])
+    assert [c.device for c in on_gpu] == ["cuda:0"] * 3
+    for c, g in zip(on_cpu, on_gpu):
+        assert np.array_equal(g.decrypt(keys), c.decrypt(keys))
     # Encryption on the device; operands at different levels are aligned
     # (on the CPU) and the result goes back to the device.
     d = dctx.encrypt(x, keys)
@@ -210,6 +215,12 @@ def test_ckks_on_the_gpu_matches_the_cpu_exactly() -> None:
         assert np.array_equal(on_gpu.decrypt(keys), on_cpu.decrypt(keys)), name
     prod = (da * db).decrypt(keys)
     assert np.max(np.abs(prod - x * y)) < 2.0**-20
+    # Hoisted rotations on the device: the CPU's words, one per step.
+    for p, q in [(a, da), (a * b, da * db)]:
+        on_cpu, on_gpu = p.rotate_hoisted([0, 1, -2, 8]), q.rotate_hoisted([0, 1, -2, 8])
+        assert [c.device for c in on_gpu] == ["cuda:0"] * 4
+        for c, g in zip(on_cpu, on_gpu):
+            assert np.array_equal(g.decrypt(keys), c.decrypt(keys))
 
 
 @needs_gpu

@@ -419,6 +419,16 @@ mod with_cuda {
                 gpu.rotate(&a, 1, &dgk).map(|c| gpu.release(c))
             })?;
             put("rotate", &t, None);
+            // Eight rotations sharing one ModUp, per rotation.
+            let hsteps: Vec<i64> = (1..=8).collect();
+            let hk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &hsteps, &mut rng)?;
+            let dhk = gpu.upload_galois_keys(&hk).map_err(cuda_err)?;
+            let t = time_device(&dev, reps, w, || {
+                gpu.rotate_hoisted(&a, &hsteps, &dhk)
+                    .map(|v| v.into_iter().for_each(|c| gpu.release(c)))
+            })?;
+            put("rotate_hoisted", &per_item(&t, 8), Some(8));
+            drop(dhk);
             if let Some(count) = args.batch {
                 let pairs: Vec<_> = (0..count).map(|_| (&a, &b)).collect();
                 let t = time_device(&dev, reps.min(5), 1, || {
@@ -536,6 +546,16 @@ mod with_cuda {
                 gpu.rotate_rows(&a, 1, &dgk).map(|c| gpu.release(c))
             })?;
             put("rotate", &t);
+            let hsteps: Vec<i64> = (1..=8).collect();
+            let hk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &hsteps, &mut rng)?;
+            let dhk = gpu.upload_galois_keys(&hk).map_err(cuda_err)?;
+            let t = time_device(&dev, reps, w, || {
+                gpu.rotate_rows_hoisted(&a, &hsteps, &dhk)
+                    .map(|v| v.into_iter().for_each(|c| gpu.release(c)))
+            })?;
+            // Per rotation, eight sharing one ModUp.
+            put("rotate_hoisted", &per_item(&t, 8));
+            drop(dhk);
             for c in [a, b, prod] {
                 gpu.release(c);
             }

@@ -15,6 +15,7 @@
 
 pub(crate) mod arith;
 pub(crate) mod galois;
+pub(crate) mod hoisted;
 pub(crate) mod leveled;
 pub(crate) mod sample;
 pub(crate) mod scheme;

@@ -498,6 +498,20 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
     same_op!(rescale, [&ds], [&s], "rescale at a lower level");
     same_op!(conjugate, [&da, &dgk], [&a, &gk]);
     same_op!(sum_slots, [&ds, &dgk], [&s, &gk]);
+    // Hoisted rotations (one ModUp of c_1), at the top level and lower
+    // down, the identity step included.
+    let steps = [0, 1, -2, 8, 1024];
+    for (d, c, what) in [(&da, &a, "hoisted, top"), (&ds, &s, "hoisted, rescaled")] {
+        let got = gpu.rotate_hoisted(d, &steps, &dgk).unwrap();
+        let want = ev.rotate_hoisted(c, &steps, &gk).unwrap();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            same(g, w, what);
+        }
+    }
+    // A step without its own key (rotate composes 3 = 1 + 2; hoisting
+    // does not).
+    assert!(gpu.rotate_hoisted(&da, &[3], &dgk).is_err());
     // Errors: a plaintext at another level, a constant that does not fit.
     let low = ev.drop_plain_to_level(&py, 1).unwrap();
     assert!(gpu.add_plain(&da, &low).is_err());
@@ -596,6 +610,13 @@ fn bgv_operations_are_bit_identical_to_the_cpu() {
             same_op!(rotate_rows, [&da, 1, &dgk], [&a, 1, &gk]);
             same_op!(rotate_rows, [&da, -3, &dgk], [&a, -3, &gk]);
             same_op!(rotate_columns, [&da, &dgk], [&a, &gk]);
+            let steps = [0i64, 1, -4, 16];
+            let got = gpu.rotate_rows_hoisted(&da, &steps, &dgk).unwrap();
+            let want = ev.rotate_rows_hoisted(&a, &steps, &gk).unwrap();
+            assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(&want) {
+                same(g, w, "rotate_rows_hoisted");
+            }
             if level + 2 >= ctx.max_level() {
                 same_op!(sum_slots, [&da, &dgk], [&a, &gk]);
             }

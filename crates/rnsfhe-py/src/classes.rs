@@ -316,6 +316,9 @@ macro_rules! ciphertext_class {
             /// the key's inner products). Each non-zero step needs its own
             /// Galois key (`ctx.keygen(rotations=steps)`).
             fn rotate_hoisted(&self, py: pyo3::Python<'_>, steps: Vec<i64>) -> pyo3::PyResult<Vec<Self>> {
+                if let Some(v) = self.0.rotate_many_on_device(py, &steps)? {
+                    return Ok(v.into_iter().map(Self).collect());
+                }
                 let cts = self.0.apply_galois_many(py, "rotate_hoisted", |ev, ct, gk| {
                     <$s as $crate::scheme::Scheme>::rotate_many(ev, ct, &steps, gk)
                 })?;

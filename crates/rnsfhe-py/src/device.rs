@@ -149,6 +149,16 @@ pub trait Gpu<S: Core>: Sized + Send + Sync + 'static {
         keys: &Self::Keys,
         a: &DeviceCiphertext,
     ) -> Result<Option<DeviceCiphertext>, CudaError>;
+    /// The slots rotated by each of `steps` with one ModUp (as
+    /// [`Scheme::rotate_many`]), or `None` (the default: the CPU).
+    fn rotate_many(
+        &self,
+        _keys: &Self::Keys,
+        _a: &DeviceCiphertext,
+        _steps: &[i64],
+    ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
+        Ok(None)
+    }
     /// An encryption of `pt` under the public key of `keys`, with noise
     /// from a ChaCha20 stream seeded by the operating system, or `None`
     /// (the default: the CPU encrypts and the result is uploaded).
@@ -372,6 +382,17 @@ pub struct DeviceKeys<G, P> {
 }
 
 impl<G, P> DeviceKeys<G, P> {
+    /// `f(Galois keys)` for an operation with several results; `Ok(None)`
+    /// as [`DeviceKeys::with_galois`].
+    pub fn with_galois_many(
+        &self,
+        f: impl FnOnce(&G) -> Result<Vec<DeviceCiphertext>, CudaError>,
+    ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
+        self.gk
+            .as_ref()
+            .map_or(Ok(None), |gk| unless_unsupported(f(gk)))
+    }
+
     /// `f(Galois keys)`; `Ok(None)` where none were generated or `f`
     /// reports `Unsupported` (the caller computes on the CPU).
     pub fn with_galois(
@@ -531,6 +552,14 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
         rotate = rotate,
         conjugate = conjugate
     );
+    fn rotate_many(
+        &self,
+        keys: &Self::Keys,
+        a: &DeviceCiphertext,
+        steps: &[i64],
+    ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
+        keys.with_galois_many(|gk| self.0.rotate_hoisted(a, steps, gk))
+    }
     fn binary(
         &self,
         keys: Option<&Self::Keys>,
@@ -579,8 +608,7 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
 pub struct BgvGpu(rnsfhe_cuda::bgv::CudaBgv);
 
 impl Gpu<crate::bgv::Bgv> for BgvGpu {
-    type Keys =
-        DeviceKeys<rnsfhe_cuda::bgv::DeviceBgvGaloisKeys, rnsfhe_cuda::bgv::DeviceBgvKeys>;
+    type Keys = DeviceKeys<rnsfhe_cuda::bgv::DeviceBgvGaloisKeys, rnsfhe_cuda::bgv::DeviceBgvKeys>;
     forward_gpu!(
         rnsfhe_cuda::bgv::CudaBgv,
         bgv,
@@ -589,6 +617,14 @@ impl Gpu<crate::bgv::Bgv> for BgvGpu {
         rotate = rotate_rows,
         conjugate = rotate_columns
     );
+    fn rotate_many(
+        &self,
+        keys: &Self::Keys,
+        a: &DeviceCiphertext,
+        steps: &[i64],
+    ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
+        keys.with_galois_many(|gk| self.0.rotate_rows_hoisted(a, steps, gk))
+    }
     fn binary(
         &self,
         keys: Option<&Self::Keys>,

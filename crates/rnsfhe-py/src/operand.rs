@@ -108,6 +108,22 @@ impl<S: Scheme> Cipher<S> {
             ) -> Result<Option<DeviceCiphertext>, CudaError>
             + Send,
     {
+        Ok(self
+            .on_device_many(py, keyed, |g, k, a| Ok(f(g, k, a)?.map(|d| vec![d])))?
+            .and_then(|mut v| v.pop()))
+    }
+
+    /// [`Cipher::on_device`] for an operation with several results (each
+    /// a ciphertext of `self`'s length on the same device).
+    fn on_device_many<F>(&self, py: Python<'_>, keyed: bool, f: F) -> PyResult<Option<Vec<Self>>>
+    where
+        F: FnOnce(
+                &S::Gpu,
+                Option<&<S::Gpu as Gpu<S>>::Keys>,
+                &DeviceCiphertext,
+            ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError>
+            + Send,
+    {
         let Some(r) = self.store.resident(py)? else {
             return Ok(None);
         };
@@ -121,7 +137,29 @@ impl<S: Scheme> Cipher<S> {
         };
         let a = r.ct()?;
         let out = detach(py, || f(&p.gpu, keys.as_deref(), a)).map_err(device_error)?;
-        Ok(out.map(|d| self.with_shared(Arc::new(Store::device_only(d, p.clone())), self.len)))
+        Ok(out.map(|v| {
+            v.into_iter()
+                .map(|d| self.with_shared(Arc::new(Store::device_only(d, p.clone())), self.len))
+                .collect()
+        }))
+    }
+
+    /// The ciphertext rotated by each of `steps` on the device with the
+    /// Galois keys ([`Gpu::rotate_many`]), where it is placed and the
+    /// scheme has a device path; `Ok(None)` otherwise (the caller computes
+    /// on the CPU, which raises the missing-key error).
+    pub fn rotate_many_on_device(
+        &self,
+        py: Python<'_>,
+        steps: &[i64],
+    ) -> PyResult<Option<Vec<Self>>> {
+        if self.store.placement().is_none() || self.keys.as_ref().is_none_or(|k| k.gk.is_none()) {
+            return Ok(None);
+        }
+        self.on_device_many(py, true, |g, keys, a| match keys {
+            Some(keys) => g.rotate_many(keys, a, steps),
+            None => Ok(None),
+        })
     }
 
     /// [`Cipher::on_device`] for an automorphism with the Galois keys: `f`

@@ -31,30 +31,44 @@ impl CudaBgv {
         Ok(self.new_ct(a.key_id, d, t.mul(a.correction, b.correction)))
     }
 
-    /// BGV's key switch of `x` (NTT form or not, `lv`'s limbs): the hybrid
-    /// switch of `y = t^{-1}·x` (`y` to coefficients first when `x` is in
-    /// NTT form), `(k_0, k_1)` in NTT form — the caller scales them by `t`.
+    /// `y = t^{-1}·x` in coefficient form (`x` in NTT form when `ntt`), in
+    /// a new buffer: what BGV's key switch switches.
+    pub(super) fn prepared(&self, x: &DevPoly, ntt: bool) -> Result<DevPoly> {
+        let kl = x.limbs();
+        let rows_q = &self.level(kl)?.rows_q;
+        let e = &self.base.e;
+        let mut y = e.alloc(kl)?;
+        let r = e
+            .scalar_mul(y.ptr(), x.ptr(), &self.bgv_level(kl)?.t_inv, rows_q)
+            .and_then(|()| {
+                if ntt {
+                    e.ntt_inverse(&mut y, rows_q)
+                } else {
+                    Ok(())
+                }
+            });
+        match r {
+            Ok(()) => Ok(y),
+            Err(err) => {
+                e.free(y);
+                Err(err)
+            }
+        }
+    }
+
+    /// BGV's key switch of `x` (NTT form when `ntt`): the hybrid switch of
+    /// `t^{-1}·x`, `(k_0, k_1)` in NTT form — the caller scales them by `t`.
     pub(super) fn switch(
         &self,
         x: &DevPoly,
         ntt: bool,
         key: &DeviceKsk,
     ) -> Result<(DevPoly, DevPoly)> {
-        let kl = x.limbs();
-        let l = self.level(kl)?;
-        let e = &self.base.e;
-        let mut y = e.alloc(kl)?;
-        let r = e
-            .scalar_mul(y.ptr(), x.ptr(), &self.bgv_level(kl)?.t_inv, &l.rows_q)
-            .and_then(|()| {
-                if ntt {
-                    e.ntt_inverse(&mut y, &l.rows_q)
-                } else {
-                    Ok(())
-                }
-            })
-            .and_then(|()| e.hybrid_switch(&l.hybrid, key, &y));
-        e.free(y);
+        let y = self.prepared(x, ntt)?;
+        let r = self
+            .level(x.limbs())
+            .and_then(|l| self.base.e.hybrid_switch(&l.hybrid, key, &y));
+        self.base.e.free(y);
         r
     }
 

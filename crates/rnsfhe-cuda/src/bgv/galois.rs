@@ -9,8 +9,9 @@ use rnsfhe::rlwe::KeySwitchingKey;
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{CudaError, Result};
+use crate::ops::hoisted::{self, HoistedSwitch};
 use crate::ops::{galois, Backend, DeviceScheme};
-use crate::runtime::{DevPoly, DeviceKsk, Rows};
+use crate::runtime::{DevPoly, DeviceKsk, HybridLevel, Rows};
 
 use super::setup::CudaBgv;
 use super::DeviceBgvGaloisKeys;
@@ -26,6 +27,19 @@ impl CudaBgv {
         gk: &DeviceBgvGaloisKeys,
     ) -> Result<DeviceCiphertext> {
         galois::rotate(self, a, ROW_GENERATOR, steps, gk)
+    }
+
+    /// Both rows rotated left by each of `steps`
+    /// (`Evaluator::rotate_rows_hoisted`: one ModUp of `t^{-1}·c_1` for
+    /// all of them, the same words as the CPU's). Each non-zero step needs
+    /// its own Galois key.
+    pub fn rotate_rows_hoisted(
+        &self,
+        a: &DeviceCiphertext,
+        steps: &[i64],
+        gk: &DeviceBgvGaloisKeys,
+    ) -> Result<Vec<DeviceCiphertext>> {
+        hoisted::rotate_hoisted(self, a, ROW_GENERATOR, steps, gk)
     }
 
     /// Swaps the two rows of the slot matrix (`Evaluator::rotate_columns`:
@@ -82,17 +96,33 @@ impl DeviceScheme for CudaBgv {
 
     /// `(c0 + t·k_0, t·k_1)` with `(k_0, k_1)` the switch of `t^{-1}·c1`.
     fn switch_galois(&self, c0: DevPoly, c1: DevPoly, key: &DeviceKsk) -> Result<[DevPoly; 2]> {
-        let kl = c1.limbs();
         let e = &self.base.e;
         let r = self.switch(&c1, false, key);
         e.free(c1);
-        let (k0, k1) = match r {
-            Ok(k) => k,
+        match r {
+            Ok((k0, k1)) => self.fold(c0, k0, k1),
             Err(err) => {
                 e.free(c0);
-                return Err(err);
+                Err(err)
             }
-        };
+        }
+    }
+}
+
+impl HoistedSwitch for CudaBgv {
+    fn hybrid(&self, kl: usize) -> Result<&HybridLevel> {
+        Ok(&self.level(kl)?.hybrid)
+    }
+
+    /// `t^{-1}·c1`, back to coefficients.
+    fn switch_input(&self, c1: &DevPoly) -> Result<DevPoly> {
+        self.prepared(c1, true)
+    }
+
+    /// `(c0 + t·k0, t·k1)`.
+    fn fold(&self, c0: DevPoly, k0: DevPoly, k1: DevPoly) -> Result<[DevPoly; 2]> {
+        let e = &self.base.e;
+        let kl = c0.limbs();
         let r = (|| {
             let rows_q = &self.level(kl)?.rows_q;
             let t_mod = &self.bgv_level(kl)?.t_mod;

@@ -8,8 +8,9 @@ use rnsfhe::rlwe::{KeySwitchingKey, SchemeContext};
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
+use crate::ops::hoisted::{self, HoistedSwitch};
 use crate::ops::{galois, Backend, DeviceScheme};
-use crate::runtime::{DevPoly, DeviceKsk, Rows};
+use crate::runtime::{DevPoly, DeviceKsk, HybridLevel, Rows};
 
 use super::setup::{CudaCkks, DeviceCkksGaloisKeys};
 
@@ -38,6 +39,19 @@ impl CudaCkks {
         let mut acc = galois::rotate_and_add(self, a, half, generator, gk, |x, y| self.add(x, y))?;
         acc.len = a.len;
         Ok(acc)
+    }
+
+    /// The slots rotated left by each of `steps` (`Evaluator::rotate_hoisted`:
+    /// one ModUp of `c_1` for all of them, the same words as the CPU's).
+    /// Each non-zero step needs its own Galois key.
+    pub fn rotate_hoisted(
+        &self,
+        a: &DeviceCiphertext,
+        steps: &[i64],
+        gk: &DeviceCkksGaloisKeys,
+    ) -> Result<Vec<DeviceCiphertext>> {
+        let generator = self.base.cpu.rlwe().rotation_generator();
+        hoisted::rotate_hoisted(self, a, generator, steps, gk)
     }
 
     /// Rotates the slots left by `steps` (`Evaluator::rotate`).
@@ -84,5 +98,40 @@ impl DeviceScheme for CudaCkks {
         e.binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), rows_q)?;
         e.free(k0);
         Ok([c0, k1])
+    }
+}
+
+impl HoistedSwitch for CudaCkks {
+    fn hybrid(&self, kl: usize) -> Result<&HybridLevel> {
+        Ok(&self.level(kl)?.hybrid)
+    }
+
+    /// `c1` itself, back to coefficients.
+    fn switch_input(&self, c1: &DevPoly) -> Result<DevPoly> {
+        let e = &self.base.e;
+        let mut y = e.clone_poly(c1)?;
+        match e.ntt_inverse(&mut y, &self.level(c1.limbs())?.rows_q) {
+            Ok(()) => Ok(y),
+            Err(err) => {
+                e.free(y);
+                Err(err)
+            }
+        }
+    }
+
+    /// `(c0 + k0, k1)`.
+    fn fold(&self, c0: DevPoly, k0: DevPoly, k1: DevPoly) -> Result<[DevPoly; 2]> {
+        let e = &self.base.e;
+        let r = self
+            .level(c0.limbs())
+            .and_then(|l| e.binary("poly_add", c0.ptr(), c0.ptr(), k0.ptr(), &l.rows_q));
+        e.free(k0);
+        match r {
+            Ok(()) => Ok([c0, k1]),
+            Err(err) => {
+                e.free_all([c0, k1]);
+                Err(err)
+            }
+        }
     }
 }

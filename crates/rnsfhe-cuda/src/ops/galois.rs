@@ -45,7 +45,7 @@ impl DeviceGaloisKeys {
     }
 
     /// The key and the permutation of element `el`.
-    fn get(&self, el: u64) -> Result<(&DeviceKsk, &DevArray<u32>)> {
+    pub(crate) fn get(&self, el: u64) -> Result<(&DeviceKsk, &DevArray<u32>)> {
         self.keys
             .iter()
             .find(|(e, _, _)| *e == el)

@@ -81,29 +81,14 @@ impl Engine {
         let n = self.n();
         let rows = lv.rows_ext.len();
         let dnum = lv.digits.len();
-        let acc = self.alloc(2 * rows * bn)?;
-        let ext = self.alloc(rows * dnum * bn)?;
-        let mut shape = geometry::conversion(n, lv.modup_k, 0)?;
-        shape.grid.2 = u32::try_from(dnum * bn)
-            .ok()
-            .filter(|&z| z <= 65_535)
-            .ok_or_else(|| CudaError::InvalidArgument("too many key switches".into()))?;
-        self.gpu.launch(
-            "conv_i_multi",
-            shape,
-            &[
-                Arg::W(ext.ptr()),
-                Arg::W(c),
-                Arg::W(lv.modup.ptr()),
-                Arg::W(self.mt.mods_ptr()),
-                Arg::U(n as u32),
-                Arg::U(dnum as u32),
-                Arg::W(zs_c as u64),
-                Arg::W((dnum * rows * n) as u64),
-            ],
-        )?;
-        let pairs: Vec<(u64, u64)> = (0..dnum * bn).map(|d| (ext.row(d * rows, n), 0)).collect();
-        self.ntt_pairs(&pairs, lv.rows_ext.span(1)?, false)?;
+        let ext = self.mod_up_many(lv, c, zs_c, bn)?;
+        let acc = match self.alloc(2 * rows * bn) {
+            Ok(a) => a,
+            Err(err) => {
+                self.free(ext);
+                return Err(err);
+            }
+        };
         self.ks_mac_table(
             (acc.ptr(), acc.row(rows, n), 2 * rows * n),
             0,
@@ -118,6 +103,124 @@ impl Engine {
         )?;
         self.free(ext);
         Ok(acc)
+    }
+
+    /// ModUp of `bn` polynomials (coefficient form, the first at `c`, the
+    /// others `zs_c` words apart): every digit of every polynomial raised
+    /// to `Q_l·P` in one launch (its own limbs passed through) and
+    /// transformed — `dnum` extended polynomials of `lv.rows_ext` rows per
+    /// input, NTT form (the hoisted digits of rnsfhe's `mod_up_hoisted`).
+    pub(crate) fn mod_up_many(
+        &self,
+        lv: &HybridLevel,
+        c: u64,
+        zs_c: usize,
+        bn: usize,
+    ) -> Result<DevPoly> {
+        let n = self.n();
+        let rows = lv.rows_ext.len();
+        let dnum = lv.digits.len();
+        let ext = self.alloc(rows * dnum * bn)?;
+        let mut shape = geometry::conversion(n, lv.modup_k, 0)?;
+        shape.grid.2 = u32::try_from(dnum * bn)
+            .ok()
+            .filter(|&z| z <= 65_535)
+            .ok_or_else(|| CudaError::InvalidArgument("too many key switches".into()))?;
+        let r = self
+            .gpu
+            .launch(
+                "conv_i_multi",
+                shape,
+                &[
+                    Arg::W(ext.ptr()),
+                    Arg::W(c),
+                    Arg::W(lv.modup.ptr()),
+                    Arg::W(self.mt.mods_ptr()),
+                    Arg::U(n as u32),
+                    Arg::U(dnum as u32),
+                    Arg::W(zs_c as u64),
+                    Arg::W((dnum * rows * n) as u64),
+                ],
+            )
+            .and_then(|()| {
+                let pairs: Vec<(u64, u64)> =
+                    (0..dnum * bn).map(|d| (ext.row(d * rows, n), 0)).collect();
+                self.ntt_pairs(&pairs, lv.rows_ext.span(1)?, false)
+            });
+        match r {
+            Ok(()) => Ok(ext),
+            Err(err) => {
+                self.free(ext);
+                Err(err)
+            }
+        }
+    }
+
+    /// The hybrid key switch of `σ(c)` from the hoisted digits `ext` of `c`
+    /// ([`Engine::mod_up_many`] of one polynomial): the digits permuted by
+    /// `map` (the automorphism in NTT form, every row at once), the inner
+    /// products with `key` and ModDown — `(ks_0, ks_1)` over Q_l, NTT form
+    /// (rnsfhe's `switch_hoisted`: the automorphism after the extension).
+    pub(crate) fn hybrid_switch_hoisted(
+        &self,
+        lv: &HybridLevel,
+        key: &DeviceKsk,
+        ext: &DevPoly,
+        map: &DevArray<u32>,
+    ) -> Result<(DevPoly, DevPoly)> {
+        let n = self.n();
+        let rows = lv.rows_ext.len();
+        let dnum = lv.digits.len();
+        if key.pairs.len() < dnum || ext.limbs < dnum * rows {
+            return Err(CudaError::InvalidArgument(
+                "hoisted key switching shapes".into(),
+            ));
+        }
+        let rot = self.alloc(dnum * rows)?;
+        let acc = match self.alloc(2 * rows) {
+            Ok(a) => a,
+            Err(err) => {
+                self.free(rot);
+                return Err(err);
+            }
+        };
+        let r = geometry::pointwise(n, dnum * rows)
+            .and_then(|shape| {
+                self.gpu.launch(
+                    "poly_permute",
+                    shape,
+                    &[
+                        Arg::W(rot.ptr()),
+                        Arg::W(ext.ptr()),
+                        Arg::W(map.ptr()),
+                        Arg::U(n as u32),
+                    ],
+                )
+            })
+            .and_then(|()| {
+                self.ks_mac_table(
+                    (acc.ptr(), acc.row(rows, n), 2 * rows * n),
+                    0,
+                    (rot.ptr(), rows * n, dnum * rows * n),
+                    dnum,
+                    key,
+                    0,
+                    &lv.key_rows,
+                    &lv.rows_ext,
+                    true,
+                    1,
+                )
+            });
+        self.free(rot);
+        if let Err(err) = r {
+            self.free(acc);
+            return Err(err);
+        }
+        let mut outs = self.drop_rows(acc, (2, rows, lv.kl), &lv.down)?.into_iter();
+        match (outs.next(), outs.next()) {
+            (Some(o0), Some(o1)) => Ok((o0, o1)),
+            _ => Err(CudaError::InvalidArgument("ModDown".into())),
+        }
     }
 
     /// The shared tail of ModDown and of rescaling after key switching, for
