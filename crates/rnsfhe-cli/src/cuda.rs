@@ -338,6 +338,7 @@ mod with_cuda {
             CkksContext, CkksParameters, Decryptor as CkksDecryptor, Encoder, GaloisKeys,
             PublicKey as CkksPublicKey, RelinKey as CkksRelinKey, SecretKey as CkksSecretKey,
         };
+        use rnsfhe::rnsfhe_math::Complex64;
         use rnsfhe_cuda::ckks::CudaCkks;
         let dev = open()?;
         outln!(
@@ -408,6 +409,17 @@ mod with_cuda {
             put("encrypt", &t, None);
             let t = time_device(&dev, reps, w, || gpu.decrypt(&keys, &a).map(|_| ()))?;
             put("decrypt", &t, None);
+            // From values and back to values: the encoding finished and the
+            // decoding started on the device (n words over the bus).
+            let zs: Vec<Complex64> = values.iter().map(|&x| Complex64::from_real(x)).collect();
+            let at = (ctx.params().default_scale(), ctx.max_level());
+            let t = time_device(&dev, reps, w, || {
+                gpu.encode_encrypt(&keys, &zs, at, &mut rng)
+                    .map(|c| gpu.release(c))
+            })?;
+            put("encode_encrypt", &t, None);
+            let t = time_device(&dev, reps, w, || gpu.decrypt_decode(&keys, &a).map(|_| ()))?;
+            put("decrypt_decode", &t, None);
             let t = time_device(&dev, reps, w, || gpu.add(&a, &b).map(|c| gpu.release(c)))?;
             put("add", &t, None);
             let t = time_device(&dev, reps, w, || {

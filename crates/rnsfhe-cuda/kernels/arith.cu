@@ -4,12 +4,7 @@
 // rnsfhe_math::ring's point-wise functions. `rows[limb]` is the index of
 // the limb's modulus in `mods`.
 
-#define POINT_PROLOGUE                                  \
-    const u32 c = blockIdx.x * blockDim.x + threadIdx.x; \
-    if (c >= n) return;                                 \
-    const u32 limb = blockIdx.y;                        \
-    const Mod m = mods[rows[limb]];                     \
-    const u64 i = (u64)limb * n + c;
+// POINT_PROLOGUE (common.cuh): c, limb, m and the word index i.
 
 // out = a + b
 extern "C" __global__ void poly_add(u64* out, const u64* a, const u64* b, const u32* rows,
@@ -23,6 +18,20 @@ extern "C" __global__ void poly_sub(u64* out, const u64* a, const u64* b, const 
                                     const Mod* mods, u32 n) {
     POINT_PROLOGUE
     out[i] = mod_sub(a[i], b[i], m.p);
+}
+
+// out_z = a_z + b_z (or a_z - b_z when `subtract`) for the two
+// polynomials z = blockIdx.z of a ciphertext, each in its own buffer: one
+// launch for both.
+extern "C" __global__ void poly_addsub_pair(u64* out0, u64* out1, const u64* a0,
+                                            const u64* a1, const u64* b0, const u64* b1,
+                                            u32 subtract, const u32* rows, const Mod* mods,
+                                            u32 n) {
+    POINT_PROLOGUE
+    const bool z = blockIdx.z != 0;
+    const u64 x = (z ? a1 : a0)[i];
+    const u64 y = (z ? b1 : b0)[i];
+    (z ? out1 : out0)[i] = subtract ? mod_sub(x, y, m.p) : mod_add(x, y, m.p);
 }
 
 // out = -a

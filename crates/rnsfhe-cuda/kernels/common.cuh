@@ -258,3 +258,14 @@ __device__ __noinline__ bool big_twice_sum_ge(const u64* x, u32 x_stride, const 
     }
     return true;
 }
+
+// ---------------------------------------------------------------------------
+// The prologue of a point-wise kernel over a 2-D grid (000 §V.B: k·n
+// threads, blockIdx.y the limb): coefficient c (threads past n return),
+// limb, its modulus m = mods[rows[limb]] and the word index i = limb n + c.
+#define POINT_PROLOGUE                                  \
+    const u32 c = blockIdx.x * blockDim.x + threadIdx.x; \
+    if (c >= n) return;                                 \
+    const u32 limb = blockIdx.y;                        \
+    const Mod m = mods[rows[limb]];                     \
+    const u64 i = (u64)limb * n + c;

@@ -31,7 +31,7 @@ pub struct KernelModule {
 }
 
 /// Every kernel module of the backend.
-pub const MODULES: [KernelModule; 6] = [
+pub const MODULES: [KernelModule; 7] = [
     KernelModule {
         file: "ntt.cu",
         source: include_str!("../kernels/ntt.cu"),
@@ -54,6 +54,7 @@ pub const MODULES: [KernelModule; 6] = [
         kernels: &[
             "poly_add",
             "poly_sub",
+            "poly_addsub_pair",
             "poly_neg",
             "poly_mul",
             "poly_mul_acc",
@@ -102,6 +103,11 @@ pub const MODULES: [KernelModule; 6] = [
             "behz_decrypt_pow2",
             "behz_decrypt_prime",
         ],
+    },
+    KernelModule {
+        file: "crt.cu",
+        source: include_str!("../kernels/crt.cu"),
+        kernels: &["f64_to_rns", "rns_to_f64_centered"],
     },
     KernelModule {
         file: "keyswitch.cu",

@@ -523,6 +523,114 @@ pub fn bgv_decrypt_t(
     shoup(r, sinv.0, sinv.1, t.p)
 }
 
+/// `f64_to_rns` for one integral `r` and limb `m` (`pow64` its 16 words).
+pub fn f64_to_rns(r: f64, pow64: &[u64], m: &DeviceModulus) -> u64 {
+    let bits = r.to_bits();
+    let abs_bits = bits & !(1u64 << 63);
+    let biased = abs_bits >> 52;
+    let mant = (abs_bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let e = biased as i64 - 1075;
+    let down = e.unsigned_abs() & 63;
+    let small = reduce64(mant >> down, m);
+    let up = (e as u64 & 63) as u32;
+    let t = ((e as u64) >> 6).min(15) as usize;
+    let lo = mant << up;
+    let hi = if up == 0 { 0 } else { mant >> (64 - up) };
+    let red = reduce128(lo, hi, m);
+    let large = reduce128(red.wrapping_mul(pow64[t]), mulhi(red, pow64[t]), m);
+    let mut mag = if e < 0 { small } else { large };
+    if biased == 0 {
+        mag = 0;
+    }
+    if bits >> 63 == 1 && mag != 0 {
+        m.p - mag
+    } else {
+        mag
+    }
+}
+
+/// `rns_to_f64_centered` for one coefficient `x` (one canonical word per
+/// limb of `q`).
+pub fn rns_to_f64_centered(x: &[u64], tb: &F64CrtTables, half: &[u64], q: &[DeviceModulus]) -> f64 {
+    let k = x.len();
+    let mut d = vec![0u64; k];
+    d[0] = x[0];
+    for i in 1..k {
+        let m = &q[i];
+        let mut acc = Acc3::default();
+        for j in 0..i {
+            acc.add_prod(d[j], tb.garner_w[i * tb.stride + j]);
+        }
+        let s = acc.reduce(m);
+        d[i] = shoup(
+            mod_sub(x[i], s, m.p),
+            tb.garner_inv[i],
+            tb.garner_invs[i],
+            m.p,
+        );
+    }
+    let mut negative = 0u64;
+    for i in 0..k {
+        let differ = u64::from(d[i] != half[i]);
+        let greater = u64::from(d[i] > half[i]);
+        negative = (greater & differ) | (negative & (differ ^ 1));
+    }
+    if negative == 1 {
+        for i in 0..k {
+            d[i] = q[i].p - 1 - d[i];
+        }
+    }
+    let nw = k + 2;
+    let mut words = vec![0u64; nw];
+    for i in (0..k).rev() {
+        let mut carry = d[i] as u128;
+        for w in words.iter_mut() {
+            let p = *w as u128 * q[i].p as u128 + carry;
+            *w = p as u64;
+            carry = p >> 64;
+        }
+    }
+    let mut carry = negative;
+    for w in words.iter_mut() {
+        let (t, o) = w.overflowing_add(carry);
+        *w = t;
+        carry = u64::from(o);
+    }
+    let mut bits = 0u64;
+    for (w, &wj) in words.iter().enumerate() {
+        if wj != 0 {
+            bits = 64 * w as u64 + u64::from(64 - wj.leading_zeros());
+        }
+    }
+    let shift = bits.saturating_sub(64);
+    let (ws, bs) = ((shift >> 6) as usize, shift & 63);
+    let (mut lo, mut hi, mut sticky) = (0u64, 0u64, 0u64);
+    for (w, &wj) in words.iter().enumerate() {
+        if w == ws {
+            lo = wj;
+            sticky |= wj & ((1u64 << bs) - 1);
+        }
+        if w == ws + 1 {
+            hi = wj;
+        }
+        if w < ws {
+            sticky |= wj;
+        }
+    }
+    let top = (lo >> bs) | ((hi << 1) << (63 - bs));
+    let f = (top | u64::from(sticky != 0)) as f64;
+    let mag = if shift >= 961 {
+        f64::INFINITY
+    } else {
+        f * f64::from_bits((1023 + shift) << 52)
+    };
+    if negative == 1 {
+        -mag
+    } else {
+        mag
+    }
+}
+
 /// `hps_scale_base` for one coefficient (`xq` over q, `xp` over P).
 pub fn scale_base(xq: &[u64], xp: &[u64], tb: &ScaleToBaseTables, p: &[DeviceModulus]) -> Vec<u64> {
     let k = xq.len();

@@ -636,3 +636,69 @@ impl BgvDecryptTables {
         Ok(out)
     }
 }
+
+/// The tables of the exact `f64` ↔ RNS conversions of CKKS encoding and
+/// decoding (the `f64_to_rns` and `rns_to_f64_centered` kernels;
+/// rnsfhe-math's `F64Crt`) over a chain `q_0 … q_{k−1}`; a level of `kl`
+/// limbs reads the first `kl` rows (with row stride `k`) and its own
+/// [`half_digits`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct F64CrtTables {
+    /// Row stride of `garner_w` (the chain's length `k`).
+    pub stride: usize,
+    /// `[2^{64t}]_{q_i}` for `t < 16`, 16 words per limb.
+    pub pow64: Vec<u64>,
+    /// `garner_w[i·k + j] = [W_j]_{q_i}` for `j < i`, `W_j = q_0 ⋯ q_{j−1}`.
+    pub garner_w: Vec<u64>,
+    /// `[W_i^{-1}]_{q_i}` (1 for `i = 0`) and their Shoup words.
+    pub garner_inv: Vec<u64>,
+    /// Shoup words of `garner_inv`.
+    pub garner_invs: Vec<u64>,
+}
+
+impl F64CrtTables {
+    /// The tables of the chain `q`.
+    pub fn new(q: &[u64]) -> Result<Self> {
+        let k = q.len();
+        let mut out = Self {
+            stride: k,
+            pow64: Vec::with_capacity(16 * k),
+            garner_w: vec![0; k * k],
+            garner_inv: Vec::with_capacity(k),
+            garner_invs: Vec::with_capacity(k),
+        };
+        for (i, &qi) in q.iter().enumerate() {
+            let m = Modulus::new(qi)?;
+            let r64 = m.reduce_u128(1u128 << 64);
+            let mut p = 1u64;
+            for _ in 0..16 {
+                out.pow64.push(p);
+                p = m.mul(p, r64);
+            }
+            let mut w = 1u64;
+            for (j, &qj) in q[..i].iter().enumerate() {
+                out.garner_w[i * k + j] = w;
+                w = m.mul(w, m.reduce(qj));
+            }
+            let inv = if i == 0 { 1 } else { m.inv(w)? };
+            out.garner_inv.push(inv);
+            out.garner_invs.push(m.shoup(inv));
+        }
+        Ok(out)
+    }
+}
+
+/// The mixed-radix digits of `⌊Q/2⌋` over `q` (`⌊Q/2⌋ = Σ_i d_i W_i`,
+/// `W_i = q_0 ⋯ q_{i−1}`, `d_i < q_i`): what `rns_to_f64_centered`
+/// compares a value's digits with.
+pub fn half_digits(q: &[u64]) -> Vec<u64> {
+    let big_q: BigUint = q.iter().map(|&p| BigUint::from(p)).product();
+    let mut h = big_q >> 1;
+    q.iter()
+        .map(|&p| {
+            let d = big_residue(&h, p);
+            h /= p;
+            d
+        })
+        .collect()
+}

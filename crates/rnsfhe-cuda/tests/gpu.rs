@@ -444,10 +444,11 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
     let rk = RelinKey::generate_with_rng(&ctx, &sk, &mut rng).unwrap();
     // Conjugation and every power-of-two rotation (sum of slots).
     let gk = GaloisKeys::generate_default_with_rng(&ctx, &sk, &mut rng).unwrap();
-    let keys = gpu.upload_keys(Some(&pk), None).unwrap();
+    let keys = gpu.upload_keys(Some(&pk), Some(&sk)).unwrap();
     let drk = gpu.upload_relin_key(&rk).unwrap();
     let dgk = gpu.upload_galois_keys(&gk).unwrap();
     let enc = Encryptor::from_public_key(&ctx, &pk).unwrap();
+    let dec = rnsfhe::ckks::Decryptor::new(&ctx, &sk).unwrap();
     let ev = Evaluator::new(&ctx);
     let coder = Encoder::new(&ctx);
     let xs: Vec<f64> = (0..ctx.slots()).map(|i| (i as f64 * 0.013).cos()).collect();
@@ -512,6 +513,42 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
     // A step without its own key (rotate composes 3 = 1 + 2; hoisting
     // does not).
     assert!(gpu.rotate_hoisted(&da, &[3], &dgk).is_err());
+    // Encoding finished on the device (n words uploaded), at two levels
+    // and two scales, from the same rng state as the CPU.
+    let zs: Vec<rnsfhe::rnsfhe_math::Complex64> = (0..ctx.slots() / 2)
+        .map(|i| rnsfhe::rnsfhe_math::Complex64::new((i as f64 * 0.01).sin(), -0.25))
+        .collect();
+    for (scale, level) in [(2f64.powi(40), ctx.max_level()), (2f64.powi(50), 2)] {
+        let mut r1 = rng.clone();
+        let pt = coder.encode_complex_at(&zs, scale, level).unwrap();
+        let want = enc.encrypt_with_rng(&pt, &mut rng).unwrap();
+        let got = gpu
+            .encode_encrypt(&keys, &zs, (scale, level), &mut r1)
+            .unwrap();
+        assert_eq!(rng.get_word_pos(), r1.get_word_pos(), "encode_encrypt rng");
+        same(&got, &want, "encode_encrypt");
+    }
+    assert!(gpu
+        .encode_encrypt(
+            &keys,
+            &[rnsfhe::rnsfhe_math::Complex64::new(f64::NAN, 0.0)],
+            (2f64.powi(40), 1),
+            &mut rng
+        )
+        .is_err());
+    // Decoding started on the device: the CPU's decoded values, bit for
+    // bit — fresh, a 3-polynomial product at scale Δ² (coefficients beyond
+    // the first prime: the multi-word path), rescaled, lower levels.
+    for (d, c, what) in [
+        (&da, &a, "fresh"),
+        (&dm, &m, "product"),
+        (&dr, &r, "relinearized"),
+        (&ds, &s, "rescaled"),
+    ] {
+        let want = coder.decode_complex(&dec.decrypt(c).unwrap()).unwrap();
+        let got = gpu.decrypt_decode(&keys, d).unwrap();
+        assert_eq!(got, want, "decrypt_decode {what}");
+    }
     // Errors: a plaintext at another level, a constant that does not fit.
     let low = ev.drop_plain_to_level(&py, 1).unwrap();
     assert!(gpu.add_plain(&da, &low).is_err());

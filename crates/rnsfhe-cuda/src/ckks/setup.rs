@@ -13,6 +13,7 @@ use crate::geometry;
 use crate::ops::leveled::{Chain, ChainLevel};
 use crate::ops::{Backend, DeviceScheme};
 use crate::runtime::{DevPoly, Engine, ModTable};
+use crate::tables::{half_digits, F64CrtTables};
 
 /// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)` (the
 /// type BGV's are: [`crate::ops::leveled::DeviceKeys`]).
@@ -28,7 +29,25 @@ pub struct CudaCkks {
     pub(super) chain: Chain,
     /// Per limb count `kl ≥ 2` (index `kl − 2`): the rounding of rescaling.
     pub(super) rescales: Vec<RescaleLevel>,
+    /// The exact `f64` ↔ RNS conversions of encoding and decoding.
+    pub(super) crt: CrtTables,
 }
+
+/// [`F64CrtTables`] on the device, with the digits of `⌊Q_l/2⌋` per limb
+/// count `kl` (index `kl − 1`).
+#[derive(Debug)]
+pub(super) struct CrtTables {
+    pub(super) stride: usize,
+    pub(super) pow64: DevArray<u64>,
+    pub(super) garner_w: DevArray<u64>,
+    pub(super) garner_inv: DevArray<u64>,
+    pub(super) garner_invs: DevArray<u64>,
+    pub(super) half: Vec<DevArray<u64>>,
+}
+
+/// The most limbs `rns_to_f64_centered` takes (`CRT_MAX_LIMBS` of
+/// `kernels/crt.cu`).
+const CRT_MAX_LIMBS: usize = 64;
 
 /// The rounding of rescaling by the last prime `q_l` of a level (001 §II):
 /// `⌊q_l/2⌋` and `[⌊q_l/2⌋]_{q_i}` on the kept rows.
@@ -71,9 +90,26 @@ impl CudaCkks {
                 half_q: e.gpu.array(&half_q)?,
             });
         }
+        if q.len() > CRT_MAX_LIMBS {
+            return Err(CudaError::Unsupported(format!(
+                "CKKS with more than {CRT_MAX_LIMBS} limbs"
+            )));
+        }
+        let t = F64CrtTables::new(&q)?;
+        let crt = CrtTables {
+            stride: t.stride,
+            pow64: e.gpu.array(&t.pow64)?,
+            garner_w: e.gpu.array(&t.garner_w)?,
+            garner_inv: e.gpu.array(&t.garner_inv)?,
+            garner_invs: e.gpu.array(&t.garner_invs)?,
+            half: (1..=q.len())
+                .map(|kl| e.gpu.array(&half_digits(&q[..kl])))
+                .collect::<Result<_>>()?,
+        };
         Ok(Self {
             rescales,
             chain,
+            crt,
             base: Backend::new(ctx, cpu, e)?,
         })
     }

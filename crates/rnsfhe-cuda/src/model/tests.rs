@@ -526,3 +526,148 @@ fn bgv_decryption_model_matches_bigint() {
         }
     }
 }
+
+/// A random integral `f64` of about `bits` bits (sign random).
+fn integral(rng: &mut ChaCha20Rng, bits: u32) -> f64 {
+    let mant = (rng.next_u64() >> 11) | (1 << 52);
+    let v = if bits <= 53 {
+        (mant >> (53 - bits)) as f64
+    } else {
+        mant as f64 * 2f64.powi((bits - 53) as i32)
+    };
+    if rng.next_u32() & 1 == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// The `f64` ↔ RNS kernels' models against rnsfhe-math's `F64Crt` on
+/// random and edge values (every magnitude class of the reduction: below
+/// 2^64, below 2^128, beyond; zero, ±1; around `Q/2`, `0`, `Q − 1`).
+#[test]
+fn f64_crt_models_match_f64crt() {
+    use rnsfhe::rnsfhe_math::F64Crt;
+    let mut rng = ChaCha20Rng::seed_from_u64(21);
+    let n = 64;
+    let q = generate_ntt_primes(60, n, 6, &[]).unwrap();
+    let base = RnsBase::new(&q).unwrap();
+    let qd = dm(&base);
+    let crt = F64Crt::new(&base).unwrap();
+    let tb = F64CrtTables::new(&q).unwrap();
+    let half = half_digits(&q);
+    // f64 -> RNS.
+    let mut vals: Vec<f64> = vec![
+        0.0,
+        1.0,
+        -1.0,
+        2f64.powi(63),
+        -2f64.powi(64),
+        2f64.powi(127),
+    ];
+    vals.push(2f64.powi(64) + 4096.0);
+    while vals.len() < n {
+        let bits = 1 + rng.next_u32() % 350;
+        vals.push(integral(&mut rng, bits));
+    }
+    let mut poly = RnsPoly::zero(n, q.len());
+    crt.round_to_rns(&vals, 1.0, &mut poly).unwrap();
+    for (c, &r) in vals.iter().enumerate() {
+        for i in 0..q.len() {
+            assert_eq!(
+                f64_to_rns(r, &tb.pow64[16 * i..16 * i + 16], &qd[i]),
+                poly.limb(i)[c],
+                "r = {r}, limb {i}"
+            );
+        }
+    }
+    // RNS -> centred f64, on random residues and on edges.
+    let big_q: BigUint = q.iter().map(|&p| BigUint::from(p)).product();
+    let h: BigUint = &big_q >> 1usize;
+    let mut p = random_poly(&mut rng, &base, n);
+    let edges = [
+        BigUint::from(0u32),
+        BigUint::from(1u32),
+        h.clone(),
+        &h + 1u32,
+        &big_q - 1u32,
+        &big_q - 12345u32,
+        BigUint::from(1u128 << 100),
+    ];
+    for (c, x) in edges.iter().enumerate() {
+        for (i, r) in residues(x, &base).into_iter().enumerate() {
+            p.limb_mut(i)[c] = r;
+        }
+    }
+    let mut want = vec![0f64; n];
+    crt.to_f64_centered(&p, &mut want).unwrap();
+    for c in 0..n {
+        let got = rns_to_f64_centered(&column(&p, c), &tb, &half, &qd);
+        assert_eq!(got.to_bits(), want[c].to_bits(), "c = {c}");
+    }
+}
+
+/// CKKS encoding and decoding through the models: the encoder's rounded
+/// coefficients reduced by `f64_to_rns` and transformed are the words of
+/// `Encoder::encode_at`; a plaintext's centred coefficients by
+/// `rns_to_f64_centered`, decoded by `Encoder::decode_centered`, are its
+/// decoding, at two levels.
+#[test]
+fn ckks_encoding_through_the_models_matches_the_encoder() {
+    use rnsfhe::ckks::{CkksContext, CkksParameters, Encoder};
+    use rnsfhe::rnsfhe_math::Complex64;
+    let params = CkksParameters::builder()
+        .degree(1024)
+        .coeff_moduli_bits(&[60, 40, 40, 40])
+        .scale_bits(40)
+        .security(rnsfhe::SecurityLevel::None)
+        .build()
+        .unwrap();
+    let ctx = CkksContext::new(params).unwrap();
+    let coder = Encoder::new(&ctx);
+    let n = ctx.degree();
+    let q = ctx.params().coeff_moduli().to_vec();
+    let tb = F64CrtTables::new(&q).unwrap();
+    let qd: Vec<DeviceModulus> = q
+        .iter()
+        .map(|&p| DeviceModulus::new(&Modulus::new(p).unwrap()))
+        .collect();
+    let tables: Vec<NttTable> = q
+        .iter()
+        .map(|&p| NttTable::new(n, Modulus::new(p).unwrap()).unwrap())
+        .collect();
+    let values: Vec<Complex64> = (0..ctx.slots())
+        .map(|i| Complex64::new((i as f64 * 0.1).sin() * 3.0, (i as f64 * 0.07).cos()))
+        .collect();
+    for level in [3usize, 1] {
+        let kl = level + 1;
+        let scale = 2f64.powi(40);
+        let pt = coder.encode_complex_at(&values, scale, level).unwrap();
+        let rounded = coder.encode_rounded(&values, scale, level).unwrap();
+        for i in 0..kl {
+            let mut row: Vec<u64> = rounded
+                .iter()
+                .map(|&r| f64_to_rns(r, &tb.pow64[16 * i..16 * i + 16], &qd[i]))
+                .collect();
+            tables[i].forward(&mut row).unwrap();
+            assert_eq!(row, pt.poly().limb(i), "level {level} limb {i}");
+        }
+        let half = half_digits(&q[..kl]);
+        let rows: Vec<Vec<u64>> = (0..kl)
+            .map(|i| {
+                let mut r = pt.poly().limb(i).to_vec();
+                tables[i].backward(&mut r).unwrap();
+                r
+            })
+            .collect();
+        let centred: Vec<f64> = (0..n)
+            .map(|c| {
+                let x: Vec<u64> = rows.iter().map(|r| r[c]).collect();
+                rns_to_f64_centered(&x, &tb, &half, &qd[..kl])
+            })
+            .collect();
+        let got = coder.decode_centered(&centred, scale, pt.len()).unwrap();
+        let want = coder.decode_complex(&pt).unwrap();
+        assert_eq!(got, want, "level {level}");
+    }
+}

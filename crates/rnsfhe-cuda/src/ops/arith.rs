@@ -2,7 +2,9 @@
 //! polynomial-by-polynomial map the plaintext operations are made of.
 
 use crate::context::DeviceCiphertext;
+use crate::device::Arg;
 use crate::error::{CudaError, Result};
+use crate::geometry;
 use crate::runtime::{DevPoly, Rows};
 
 use super::scheme::DeviceScheme;
@@ -113,6 +115,30 @@ pub(crate) fn add_sub<S: DeviceScheme>(
         Ok(v)
     };
     let (pa, pb) = (form(a)?, form(b)?);
+    if let ([a0, a1], [b0, b1]) = (pa.as_slice(), pb.as_slice()) {
+        // The usual case, two polynomials each: one launch.
+        let out = [e.alloc(kl)?, e.alloc(kl)?];
+        let mut shape = geometry::pointwise(e.n(), kl)?;
+        shape.grid.2 = 2;
+        let args = [
+            Arg::W(out[0].ptr()),
+            Arg::W(out[1].ptr()),
+            Arg::W(*a0),
+            Arg::W(*a1),
+            Arg::W(*b0),
+            Arg::W(*b1),
+            Arg::U(u32::from(subtract)),
+            Arg::W(rows_q.dev.ptr()),
+            Arg::W(e.mt.mods_ptr()),
+            Arg::U(e.n() as u32),
+        ];
+        let r = e.gpu.launch("poly_addsub_pair", shape, &args);
+        e.free_all(copies);
+        r?;
+        let mut ct = a.with_polys(out.into(), ntt);
+        ct.len = a.len.max(b.len);
+        return Ok(ct);
+    }
     let mut out = Vec::with_capacity(size);
     for i in 0..size {
         let o = e.alloc(kl)?;

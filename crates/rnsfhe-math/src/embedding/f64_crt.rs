@@ -197,6 +197,51 @@ impl F64Crt {
         Ok(())
     }
 
+    /// The integers `r_j = round(coeffs[j] · scale)` of
+    /// [`F64Crt::round_to_rns`] as `f64` (integral, `|r_j| < Q/2`), with
+    /// its checks and errors, before any reduction: what a device reduces
+    /// into its limbs (exactly, as [`F64Crt::round_to_rns`] does).
+    /// Errors as [`F64Crt::round_to_rns`], and for `out` not of
+    /// `coeffs.len()` values.
+    pub fn round_scaled(&self, coeffs: &[f64], scale: f64, out: &mut [f64]) -> Result<()> {
+        check_shape("output length", coeffs.len(), out.len())?;
+        self.rounded_into(coeffs, scale, out, |r| r)
+    }
+
+    /// Checks every `coeffs[j]·scale` (finite, `|round| < Q/2`), then
+    /// writes `put(round(coeffs[j]·scale))` to `out[j]`.
+    fn rounded_into<T>(
+        &self,
+        coeffs: &[f64],
+        scale: f64,
+        out: &mut [T],
+        put: impl Fn(f64) -> T,
+    ) -> Result<()> {
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(MathError::InvalidParameter(format!(
+                "scale {scale} must be finite and positive"
+            )));
+        }
+        // The coefficients encode the user's (secret) values: validity is
+        // decided for all of them without a branch and revealed as one
+        // bit; only invalid input takes the detailed check that builds the
+        // error (variable time, on the error path only).
+        let mut valid = true;
+        for &x in coeffs {
+            let y = x * scale;
+            valid &= y.is_finite() & self.half_bound.fits(round_half_away(y).abs());
+        }
+        if !crate::ct::declassify_bool(valid) {
+            for (j, &x) in coeffs.iter().enumerate() {
+                self.check_value(j, x, scale, x * scale)?;
+            }
+        }
+        for (o, &x) in out.iter_mut().zip(coeffs) {
+            *o = put(round_half_away(x * scale));
+        }
+        Ok(())
+    }
+
     /// Writes `[r_j]_{q_i}` into row `i`, coefficient `j` of `out`, where
     /// `r_j = round(coeffs[j] · scale)`: the product is formed in `f64`
     /// (one rounding, as SEAL and Lattigo do), then rounded to the nearest
@@ -221,33 +266,12 @@ impl F64Crt {
     pub fn round_to_rns(&self, coeffs: &[f64], scale: f64, out: &mut RnsPoly<Coeff>) -> Result<()> {
         check_shape("ring degree", out.n(), coeffs.len())?;
         check_shape("limb count", self.moduli.len(), out.limbs())?;
-        if !(scale.is_finite() && scale > 0.0) {
-            return Err(MathError::InvalidParameter(format!(
-                "scale {scale} must be finite and positive"
-            )));
-        }
-        // The coefficients encode the user's (secret) values: validity is
-        // decided for all of them without a branch and revealed as one
-        // bit; only invalid input takes the detailed check that builds the
-        // error (variable time, on the error path only).
-        let mut valid = true;
-        for &x in coeffs {
-            let y = x * scale;
-            valid &= y.is_finite() & self.half_bound.fits(round_half_away(y).abs());
-        }
-        if !crate::ct::declassify_bool(valid) {
-            for (j, &x) in coeffs.iter().enumerate() {
-                self.check_value(j, x, scale, x * scale)?;
-            }
-        }
         // Round once per coefficient: the rounded values are parked (as
         // f64 bits) in the last row, which is reduced last, in place.
         let k = self.moduli.len();
         let n = coeffs.len();
         let (rows, last) = out.data_mut().split_at_mut((k - 1) * n);
-        for (o, &x) in last.iter_mut().zip(coeffs) {
-            *o = round_half_away(x * scale).to_bits();
-        }
+        self.rounded_into(coeffs, scale, last, f64::to_bits)?;
         let pows = self.pow64.chunks_exact(POW64_COUNT);
         for ((row, m), pow64) in rows.chunks_exact_mut(n.max(1)).zip(&self.moduli).zip(pows) {
             for (o, &r) in row.iter_mut().zip(last.iter()) {
@@ -658,6 +682,36 @@ mod ct_tests {
             primes.extend(p);
         }
         F64Crt::new(&RnsBase::new(&primes).unwrap()).unwrap()
+    }
+
+    /// `round_scaled` gives the integers `round_to_rns` reduces (each
+    /// limb of it is their residue) and fails where it fails, with the
+    /// same error.
+    #[test]
+    fn round_scaled_is_round_to_rns_before_the_reduction() {
+        let c = crt(&[60, 50, 50]);
+        let k = c.moduli.len();
+        let n = 8;
+        let coeffs = [0.0, -0.5, 0.49, 1.5, -2.5e9, 3.25e14, -7.0e21, 1.0e30];
+        let mut poly = RnsPoly::zero(n, k);
+        c.round_to_rns(&coeffs, 1024.0, &mut poly).unwrap();
+        let mut r = vec![0f64; n];
+        c.round_scaled(&coeffs, 1024.0, &mut r).unwrap();
+        for (j, &x) in r.iter().enumerate() {
+            assert_eq!(x, x.trunc(), "integral");
+            for (i, m) in c.moduli.iter().enumerate() {
+                assert_eq!(
+                    reduce_integral(m, x, &c.pow64[i * POW64_COUNT..]),
+                    poly.limb(i)[j]
+                );
+            }
+        }
+        for bad in [[f64::NAN; 8], [1e300; 8]] {
+            let e1 = c.round_to_rns(&bad, 1.0, &mut poly).unwrap_err();
+            let e2 = c.round_scaled(&bad, 1.0, &mut r).unwrap_err();
+            assert_eq!(e1.to_string(), e2.to_string());
+        }
+        assert!(c.round_scaled(&coeffs, 1.0, &mut r[..3]).is_err());
     }
 
     /// The constant-time conversion gives the bits of the reference one,

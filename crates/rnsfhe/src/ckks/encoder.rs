@@ -132,15 +132,14 @@ impl Encoder {
         Ok(pt)
     }
 
-    /// The encoded polynomial `⌊Δ·σ^{-1}(z)⌉` in coefficient form over
-    /// `q_0 … q_l` (what [`Encoder::encode_complex_at`] transforms), with
-    /// the same checks and errors.
-    pub(crate) fn encode_coeff(
+    /// The checks of an encoding (count, finiteness, scale, level), then
+    /// `σ^{-1}(z)` (the special FFT, unscaled) and the level's tables.
+    fn embed(
         &self,
         values: &[Complex64],
         scale: f64,
         level: usize,
-    ) -> Result<RnsPoly<Coeff>> {
+    ) -> Result<(Vec<f64>, &crate::ckks::context::Level)> {
         let slots = self.ctx.slots();
         if values.len() > slots {
             return Err(Error::ValueOutOfRange(format!(
@@ -171,6 +170,40 @@ impl Encoder {
         let n = self.ctx.degree();
         let mut coeffs = vec![0f64; n];
         self.ctx.embedding().encode(values, &mut coeffs)?;
+        Ok((coeffs, lv))
+    }
+
+    /// The coefficients of `m = ⌊Δ·σ^{-1}(z)⌉` for `values` at `scale` and
+    /// `level`, as integral `f64` (`|m_j| < Q_l/2`): the encoding before
+    /// its exact reduction into the limbs of the level and the NTT (what
+    /// a GPU finishes, from `n` words instead of `(l + 1)·n`). The words of
+    /// [`Encoder::encode_complex_at`] are those limbs of these integers.
+    /// Errors as [`Encoder::encode_complex_at`].
+    pub fn encode_rounded(
+        &self,
+        values: &[Complex64],
+        scale: f64,
+        level: usize,
+    ) -> Result<Vec<f64>> {
+        let (coeffs, lv) = self.embed(values, scale, level)?;
+        let mut out = vec![0f64; coeffs.len()];
+        lv.crt
+            .round_scaled(&coeffs, scale, &mut out)
+            .map_err(|e| fit_error(e, scale, level))?;
+        Ok(out)
+    }
+
+    /// The encoded polynomial `⌊Δ·σ^{-1}(z)⌉` in coefficient form over
+    /// `q_0 … q_l` (what [`Encoder::encode_complex_at`] transforms), with
+    /// the same checks and errors.
+    pub(crate) fn encode_coeff(
+        &self,
+        values: &[Complex64],
+        scale: f64,
+        level: usize,
+    ) -> Result<RnsPoly<Coeff>> {
+        let (coeffs, lv) = self.embed(values, scale, level)?;
+        let n = self.ctx.degree();
         // Every residue is written by round_to_rns: a pooled buffer (stale
         // contents) spares the page faults of a fresh one.
         let words = (level + 1) * n;
@@ -234,6 +267,32 @@ impl Encoder {
         Ok(all)
     }
 
+    /// Decodes the centred integer coefficients of a plaintext at `scale`,
+    /// given as `f64` (`n` of them, correctly rounded, e.g. computed on a
+    /// GPU from a decryption), into its first `len` complex slots: the
+    /// last steps of [`Encoder::decode_complex`] (division by `Δ`, the
+    /// special FFT), the same values for the same coefficients. Errors for
+    /// another length than `n`, `len > n/2` or a scale that is not finite
+    /// and at least 1.
+    pub fn decode_centered(
+        &self,
+        coeffs: &[f64],
+        scale: f64,
+        len: usize,
+    ) -> Result<Vec<Complex64>> {
+        let n = self.ctx.degree();
+        if coeffs.len() != n || len > self.ctx.slots() {
+            return Err(Error::InvalidArgument(format!(
+                "{} coefficients and {len} slots for degree {n}",
+                coeffs.len()
+            )));
+        }
+        check_scale(scale)?;
+        let mut out = decode_real(&self.ctx, coeffs.to_vec(), scale)?;
+        out.truncate(len);
+        Ok(out)
+    }
+
     /// Decodes all `n/2` complex slots.
     pub fn decode_all(&self, pt: &Plaintext) -> Result<Vec<Complex64>> {
         self.ctx.check_id(pt.params_id)?;
@@ -279,6 +338,12 @@ pub(crate) fn decode_poly(
     let n = ctx.degree();
     let mut real = vec![0f64; n];
     lv.crt.to_f64_centered(coeff, &mut real)?;
+    decode_real(ctx, real, scale)
+}
+
+/// All `n/2` slots of the centred coefficients `real` (as `f64`) of a
+/// plaintext at `scale`: divided by `Δ`, then the forward special FFT.
+fn decode_real(ctx: &CkksContext, mut real: Vec<f64>, scale: f64) -> Result<Vec<Complex64>> {
     let inv = 1.0 / scale;
     for x in real.iter_mut() {
         *x *= inv;
