@@ -6,6 +6,7 @@
 //! context with special primes (hybrid key switching, CKKS's default).
 
 mod arith;
+mod codec;
 mod encrypt;
 mod galois;
 mod multiply;

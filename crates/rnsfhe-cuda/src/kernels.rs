@@ -31,7 +31,7 @@ pub struct KernelModule {
 }
 
 /// Every kernel module of the backend.
-pub const MODULES: [KernelModule; 7] = [
+pub const MODULES: [KernelModule; 8] = [
     KernelModule {
         file: "ntt.cu",
         source: include_str!("../kernels/ntt.cu"),
@@ -108,6 +108,16 @@ pub const MODULES: [KernelModule; 7] = [
         file: "crt.cu",
         source: include_str!("../kernels/crt.cu"),
         kernels: &["f64_to_rns", "rns_to_f64_centered"],
+    },
+    KernelModule {
+        file: "fft.cu",
+        source: include_str!("../kernels/fft.cu"),
+        kernels: &[
+            "ckks_decode_gather",
+            "ckks_fft_level",
+            "ckks_ifft_level",
+            "ckks_encode_round",
+        ],
     },
     KernelModule {
         file: "keyswitch.cu",

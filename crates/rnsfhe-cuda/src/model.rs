@@ -631,6 +631,85 @@ pub fn rns_to_f64_centered(x: &[u64], tb: &F64CrtTables, half: &[u64], q: &[Devi
     }
 }
 
+/// The launches of the device decoding (`ckks_decode_gather`, then
+/// `ckks_fft_level` for `h = 1, 2, …, l/2`), thread by thread, on the
+/// coefficients `coeffs` (`2l` of them) with the embedding's twiddles.
+pub fn fft_decode(coeffs: &[f64], inv: f64, tw: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let l = coeffs.len() / 2;
+    let bits = l.trailing_zeros();
+    let brev = |i: usize| {
+        if bits == 0 {
+            0
+        } else {
+            i.reverse_bits() >> (usize::BITS - bits)
+        }
+    };
+    let mut buf = vec![0f64; 2 * l];
+    for i in 0..l {
+        buf[brev(i)] = coeffs[i] * inv;
+        buf[l + brev(i)] = coeffs[i + l] * inv;
+    }
+    let mut h = 1;
+    while h < l {
+        for t in 0..l / 2 {
+            let (blk, j) = (t / h, t % h);
+            let (a, b) = (blk * 2 * h + j, blk * 2 * h + j + h);
+            let (tr, ti) = tw[h - 1 + j];
+            let (yr, yi) = (buf[b], buf[l + b]);
+            let (vr, vi) = (yr * tr - yi * ti, yr * ti + yi * tr);
+            let (ur, ui) = (buf[a], buf[l + a]);
+            buf[a] = ur + vr;
+            buf[l + a] = ui + vi;
+            buf[b] = ur - vr;
+            buf[l + b] = ui - vi;
+        }
+        h *= 2;
+    }
+    (0..l).map(|i| (buf[i], buf[l + i])).collect()
+}
+
+/// The launches of the device encoding (`ckks_ifft_level` for
+/// `h = l/2, …, 1`, then `ckks_encode_round`), thread by thread: the
+/// rounded coefficients of `values` (`l` of them, split) at `scale`.
+pub fn fft_encode_round(values: &[(f64, f64)], tw: &[(f64, f64)], scale: f64) -> Vec<f64> {
+    let l = values.len();
+    let bits = l.trailing_zeros();
+    let brev = |i: usize| {
+        if bits == 0 {
+            0
+        } else {
+            i.reverse_bits() >> (usize::BITS - bits)
+        }
+    };
+    let mut buf: Vec<f64> = values
+        .iter()
+        .map(|v| v.0)
+        .chain(values.iter().map(|v| v.1))
+        .collect();
+    let mut h = l / 2;
+    while h >= 1 {
+        for t in 0..l / 2 {
+            let (blk, j) = (t / h, t % h);
+            let (a, b) = (blk * 2 * h + j, blk * 2 * h + j + h);
+            let (ur, ui, vr, vi) = (buf[a], buf[l + a], buf[b], buf[l + b]);
+            buf[a] = ur + vr;
+            buf[l + a] = ui + vi;
+            let (dr, di) = (ur - vr, ui - vi);
+            let (tr, ti) = tw[h - 1 + j];
+            buf[b] = dr * tr + di * ti;
+            buf[l + b] = di * tr - dr * ti;
+        }
+        h /= 2;
+    }
+    let inv_l = 1.0 / l as f64;
+    (0..2 * l)
+        .map(|j| {
+            let src = if j < l { brev(j) } else { l + brev(j - l) };
+            (buf[src] * inv_l * scale).round()
+        })
+        .collect()
+}
+
 /// `hps_scale_base` for one coefficient (`xq` over q, `xp` over P).
 pub fn scale_base(xq: &[u64], xp: &[u64], tb: &ScaleToBaseTables, p: &[DeviceModulus]) -> Vec<u64> {
     let k = xq.len();

@@ -528,14 +528,20 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
         assert_eq!(rng.get_word_pos(), r1.get_word_pos(), "encode_encrypt rng");
         same(&got, &want, "encode_encrypt");
     }
-    assert!(gpu
-        .encode_encrypt(
-            &keys,
-            &[rnsfhe::rnsfhe_math::Complex64::new(f64::NAN, 0.0)],
-            (2f64.powi(40), 1),
-            &mut rng
-        )
-        .is_err());
+    // The CPU's refusals: a non-finite value, a value that does not fit
+    // the level, more values than slots, a scale below 1.
+    let z = |re: f64| rnsfhe::rnsfhe_math::Complex64::new(re, 0.0);
+    let too_many = vec![z(0.5); ctx.slots() + 1];
+    for (vals, scale, level) in [
+        (vec![z(f64::NAN)], 2f64.powi(40), 1),
+        (vec![z(1e200)], 2f64.powi(40), 0),
+        (too_many, 2f64.powi(40), 1),
+        (vec![z(1.0)], 0.5, 1),
+    ] {
+        let cpu = coder.encode_complex_at(&vals, scale, level);
+        let dev = gpu.encode_encrypt(&keys, &vals, (scale, level), &mut rng);
+        assert!(cpu.is_err() && dev.is_err(), "{scale} {level}");
+    }
     // Decoding started on the device: the CPU's decoded values, bit for
     // bit — fresh, a 3-polynomial product at scale Δ² (coefficients beyond
     // the first prime: the multi-word path), rescaled, lower levels.

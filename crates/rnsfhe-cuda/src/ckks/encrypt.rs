@@ -1,9 +1,8 @@
 //! Public-key encryption and decryption on the device.
 
 use rand_chacha::ChaCha20Rng;
-use rnsfhe::ckks::{Encoder, Plaintext};
+use rnsfhe::ckks::Plaintext;
 use rnsfhe::rnsfhe_math::{Complex64, Ntt, RnsPoly};
-use zeroize::Zeroize;
 
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
@@ -32,12 +31,11 @@ impl CudaCkks {
         self.encrypt_message(keys, m, rng, (pt.scale(), pt.len()))
     }
 
-    /// Encodes `values` at `scale` and `level` and encrypts them, the
-    /// encoding finished on the device: the CPU computes the `n` rounded
-    /// coefficients (the special FFT; `Encoder::encode_rounded`), the
-    /// device reduces them exactly into the limbs (`f64_to_rns`),
-    /// transforms them and encrypts — `n` words cross the bus instead of
-    /// `(l + 1)·n`. Bit-identical to `Encryptor::encrypt_with_rng` of
+    /// Encodes `values` at `scale` and `level` on the device and encrypts
+    /// them: the values uploaded (`n` words instead of the `(l + 1)·n` of
+    /// an encoded plaintext), the inverse special FFT, scaling and
+    /// rounding (`Encoder::encode_rounded`'s values), the exact
+    /// reduction into the limbs (`f64_to_rns`), the NTT, the encryption. Bit-identical to `Encryptor::encrypt_with_rng` of
     /// `Encoder::encode_complex_at(values, scale, level)`, with the same
     /// errors.
     pub fn encode_encrypt(
@@ -48,14 +46,9 @@ impl CudaCkks {
         rng: &mut ChaCha20Rng,
     ) -> Result<DeviceCiphertext> {
         check_encrypt(self, keys.ctx_id, self.base.cpu.id(), rng)?;
-        let mut rounded = Encoder::new(&self.base.cpu).encode_rounded(values, scale, level)?;
-        let mut bits: Vec<u64> = rounded.iter().map(|r| r.to_bits()).collect();
-        rounded.zeroize();
         let e = &self.base.e;
         let kl = level + 1;
-        let up = e.upload(&bits, 1);
-        bits.zeroize();
-        let r = up?;
+        let r = self.encode_on_device(values, scale, kl)?;
         let m = (|| {
             let rows_q = &self.level(kl)?.rows_q;
             let mut m = e.alloc(kl)?;
@@ -144,10 +137,10 @@ impl CudaCkks {
         )?)
     }
 
-    /// Decrypts and decodes the first `len` slots: the phase, its inverse
-    /// NTT and the exact centred CRT to `f64` on the device
-    /// (`rns_to_f64_centered`), then `n` words copied back and decoded on
-    /// the CPU (`Encoder::decode_centered`: division by `Δ`, special FFT).
+    /// Decrypts and decodes the first `len` slots on the device: the
+    /// phase, its inverse NTT, the exact centred CRT to `f64`
+    /// (`rns_to_f64_centered`), the division by `Δ` and the special FFT;
+    /// `n` words are copied back.
     /// Bit-identical to `Encoder::decode_complex` of
     /// `Decryptor::decrypt(ct)`.
     pub fn decrypt_decode(
@@ -168,7 +161,7 @@ impl CudaCkks {
                 .ok_or_else(|| CudaError::InvalidArgument("level".into()))?;
             e.ntt_inverse(&mut h, rows_q)?;
             let out = e.alloc(1)?;
-            let words = e
+            let values = e
                 .gpu
                 .launch(
                     "rns_to_f64_centered",
@@ -187,17 +180,12 @@ impl CudaCkks {
                         Arg::U(n as u32),
                     ],
                 )
-                .and_then(|()| e.download(&out));
+                .and_then(|()| self.decode_on_device(&out, ct.scale, ct.len));
             e.free_secret(out);
-            words
+            values
         })();
         // The phase and its coefficients are secret: zeroed before reuse.
         e.free_secret(h);
-        let mut words = r?;
-        let mut coeffs: Vec<f64> = words.iter().map(|&w| f64::from_bits(w)).collect();
-        words.zeroize();
-        let out = Encoder::new(&self.base.cpu).decode_centered(&coeffs, ct.scale, ct.len);
-        coeffs.zeroize();
-        Ok(out?)
+        r
     }
 }

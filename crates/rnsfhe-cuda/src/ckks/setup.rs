@@ -14,6 +14,7 @@ use crate::ops::leveled::{Chain, ChainLevel};
 use crate::ops::{Backend, DeviceScheme};
 use crate::runtime::{DevPoly, Engine, ModTable};
 use crate::tables::{half_digits, F64CrtTables};
+use rnsfhe::rnsfhe_math::{F64Crt, RnsBase};
 
 /// Device keys of CKKS: public key (over `Q·P` or `Q`), `NTT(s)` (the
 /// type BGV's are: [`crate::ops::leveled::DeviceKeys`]).
@@ -31,6 +32,10 @@ pub struct CudaCkks {
     pub(super) rescales: Vec<RescaleLevel>,
     /// The exact `f64` ↔ RNS conversions of encoding and decoding.
     pub(super) crt: CrtTables,
+    /// The special FFT's twiddles (real and imaginary parts) and, per limb
+    /// count `kl` (index `kl − 1`), the encoder's range check
+    /// (`F64Crt::fit_bound`).
+    pub(super) fft: (DevArray<f64>, DevArray<f64>, Vec<(f64, bool)>),
 }
 
 /// [`F64CrtTables`] on the device, with the digits of `⌊Q_l/2⌋` per limb
@@ -106,10 +111,18 @@ impl CudaCkks {
                 .map(|kl| e.gpu.array(&half_digits(&q[..kl])))
                 .collect::<Result<_>>()?,
         };
+        let tw = cpu.embedding().twiddles();
+        let tw_re: Vec<f64> = tw.iter().map(|t| t.re).collect();
+        let tw_im: Vec<f64> = tw.iter().map(|t| t.im).collect();
+        let bounds = (1..=q.len())
+            .map(|kl| Ok(F64Crt::new(&RnsBase::new(&q[..kl])?)?.fit_bound()))
+            .collect::<Result<Vec<_>>>()?;
+        let fft = (e.gpu.array(&tw_re)?, e.gpu.array(&tw_im)?, bounds);
         Ok(Self {
             rescales,
             chain,
             crt,
+            fft,
             base: Backend::new(ctx, cpu, e)?,
         })
     }

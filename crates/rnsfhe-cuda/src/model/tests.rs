@@ -671,3 +671,44 @@ fn ckks_encoding_through_the_models_matches_the_encoder() {
         assert_eq!(got, want, "level {level}");
     }
 }
+
+/// The device FFT's thread schedule gives the CPU embedding's values bit
+/// for bit: decoding and encoding (with the rounding) of random slots.
+#[test]
+fn fft_models_match_the_embedding() {
+    use rnsfhe::rnsfhe_math::{CkksEmbedding, Complex64};
+    let mut rng = ChaCha20Rng::seed_from_u64(31);
+    for n in [8usize, 64, 1024, 1 << 14] {
+        let emb = CkksEmbedding::new(n).unwrap();
+        let tw: Vec<(f64, f64)> = emb.twiddles().iter().map(|t| (t.re, t.im)).collect();
+        let l = n / 2;
+        let coeffs: Vec<f64> = (0..n)
+            .map(|_| (rng.next_u64() >> 11) as f64 - 2f64.powi(52))
+            .collect();
+        let inv = 1.0 / 2f64.powi(40);
+        let scaled: Vec<f64> = coeffs.iter().map(|c| c * inv).collect();
+        let mut want = vec![Complex64::ZERO; l];
+        emb.decode(&scaled, &mut want).unwrap();
+        let got = fft_decode(&coeffs, inv, &tw);
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(
+                (g.0.to_bits(), g.1.to_bits()),
+                (w.re.to_bits(), w.im.to_bits())
+            );
+        }
+        let values: Vec<Complex64> = (0..l)
+            .map(|_| Complex64::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+            .collect();
+        let mut enc = vec![0f64; n];
+        emb.encode(&values, &mut enc).unwrap();
+        let scale = 2f64.powi(40);
+        let want: Vec<f64> = enc.iter().map(|x| (x * scale).round()).collect();
+        let split: Vec<(f64, f64)> = values.iter().map(|v| (v.re, v.im)).collect();
+        let got = fft_encode_round(&split, &tw, scale);
+        assert_eq!(
+            got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            want.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            "n = {n}"
+        );
+    }
+}

@@ -102,6 +102,15 @@ impl CkksEmbedding {
         &self.rot_group
     }
 
+    /// The twiddles of the special FFT: the level with block length `len`
+    /// (a power of two in `[2, n/2]`) at offset `len/2 − 1`,
+    /// `ξ_{4·len}^{5^j mod 4·len}` for `j < len/2` (`n/2 − 1` values; what
+    /// a device FFT reads to compute the same values).
+    #[inline]
+    pub fn twiddles(&self) -> &[Complex64] {
+        &self.twiddles
+    }
+
     /// The Galois element `g = 5^k mod 2n` whose automorphism
     /// `X ↦ X^g` rotates the slots left by `k` (slot `i` receives slot
     /// `i + k`), for any `k` (negative: right rotation); `k` is taken

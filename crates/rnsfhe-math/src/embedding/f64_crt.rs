@@ -197,6 +197,18 @@ impl F64Crt {
         Ok(())
     }
 
+    /// The range check of [`F64Crt::round_to_rns`] as `(h, strict)`: a
+    /// rounded value `r` has a centred representative of itself modulo
+    /// `Q` when `|r| < h` (`strict`) or `|r| ≤ h` (decided exactly on
+    /// `f64`); `h = +∞` when every finite `f64` does (`Q ≥ 2^1025`).
+    pub fn fit_bound(&self) -> (f64, bool) {
+        match self.half_bound {
+            HalfBound::Below(h) => (h, true),
+            HalfBound::AtMost(h) => (h, false),
+            HalfBound::Unbounded => (f64::INFINITY, false),
+        }
+    }
+
     /// The integers `r_j = round(coeffs[j] · scale)` of
     /// [`F64Crt::round_to_rns`] as `f64` (integral, `|r_j| < Q/2`), with
     /// its checks and errors, before any reduction: what a device reduces
