@@ -36,7 +36,6 @@ pub(crate) fn check_encrypt<S: DeviceScheme>(
 /// each), with the sampler state and status words on the device.
 pub(crate) struct Draws {
     st: DevArray<u64>,
-    status: DevArray<u64>,
     /// The ternary `u`.
     pub(crate) u: DevPoly,
     /// The two Gaussian errors, in the order they are drawn.
@@ -50,15 +49,15 @@ impl Draws {
         let n = e.n();
         let g = &e.gpu;
         let key = chacha_key_words(&rng.get_seed());
-        let mut state = [0u64; 8];
+        // Words 0-3: stream positions; 4-7: the key; 8: the ternary
+        // sampler's status (one download reads positions and status).
+        let mut state = [0u64; 9];
         state[0] = u64::try_from(rng.get_word_pos())
             .map_err(|_| CudaError::Unsupported("rng word position beyond 2^64".into()))?;
         for (i, pair) in key.chunks_exact(2).enumerate() {
             state[4 + i] = u64::from(pair[0]) | (u64::from(pair[1]) << 32);
         }
         let st = g.upload(&state)?;
-        let mut status = g.take(1)?;
-        g.zero(&mut status)?;
         let key_ptr = st.at(4);
         let u = e.alloc(1)?;
         let e1 = e.alloc(1)?;
@@ -73,7 +72,7 @@ impl Draws {
                 Arg::W(st.at(0)),
                 Arg::W(st.at(1)),
                 Arg::U(geometry::ternary_budget(n) as u32),
-                Arg::W(status.ptr()),
+                Arg::W(st.at(8)),
             ],
         )?;
         let gshape = geometry::pointwise(n, 1)?;
@@ -98,12 +97,7 @@ impl Draws {
             let args = [Arg::W(st.at(i + 1)), Arg::W(st.at(i)), Arg::U(n as u32)];
             g.launch("advance_gaussian", one, &args)?;
         }
-        Ok(Self {
-            st,
-            status,
-            u,
-            e: [e1, e2],
-        })
+        Ok(Self { st, u, e: [e1, e2] })
     }
 
     /// Reads the sampler's final position back into `rng` (waits for the
@@ -111,8 +105,7 @@ impl Draws {
     /// ternary sampler ran out of its budget.
     pub(crate) fn finish(self, e: &Engine, rng: &mut ChaCha20Rng) -> Result<()> {
         let g = &e.gpu;
-        let words = g.download(&self.st, 4)?;
-        let flag = g.download(&self.status, 1)?;
+        let words = g.download(&self.st, 9)?;
         let [e1, e2] = self.e;
         // The ephemeral secret, the errors and the keystream state are
         // secret-dependent: zeroed before their buffers are reused.
@@ -120,8 +113,7 @@ impl Draws {
             e.free_secret(p);
         }
         g.give_secret(self.st);
-        g.give(self.status);
-        if flag.first().copied().unwrap_or(1) & 0xffff_ffff != 0 {
+        if words.get(8).copied().unwrap_or(1) & 0xffff_ffff != 0 {
             return Err(CudaError::SamplerBudget);
         }
         rng.set_word_pos(u128::from(words.get(3).copied().unwrap_or(0)));
