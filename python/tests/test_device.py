@@ -12,6 +12,7 @@ and operations without a device path fall back to the CPU.
 from __future__ import annotations
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -221,6 +222,20 @@ def test_ckks_on_the_gpu_matches_the_cpu_exactly() -> None:
         assert [c.device for c in on_gpu] == ["cuda:0"] * 4
         for c, g in zip(on_cpu, on_gpu):
             assert np.array_equal(g.decrypt(keys), c.decrypt(keys))
+
+
+@needs_gpu
+def test_placed_ckks_encryption_refuses_what_the_cpu_refuses() -> None:
+    ctx, keys = ckks()
+    dctx = ctx.to_device("cuda")
+    x = np.linspace(-1, 1, ctx.slots)
+    # Encoded on the device: the values come back as the CPU encodes them.
+    assert np.max(np.abs(dctx.encrypt(x, keys).decrypt(keys) - x)) < 2.0**-20
+    for bad in [np.full(ctx.slots + 1, 0.5), [float("nan")], [1e200]]:
+        with pytest.raises(rnsfhe.Error) as cpu:
+            ctx.encrypt(bad, keys)
+        with pytest.raises(type(cpu.value), match=re.escape(str(cpu.value)[:20])):
+            dctx.encrypt(bad, keys)
 
 
 @needs_gpu

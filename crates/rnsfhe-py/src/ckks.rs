@@ -606,7 +606,7 @@ impl Ciphertext {
 /// The level fresh ciphertexts are encrypted at: the residual top of a
 /// bootstrappable chain ([`BootstrappingParameters::residual_level`]),
 /// the top level otherwise.
-fn fresh_level(ctx: &CkksContext) -> usize {
+pub(crate) fn fresh_level(ctx: &CkksContext) -> usize {
     BootstrappingParameters::for_chain(ctx.params())
         .and_then(|b| b.residual_level(ctx.params()))
         .unwrap_or_else(|| ctx.max_level())

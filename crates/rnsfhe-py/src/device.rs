@@ -159,6 +159,20 @@ pub trait Gpu<S: Core>: Sized + Send + Sync + 'static {
     ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
         Ok(None)
     }
+    /// An encryption of `vals` (encoded as [`Scheme::encode`] encodes
+    /// them) under the public key of `keys`, encoded on the device too, or
+    /// `None` (the default: [`Gpu::encrypt`] of the CPU's encoding).
+    fn encrypt_values(
+        &self,
+        _keys: &Self::Keys,
+        _ctx: &Arc<S::Context>,
+        _vals: &[<S as crate::scheme::Scheme>::Value],
+    ) -> Result<Option<DeviceCiphertext>, CudaError>
+    where
+        S: crate::scheme::Scheme,
+    {
+        Ok(None)
+    }
     /// An encryption of `pt` under the public key of `keys`, with noise
     /// from a ChaCha20 stream seeded by the operating system, or `None`
     /// (the default: the CPU encrypts and the result is uploaded).
@@ -559,6 +573,19 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
         steps: &[i64],
     ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
         keys.with_galois_many(|gk| self.0.rotate_hoisted(a, steps, gk))
+    }
+    /// Encoded on the device from the values (the scale and level of
+    /// [`Scheme::encode`]): `n` words uploaded instead of the plaintext's
+    /// limbs.
+    fn encrypt_values(
+        &self,
+        keys: &Self::Keys,
+        ctx: &Arc<rnsfhe::ckks::CkksContext>,
+        vals: &[rnsfhe::rnsfhe_math::Complex64],
+    ) -> Result<Option<DeviceCiphertext>, CudaError> {
+        let mut rng = rnsfhe::rnsfhe_math::sampling::rng_from_os()?;
+        let at = (ctx.params().default_scale(), crate::ckks::fresh_level(ctx));
+        unless_unsupported(self.0.encode_encrypt(&keys.pk, vals, at, &mut rng))
     }
     fn binary(
         &self,

@@ -564,8 +564,14 @@ pub fn encrypt<S: Scheme>(
     let (vals, extra) = S::read_values(values)?;
     if let Some(p) = placement {
         let dk = p.keys(py, &keys)?;
-        let pt = S::encode(ctx, &vals).py()?;
-        let dev = detach(py, || p.gpu.encrypt(&dk, &pt)).map_err(device_error)?;
+        let dev = detach(py, || p.gpu.encrypt_values(&dk, ctx, &vals)).map_err(device_error)?;
+        let dev = match dev {
+            Some(d) => Some(d),
+            None => {
+                let pt = S::encode(ctx, &vals).py()?;
+                detach(py, || p.gpu.encrypt(&dk, &pt)).map_err(device_error)?
+            }
+        };
         if let Some(d) = dev {
             return Ok(Cipher {
                 ctx: ctx.clone(),
