@@ -139,7 +139,7 @@ run() {
         step bench_bfv 300 "$rn" bench --device cuda --set 14,360 --set 15,600 --set 16,1770 --variant both --relin rns --reps 50 --reps-large 20 --batch 64 --json "$OUT/bench_bfv.json"
         step bench_bfv_hybrid 300 "$rn" bench --device cuda --set 14,360 --set 15,600 --variant hps --relin hybrid --reps 50 --batch 64 --json "$OUT/bench_bfv_hybrid.json"
         step bench_ckks 300 "$rn" bench --device cuda --scheme ckks --set 14 --set 15 --set 16 --reps 30 --reps-large 20 --batch 128 --json "$OUT/bench_ckks.json"
-        step bench_bgv 200 "$rn" bench --device cuda --scheme bgv --set 13 --set 14 --set 15 --reps 30 --json "$OUT/bench_bgv.json" ;;
+        step bench_bgv 200 "$rn" bench --device cuda --scheme bgv --set 13 --set 14 --set 15 --reps 30 --batch 64 --json "$OUT/bench_bgv.json" ;;
       profile)
         # Per-kernel GPU times (Nsight Compute) of one BFV product and the
         # CKKS operations, CSV: where an operation's time goes.

@@ -449,6 +449,12 @@ mod with_cuda {
                 })?;
                 let per = per_item(&t, count);
                 put("mult_relin_rescale_batch", &per, Some(count));
+                let cts: Vec<_> = (0..count).map(|_| &a).collect();
+                let t = time_device(&dev, reps.min(5), 1, || {
+                    gpu.rotate_batch(&cts, 1, &dgk)
+                        .map(|v| v.into_iter().for_each(|c| gpu.release(c)))
+                })?;
+                put("rotate_batch", &per_item(&t, count), Some(count));
                 outln!(
                     "(2^{log_n}) batch of {count}: {:.0} products/s",
                     1e3 / per.median_ms
@@ -568,6 +574,25 @@ mod with_cuda {
             // Per rotation, eight sharing one ModUp.
             put("rotate_hoisted", &per_item(&t, 8));
             drop(dhk);
+            if let Some(count) = args.batch {
+                let pairs: Vec<_> = (0..count).map(|_| (&a, &b)).collect();
+                let t = time_device(&dev, reps.min(5), 1, || {
+                    gpu.multiply_relin_batch(&pairs, &drk)
+                        .map(|v| v.into_iter().for_each(|c| gpu.release(c)))
+                })?;
+                let per = per_item(&t, count);
+                put("mult_relin_batch", &per);
+                outln!(
+                    "(2^{log_n}) batch of {count}: {:.0} products/s",
+                    1e3 / per.median_ms
+                );
+                let cts: Vec<_> = (0..count).map(|_| &a).collect();
+                let t = time_device(&dev, reps.min(5), 1, || {
+                    gpu.rotate_rows_batch(&cts, 1, &dgk)
+                        .map(|v| v.into_iter().for_each(|c| gpu.release(c)))
+                })?;
+                put("rotate_batch", &per_item(&t, count));
+            }
             for c in [a, b, prod] {
                 gpu.release(c);
             }

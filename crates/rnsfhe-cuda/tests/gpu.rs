@@ -513,6 +513,14 @@ fn ckks_plaintext_constant_and_slot_operations_are_bit_identical_to_the_cpu() {
     // A step without its own key (rotate composes 3 = 1 + 2; hoisting
     // does not).
     assert!(gpu.rotate_hoisted(&da, &[3], &dgk).is_err());
+    // Batched rotations of ciphertexts at two levels (two chunks).
+    for step in [1i64, -8] {
+        let got = gpu.rotate_batch(&[&da, &db, &ds], step, &dgk).unwrap();
+        for (g, c) in got.iter().zip([&a, &b, &s]) {
+            same(g, &ev.rotate(c, step, &gk).unwrap(), "rotate_batch");
+        }
+    }
+    assert!(gpu.rotate_batch(&[&da], 3, &dgk).is_err());
     // Encoding finished on the device (n words uploaded), at two levels
     // and two scales, from the same rng state as the CPU.
     let zs: Vec<rnsfhe::rnsfhe_math::Complex64> = (0..ctx.slots() / 2)
@@ -653,6 +661,21 @@ fn bgv_operations_are_bit_identical_to_the_cpu() {
             same_op!(rotate_rows, [&da, 1, &dgk], [&a, 1, &gk]);
             same_op!(rotate_rows, [&da, -3, &dgk], [&a, -3, &gk]);
             same_op!(rotate_columns, [&da, &dgk], [&a, &gk]);
+            // Batches: products and rotations of several ciphertexts.
+            let batch = gpu
+                .multiply_relin_batch(&[(&da, &db), (&db, &da), (&da, &da)], &drk)
+                .unwrap();
+            for (g, (x, y)) in batch.iter().zip([(&a, &b), (&b, &a), (&a, &a)]) {
+                same(
+                    g,
+                    &ev.multiply_relin(x, y, &rk).unwrap(),
+                    "multiply_relin_batch",
+                );
+            }
+            let rb = gpu.rotate_rows_batch(&[&da, &db], 1, &dgk).unwrap();
+            for (g, c) in rb.iter().zip([&a, &b]) {
+                same(g, &ev.rotate_rows(c, 1, &gk).unwrap(), "rotate_rows_batch");
+            }
             let steps = [0i64, 1, -4, 16];
             let got = gpu.rotate_rows_hoisted(&da, &steps, &dgk).unwrap();
             let want = ev.rotate_rows_hoisted(&a, &steps, &gk).unwrap();
@@ -699,5 +722,17 @@ fn bgv_operations_are_bit_identical_to_the_cpu() {
             &ev.mod_switch_to(&cpu_top, 0).unwrap(),
             "mod_switch_to",
         );
+        // A batch across levels (two chunks).
+        let batch = gpu
+            .multiply_relin_batch(&[(&top, &top), (&da, &db), (&top, &top)], &drk)
+            .unwrap();
+        let cpu_pairs = [(&cpu_top, &cpu_top), (&a, &b), (&cpu_top, &cpu_top)];
+        for (g, (x, y)) in batch.iter().zip(cpu_pairs) {
+            same(
+                g,
+                &ev.multiply_relin(x, y, &rk).unwrap(),
+                "batch across levels",
+            );
+        }
     }
 }

@@ -6,7 +6,7 @@ use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::ops::arith::operands;
-use crate::ops::leveled::divide_by_last_prime;
+use crate::ops::leveled::{batch_cap, divide_by_last_prime, level_chunks, tensor_many};
 use crate::runtime::{DevPoly, DeviceKsk};
 
 use super::setup::CudaBgv;
@@ -34,26 +34,27 @@ impl CudaBgv {
     /// `y = t^{-1}·x` in coefficient form (`x` in NTT form when `ntt`), in
     /// a new buffer: what BGV's key switch switches.
     pub(super) fn prepared(&self, x: &DevPoly, ntt: bool) -> Result<DevPoly> {
-        let kl = x.limbs();
-        let rows_q = &self.level(kl)?.rows_q;
         let e = &self.base.e;
-        let mut y = e.alloc(kl)?;
-        let r = e
-            .scalar_mul(y.ptr(), x.ptr(), &self.bgv_level(kl)?.t_inv, rows_q)
-            .and_then(|()| {
-                if ntt {
-                    e.ntt_inverse(&mut y, rows_q)
-                } else {
-                    Ok(())
-                }
-            });
-        match r {
+        let y = e.alloc(x.limbs())?;
+        match self.prepared_into(y.ptr(), x.ptr(), x.limbs(), ntt) {
             Ok(()) => Ok(y),
             Err(err) => {
                 e.free(y);
                 Err(err)
             }
         }
+    }
+
+    /// [`CudaBgv::prepared`] of the `kl` rows at `x`, written to the `kl`
+    /// rows at `out`.
+    pub(super) fn prepared_into(&self, out: u64, x: u64, kl: usize, ntt: bool) -> Result<()> {
+        let rows_q = &self.level(kl)?.rows_q;
+        let e = &self.base.e;
+        e.scalar_mul(out, x, &self.bgv_level(kl)?.t_inv, rows_q)?;
+        if ntt {
+            e.ntt_inverse_at(out, rows_q)?;
+        }
+        Ok(())
     }
 
     /// BGV's key switch of `x` (NTT form when `ntt`): the hybrid switch of
@@ -122,6 +123,84 @@ impl CudaBgv {
         let r = self.relinearize(&d, rk);
         self.release(d);
         r
+    }
+
+    /// `multiply_relin` of every pair, batched: consecutive pairs at one
+    /// level share every launch (the tensor, the scaling by `t^{-1}`,
+    /// ModUp, the NTTs, the inner product, ModDown and the folding by `t`
+    /// run once for up to the batch cap of products). Results in order,
+    /// bit-identical to the single calls.
+    pub fn multiply_relin_batch(
+        &self,
+        pairs: &[(&DeviceCiphertext, &DeviceCiphertext)],
+        rk: &DeviceKsk,
+    ) -> Result<Vec<DeviceCiphertext>> {
+        for (a, b) in pairs {
+            self.check_levels(a, b, "multiply_relin")?;
+            check_id(self.base.ctx.id(), rk.ctx_id)?;
+            if rk.key_id != a.key_id {
+                return Err(CudaError::KeyMismatch("relinearization key".into()));
+            }
+            if a.size() != 2 || b.size() != 2 {
+                return Err(CudaError::InvalidArgument(
+                    "multiply_relin needs two 2-polynomial ciphertexts".into(),
+                ));
+            }
+        }
+        let e = &self.base.e;
+        let n = e.n();
+        let kp = self.chain.special.len();
+        let mut out = Vec::with_capacity(pairs.len());
+        for range in level_chunks(pairs, |p| p.0.limbs(), |kl| batch_cap(n, kl, kp)) {
+            let chunk = &pairs[range];
+            let bn = chunk.len();
+            let kl = chunk[0].0.limbs();
+            let l = self.level(kl)?;
+            let t_mod = &self.bgv_level(kl)?.t_mod;
+            // d = [d0, d1, d2] per product; d2 ← t^{-1}·d2 in coefficients.
+            let d = tensor_many(e, chunk, &l.rows_q)?;
+            let ks = (0..bn)
+                .try_for_each(|i| {
+                    let d2 = d.row((3 * i + 2) * kl, n);
+                    self.prepared_into(d2, d2, kl, true)
+                })
+                .and_then(|()| {
+                    e.hybrid_switch_many(&l.hybrid, rk, d.row(2 * kl, n), 3 * kl * n, bn)
+                });
+            let ks = match ks {
+                Ok(k) => k,
+                Err(err) => {
+                    e.free(d);
+                    return Err(err);
+                }
+            };
+            // k_j ← d_j + t·k_j.
+            let r = ks.iter().enumerate().try_for_each(|(z, k)| {
+                let (i, j) = (z / 2, z % 2);
+                let args = [
+                    Arg::W(k.ptr()),
+                    Arg::W(d.row((3 * i + j) * kl, n)),
+                    Arg::W(k.ptr()),
+                    Arg::W(t_mod.w.ptr()),
+                    Arg::W(t_mod.ws.ptr()),
+                ];
+                e.pointwise("poly_add_scalar_mul", &l.rows_q, &args)
+            });
+            e.free(d);
+            if let Err(err) = r {
+                e.free_all(ks);
+                return Err(err);
+            }
+            let mut ks = ks.into_iter();
+            for (a, b) in chunk {
+                let (Some(k0), Some(k1)) = (ks.next(), ks.next()) else {
+                    return Err(CudaError::InvalidArgument("batched relinearization".into()));
+                };
+                let correction = self.t.mul(a.correction, b.correction);
+                out.push(self.new_ct(a.key_id, vec![k0, k1], correction));
+            }
+        }
+        Ok(out)
     }
 
     /// The modulus switch from level `l` to `l − 1`

@@ -9,7 +9,8 @@ use rnsfhe::rlwe::KeySwitchingKey;
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{CudaError, Result};
-use crate::ops::hoisted::{self, HoistedSwitch};
+use crate::ops::hoisted;
+use crate::ops::leveled::LeveledSwitch;
 use crate::ops::{galois, Backend, DeviceScheme};
 use crate::runtime::{DevPoly, DeviceKsk, HybridLevel, Rows};
 
@@ -40,6 +41,20 @@ impl CudaBgv {
         gk: &DeviceBgvGaloisKeys,
     ) -> Result<Vec<DeviceCiphertext>> {
         hoisted::rotate_hoisted(self, a, ROW_GENERATOR, steps, gk)
+    }
+
+    /// Both rows of every ciphertext of `cts` rotated left by `steps`,
+    /// batched (the words of `rotate_rows` with the key of `3^steps`; one
+    /// ModUp, inner product and ModDown sequence for the ciphertexts of a
+    /// level). Needs the Galois key of that element itself
+    /// (`MissingGaloisKey` otherwise).
+    pub fn rotate_rows_batch(
+        &self,
+        cts: &[&DeviceCiphertext],
+        steps: i64,
+        gk: &DeviceBgvGaloisKeys,
+    ) -> Result<Vec<DeviceCiphertext>> {
+        hoisted::rotate_batch(self, cts, ROW_GENERATOR, steps, gk)
     }
 
     /// Swaps the two rows of the slot matrix (`Evaluator::rotate_columns`:
@@ -109,14 +124,14 @@ impl DeviceScheme for CudaBgv {
     }
 }
 
-impl HoistedSwitch for CudaBgv {
+impl LeveledSwitch for CudaBgv {
     fn hybrid(&self, kl: usize) -> Result<&HybridLevel> {
         Ok(&self.level(kl)?.hybrid)
     }
 
     /// `t^{-1}·c1`, back to coefficients.
-    fn switch_input(&self, c1: &DevPoly) -> Result<DevPoly> {
-        self.prepared(c1, true)
+    fn switch_input_into(&self, out: u64, c1: u64, kl: usize) -> Result<()> {
+        self.prepared_into(out, c1, kl, true)
     }
 
     /// `(c0 + t·k0, t·k1)`.

@@ -8,7 +8,8 @@ use rnsfhe::rlwe::{KeySwitchingKey, SchemeContext};
 
 use crate::context::DeviceCiphertext;
 use crate::error::{CudaError, Result};
-use crate::ops::hoisted::{self, HoistedSwitch};
+use crate::ops::hoisted;
+use crate::ops::leveled::LeveledSwitch;
 use crate::ops::{galois, Backend, DeviceScheme};
 use crate::runtime::{DevPoly, DeviceKsk, HybridLevel, Rows};
 
@@ -52,6 +53,21 @@ impl CudaCkks {
     ) -> Result<Vec<DeviceCiphertext>> {
         let generator = self.base.cpu.rlwe().rotation_generator();
         hoisted::rotate_hoisted(self, a, generator, steps, gk)
+    }
+
+    /// Every ciphertext of `cts` rotated left by `steps`, batched (the
+    /// words of `rotate` with the key of `g^steps`; one ModUp, inner
+    /// product and ModDown sequence for the ciphertexts of a level). Needs
+    /// the Galois key of that element itself (`MissingGaloisKey`
+    /// otherwise).
+    pub fn rotate_batch(
+        &self,
+        cts: &[&DeviceCiphertext],
+        steps: i64,
+        gk: &DeviceCkksGaloisKeys,
+    ) -> Result<Vec<DeviceCiphertext>> {
+        let generator = self.base.cpu.rlwe().rotation_generator();
+        hoisted::rotate_batch(self, cts, generator, steps, gk)
     }
 
     /// Rotates the slots left by `steps` (`Evaluator::rotate`).
@@ -101,22 +117,15 @@ impl DeviceScheme for CudaCkks {
     }
 }
 
-impl HoistedSwitch for CudaCkks {
+impl LeveledSwitch for CudaCkks {
     fn hybrid(&self, kl: usize) -> Result<&HybridLevel> {
         Ok(&self.level(kl)?.hybrid)
     }
 
     /// `c1` itself, back to coefficients.
-    fn switch_input(&self, c1: &DevPoly) -> Result<DevPoly> {
-        let e = &self.base.e;
-        let mut y = e.clone_poly(c1)?;
-        match e.ntt_inverse(&mut y, &self.level(c1.limbs())?.rows_q) {
-            Ok(()) => Ok(y),
-            Err(err) => {
-                e.free(y);
-                Err(err)
-            }
-        }
+    fn switch_input_into(&self, out: u64, c1: u64, kl: usize) -> Result<()> {
+        let rows_q = &self.level(kl)?.rows_q;
+        self.base.e.ntt_pairs(&[(out, c1)], rows_q.span(1)?, true)
     }
 
     /// `(c0 + k0, k1)`.

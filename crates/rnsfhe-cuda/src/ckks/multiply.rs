@@ -6,7 +6,7 @@ use crate::device::Arg;
 use crate::error::{check_id, CudaError, Result};
 use crate::geometry;
 use crate::ops::arith::{check_pair, operands};
-use crate::ops::leveled::divide_by_last_prime;
+use crate::ops::leveled::{batch_cap, divide_by_last_prime, level_chunks, tensor_many};
 use crate::runtime::{DevPoly, DeviceKsk};
 
 use super::setup::CudaCkks;
@@ -135,12 +135,7 @@ impl CudaCkks {
     /// Products per batched launch sequence at `kl` limbs: a 2 GiB
     /// working set, at most 64.
     pub fn batch_cap(&self, kl: usize) -> usize {
-        let n = self.base.e.n();
-        let kp = self.chain.special.len();
-        let rows_ext = kl + kp;
-        let dnum = kl.div_ceil(kp.max(1));
-        let per = 7 * kl + dnum * rows_ext + 2 * rows_ext + 4 * kl;
-        ((1usize << 28) / n / per).clamp(1, 64)
+        batch_cap(self.base.e.n(), kl, self.chain.special.len())
     }
 
     /// `multiply_relin_rescale` of every pair, batched: consecutive pairs
@@ -159,45 +154,14 @@ impl CudaCkks {
         let e = &self.base.e;
         let n = e.n();
         let mut out = Vec::with_capacity(pairs.len());
-        let mut start = 0;
-        while start < pairs.len() {
-            let kl = pairs[start].0.limbs();
-            let cap = self.batch_cap(kl);
-            let mut end = start + 1;
-            while end < pairs.len() && end - start < cap && pairs[end].0.limbs() == kl {
-                end += 1;
-            }
-            let chunk = &pairs[start..end];
+        for range in level_chunks(pairs, |p| p.0.limbs(), |kl| self.batch_cap(kl)) {
+            let chunk = &pairs[range];
             let bn = chunk.len();
+            let kl = chunk[0].0.limbs();
             let l = self.level(kl)?;
             let (rows_q, lv) = (&l.rows_q, &l.hybrid);
             // d = [d0, d1, d2] per product, product after product.
-            let d = e.alloc(3 * kl * bn)?;
-            let (x, tensor_in, zs_in) = if bn == 1 {
-                let (a, b) = chunk[0];
-                (None, operands(a, b).map(DevPoly::ptr), 0)
-            } else {
-                let x = e.alloc(4 * kl * bn)?;
-                let copies: Vec<(u64, u64)> = chunk
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(i, (a, b))| {
-                        operands(a, b)
-                            .into_iter()
-                            .enumerate()
-                            .map(move |(j, p)| (i * 4 + j, p.ptr()))
-                    })
-                    .map(|(r, p)| (x.row(r * kl, n), p))
-                    .collect();
-                e.gather(&copies, kl * n)?;
-                let p = [0, 1, 2, 3].map(|j| x.row(j * kl, n));
-                (Some(x), p, 4 * kl * n)
-            };
-            let outs = [0, 1, 2].map(|j| d.row(j * kl, n));
-            e.tensor(outs, (tensor_in, zs_in), (bn, 3 * kl * n), rows_q)?;
-            if let Some(x) = x {
-                e.free(x);
-            }
+            let d = tensor_many(e, chunk, rows_q)?;
             let d2: Vec<(u64, u64)> = (0..bn).map(|i| (d.row((3 * i + 2) * kl, n), 0)).collect();
             e.ntt_pairs(&d2, rows_q.span(1)?, true)?;
             let r = e.relin_rescale_many(lv, rk, &d, bn);
@@ -215,7 +179,6 @@ impl CudaCkks {
                     _ => return Err(CudaError::InvalidArgument("relinearize-rescale".into())),
                 }
             }
-            start = end;
         }
         Ok(out)
     }

@@ -1,33 +1,21 @@
-//! Hoisted rotations (Halevi–Shoup; rnsfhe's `rotate_hoisted`): one ModUp
-//! of `c_1` shared by the key switches of several automorphisms, each of
-//! which then costs one permutation of the extended digits, the inner
-//! products and ModDown. The leveled NTT-form schemes (CKKS, BGV) say what
-//! is switched and how the result is folded back ([`HoistedSwitch`]).
+//! Rotations that share launches: hoisted (Halevi–Shoup; rnsfhe's
+//! `rotate_hoisted`: one ModUp of `c_1` shared by the key switches of
+//! several automorphisms, each of which then costs one permutation of the
+//! extended digits, the inner products and ModDown) and batched (many
+//! ciphertexts rotated by one step: one ModUp, inner-product and ModDown
+//! sequence for all of them). The leveled NTT-form schemes (CKKS, BGV) say what
+//! is switched and how the result is folded back
+//! ([`super::leveled::LeveledSwitch`]).
 
 use rnsfhe::rlwe::galois_keys::element_for_step;
 
+use super::galois::{check_keys, DeviceGaloisKeys};
+use super::leveled::{batch_cap, level_chunks, LeveledSwitch};
+use super::scheme::{copy, release};
 use crate::context::DeviceCiphertext;
 use crate::device::Arg;
 use crate::error::{CudaError, Result};
 use crate::geometry;
-use crate::runtime::{DevPoly, HybridLevel};
-
-use super::galois::{check_keys, DeviceGaloisKeys};
-use super::scheme::{copy, release, DeviceScheme};
-
-/// What a scheme with hybrid key switching at every level says about a
-/// key switch of `c_1` (rnsfhe's `KeySwitch`: `prepare`, `fold`, `scale`).
-pub(crate) trait HoistedSwitch: DeviceScheme {
-    /// The hybrid tables of the level with `kl` limbs.
-    fn hybrid(&self, kl: usize) -> Result<&HybridLevel>;
-
-    /// What is switched for `c1` (NTT form), in coefficient form, in a new
-    /// buffer: CKKS `c1`, BGV `t^{-1}·c1`.
-    fn switch_input(&self, c1: &DevPoly) -> Result<DevPoly>;
-
-    /// `(c0 + f·k0, f·k1)` (CKKS `f = 1`, BGV `f = t`); consumes all three.
-    fn fold(&self, c0: DevPoly, k0: DevPoly, k1: DevPoly) -> Result<[DevPoly; 2]>;
-}
 
 /// `a` rotated by each of `steps` with the rotation group's `generator`,
 /// all sharing one ModUp of `c_1` (rnsfhe's `rotate_hoisted`, the same
@@ -35,7 +23,7 @@ pub(crate) trait HoistedSwitch: DeviceScheme {
 /// needs the key of its own element (no composition); all are looked up
 /// before any work, a missing one is `MissingGaloisKey`. A step that is
 /// the identity gives a copy of `a`. NTT-form results, in order.
-pub(crate) fn rotate_hoisted<S: HoistedSwitch>(
+pub(crate) fn rotate_hoisted<S: LeveledSwitch>(
     s: &S,
     a: &DeviceCiphertext,
     generator: u64,
@@ -102,5 +90,107 @@ pub(crate) fn rotate_hoisted<S: HoistedSwitch>(
         }
     }
     e.free(ext);
+    Ok(out)
+}
+
+/// Every ciphertext of `cts` rotated by `step` with the rotation group's
+/// `generator` (each as `rotate` with the key of the step's own element:
+/// the same words), batched: consecutive ciphertexts at one level share
+/// one ModUp launch, one inner-product launch and one ModDown sequence
+/// (up to the batch cap). Needs the Galois key of `generator^step` itself
+/// (no composition): `MissingGaloisKey` otherwise. A step that is the
+/// identity gives copies. NTT-form results, in order.
+pub(crate) fn rotate_batch<S: LeveledSwitch>(
+    s: &S,
+    cts: &[&DeviceCiphertext],
+    generator: u64,
+    step: i64,
+    gk: &DeviceGaloisKeys,
+) -> Result<Vec<DeviceCiphertext>> {
+    for a in cts {
+        check_keys(s, a, gk)?;
+        if a.size() != 2 {
+            return Err(CudaError::InvalidArgument(
+                "rotations need 2 polynomials".into(),
+            ));
+        }
+    }
+    let e = s.engine();
+    let n = e.n();
+    let el = element_for_step(n, generator, step);
+    if el == 1 {
+        return cts.iter().map(|a| copy(e, a)).collect();
+    }
+    let (key, map) = gk.get(el)?;
+    let mut out: Vec<DeviceCiphertext> = Vec::with_capacity(cts.len());
+    let kp = match cts.first() {
+        Some(a) => s.hybrid(a.limbs())?.special_count(),
+        None => return Ok(Vec::new()),
+    };
+    for range in level_chunks(cts, |a| a.limbs(), |kl| batch_cap(n, kl, kp)) {
+        let chunk = &cts[range];
+        let r = rotate_chunk(s, chunk, key, map);
+        match r {
+            Ok(v) => out.extend(v),
+            Err(err) => {
+                for c in out {
+                    release(e, c);
+                }
+                return Err(err);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [`rotate_batch`] of ciphertexts at one level with one key.
+fn rotate_chunk<S: LeveledSwitch>(
+    s: &S,
+    chunk: &[&DeviceCiphertext],
+    key: &crate::runtime::DeviceKsk,
+    map: &crate::device::DevArray<u32>,
+) -> Result<Vec<DeviceCiphertext>> {
+    let e = s.engine();
+    let n = e.n();
+    let bn = chunk.len();
+    let kl = chunk.first().map_or(0, |a| a.limbs());
+    let lv = s.hybrid(kl)?;
+    let shape = geometry::pointwise(n, kl)?;
+    let permute = |dst: u64, src: u64| {
+        let args = [
+            Arg::W(dst),
+            Arg::W(src),
+            Arg::W(map.ptr()),
+            Arg::U(n as u32),
+        ];
+        e.gpu.launch("poly_permute", shape, &args)
+    };
+    // σ(c_1) of every ciphertext, then what is switched for each, in one
+    // buffer (kl rows per ciphertext).
+    let rot = e.alloc(kl * bn)?;
+    let y = match e.alloc(kl * bn) {
+        Ok(y) => y,
+        Err(err) => {
+            e.free(rot);
+            return Err(err);
+        }
+    };
+    let r = chunk.iter().enumerate().try_for_each(|(b, a)| {
+        permute(rot.row(b * kl, n), a.polys[1].ptr())?;
+        s.switch_input_into(y.row(b * kl, n), rot.row(b * kl, n), kl)
+    });
+    e.free(rot);
+    let ks = r.and_then(|()| e.hybrid_switch_many(lv, key, y.ptr(), kl * n, bn));
+    e.free(y);
+    let mut ks = ks?.into_iter();
+    let mut out = Vec::with_capacity(bn);
+    for a in chunk {
+        let (Some(k0), Some(k1)) = (ks.next(), ks.next()) else {
+            return Err(CudaError::InvalidArgument("batched key switch".into()));
+        };
+        let c0 = e.alloc(kl)?;
+        let folded = permute(c0.ptr(), a.polys[0].ptr()).and_then(|()| s.fold(c0, k0, k1));
+        out.push(a.with_polys(Vec::from(folded?), true));
+    }
     Ok(out)
 }

@@ -328,3 +328,119 @@ pub(crate) fn divide_by_last_prime(
     e.free(corr);
     r
 }
+
+/// Products (or key switches) per batched launch sequence at `kl` limbs
+/// with `kp` special primes: a working set of about 2 GiB (tensor inputs
+/// and outputs, the raised digits, the accumulators), at most 64.
+pub(crate) fn batch_cap(n: usize, kl: usize, kp: usize) -> usize {
+    let rows_ext = kl + kp;
+    let dnum = kl.div_ceil(kp.max(1));
+    let per = 7 * kl + dnum * rows_ext + 2 * rows_ext + 4 * kl;
+    ((1usize << 28) / n.max(1) / per).clamp(1, 64)
+}
+
+/// The tensor `(a_0 b_0, a_0 b_1 + a_1 b_0, a_1 b_1)` of every pair (all at
+/// `kl` limbs, 2 polynomials each) in one launch: `[d_0, d_1, d_2]` of
+/// each product, product after product (`3·kl` rows each), the inputs of
+/// more than one product gathered first.
+pub(crate) fn tensor_many(
+    e: &Engine,
+    pairs: &[(&DeviceCiphertext, &DeviceCiphertext)],
+    rows_q: &Rows,
+) -> Result<DevPoly> {
+    use super::arith::operands;
+    let n = e.n();
+    let bn = pairs.len();
+    let kl = rows_q.len();
+    let d = e.alloc(3 * kl * bn)?;
+    let r = (|| {
+        let (x, tensor_in, zs_in) = match pairs {
+            [(a, b)] => (None, operands(a, b).map(DevPoly::ptr), 0),
+            _ => {
+                let x = e.alloc(4 * kl * bn)?;
+                let copies: Vec<(u64, u64)> = pairs
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(i, (a, b))| {
+                        operands(a, b)
+                            .into_iter()
+                            .enumerate()
+                            .map(move |(j, p)| (i * 4 + j, p.ptr()))
+                    })
+                    .map(|(r, p)| (x.row(r * kl, n), p))
+                    .collect();
+                if let Err(err) = e.gather(&copies, kl * n) {
+                    e.free(x);
+                    return Err(err);
+                }
+                let p = [0, 1, 2, 3].map(|j| x.row(j * kl, n));
+                (Some(x), p, 4 * kl * n)
+            }
+        };
+        let outs = [0, 1, 2].map(|j| d.row(j * kl, n));
+        let r = e.tensor(outs, (tensor_in, zs_in), (bn, 3 * kl * n), rows_q);
+        if let Some(x) = x {
+            e.free(x);
+        }
+        r
+    })();
+    match r {
+        Ok(()) => Ok(d),
+        Err(err) => {
+            e.free(d);
+            Err(err)
+        }
+    }
+}
+
+/// The ranges of consecutive `items` at one limb count (`limbs`), each at
+/// most `cap(limbs)` long: the chunks a batched operation runs as one
+/// launch sequence.
+pub(crate) fn level_chunks<T>(
+    items: &[T],
+    limbs: impl Fn(&T) -> usize,
+    cap: impl Fn(usize) -> usize,
+) -> Vec<core::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while let Some(first) = items.get(start) {
+        let kl = limbs(first);
+        let cap = cap(kl).max(1);
+        let mut end = start + 1;
+        while end < items.len() && end - start < cap && limbs(&items[end]) == kl {
+            end += 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// What a scheme with hybrid key switching at every level says about a
+/// key switch of `c_1` (rnsfhe's `KeySwitch`: `prepare`, `fold`, `scale`):
+/// used by the hoisted and batched rotations.
+pub(crate) trait LeveledSwitch: DeviceScheme {
+    /// The hybrid tables of the level with `kl` limbs.
+    fn hybrid(&self, kl: usize) -> Result<&HybridLevel>;
+
+    /// Writes what is switched for the `kl` rows at `c1` (NTT form) to the
+    /// `kl` rows at `out`, in coefficient form: CKKS `c1`, BGV
+    /// `t^{-1}·c1`.
+    fn switch_input_into(&self, out: u64, c1: u64, kl: usize) -> Result<()>;
+
+    /// `(c0 + f·k0, f·k1)` (CKKS `f = 1`, BGV `f = t`); consumes all three.
+    fn fold(&self, c0: DevPoly, k0: DevPoly, k1: DevPoly) -> Result<[DevPoly; 2]>;
+
+    /// [`LeveledSwitch::switch_input_into`] a new buffer.
+    fn switch_input(&self, c1: &DevPoly) -> Result<DevPoly> {
+        let e = self.engine();
+        let y = e.alloc(c1.limbs())?;
+        match self.switch_input_into(y.ptr(), c1.ptr(), c1.limbs()) {
+            Ok(()) => Ok(y),
+            Err(err) => {
+                e.free(y);
+                Err(err)
+            }
+        }
+    }
+}

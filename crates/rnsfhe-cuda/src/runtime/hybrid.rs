@@ -61,6 +61,11 @@ impl RowDrop {
 }
 
 impl HybridLevel {
+    /// The number of special primes `α` (rows of `P`).
+    pub(crate) fn special_count(&self) -> usize {
+        self.rows_ext.len() - self.kl
+    }
+
     /// The tables for `kl` limbs of `q` (all of Q: `q`, special primes `p`,
     /// `alpha` limbs per digit).
     pub(crate) fn new(e: &Engine, q: &[u64], p: &[u64], alpha: usize, kl: usize) -> Result<Self> {

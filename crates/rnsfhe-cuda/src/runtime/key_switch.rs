@@ -320,13 +320,29 @@ impl Engine {
         key: &DeviceKsk,
         c: u64,
     ) -> Result<(DevPoly, DevPoly)> {
-        let acc = self.hybrid_inner_many(lv, key, c, 0, 1)?;
-        let rows = lv.rows_ext.len();
-        let mut outs = self.drop_rows(acc, (2, rows, lv.kl), &lv.down)?.into_iter();
+        let mut outs = self.hybrid_switch_many(lv, key, c, 0, 1)?.into_iter();
         match (outs.next(), outs.next()) {
             (Some(o0), Some(o1)) => Ok((o0, o1)),
             _ => Err(CudaError::InvalidArgument("ModDown".into())),
         }
+    }
+
+    /// Hybrid key switches of `bn` polynomials with one key (coefficient
+    /// form, `lv.kl` rows each, the first at `c`, the others `zs_c` words
+    /// apart): one ModUp launch for every digit of every input, one inner
+    /// product launch, one ModDown sequence for all — `(ks_0, ks_1)` of
+    /// input 0, then of input 1, … over Q_l, NTT form.
+    pub(crate) fn hybrid_switch_many(
+        &self,
+        lv: &HybridLevel,
+        key: &DeviceKsk,
+        c: u64,
+        zs_c: usize,
+        bn: usize,
+    ) -> Result<Vec<DevPoly>> {
+        let acc = self.hybrid_inner_many(lv, key, c, zs_c, bn)?;
+        let rows = lv.rows_ext.len();
+        self.drop_rows(acc, (2 * bn, rows, lv.kl), &lv.down)
     }
 
     /// Relinearization fused with rescaling (`relinearize_rescale_hybrid`)
