@@ -424,12 +424,23 @@ impl<G, P> DeviceKeys<G, P> {
 /// moving ciphertexts, uploading a key set (the public key by `$pk`),
 /// encryption with the device samplers, negation,
 /// the rotation `$rotate`, the sum of slots and the automorphism `2n − 1`
-/// (`$conj`), each `Unsupported` turned into `None`.
+/// (`$conj`), and where given the hoisted rotations `$hoisted`, each
+/// `Unsupported` turned into `None`.
 macro_rules! forward_gpu {
     (
         $cuda:ty, $m:ident, $ctx:ident, public_key = $pk:expr, rotate = $rotate:ident,
-        conjugate = $conj:ident
+        conjugate = $conj:ident $(, hoisted = $hoisted:ident)?
     ) => {
+        $(
+            fn rotate_many(
+                &self,
+                keys: &Self::Keys,
+                a: &DeviceCiphertext,
+                steps: &[i64],
+            ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
+                keys.with_galois_many(|gk| self.0.$hoisted(a, steps, gk))
+            }
+        )?
         fn upload_keys(&self, keys: &EvalKeys) -> Result<Self::Keys, CudaError> {
             let public_key: fn(&$cuda, &rnsfhe::rlwe::PublicKey) -> Result<_, CudaError> = $pk;
             Ok(DeviceKeys {
@@ -564,16 +575,9 @@ impl Gpu<crate::ckks::Ckks> for CkksGpu {
         CkksContext,
         public_key = |g, pk| g.upload_keys(Some(pk), None),
         rotate = rotate,
-        conjugate = conjugate
+        conjugate = conjugate,
+        hoisted = rotate_hoisted
     );
-    fn rotate_many(
-        &self,
-        keys: &Self::Keys,
-        a: &DeviceCiphertext,
-        steps: &[i64],
-    ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
-        keys.with_galois_many(|gk| self.0.rotate_hoisted(a, steps, gk))
-    }
     /// Encoded on the device from the values (the scale and level of
     /// [`Scheme::encode`]): `n` words uploaded instead of the plaintext's
     /// limbs.
@@ -642,16 +646,9 @@ impl Gpu<crate::bgv::Bgv> for BgvGpu {
         BgvContext,
         public_key = |g, pk| g.upload_keys(Some(pk), None),
         rotate = rotate_rows,
-        conjugate = rotate_columns
+        conjugate = rotate_columns,
+        hoisted = rotate_rows_hoisted
     );
-    fn rotate_many(
-        &self,
-        keys: &Self::Keys,
-        a: &DeviceCiphertext,
-        steps: &[i64],
-    ) -> Result<Option<Vec<DeviceCiphertext>>, CudaError> {
-        keys.with_galois_many(|gk| self.0.rotate_rows_hoisted(a, steps, gk))
-    }
     fn binary(
         &self,
         keys: Option<&Self::Keys>,

@@ -45,15 +45,8 @@ impl CudaBfv {
         a: &DeviceCiphertext,
         gk: &DeviceGaloisKeys,
     ) -> Result<DeviceCiphertext> {
-        let half = self.base.e.n() / 2;
-        let acc = galois::rotate_and_add(self, a, half, ROW_GENERATOR, gk, |x, y| self.add(x, y))?;
-        let out = self.rotate_columns(&acc, gk).and_then(|r| {
-            let sum = self.add(&acc, &r);
-            self.release(r);
-            sum
-        });
-        self.release(acc);
-        out
+        let swap = column_swap_element(self.base.e.n());
+        galois::sum_rows(self, a, (ROW_GENERATOR, swap), gk, |x, y| self.add(x, y))
     }
 
     /// Every limb count the device tables cover (for diagnostics).

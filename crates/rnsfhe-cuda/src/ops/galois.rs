@@ -192,3 +192,27 @@ pub(crate) fn rotate_and_add<S: DeviceScheme>(
     }
     Ok(acc)
 }
+
+/// Every slot set to the sum of all `n` slots of the integer schemes' two
+/// rows (BFV's and BGV's `sum_slots`): [`rotate_and_add`] over each row
+/// with the row generator, then the row swap (`swap`, the element
+/// `2n − 1`) added — the CPU's operations in its order. `add` is the
+/// scheme's addition.
+pub(crate) fn sum_rows<S: DeviceScheme>(
+    s: &S,
+    a: &DeviceCiphertext,
+    (generator, swap): (u64, u64),
+    gk: &DeviceGaloisKeys,
+    add: impl Fn(&DeviceCiphertext, &DeviceCiphertext) -> Result<DeviceCiphertext>,
+) -> Result<DeviceCiphertext> {
+    let e = s.engine();
+    let half = e.n() / 2;
+    let acc = rotate_and_add(s, a, half, generator, gk, &add)?;
+    let out = automorphism(s, &acc, swap, gk).and_then(|r| {
+        let sum = add(&acc, &r);
+        release(e, r);
+        sum
+    });
+    release(e, acc);
+    out
+}
