@@ -268,8 +268,8 @@ pub trait Scheme: Core {
     type Extra: Copy + Default + Send + Sync + 'static;
     /// A parsed plaintext operand.
     type Plain: Send + Sync;
-    /// The scheme's operations on the GPU ([`crate::device::NoGpu`] where
-    /// it has none).
+    /// The scheme's operations on the GPU ([`crate::device::BfvGpu`],
+    /// [`crate::device::BgvGpu`], [`crate::device::CkksGpu`]).
     type Gpu: crate::device::Gpu<Self>;
 
     /// The number of slots.
