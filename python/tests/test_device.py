@@ -15,6 +15,7 @@ import pickle
 import re
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 import rnsfhe
@@ -231,7 +232,8 @@ def test_placed_ckks_encryption_refuses_what_the_cpu_refuses() -> None:
     x = np.linspace(-1, 1, ctx.slots)
     # Encoded on the device: the values come back as the CPU encodes them.
     assert np.max(np.abs(dctx.encrypt(x, keys).decrypt(keys) - x)) < 2.0**-20
-    for bad in [np.full(ctx.slots + 1, 0.5), [float("nan")], [1e200]]:
+    bad_inputs: list[npt.ArrayLike] = [np.full(ctx.slots + 1, 0.5), [float("nan")], [1e200]]
+    for bad in bad_inputs:
         with pytest.raises(rnsfhe.Error) as cpu:
             ctx.encrypt(bad, keys)
         with pytest.raises(type(cpu.value), match=re.escape(str(cpu.value)[:20])):
