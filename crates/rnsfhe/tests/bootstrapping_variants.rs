@@ -160,17 +160,24 @@ impl Variant {
 fn sparse_packing_bootstraps_with_20_bits() {
     let (params, full) = BootstrappingParameters::small().unwrap();
     let ctx = CkksContext::new(params).unwrap();
-    let full_keys = Bootstrapper::new(&ctx, &full).unwrap().rotations().len();
+    let full_boot = Bootstrapper::new(&ctx, &full).unwrap();
+    let (full_keys, full_size) = (full_boot.rotations().len(), full_boot.size_bytes());
     for (log_slots, seed) in [(10, 21), (6, 22)] {
         let mut t = sparse(log_slots, seed);
         let s = 1usize << log_slots;
         assert_eq!(t.boot.slots(), s);
         let rotations = t.boot.rotations();
         println!(
-            "2^{log_slots} slots: {} rotations (full slots: {full_keys})",
-            rotations.len()
+            "2^{log_slots} slots: {} rotations, {} diagonal bytes (full slots: {full_keys}, {full_size})",
+            rotations.len(),
+            t.boot.size_bytes()
         );
-        assert!(rotations.len() < full_keys);
+        // Smaller DFTs: fewer encoded diagonals; their rotations (two
+        // giant-step keys a level, as at full slots) plus the trace's
+        // `log2(n/2s)` steps.
+        assert!(t.boot.size_bytes() < full_size);
+        let trace = (ctx.slots() / s).trailing_zeros() as usize;
+        assert!(rotations.len() <= full_keys + trace);
         let z = t.random(s);
         let ct = t.encrypt(&z, 0);
         let out = t.bootstrap_to(&ct, &z, &format!("2^{log_slots} slots"), 20.0);

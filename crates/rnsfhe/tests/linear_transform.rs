@@ -170,3 +170,104 @@ fn complex_diagonals_single_and_double_hoisted() {
     eprintln!("single hoisting {b1:.1} bits, double hoisting {b2:.1} bits");
     assert!(b1 >= 20.0 && b2 >= 20.0, "{b1} {b2}");
 }
+
+/// A dense matrix's giant steps are contiguous on both sides of 0, so
+/// they are summed by Horner's rule: two giant-step keys (`±G`) whatever
+/// the number of giant steps, and the product still matches float64. A
+/// transform whose giant steps have gaps keeps one key per step.
+#[test]
+fn giant_steps_by_horner_need_few_keys() {
+    use rnsfhe::ckks::Complex64;
+    use std::collections::BTreeMap;
+    let ctx = context();
+    let common::CkksSecret {
+        mut rng,
+        sk,
+        enc: encryptor,
+        dec,
+        ev,
+        encoder: enc,
+    } = common::ckks_secret(&ctx, 23);
+    let s = ctx.slots() as i64;
+    let top = ctx.max_level();
+    let q = ctx.params().coeff_moduli()[top] as f64;
+    // Diagonals −200 … 200: 401 of them, n_1 = 32 (or so), about 13
+    // giant steps on either side.
+    let mut diagonals = BTreeMap::new();
+    for k in -200i64..=200 {
+        let d: Vec<Complex64> = (0..s)
+            .map(|_| Complex64::new(rng.gen_range(-0.05..0.05), rng.gen_range(-0.05..0.05)))
+            .collect();
+        diagonals.insert(k, d);
+    }
+    let x: Vec<Complex64> = (0..s)
+        .map(|_| Complex64::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+        .collect();
+    let want: Vec<Complex64> = (0..s)
+        .map(|p| {
+            diagonals.iter().fold(Complex64::ZERO, |acc, (&k, d)| {
+                acc + d[p as usize] * x[(p + k).rem_euclid(s) as usize]
+            })
+        })
+        .collect();
+    for double in [false, true] {
+        let lt = if double {
+            LinearTransform::from_diagonals_double_hoisted(&ctx, &diagonals, top, q)
+        } else {
+            LinearTransform::from_diagonals(&ctx, &diagonals, top, q)
+        }
+        .unwrap();
+        let steps = lt.rotations();
+        // Every baby step 1 … n_1 − 1 (the band is dense), then exactly
+        // ±G with G = n_1: steps = [−G, 1, 2, …, G].
+        let g = *steps.last().unwrap();
+        let mut expected = vec![-g];
+        expected.extend(1..=g);
+        assert_eq!(steps, expected);
+        assert!(g >= 16, "{steps:?}");
+        let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &steps, &mut rng).unwrap();
+        let ct = encryptor
+            .encrypt_symmetric_with_rng(&enc.encode_complex(&x).unwrap(), &mut rng)
+            .unwrap();
+        let out = lt.evaluate(&ev, &ct, &gk).unwrap();
+        let bits = common::complex_bits(&dec.decrypt_decode_complex(&out).unwrap(), &want);
+        eprintln!(
+            "double hoisting {double}: {} keys, {bits:.1} bits",
+            steps.len()
+        );
+        // Each slot sums 401 products of magnitude at most 0.1, each
+        // within about 2^-25 of its value (scale 2^40, diagonals at a
+        // prime's scale), plus one rounding per key switch: at worst about
+        // 2^-16; 15 bits leave a margin.
+        assert!(bits >= 15.0, "{bits}");
+    }
+    // Two runs of giant steps (k = 0 … 40 and k = 900 … 940, n_1 = 8):
+    // `G` for the steps inside a run and one key for the far run's start.
+    let mut gapped = BTreeMap::new();
+    for k in (0..=40).chain(900..=940) {
+        let d: Vec<Complex64> = (0..s)
+            .map(|_| Complex64::new(rng.gen_range(-0.1..0.1), rng.gen_range(-0.1..0.1)))
+            .collect();
+        gapped.insert(k, d);
+    }
+    let lt = LinearTransform::from_diagonals(&ctx, &gapped, top, q).unwrap();
+    let steps = lt.rotations();
+    let mut expected: Vec<i64> = (1..=8).collect();
+    expected.push(896);
+    assert_eq!(steps, expected);
+    let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &steps, &mut rng).unwrap();
+    let ct = encryptor
+        .encrypt_symmetric_with_rng(&enc.encode_complex(&x).unwrap(), &mut rng)
+        .unwrap();
+    let out = lt.evaluate(&ev, &ct, &gk).unwrap();
+    let want: Vec<Complex64> = (0..s)
+        .map(|p| {
+            gapped.iter().fold(Complex64::ZERO, |acc, (&k, d)| {
+                acc + d[p as usize] * x[(p + k).rem_euclid(s) as usize]
+            })
+        })
+        .collect();
+    let bits = common::complex_bits(&dec.decrypt_decode_complex(&out).unwrap(), &want);
+    eprintln!("two runs: {bits:.1} bits");
+    assert!(bits >= 15.0, "{bits}");
+}

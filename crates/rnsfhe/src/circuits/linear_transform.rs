@@ -221,23 +221,54 @@ impl LinearTransform {
 
     /// The rotation steps [`LinearTransform::evaluate`] needs, for
     /// [`GaloisKeys::generate_for_steps`]: the baby steps `1 … n_1 − 1`
-    /// in use and the giant steps `j·n_1`.
+    /// in use and the giant steps. The giant steps `j` in use are summed
+    /// by Horner's rule over each run of consecutive `j` on either side of
+    /// 0: `Σ_{j=a}^{b} rot_{jG}(v_j) = rot_{aG}(v_a + rot_G(v_{a+1} + …))`
+    /// with `G = n_1·g` — as many key switches as one rotation per `j`,
+    /// but the keys of `±G` and of each run's start instead of one per `j`
+    /// (Lattigo's and OpenFHE's transforms keep one per `j`). A homomorphic
+    /// DFT factor, whose giant steps run from `−J` to `J`, needs two.
     pub fn rotations(&self) -> Vec<i64> {
+        let giant = self.n1 as i64 * self.stride;
+        let giants = self.giant_runs().into_iter().flat_map(|(step, run)| {
+            let start = run.last().copied().unwrap_or(0) * giant;
+            let inner = (run.len() > 1).then_some(step);
+            std::iter::once(start).chain(inner)
+        });
         let mut steps: Vec<i64> = self
             .groups
             .values()
             .flatten()
             .map(|(i, _, _)| *i as i64 * self.stride)
-            .chain(
-                self.groups
-                    .keys()
-                    .map(|&j| j * self.n1 as i64 * self.stride),
-            )
+            .chain(giants)
             .filter(|&k| k != 0)
             .collect();
         steps.sort_unstable();
         steps.dedup();
         steps
+    }
+
+    /// The runs of consecutive non-zero giant steps, each with the step
+    /// `±G` of its sign and its `j` from the farthest from 0 inwards (the
+    /// order of Horner's rule).
+    fn giant_runs(&self) -> Vec<(i64, Vec<i64>)> {
+        let giant = self.n1 as i64 * self.stride;
+        let mut runs: Vec<(i64, Vec<i64>)> = Vec::new();
+        let positive: Vec<i64> = self.groups.range(1..).rev().map(|(&j, _)| j).collect();
+        let negative: Vec<i64> = self.groups.range(..0).map(|(&j, _)| j).collect();
+        for (step, js) in [(giant, positive), (-giant, negative)] {
+            for j in js {
+                match runs.last_mut() {
+                    Some((s, run))
+                        if *s == step && run.last().is_some_and(|&p| (p - j).abs() == 1) =>
+                    {
+                        run.push(j);
+                    }
+                    _ => runs.push((step, vec![j])),
+                }
+            }
+        }
+        runs
     }
 
     /// Memory held by the encoded diagonals, in bytes (8 per residue, over
@@ -313,8 +344,7 @@ impl LinearTransform {
         babies: &[i64],
     ) -> Result<Option<Ciphertext>> {
         let rotated = ev.rotate_hoisted_extended(ct, babies, gk)?;
-        let mut acc: Option<Ciphertext> = None;
-        for (&j, terms) in &self.groups {
+        self.sum_giant_steps(ev, gk, &mut |terms| {
             let mut inner = ev.extended_zero(ct.level())?;
             let mut scale = None;
             for (i, pt, p) in terms {
@@ -327,30 +357,50 @@ impl LinearTransform {
                 ev.mul_add_extended(&mut inner, &rotated[pos], (pt, p))?;
                 scale = Some(ct.scale() * pt.scale());
             }
-            let Some(scale) = scale else { continue };
-            let inner = ev.mod_down_extended(inner, ct, scale)?;
-            self.add_giant_step(ev, gk, &mut acc, inner, j)?;
-        }
-        Ok(acc)
+            scale
+                .map(|scale| ev.mod_down_extended(inner, ct, scale))
+                .transpose()
+        })
     }
 
-    /// `acc ← acc + rot_{j·n_1·g}(inner)`.
-    fn add_giant_step(
+    /// `Σ_j rot_{j·G}(v_j)` (`G = n_1·g`) for the giant steps `j` of the
+    /// groups, with `v_j = inner(group j)` (`None`: zero), by Horner's rule
+    /// over each run of [`LinearTransform::giant_runs`]. The inner sums
+    /// are made one at a time, so at most two are alive.
+    fn sum_giant_steps(
         &self,
         ev: &Evaluator,
         gk: &GaloisKeys,
-        acc: &mut Option<Ciphertext>,
-        mut inner: Ciphertext,
-        j: i64,
-    ) -> Result<()> {
-        if j != 0 {
-            inner = ev.rotate(&inner, j * self.n1 as i64 * self.stride, gk)?;
+        inner: &mut dyn FnMut(&[Diagonal]) -> Result<Option<Ciphertext>>,
+    ) -> Result<Option<Ciphertext>> {
+        let giant = self.n1 as i64 * self.stride;
+        let mut acc: Option<Ciphertext> = None;
+        if let Some(terms) = self.groups.get(&0) {
+            if let Some(v) = inner(terms)? {
+                add_into(ev, &mut acc, v)?;
+            }
         }
-        match acc.as_mut() {
-            Some(a) => ev.add_assign(a, &inner)?,
-            None => *acc = Some(inner),
+        for (step, run) in self.giant_runs() {
+            // h ← v_j + rot_{±G}(h) from the farthest j inwards, then one
+            // rotation by the run's start.
+            let mut h: Option<Ciphertext> = None;
+            for &j in &run {
+                if let Some(x) = h.as_mut() {
+                    *x = ev.rotate(x, step, gk)?;
+                }
+                let terms = self
+                    .groups
+                    .get(&j)
+                    .ok_or_else(|| Error::InvalidArgument("giant step".into()))?;
+                if let Some(v) = inner(terms)? {
+                    add_into(ev, &mut h, v)?;
+                }
+            }
+            if let (Some(x), Some(&start)) = (h, run.last()) {
+                add_into(ev, &mut acc, ev.rotate(&x, start * giant, gk)?)?;
+            }
         }
-        Ok(())
+        Ok(acc)
     }
 
     /// The same sum with the baby steps rotated over `Q_l` (hoisted when
@@ -371,8 +421,7 @@ impl LinearTransform {
                 .map(|&b| ev.rotate(ct, b, gk))
                 .collect::<Result<Vec<_>>>()?
         };
-        let mut acc: Option<Ciphertext> = None;
-        for (&j, terms) in &self.groups {
+        self.sum_giant_steps(ev, gk, &mut |terms| {
             let mut inner: Option<Ciphertext> = None;
             for (i, pt, _) in terms {
                 let pos = babies
@@ -383,10 +432,8 @@ impl LinearTransform {
                     None => inner = Some(ev.multiply_plain(&rotated[pos], pt)?),
                 }
             }
-            let Some(inner) = inner else { continue };
-            self.add_giant_step(ev, gk, &mut acc, inner, j)?;
-        }
-        Ok(acc)
+            Ok(inner)
+        })
     }
 
     /// The baby steps some diagonal uses, in increasing order.
@@ -431,6 +478,17 @@ fn fewest_key_switches(units: &[i64], start: usize, max: usize) -> usize {
         n1 *= 2;
     }
     best.1
+}
+
+/// `acc ← acc + v` (`None`: zero).
+fn add_into(ev: &Evaluator, acc: &mut Option<Ciphertext>, v: Ciphertext) -> Result<()> {
+    match acc.as_mut() {
+        Some(a) => ev.add_assign(a, &v),
+        None => {
+            *acc = Some(v);
+            Ok(())
+        }
+    }
 }
 
 /// Greatest common divisor of non-negative `a`, `b` (`gcd(a, 0) = a`).
