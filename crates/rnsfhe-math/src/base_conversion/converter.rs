@@ -311,7 +311,7 @@ impl BaseConverter {
         self.check_kernel(kernel)?;
         self.check_shapes(input, output)?;
         let n = input.n();
-        self.conv_i(kernel, n, input.data(), &mut Self::all_rows(output));
+        self.conv_i(kernel, n, 0..n, input.data(), &mut Self::all_rows(output));
         Ok(())
     }
 
@@ -326,7 +326,7 @@ impl BaseConverter {
     /// `output.len() = r·n` with `n ≥ 1` and `1 ≤ r ≤ k'`.
     pub fn fast_base_conv_rows(&self, n: usize, input: &[u64], output: &mut [u64]) -> Result<()> {
         let mut outs = self.prefix_rows(n, input, output)?;
-        self.conv_i(self.fast_base_conv_kernel(), n, input, &mut outs);
+        self.conv_i(self.fast_base_conv_kernel(), n, 0..n, input, &mut outs);
         Ok(())
     }
 
@@ -347,7 +347,41 @@ impl BaseConverter {
         rows: &mut [(usize, &mut [u64])],
     ) -> Result<()> {
         self.check_select(n, input, rows)?;
-        self.conv_i(self.fast_base_conv_kernel(), n, input, rows);
+        self.conv_i(self.fast_base_conv_kernel(), n, 0..n, input, rows);
+        Ok(())
+    }
+
+    /// [`BaseConverter::fast_base_conv_select`] split into column chunks
+    /// run on the rayon pool (the same words): a ModUp's digit converts on
+    /// every thread instead of one. On a one-thread pool, or for `n` below
+    /// two chunks, it is [`BaseConverter::fast_base_conv_select`].
+    pub fn fast_base_conv_select_par(
+        &self,
+        n: usize,
+        input: &[u64],
+        rows: &mut [(usize, &mut [u64])],
+    ) -> Result<()> {
+        use rayon::prelude::*;
+        self.check_select(n, input, rows)?;
+        let kernel = self.fast_base_conv_kernel();
+        let chunk = par_chunk_columns(n, rayon::current_num_threads());
+        if chunk >= n {
+            self.conv_i(kernel, n, 0..n, input, rows);
+            return Ok(());
+        }
+        // Per chunk, its part of every row.
+        let mut parts: Vec<Vec<OutRow<'_>>> = (0..n.div_ceil(chunk))
+            .map(|_| Vec::with_capacity(rows.len()))
+            .collect();
+        for (j, row) in rows.iter_mut() {
+            for (part, cols) in parts.iter_mut().zip(row.chunks_mut(chunk)) {
+                part.push((*j, cols));
+            }
+        }
+        parts.into_par_iter().enumerate().for_each(|(c, mut outs)| {
+            let start = c * chunk;
+            self.conv_i(kernel, n, start..(start + chunk).min(n), input, &mut outs);
+        });
         Ok(())
     }
 
@@ -362,8 +396,8 @@ impl BaseConverter {
     ) -> Result<()> {
         let mut outs = self.prefix_rows(n, input, output)?;
         match self.fast_base_conv_exact_kernel() {
-            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input, &mut outs),
-            _ => self.conv_portable::<true>(n, input, &mut outs),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, 0..n, input, &mut outs),
+            _ => self.conv_portable::<true>(n, 0..n, input, &mut outs),
         }
         Ok(())
     }
@@ -418,15 +452,38 @@ impl BaseConverter {
 
     /// `FastBaseConv_I` on checked rows with a kernel that
     /// [`BaseConverter::supports`] (others run the portable code).
-    fn conv_i(&self, kernel: Kernel, n: usize, input: &[u64], outs: &mut [OutRow<'_>]) {
+    fn conv_i(
+        &self,
+        kernel: Kernel,
+        n: usize,
+        cols: std::ops::Range<usize>,
+        input: &[u64],
+        outs: &mut [OutRow<'_>],
+    ) {
         match kernel {
-            Kernel::Ifma52 => self.fast_base_conv_ifma(n, input, outs),
-            Kernel::Avx512 => self.fast_base_conv_avx512::<false>(n, input, outs),
-            Kernel::Portable | Kernel::Avx2 => self.conv_portable::<false>(n, input, outs),
+            Kernel::Ifma52 => self.fast_base_conv_ifma(n, cols, input, outs),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<false>(n, cols, input, outs),
+            Kernel::Portable | Kernel::Avx2 => self.conv_portable::<false>(n, cols, input, outs),
         }
     }
 
     pub(super) fn check_kernel(&self, kernel: Kernel) -> Result<()> {
         kernel.require(self.supports(kernel), "FastBaseConv", " for these bases")
     }
+}
+
+/// Columns per task of [`BaseConverter::fast_base_conv_select_par`] on
+/// `threads` threads: about four chunks a thread (so that work stealing
+/// evens out uneven threads), whole tiles, at least 2048 columns (below
+/// that the task overhead shows); `n` or more means one task.
+pub(super) fn par_chunk_columns(n: usize, threads: usize) -> usize {
+    if threads <= 1 {
+        return n;
+    }
+    let tile = super::dot::TILE;
+    (n / (4 * threads))
+        .div_ceil(tile)
+        .max(1)
+        .saturating_mul(tile)
+        .max(2048)
 }

@@ -5,6 +5,7 @@ use crate::error::Result;
 use crate::modulus::Modulus;
 use crate::poly::{Coeff, RnsPoly};
 use crate::simd::Kernel;
+use std::ops::Range;
 
 use super::converter::{BaseConverter, OutRow};
 use super::dot::{dot_tile, SplitTile, TILE};
@@ -49,12 +50,13 @@ impl BaseConverter {
     pub(super) fn fast_base_conv_avx512<const EXACT: bool>(
         &self,
         n: usize,
+        cols: Range<usize>,
         in_data: &[u64],
         outs: &mut [OutRow<'_>],
     ) {
         let k = self.from.len();
         if n == 0 || k == 0 || self.weights30.is_empty() {
-            return self.conv_portable::<EXACT>(n, in_data, outs);
+            return self.conv_portable::<EXACT>(n, cols, in_data, outs);
         }
         let terms = if EXACT { k + 1 } else { k };
         let block = if EXACT { self.block_f } else { self.block_i };
@@ -62,8 +64,9 @@ impl BaseConverter {
         let mut tile = SplitTile::new(k + 1);
         let mut ybuf = vec![0u64; k];
         let band = (self.overflow.band_lo, self.overflow.band_hi);
-        for start in (0..n).step_by(TILE) {
-            let len = TILE.min(n - start);
+        for start in cols.clone().step_by(TILE) {
+            let len = TILE.min(cols.end - start);
+            let at = start - cols.start;
             tile.invalidate();
             let SplitTile { y0, y1, .. } = &mut tile;
             let first = crate::simd::conv_shoup_split_tile::<EXACT>(
@@ -81,7 +84,7 @@ impl BaseConverter {
                 Some(mask) => mask,
                 // The CPU had AVX-512F/DQ at construction: unreachable in
                 // practice, but leaves no path unhandled.
-                None => return self.conv_portable::<EXACT>(n, in_data, outs),
+                None => return self.conv_portable::<EXACT>(n, cols, in_data, outs),
             };
             while ambiguous != 0 {
                 let c = ambiguous.trailing_zeros() as usize;
@@ -99,7 +102,7 @@ impl BaseConverter {
             }
             for (t, row) in outs.iter_mut() {
                 let Some(tg) = self.target(*t) else { continue };
-                let out = &mut row[start..start + len];
+                let out = &mut row[at..at + len];
                 // y halves below 2^30 (q_i < 2^60, v < 2^30), split weights
                 // of w < p_j for p_j in (2^45, 2^60) (`avx`): checked at
                 // construction. Other rows: the portable inner product.
@@ -131,14 +134,21 @@ impl BaseConverter {
     /// first pass (vectorised too) writes `y` row-major (row `i` = `TILE` coefficients
     /// of limb `i`), so that the vector inner products read 8 consecutive
     /// coefficients of a row at once. Shapes checked by the caller.
-    pub(super) fn fast_base_conv_ifma(&self, n: usize, in_data: &[u64], outs: &mut [OutRow<'_>]) {
+    pub(super) fn fast_base_conv_ifma(
+        &self,
+        n: usize,
+        cols: Range<usize>,
+        in_data: &[u64],
+        outs: &mut [OutRow<'_>],
+    ) {
         let k = self.from.len();
         if n == 0 || k == 0 {
-            return self.conv_portable::<false>(n, in_data, outs);
+            return self.conv_portable::<false>(n, cols, in_data, outs);
         }
         let mut y = vec![0u64; TILE * k];
-        for start in (0..n).step_by(TILE) {
-            let len = TILE.min(n - start);
+        for start in cols.clone().step_by(TILE) {
+            let len = TILE.min(cols.end - start);
+            let at = start - cols.start;
             let consts = self
                 .from
                 .moduli()
@@ -155,7 +165,7 @@ impl BaseConverter {
                 // portable rerun is only there to leave no path unhandled.
                 let (src, dst) = (&row[start..start + len], &mut yr[..len]);
                 if !crate::simd::base_conv_shoup_row(m, src, w, ws, dst) {
-                    return self.conv_portable::<false>(n, in_data, outs);
+                    return self.conv_portable::<false>(n, cols, in_data, outs);
                 }
             }
             for (t, row) in outs.iter_mut() {
@@ -164,7 +174,7 @@ impl BaseConverter {
                     // A target of 51..61 bits: y_i < 2^50 and w < 2^61, so
                     // each product is below 2^111 and k < 2^17 of them fit
                     // a u128; one exact reduction gives the canonical word.
-                    let out = &mut row[start..start + len];
+                    let out = &mut row[at..at + len];
                     for (c, o) in out.iter_mut().enumerate() {
                         let mut acc: u128 = 0;
                         for (yr, &w) in y.chunks_exact(TILE).zip(&tg.w[..k]) {
@@ -175,16 +185,16 @@ impl BaseConverter {
                     continue;
                 }
                 let Some(ws) = tg.ws52 else {
-                    return self.conv_portable::<false>(n, in_data, outs);
+                    return self.conv_portable::<false>(n, cols, in_data, outs);
                 };
                 // `weights_shoup52` is non-empty only if every source
                 // modulus is below 2^50 (so y_i < 2^50), this row's p_j is
                 // below 2^50 (so w < p_j < 2^50) as the kernel needs, and
                 // the CPU had IFMA52 at construction.
-                let out = &mut row[start..start + len];
+                let out = &mut row[at..at + len];
                 let (w, ws) = (&tg.w[..k], &ws[..k]);
                 if !crate::simd::base_conv_dot_rows(tg.m.value(), &y, TILE, w, ws, out) {
-                    return self.conv_portable::<false>(n, in_data, outs);
+                    return self.conv_portable::<false>(n, cols, in_data, outs);
                 }
             }
         }
@@ -208,7 +218,7 @@ impl BaseConverter {
     ) -> Result<()> {
         self.check_shapes(input, output)?;
         let n = input.n();
-        self.conv_portable::<EXACT>(n, input.data(), &mut Self::all_rows(output));
+        self.conv_portable::<EXACT>(n, 0..n, input.data(), &mut Self::all_rows(output));
         Ok(())
     }
 
@@ -220,6 +230,7 @@ impl BaseConverter {
     pub(super) fn conv_portable<const EXACT: bool>(
         &self,
         n: usize,
+        cols: Range<usize>,
         in_data: &[u64],
         outs: &mut [OutRow<'_>],
     ) {
@@ -231,8 +242,9 @@ impl BaseConverter {
         let mut y = vec![0u64; TILE * stride];
         let mut s = vec![0f64; if EXACT { TILE } else { 0 }];
         let block = if EXACT { self.block_f } else { self.block_i };
-        for start in (0..n).step_by(TILE) {
-            let len = TILE.min(n - start);
+        for start in cols.clone().step_by(TILE) {
+            let len = TILE.min(cols.end - start);
+            let at = start - cols.start;
             self.load_y::<EXACT>(in_data, n, start, len, &mut y, stride, &mut s);
             if EXACT {
                 for (yc, &sc) in y.chunks_exact_mut(stride).zip(&s[..len]) {
@@ -245,7 +257,7 @@ impl BaseConverter {
             }
             for (t, row) in outs.iter_mut() {
                 let Some(tg) = self.target(*t) else { continue };
-                let out = &mut row[start..start + len];
+                let out = &mut row[at..at + len];
                 dot_tile(tg.m, out, &y[..len * stride], &tg.w[..stride], block);
             }
         }
@@ -307,8 +319,8 @@ impl BaseConverter {
         let n = input.n();
         let mut outs = Self::all_rows(output);
         match kernel {
-            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, input.data(), &mut outs),
-            _ => self.conv_portable::<true>(n, input.data(), &mut outs),
+            Kernel::Avx512 => self.fast_base_conv_avx512::<true>(n, 0..n, input.data(), &mut outs),
+            _ => self.conv_portable::<true>(n, 0..n, input.data(), &mut outs),
         }
         Ok(())
     }

@@ -278,3 +278,55 @@ fn long_polynomial_crosses_tiles() {
         .collect();
     check_conversions(&from, &to, &xs);
 }
+
+/// The column-parallel selection writes the words of the sequential one,
+/// on pools of 1, 2, 3 and 8 threads (1: one task; otherwise chunks, the
+/// last one short), on the IFMA (40-bit), AVX-512F (50-bit) and portable
+/// (60-bit with 61-bit targets) paths; bad shapes are errors.
+#[test]
+fn column_parallel_selection_matches_the_sequential_one() {
+    let mut rng = ChaCha20Rng::seed_from_u64(17);
+    for (bits, to_bits) in [(40u32, 40u32), (50, 50), (60, 60), (60, 61)] {
+        let primes = ntt_primes(bits, 6);
+        let to_primes = if to_bits == bits {
+            primes[4..].to_vec()
+        } else {
+            ntt_primes(to_bits, 3)
+        };
+        let from = RnsBase::new(&primes[..4]).unwrap();
+        let to = RnsBase::new(&to_primes).unwrap();
+        let conv = BaseConverter::new(&from, &to).unwrap();
+        let n = 3 * 2048 + TILE + 5;
+        let xs: Vec<BigUint> = (0..n)
+            .map(|_| rng.gen_biguint_below(from.product()))
+            .collect();
+        let input = poly_of(&xs, &from);
+        let order: Vec<usize> = (0..to.len()).rev().collect();
+        let mut want = vec![0u64; order.len() * n];
+        let mut rows: Vec<(usize, &mut [u64])> = order
+            .iter()
+            .copied()
+            .zip(want.chunks_exact_mut(n))
+            .collect();
+        conv.fast_base_conv_select(n, input.data(), &mut rows)
+            .unwrap();
+        for threads in [1usize, 2, 3, 8] {
+            let pool = pool(threads);
+            let mut got = vec![0u64; order.len() * n];
+            let mut rows: Vec<(usize, &mut [u64])> =
+                order.iter().copied().zip(got.chunks_exact_mut(n)).collect();
+            pool.install(|| conv.fast_base_conv_select_par(n, input.data(), &mut rows))
+                .unwrap();
+            assert_eq!(got, want, "{bits} bits, {threads} threads");
+        }
+        let mut short = vec![0u64; n - 1];
+        assert!(conv
+            .fast_base_conv_select_par(n, input.data(), &mut [(0, &mut short[..])])
+            .is_err());
+    }
+    // Chunks: whole tiles, at least 2048 columns, one task on one thread.
+    assert_eq!(super::converter::par_chunk_columns(1 << 16, 1), 1 << 16);
+    assert_eq!(super::converter::par_chunk_columns(1 << 16, 2), 8192);
+    assert_eq!(super::converter::par_chunk_columns(1 << 12, 2), 2048);
+    assert_eq!(super::converter::par_chunk_columns(1 << 16, 3) % TILE, 0);
+}

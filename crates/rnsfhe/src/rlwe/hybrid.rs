@@ -288,7 +288,9 @@ fn mod_up_digit(
             targets.push((j, row));
         }
     }
-    up.fast_base_conv_select(n, own, &mut targets)?;
+    // Column chunks on every thread: a digit converted on one thread
+    // left the others idle in every key switch's ModUp.
+    up.fast_base_conv_select_par(n, own, &mut targets)?;
     Ok(())
 }
 
