@@ -524,6 +524,28 @@ pub fn scalar_mul_shoup_portable(m: &Modulus, a: &mut [u64], c: u64, cs: u64) {
     }
 }
 
+/// `a ← (a − c)·s mod p`, computed as `(a + p − c)·s` by Shoup's method
+/// for one constant `s < p` (`ss = ⌊s·2^64/p⌋`), with `a_i < 2^63 − p`
+/// and `c_i ≤ p` (canonical residues qualify), output in `[0, p)`: the
+/// last step of a division by a modulus (ModDown, rescaling), where `c`
+/// is the converted remainder. Runs [`Kernel::Avx512`] where the CPU has
+/// AVX-512F/DQ, with the words of [`sub_scalar_mul_shoup_portable`].
+#[inline]
+pub fn sub_scalar_mul_shoup(m: &Modulus, a: &mut [u64], c: &[u64], s: u64, ss: u64) {
+    if !crate::simd::sub_scalar_mul_shoup(m, a, c, s, ss) {
+        sub_scalar_mul_shoup_portable(m, a, c, s, ss);
+    }
+}
+
+/// The portable reference of [`sub_scalar_mul_shoup`].
+#[inline]
+pub fn sub_scalar_mul_shoup_portable(m: &Modulus, a: &mut [u64], c: &[u64], s: u64, ss: u64) {
+    let p = m.value();
+    for (x, &y) in a.iter_mut().zip(c) {
+        *x = m.mul_shoup(*x + p - y, s, ss);
+    }
+}
+
 /// `acc ← acc + c·a mod p` (Shoup's method for the constant `c < p`,
 /// `cs = ⌊c·2^64/p⌋`; `acc` in `[0, p)`, any `a_i`) over the common length:
 /// a linear combination of polynomials with scalar weights, one pass over

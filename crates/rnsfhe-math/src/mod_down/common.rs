@@ -37,11 +37,8 @@ where
 /// its Shoup word; output in `[0, q)`.
 #[inline]
 pub(super) fn sub_mul_row(m: &Modulus, a: &mut [u64], c: &[u64], s: u64, s_shoup: u64) {
-    let q = m.value();
-    for (x, &y) in a.iter_mut().zip(c) {
-        // x + q − y ∈ (0, 2q] < 2^62; Shoup accepts any word.
-        *x = m.mul_shoup(*x + q - y, s, s_shoup);
-    }
+    // x + q − y ∈ (0, 2q] < 2^62; Shoup accepts any word.
+    crate::ring::sub_scalar_mul_shoup(m, a, c, s, s_shoup);
 }
 
 /// `[c]_{q_i}` for the centered residue `c = [t + h]_{q_l} − h ∈ [−h, q_l − h)`

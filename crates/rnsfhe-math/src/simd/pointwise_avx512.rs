@@ -54,6 +54,26 @@ pub(crate) fn mul_scalar_shoup(m: &Modulus, a: &mut [u64], c: u64, cs: u64) {
     );
 }
 
+/// `a ← (a + p − c)·s mod p` for one constant `s < p` (`ss` its Shoup
+/// word), `a_i < 2^63 − p`, `c_i ≤ p`, output in `[0, p)`: the words of
+/// [`crate::ring::sub_scalar_mul_shoup_portable`] (the last step of every
+/// division by a modulus: ModDown, rescaling).
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn sub_mul_scalar_shoup(m: &Modulus, a: &mut [u64], c: &[u64], s: u64, ss: u64) {
+    let k = Consts::new(m.value());
+    let (w, ws) = (_mm512_set1_epi64(s as i64), _mm512_set1_epi64(ss as i64));
+    let q = m.value();
+    zip(
+        [a],
+        [c],
+        |[x], [y]| {
+            let d = _mm512_sub_epi64(_mm512_add_epi64(load(x), k.p), load(y));
+            store(x, csub(mul_shoup_lazy(d, w, ws, &k), k.p));
+        },
+        |[x], [y]| *x = m.mul_shoup(*x + q - y, s, ss),
+    );
+}
+
 /// One output limb of SmMRq: `dst_c = [c_c·w1 + r_c·w2 − [r_c ≥ half]·qb]_b`
 /// over the common length, with `r_c < 2^63`, any `c_c`; each step
 /// (two Shoup products, a modular sum, a modular difference) returns the

@@ -112,6 +112,14 @@ simd_entry! {
 }
 
 simd_entry! {
+    /// `a ← (a + p − c)·s mod p` (`s < p`, `ss` its Shoup word) with
+    /// AVX-512F/DQ; `false` (nothing done) if the CPU lacks them. Any
+    /// modulus, `a_i < 2^63 − p`, `c_i ≤ p`.
+    fn sub_scalar_mul_shoup(m: &crate::Modulus, a: &mut [u64], c: &[u64], s: u64, ss: u64) -> bool
+    where avx512_available() => pointwise_avx512::sub_mul_scalar_shoup
+}
+
+simd_entry! {
     /// The NTT-form automorphism of one row by blocks of 8
     /// (`galois_avx512::permute_blocks`) with AVX-512F; `false` (nothing
     /// done) if the CPU lacks it.

@@ -37,7 +37,7 @@
 //! `2k_l` forward NTTs for ModDown. The RNS decomposition needs `k_l²`.
 
 use rayon::prelude::*;
-use rnsfhe_math::ring::pointwise_mul_add;
+use rnsfhe_math::ring::{pointwise_mul_add, scalar_mul_add_shoup, sub_scalar_mul_shoup};
 use rnsfhe_math::{Coeff, Modulus, Ntt, RnsPoly};
 
 use crate::error::{Error, Result};
@@ -124,10 +124,7 @@ pub(crate) fn relinearize_rescale_hybrid(
                 .for_each(|(i, (xr, dr))| {
                     if let Some(m) = q_tables.get(i).map(|t| *t.modulus()) {
                         let w = sp.p_mod_q[i];
-                        let ws = m.shoup(w);
-                        for (a, &b) in xr.iter_mut().zip(dr) {
-                            *a = m.add(*a, m.mul_shoup(b, w, ws));
-                        }
+                        scalar_mul_add_shoup(&m, xr, dr, w, m.shoup(w));
                     }
                 });
             // Rows q_l, p_1 … p_α (contiguous) back to coefficient form.
@@ -475,17 +472,13 @@ fn divide_rows(
                 .get(i)
                 .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
             let m: &Modulus = t.modulus();
-            for c in cv.iter_mut() {
-                *c = m.neg(*c);
-            }
             t.forward(cv)?;
             let (w, ws) = inv
                 .get(i)
                 .copied()
                 .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
-            for ((o, &a), &b) in o.iter_mut().zip(xr).zip(cv.iter()) {
-                *o = m.mul_shoup(m.add(a, b), w, ws);
-            }
+            o.copy_from_slice(xr);
+            sub_scalar_mul_shoup(m, o, cv, w, ws);
             Ok(())
         })
 }
