@@ -546,6 +546,39 @@ pub fn sub_scalar_mul_shoup_portable(m: &Modulus, a: &mut [u64], c: &[u64], s: u
     }
 }
 
+/// `out ← (a − c)·s mod p` over the common length: [`sub_scalar_mul_shoup`]
+/// into a buffer of its own (same bounds, same words as
+/// [`sub_scalar_mul_shoup_into_portable`]).
+#[inline]
+pub fn sub_scalar_mul_shoup_into(
+    m: &Modulus,
+    out: &mut [u64],
+    a: &[u64],
+    c: &[u64],
+    s: u64,
+    ss: u64,
+) {
+    if !crate::simd::sub_scalar_mul_shoup_into(m, out, a, c, s, ss) {
+        sub_scalar_mul_shoup_into_portable(m, out, a, c, s, ss);
+    }
+}
+
+/// The portable reference of [`sub_scalar_mul_shoup_into`].
+#[inline]
+pub fn sub_scalar_mul_shoup_into_portable(
+    m: &Modulus,
+    out: &mut [u64],
+    a: &[u64],
+    c: &[u64],
+    s: u64,
+    ss: u64,
+) {
+    let p = m.value();
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(c) {
+        *o = m.mul_shoup(x + p - y, s, ss);
+    }
+}
+
 /// `acc ← acc + c·a mod p` (Shoup's method for the constant `c < p`,
 /// `cs = ⌊c·2^64/p⌋`; `acc` in `[0, p)`, any `a_i`) over the common length:
 /// a linear combination of polynomials with scalar weights, one pass over

@@ -121,7 +121,8 @@ pub(crate) use ring_ops::{
     karatsuba_rows, karatsuba_rows_into, ntt_automorphism_blocks, ntt_backward, ntt_forward,
     pointwise_add, pointwise_barrett_ok, pointwise_ifma_ok, pointwise_mul, pointwise_mul_add,
     pointwise_mul_add_barrett, pointwise_mul_barrett, pointwise_mul_shoup, pointwise_mul_to,
-    scalar_mul_shoup, square_rows, square_rows_into, sub_scalar_mul_shoup, tensor_rows,
+    scalar_mul_shoup, square_rows, square_rows_into, sub_scalar_mul_shoup,
+    sub_scalar_mul_shoup_into, tensor_rows,
 };
 
 #[cfg(test)]

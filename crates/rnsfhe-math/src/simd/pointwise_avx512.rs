@@ -74,6 +74,32 @@ pub(crate) fn sub_mul_scalar_shoup(m: &Modulus, a: &mut [u64], c: &[u64], s: u64
     );
 }
 
+/// `out ← (a + p − c)·s mod p` over the common length, with the bounds
+/// and words of [`sub_mul_scalar_shoup`] (the division's result in a
+/// buffer of its own, without a copy of `a` first).
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn sub_mul_scalar_shoup_into(
+    m: &Modulus,
+    out: &mut [u64],
+    a: &[u64],
+    c: &[u64],
+    s: u64,
+    ss: u64,
+) {
+    let k = Consts::new(m.value());
+    let (w, ws) = (_mm512_set1_epi64(s as i64), _mm512_set1_epi64(ss as i64));
+    let q = m.value();
+    zip(
+        [out],
+        [a, c],
+        |[o], [x, y]| {
+            let d = _mm512_sub_epi64(_mm512_add_epi64(load(x), k.p), load(y));
+            store(o, csub(mul_shoup_lazy(d, w, ws, &k), k.p));
+        },
+        |[o], [x, y]| *o = m.mul_shoup(x + q - y, s, ss),
+    );
+}
+
 /// One output limb of SmMRq: `dst_c = [c_c·w1 + r_c·w2 − [r_c ≥ half]·qb]_b`
 /// over the common length, with `r_c < 2^63`, any `c_c`; each step
 /// (two Shoup products, a modular sum, a modular difference) returns the

@@ -120,6 +120,20 @@ simd_entry! {
 }
 
 simd_entry! {
+    /// `out ← (a + p − c)·s mod p` with AVX-512F/DQ; `false` (nothing
+    /// done) if the CPU lacks them. Bounds of [`sub_scalar_mul_shoup`].
+    fn sub_scalar_mul_shoup_into(
+        m: &crate::Modulus,
+        out: &mut [u64],
+        a: &[u64],
+        c: &[u64],
+        s: u64,
+        ss: u64,
+    ) -> bool
+    where avx512_available() => pointwise_avx512::sub_mul_scalar_shoup_into
+}
+
+simd_entry! {
     /// The NTT-form automorphism of one row by blocks of 8
     /// (`galois_avx512::permute_blocks`) with AVX-512F; `false` (nothing
     /// done) if the CPU lacks it.

@@ -1309,7 +1309,10 @@ fn karatsuba_and_square_rows_match_portable() {
 /// `2^62`, `c ∈ [0, p]` including `p` itself, lengths with tails.
 #[test]
 fn sub_scalar_mul_shoup_avx512_matches_portable() {
-    use crate::ring::{sub_scalar_mul_shoup, sub_scalar_mul_shoup_portable};
+    use crate::ring::{
+        sub_scalar_mul_shoup, sub_scalar_mul_shoup_into, sub_scalar_mul_shoup_into_portable,
+        sub_scalar_mul_shoup_portable,
+    };
     note_skip_avx512("sub_scalar_mul_shoup");
     let mut rng = ChaCha20Rng::seed_from_u64(611);
     let mut moduli = pointwise_moduli(&mut rng);
@@ -1342,6 +1345,12 @@ fn sub_scalar_mul_shoup_avx512_matches_portable() {
                     sub_scalar_mul_shoup(&m, &mut got, &c, s, ss);
                     sub_scalar_mul_shoup_portable(&m, &mut want, &c, s, ss);
                     assert_eq!(got, want, "p={p} n={n} s={s}");
+                    let mut into = vec![7u64; n];
+                    sub_scalar_mul_shoup_into(&m, &mut into, &a, &c, s, ss);
+                    assert_eq!(into, want, "into: p={p} n={n} s={s}");
+                    let mut into_portable = vec![7u64; n];
+                    sub_scalar_mul_shoup_into_portable(&m, &mut into_portable, &a, &c, s, ss);
+                    assert_eq!(into_portable, want, "into, portable: p={p} n={n} s={s}");
                     // And it is (a − c)·s mod p.
                     for ((&g, &x), &y) in got.iter().zip(&a).zip(&c) {
                         let e = ((u128::from(x) + u128::from(p) - u128::from(y)) * u128::from(s)

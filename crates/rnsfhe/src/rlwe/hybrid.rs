@@ -37,7 +37,7 @@
 //! `2k_l` forward NTTs for ModDown. The RNS decomposition needs `k_l²`.
 
 use rayon::prelude::*;
-use rnsfhe_math::ring::{pointwise_mul_add, scalar_mul_add_shoup, sub_scalar_mul_shoup};
+use rnsfhe_math::ring::{pointwise_mul_add, scalar_mul_add_shoup, sub_scalar_mul_shoup_into};
 use rnsfhe_math::{Coeff, Modulus, Ntt, RnsPoly};
 
 use crate::error::{Error, Result};
@@ -477,8 +477,7 @@ fn divide_rows(
                 .get(i)
                 .copied()
                 .ok_or_else(|| Error::InvalidArgument("limb".into()))?;
-            o.copy_from_slice(xr);
-            sub_scalar_mul_shoup(m, o, cv, w, ws);
+            sub_scalar_mul_shoup_into(m, o, xr, cv, w, ws);
             Ok(())
         })
 }
