@@ -95,6 +95,12 @@ impl Modulus {
         self.bits
     }
 
+    /// The 64-bit Barrett constant `⌊2^64 / p⌋` of [`Modulus::reduce`].
+    #[inline(always)]
+    pub const fn ratio64(&self) -> u64 {
+        self.ratio64
+    }
+
     /// The Barrett constant floor(2^128 / p) as (low, high) words.
     #[inline(always)]
     pub const fn barrett_ratio(&self) -> (u64, u64) {

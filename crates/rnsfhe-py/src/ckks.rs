@@ -351,8 +351,9 @@ crate::classes::context_class!(Context, Ciphertext, Ckks, {
     }
 
     /// The rotation steps `ct.matmul(matrix)` needs for its fast path
-    /// (pass them to `keygen(rotations=...)`): the baby steps and giant
-    /// steps of the matrix's non-zero diagonals.
+    /// (pass them to `keygen(rotations=...)`): the baby steps of the
+    /// matrix's non-zero diagonals and its giant-step keys (`±G` and the
+    /// start of each run of giant steps, summed by Horner's rule).
     fn matmul_rotations(&self, matrix: Vec<Vec<f64>>) -> PyResult<Vec<i64>> {
         let level = self.ctx.max_level().max(1);
         Ok(LinearTransform::from_matrix(&self.ctx, &matrix, level)

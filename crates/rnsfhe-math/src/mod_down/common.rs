@@ -49,6 +49,35 @@ pub(super) fn last_correction(ml: &Modulus, m: &Modulus, t: u64, h: u64, hq: u64
     m.sub(m.reduce(ml.add(t, h)), hq)
 }
 
+/// [`last_correction`] of every coefficient of `tail` into `out`
+/// (AVX-512F where the CPU has it, the same words).
+pub(super) fn last_correction_row(
+    ml: &Modulus,
+    m: &Modulus,
+    out: &mut [u64],
+    tail: &[u64],
+    h: u64,
+    hq: u64,
+) {
+    if !crate::simd::centered_lift_row(m, ml, out, tail, h, hq) {
+        last_correction_row_portable(ml, m, out, tail, h, hq);
+    }
+}
+
+/// The portable reference of [`last_correction_row`].
+pub(crate) fn last_correction_row_portable(
+    ml: &Modulus,
+    m: &Modulus,
+    out: &mut [u64],
+    tail: &[u64],
+    h: u64,
+    hq: u64,
+) {
+    for (o, &t) in out.iter_mut().zip(tail) {
+        *o = last_correction(ml, m, t, h, hq);
+    }
+}
+
 /// `[D^{-1}]_{q_i}` and its Shoup word for every modulus of `moduli`.
 pub(super) fn inverses(moduli: &[Modulus], d: &BigUint) -> Result<(Vec<u64>, Vec<u64>)> {
     let mut inv = Vec::with_capacity(moduli.len());
@@ -74,4 +103,54 @@ pub(super) fn check_tables(tables: &[NttTable], n: usize) -> Result<()> {
         check_shape("ring degree", t.n(), n)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha20Rng;
+
+    /// The vector rescaling correction equals the portable words (and
+    /// the centred residue's big-integer value) for last limbs and targets
+    /// of 30 to 61 bits, on the edges of the centring (`0`, `h − 1`, `h`,
+    /// `h + 1`, `q_l − 1`) and random residues, lengths with tails.
+    #[test]
+    fn last_correction_row_matches_portable() {
+        let mut rng = ChaCha20Rng::seed_from_u64(612);
+        let widths = [30u32, 40, 50, 55, 60, 61];
+        for &bl in &widths {
+            for &bi in &widths {
+                let lp = crate::prime::generate_ntt_primes(bl, 16, 1, &[]).unwrap()[0];
+                let ml = Modulus::new(lp).unwrap();
+                let m =
+                    Modulus::new(crate::prime::generate_ntt_primes(bi, 16, 1, &[lp]).unwrap()[0])
+                        .unwrap();
+                let (ql, p) = (ml.value(), m.value());
+                let h = ql / 2;
+                let hq = m.reduce(h);
+                for n in [1usize, 7, 8, 9, 100, 1031] {
+                    let tail: Vec<u64> = (0..n)
+                        .map(|i| match i % 7 {
+                            0 => 0,
+                            1 => h - 1,
+                            2 => h,
+                            3 => h + 1,
+                            4 => ql - 1,
+                            _ => rng.gen_range(0..ql),
+                        })
+                        .collect();
+                    let mut got = vec![1u64; n];
+                    let mut want = vec![2u64; n];
+                    last_correction_row(&ml, &m, &mut got, &tail, h, hq);
+                    last_correction_row_portable(&ml, &m, &mut want, &tail, h, hq);
+                    assert_eq!(got, want, "q_l {bl} bits, p {bi} bits, n {n}");
+                    for (&g, &t) in got.iter().zip(&tail) {
+                        let c = i128::from(t) - if t >= ql - h { i128::from(ql) } else { 0 };
+                        assert_eq!(i128::from(g), c.rem_euclid(i128::from(p)), "t = {t}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -12,7 +12,8 @@ use crate::ring::RnsRing;
 use crate::rns_base::RnsBase;
 
 use super::common::{
-    check_tables, inverses, last_correction, no_tables, parallel, run_rows, sub_mul_row,
+    check_tables, inverses, last_correction, last_correction_row, no_tables, parallel, run_rows,
+    sub_mul_row,
 };
 
 /// Exact divide-and-round by the product `D` of the last `r` limbs of a
@@ -269,9 +270,7 @@ impl RescaleByLast {
                 run_rows(par, rows, |i, (row, crow)| {
                     let (m, s, ss, hq) = consts(i)?;
                     if conv.is_none() {
-                        for (cj, &t) in crow.iter_mut().zip(tail) {
-                            *cj = last_correction(ml, m, t, self.half, hq);
-                        }
+                        last_correction_row(ml, m, crow, tail, self.half, hq);
                     }
                     if let Some(t) = tables.and_then(|t| t.get(i)) {
                         t.forward(crow)?;

@@ -118,10 +118,10 @@ pub(crate) use layout::{
     SmMrqRow, SplitConsts, BIGCRT_SUB, CRT_MAX_DIGITS, ICRT_BLOCK,
 };
 pub(crate) use ring_ops::{
-    karatsuba_rows, karatsuba_rows_into, ntt_automorphism_blocks, ntt_backward, ntt_forward,
-    pointwise_add, pointwise_barrett_ok, pointwise_ifma_ok, pointwise_mul, pointwise_mul_add,
-    pointwise_mul_add_barrett, pointwise_mul_barrett, pointwise_mul_shoup, pointwise_mul_to,
-    scalar_mul_shoup, square_rows, square_rows_into, sub_scalar_mul_shoup,
+    centered_lift_row, karatsuba_rows, karatsuba_rows_into, ntt_automorphism_blocks, ntt_backward,
+    ntt_forward, pointwise_add, pointwise_barrett_ok, pointwise_ifma_ok, pointwise_mul,
+    pointwise_mul_add, pointwise_mul_add_barrett, pointwise_mul_barrett, pointwise_mul_shoup,
+    pointwise_mul_to, scalar_mul_shoup, square_rows, square_rows_into, sub_scalar_mul_shoup,
     sub_scalar_mul_shoup_into, tensor_rows,
 };
 

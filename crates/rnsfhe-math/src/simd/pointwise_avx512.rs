@@ -100,6 +100,40 @@ pub(crate) fn sub_mul_scalar_shoup_into(
     );
 }
 
+/// `out_c = [[t_c + h]_{q_l} − h]_p` for `t_c ∈ [0, q_l)`, `h < q_l`,
+/// `hq = [h]_p` (`ml` the modulus `q_l`): the centred residue of each
+/// coefficient modulo the last limb, lifted to `p`, the correction of
+/// CKKS rescaling; the words of `mod_down::last_correction`. Barrett's
+/// 64-bit reduction (`⌊x·⌊2^64/p⌋/2^64⌋`, then one conditional
+/// subtraction) as [`crate::Modulus::reduce`].
+#[target_feature(enable = "avx512f,avx512dq")]
+pub(crate) fn centered_lift_row(
+    m: &Modulus,
+    ml: &Modulus,
+    out: &mut [u64],
+    tail: &[u64],
+    h: u64,
+    hq: u64,
+) {
+    let k = Consts::new(m.value());
+    let ql = _mm512_set1_epi64(ml.value() as i64);
+    let hv = _mm512_set1_epi64(h as i64);
+    let hqv = _mm512_set1_epi64(hq as i64);
+    let ratio = _mm512_set1_epi64(m.ratio64() as i64);
+    zip(
+        [out],
+        [tail],
+        |[o], [t]| {
+            let x = csub(_mm512_add_epi64(load(t), hv), ql);
+            let q = mulhi64(x, ratio);
+            let r = csub(_mm512_sub_epi64(x, _mm512_mullo_epi64(q, k.p)), k.p);
+            let d = _mm512_sub_epi64(r, hqv);
+            store(o, _mm512_min_epu64(d, _mm512_add_epi64(d, k.p)));
+        },
+        |[o], [t]| *o = m.sub(m.reduce(ml.add(t, h)), hq),
+    );
+}
+
 /// One output limb of SmMRq: `dst_c = [c_c·w1 + r_c·w2 − [r_c ≥ half]·qb]_b`
 /// over the common length, with `r_c < 2^63`, any `c_c`; each step
 /// (two Shoup products, a modular sum, a modular difference) returns the

@@ -134,6 +134,21 @@ simd_entry! {
 }
 
 simd_entry! {
+    /// `out_c = [[t_c + h]_{q_l} − h]_p` (the rescaling correction) with
+    /// AVX-512F/DQ; `false` (nothing done) if the CPU lacks them. `t_c <
+    /// q_l`, `h < q_l`, `hq = [h]_p`.
+    fn centered_lift_row(
+        m: &crate::Modulus,
+        ml: &crate::Modulus,
+        out: &mut [u64],
+        tail: &[u64],
+        h: u64,
+        hq: u64,
+    ) -> bool
+    where avx512_available() => pointwise_avx512::centered_lift_row
+}
+
+simd_entry! {
     /// The NTT-form automorphism of one row by blocks of 8
     /// (`galois_avx512::permute_blocks`) with AVX-512F; `false` (nothing
     /// done) if the CPU lacks it.
