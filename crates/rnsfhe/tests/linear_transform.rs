@@ -137,13 +137,7 @@ fn complex_diagonals_single_and_double_hoisted() {
         diagonals.insert(k, (0..s).map(|_| c()).collect::<Vec<_>>());
     }
     let x: Vec<Complex64> = (0..s).map(|_| c()).collect();
-    let want: Vec<Complex64> = (0..s)
-        .map(|p| {
-            diagonals.iter().fold(Complex64::ZERO, |acc, (&k, d)| {
-                acc + d[p] * x[(p as i64 + k).rem_euclid(s as i64) as usize]
-            })
-        })
-        .collect();
+    let want = apply_diagonals(&diagonals, &x);
     let q = ctx.params().coeff_moduli()[top] as f64;
     let single = LinearTransform::from_diagonals(&ctx, &diagonals, top, q).unwrap();
     let double = LinearTransform::from_diagonals_double_hoisted(&ctx, &diagonals, top, q).unwrap();
@@ -180,14 +174,7 @@ fn giant_steps_by_horner_need_few_keys() {
     use rnsfhe::ckks::Complex64;
     use std::collections::BTreeMap;
     let ctx = context();
-    let common::CkksSecret {
-        mut rng,
-        sk,
-        enc: encryptor,
-        dec,
-        ev,
-        encoder: enc,
-    } = common::ckks_secret(&ctx, 23);
+    let mut t = common::ckks_secret(&ctx, 23);
     let s = ctx.slots() as i64;
     let top = ctx.max_level();
     let q = ctx.params().coeff_moduli()[top] as f64;
@@ -196,20 +183,14 @@ fn giant_steps_by_horner_need_few_keys() {
     let mut diagonals = BTreeMap::new();
     for k in -200i64..=200 {
         let d: Vec<Complex64> = (0..s)
-            .map(|_| Complex64::new(rng.gen_range(-0.05..0.05), rng.gen_range(-0.05..0.05)))
+            .map(|_| Complex64::new(t.rng.gen_range(-0.05..0.05), t.rng.gen_range(-0.05..0.05)))
             .collect();
         diagonals.insert(k, d);
     }
     let x: Vec<Complex64> = (0..s)
-        .map(|_| Complex64::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+        .map(|_| Complex64::new(t.rng.gen_range(-1.0..1.0), t.rng.gen_range(-1.0..1.0)))
         .collect();
-    let want: Vec<Complex64> = (0..s)
-        .map(|p| {
-            diagonals.iter().fold(Complex64::ZERO, |acc, (&k, d)| {
-                acc + d[p as usize] * x[(p + k).rem_euclid(s) as usize]
-            })
-        })
-        .collect();
+    let want = apply_diagonals(&diagonals, &x);
     for double in [false, true] {
         let lt = if double {
             LinearTransform::from_diagonals_double_hoisted(&ctx, &diagonals, top, q)
@@ -225,12 +206,7 @@ fn giant_steps_by_horner_need_few_keys() {
         expected.extend(1..=g);
         assert_eq!(steps, expected);
         assert!(g >= 16, "{steps:?}");
-        let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &steps, &mut rng).unwrap();
-        let ct = encryptor
-            .encrypt_symmetric_with_rng(&enc.encode_complex(&x).unwrap(), &mut rng)
-            .unwrap();
-        let out = lt.evaluate(&ev, &ct, &gk).unwrap();
-        let bits = common::complex_bits(&dec.decrypt_decode_complex(&out).unwrap(), &want);
+        let bits = transform_bits(&ctx, &mut t, &lt, &x, &want);
         eprintln!(
             "double hoisting {double}: {} keys, {bits:.1} bits",
             steps.len()
@@ -246,7 +222,7 @@ fn giant_steps_by_horner_need_few_keys() {
     let mut gapped = BTreeMap::new();
     for k in (0..=40).chain(900..=940) {
         let d: Vec<Complex64> = (0..s)
-            .map(|_| Complex64::new(rng.gen_range(-0.1..0.1), rng.gen_range(-0.1..0.1)))
+            .map(|_| Complex64::new(t.rng.gen_range(-0.1..0.1), t.rng.gen_range(-0.1..0.1)))
             .collect();
         gapped.insert(k, d);
     }
@@ -255,19 +231,41 @@ fn giant_steps_by_horner_need_few_keys() {
     let mut expected: Vec<i64> = (1..=8).collect();
     expected.push(896);
     assert_eq!(steps, expected);
-    let gk = GaloisKeys::generate_for_steps_with_rng(&ctx, &sk, &steps, &mut rng).unwrap();
-    let ct = encryptor
-        .encrypt_symmetric_with_rng(&enc.encode_complex(&x).unwrap(), &mut rng)
-        .unwrap();
-    let out = lt.evaluate(&ev, &ct, &gk).unwrap();
-    let want: Vec<Complex64> = (0..s)
-        .map(|p| {
-            gapped.iter().fold(Complex64::ZERO, |acc, (&k, d)| {
-                acc + d[p as usize] * x[(p + k).rem_euclid(s) as usize]
-            })
-        })
-        .collect();
-    let bits = common::complex_bits(&dec.decrypt_decode_complex(&out).unwrap(), &want);
+    let bits = transform_bits(&ctx, &mut t, &lt, &x, &apply_diagonals(&gapped, &x));
     eprintln!("two runs: {bits:.1} bits");
     assert!(bits >= 15.0, "{bits}");
+}
+
+/// `Σ_k d_k ⊙ rot_k(x)` in float64: slot `p` gets `Σ_k d_k[p]·x[(p + k) mod s]`.
+fn apply_diagonals(
+    diagonals: &std::collections::BTreeMap<i64, Vec<rnsfhe::ckks::Complex64>>,
+    x: &[rnsfhe::ckks::Complex64],
+) -> Vec<rnsfhe::ckks::Complex64> {
+    let s = x.len() as i64;
+    (0..s)
+        .map(|p| {
+            diagonals
+                .iter()
+                .fold(rnsfhe::ckks::Complex64::ZERO, |acc, (&k, d)| {
+                    acc + d[p as usize] * x[(p + k).rem_euclid(s) as usize]
+                })
+        })
+        .collect()
+}
+
+/// Precision (bits) of `lt` applied to `x`, encrypted, against `want`, with
+/// Galois keys for exactly [`LinearTransform::rotations`].
+fn transform_bits(
+    ctx: &std::sync::Arc<CkksContext>,
+    t: &mut common::CkksSecret,
+    lt: &LinearTransform,
+    x: &[rnsfhe::ckks::Complex64],
+    want: &[rnsfhe::ckks::Complex64],
+) -> f64 {
+    let gk = GaloisKeys::generate_for_steps_with_rng(&**ctx, &t.sk, &lt.rotations(), &mut t.rng)
+        .unwrap();
+    let pt = t.encoder.encode_complex(x).unwrap();
+    let ct = t.enc.encrypt_symmetric_with_rng(&pt, &mut t.rng).unwrap();
+    let out = lt.evaluate(&t.ev, &ct, &gk).unwrap();
+    common::complex_bits(&t.dec.decrypt_decode_complex(&out).unwrap(), want)
 }
